@@ -1,0 +1,188 @@
+// Creating job records (with their run time chosen once, at creation),
+// storing them, and submitting them to the scheduler.
+
+import type { List } from "immutable";
+import type { Working } from "./_engine.ts";
+import { EvtsimError } from "./errors.ts";
+import { nextNormal, nextUniform, type RngState } from "./rng.ts";
+import type { JobRecord, JobSpec } from "./types.ts";
+
+/** Limits the shell supplies for an append, from facts the core cannot read. */
+export interface AppendLimits {
+  /** Largest store capacity the shell allows growing to (memory pressure). */
+  readonly maxCapacity?: number;
+}
+
+function checkSpec(spec: JobSpec, index: number): void {
+  const where = `job ${index}`;
+  if (!Number.isFinite(spec.submitTime)) {
+    throw new EvtsimError("input", `${where}: submit time must be a finite number, got ${spec.submitTime}`);
+  }
+  if (!Number.isInteger(spec.numNodes) || spec.numNodes < 0) {
+    throw new EvtsimError("input", `${where}: node count must be a non-negative integer, got ${spec.numNodes}`);
+  }
+  if (!Number.isFinite(spec.timeLimit) || spec.timeLimit < 0) {
+    throw new EvtsimError("input", `${where}: time limit must be a non-negative number, got ${spec.timeLimit}`);
+  }
+  if (
+    spec.actualRunTime !== undefined && (!Number.isFinite(spec.actualRunTime) || spec.actualRunTime < 0)
+  ) {
+    throw new EvtsimError(
+      "input",
+      `${where}: actual run time must be a non-negative number, got ${spec.actualRunTime}`,
+    );
+  }
+}
+
+function chooseRunTime(w: Working, spec: JobSpec): number {
+  const c = w.config;
+  const limit = spec.timeLimit;
+  switch (c.runTimeMode) {
+    case "actual":
+      return spec.actualRunTime ?? limit;
+    case "limit":
+      return limit;
+    case "distribution": {
+      if (limit <= 0) return 0;
+      const [x, next] = draw(w.rng, c.runTimeDistribution, limit, c.runTimeScale, c.runTimeStddev);
+      w.rng = next;
+      return x;
+    }
+  }
+}
+
+// The three distributions as DR_EVT draws them: normal clamped to [0, L],
+// lognormal capped at L, uniform on [L·f, L·(f+s)] floored at 0.
+function draw(
+  rng: RngState,
+  kind: "normal" | "lognormal" | "uniform",
+  limit: number,
+  f: number,
+  s: number,
+): [number, RngState] {
+  if (kind === "uniform") {
+    const [u, next] = nextUniform(rng);
+    const lo = limit * f;
+    return [Math.max(0, lo + u * limit * s), next];
+  }
+  const [z, next] = nextNormal(rng);
+  if (kind === "normal") return [Math.min(limit, Math.max(0, limit * f + z * limit * s)), next];
+  return [Math.min(limit, Math.exp(Math.log(limit * f) + s * z)), next];
+}
+
+/**
+ * Creates records for `specs` (ids `nextJobId`, `nextJobId + 1`, …) and stores
+ * them, reclaiming the written front first and growing or refusing per the
+ * overflow policy. When `submit` is set every job is also submitted at its
+ * own submit time. Throws without side effects on any invalid job.
+ */
+export function appendJobs(
+  w: Working,
+  specs: readonly JobSpec[],
+  submit: boolean,
+  limits: AppendLimits = {},
+): number[] {
+  if (w.finished) throw new EvtsimError("state", "the simulation has finished");
+  for (let i = 0; i < specs.length; i++) {
+    checkSpec(specs[i], w.nextJobId + i);
+    if (submit) {
+      if (i > 0 && specs[i].submitTime < specs[i - 1].submitTime) {
+        throw new EvtsimError(
+          "input",
+          `job ${w.nextJobId + i}: batch is not sorted by submit time (${specs[i].submitTime} after ${
+            specs[i - 1].submitTime
+          })`,
+        );
+      }
+      if (specs[i].submitTime < w.time) {
+        throw new EvtsimError(
+          "time",
+          `job ${w.nextJobId + i}: submit time ${specs[i].submitTime} is before the clock ${w.time}`,
+        );
+      }
+    }
+  }
+  reserve(w, specs.length, limits);
+  const ids: number[] = [];
+  const created: JobRecord[] = [];
+  for (const spec of specs) {
+    const id = w.nextJobId++;
+    ids.push(id);
+    created.push({
+      id,
+      submitTime: spec.submitTime,
+      numNodes: spec.numNodes,
+      timeLimit: spec.timeLimit,
+      runTime: chooseRunTime(w, spec),
+      queue: spec.queue,
+      beginTime: -1,
+      endTime: -1,
+      rejected: false,
+      hidden: false,
+    });
+  }
+  w.store = {
+    ...w.store,
+    records: w.store.records.withMutations((l: List<JobRecord>) => {
+      for (const r of created) l.push(r);
+    }),
+  };
+  w.stats = { ...w.stats, jobsCreated: w.stats.jobsCreated + specs.length };
+  if (submit) for (const r of created) submitRecord(w, r, r.submitTime);
+  return ids;
+}
+
+function reserve(w: Working, n: number, limits: AppendLimits): void {
+  const cap = w.store.capacity;
+  if (cap === 0 || w.store.records.size + n <= cap) return;
+  w.reclaimFront();
+  if (w.store.records.size + n <= cap) return;
+  const needed = w.store.records.size + n;
+  if (w.config.jobStoreOverflow === "abort") {
+    throw new EvtsimError(
+      "capacity",
+      `job store full: ${w.store.records.size} records held after reclaiming, ${n} more requested, capacity ${cap} (job store overflow: abort)`,
+    );
+  }
+  let grown = cap;
+  while (grown < needed) grown *= 2;
+  if (limits.maxCapacity !== undefined && grown > limits.maxCapacity) {
+    throw new EvtsimError(
+      "capacity",
+      `job store growth to ${grown} records refused under memory pressure (limit ${limits.maxCapacity} records)`,
+    );
+  }
+  w.store = { ...w.store, capacity: grown };
+}
+
+/** Submits a stored job at `submitTime` (≥ the clock). */
+export function submitJob(w: Working, id: number, submitTime: number): void {
+  if (w.finished) throw new EvtsimError("state", "the simulation has finished");
+  const rec = w.store.records.get(id - w.store.firstId);
+  if (rec === undefined || id < w.store.firstId) {
+    throw new EvtsimError("state", `job ${id} is not in the job store`);
+  }
+  if (!Number.isFinite(submitTime) || submitTime < w.time) {
+    throw new EvtsimError("time", `job ${id}: submit time ${submitTime} is before the clock ${w.time}`);
+  }
+  submitRecord(w, submitTime === rec.submitTime ? rec : { ...rec, submitTime }, submitTime);
+}
+
+function submitRecord(w: Working, rec: JobRecord, _submitTime: number): void {
+  if (rec.numNodes > w.config.totalNodes) {
+    const rejected = { ...rec, rejected: true };
+    w.store = { ...w.store, records: w.store.records.set(rec.id - w.store.firstId, rejected) };
+    w.stats = { ...w.stats, jobsRejected: w.stats.jobsRejected + 1 };
+    w.notices.push({
+      kind: "rejected",
+      jobId: rec.id,
+      numNodes: rec.numNodes,
+      totalNodes: w.config.totalNodes,
+    });
+    return;
+  }
+  if (rec.submitTime !== w.store.records.get(rec.id - w.store.firstId)!.submitTime) {
+    w.store = { ...w.store, records: w.store.records.set(rec.id - w.store.firstId, rec) };
+  }
+  w.arrivals = w.arrivals.add(rec);
+}

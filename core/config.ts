@@ -1,0 +1,126 @@
+// Defaults and validation of a SimulationConfig, done once so the reducer can
+// read plain fields without re-checking them on every step.
+
+import { EvtsimError } from "./errors.ts";
+import type {
+  BackfillPolicy,
+  CapacityChange,
+  JobStoreOverflow,
+  PriorityPolicy,
+  RunTimeDistribution,
+  RunTimeMode,
+  SimulationConfig,
+} from "./types.ts";
+
+/** A configuration with every default filled in. */
+export interface ResolvedConfig {
+  readonly totalNodes: number;
+  readonly backfillPolicy: BackfillPolicy;
+  readonly priorityPolicy: PriorityPolicy;
+  readonly runTimeMode: RunTimeMode;
+  readonly runTimeDistribution: RunTimeDistribution;
+  readonly runTimeScale: number;
+  readonly runTimeStddev: number;
+  readonly seed: number;
+  readonly jobStoreCapacity: number;
+  readonly jobStoreOverflow: JobStoreOverflow;
+  readonly jobFlushInterval: number;
+  readonly resourceHistoryCapacity: number;
+  readonly startTime: number;
+  readonly capacitySchedule: ReadonlyArray<CapacityChange>;
+}
+
+/** Flush interval used when neither a capacity nor an interval bounds the store. */
+export const DEFAULT_UNBOUNDED_FLUSH_INTERVAL = 4096;
+/** Resource rows buffered before they are emitted, when not configured. */
+export const DEFAULT_RESOURCE_HISTORY_CAPACITY = 4096;
+
+const BACKFILL: readonly BackfillPolicy[] = ["easy", "conservative", "none"];
+const PRIORITY: readonly PriorityPolicy[] = ["fcfs", "fcfs_alt", "fcfs_conservative", "sjf", "ljf"];
+const RUN_TIME: readonly RunTimeMode[] = ["actual", "limit", "distribution"];
+const DISTRIBUTION: readonly RunTimeDistribution[] = ["normal", "lognormal", "uniform"];
+const OVERFLOW: readonly JobStoreOverflow[] = ["abort", "grow"];
+
+function oneOf<T extends string>(name: string, value: T | undefined, allowed: readonly T[], dflt: T): T {
+  if (value === undefined) return dflt;
+  if (!allowed.includes(value)) {
+    throw new EvtsimError("usage", `unknown ${name} '${value}' (expected ${allowed.join(", ")})`);
+  }
+  return value;
+}
+
+function nonNegative(name: string, value: number | undefined, dflt: number, integer = true): number {
+  if (value === undefined) return dflt;
+  if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
+    throw new EvtsimError(
+      "usage",
+      `${name} must be a non-negative ${integer ? "integer" : "number"}, got ${value}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Fills in defaults and checks every field of a configuration.
+ *
+ * @example
+ * ```ts
+ * import { resolveConfig } from "./config.ts";
+ * const c = resolveConfig({ totalNodes: 100 });
+ * console.assert(c.backfillPolicy === "easy" && c.priorityPolicy === "fcfs");
+ * ```
+ */
+export function resolveConfig(config: SimulationConfig): ResolvedConfig {
+  const totalNodes = config.totalNodes;
+  if (!Number.isInteger(totalNodes) || totalNodes <= 0) {
+    throw new EvtsimError("usage", `total nodes must be a positive integer, got ${totalNodes}`);
+  }
+  const runTimeScale = config.runTimeScale ?? 1;
+  if (!(runTimeScale > 0) || !Number.isFinite(runTimeScale)) {
+    throw new EvtsimError("usage", `run time scale must be > 0, got ${runTimeScale}`);
+  }
+  const capacitySchedule = config.capacitySchedule ?? [];
+  for (let i = 0; i < capacitySchedule.length; i++) {
+    const c = capacitySchedule[i];
+    if (!Number.isFinite(c.time) || !Number.isInteger(c.capacity) || c.capacity < 0 || c.capacity > totalNodes) {
+      throw new EvtsimError(
+        "usage",
+        `capacity change ${i}: capacity must be an integer in 0..${totalNodes}, got ${c.capacity}`,
+      );
+    }
+    if (i > 0 && c.time < capacitySchedule[i - 1].time) {
+      throw new EvtsimError("usage", `capacity change ${i}: times must be non-decreasing`);
+    }
+  }
+  const seed = config.seed ?? 0;
+  if (!Number.isFinite(seed)) throw new EvtsimError("usage", `seed must be a number, got ${seed}`);
+  const startTime = config.startTime ?? 0;
+  if (!Number.isFinite(startTime)) {
+    throw new EvtsimError("usage", `start time must be a finite number, got ${startTime}`);
+  }
+  return Object.freeze({
+    totalNodes,
+    backfillPolicy: oneOf("backfill policy", config.backfillPolicy, BACKFILL, "easy"),
+    priorityPolicy: oneOf("priority policy", config.priorityPolicy, PRIORITY, "fcfs"),
+    runTimeMode: oneOf("run time mode", config.runTimeMode, RUN_TIME, "actual"),
+    runTimeDistribution: oneOf(
+      "run time distribution",
+      config.runTimeDistribution,
+      DISTRIBUTION,
+      "normal",
+    ),
+    runTimeScale,
+    runTimeStddev: nonNegative("run time stddev", config.runTimeStddev, 0, false),
+    seed,
+    jobStoreCapacity: nonNegative("job store capacity", config.jobStoreCapacity, 0),
+    jobStoreOverflow: oneOf("job store overflow", config.jobStoreOverflow, OVERFLOW, "grow"),
+    jobFlushInterval: nonNegative("job flush interval", config.jobFlushInterval, 0),
+    resourceHistoryCapacity: nonNegative(
+      "resource history capacity",
+      config.resourceHistoryCapacity,
+      0,
+    ),
+    startTime,
+    capacitySchedule: Object.freeze([...capacitySchedule]),
+  });
+}

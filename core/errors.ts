@@ -1,0 +1,50 @@
+// One error type for every user-facing failure, so that shells can print a
+// single clear line and pick an exit code without stack traces.
+
+/** Where in an input file a problem was found. */
+export interface ErrorLocation {
+  /** The file being read. */
+  readonly file?: string;
+  /** 1-based line number in that file. */
+  readonly line?: number;
+  /** The column or field that was wrong. */
+  readonly field?: string;
+}
+
+/** Broad class of an error; decides nothing but helps callers branch. */
+export type ErrorKind = "input" | "usage" | "time" | "capacity" | "state";
+
+/**
+ * The error evtsim throws for bad input, bad usage or a broken API contract
+ * (for example advancing the clock backwards). `message` is one line that
+ * names the file, line and field when they are known.
+ *
+ * @example
+ * ```ts
+ * import { EvtsimError } from "./errors.ts";
+ * const e = new EvtsimError("input", "expected a number", { file: "t.csv", line: 3, field: "num_nodes" });
+ * console.assert(e.message === "t.csv:3: num_nodes: expected a number");
+ * ```
+ */
+export class EvtsimError extends Error {
+  /** Broad class of the error. */
+  readonly kind: ErrorKind;
+  /** Where it was found, when it came from a file. */
+  readonly location: ErrorLocation;
+
+  constructor(kind: ErrorKind, detail: string, location: ErrorLocation = {}) {
+    super(formatLocated(detail, location));
+    this.name = "EvtsimError";
+    this.kind = kind;
+    this.location = location;
+  }
+}
+
+function formatLocated(detail: string, loc: ErrorLocation): string {
+  let prefix = "";
+  if (loc.file !== undefined) prefix += loc.file;
+  if (loc.line !== undefined) prefix += (prefix ? ":" : "line ") + loc.line;
+  if (prefix) prefix += ": ";
+  if (loc.field !== undefined) prefix += loc.field + ": ";
+  return prefix + detail;
+}

@@ -1,0 +1,152 @@
+// The simulation state: one immutable value holding everything the reducer
+// needs. Persistent structures (OrderedSet, immutable.List) share unchanged
+// parts between successive states, so keeping an old state costs little and
+// stepping it again gives the same answer.
+
+import { List } from "immutable";
+import { OrderedSet, type OrderSpec } from "./_ordered_set.ts";
+import { type ResolvedConfig, resolveConfig } from "./config.ts";
+import { type RngState, seedRng } from "./rng.ts";
+import { emptyRunningSet, type RunningSet } from "./running.ts";
+import { emptyStatistics, type StatisticsAccumulator } from "./statistics.ts";
+import type { JobRecord, ResourceRow, SimulationConfig } from "./types.ts";
+import { schedulerFor } from "../schedulers/mod.ts";
+import type { Scheduler } from "../schedulers/scheduler.ts";
+
+/** A start (allocation) or end (release) of a job's nodes. */
+export interface ResourceEvent {
+  readonly time: number;
+  /** 0 = end, 1 = start: ends sort first at equal times. */
+  readonly kind: 0 | 1;
+  readonly id: number;
+  readonly numNodes: number;
+  readonly beginTime: number;
+  readonly timeLimit: number;
+}
+
+const EVENT_ORDER: OrderSpec<ResourceEvent> = {
+  compare: (a, b) => a.time - b.time || a.kind - b.kind || a.id - b.id,
+  p1: (x) => x.time,
+  p2: (x) => x.kind,
+};
+
+const ARRIVAL_ORDER: OrderSpec<JobRecord> = {
+  compare: (a, b) => a.submitTime - b.submitTime || a.id - b.id,
+  p1: (x) => x.submitTime,
+  p2: (x) => x.numNodes,
+};
+
+/** The job store: records from `firstId` on; the front is reclaimed once written. */
+export interface JobStore {
+  /** Id of the first record still held (= number of records reclaimed). */
+  readonly firstId: number;
+  /** Records `firstId`, `firstId + 1`, … in id order. */
+  readonly records: List<JobRecord>;
+  /** Current capacity (0 = unbounded). Grows by doubling under `grow`. */
+  readonly capacity: number;
+  /** Completions since the last reclamation, for the flush interval. */
+  readonly completedSinceFlush: number;
+}
+
+/** A resource row buffer as a persistent stack (newest first). */
+export interface RowStack {
+  readonly row: ResourceRow;
+  readonly next: RowStack | null;
+}
+
+/** The whole simulation state. Treat every field as read-only. */
+export interface SimState {
+  readonly config: ResolvedConfig;
+  // deno-lint-ignore no-explicit-any
+  readonly scheduler: Scheduler<any>;
+  /** The simulation clock. */
+  readonly time: number;
+  readonly rng: RngState;
+  /** Id the next created job gets. */
+  readonly nextJobId: number;
+  readonly store: JobStore;
+  /** Submitted jobs whose submit time is still ahead of the clock. */
+  readonly arrivals: OrderedSet<JobRecord>;
+  /** The scheduler's wait queue (eligible jobs). */
+  readonly queue: unknown;
+  readonly running: RunningSet;
+  /** Pending start/end events. */
+  readonly events: OrderedSet<ResourceEvent>;
+  readonly allocatedNodes: number;
+  /** Usable nodes now (the capacity schedule may lower it). */
+  readonly capacity: number;
+  /** Index of the next capacity change to apply. */
+  readonly capacityIndex: number;
+  /** The initial queue-length sample has been taken. */
+  readonly sampled: boolean;
+  /** Resource rows not yet emitted, newest first. */
+  readonly resourceBuffer: RowStack | null;
+  readonly resourceBufferLength: number;
+  readonly stats: StatisticsAccumulator;
+  /** Replay mode: the scheduler is never called. */
+  readonly replay: boolean;
+  /** `finish` has been applied; no further input is accepted. */
+  readonly finished: boolean;
+  /** An over-allocation notice has been emitted (reported once). */
+  readonly overallocationReported: boolean;
+}
+
+/** An empty event queue. */
+export function emptyEvents(): OrderedSet<ResourceEvent> {
+  return OrderedSet.empty(EVENT_ORDER);
+}
+
+/** An empty future-arrival queue. */
+export function emptyArrivals(): OrderedSet<JobRecord> {
+  return OrderedSet.empty(ARRIVAL_ORDER);
+}
+
+/**
+ * The state before any job exists: clock at the start time, all nodes free,
+ * and the resource baseline row buffered.
+ *
+ * @example
+ * ```ts
+ * import { initialState } from "./state.ts";
+ * const s = initialState({ totalNodes: 64 });
+ * console.assert(s.time === 0 && s.allocatedNodes === 0);
+ * ```
+ */
+export function initialState(config: SimulationConfig, options: { replay?: boolean } = {}): SimState {
+  const c = resolveConfig(config);
+  let capacity = c.totalNodes;
+  let capacityIndex = 0;
+  while (capacityIndex < c.capacitySchedule.length && c.capacitySchedule[capacityIndex].time <= c.startTime) {
+    capacity = c.capacitySchedule[capacityIndex].capacity;
+    capacityIndex++;
+  }
+  const scheduler = schedulerFor(c.priorityPolicy, c.backfillPolicy);
+  const baseline: ResourceRow = { time: c.startTime, freeNodes: capacity, allocatedNodes: 0 };
+  return Object.freeze({
+    config: c,
+    scheduler,
+    time: c.startTime,
+    rng: seedRng(c.seed),
+    nextJobId: 0,
+    store: Object.freeze({
+      firstId: 0,
+      records: List<JobRecord>(),
+      capacity: c.jobStoreCapacity,
+      completedSinceFlush: 0,
+    }),
+    arrivals: emptyArrivals(),
+    queue: scheduler.empty(),
+    running: emptyRunningSet(),
+    events: emptyEvents(),
+    allocatedNodes: 0,
+    capacity,
+    capacityIndex,
+    sampled: false,
+    resourceBuffer: { row: baseline, next: null },
+    resourceBufferLength: 1,
+    stats: emptyStatistics(),
+    replay: options.replay ?? false,
+    finished: false,
+    overallocationReported: false,
+  });
+}

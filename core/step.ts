@@ -1,0 +1,83 @@
+// The reducer: step(state, input) -> { state, rows }. Pure at its boundary:
+// the given state is never changed, nothing is read from outside, and the
+// same state and input always give the same result.
+
+import { Working } from "./_engine.ts";
+import { appendJobs, submitJob } from "./_jobs.ts";
+import type { SimState } from "./state.ts";
+import type { JobSpec, StepRows } from "./types.ts";
+
+/** Everything the reducer accepts. */
+export type Input =
+  | {
+    /** Create jobs (ids in order) and, unless `submit` is false, submit them. */
+    readonly kind: "appendJobs";
+    readonly jobs: readonly JobSpec[];
+    readonly submit?: boolean;
+    /** Largest job-store capacity the caller allows growing to. */
+    readonly maxStoreCapacity?: number;
+  }
+  | { readonly kind: "submitJob"; readonly id: number; readonly submitTime: number }
+  | { readonly kind: "advanceTo"; readonly time: number }
+  | { readonly kind: "runUntilExclusive"; readonly time: number }
+  | { readonly kind: "runToCompletion" }
+  | { readonly kind: "flush" }
+  | { readonly kind: "finish" };
+
+/** What a step returns. */
+export interface StepResult {
+  /** The next state. */
+  readonly state: SimState;
+  /** Rows that became final during the step. */
+  readonly rows: StepRows;
+  /** Ids created by an `appendJobs` input (empty otherwise). */
+  readonly ids: readonly number[];
+}
+
+/**
+ * Applies one input to a state. Throws `EvtsimError` (and changes nothing)
+ * when the input breaks a contract: time going backwards, an unsorted batch,
+ * a full job store under `abort`, a finished simulation.
+ *
+ * @example
+ * ```ts
+ * import { initialState, step } from "../mod.ts";
+ * let s = initialState({ totalNodes: 100 });
+ * s = step(s, { kind: "appendJobs", jobs: [{ submitTime: 0, numNodes: 10, timeLimit: 60 }] }).state;
+ * const { rows } = step(s, { kind: "finish" });
+ * console.assert(rows.jobs[0].endTime === 60);
+ * ```
+ */
+export function step(state: SimState, input: Input): StepResult {
+  const w = new Working(state);
+  let ids: number[] = [];
+  switch (input.kind) {
+    case "appendJobs":
+      ids = appendJobs(w, input.jobs, input.submit ?? true, { maxCapacity: input.maxStoreCapacity });
+      break;
+    case "submitJob":
+      submitJob(w, input.id, input.submitTime);
+      break;
+    case "advanceTo":
+      w.advance(input.time, true);
+      break;
+    case "runUntilExclusive":
+      w.advance(input.time, false);
+      break;
+    case "runToCompletion":
+      w.advance(Infinity, true);
+      break;
+    case "flush":
+      w.reclaimFront();
+      w.flushResources();
+      break;
+    case "finish":
+      if (!w.finished) {
+        w.writeAllFinished();
+        w.flushResources();
+        w.finished = true;
+      }
+      break;
+  }
+  return { state: w.freeze(), rows: w.rows(), ids };
+}

@@ -1,0 +1,140 @@
+// The values that cross the boundary of the pure reducer: configuration,
+// inputs, and the rows it emits. Everything here is plain data.
+
+/** Backfilling policy, as DR_EVT's `--backfill_policy` names it. */
+export type BackfillPolicy = "easy" | "conservative" | "none";
+
+/**
+ * Priority policy, as DR_EVT's `--priority_policy` names it. `fcfs` and
+ * `fcfs_alt` order the wait queue by submit time; with `conservative`
+ * backfilling `fcfs` behaves as EASY, exactly as DR_EVT does, and real
+ * conservative backfilling needs `fcfs_conservative`. `sjf` / `ljf` keep the
+ * oldest job as the head and order backfill candidates by time limit.
+ */
+export type PriorityPolicy = "fcfs" | "fcfs_alt" | "fcfs_conservative" | "sjf" | "ljf";
+
+/** How each job's actual run time is chosen when it is created. */
+export type RunTimeMode = "actual" | "limit" | "distribution";
+
+/** Distribution used by `runTimeMode: "distribution"`. */
+export type RunTimeDistribution = "normal" | "lognormal" | "uniform";
+
+/** What the job store does when an append does not fit after reclaiming. */
+export type JobStoreOverflow = "abort" | "grow";
+
+/** Simulation configuration; names follow the CLI options in camelCase. */
+export interface SimulationConfig {
+  /** Number of identical nodes in the machine. */
+  readonly totalNodes: number;
+  /** Backfilling policy (default `easy`). */
+  readonly backfillPolicy?: BackfillPolicy;
+  /** Priority policy (default `fcfs`). */
+  readonly priorityPolicy?: PriorityPolicy;
+  /** How actual run times are chosen (default `actual`). */
+  readonly runTimeMode?: RunTimeMode;
+  /** Distribution for `runTimeMode: "distribution"` (default `normal`). */
+  readonly runTimeDistribution?: RunTimeDistribution;
+  /** Scale factor f of the distribution (default 1). */
+  readonly runTimeScale?: number;
+  /** Spread s of the distribution (default 0). */
+  readonly runTimeStddev?: number;
+  /** Seed of the run-time generator (default 0). */
+  readonly seed?: number;
+  /** Job-store capacity; 0 means unbounded (default 0). */
+  readonly jobStoreCapacity?: number;
+  /** What happens when the job store is full after reclaiming (default `grow`). */
+  readonly jobStoreOverflow?: JobStoreOverflow;
+  /** Write and reclaim finished records after this many completions; 0 = when full. */
+  readonly jobFlushInterval?: number;
+  /** Resource rows buffered before they are emitted; 0 means 4096. */
+  readonly resourceHistoryCapacity?: number;
+  /** Clock value at the start (default 0); also the resource baseline time. */
+  readonly startTime?: number;
+  /** Usable-capacity change points `(time, capacity)`, sorted by time. */
+  readonly capacitySchedule?: ReadonlyArray<CapacityChange>;
+}
+
+/** A change of the usable node count at a point in time. */
+export interface CapacityChange {
+  readonly time: number;
+  readonly capacity: number;
+}
+
+/** A job as a trace or a caller describes it. */
+export interface JobSpec {
+  /** When the job is submitted (seconds). */
+  readonly submitTime: number;
+  /** Nodes requested. */
+  readonly numNodes: number;
+  /** Requested time limit (seconds); planning always uses it. */
+  readonly timeLimit: number;
+  /** Recorded run time (seconds); used by `runTimeMode: "actual"`. */
+  readonly actualRunTime?: number;
+  /** Queue name (DR_EVT `q_id` / `queue`), carried to the output. */
+  readonly queue?: string;
+}
+
+/** A job with a recorded begin and end, for replay. */
+export interface RecordedJob extends JobSpec {
+  readonly beginTime: number;
+  readonly endTime: number;
+}
+
+/** A job record in the store: the spec plus its stable id and chosen run time. */
+export interface JobRecord {
+  readonly id: number;
+  readonly submitTime: number;
+  readonly numNodes: number;
+  readonly timeLimit: number;
+  /** The run time that decides the end event. */
+  readonly runTime: number;
+  readonly queue: string | undefined;
+  /** −1 until the job starts. */
+  readonly beginTime: number;
+  /** −1 until the job ends. */
+  readonly endTime: number;
+  /** Rejected at submission: never queued, never written. */
+  readonly rejected: boolean;
+  /** Started before a warm start: occupies nodes but is never written. */
+  readonly hidden: boolean;
+}
+
+/** One row of the schedule output, written once per finished job. */
+export interface JobRow {
+  readonly jobId: number;
+  readonly submitTime: number;
+  readonly beginTime: number;
+  readonly endTime: number;
+  readonly numNodes: number;
+  readonly timeLimit: number;
+  readonly queue: string | undefined;
+}
+
+/** One row of the resource timeline, written after each start or end. */
+export interface ResourceRow {
+  readonly time: number;
+  readonly freeNodes: number;
+  readonly allocatedNodes: number;
+}
+
+/** Something the shell should tell the user about (never an error). */
+export type Notice =
+  | {
+    readonly kind: "rejected";
+    readonly jobId: number;
+    readonly numNodes: number;
+    readonly totalNodes: number;
+  }
+  | {
+    readonly kind: "overallocated";
+    readonly time: number;
+    readonly allocatedNodes: number;
+    readonly totalNodes: number;
+  };
+
+/** Everything one step emits, in order within each kind. */
+export interface StepRows {
+  readonly jobs: JobRow[];
+  readonly resources: ResourceRow[];
+  readonly notices: Notice[];
+}

@@ -1,0 +1,47 @@
+/**
+ * evtsim: a deterministic discrete-event simulator of batch job scheduling
+ * for HPC clusters (FCFS, EASY and conservative backfilling, SJF/LJF), with
+ * DR_EVT-compatible traces and outputs.
+ *
+ * The core is a pure reducer, {@link step}, over an immutable {@link SimState}.
+ *
+ * @example
+ * ```ts
+ * import { initialState, step } from "./mod.ts";
+ * let s = initialState({ totalNodes: 100, backfillPolicy: "easy" });
+ * s = step(s, {
+ *   kind: "appendJobs",
+ *   jobs: [
+ *     { submitTime: 0, numNodes: 70, timeLimit: 200 },
+ *     { submitTime: 10, numNodes: 45, timeLimit: 300 },
+ *     { submitTime: 20, numNodes: 20, timeLimit: 50 },
+ *   ],
+ * }).state;
+ * s = step(s, { kind: "runToCompletion" }).state;
+ * const { rows } = step(s, { kind: "finish" });
+ * console.assert(rows.jobs[2].beginTime === 20); // backfilled ahead of job 1
+ * ```
+ *
+ * @module
+ */
+
+export type {
+  BackfillPolicy,
+  CapacityChange,
+  JobRecord,
+  JobRow,
+  JobSpec,
+  JobStoreOverflow,
+  Notice,
+  PriorityPolicy,
+  RecordedJob,
+  ResourceRow,
+  RunTimeDistribution,
+  RunTimeMode,
+  SimulationConfig,
+  StepRows,
+} from "./core/types.ts";
+export { type ErrorKind, type ErrorLocation, EvtsimError } from "./core/errors.ts";
+export { initialState, type SimState } from "./core/state.ts";
+export { type Input, step, type StepResult } from "./core/step.ts";
+export type { Statistics } from "./core/statistics.ts";

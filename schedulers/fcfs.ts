@@ -1,0 +1,97 @@
+// First come, first served, with DR_EVT's EASY and CONSERVATIVE backfilling
+// variants. The three share the head-start phase and differ only in which
+// later jobs may jump ahead.
+
+import { reservationTime } from "../core/running.ts";
+import type { JobRecord } from "../core/types.ts";
+import type { SchedulingContext, ScheduleResult, Scheduler } from "./scheduler.ts";
+import { emptyFcfsQueue, type FcfsQueue } from "./wait_queue.ts";
+import { runningJob } from "../core/running.ts";
+
+/** Which jobs may be started ahead of a head job that does not fit. */
+export type FcfsBackfill = "none" | "easy" | "conservative";
+
+/**
+ * FCFS scheduling with optional backfilling, as DR_EVT's `fcfs` and
+ * `fcfs_conservative` priority policies do it.
+ *
+ * - Heads start in queue order while they fit the free nodes.
+ * - `easy`: the head's shadow time is its reservation against running jobs'
+ *   projected ends; a later job starts if it fits the free nodes now and
+ *   `now + limit < shadow` (strict). The shadow is not recomputed during the
+ *   scan and there is no "extra nodes" rule.
+ * - `conservative`: a later job starts only if it fits now and
+ *   `now + limit` is before the reservation of every job ahead of it; since a
+ *   reservation only grows with the node count, that is the reservation of the
+ *   smallest job ahead. A job ahead that fits the free nodes blocks the rest.
+ */
+export function fcfsScheduler(backfill: FcfsBackfill): Scheduler<FcfsQueue> {
+  return {
+    name: backfill === "none" ? "fcfs" : backfill === "easy" ? "fcfs+easy" : "fcfs+conservative",
+    empty: emptyFcfsQueue,
+    insert: (q, job) => q.add(job),
+    size: (q) => q.size,
+    waiting: (q) => q.values(),
+    schedule: (q, ctx) => scheduleFcfs(q, ctx, backfill),
+    shadowTime: (q, ctx) => {
+      const head = q.first();
+      if (head === undefined) return -1;
+      return reservationTime(head.numNodes, ctx.freeNodes, ctx.running, ctx.now);
+    },
+  };
+}
+
+function scheduleFcfs(
+  queue: FcfsQueue,
+  ctx: SchedulingContext,
+  backfill: FcfsBackfill,
+): ScheduleResult<FcfsQueue> {
+  const now = ctx.now;
+  let free = ctx.freeNodes;
+  let running = ctx.running;
+  let q = queue;
+  const start: JobRecord[] = [];
+  for (let head = q.first(); head !== undefined && head.numNodes <= free; head = q.first()) {
+    start.push(head);
+    free -= head.numNodes;
+    running = running.add(runningJob(head.id, head.numNodes, head.timeLimit, now));
+    q = q.deleteFirst();
+  }
+  const head = q.first();
+  if (head === undefined || backfill === "none" || free <= 0) return { queue: q, start };
+
+  if (backfill === "easy") {
+    const shadow = reservationTime(head.numNodes, free, running, now);
+    let cursor: JobRecord = head;
+    while (free > 0) {
+      const f = free;
+      const next = q.findFirst(
+        cursor,
+        (minNodes, minLimit) => minNodes <= f && now + minLimit < shadow,
+        (job) => job.numNodes <= f && now + job.timeLimit < shadow,
+      );
+      if (next === undefined) break;
+      start.push(next);
+      free -= next.numNodes;
+      q = q.delete(next);
+      cursor = next;
+    }
+    return { queue: q, start };
+  }
+
+  let cursor: JobRecord = head;
+  while (free > 0) {
+    const f = free;
+    const candidate = q.findFirst(cursor, (minNodes) => minNodes <= f, (job) => job.numNodes <= f);
+    if (candidate === undefined) break;
+    const smallestAhead = q.min1Before(candidate);
+    const window = reservationTime(smallestAhead, free, running, now);
+    if (!(now + candidate.timeLimit < window)) break;
+    start.push(candidate);
+    free -= candidate.numNodes;
+    running = running.add(runningJob(candidate.id, candidate.numNodes, candidate.timeLimit, now));
+    q = q.delete(candidate);
+    cursor = candidate;
+  }
+  return { queue: q, start };
+}
