@@ -1,0 +1,55 @@
+// The SWF load report as lines for stderr: every fallback, skip and overrun
+// decision the reader made, so that none is silent.
+
+import type { OverrunPolicy, SwfLoadReport } from "./swf.ts";
+
+const OVERRUN_WORDS: Record<OverrunPolicy, string> = {
+  kill: "ended at their requested time",
+  run: "run their full recorded time past their limit",
+  inflate: "limit raised to their run time",
+};
+
+/**
+ * The load report as human-readable lines (for stderr), each prefixed with
+ * `file`. The read/accepted line and the overrun line are always present;
+ * the others only when they have something to say.
+ */
+export function formatSwfReport(report: SwfLoadReport, file: string): string[] {
+  const s = report.skipped;
+  const skipped = s.missingSubmitTime + s.nonPositiveSize + s.nonPositiveRunTime + s.missingWait;
+  const lines = [`read ${report.read} jobs, accepted ${report.accepted}, skipped ${skipped}`];
+  const reasons: string[] = [];
+  if (s.missingSubmitTime) reasons.push(`${s.missingSubmitTime} without a submit time`);
+  if (s.nonPositiveSize) reasons.push(`${s.nonPositiveSize} with no positive size`);
+  if (s.nonPositiveRunTime) reasons.push(`${s.nonPositiveRunTime} with no positive run time`);
+  if (s.missingWait) reasons.push(`${s.missingWait} without a recorded wait time`);
+  if (reasons.length) lines.push(`skipped: ${reasons.join(", ")}`);
+  if (report.limitFallbacks) {
+    lines.push(
+      `${report.limitFallbacks} jobs without a requested time: their run time is the limit`,
+    );
+  }
+  if (report.sizeFallbacks) {
+    lines.push(
+      `${report.sizeFallbacks} jobs without requested processors: allocated processors used`,
+    );
+  }
+  lines.push(
+    `${report.overruns} jobs ran longer than requested: ${
+      OVERRUN_WORDS[report.overrunPolicy]
+    } (overrun policy ${report.overrunPolicy})`,
+  );
+  if (report.unit === "nodes") {
+    const from = { option: "as given", header: "MaxProcs / MaxNodes", default: "default" };
+    lines.push(
+      `sizes in nodes of ${report.procsPerNode} processors (${from[report.procsPerNodeFrom]})`,
+    );
+  }
+  if (report.machineSize !== undefined) {
+    lines.push(`machine size from the header: ${report.machineSize} ${report.unit}`);
+  }
+  if (report.oversized) lines.push(`${report.oversized} jobs are larger than the machine`);
+  if (report.outOfOrder) lines.push(`${report.outOfOrder} jobs were out of submit order (sorted)`);
+  if (report.stoppedAtMaxJobs) lines.push(`stopped after ${report.read} jobs (max jobs)`);
+  return lines.map((l) => `${file}: ${l}`);
+}
