@@ -1,0 +1,27 @@
+// Output timestamps as DR_EVT writes them: whole seconds truncated toward
+// zero, or with --msec_output three decimals (also truncated).
+
+/**
+ * Formats a time in seconds for an output file.
+ *
+ * @example
+ * ```ts
+ * import { formatTime } from "./time_format.ts";
+ * console.assert(formatTime(100.9, false) === "100");
+ * console.assert(formatTime(100.9, true) === "100.900");
+ * ```
+ */
+export function formatTime(t: number, msec: boolean): string {
+  if (!msec) {
+    const i = Math.trunc(t);
+    return Object.is(i, -0) ? "0" : String(i);
+  }
+  // Round to microseconds first so 0.1 + 0.2 style noise does not truncate
+  // a whole millisecond away, then truncate to milliseconds.
+  const ms = Math.trunc(Math.round(t * 1e6) / 1e3);
+  const neg = ms < 0;
+  const abs = Math.abs(ms);
+  const whole = Math.floor(abs / 1000);
+  const frac = String(abs - whole * 1000).padStart(3, "0");
+  return `${neg ? "-" : ""}${whole}.${frac}`;
+}
