@@ -5,13 +5,17 @@
 
 import type { List } from "immutable";
 import type { OrderedSet } from "./_ordered_set.ts";
-import { DEFAULT_RESOURCE_HISTORY_CAPACITY, DEFAULT_UNBOUNDED_FLUSH_INTERVAL, type ResolvedConfig } from "./config.ts";
+import {
+  DEFAULT_RESOURCE_HISTORY_CAPACITY,
+  DEFAULT_UNBOUNDED_FLUSH_INTERVAL,
+  type ResolvedConfig,
+} from "./config.ts";
 import { EvtsimError } from "./errors.ts";
 import type { RngState } from "./rng.ts";
 import { runningJob, type RunningSet } from "./running.ts";
 import type { JobStore, ResourceEvent, RowStack, SimState } from "./state.ts";
 import { recordCompletion, type StatisticsAccumulator } from "./statistics.ts";
-import type { JobRecord, JobRow, Notice, ResourceRow, StepRows } from "./types.ts";
+import type { JobRecord, JobRow, Notice, ResourceRow, StepRows, SubmissionRow } from "./types.ts";
 import type { Scheduler } from "../schedulers/scheduler.ts";
 
 /** Mutable scratch copy of a SimState for the duration of one step. */
@@ -40,6 +44,8 @@ export class Working {
   readonly jobRows: JobRow[] = [];
   readonly resourceRows: ResourceRow[] = [];
   readonly notices: Notice[] = [];
+  /** Replay only (core/replay.ts); stays empty in simulation. */
+  readonly submissionRows: SubmissionRow[] = [];
   private overallocationReported = false;
 
   constructor(s: SimState) {
@@ -93,7 +99,12 @@ export class Working {
 
   /** What this step emitted. */
   rows(): StepRows {
-    return { jobs: this.jobRows, resources: this.resourceRows, notices: this.notices };
+    return {
+      jobs: this.jobRows,
+      resources: this.resourceRows,
+      notices: this.notices,
+      submissions: this.submissionRows,
+    };
   }
 
   // ---- time advancement -------------------------------------------------
@@ -149,7 +160,11 @@ export class Working {
   /** Moves submitted jobs whose submit time has come into the wait queue. */
   private syncArrivals(): boolean {
     let moved = false;
-    for (let job = this.arrivals.first(); job !== undefined && job.submitTime <= this.time; job = this.arrivals.first()) {
+    for (
+      let job = this.arrivals.first();
+      job !== undefined && job.submitTime <= this.time;
+      job = this.arrivals.first()
+    ) {
       this.arrivals = this.arrivals.deleteFirst();
       this.queue = this.scheduler.insert(this.queue, job);
       moved = true;
@@ -229,6 +244,16 @@ export class Working {
   /** Allocates nodes and records a resource row. */
   allocate(nodes: number, now: number): void {
     this.allocatedNodes += nodes;
+    this.checkOverallocation(now);
+    this.pushResourceRow(now);
+  }
+
+  /**
+   * Reports, once per run, allocation beyond the machine's total nodes (only a
+   * replayed schedule can do that). Replay also calls it for a warm start's
+   * initial occupancy, which is set without an allocation row.
+   */
+  checkOverallocation(now: number): void {
     if (this.allocatedNodes > this.config.totalNodes && !this.overallocationReported) {
       this.overallocationReported = true;
       this.notices.push({
@@ -238,7 +263,6 @@ export class Working {
         totalNodes: this.config.totalNodes,
       });
     }
-    this.pushResourceRow(now);
   }
 
   private endJob(e: ResourceEvent): void {

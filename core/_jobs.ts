@@ -119,6 +119,7 @@ export function appendJobs(
       endTime: -1,
       rejected: false,
       hidden: false,
+      ...(submit ? {} : { unsubmitted: true }),
     });
   }
   w.store = {
@@ -128,13 +129,25 @@ export function appendJobs(
     }),
   };
   w.stats = { ...w.stats, jobsCreated: w.stats.jobsCreated + specs.length };
-  if (submit) for (const r of created) submitRecord(w, r, r.submitTime);
+  if (submit) for (const r of created) submitRecord(w, r);
   return ids;
 }
 
-function reserve(w: Working, n: number, limits: AppendLimits): void {
+/**
+ * Makes room for `n` more records: reclaims the written front, then grows or
+ * refuses per the overflow policy and the shell's limit. Also used by replay.
+ */
+export function reserve(w: Working, n: number, limits: AppendLimits): void {
   const cap = w.store.capacity;
-  if (cap === 0 || w.store.records.size + n <= cap) return;
+  const max = limits.maxCapacity;
+  if (cap === 0) {
+    // An unbounded store grows with every append, so a memory limit bounds its size.
+    if (max === undefined || w.store.records.size + n <= max) return;
+    w.reclaimFront();
+    if (w.store.records.size + n > max) throw memoryPressure(w.store.records.size + n, max);
+    return;
+  }
+  if (w.store.records.size + n <= cap) return;
   w.reclaimFront();
   if (w.store.records.size + n <= cap) return;
   const needed = w.store.records.size + n;
@@ -146,29 +159,39 @@ function reserve(w: Working, n: number, limits: AppendLimits): void {
   }
   let grown = cap;
   while (grown < needed) grown *= 2;
-  if (limits.maxCapacity !== undefined && grown > limits.maxCapacity) {
-    throw new EvtsimError(
-      "capacity",
-      `job store growth to ${grown} records refused under memory pressure (limit ${limits.maxCapacity} records)`,
-    );
-  }
+  if (max !== undefined && grown > max) throw memoryPressure(grown, max);
   w.store = { ...w.store, capacity: grown };
 }
 
-/** Submits a stored job at `submitTime` (≥ the clock). */
-export function submitJob(w: Working, id: number, submitTime: number): void {
-  if (w.finished) throw new EvtsimError("state", "the simulation has finished");
-  const rec = w.store.records.get(id - w.store.firstId);
-  if (rec === undefined || id < w.store.firstId) {
-    throw new EvtsimError("state", `job ${id} is not in the job store`);
-  }
-  if (!Number.isFinite(submitTime) || submitTime < w.time) {
-    throw new EvtsimError("time", `job ${id}: submit time ${submitTime} is before the clock ${w.time}`);
-  }
-  submitRecord(w, submitTime === rec.submitTime ? rec : { ...rec, submitTime }, submitTime);
+function memoryPressure(records: number, max: number): EvtsimError {
+  return new EvtsimError(
+    "capacity",
+    `job store growth to ${records} records refused under memory pressure (limit ${max} records); nothing was appended`,
+  );
 }
 
-function submitRecord(w: Working, rec: JobRecord, _submitTime: number): void {
+/** Submits a stored, not yet submitted job at `submitTime` (≥ the clock). */
+export function submitJob(w: Working, id: number, submitTime: number): void {
+  if (w.finished) throw new EvtsimError("state", "the simulation has finished");
+  const index = id - w.store.firstId;
+  const rec = Number.isInteger(id) && index >= 0 ? w.store.records.get(index) : undefined;
+  if (rec === undefined) {
+    throw new EvtsimError("state", `job ${id} is not in the job store`);
+  }
+  if (!rec.unsubmitted) throw new EvtsimError("state", `job ${id} has already been submitted`);
+  if (!Number.isFinite(submitTime) || submitTime < w.time) {
+    throw new EvtsimError(
+      "time",
+      `job ${id}: submit time ${submitTime} is before the clock ${w.time}`,
+    );
+  }
+  const { unsubmitted: _, ...rest } = rec;
+  const submitted: JobRecord = { ...rest, submitTime };
+  w.store = { ...w.store, records: w.store.records.set(index, submitted) };
+  submitRecord(w, submitted);
+}
+
+function submitRecord(w: Working, rec: JobRecord): void {
   if (rec.numNodes > w.config.totalNodes) {
     const rejected = { ...rec, rejected: true };
     w.store = { ...w.store, records: w.store.records.set(rec.id - w.store.firstId, rejected) };
@@ -180,9 +203,6 @@ function submitRecord(w: Working, rec: JobRecord, _submitTime: number): void {
       totalNodes: w.config.totalNodes,
     });
     return;
-  }
-  if (rec.submitTime !== w.store.records.get(rec.id - w.store.firstId)!.submitTime) {
-    w.store = { ...w.store, records: w.store.records.set(rec.id - w.store.firstId, rec) };
   }
   w.arrivals = w.arrivals.add(rec);
 }

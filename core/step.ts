@@ -4,8 +4,10 @@
 
 import { Working } from "./_engine.ts";
 import { appendJobs, submitJob } from "./_jobs.ts";
+import { EvtsimError } from "./errors.ts";
+import { replayAdvance, replayJobs } from "./replay.ts";
 import type { SimState } from "./state.ts";
-import type { JobSpec, StepRows } from "./types.ts";
+import type { JobSpec, RecordedJob, StepRows } from "./types.ts";
 
 /** Everything the reducer accepts. */
 export type Input =
@@ -18,6 +20,16 @@ export type Input =
     readonly maxStoreCapacity?: number;
   }
   | { readonly kind: "submitJob"; readonly id: number; readonly submitTime: number }
+  | {
+    /**
+     * Replay recorded jobs (sorted by submit time) without scheduling; needs a
+     * state from `initialState(config, { replay: true })`. See core/replay.ts.
+     */
+    readonly kind: "replayJobs";
+    readonly jobs: readonly RecordedJob[];
+    /** Largest job-store capacity the caller allows growing to. */
+    readonly maxStoreCapacity?: number;
+  }
   | { readonly kind: "advanceTo"; readonly time: number }
   | { readonly kind: "runUntilExclusive"; readonly time: number }
   | { readonly kind: "runToCompletion" }
@@ -51,21 +63,32 @@ export interface StepResult {
 export function step(state: SimState, input: Input): StepResult {
   const w = new Working(state);
   let ids: number[] = [];
+  if (w.replay && (input.kind === "appendJobs" || input.kind === "submitJob")) {
+    throw new EvtsimError("state", `a replay state takes replayJobs input, not ${input.kind}`);
+  }
   switch (input.kind) {
     case "appendJobs":
-      ids = appendJobs(w, input.jobs, input.submit ?? true, { maxCapacity: input.maxStoreCapacity });
+      ids = appendJobs(w, input.jobs, input.submit ?? true, {
+        maxCapacity: input.maxStoreCapacity,
+      });
       break;
     case "submitJob":
       submitJob(w, input.id, input.submitTime);
       break;
+    case "replayJobs":
+      replayJobs(w, input.jobs, { maxCapacity: input.maxStoreCapacity });
+      break;
     case "advanceTo":
-      w.advance(input.time, true);
+      if (w.replay) replayAdvance(w, input.time, true);
+      else w.advance(input.time, true);
       break;
     case "runUntilExclusive":
-      w.advance(input.time, false);
+      if (w.replay) replayAdvance(w, input.time, false);
+      else w.advance(input.time, false);
       break;
     case "runToCompletion":
-      w.advance(Infinity, true);
+      if (w.replay) replayAdvance(w, Infinity, true);
+      else w.advance(Infinity, true);
       break;
     case "flush":
       w.reclaimFront();

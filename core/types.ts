@@ -97,6 +97,8 @@ export interface JobRecord {
   readonly rejected: boolean;
   /** Started before a warm start: occupies nodes but is never written. */
   readonly hidden: boolean;
+  /** Stored without being submitted (a preloaded trace job); `submitJob` clears it. */
+  readonly unsubmitted?: boolean;
 }
 
 /** One row of the schedule output, written once per finished job. */
@@ -132,9 +134,18 @@ export type Notice =
     readonly totalNodes: number;
   };
 
+/** Replay: nodes in use when a recorded job was submitted. */
+export interface SubmissionRow {
+  readonly jobId: number;
+  readonly submitTime: number;
+  readonly nodesBusy: number;
+}
+
 /** Everything one step emits, in order within each kind. */
 export interface StepRows {
   readonly jobs: JobRow[];
   readonly resources: ResourceRow[];
   readonly notices: Notice[];
+  /** Replay only: one row per recorded job, at its submission. */
+  readonly submissions?: SubmissionRow[];
 }
