@@ -1,0 +1,112 @@
+// Chooses a reader for the input and turns what it read into jobs for the
+// engine: DR_EVT CSV (simple or lassen) or SWF, simulation or replay.
+
+import { EvtsimError } from "../core/errors.ts";
+import type { JobSpec, RecordedJob } from "../core/types.ts";
+import { readTrace } from "../io/trace_csv.ts";
+import { formatSwfReport, readSwf } from "../io/swf.ts";
+import type { OverrunPolicy } from "../io/swf.ts";
+
+/** What a whole input file gave. */
+export interface LoadedInput {
+  readonly mode: "simulation" | "replay";
+  readonly jobs: JobSpec[];
+  readonly recorded: RecordedJob[];
+  readonly queueColumn: "q_id" | "queue" | undefined;
+  /** Machine size the input itself states (SWF header), if any. */
+  readonly machineSize?: number;
+  /** Lines for stderr: warnings and the load report. */
+  readonly messages: string[];
+}
+
+/** How to read one input file. */
+export interface LoadOptions {
+  readonly format: "simple" | "lassen" | "swf";
+  readonly timezone: string;
+  readonly maxJobs: number;
+  readonly runTimeMode: "actual" | "limit" | "distribution";
+  readonly overrun?: OverrunPolicy;
+  readonly swfUnit: "procs" | "nodes";
+  readonly procsPerNode: number;
+  readonly swfReplayWait: boolean;
+  readonly requireSorted: boolean;
+}
+
+/** The format for a path when none was given: SWF for .swf / .swf.gz. */
+export function formatFor(path: string, given: string | undefined): "simple" | "lassen" | "swf" {
+  if (given === "simple" || given === "lassen" || given === "swf") return given;
+  return /\.swf(\.gz)?$/i.test(path) ? "swf" : "simple";
+}
+
+/** Reads one input file. */
+export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInput> {
+  if (o.format === "swf") {
+    const swf = await readSwf(path, {
+      unit: o.swfUnit,
+      procsPerNode: o.procsPerNode,
+      overrun: o.overrun ?? "kill",
+      maxJobs: o.maxJobs,
+      replayRecordedWait: o.swfReplayWait,
+    });
+    return {
+      mode: o.swfReplayWait ? "replay" : "simulation",
+      jobs: swf.jobs,
+      recorded: swf.recorded,
+      queueColumn: undefined,
+      machineSize: swf.machineSize,
+      messages: formatSwfReport(swf.report, path),
+    };
+  }
+  const t = await readTrace(path, {
+    format: o.format,
+    timezone: o.timezone,
+    maxJobs: o.maxJobs,
+    requireActualRunTime: o.runTimeMode === "actual",
+    requireSorted: o.requireSorted,
+  });
+  const messages = [...t.warnings];
+  let jobs = t.jobs;
+  if (t.mode === "simulation" && t.overruns > 0) {
+    const policy = o.overrun ?? "run";
+    jobs = applyOverrunPolicy(jobs, policy);
+    messages.push(
+      `${path}: ${t.overruns} job(s) have actual_run_time > time_limit; --overrun ${policy}: ${
+        policy === "run"
+          ? "they run their full actual time (DR_EVT behaviour)"
+          : policy === "kill"
+          ? "they end at their time limit"
+          : "their time limit is raised to the actual run time"
+      }`,
+    );
+  }
+  return { mode: t.mode, jobs, recorded: t.recorded, queueColumn: t.queueColumn, messages };
+}
+
+function applyOverrunPolicy(jobs: JobSpec[], policy: OverrunPolicy): JobSpec[] {
+  if (policy === "run") return jobs;
+  return jobs.map((j) => {
+    if (j.actualRunTime === undefined || j.actualRunTime <= j.timeLimit) return j;
+    return policy === "kill"
+      ? { ...j, actualRunTime: j.timeLimit }
+      : { ...j, timeLimit: j.actualRunTime };
+  });
+}
+
+/** Reads an `--infile_list` file: one trace path per line, relative to the list. */
+export async function readInfileList(listPath: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(listPath);
+  } catch (e) {
+    throw new EvtsimError("input", `cannot read: ${(e as Error).message}`, { file: listPath });
+  }
+  const dir = listPath.includes("/") ? listPath.slice(0, listPath.lastIndexOf("/") + 1) : "";
+  const paths: string[] = [];
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    paths.push(line.startsWith("/") ? line : dir + line);
+  }
+  if (paths.length === 0) throw new EvtsimError("input", "lists no trace files", { file: listPath });
+  return paths;
+}
