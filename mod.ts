@@ -45,3 +45,35 @@ export { type ErrorKind, type ErrorLocation, EvtsimError } from "./core/errors.t
 export { initialState, type SimState } from "./core/state.ts";
 export { type Input, step, type StepResult } from "./core/step.ts";
 export type { Statistics } from "./core/statistics.ts";
+export {
+  activeJobCount,
+  availableNodes,
+  type BackfillWindow,
+  backfillWindow,
+  headShadowTime,
+  type ProjectedRelease,
+  statistics,
+} from "./core/queries.ts";
+export {
+  advanceTo,
+  appendJobs,
+  type AppendJobsOptions,
+  finish,
+  flush,
+  runToCompletion,
+  runUntilExclusive,
+  submitJob,
+} from "./api/inputs.ts";
+export {
+  type FinishOptions,
+  Simulation,
+  type SimulationOptions,
+  type SimulationOutput,
+  type SimulationSinks,
+} from "./api/simulation.ts";
+export {
+  checkMemoryPressureFraction,
+  ESTIMATED_BYTES_PER_JOB_RECORD,
+  memoryPressureLimit,
+  type MemoryPressureOptions,
+} from "./api/memory.ts";

@@ -179,11 +179,11 @@ export function submitJob(w: Working, id: number, submitTime: number): void {
     throw new EvtsimError("state", `job ${id} is not in the job store`);
   }
   if (!rec.unsubmitted) throw new EvtsimError("state", `job ${id} has already been submitted`);
-  if (!Number.isFinite(submitTime) || submitTime < w.time) {
-    throw new EvtsimError(
-      "time",
-      `job ${id}: submit time ${submitTime} is before the clock ${w.time}`,
-    );
+  if (!Number.isFinite(submitTime)) {
+    throw new EvtsimError("time", `job ${id}: submit time must be a finite number, got ${submitTime}`);
+  }
+  if (submitTime < w.time) {
+    throw new EvtsimError("time", `job ${id}: submit time ${submitTime} is before the clock ${w.time}`);
   }
   const { unsubmitted: _, ...rest } = rec;
   const submitted: JobRecord = { ...rest, submitTime };

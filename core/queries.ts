@@ -4,18 +4,51 @@ import { reservationTime } from "./running.ts";
 import type { SimState } from "./state.ts";
 import { type Statistics, summarize } from "./statistics.ts";
 
-/** Nodes free now (usable capacity minus allocated, never negative). */
+/**
+ * Nodes free now (usable capacity minus allocated, never negative).
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, availableNodes, initialState, step } from "../mod.ts";
+ * let s = step(initialState({ totalNodes: 10 }), appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 9 }])).state;
+ * s = step(s, advanceTo(0)).state;
+ * console.assert(availableNodes(s) === 6);
+ * ```
+ */
 export function availableNodes(state: SimState): number {
   const free = state.capacity - state.allocatedNodes;
   return free > 0 ? free : 0;
 }
 
-/** Eligible jobs waiting in the scheduler's queue. */
+/**
+ * Eligible jobs waiting in the scheduler's queue (arrived, not started).
+ *
+ * @example
+ * ```ts
+ * import { activeJobCount, advanceTo, appendJobs, initialState, step } from "../mod.ts";
+ * const jobs = [{ submitTime: 0, numNodes: 10, timeLimit: 9 }, { submitTime: 0, numNodes: 10, timeLimit: 9 }];
+ * let s = step(initialState({ totalNodes: 10 }), appendJobs(jobs)).state;
+ * s = step(s, advanceTo(0)).state;
+ * console.assert(activeJobCount(s) === 1);
+ * ```
+ */
 export function activeJobCount(state: SimState): number {
   return state.scheduler.size(state.queue);
 }
 
-/** Statistics of the run so far. */
+/**
+ * Statistics of the run so far: wait, turnaround, bounded slowdown,
+ * utilization, makespan and job counts.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, runToCompletion, statistics, step } from "../mod.ts";
+ * const jobs = [{ submitTime: 0, numNodes: 10, timeLimit: 10 }, { submitTime: 0, numNodes: 10, timeLimit: 10 }];
+ * let s = step(initialState({ totalNodes: 10 }), appendJobs(jobs)).state;
+ * s = step(s, runToCompletion()).state;
+ * console.assert(statistics(s).averageWait === 5 && statistics(s).utilization === 1);
+ * ```
+ */
 export function statistics(state: SimState): Statistics {
   return summarize(state.stats, {
     currentTime: state.time,
@@ -26,7 +59,18 @@ export function statistics(state: SimState): Statistics {
   });
 }
 
-/** The head job's reservation (shadow time), or −1 when nothing waits. */
+/**
+ * The waiting head job's reservation (shadow time), or −1 when nothing waits.
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, headShadowTime, initialState, step } from "../mod.ts";
+ * const jobs = [{ submitTime: 0, numNodes: 10, timeLimit: 30 }, { submitTime: 0, numNodes: 5, timeLimit: 10 }];
+ * let s = step(initialState({ totalNodes: 10 }), appendJobs(jobs)).state;
+ * s = step(s, advanceTo(0)).state;
+ * console.assert(headShadowTime(s) === 30);
+ * ```
+ */
 export function headShadowTime(state: SimState): number {
   return state.scheduler.shadowTime(state.queue, {
     now: state.time,
@@ -37,13 +81,17 @@ export function headShadowTime(state: SimState): number {
 
 /** A projected release of nodes, merged per time. */
 export interface ProjectedRelease {
+  /** When the nodes are expected back (begin + time limit). */
   readonly time: number;
+  /** How many nodes come back then. */
   readonly nodesReleased: number;
 }
 
 /** The backfill window as DR_EVT's get_backfill_window reports it. */
 export interface BackfillWindow {
+  /** The simulation clock. */
   readonly currentTime: number;
+  /** Nodes free now. */
   readonly availableNodes: number;
   /** The head's shadow time, or −1 when nothing waits. */
   readonly shadowTime: number;
@@ -51,7 +99,19 @@ export interface BackfillWindow {
   readonly releases: readonly ProjectedRelease[];
 }
 
-/** Free nodes now, the head's shadow time and the projected releases up to it. */
+/**
+ * Free nodes now, the head's shadow time and the projected releases up to it.
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, backfillWindow, initialState, step } from "../mod.ts";
+ * const jobs = [{ submitTime: 0, numNodes: 6, timeLimit: 30 }, { submitTime: 0, numNodes: 8, timeLimit: 10 }];
+ * let s = step(initialState({ totalNodes: 10 }), appendJobs(jobs)).state;
+ * s = step(s, advanceTo(0)).state;
+ * const w = backfillWindow(s);
+ * console.assert(w.shadowTime === 30 && w.releases[0].nodesReleased === 6);
+ * ```
+ */
 export function backfillWindow(state: SimState): BackfillWindow {
   const now = state.time;
   const free = availableNodes(state);

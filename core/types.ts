@@ -5,11 +5,11 @@
 export type BackfillPolicy = "easy" | "conservative" | "none";
 
 /**
- * Priority policy, as DR_EVT's `--priority_policy` names it. `fcfs` and
- * `fcfs_alt` order the wait queue by submit time; with `conservative`
- * backfilling `fcfs` behaves as EASY, exactly as DR_EVT does, and real
- * conservative backfilling needs `fcfs_conservative`. `sjf` / `ljf` keep the
- * oldest job as the head and order backfill candidates by time limit.
+ * Priority policy, as DR_EVT's `--priority_policy` names it. `fcfs`,
+ * `fcfs_alt` and `fcfs_conservative` order the wait queue by submit time
+ * (then job id); `sjf` / `ljf` keep the oldest job as the head and order
+ * backfill candidates by time limit. See `schedulers/mod.ts` for how each
+ * (priority, backfill) pair maps to an algorithm.
  */
 export type PriorityPolicy = "fcfs" | "fcfs_alt" | "fcfs_conservative" | "sjf" | "ljf";
 

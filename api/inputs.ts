@@ -1,0 +1,139 @@
+// Constructors for the reducer's inputs, so callers of the pure API build
+// `Input` values without spelling out `kind` strings by hand.
+
+import type { Input } from "../core/step.ts";
+import type { JobSpec } from "../core/types.ts";
+
+/** Options of an {@link appendJobs} input. */
+export interface AppendJobsOptions {
+  /** Submit each job at its own submit time (default true). `false` only stores them. */
+  readonly submit?: boolean;
+  /**
+   * Largest job-store capacity the append may grow the store to, in records
+   * (the memory-pressure limit; see `memoryPressureLimit`). Unlimited when absent.
+   */
+  readonly maxStoreCapacity?: number;
+}
+
+/**
+ * An input that creates jobs (ids in order) and, unless `submit` is false,
+ * submits them. All-or-nothing: the batch must be sorted by submit time, no
+ * submit time may be before the clock, and it must fit the job store.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, step } from "../mod.ts";
+ * const r = step(initialState({ totalNodes: 8 }), appendJobs([{ submitTime: 0, numNodes: 2, timeLimit: 5 }]));
+ * console.assert(r.ids[0] === 0);
+ * ```
+ */
+export function appendJobs(jobs: readonly JobSpec[], options: AppendJobsOptions = {}): Input {
+  return {
+    kind: "appendJobs",
+    jobs,
+    ...(options.submit === undefined ? {} : { submit: options.submit }),
+    ...(options.maxStoreCapacity === undefined
+      ? {}
+      : { maxStoreCapacity: options.maxStoreCapacity }),
+  };
+}
+
+/**
+ * An input that submits a stored (preloaded) job at `submitTime` (≥ the clock).
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, step, submitJob } from "../mod.ts";
+ * let s = initialState({ totalNodes: 8 });
+ * s = step(s, appendJobs([{ submitTime: 0, numNodes: 2, timeLimit: 5 }], { submit: false })).state;
+ * s = step(s, submitJob(0, 3)).state;
+ * console.assert(s.arrivals.size === 1);
+ * ```
+ */
+export function submitJob(id: number, submitTime: number): Input {
+  return { kind: "submitJob", id, submitTime };
+}
+
+/**
+ * An input that processes every event up to and including `time`; the clock
+ * ends at `time`. Throws an `EvtsimError` of kind `"time"` if `time` is
+ * before the clock.
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, initialState, step } from "../mod.ts";
+ * const s = step(initialState({ totalNodes: 8 }), advanceTo(50)).state;
+ * console.assert(s.time === 50);
+ * ```
+ */
+export function advanceTo(time: number): Input {
+  return { kind: "advanceTo", time };
+}
+
+/**
+ * An input that processes every event strictly before `time`; the clock ends
+ * at the last processed time (it does not move when nothing happens).
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, runUntilExclusive, step } from "../mod.ts";
+ * let s = initialState({ totalNodes: 8 });
+ * s = step(s, appendJobs([{ submitTime: 10, numNodes: 2, timeLimit: 5 }])).state;
+ * s = step(s, runUntilExclusive(10)).state;
+ * console.assert(s.allocatedNodes === 0); // the arrival at 10 is not processed yet
+ * ```
+ */
+export function runUntilExclusive(time: number): Input {
+  return { kind: "runUntilExclusive", time };
+}
+
+/**
+ * An input that processes every pending event; the clock ends at the last
+ * processed time.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, runToCompletion, step } from "../mod.ts";
+ * let s = initialState({ totalNodes: 8 });
+ * s = step(s, appendJobs([{ submitTime: 0, numNodes: 2, timeLimit: 5 }])).state;
+ * s = step(s, runToCompletion()).state;
+ * console.assert(s.time === 5 && s.allocatedNodes === 0);
+ * ```
+ */
+export function runToCompletion(): Input {
+  return { kind: "runToCompletion" };
+}
+
+/**
+ * An input that writes the finished front of the job store and every buffered
+ * resource row now, instead of when a buffer fills. Never changes results.
+ *
+ * @example
+ * ```ts
+ * import { flush, initialState, step } from "../mod.ts";
+ * const { rows } = step(initialState({ totalNodes: 8 }), flush());
+ * console.assert(rows.resources.length === 1); // the baseline row
+ * ```
+ */
+export function flush(): Input {
+  return { kind: "flush" };
+}
+
+/**
+ * An input that writes every finished job and buffered resource row and
+ * closes the simulation. It does not advance the clock: jobs still running or
+ * waiting are left out, as with DR_EVT's `--max_time`.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, finish, initialState, runToCompletion, step } from "../mod.ts";
+ * let s = initialState({ totalNodes: 8 });
+ * s = step(s, appendJobs([{ submitTime: 0, numNodes: 2, timeLimit: 5 }])).state;
+ * s = step(s, runToCompletion()).state;
+ * const { rows } = step(s, finish());
+ * console.assert(rows.jobs.length === 1 && rows.jobs[0].endTime === 5);
+ * ```
+ */
+export function finish(): Input {
+  return { kind: "finish" };
+}

@@ -1,0 +1,475 @@
+// The streaming API: a thin imperative shell around the pure reducer. It holds
+// one immutable state, turns method calls into inputs, hands the rows each
+// step makes final to the caller's sinks (or keeps them for `finish`), and
+// supplies the one fact the core cannot read itself: available memory.
+
+import { EvtsimError } from "../core/errors.ts";
+import {
+  activeJobCount,
+  availableNodes,
+  type BackfillWindow,
+  backfillWindow,
+  headShadowTime,
+  statistics,
+} from "../core/queries.ts";
+import { initialState, type SimState } from "../core/state.ts";
+import type { Statistics } from "../core/statistics.ts";
+import { type Input, step } from "../core/step.ts";
+import type {
+  JobRow,
+  JobSpec,
+  Notice,
+  ResourceRow,
+  SimulationConfig,
+  StepRows,
+} from "../core/types.ts";
+import * as inputs from "./inputs.ts";
+import { checkMemoryPressureFraction, memoryPressureLimit } from "./memory.ts";
+
+/** Options of a {@link Simulation}: the configuration plus the shell-only settings. */
+export interface SimulationOptions extends SimulationConfig {
+  /** A trace to load with {@link Simulation.initializeTrace} (any order; sorted when loaded). */
+  readonly jobs?: readonly JobSpec[];
+  /**
+   * DR_EVT's `--check_memory_pressure F` (0 < F ≤ 1): refuse to grow the job
+   * store when its projected use exceeds F × available memory. Needs `--allow-sys`.
+   */
+  readonly checkMemoryPressure?: number;
+}
+
+/** Where rows go as they become final. A missing sink keeps that kind of row for `finish()`. */
+export interface SimulationSinks {
+  /** Called once per written job, in job-id order. */
+  readonly onJobRow?: (row: JobRow) => void;
+  /** Called once per resource row, in time order, when the row buffer is flushed. */
+  readonly onResourceRow?: (row: ResourceRow) => void;
+  /** Called for each rejection or over-allocation notice. */
+  readonly onNotice?: (notice: Notice) => void;
+}
+
+/** What {@link Simulation.finish} returns. */
+export interface SimulationOutput {
+  /** Job rows not handed to a sink, in job-id order. */
+  readonly jobs: readonly JobRow[];
+  /** Resource rows not handed to a sink, in time order. */
+  readonly resources: readonly ResourceRow[];
+  /** Notices not handed to a sink. */
+  readonly notices: readonly Notice[];
+  /** Statistics of the whole run. */
+  readonly statistics: Statistics;
+}
+
+/** Options of {@link Simulation.finish}. */
+export interface FinishOptions {
+  /**
+   * Process every pending event first (default true). `false` finishes at the
+   * current clock, leaving running and waiting jobs out, like `--max_time`.
+   */
+  readonly runToCompletion?: boolean;
+}
+
+/**
+ * A simulation driven call by call, as DR_EVT's streaming API is. Jobs are
+ * appended (created and submitted in one call) or preloaded and submitted;
+ * the caller moves the clock with {@link Simulation.advanceTo} and
+ * {@link Simulation.runUntilExclusive}. Time never goes back: a target or a
+ * submit time before the clock throws an `EvtsimError` of kind `"time"` and
+ * changes nothing. Every method is one `step` of the pure reducer, so a failed
+ * call leaves the state exactly as it was.
+ *
+ * @example
+ * ```ts
+ * import { Simulation } from "../mod.ts";
+ * const sim = new Simulation({ totalNodes: 100, backfillPolicy: "easy" });
+ * sim.appendJobs([
+ *   { submitTime: 0, numNodes: 70, timeLimit: 200 },
+ *   { submitTime: 10, numNodes: 45, timeLimit: 300 },
+ * ]);
+ * sim.advanceTo(15);
+ * console.assert(sim.nodesInUse === 70 && sim.activeJobCount === 1);
+ * sim.appendJob({ submitTime: 20, numNodes: 20, timeLimit: 50 });
+ * const out = sim.finish();
+ * console.assert(out.jobs[2].beginTime === 20); // backfilled ahead of job 1
+ * ```
+ */
+export class Simulation {
+  #state: SimState;
+  readonly #config: SimulationConfig;
+  readonly #sinks: SimulationSinks;
+  readonly #memoryFraction: number | undefined;
+  #trace: readonly JobSpec[];
+  /** An input other than initializeTrace has been applied. */
+  #touched = false;
+  /** Store size up to which an unbounded store passed the memory check. */
+  #memoryCheckedUpTo = 0;
+  readonly #jobs: JobRow[] = [];
+  readonly #resources: ResourceRow[] = [];
+  readonly #notices: Notice[] = [];
+  #output: SimulationOutput | undefined;
+
+  /**
+   * Creates a simulation at its start time with all nodes free. Throws an
+   * `EvtsimError` of kind `"usage"` for an invalid configuration.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "../mod.ts";
+   * const rows: number[] = [];
+   * const sim = new Simulation({ totalNodes: 8 }, { onJobRow: (r) => rows.push(r.jobId) });
+   * sim.appendJob({ submitTime: 0, numNodes: 8, timeLimit: 10 });
+   * sim.finish();
+   * console.assert(rows.length === 1 && rows[0] === 0);
+   * ```
+   */
+  constructor(options: SimulationOptions, sinks: SimulationSinks = {}) {
+    const { jobs, checkMemoryPressure, ...config } = options;
+    this.#config = config;
+    this.#state = initialState(config);
+    this.#sinks = sinks;
+    this.#trace = jobs ?? [];
+    this.#memoryFraction = checkMemoryPressure === undefined
+      ? undefined
+      : checkMemoryPressureFraction(checkMemoryPressure);
+  }
+
+  /** The current immutable state; keep it as a snapshot or step it with the pure API. */
+  get state(): SimState {
+    return this.#state;
+  }
+
+  /**
+   * Sets the trace that {@link Simulation.initializeTrace} loads (replacing
+   * any given to the constructor). Only allowed before jobs are appended or
+   * submitted and before the clock moves.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "../mod.ts";
+   * const sim = new Simulation({ totalNodes: 8 });
+   * sim.loadTrace([{ submitTime: 5, numNodes: 1, timeLimit: 1 }, { submitTime: 0, numNodes: 1, timeLimit: 1 }]);
+   * console.assert(sim.initializeTrace() === 2);
+   * ```
+   */
+  loadTrace(jobs: readonly JobSpec[]): void {
+    this.#requireUntouched("loadTrace");
+    this.#trace = [...jobs];
+  }
+
+  /**
+   * Loads the trace (from the constructor or {@link Simulation.loadTrace})
+   * into the job store without submitting it: takes the first `maxJobs` jobs
+   * (0 = all), sorts them stably by submit time, and chooses each run time.
+   * Job `i` of the sorted trace gets id `i`; submit it with
+   * {@link Simulation.submitJob}. Idempotent: calling it again reloads from
+   * scratch. Returns the number of jobs loaded.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "../mod.ts";
+   * const sim = new Simulation({
+   *   totalNodes: 8,
+   *   jobs: [{ submitTime: 5, numNodes: 4, timeLimit: 10 }, { submitTime: 0, numNodes: 4, timeLimit: 10 }],
+   * });
+   * const n = sim.initializeTrace();
+   * for (let id = 0; id < n; id++) sim.submitJob(id, id === 0 ? 0 : 5);
+   * console.assert(sim.finish().jobs[1].submitTime === 5);
+   * ```
+   */
+  initializeTrace(maxJobs = 0): number {
+    this.#requireUntouched("initializeTrace");
+    if (!Number.isInteger(maxJobs) || maxJobs < 0) {
+      throw new EvtsimError("usage", `max jobs must be a non-negative integer, got ${maxJobs}`);
+    }
+    const taken = maxJobs > 0 ? this.#trace.slice(0, maxJobs) : [...this.#trace];
+    taken.sort((a, b) => a.submitTime - b.submitTime); // Array#sort is stable
+    const fresh = initialState(this.#config);
+    const r = step(
+      fresh,
+      inputs.appendJobs(taken, {
+        submit: false,
+        maxStoreCapacity: this.#storeLimit(fresh, taken.length),
+      }),
+    );
+    this.#state = r.state;
+    this.#memoryCheckedUpTo = 0;
+    this.#emit(r.rows);
+    return taken.length;
+  }
+
+  /**
+   * Creates a job and submits it at its submit time (≥ the clock); returns
+   * its id. Nothing happens until the clock reaches the submit time.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "../mod.ts";
+   * const sim = new Simulation({ totalNodes: 100 });
+   * const id = sim.appendJob({ submitTime: 10, numNodes: 20, queue: "pbatch", timeLimit: 200 });
+   * sim.advanceTo(10);
+   * console.assert(id === 0 && sim.nodesInUse === 20);
+   * ```
+   */
+  appendJob(job: JobSpec): number {
+    return this.appendJobs([job])[0];
+  }
+
+  /**
+   * Creates and submits several jobs; returns their ids in order.
+   * All-or-nothing: if the batch is not sorted by submit time, has a submit
+   * time before the clock, does not fit a full store under
+   * `jobStoreOverflow: "abort"`, or is refused under memory pressure, it
+   * throws and nothing is appended, written or numbered.
+   *
+   * @example
+   * ```ts
+   * import { EvtsimError, Simulation } from "../mod.ts";
+   * const sim = new Simulation({ totalNodes: 100 });
+   * try {
+   *   sim.appendJobs([{ submitTime: 20, numNodes: 1, timeLimit: 5 }, { submitTime: 10, numNodes: 1, timeLimit: 5 }]);
+   * } catch (e) {
+   *   console.assert(e instanceof EvtsimError);
+   * }
+   * console.assert(sim.appendJobs([{ submitTime: 10, numNodes: 1, timeLimit: 5 }])[0] === 0);
+   * ```
+   */
+  appendJobs(jobs: readonly JobSpec[]): number[] {
+    const limit = this.#storeLimit(this.#state, jobs.length);
+    const ids = this.#apply(inputs.appendJobs(jobs, { maxStoreCapacity: limit })).ids;
+    if (limit !== undefined && this.#state.store.capacity === 0) {
+      // Re-check an unbounded store only when it has doubled, as if it grew by doubling.
+      this.#memoryCheckedUpTo = Math.min(limit, 2 * this.#state.store.records.size);
+    }
+    return [...ids];
+  }
+
+  /**
+   * Submits a preloaded job (see {@link Simulation.initializeTrace}) at
+   * `submitTime` (≥ the clock). A job is submitted at most once.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "../mod.ts";
+   * const sim = new Simulation({ totalNodes: 8, jobs: [{ submitTime: 0, numNodes: 2, timeLimit: 5 }] });
+   * sim.initializeTrace();
+   * sim.submitJob(0, 3);
+   * sim.advanceTo(3);
+   * console.assert(sim.nodesInUse === 2);
+   * ```
+   */
+  submitJob(id: number, submitTime: number): void {
+    this.#apply(inputs.submitJob(id, submitTime));
+  }
+
+  /**
+   * Processes every event up to and including `time`; the clock ends at
+   * `time`. Contract: no job is appended or submitted later with a submit time
+   * at or before `time` whose arrival should have been seen by this advance.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "../mod.ts";
+   * const sim = new Simulation({ totalNodes: 8 });
+   * sim.appendJob({ submitTime: 0, numNodes: 2, timeLimit: 100 });
+   * sim.advanceTo(100);
+   * console.assert(sim.currentTime === 100 && sim.nodesInUse === 0);
+   * ```
+   */
+  advanceTo(time: number): void {
+    this.#apply(inputs.advanceTo(time));
+  }
+
+  /**
+   * Processes every event strictly before `time`; the clock ends at the last
+   * processed time (a target equal to the clock does nothing).
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "../mod.ts";
+   * const sim = new Simulation({ totalNodes: 8 });
+   * sim.appendJob({ submitTime: 0, numNodes: 2, timeLimit: 100 });
+   * sim.runUntilExclusive(100);
+   * console.assert(sim.currentTime === 0 && sim.nodesInUse === 2); // the end at 100 is not processed
+   * ```
+   */
+  runUntilExclusive(time: number): void {
+    this.#apply(inputs.runUntilExclusive(time));
+  }
+
+  /**
+   * Processes every pending event; the clock ends at the last processed time.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "../mod.ts";
+   * const sim = new Simulation({ totalNodes: 8 });
+   * sim.appendJob({ submitTime: 0, numNodes: 2, timeLimit: 100 });
+   * sim.runToCompletion();
+   * console.assert(sim.currentTime === 100 && sim.statistics().jobsCompleted === 1);
+   * ```
+   */
+  runToCompletion(): void {
+    this.#apply(inputs.runToCompletion());
+  }
+
+  /**
+   * Writes the finished front of the job store and every buffered resource
+   * row now. Never changes which rows are written, only when.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "../mod.ts";
+   * let written = 0;
+   * const sim = new Simulation({ totalNodes: 8 }, { onJobRow: () => written++ });
+   * sim.appendJob({ submitTime: 0, numNodes: 2, timeLimit: 10 });
+   * sim.advanceTo(10);
+   * sim.flush();
+   * console.assert(written === 1);
+   * ```
+   */
+  flush(): void {
+    this.#apply(inputs.flush());
+  }
+
+  /**
+   * Runs to completion (unless `runToCompletion: false`), writes every
+   * remaining row and closes the simulation; later inputs throw. Returns the
+   * rows not handed to sinks and the final statistics. Calling it again
+   * returns the same output.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "../mod.ts";
+   * const sim = new Simulation({ totalNodes: 8 });
+   * sim.appendJobs([{ submitTime: 0, numNodes: 8, timeLimit: 10 }, { submitTime: 0, numNodes: 8, timeLimit: 10 }]);
+   * sim.advanceTo(10);
+   * const out = sim.finish({ runToCompletion: false }); // like --max_time 10
+   * console.assert(out.jobs.length === 1 && out.statistics.jobsRunning === 1);
+   * ```
+   */
+  finish(options: FinishOptions = {}): SimulationOutput {
+    if (this.#output !== undefined) return this.#output;
+    if (options.runToCompletion ?? true) this.#apply(inputs.runToCompletion());
+    this.#apply(inputs.finish());
+    this.#output = {
+      jobs: this.#jobs,
+      resources: this.#resources,
+      notices: this.#notices,
+      statistics: statistics(this.#state),
+    };
+    return this.#output;
+  }
+
+  /** The simulation clock. */
+  get currentTime(): number {
+    return this.#state.time;
+  }
+
+  /** Nodes allocated to running jobs. */
+  get nodesInUse(): number {
+    return this.#state.allocatedNodes;
+  }
+
+  /** Nodes free now (usable capacity minus allocated, never negative). */
+  get availableNodes(): number {
+    return availableNodes(this.#state);
+  }
+
+  /** Jobs that have arrived and wait to start. */
+  get activeJobCount(): number {
+    return activeJobCount(this.#state);
+  }
+
+  /**
+   * Statistics so far: wait, turnaround, bounded slowdown, utilization,
+   * makespan and job counts.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "../mod.ts";
+   * const sim = new Simulation({ totalNodes: 10 });
+   * sim.appendJobs([{ submitTime: 0, numNodes: 10, timeLimit: 10 }, { submitTime: 0, numNodes: 10, timeLimit: 10 }]);
+   * sim.runToCompletion();
+   * const s = sim.statistics();
+   * console.assert(s.averageWait === 5 && s.makespan === 20 && s.utilization === 1);
+   * ```
+   */
+  statistics(): Statistics {
+    return statistics(this.#state);
+  }
+
+  /**
+   * The waiting head job's reservation (shadow time), or −1 when nothing waits.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "../mod.ts";
+   * const sim = new Simulation({ totalNodes: 10 });
+   * sim.appendJobs([{ submitTime: 0, numNodes: 10, timeLimit: 30 }, { submitTime: 0, numNodes: 5, timeLimit: 10 }]);
+   * console.assert(sim.headShadowTime() === -1);
+   * sim.advanceTo(0);
+   * console.assert(sim.headShadowTime() === 30);
+   * ```
+   */
+  headShadowTime(): number {
+    return headShadowTime(this.#state);
+  }
+
+  /**
+   * Free nodes now, the head's shadow time and the limit-based releases of
+   * running jobs up to it (merged per time).
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "../mod.ts";
+   * const sim = new Simulation({ totalNodes: 10 });
+   * sim.appendJobs([{ submitTime: 0, numNodes: 6, timeLimit: 30 }, { submitTime: 0, numNodes: 8, timeLimit: 10 }]);
+   * sim.advanceTo(0);
+   * const w = sim.backfillWindow();
+   * console.assert(w.availableNodes === 4 && w.shadowTime === 30);
+   * console.assert(w.releases.length === 1 && w.releases[0].nodesReleased === 6);
+   * ```
+   */
+  backfillWindow(): BackfillWindow {
+    return backfillWindow(this.#state);
+  }
+
+  // ---- internals ----------------------------------------------------------
+
+  #apply(input: Input) {
+    const r = step(this.#state, input);
+    this.#state = r.state;
+    this.#touched = true;
+    this.#emit(r.rows);
+    return r;
+  }
+
+  #emit(rows: StepRows): void {
+    const { onJobRow, onResourceRow, onNotice } = this.#sinks;
+    for (const n of rows.notices) onNotice ? onNotice(n) : this.#notices.push(n);
+    for (const j of rows.jobs) onJobRow ? onJobRow(j) : this.#jobs.push(j);
+    for (const x of rows.resources) onResourceRow ? onResourceRow(x) : this.#resources.push(x);
+  }
+
+  #requireUntouched(what: string): void {
+    if (this.#touched) {
+      throw new EvtsimError(
+        "state",
+        `${what} must come before any job is appended or submitted and before the clock moves`,
+      );
+    }
+  }
+
+  /** The memory-pressure limit for appending `n` jobs to `state`, when it can matter. */
+  #storeLimit(state: SimState, n: number): number | undefined {
+    if (this.#memoryFraction === undefined) return undefined;
+    const store = state.store;
+    const needed = store.records.size + n;
+    if (store.capacity > 0) {
+      // A bounded store only grows past its capacity, and never under `abort`.
+      if (needed <= store.capacity || state.config.jobStoreOverflow === "abort") return undefined;
+    } else if (needed <= this.#memoryCheckedUpTo) {
+      return undefined;
+    }
+    return memoryPressureLimit(this.#memoryFraction);
+  }
+}
