@@ -80,12 +80,12 @@ function scheduleFcfs(
   }
 
   let cursor: JobRecord = head;
+  const ahead: AheadScan = { upTo: undefined, maxNodes: -Infinity };
   while (free > 0) {
     const f = free;
     const candidate = q.findFirst(cursor, (minNodes) => minNodes <= f, (job) => job.numNodes <= f);
     if (candidate === undefined) break;
-    const smallestAhead = q.min1Before(candidate);
-    const window = reservationTime(smallestAhead, free, running, now);
+    const window = conservativeWindow(q, candidate, free, running, now, ahead);
     if (!(now + candidate.timeLimit < window)) break;
     start.push(candidate);
     free -= candidate.numNodes;
@@ -94,4 +94,41 @@ function scheduleFcfs(
     cursor = candidate;
   }
   return { queue: q, start };
+}
+
+/** The largest node count among the jobs ahead of the last candidate scanned. */
+interface AheadScan {
+  upTo: JobRecord | undefined;
+  maxNodes: number;
+}
+
+/**
+ * The minimum, over the jobs ahead of `candidate`, of their reservations.
+ * A reservation grows with the node count, so the smallest job ahead gives
+ * it, except that DR_EVT's reservation falls back to `now` for a job whose
+ * nodes the projected releases never cover. That needs a running job whose
+ * projected end is not after now (an overrun, or a zero-limit job started at
+ * this instant), so only then are the jobs ahead scanned for their largest
+ * node count; candidates only move forward, so one pass per call suffices.
+ */
+function conservativeWindow(
+  q: FcfsQueue,
+  candidate: JobRecord,
+  free: number,
+  running: SchedulingContext["running"],
+  now: number,
+  ahead: AheadScan,
+): number {
+  const window = reservationTime(q.min1Before(candidate), free, running, now);
+  const soonest = running.first();
+  if (window === now || soonest === undefined || soonest.projectedEnd > now) return window;
+  // Started candidates have left `q`, so resuming from the last one skips it.
+  for (const job of q.values(ahead.upTo)) {
+    if (q.spec.compare(job, candidate) >= 0) break;
+    if (job.numNodes > ahead.maxNodes) ahead.maxNodes = job.numNodes;
+  }
+  ahead.upTo = candidate;
+  let coverable = free;
+  for (const r of running.values()) if (r.projectedEnd > now) coverable += r.numNodes;
+  return ahead.maxNodes > coverable ? now : window;
 }
