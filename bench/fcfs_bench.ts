@@ -17,7 +17,7 @@
 import { emptyRunningSet, type RunningJob, runningJob, type RunningSet } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
 import { fcfsScheduler } from "../schedulers/fcfs.ts";
-import type { FcfsQueue } from "../schedulers/wait_queue.ts";
+import { enqueue, type SizeClassedQueue } from "../schedulers/wait_queue.ts";
 import { generateTrace } from "./gen_trace.ts";
 
 const DEPTH = 20_000;
@@ -47,15 +47,21 @@ function runningFor(step: number): RunningSet {
   return r.add(runningJob(101, NODES - FREE - 1010, 1e9, NOW));
 }
 
-function queueFor(transform: (j: JobRecord) => JobRecord): { tree: FcfsQueue; array: JobRecord[] } {
+function queueFor(
+  transform: (j: JobRecord) => JobRecord,
+): { tree: SizeClassedQueue; plain: SizeClassedQueue; array: JobRecord[] } {
   const trace = generateTrace({ seed: 8, jobs: DEPTH, nodes: NODES, load: 1.5, ties: true });
   const jobs = trace.map((j, i) =>
     transform(record(1000 + i, j.submitTime, j.numNodes, j.timeLimit))
   );
   jobs[0] = record(1000, -1, 512, 3600);
   let tree = fcfsScheduler("easy").empty();
-  for (const j of jobs) tree = tree.add(j);
-  return { tree, array: tree.toArray() };
+  let plain = fcfsScheduler("conservative").empty();
+  for (const j of jobs) {
+    tree = enqueue(tree, j);
+    plain = enqueue(plain, j);
+  }
+  return { tree, plain, array: tree.all.toArray() };
 }
 
 /** Shadow time by walking running jobs kept in an array sorted by projected end. */
@@ -98,7 +104,7 @@ const conservative = fcfsScheduler("conservative");
 
 for (const s of SCENARIOS) {
   const running = runningFor(s.step);
-  const { tree, array } = queueFor(s.transform);
+  const { tree, plain, array } = queueFor(s.transform);
   const ctx = { now: NOW, freeNodes: FREE, running };
   const shadow = easy.shadowTime(tree, ctx);
   const runningArray = running.toArray();
@@ -125,7 +131,7 @@ for (const s of SCENARIOS) {
     name: `CONSERVATIVE pass, indexed queue (${s.name}, depth ${DEPTH})`,
     group: `conservative ${s.name}`,
     fn() {
-      conservative.schedule(tree, ctx);
+      conservative.schedule(plain, ctx);
     },
   });
 }

@@ -189,27 +189,30 @@ export class OrderedSet<T> {
 
   /**
    * The first element (in order) strictly after `after` (or from the start
-   * when `after` is undefined) that `accept` takes. `mayContain(m1, m2)` is
-   * asked about each subtree's minima and must return true whenever the
-   * subtree could hold an accepted element; false prunes it.
+   * when `after` is undefined) and strictly before `before` (when given)
+   * that `accept` takes. `mayContain(m1, m2)` is asked about each subtree's
+   * minima and must return true whenever the subtree could hold an accepted
+   * element; false prunes it.
    */
   findFirst(
     after: T | undefined,
     mayContain: (m1: number, m2: number) => boolean,
     accept: (x: T) => boolean,
+    before?: T,
   ): T | undefined {
     const cmp = this.spec.compare;
-    const p1 = this.spec.p1;
-    const p2 = this.spec.p2;
-    const go = (n: TreeNode<T> | null, bounded: boolean): T | undefined => {
+    const hasBefore = before !== undefined;
+    // `lowOpen`: the subtree may hold elements <= after, so compare with it.
+    const go = (n: TreeNode<T> | null, lowOpen: boolean, highOpen: boolean): T | undefined => {
       if (n === null || !mayContain(n.m1, n.m2)) return undefined;
-      if (bounded && cmp(n.v, after as T) <= 0) return go(n.r, true);
-      const fromLeft = go(n.l, bounded);
+      if (lowOpen && cmp(n.v, after as T) <= 0) return go(n.r, true, highOpen);
+      if (highOpen && cmp(n.v, before as T) >= 0) return go(n.l, lowOpen, true);
+      const fromLeft = go(n.l, lowOpen, false);
       if (fromLeft !== undefined) return fromLeft;
-      if (mayContain(p1(n.v), p2(n.v)) && accept(n.v)) return n.v;
-      return go(n.r, false);
+      if (accept(n.v)) return n.v;
+      return go(n.r, false, highOpen);
     };
-    return go(this.root, after !== undefined);
+    return go(this.root, after !== undefined, hasBefore);
   }
 
   /** Minimum of `p1` over elements strictly before `x` (Infinity if none). */

@@ -2,11 +2,17 @@
 // variants. The three share the head-start phase and differ only in which
 // later jobs may jump ahead.
 
-import { reservationTime } from "../core/running.ts";
+import { reservationTime, runningJob } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
-import type { SchedulingContext, ScheduleResult, Scheduler } from "./scheduler.ts";
-import { emptyFcfsQueue, type FcfsQueue } from "./wait_queue.ts";
-import { runningJob } from "../core/running.ts";
+import type { ScheduleResult, Scheduler, SchedulingContext } from "./scheduler.ts";
+import {
+  dequeue,
+  emptySizeClassedQueue,
+  enqueue,
+  type FcfsQueue,
+  firstFitting,
+  type SizeClassedQueue,
+} from "./wait_queue.ts";
 
 /** Which jobs may be started ahead of a head job that does not fit. */
 export type FcfsBackfill = "none" | "easy" | "conservative";
@@ -25,16 +31,16 @@ export type FcfsBackfill = "none" | "easy" | "conservative";
  *   reservation only grows with the node count, that is the reservation of the
  *   smallest job ahead. A job ahead that fits the free nodes blocks the rest.
  */
-export function fcfsScheduler(backfill: FcfsBackfill): Scheduler<FcfsQueue> {
+export function fcfsScheduler(backfill: FcfsBackfill): Scheduler<SizeClassedQueue> {
   return {
     name: backfill === "none" ? "fcfs" : backfill === "easy" ? "fcfs+easy" : "fcfs+conservative",
-    empty: emptyFcfsQueue,
-    insert: (q, job) => q.add(job),
-    size: (q) => q.size,
-    waiting: (q) => q.values(),
+    empty: () => emptySizeClassedQueue(backfill === "easy"),
+    insert: enqueue,
+    size: (q) => q.all.size,
+    waiting: (q) => q.all.values(),
     schedule: (q, ctx) => scheduleFcfs(q, ctx, backfill),
     shadowTime: (q, ctx) => {
-      const head = q.first();
+      const head = q.all.first();
       if (head === undefined) return -1;
       return reservationTime(head.numNodes, ctx.freeNodes, ctx.running, ctx.now);
     },
@@ -42,38 +48,34 @@ export function fcfsScheduler(backfill: FcfsBackfill): Scheduler<FcfsQueue> {
 }
 
 function scheduleFcfs(
-  queue: FcfsQueue,
+  queue: SizeClassedQueue,
   ctx: SchedulingContext,
   backfill: FcfsBackfill,
-): ScheduleResult<FcfsQueue> {
+): ScheduleResult<SizeClassedQueue> {
   const now = ctx.now;
   let free = ctx.freeNodes;
   let running = ctx.running;
   let q = queue;
   const start: JobRecord[] = [];
-  for (let head = q.first(); head !== undefined && head.numNodes <= free; head = q.first()) {
+  for (let head = q.all.first(); head !== undefined && head.numNodes <= free; head = q.all.first()) {
     start.push(head);
     free -= head.numNodes;
     running = running.add(runningJob(head.id, head.numNodes, head.timeLimit, now));
-    q = q.deleteFirst();
+    q = dequeue(q, head);
   }
-  const head = q.first();
+  const head = q.all.first();
   if (head === undefined || backfill === "none" || free <= 0) return { queue: q, start };
 
   if (backfill === "easy") {
     const shadow = reservationTime(head.numNodes, free, running, now);
     let cursor: JobRecord = head;
+    const endsBeforeShadow = (limit: number) => now + limit < shadow;
     while (free > 0) {
-      const f = free;
-      const next = q.findFirst(
-        cursor,
-        (minNodes, minLimit) => minNodes <= f && now + minLimit < shadow,
-        (job) => job.numNodes <= f && now + job.timeLimit < shadow,
-      );
+      const next = firstFitting(q, cursor, free, endsBeforeShadow);
       if (next === undefined) break;
       start.push(next);
       free -= next.numNodes;
-      q = q.delete(next);
+      q = dequeue(q, next);
       cursor = next;
     }
     return { queue: q, start };
@@ -81,16 +83,16 @@ function scheduleFcfs(
 
   let cursor: JobRecord = head;
   const ahead: AheadScan = { upTo: undefined, maxNodes: -Infinity };
+  const anyLimit = () => true;
   while (free > 0) {
-    const f = free;
-    const candidate = q.findFirst(cursor, (minNodes) => minNodes <= f, (job) => job.numNodes <= f);
+    const candidate = firstFitting(q, cursor, free, anyLimit);
     if (candidate === undefined) break;
-    const window = conservativeWindow(q, candidate, free, running, now, ahead);
+    const window = conservativeWindow(q.all, candidate, free, running, now, ahead);
     if (!(now + candidate.timeLimit < window)) break;
     start.push(candidate);
     free -= candidate.numNodes;
     running = running.add(runningJob(candidate.id, candidate.numNodes, candidate.timeLimit, now));
-    q = q.delete(candidate);
+    q = dequeue(q, candidate);
     cursor = candidate;
   }
   return { queue: q, start };

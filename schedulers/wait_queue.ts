@@ -1,6 +1,12 @@
-// The FCFS-ordered wait queue shared by the FCFS, EASY and CONSERVATIVE
-// policies: ordered by submit time then job id, with subtree minima of node
-// count and time limit so candidate searches skip jobs that cannot start.
+// Wait queues in FCFS order (submit time, then job id).
+//
+// `FcfsQueue` is one ordered set with subtree minima of node count and time
+// limit. On a deep queue those two minima prune badly: a subtree almost
+// always holds some small job and some short job, just not the same one, so
+// "first job with nodes <= free and limit < window" ends up visiting most of
+// the queue. `SizeClassedQueue` also files every job under its size class;
+// inside a class whose largest size fits, only the time limit matters, so the
+// per-class minimum prunes exactly and a search costs O(classes + log n).
 
 import { OrderedSet, type OrderSpec } from "../core/_ordered_set.ts";
 import type { JobRecord } from "../core/types.ts";
@@ -17,4 +23,111 @@ export type FcfsQueue = OrderedSet<JobRecord>;
 /** An empty FCFS wait queue. */
 export function emptyFcfsQueue(): FcfsQueue {
   return OrderedSet.empty(FCFS_ORDER);
+}
+
+// Sizes 0..16 have a class each; above that, four classes per power of two.
+const EXACT = 16;
+
+/** The size class of a node count. */
+export function sizeClass(nodes: number): number {
+  if (nodes <= EXACT) return nodes;
+  const e = 31 - Math.clz32(nodes);
+  return EXACT + 1 + (e - 4) * 4 + ((nodes >>> (e - 2)) & 3);
+}
+
+/** The largest node count in a size class. */
+export function classMax(c: number): number {
+  if (c <= EXACT) return c;
+  const k = c - EXACT - 1;
+  const e = 4 + (k >> 2);
+  const m = k & 3;
+  return ((4 + m + 1) << (e - 2)) - 1;
+}
+
+/** An FCFS queue with an optional per-size-class index. Persistent. */
+export interface SizeClassedQueue {
+  /** Every waiting job, FCFS order. */
+  readonly all: FcfsQueue;
+  /** `byClass[c]`: the waiting jobs of size class c, FCFS order (when indexed). */
+  readonly byClass: readonly (FcfsQueue | undefined)[];
+  /** Whether `byClass` is maintained. */
+  readonly indexed: boolean;
+}
+
+const EMPTY_INDEXED: SizeClassedQueue = Object.freeze({
+  all: emptyFcfsQueue(),
+  byClass: Object.freeze([]),
+  indexed: true,
+});
+const EMPTY_PLAIN: SizeClassedQueue = Object.freeze({
+  all: emptyFcfsQueue(),
+  byClass: Object.freeze([]),
+  indexed: false,
+});
+
+/**
+ * An empty queue. The size-class index costs a second tree update per
+ * insert and delete, so it is kept only when `indexed` (EASY needs it).
+ */
+export function emptySizeClassedQueue(indexed = true): SizeClassedQueue {
+  return indexed ? EMPTY_INDEXED : EMPTY_PLAIN;
+}
+
+function withClass(q: SizeClassedQueue, c: number, set: FcfsQueue | undefined): readonly (FcfsQueue | undefined)[] {
+  const next = q.byClass.slice();
+  while (next.length <= c) next.push(undefined);
+  next[c] = set !== undefined && set.size > 0 ? set : undefined;
+  return next;
+}
+
+/** The queue with `job` added. */
+export function enqueue(q: SizeClassedQueue, job: JobRecord): SizeClassedQueue {
+  if (!q.indexed) return { all: q.all.add(job), byClass: q.byClass, indexed: false };
+  const c = sizeClass(job.numNodes);
+  const cls = q.byClass[c] ?? emptyFcfsQueue();
+  return { all: q.all.add(job), byClass: withClass(q, c, cls.add(job)), indexed: true };
+}
+
+/** The queue without `job`. */
+export function dequeue(q: SizeClassedQueue, job: JobRecord): SizeClassedQueue {
+  if (!q.indexed) return { all: q.all.delete(job), byClass: q.byClass, indexed: false };
+  const c = sizeClass(job.numNodes);
+  const cls = q.byClass[c];
+  return { all: q.all.delete(job), byClass: withClass(q, c, cls?.delete(job)), indexed: true };
+}
+
+/**
+ * The first job in FCFS order strictly after `after` with
+ * `numNodes <= free` and `fits(timeLimit)`; `limitMayFit(minLimit)` must be
+ * true whenever some limit >= minLimit could fit (it prunes by the minimum).
+ */
+export function firstFitting(
+  q: SizeClassedQueue,
+  after: JobRecord | undefined,
+  free: number,
+  limitMayFit: (minLimit: number) => boolean,
+): JobRecord | undefined {
+  if (!q.indexed) {
+    return q.all.findFirst(
+      after,
+      (minNodes, minLimit) => minNodes <= free && limitMayFit(minLimit),
+      (j) => j.numNodes <= free && limitMayFit(j.timeLimit),
+    );
+  }
+  let best: JobRecord | undefined;
+  const top = Math.min(sizeClass(free), q.byClass.length - 1);
+  for (let c = 0; c <= top; c++) {
+    const cls = q.byClass[c];
+    if (cls === undefined || !limitMayFit(cls.min2)) continue;
+    const found = classMax(c) <= free
+      ? cls.findFirst(after, (_n, minLimit) => limitMayFit(minLimit), (j) => limitMayFit(j.timeLimit), best)
+      : cls.findFirst(
+        after,
+        (minNodes, minLimit) => minNodes <= free && limitMayFit(minLimit),
+        (j) => j.numNodes <= free && limitMayFit(j.timeLimit),
+        best,
+      );
+    if (found !== undefined) best = found;
+  }
+  return best;
 }
