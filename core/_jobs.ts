@@ -16,16 +16,26 @@ export interface AppendLimits {
 function checkSpec(spec: JobSpec, index: number): void {
   const where = `job ${index}`;
   if (!Number.isFinite(spec.submitTime)) {
-    throw new EvtsimError("input", `${where}: submit time must be a finite number, got ${spec.submitTime}`);
+    throw new EvtsimError(
+      "input",
+      `${where}: submit time must be a finite number, got ${spec.submitTime}`,
+    );
   }
   if (!Number.isInteger(spec.numNodes) || spec.numNodes < 0) {
-    throw new EvtsimError("input", `${where}: node count must be a non-negative integer, got ${spec.numNodes}`);
+    throw new EvtsimError(
+      "input",
+      `${where}: node count must be a non-negative integer, got ${spec.numNodes}`,
+    );
   }
   if (!Number.isFinite(spec.timeLimit) || spec.timeLimit < 0) {
-    throw new EvtsimError("input", `${where}: time limit must be a non-negative number, got ${spec.timeLimit}`);
+    throw new EvtsimError(
+      "input",
+      `${where}: time limit must be a non-negative number, got ${spec.timeLimit}`,
+    );
   }
   if (
-    spec.actualRunTime !== undefined && (!Number.isFinite(spec.actualRunTime) || spec.actualRunTime < 0)
+    spec.actualRunTime !== undefined &&
+    (!Number.isFinite(spec.actualRunTime) || spec.actualRunTime < 0)
   ) {
     throw new EvtsimError(
       "input",
@@ -89,15 +99,17 @@ export function appendJobs(
       if (i > 0 && specs[i].submitTime < specs[i - 1].submitTime) {
         throw new EvtsimError(
           "input",
-          `job ${w.nextJobId + i}: batch is not sorted by submit time (${specs[i].submitTime} after ${
-            specs[i - 1].submitTime
-          })`,
+          `job ${w.nextJobId + i}: batch is not sorted by submit time (${
+            specs[i].submitTime
+          } after ${specs[i - 1].submitTime})`,
         );
       }
       if (specs[i].submitTime < w.time) {
         throw new EvtsimError(
           "time",
-          `job ${w.nextJobId + i}: submit time ${specs[i].submitTime} is before the clock ${w.time}`,
+          `job ${w.nextJobId + i}: submit time ${
+            specs[i].submitTime
+          } is before the clock ${w.time}`,
         );
       }
     }
@@ -129,7 +141,11 @@ export function appendJobs(
     }),
   };
   w.stats = { ...w.stats, jobsCreated: w.stats.jobsCreated + specs.length };
-  if (submit) for (const r of created) submitRecord(w, r);
+  if (submit) {
+    const accepted: JobRecord[] = [];
+    for (const r of created) submitRecord(w, r, accepted);
+    w.arrivals = w.arrivals.addAll(accepted);
+  }
   return ids;
 }
 
@@ -180,10 +196,16 @@ export function submitJob(w: Working, id: number, submitTime: number): void {
   }
   if (!rec.unsubmitted) throw new EvtsimError("state", `job ${id} has already been submitted`);
   if (!Number.isFinite(submitTime)) {
-    throw new EvtsimError("time", `job ${id}: submit time must be a finite number, got ${submitTime}`);
+    throw new EvtsimError(
+      "time",
+      `job ${id}: submit time must be a finite number, got ${submitTime}`,
+    );
   }
   if (submitTime < w.time) {
-    throw new EvtsimError("time", `job ${id}: submit time ${submitTime} is before the clock ${w.time}`);
+    throw new EvtsimError(
+      "time",
+      `job ${id}: submit time ${submitTime} is before the clock ${w.time}`,
+    );
   }
   const { unsubmitted: _, ...rest } = rec;
   const submitted: JobRecord = { ...rest, submitTime };
@@ -191,7 +213,9 @@ export function submitJob(w: Working, id: number, submitTime: number): void {
   submitRecord(w, submitted);
 }
 
-function submitRecord(w: Working, rec: JobRecord): void {
+// Submits one record; accepted ones go to `batch` when given (added to the
+// arrival queue in one go by the caller), else straight into the queue.
+function submitRecord(w: Working, rec: JobRecord, batch?: JobRecord[]): void {
   if (rec.numNodes > w.config.totalNodes) {
     const rejected = { ...rec, rejected: true };
     w.store = { ...w.store, records: w.store.records.set(rec.id - w.store.firstId, rejected) };
@@ -204,5 +228,6 @@ function submitRecord(w: Working, rec: JobRecord): void {
     });
     return;
   }
-  w.arrivals = w.arrivals.add(rec);
+  if (batch !== undefined) batch.push(rec);
+  else w.arrivals = w.arrivals.add(rec);
 }

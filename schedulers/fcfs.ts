@@ -4,7 +4,7 @@
 
 import { reservationTime, runningJob } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
-import type { ScheduleResult, Scheduler, SchedulingContext } from "./scheduler.ts";
+import type { Scheduler, ScheduleResult, SchedulingContext } from "./scheduler.ts";
 import {
   dequeue,
   emptySizeClassedQueue,
@@ -57,7 +57,11 @@ function scheduleFcfs(
   let running = ctx.running;
   let q = queue;
   const start: JobRecord[] = [];
-  for (let head = q.all.first(); head !== undefined && head.numNodes <= free; head = q.all.first()) {
+  for (
+    let head = q.all.first();
+    head !== undefined && head.numNodes <= free;
+    head = q.all.first()
+  ) {
     start.push(head);
     free -= head.numNodes;
     running = running.add(runningJob(head.id, head.numNodes, head.timeLimit, now));

@@ -5,7 +5,7 @@ import { fcfsScheduler } from "./fcfs.ts";
 import type { Scheduler } from "./scheduler.ts";
 import { limitOrderedScheduler } from "./sjf.ts";
 
-export type { ScheduleResult, Scheduler, SchedulingContext } from "./scheduler.ts";
+export type { Scheduler, ScheduleResult, SchedulingContext } from "./scheduler.ts";
 export { fcfsScheduler } from "./fcfs.ts";
 export { limitOrderedScheduler } from "./sjf.ts";
 

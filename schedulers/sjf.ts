@@ -5,7 +5,7 @@
 import { OrderedSet, type OrderSpec } from "../core/_ordered_set.ts";
 import { reservationTime } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
-import type { SchedulingContext, ScheduleResult, Scheduler } from "./scheduler.ts";
+import type { Scheduler, ScheduleResult, SchedulingContext } from "./scheduler.ts";
 import { emptyFcfsQueue, type FcfsQueue } from "./wait_queue.ts";
 
 /** The SJF/LJF wait queue: one FCFS index for the head, one by limit. */
@@ -86,7 +86,9 @@ function scheduleOne(
   const window = shadow - ctx.now;
   const pick = q.byLimit.findFirst(
     undefined,
-    longestFirst ? (minNodes) => minNodes <= free : (minNodes, minLimit) => minNodes <= free && minLimit <= window,
+    longestFirst
+      ? (minNodes) => minNodes <= free
+      : (minNodes, minLimit) => minNodes <= free && minLimit <= window,
     (job) => job.numNodes <= free && job.timeLimit <= window,
   );
   if (pick === undefined) return { queue: q, start: [] };

@@ -73,7 +73,11 @@ export function emptySizeClassedQueue(indexed = true): SizeClassedQueue {
   return indexed ? EMPTY_INDEXED : EMPTY_PLAIN;
 }
 
-function withClass(q: SizeClassedQueue, c: number, set: FcfsQueue | undefined): readonly (FcfsQueue | undefined)[] {
+function withClass(
+  q: SizeClassedQueue,
+  c: number,
+  set: FcfsQueue | undefined,
+): readonly (FcfsQueue | undefined)[] {
   const next = q.byClass.slice();
   while (next.length <= c) next.push(undefined);
   next[c] = set !== undefined && set.size > 0 ? set : undefined;
@@ -120,7 +124,12 @@ export function firstFitting(
     const cls = q.byClass[c];
     if (cls === undefined || !limitMayFit(cls.min2)) continue;
     const found = classMax(c) <= free
-      ? cls.findFirst(after, (_n, minLimit) => limitMayFit(minLimit), (j) => limitMayFit(j.timeLimit), best)
+      ? cls.findFirst(
+        after,
+        (_n, minLimit) => limitMayFit(minLimit),
+        (j) => limitMayFit(j.timeLimit),
+        best,
+      )
       : cls.findFirst(
         after,
         (minNodes, minLimit) => minNodes <= free && limitMayFit(minLimit),

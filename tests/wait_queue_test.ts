@@ -42,7 +42,9 @@ function job(id: number, submitTime: number, numNodes: number, timeLimit: number
 Deno.test("firstFitting equals a scan, indexed or not, after inserts and deletes", () => {
   fc.assert(
     fc.property(
-      fc.array(fc.tuple(fc.nat(50), fc.integer({ min: 0, max: 300 }), fc.nat(100)), { maxLength: 80 }),
+      fc.array(fc.tuple(fc.nat(50), fc.integer({ min: 0, max: 300 }), fc.nat(100)), {
+        maxLength: 80,
+      }),
       fc.array(fc.nat(79), { maxLength: 20 }),
       fc.integer({ min: 0, max: 300 }),
       fc.nat(120),
@@ -60,9 +62,13 @@ Deno.test("firstFitting equals a scan, indexed or not, after inserts and deletes
             }
           }
           const order = q.all.toArray();
-          const cursor = cursorIndex !== null && cursorIndex < order.length ? order[cursorIndex] : undefined;
+          const cursor = cursorIndex !== null && cursorIndex < order.length
+            ? order[cursorIndex]
+            : undefined;
           const start = cursor === undefined ? 0 : order.indexOf(cursor) + 1;
-          const expected = order.slice(start).find((j) => j.numNodes <= free && j.timeLimit < window);
+          const expected = order.slice(start).find((j) =>
+            j.numNodes <= free && j.timeLimit < window
+          );
           const got = firstFitting(q, cursor, free, (limit) => limit < window);
           assertEquals(got?.id, expected?.id);
         }

@@ -1,0 +1,120 @@
+// The persistent ordered set against a sorted-array model, and its
+// persistence: an old version is unchanged by updates to a new one.
+
+import fc from "fast-check";
+import { OrderedSet, type OrderSpec, type TreeNode } from "../core/_ordered_set.ts";
+import { assert, assertEquals } from "./_assert.ts";
+
+interface Item {
+  readonly k: number;
+  readonly a: number;
+  readonly b: number;
+}
+
+const SPEC: OrderSpec<Item> = { compare: (x, y) => x.k - y.k, p1: (x) => x.a, p2: (x) => x.b };
+
+type Op =
+  | { op: "add"; item: Item }
+  | { op: "addAll"; items: Item[] }
+  | { op: "delete"; k: number }
+  | { op: "deleteFirst" };
+
+const item = fc.record({ k: fc.integer({ min: 0, max: 200 }), a: fc.nat(50), b: fc.nat(50) });
+const ops = fc.array(
+  fc.oneof(
+    fc.record({ op: fc.constant("add" as const), item }),
+    fc.record({ op: fc.constant("addAll" as const), items: fc.array(item, { maxLength: 30 }) }),
+    fc.record({ op: fc.constant("delete" as const), k: fc.integer({ min: 0, max: 200 }) }),
+    fc.record({ op: fc.constant("deleteFirst" as const) }),
+  ),
+  { maxLength: 60 },
+);
+
+function applyModel(model: Item[], o: Op): Item[] {
+  const put = (m: Item[], x: Item) =>
+    [...m.filter((y) => y.k !== x.k), x].sort((p, q) => p.k - q.k);
+  switch (o.op) {
+    case "add":
+      return put(model, o.item);
+    case "addAll":
+      return o.items.reduce(put, model);
+    case "delete":
+      return model.filter((y) => y.k !== o.k);
+    case "deleteFirst":
+      return model.slice(1);
+  }
+}
+
+function applySet(s: OrderedSet<Item>, o: Op): OrderedSet<Item> {
+  switch (o.op) {
+    case "add":
+      return s.add(o.item);
+    case "addAll":
+      return s.addAll(o.items);
+    case "delete":
+      return s.delete({ k: o.k, a: 0, b: 0 });
+    case "deleteFirst":
+      return s.deleteFirst();
+  }
+}
+
+function checkShape(n: TreeNode<Item> | null): number {
+  if (n === null) return 0;
+  const l = checkShape(n.l);
+  const r = checkShape(n.r);
+  assertEquals(n.s, l + r + 1);
+  if (l + r >= 2) assert(l <= 3 * r && r <= 3 * l, `unbalanced node: ${l} vs ${r}`);
+  const m1 = Math.min(n.v.a, n.l?.m1 ?? Infinity, n.r?.m1 ?? Infinity);
+  const m2 = Math.min(n.v.b, n.l?.m2 ?? Infinity, n.r?.m2 ?? Infinity);
+  assertEquals([n.m1, n.m2], [m1, m2]);
+  return n.s;
+}
+
+Deno.test("ordered set matches a sorted array under random updates and queries", () => {
+  fc.assert(
+    fc.property(
+      ops,
+      fc.nat(50),
+      fc.nat(50),
+      fc.integer({ min: 0, max: 200 }),
+      fc.integer({ min: 0, max: 201 }),
+      (
+        list,
+        maxA,
+        maxB,
+        afterK,
+        beforeK,
+      ) => {
+        let s = OrderedSet.empty(SPEC);
+        let model: Item[] = [];
+        const versions: [OrderedSet<Item>, Item[]][] = [];
+        for (const o of list) {
+          s = applySet(s, o);
+          model = applyModel(model, o);
+          versions.push([s, model]);
+          checkShape(s.root);
+        }
+        for (const [v, m] of versions) assertEquals(v.toArray(), m);
+        assertEquals(s.size, model.length);
+        assertEquals(s.first(), model[0]);
+        const after = { k: afterK, a: 0, b: 0 };
+        const before = { k: beforeK, a: 0, b: 0 };
+        const expected = model.find((x) =>
+          x.k > afterK && x.k < beforeK && x.a <= maxA && x.b <= maxB
+        );
+        const got = s.findFirst(
+          after,
+          (m1, m2) => m1 <= maxA && m2 <= maxB,
+          (x) => x.a <= maxA && x.b <= maxB,
+          before,
+        );
+        assertEquals(got, expected);
+        const below = model.filter((x) => x.k < afterK).map((x) => x.a);
+        assertEquals(s.min1Before(after), below.length ? Math.min(...below) : Infinity);
+        assertEquals([...s.values(after)], model.filter((x) => x.k >= afterK));
+        assertEquals(s.has(after), model.some((x) => x.k === afterK));
+      },
+    ),
+    { seed: 42, numRuns: 300 },
+  );
+});
