@@ -14,7 +14,7 @@ import { EvtsimError } from "./errors.ts";
 import type { RngState } from "./rng.ts";
 import { runningJob, type RunningSet } from "./running.ts";
 import type { JobStore, ResourceEvent, RowStack, SimState } from "./state.ts";
-import { recordCompletion, type StatisticsAccumulator } from "./statistics.ts";
+import { addCompletion, type MutableStatistics } from "./statistics.ts";
 import type { JobRecord, JobRow, Notice, ResourceRow, StepRows, SubmissionRow } from "./types.ts";
 import type { Scheduler } from "../schedulers/scheduler.ts";
 
@@ -37,7 +37,8 @@ export class Working {
   sampled: boolean;
   resourceBuffer: RowStack | null;
   resourceBufferLength: number;
-  stats: StatisticsAccumulator;
+  /** This step's own copy of the accumulator, updated in place. */
+  stats: MutableStatistics;
   readonly replay: boolean;
   finished: boolean;
 
@@ -65,7 +66,7 @@ export class Working {
     this.sampled = s.sampled;
     this.resourceBuffer = s.resourceBuffer;
     this.resourceBufferLength = s.resourceBufferLength;
-    this.stats = s.stats;
+    this.stats = { ...s.stats };
     this.replay = s.replay;
     this.finished = s.finished;
     this.overallocationReported = s.overallocationReported;
@@ -90,7 +91,7 @@ export class Working {
       sampled: this.sampled,
       resourceBuffer: this.resourceBuffer,
       resourceBufferLength: this.resourceBufferLength,
-      stats: this.stats,
+      stats: Object.freeze({ ...this.stats }),
       replay: this.replay,
       finished: this.finished,
       overallocationReported: this.overallocationReported,
@@ -175,12 +176,9 @@ export class Working {
   private sampleQueue(): void {
     const n = this.scheduler.size(this.queue);
     const s = this.stats;
-    this.stats = {
-      ...s,
-      queueSamples: s.queueSamples + 1,
-      queueSampleSum: s.queueSampleSum + n,
-      queueSampleMax: n > s.queueSampleMax ? n : s.queueSampleMax,
-    };
+    s.queueSamples++;
+    s.queueSampleSum += n;
+    if (n > s.queueSampleMax) s.queueSampleMax = n;
   }
 
   private applyCapacityChanges(now: number): boolean {
@@ -237,7 +235,7 @@ export class Working {
       beginTime: now,
       timeLimit: job.timeLimit,
     });
-    this.stats = { ...this.stats, jobsStarted: this.stats.jobsStarted + 1 };
+    this.stats.jobsStarted++;
     this.allocate(job.numNodes, now);
   }
 
@@ -282,7 +280,7 @@ export class Working {
       completedSinceFlush: this.store.completedSinceFlush + 1,
     };
     if (!rec.hidden) {
-      this.stats = recordCompletion(this.stats, rec.submitTime, e.beginTime, e.time, rec.numNodes);
+      addCompletion(this.stats, rec.submitTime, e.beginTime, e.time, rec.numNodes);
     }
     if (this.store.completedSinceFlush >= this.flushInterval()) this.reclaimFront();
   }

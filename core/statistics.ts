@@ -8,13 +8,19 @@ export const BOUNDED_SLOWDOWN_THRESHOLD = 10;
 export interface StatisticsAccumulator {
   /** Jobs created (loaded or appended), rejected ones included. */
   readonly jobsCreated: number;
+  /** Jobs rejected at submission (larger than the machine). */
   readonly jobsRejected: number;
   /** Jobs that started (DR_EVT's "Jobs submitted"). */
   readonly jobsStarted: number;
+  /** Jobs whose end event has been processed. */
   readonly jobsCompleted: number;
+  /** Σ (begin − submit) over completed jobs. */
   readonly sumWait: number;
+  /** Largest begin − submit over completed jobs. */
   readonly maxWait: number;
+  /** Σ (end − submit) over completed jobs. */
   readonly sumTurnaround: number;
+  /** Σ bounded slowdown over completed jobs. */
   readonly sumBoundedSlowdown: number;
   /** Σ nodes × (end − begin) over completed jobs. */
   readonly nodeSeconds: number;
@@ -22,8 +28,11 @@ export interface StatisticsAccumulator {
   readonly firstSubmit: number;
   /** Latest end time among completed jobs (−Infinity if none). */
   readonly lastEnd: number;
+  /** Queue-length samples taken (one per scheduling pass). */
   readonly queueSamples: number;
+  /** Σ of the sampled queue lengths. */
   readonly queueSampleSum: number;
+  /** Largest sampled queue length. */
   readonly queueSampleMax: number;
 }
 
@@ -55,14 +64,21 @@ export interface Statistics {
   readonly jobsRejected: number;
   /** Jobs that have started (DR_EVT prints this as "Jobs submitted"). */
   readonly jobsStarted: number;
+  /** Jobs that have finished. */
   readonly jobsCompleted: number;
+  /** Jobs running now. */
   readonly jobsRunning: number;
+  /** Submitted jobs not started yet: waiting in the queue or not yet arrived. */
   readonly jobsWaiting: number;
+  /** The simulation clock. */
   readonly currentTime: number;
+  /** Nodes in the machine. */
   readonly totalNodes: number;
+  /** Nodes allocated now. */
   readonly nodesInUse: number;
   /** Mean of begin − submit over completed jobs (0 when none). */
   readonly averageWait: number;
+  /** Largest begin − submit over completed jobs. */
   readonly maxWait: number;
   /** Mean of end − submit over completed jobs. */
   readonly averageTurnaround: number;
@@ -74,33 +90,39 @@ export interface Statistics {
   readonly utilization: number;
   /** Mean eligible-queue length, sampled once per scheduling pass (not time-weighted). */
   readonly averageQueueLength: number;
+  /** Largest sampled eligible-queue length. */
   readonly peakQueueLength: number;
+  /** Number of queue-length samples taken. */
   readonly queueSamples: number;
 }
 
-/** Adds one completed job to the accumulator. */
-export function recordCompletion(
-  s: StatisticsAccumulator,
+/** A statistics accumulator that one step may update in place. */
+export type MutableStatistics = {
+  -readonly [K in keyof StatisticsAccumulator]: StatisticsAccumulator[K];
+};
+
+/**
+ * Adds one completed job to `s`, in place. Only for a step's own scratch
+ * copy: the accumulator inside a state is never mutated.
+ */
+export function addCompletion(
+  s: MutableStatistics,
   submit: number,
   begin: number,
   end: number,
   nodes: number,
-): StatisticsAccumulator {
+): void {
   const wait = begin - submit;
   const turnaround = end - submit;
   const run = end - begin;
-  return {
-    ...s,
-    jobsCompleted: s.jobsCompleted + 1,
-    sumWait: s.sumWait + wait,
-    maxWait: wait > s.maxWait ? wait : s.maxWait,
-    sumTurnaround: s.sumTurnaround + turnaround,
-    sumBoundedSlowdown: s.sumBoundedSlowdown +
-      Math.max(1, turnaround / Math.max(run, BOUNDED_SLOWDOWN_THRESHOLD)),
-    nodeSeconds: s.nodeSeconds + nodes * run,
-    firstSubmit: submit < s.firstSubmit ? submit : s.firstSubmit,
-    lastEnd: end > s.lastEnd ? end : s.lastEnd,
-  };
+  s.jobsCompleted++;
+  s.sumWait += wait;
+  if (wait > s.maxWait) s.maxWait = wait;
+  s.sumTurnaround += turnaround;
+  s.sumBoundedSlowdown += Math.max(1, turnaround / Math.max(run, BOUNDED_SLOWDOWN_THRESHOLD));
+  s.nodeSeconds += nodes * run;
+  if (submit < s.firstSubmit) s.firstSubmit = submit;
+  if (end > s.lastEnd) s.lastEnd = end;
 }
 
 /** Derives the reported figures from the accumulator and live counts. */
