@@ -19,7 +19,8 @@
  * }).state;
  * s = step(s, { kind: "runToCompletion" }).state;
  * const { rows } = step(s, { kind: "finish" });
- * console.assert(rows.jobs[2].beginTime === 20); // backfilled ahead of job 1
+ * // Job 2 is backfilled ahead of job 1: it fits the 30 free nodes and ends before 200.
+ * if (rows.jobs[2].beginTime !== 20) throw new Error("job 2 should be backfilled at 20");
  * ```
  *
  * @module
@@ -40,6 +41,7 @@ export type {
   RunTimeMode,
   SimulationConfig,
   StepRows,
+  SubmissionRow,
 } from "./core/types.ts";
 export { type ErrorKind, type ErrorLocation, EvtsimError } from "./core/errors.ts";
 export { initialState, type SimState } from "./core/state.ts";
@@ -71,6 +73,16 @@ export {
   type SimulationOutput,
   type SimulationSinks,
 } from "./api/simulation.ts";
+// The types a state's fields refer to, and the interface a scheduling policy
+// implements: public so that code reading a `SimState` or writing a scheduler
+// against `Scheduler<Q>` can name them.
+export type { JobStore, ResourceEvent, RowStack } from "./core/state.ts";
+export type { ResolvedConfig } from "./core/config.ts";
+export type { RngState } from "./core/rng.ts";
+export type { StatisticsAccumulator } from "./core/statistics.ts";
+export type { RunningJob, RunningSet } from "./core/running.ts";
+export type { OrderedSet, OrderSpec, TreeNode } from "./core/_ordered_set.ts";
+export type { Scheduler, ScheduleResult, SchedulingContext } from "./schedulers/scheduler.ts";
 export {
   checkMemoryPressureFraction,
   ESTIMATED_BYTES_PER_JOB_RECORD,

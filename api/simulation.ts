@@ -86,10 +86,11 @@ export interface FinishOptions {
  *   { submitTime: 10, numNodes: 45, timeLimit: 300 },
  * ]);
  * sim.advanceTo(15);
- * console.assert(sim.nodesInUse === 70 && sim.activeJobCount === 1);
+ * if (sim.nodesInUse !== 70 || sim.activeJobCount !== 1) throw new Error("job 1 should wait");
  * sim.appendJob({ submitTime: 20, numNodes: 20, timeLimit: 50 });
  * const out = sim.finish();
- * console.assert(out.jobs[2].beginTime === 20); // backfilled ahead of job 1
+ * // Job 2 is backfilled ahead of job 1: it fits the 30 free nodes and ends before 200.
+ * if (out.jobs[2].beginTime !== 20) throw new Error("job 2 should be backfilled at 20");
  * ```
  */
 export class Simulation {

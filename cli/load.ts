@@ -107,6 +107,8 @@ export async function readInfileList(listPath: string): Promise<string[]> {
     if (line === "" || line.startsWith("#")) continue;
     paths.push(line.startsWith("/") ? line : dir + line);
   }
-  if (paths.length === 0) throw new EvtsimError("input", "lists no trace files", { file: listPath });
+  if (paths.length === 0) {
+    throw new EvtsimError("input", "lists no trace files", { file: listPath });
+  }
   return paths;
 }

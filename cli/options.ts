@@ -26,12 +26,44 @@ interface OptionSpec {
 
 /** Every option `simulate` accepts. */
 export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
-  { name: "infile", short: "i", kind: "string", help: "input trace (or give it as the positional argument)" },
-  { name: "infile_list", short: "L", kind: "string", help: "file listing trace files (one per line) to load progressively" },
-  { name: "outfile", short: "o", kind: "string", help: "schedule CSV (default <input stem>_sim.csv)" },
-  { name: "resource_trace", short: "R", kind: "string", help: "resource CSV (default <outfile stem>_resources.csv)" },
-  { name: "total_nodes", short: "n", kind: "int", min: 1, help: "nodes in the machine (default 795; SWF: the log's MaxProcs/MaxNodes)" },
-  { name: "backfill_policy", short: "b", kind: "enum", values: ["easy", "conservative", "none"], help: "backfilling (default easy)" },
+  {
+    name: "infile",
+    short: "i",
+    kind: "string",
+    help: "input trace (or give it as the positional argument)",
+  },
+  {
+    name: "infile_list",
+    short: "L",
+    kind: "string",
+    help: "file listing trace files (one per line) to load progressively",
+  },
+  {
+    name: "outfile",
+    short: "o",
+    kind: "string",
+    help: "schedule CSV (default <input stem>_sim.csv)",
+  },
+  {
+    name: "resource_trace",
+    short: "R",
+    kind: "string",
+    help: "resource CSV (default <outfile stem>_resources.csv)",
+  },
+  {
+    name: "total_nodes",
+    short: "n",
+    kind: "int",
+    min: 1,
+    help: "nodes in the machine (default 795; SWF: the log's MaxProcs/MaxNodes)",
+  },
+  {
+    name: "backfill_policy",
+    short: "b",
+    kind: "enum",
+    values: ["easy", "conservative", "none"],
+    help: "backfilling (default easy)",
+  },
   {
     name: "priority_policy",
     short: "p",
@@ -61,8 +93,21 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     aliases: ["duration_distribution"],
     help: "distribution for --run_time_mode distribution (default normal)",
   },
-  { name: "run_time_scale", short: "S", kind: "number", aliases: ["duration_scale"], help: "distribution scale f > 0 (default 1)" },
-  { name: "run_time_stddev", short: "V", kind: "number", min: 0, aliases: ["duration_stddev"], help: "distribution spread s >= 0 (default 0)" },
+  {
+    name: "run_time_scale",
+    short: "S",
+    kind: "number",
+    aliases: ["duration_scale"],
+    help: "distribution scale f > 0 (default 1)",
+  },
+  {
+    name: "run_time_stddev",
+    short: "V",
+    kind: "number",
+    min: 0,
+    aliases: ["duration_stddev"],
+    help: "distribution spread s >= 0 (default 0)",
+  },
   { name: "seed", short: "s", kind: "int", help: "seed of the run-time generator (default 0)" },
   {
     name: "trace_format",
@@ -71,30 +116,151 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     values: ["simple", "lassen", "swf"],
     help: "input format (default simple; swf for .swf/.swf.gz files)",
   },
-  { name: "timestamp_format", short: "T", kind: "enum", values: ["epoch", "iso"], compatOnly: true, help: "accepted for compatibility; input timestamps are detected per value, output is numeric" },
-  { name: "timezone", short: "z", kind: "string", help: "zone for calendar timestamps without an offset (default America/Los_Angeles)" },
+  {
+    name: "timestamp_format",
+    short: "T",
+    kind: "enum",
+    values: ["epoch", "iso"],
+    compatOnly: true,
+    help: "accepted for compatibility; input timestamps are detected per value, output is numeric",
+  },
+  {
+    name: "timezone",
+    short: "z",
+    kind: "string",
+    help: "zone for calendar timestamps without an offset (default America/Los_Angeles)",
+  },
   { name: "msec_output", short: "M", kind: "flag", help: "write times with three decimals" },
-  { name: "max_jobs", short: "j", kind: "int", min: 0, help: "read at most N data lines (0 = all)" },
-  { name: "max_time", short: "t", kind: "number", help: "stop after processing events at this time; unfinished jobs are not written" },
-  { name: "sim_start_time", kind: "string", help: "warm start time for replay input (epoch or calendar)" },
-  { name: "capacity_schedule", kind: "string", help: "CSV time,capacity: usable node count over time" },
-  { name: "overrun", kind: "enum", values: ["kill", "run", "inflate"], help: "jobs whose run time exceeds the limit: end at the limit, run in full, or raise the limit (default: run for CSV, kill for SWF)" },
-  { name: "swf_unit", kind: "enum", values: ["procs", "nodes"], help: "SWF job size unit: processors as nodes, or nodes via --procs_per_node (default procs)" },
-  { name: "procs_per_node", kind: "int", min: 1, help: "processors per node for --swf_unit nodes (default 1)" },
-  { name: "swf_replay_wait", kind: "flag", help: "replay an SWF log with its recorded waits instead of simulating it" },
-  { name: "submission_stats", kind: "string", help: "replay: CSV of nodes busy when each job was submitted" },
-  { name: "job_store_capacity", short: "K", kind: "int", min: 0, help: "job records held in memory (0 = unbounded)" },
-  { name: "job_store_overflow", short: "W", kind: "enum", values: ["abort", "grow"], help: "when the store is full after reclaiming (default grow)" },
-  { name: "job_flush_interval", kind: "int", min: 0, help: "write and reclaim finished records every N completions (0 = when full)" },
-  { name: "resource_history_capacity", short: "H", kind: "int", min: 0, help: "resource rows buffered before writing (0 = 4096)" },
-  { name: "check_memory_pressure", short: "m", kind: "number", help: "0 < F <= 1: refuse to grow the job store beyond F x available memory" },
-  { name: "queue_impl", short: "q", kind: "enum", values: ["circular", "deque", "multimap", "block"], compatOnly: true, help: "accepted for compatibility: every DR_EVT queue gives the same schedule" },
-  { name: "block_size", short: "Q", kind: "int", compatOnly: true, help: "accepted for compatibility" },
-  { name: "wait_queue_capacity", short: "A", kind: "int", compatOnly: true, aliases: ["circular_capacity"], help: "accepted for compatibility" },
-  { name: "wait_queue_overflow", short: "G", kind: "enum", values: ["abort", "grow"], compatOnly: true, aliases: ["circular_overflow"], help: "accepted for compatibility" },
+  {
+    name: "max_jobs",
+    short: "j",
+    kind: "int",
+    min: 0,
+    help: "read at most N data lines (0 = all)",
+  },
+  {
+    name: "max_time",
+    short: "t",
+    kind: "number",
+    help: "stop after processing events at this time; unfinished jobs are not written",
+  },
+  {
+    name: "sim_start_time",
+    kind: "string",
+    help: "warm start time for replay input (epoch or calendar)",
+  },
+  {
+    name: "capacity_schedule",
+    kind: "string",
+    help: "CSV time,capacity: usable node count over time",
+  },
+  {
+    name: "overrun",
+    kind: "enum",
+    values: ["kill", "run", "inflate"],
+    help:
+      "jobs whose run time exceeds the limit: end at the limit, run in full, or raise the limit (default: run for CSV, kill for SWF)",
+  },
+  {
+    name: "swf_unit",
+    kind: "enum",
+    values: ["procs", "nodes"],
+    help: "SWF job size unit: processors as nodes, or nodes via --procs_per_node (default procs)",
+  },
+  {
+    name: "procs_per_node",
+    kind: "int",
+    min: 1,
+    help: "processors per node for --swf_unit nodes (default 1)",
+  },
+  {
+    name: "swf_replay_wait",
+    kind: "flag",
+    help: "replay an SWF log with its recorded waits instead of simulating it",
+  },
+  {
+    name: "submission_stats",
+    kind: "string",
+    help: "replay: CSV of nodes busy when each job was submitted",
+  },
+  {
+    name: "job_store_capacity",
+    short: "K",
+    kind: "int",
+    min: 0,
+    help: "job records held in memory (0 = unbounded)",
+  },
+  {
+    name: "job_store_overflow",
+    short: "W",
+    kind: "enum",
+    values: ["abort", "grow"],
+    help: "when the store is full after reclaiming (default grow)",
+  },
+  {
+    name: "job_flush_interval",
+    kind: "int",
+    min: 0,
+    help: "write and reclaim finished records every N completions (0 = when full)",
+  },
+  {
+    name: "resource_history_capacity",
+    short: "H",
+    kind: "int",
+    min: 0,
+    help: "resource rows buffered before writing (0 = 4096)",
+  },
+  {
+    name: "check_memory_pressure",
+    short: "m",
+    kind: "number",
+    help: "0 < F <= 1: refuse to grow the job store beyond F x available memory",
+  },
+  {
+    name: "queue_impl",
+    short: "q",
+    kind: "enum",
+    values: ["circular", "deque", "multimap", "block"],
+    compatOnly: true,
+    help: "accepted for compatibility: every DR_EVT queue gives the same schedule",
+  },
+  {
+    name: "block_size",
+    short: "Q",
+    kind: "int",
+    compatOnly: true,
+    help: "accepted for compatibility",
+  },
+  {
+    name: "wait_queue_capacity",
+    short: "A",
+    kind: "int",
+    compatOnly: true,
+    aliases: ["circular_capacity"],
+    help: "accepted for compatibility",
+  },
+  {
+    name: "wait_queue_overflow",
+    short: "G",
+    kind: "enum",
+    values: ["abort", "grow"],
+    compatOnly: true,
+    aliases: ["circular_overflow"],
+    help: "accepted for compatibility",
+  },
   { name: "num_max_candidates", kind: "int", compatOnly: true, help: "accepted for compatibility" },
-  { name: "trace_type", kind: "enum", values: ["standard"], compatOnly: true, help: "only standard traces are supported" },
-  { name: "progress", kind: "flag", help: "show progress on stderr even when it is not a terminal" },
+  {
+    name: "trace_type",
+    kind: "enum",
+    values: ["standard"],
+    compatOnly: true,
+    help: "only standard traces are supported",
+  },
+  {
+    name: "progress",
+    kind: "flag",
+    help: "show progress on stderr even when it is not a terminal",
+  },
   { name: "no_progress", kind: "flag", help: "never show progress" },
   { name: "verbose", short: "v", kind: "flag", help: "print the parameters before the run" },
   { name: "help", short: "h", kind: "flag", help: "show this help" },
@@ -148,7 +314,9 @@ export function parseCommandLine(args: readonly string[]): ParsedCommandLine {
     }
     let raw: string | undefined;
     if (spec.kind === "flag") {
-      if (eq > 0 && arg.startsWith("--")) throw new EvtsimError("usage", `option '${key}' takes no value`);
+      if (eq > 0 && arg.startsWith("--")) {
+        throw new EvtsimError("usage", `option '${key}' takes no value`);
+      }
       options.set(spec.name, true);
       continue;
     }
@@ -178,7 +346,10 @@ function convert(spec: OptionSpec, key: string, raw: string): string | number {
     case "number": {
       const v = raw.trim() === "" ? NaN : Number(raw);
       if (!Number.isFinite(v) || (spec.kind === "int" && !Number.isInteger(v))) {
-        throw new EvtsimError("usage", `${key} expects ${spec.kind === "int" ? "an integer" : "a number"}, got '${raw}'`);
+        throw new EvtsimError(
+          "usage",
+          `${key} expects ${spec.kind === "int" ? "an integer" : "a number"}, got '${raw}'`,
+        );
       }
       if (spec.min !== undefined && v < spec.min) {
         throw new EvtsimError("usage", `${key} must be >= ${spec.min}, got ${raw}`);

@@ -25,7 +25,9 @@ export class Progress {
     const secs = (now - this.started) / 1000;
     const rate = secs > 0 ? Math.round(done / secs) : 0;
     const bar = "#".repeat(filled) + "-".repeat(width - filled);
-    const text = `\r${this.label} [${bar}] ${(frac * 100).toFixed(1)}% ${done}/${this.total} jobs, ${rate}/s`;
+    const text = `\r${this.label} [${bar}] ${
+      (frac * 100).toFixed(1)
+    }% ${done}/${this.total} jobs, ${rate}/s`;
     Deno.stderr.writeSync(this.encoder.encode(text));
     this.drawn = true;
   }

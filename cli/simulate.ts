@@ -9,7 +9,13 @@ import type { JobSpec, SimulationConfig } from "../core/types.ts";
 import { readCapacitySchedule } from "../io/capacity_schedule.ts";
 import { memoryPressureLimit } from "../api/memory.ts";
 import { parseTimestamp } from "../io/timestamps.ts";
-import { formatFor, type LoadedInput, loadInput, type LoadOptions, readInfileList } from "./load.ts";
+import {
+  formatFor,
+  type LoadedInput,
+  loadInput,
+  type LoadOptions,
+  readInfileList,
+} from "./load.ts";
 import { parseCommandLine, type ParsedOptions, simulateHelp } from "./options.ts";
 import { RunOutputs } from "./outputs.ts";
 import { Progress } from "./progress.ts";
@@ -81,7 +87,10 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
   };
   const memoryFraction = num(o, "check_memory_pressure");
   if (memoryFraction !== undefined && !(memoryFraction > 0 && memoryFraction <= 1)) {
-    throw new EvtsimError("usage", `--check_memory_pressure must be in (0, 1], got ${memoryFraction}`);
+    throw new EvtsimError(
+      "usage",
+      `--check_memory_pressure must be in (0, 1], got ${memoryFraction}`,
+    );
   }
   const maxTime = num(o, "max_time");
   if (maxTime !== undefined && maxTime < startTime) {
@@ -105,26 +114,35 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
     total,
     o.get("no_progress") !== true && (o.get("progress") === true || con.isTerminal),
   );
-  const outputs = new RunOutputs(paths, { queueColumn: first.queueColumn, msec }, con.err, config.totalNodes);
+  const outputs = new RunOutputs(
+    paths,
+    { queueColumn: first.queueColumn, msec },
+    con.err,
+    config.totalNodes,
+  );
   try {
     const apply = (input: Input): void => {
       const r = step(state, input);
       state = r.state;
       outputs.write(r.rows);
     };
-    const memoryLimit = memoryFraction !== undefined ? () => memoryPressureLimit(memoryFraction) : undefined;
+    const memoryLimit = memoryFraction !== undefined
+      ? () => memoryPressureLimit(memoryFraction)
+      : undefined;
     if (first.mode === "replay") {
       replayAll(first, apply, progress);
     } else {
       let previousLast = -Infinity;
       for (let k = 0; k < sources.paths.length; k++) {
         const input: LoadedInput = k === 0 ? first : await loadInput(sources.paths[k], loadOptions);
-        if (k > 0) for (const m of input.messages) con.err(m);
+        if (k > 0) { for (const m of input.messages) con.err(m); }
         const jobs = input.jobs;
         if (jobs.length > 0 && jobs[0].submitTime < previousLast) {
           throw new EvtsimError(
             "input",
-            `first job's submit time ${jobs[0].submitTime} is before the previous file's last submit time ${previousLast}; files must be in submit-time order`,
+            `first job's submit time ${
+              jobs[0].submitTime
+            } is before the previous file's last submit time ${previousLast}; files must be in submit-time order`,
             { file: sources.paths[k], line: 2 },
           );
         }
@@ -219,7 +237,10 @@ function sourcesOf(o: ParsedOptions, positional: string[]): Sources {
     throw new EvtsimError("usage", "no input trace given (see 'evtsim simulate --help')");
   }
   if (given.length > 1) {
-    throw new EvtsimError("usage", "give exactly one of: a trace argument, --infile, --infile_list");
+    throw new EvtsimError(
+      "usage",
+      "give exactly one of: a trace argument, --infile, --infile_list",
+    );
   }
   return list !== undefined ? { paths: [], list } : { paths: [given[0]!] };
 }
@@ -228,9 +249,14 @@ function runTimeModeOf(o: ParsedOptions): "actual" | "limit" | "distribution" {
   const mode = str(o, "run_time_mode");
   const legacy = str(o, "duration_mode");
   if (mode !== undefined && legacy !== undefined) {
-    throw new EvtsimError("usage", "give --run_time_mode or its old name --duration_mode, not both");
+    throw new EvtsimError(
+      "usage",
+      "give --run_time_mode or its old name --duration_mode, not both",
+    );
   }
-  if (legacy !== undefined) return legacy === "exact" ? "limit" : legacy === "column" ? "actual" : "distribution";
+  if (legacy !== undefined) {
+    return legacy === "exact" ? "limit" : legacy === "column" ? "actual" : "distribution";
+  }
   return (mode ?? "actual") as "actual" | "limit" | "distribution";
 }
 
@@ -244,7 +270,10 @@ function startTimeOf(o: ParsedOptions, timezone: string, mode: "simulation" | "r
     throw new EvtsimError("usage", `--sim_start_time: ${(e as Error).message}`);
   }
   if (t > 0 && mode !== "replay") {
-    throw new EvtsimError("usage", "--sim_start_time (warm start) needs replay input (begin_time and end_time columns)");
+    throw new EvtsimError(
+      "usage",
+      "--sim_start_time (warm start) needs replay input (begin_time and end_time columns)",
+    );
   }
   return t;
 }

@@ -14,19 +14,33 @@ import type {
 
 /** A configuration with every default filled in. */
 export interface ResolvedConfig {
+  /** Number of identical nodes in the machine. */
   readonly totalNodes: number;
+  /** Backfilling policy. */
   readonly backfillPolicy: BackfillPolicy;
+  /** Priority policy. */
   readonly priorityPolicy: PriorityPolicy;
+  /** How actual run times are chosen. */
   readonly runTimeMode: RunTimeMode;
+  /** Distribution for `runTimeMode: "distribution"`. */
   readonly runTimeDistribution: RunTimeDistribution;
+  /** Scale factor of the distribution. */
   readonly runTimeScale: number;
+  /** Spread of the distribution. */
   readonly runTimeStddev: number;
+  /** Seed of the run-time generator. */
   readonly seed: number;
+  /** Job-store capacity; 0 means unbounded. */
   readonly jobStoreCapacity: number;
+  /** What happens when the job store is full after reclaiming. */
   readonly jobStoreOverflow: JobStoreOverflow;
+  /** Completions between reclamations; 0 means when full (or 4096 when unbounded). */
   readonly jobFlushInterval: number;
+  /** Resource rows buffered before they are emitted; 0 means 4096. */
   readonly resourceHistoryCapacity: number;
+  /** Clock value at the start; also the resource baseline time. */
   readonly startTime: number;
+  /** Usable-capacity change points, sorted by time. */
   readonly capacitySchedule: ReadonlyArray<CapacityChange>;
 }
 
@@ -41,7 +55,12 @@ const RUN_TIME: readonly RunTimeMode[] = ["actual", "limit", "distribution"];
 const DISTRIBUTION: readonly RunTimeDistribution[] = ["normal", "lognormal", "uniform"];
 const OVERFLOW: readonly JobStoreOverflow[] = ["abort", "grow"];
 
-function oneOf<T extends string>(name: string, value: T | undefined, allowed: readonly T[], dflt: T): T {
+function oneOf<T extends string>(
+  name: string,
+  value: T | undefined,
+  allowed: readonly T[],
+  dflt: T,
+): T {
   if (value === undefined) return dflt;
   if (!allowed.includes(value)) {
     throw new EvtsimError("usage", `unknown ${name} '${value}' (expected ${allowed.join(", ")})`);
@@ -49,7 +68,12 @@ function oneOf<T extends string>(name: string, value: T | undefined, allowed: re
   return value;
 }
 
-function nonNegative(name: string, value: number | undefined, dflt: number, integer = true): number {
+function nonNegative(
+  name: string,
+  value: number | undefined,
+  dflt: number,
+  integer = true,
+): number {
   if (value === undefined) return dflt;
   if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
     throw new EvtsimError(
@@ -82,7 +106,10 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
   const capacitySchedule = config.capacitySchedule ?? [];
   for (let i = 0; i < capacitySchedule.length; i++) {
     const c = capacitySchedule[i];
-    if (!Number.isFinite(c.time) || !Number.isInteger(c.capacity) || c.capacity < 0 || c.capacity > totalNodes) {
+    if (
+      !Number.isFinite(c.time) || !Number.isInteger(c.capacity) || c.capacity < 0 ||
+      c.capacity > totalNodes
+    ) {
       throw new EvtsimError(
         "usage",
         `capacity change ${i}: capacity must be an integer in 0..${totalNodes}, got ${c.capacity}`,

@@ -32,6 +32,10 @@ export class EvtsimError extends Error {
   /** Where it was found, when it came from a file. */
   readonly location: ErrorLocation;
 
+  /**
+   * Makes an error whose message is `detail` prefixed with the location
+   * (`file:line: field: detail`), as far as it is known.
+   */
   constructor(kind: ErrorKind, detail: string, location: ErrorLocation = {}) {
     super(formatLocated(detail, location));
     this.name = "EvtsimError";

@@ -122,7 +122,10 @@ export function backfillWindow(state: SimState): BackfillWindow {
     if (shadow >= 0 && r.projectedEnd > shadow) break;
     const last = releases[releases.length - 1];
     if (last !== undefined && last.time === r.projectedEnd) {
-      releases[releases.length - 1] = { time: last.time, nodesReleased: last.nodesReleased + r.numNodes };
+      releases[releases.length - 1] = {
+        time: last.time,
+        nodesReleased: last.nodesReleased + r.numNodes,
+      };
     } else {
       releases.push({ time: r.projectedEnd, nodesReleased: r.numNodes });
     }

@@ -5,9 +5,13 @@ import { OrderedSet, type OrderSpec } from "./_ordered_set.ts";
 
 /** A job that holds nodes now. */
 export interface RunningJob {
+  /** The job's id. */
   readonly id: number;
+  /** When it started. */
   readonly beginTime: number;
+  /** Nodes it holds. */
   readonly numNodes: number;
+  /** Its requested time limit. */
   readonly timeLimit: number;
   /** beginTime + timeLimit: when the scheduler expects the nodes back. */
   readonly projectedEnd: number;
@@ -28,7 +32,12 @@ export function emptyRunningSet(): RunningSet {
 }
 
 /** Makes the running-set entry for a job that starts at `now`. */
-export function runningJob(id: number, numNodes: number, timeLimit: number, now: number): RunningJob {
+export function runningJob(
+  id: number,
+  numNodes: number,
+  timeLimit: number,
+  now: number,
+): RunningJob {
   return { id, beginTime: now, numNodes, timeLimit, projectedEnd: now + timeLimit };
 }
 
@@ -48,7 +57,15 @@ export function reservationTime(
   if (nodes <= free) return now;
   const deficit = nodes - free;
   let released = 0;
-  for (const r of running.values({ id: -Infinity, beginTime: 0, numNodes: 0, timeLimit: 0, projectedEnd: now })) {
+  for (
+    const r of running.values({
+      id: -Infinity,
+      beginTime: 0,
+      numNodes: 0,
+      timeLimit: 0,
+      projectedEnd: now,
+    })
+  ) {
     if (r.projectedEnd <= now) continue;
     released += r.numNodes;
     if (released >= deficit) return r.projectedEnd;

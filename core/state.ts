@@ -5,7 +5,7 @@
 
 import { List } from "immutable";
 import { OrderedSet, type OrderSpec } from "./_ordered_set.ts";
-import { type ResolvedConfig, resolveConfig } from "./config.ts";
+import { resolveConfig, type ResolvedConfig } from "./config.ts";
 import { type RngState, seedRng } from "./rng.ts";
 import { emptyRunningSet, type RunningSet } from "./running.ts";
 import { emptyStatistics, type StatisticsAccumulator } from "./statistics.ts";
@@ -15,12 +15,17 @@ import type { Scheduler } from "../schedulers/scheduler.ts";
 
 /** A start (allocation) or end (release) of a job's nodes. */
 export interface ResourceEvent {
+  /** When the event happens. */
   readonly time: number;
   /** 0 = end, 1 = start: ends sort first at equal times. */
   readonly kind: 0 | 1;
+  /** The job's id. */
   readonly id: number;
+  /** Nodes the job holds. */
   readonly numNodes: number;
+  /** When the job starts (or started). */
   readonly beginTime: number;
+  /** The job's requested time limit. */
   readonly timeLimit: number;
 }
 
@@ -50,28 +55,36 @@ export interface JobStore {
 
 /** A resource row buffer as a persistent stack (newest first). */
 export interface RowStack {
+  /** The newest buffered row. */
   readonly row: ResourceRow;
+  /** The older rows. */
   readonly next: RowStack | null;
 }
 
 /** The whole simulation state. Treat every field as read-only. */
 export interface SimState {
+  /** The configuration with its defaults filled in. */
   readonly config: ResolvedConfig;
+  /** The policy the configuration selects; `queue` is its wait queue. */
   // deno-lint-ignore no-explicit-any
   readonly scheduler: Scheduler<any>;
   /** The simulation clock. */
   readonly time: number;
+  /** The run-time generator's state. */
   readonly rng: RngState;
   /** Id the next created job gets. */
   readonly nextJobId: number;
+  /** Job records not yet written and reclaimed. */
   readonly store: JobStore;
   /** Submitted jobs whose submit time is still ahead of the clock. */
   readonly arrivals: OrderedSet<JobRecord>;
   /** The scheduler's wait queue (eligible jobs). */
   readonly queue: unknown;
+  /** Running jobs, ordered by projected end. */
   readonly running: RunningSet;
   /** Pending start/end events. */
   readonly events: OrderedSet<ResourceEvent>;
+  /** Nodes allocated to running jobs. */
   readonly allocatedNodes: number;
   /** Usable nodes now (the capacity schedule may lower it). */
   readonly capacity: number;
@@ -81,7 +94,9 @@ export interface SimState {
   readonly sampled: boolean;
   /** Resource rows not yet emitted, newest first. */
   readonly resourceBuffer: RowStack | null;
+  /** Number of rows in `resourceBuffer`. */
   readonly resourceBufferLength: number;
+  /** Running sums for the statistics. */
   readonly stats: StatisticsAccumulator;
   /** Replay mode: the scheduler is never called. */
   readonly replay: boolean;
@@ -112,11 +127,17 @@ export function emptyArrivals(): OrderedSet<JobRecord> {
  * console.assert(s.time === 0 && s.allocatedNodes === 0);
  * ```
  */
-export function initialState(config: SimulationConfig, options: { replay?: boolean } = {}): SimState {
+export function initialState(
+  config: SimulationConfig,
+  options: { replay?: boolean } = {},
+): SimState {
   const c = resolveConfig(config);
   let capacity = c.totalNodes;
   let capacityIndex = 0;
-  while (capacityIndex < c.capacitySchedule.length && c.capacitySchedule[capacityIndex].time <= c.startTime) {
+  while (
+    capacityIndex < c.capacitySchedule.length &&
+    c.capacitySchedule[capacityIndex].time <= c.startTime
+  ) {
     capacity = c.capacitySchedule[capacityIndex].capacity;
     capacityIndex++;
   }

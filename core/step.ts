@@ -56,8 +56,9 @@ export interface StepResult {
  * import { initialState, step } from "../mod.ts";
  * let s = initialState({ totalNodes: 100 });
  * s = step(s, { kind: "appendJobs", jobs: [{ submitTime: 0, numNodes: 10, timeLimit: 60 }] }).state;
+ * s = step(s, { kind: "runToCompletion" }).state; // `finish` alone does not move the clock
  * const { rows } = step(s, { kind: "finish" });
- * console.assert(rows.jobs[0].endTime === 60);
+ * if (rows.jobs[0]?.endTime !== 60) throw new Error("job 0 should end at 60");
  * ```
  */
 export function step(state: SimState, input: Input): StepResult {

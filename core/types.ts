@@ -56,7 +56,9 @@ export interface SimulationConfig {
 
 /** A change of the usable node count at a point in time. */
 export interface CapacityChange {
+  /** When the change takes effect (seconds). */
   readonly time: number;
+  /** Usable nodes from then on (an integer in 0..totalNodes). */
   readonly capacity: number;
 }
 
@@ -76,18 +78,25 @@ export interface JobSpec {
 
 /** A job with a recorded begin and end, for replay. */
 export interface RecordedJob extends JobSpec {
+  /** Recorded start time (seconds); authoritative in a replay. */
   readonly beginTime: number;
+  /** Recorded end time (seconds); authoritative in a replay. */
   readonly endTime: number;
 }
 
 /** A job record in the store: the spec plus its stable id and chosen run time. */
 export interface JobRecord {
+  /** Stable job id, in creation order (never a physical index). */
   readonly id: number;
+  /** When the job is (or will be) submitted (seconds). */
   readonly submitTime: number;
+  /** Nodes requested. */
   readonly numNodes: number;
+  /** Requested time limit (seconds); reservations use it. */
   readonly timeLimit: number;
   /** The run time that decides the end event. */
   readonly runTime: number;
+  /** Queue name, when the trace had one. */
   readonly queue: string | undefined;
   /** −1 until the job starts. */
   readonly beginTime: number;
@@ -103,48 +112,72 @@ export interface JobRecord {
 
 /** One row of the schedule output, written once per finished job. */
 export interface JobRow {
+  /** The job's id. */
   readonly jobId: number;
+  /** When it was submitted (seconds). */
   readonly submitTime: number;
+  /** When it started (seconds). */
   readonly beginTime: number;
+  /** When it ended (seconds). */
   readonly endTime: number;
+  /** Nodes it held. */
   readonly numNodes: number;
+  /** Its requested time limit (seconds). */
   readonly timeLimit: number;
+  /** Its queue name, when the trace had one. */
   readonly queue: string | undefined;
 }
 
 /** One row of the resource timeline, written after each start or end. */
 export interface ResourceRow {
+  /** Time of the event (or of the baseline row). */
   readonly time: number;
+  /** Usable nodes not allocated after the event. */
   readonly freeNodes: number;
+  /** Nodes allocated after the event. */
   readonly allocatedNodes: number;
 }
 
 /** Something the shell should tell the user about (never an error). */
 export type Notice =
   | {
+    /** A job asked for more nodes than the machine has and was rejected. */
     readonly kind: "rejected";
+    /** The rejected job. */
     readonly jobId: number;
+    /** Nodes it asked for. */
     readonly numNodes: number;
+    /** Nodes the machine has. */
     readonly totalNodes: number;
   }
   | {
+    /** A replayed schedule needs more nodes than the machine has (reported once). */
     readonly kind: "overallocated";
+    /** First time the allocation exceeded the machine. */
     readonly time: number;
+    /** Nodes allocated then. */
     readonly allocatedNodes: number;
+    /** Nodes the machine has. */
     readonly totalNodes: number;
   };
 
 /** Replay: nodes in use when a recorded job was submitted. */
 export interface SubmissionRow {
+  /** The recorded job. */
   readonly jobId: number;
+  /** Its submit time (seconds). */
   readonly submitTime: number;
+  /** Nodes allocated when the job was submitted. */
   readonly nodesBusy: number;
 }
 
 /** Everything one step emits, in order within each kind. */
 export interface StepRows {
+  /** Job rows written by the step, in job-id order. */
   readonly jobs: JobRow[];
+  /** Resource rows written by the step, in time order. */
   readonly resources: ResourceRow[];
+  /** Rejections and over-allocation notices. */
   readonly notices: Notice[];
   /** Replay only: one row per recorded job, at its submission. */
   readonly submissions?: SubmissionRow[];

@@ -15,7 +15,11 @@ import { parseTimestamp } from "./timestamps.ts";
  * console.assert(s[1].time === 50 && s[1].capacity === 60);
  * ```
  */
-export function parseCapacitySchedule(text: string, file: string, timezone: string): CapacityChange[] {
+export function parseCapacitySchedule(
+  text: string,
+  file: string,
+  timezone: string,
+): CapacityChange[] {
   const lines = text.split("\n");
   const header = lines[0]?.trim().split(",").map((h) => h.trim());
   if (header === undefined || header[0] !== "time" || header[1] !== "capacity") {
@@ -41,7 +45,11 @@ export function parseCapacitySchedule(text: string, file: string, timezone: stri
       });
     }
     if (out.length > 0 && time < out[out.length - 1].time) {
-      throw new EvtsimError("input", "times must be non-decreasing", { file, line: i + 1, field: "time" });
+      throw new EvtsimError("input", "times must be non-decreasing", {
+        file,
+        line: i + 1,
+        field: "time",
+      });
     }
     out.push({ time, capacity });
   }
@@ -49,7 +57,10 @@ export function parseCapacitySchedule(text: string, file: string, timezone: stri
 }
 
 /** Reads and parses a capacity schedule file. */
-export async function readCapacitySchedule(path: string, timezone: string): Promise<CapacityChange[]> {
+export async function readCapacitySchedule(
+  path: string,
+  timezone: string,
+): Promise<CapacityChange[]> {
   let text: string;
   try {
     text = await Deno.readTextFile(path);

@@ -33,7 +33,9 @@ export function scheduleLine(r: JobRow, o: ScheduleCsvOptions): string {
     formatTime(r.endTime, m)
   },${r.numNodes},0`;
   const limit = formatTime(r.timeLimit, m);
-  return o.queueColumn === undefined ? `${head},${limit}` : `${head},${csvField(r.queue ?? "")},${limit}`;
+  return o.queueColumn === undefined
+    ? `${head},${limit}`
+    : `${head},${csvField(r.queue ?? "")},${limit}`;
 }
 
 function csvField(s: string): string {

@@ -21,11 +21,10 @@
  * @module
  */
 
-/** fast-check's generator type, which every `arb*` function returns. */
-export type { Arbitrary } from "fast-check";
 export {
   type ActualRunTimeKind,
   arbConfig,
+  type Arbitrary,
   arbJobSpec,
   arbScenario,
   arbTrace,

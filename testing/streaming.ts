@@ -2,7 +2,8 @@
 // the clock is moved in between. Every plan respects the streaming contract,
 // so a plan run must give the same rows as the batch run of the same trace.
 
-import fc, { type Arbitrary } from "fast-check";
+import fc from "fast-check";
+import type { Arbitrary } from "./arbitraries.ts";
 import type { Input } from "../core/step.ts";
 import type { JobSpec } from "../core/types.ts";
 

@@ -51,7 +51,10 @@ function totalNodesOf(args: string[]): string {
   return i >= 0 ? args[i + 1] : "795";
 }
 
-for (const entry of [...Deno.readDirSync(FIXTURES)].filter((e) => e.isDirectory).map((e) => e.name).sort()) {
+for (
+  const entry of [...Deno.readDirSync(FIXTURES)].filter((e) => e.isDirectory).map((e) => e.name)
+    .sort()
+) {
   const dir = FIXTURES + entry + "/";
   const fixture: Fixture = JSON.parse(Deno.readTextFileSync(dir + "fixture.json"));
   Deno.test(`conformance: ${fixture.id}`, async () => {

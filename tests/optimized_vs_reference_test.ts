@@ -23,7 +23,12 @@ for (const [name, priority, backfill] of POLICIES) {
     // Half the traces arrive fast on a small machine so the queue gets deep
     // and size classes of every width hold waiting jobs at once.
     const scenario = fc.oneof(
-      arbScenario({ priorities: [priority], backfills: [backfill], allowOversized: true, maxJobs: 40 }),
+      arbScenario({
+        priorities: [priority],
+        backfills: [backfill],
+        allowOversized: true,
+        maxJobs: 40,
+      }),
       arbScenario({
         priorities: [priority],
         backfills: [backfill],
