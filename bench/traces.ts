@@ -19,6 +19,10 @@ import {
 } from "./_measure.ts";
 import { generateTrace, traceToCsv } from "./gen_trace.ts";
 
+// The `evtsim` task's V8 setting: a 32 MiB young generation halves the
+// number of scavenges of a run that allocates many short-lived tree nodes.
+const EVTSIM_V8_FLAGS = "--v8-flags=--max-semi-space-size=32";
+
 const BENCH_DIR = new URL(".", import.meta.url).pathname;
 const REPO_ROOT = new URL("..", import.meta.url).pathname;
 
@@ -266,7 +270,7 @@ async function main(args: string[]): Promise<number> {
     runner = "library";
   }
   const prefix = runner === "cli"
-    ? [Deno.execPath(), "run", "-A", cliPath, "simulate"]
+    ? [Deno.execPath(), "run", "-A", EVTSIM_V8_FLAGS, cliPath, "simulate"]
     : [Deno.execPath(), "run", "-A", `${BENCH_DIR}_library_runner.ts`];
   const reference = f.options.has("reference") ? splitCommand(f.options.get("reference")!) : [];
 

@@ -44,6 +44,9 @@ export function classMax(c: number): number {
   return ((4 + m + 1) << (e - 2)) - 1;
 }
 
+// Below this many waiting jobs a single pruned walk beats visiting every class.
+const SMALL_QUEUE = 64;
+
 /** An FCFS queue with an optional per-size-class index. Persistent. */
 export interface SizeClassedQueue {
   /** Every waiting job, FCFS order. */
@@ -111,7 +114,8 @@ export function firstFitting(
   free: number,
   limitMayFit: (minLimit: number) => boolean,
 ): JobRecord | undefined {
-  if (!q.indexed) {
+  // The per-class loop only pays off once the queue is deep.
+  if (!q.indexed || q.all.size <= SMALL_QUEUE) {
     return q.all.findFirst(
       after,
       (minNodes, minLimit) => minNodes <= free && limitMayFit(minLimit),

@@ -43,12 +43,12 @@ Deno.test("firstFitting equals a scan, indexed or not, after inserts and deletes
   fc.assert(
     fc.property(
       fc.array(fc.tuple(fc.nat(50), fc.integer({ min: 0, max: 300 }), fc.nat(100)), {
-        maxLength: 80,
+        maxLength: 200,
       }),
-      fc.array(fc.nat(79), { maxLength: 20 }),
+      fc.array(fc.nat(199), { maxLength: 40 }),
       fc.integer({ min: 0, max: 300 }),
       fc.nat(120),
-      fc.option(fc.nat(79)),
+      fc.option(fc.nat(199)),
       (specs, removals, free, window, cursorIndex) => {
         const jobs = specs.map(([t, n, l], i) => job(i, t, n, l));
         for (const indexed of [true, false]) {
