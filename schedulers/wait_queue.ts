@@ -46,6 +46,8 @@ export function classMax(c: number): number {
 
 // Below this many waiting jobs a single pruned walk beats visiting every class.
 const SMALL_QUEUE = 64;
+// Jobs looked at in plain order before the per-class search.
+const PROBE = 8;
 
 /** An FCFS queue with an optional per-size-class index. Persistent. */
 export interface SizeClassedQueue {
@@ -122,6 +124,17 @@ export function firstFitting(
       (j) => j.numNodes <= free && limitMayFit(j.timeLimit),
     );
   }
+  // Usually a fitting job sits near the cursor: look at a few in order first.
+  let from = after;
+  let probed = 0;
+  const cmp = q.all.spec.compare;
+  for (const j of q.all.values(after)) {
+    if (after !== undefined && cmp(j, after) === 0) continue;
+    if (j.numNodes <= free && limitMayFit(j.timeLimit)) return j;
+    from = j;
+    if (++probed === PROBE) break;
+  }
+  if (probed < PROBE) return undefined;
   let best: JobRecord | undefined;
   const top = Math.min(sizeClass(free), q.byClass.length - 1);
   for (let c = 0; c <= top; c++) {
@@ -129,13 +142,13 @@ export function firstFitting(
     if (cls === undefined || !limitMayFit(cls.min2)) continue;
     const found = classMax(c) <= free
       ? cls.findFirst(
-        after,
+        from,
         (_n, minLimit) => limitMayFit(minLimit),
         (j) => limitMayFit(j.timeLimit),
         best,
       )
       : cls.findFirst(
-        after,
+        from,
         (minNodes, minLimit) => minNodes <= free && limitMayFit(minLimit),
         (j) => j.numNodes <= free && limitMayFit(j.timeLimit),
         best,
