@@ -67,8 +67,9 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
     throw new EvtsimError("usage", "--infile_list takes simulation traces, not replay traces");
   }
   const startTime = startTimeOf(o, timezone, first.mode);
+  const totalNodes = num(o, "total_nodes") ?? first.machineSize ?? 795;
   const config: SimulationConfig = {
-    totalNodes: num(o, "total_nodes") ?? first.machineSize ?? 795,
+    totalNodes,
     backfillPolicy: (str(o, "backfill_policy") ?? "easy") as SimulationConfig["backfillPolicy"],
     priorityPolicy: (str(o, "priority_policy") ?? "fcfs") as SimulationConfig["priorityPolicy"],
     runTimeMode,
@@ -82,7 +83,7 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
     resourceHistoryCapacity: num(o, "resource_history_capacity"),
     startTime,
     capacitySchedule: o.has("capacity_schedule")
-      ? await readCapacitySchedule(str(o, "capacity_schedule")!, timezone)
+      ? await readCapacitySchedule(str(o, "capacity_schedule")!, timezone, totalNodes)
       : undefined,
   };
   const memoryFraction = num(o, "check_memory_pressure");

@@ -116,15 +116,7 @@ export class Working {
    * last processed time; with a finite inclusive target it ends at `target`.
    */
   advance(target: number, inclusive: boolean): void {
-    if (this.finished) throw new EvtsimError("state", "the simulation has finished");
-    if (Number.isNaN(target)) throw new EvtsimError("time", "target time is not a number");
-    if (target < this.time) {
-      throw new EvtsimError(
-        "time",
-        `cannot advance backwards in time: target ${target} is before the clock ${this.time}`,
-      );
-    }
-    if (!inclusive && target === this.time) return;
+    if (!this.acceptsTarget(target, inclusive)) return;
 
     const synced = this.syncArrivals();
     if (!this.replay && (synced || !this.sampled)) {
@@ -144,18 +136,57 @@ export class Working {
       const next = Math.min(eventTime, arrivalTime, capacityTime);
       if (next === Infinity) break;
       if (inclusive ? next > target : next >= target) break;
+      // A capacity change with nothing left to run cannot change any row;
+      // running to completion must not move the clock just to apply it.
+      if (
+        target === Infinity && eventTime === Infinity && arrivalTime === Infinity &&
+        this.scheduler.size(this.queue) === 0
+      ) break;
 
       this.time = next;
       const arrived = this.syncArrivals();
-      let released = false;
-      if (eventTime === next) released = this.processEventsAt(next);
-      if (capacityTime === next) released = this.applyCapacityChanges(next) || released;
+      // Capacity first, so rows written at this instant show the new capacity.
+      let released = capacityTime === next && this.applyCapacityChanges(next);
+      if (eventTime === next) released = this.processEventsAt(next) || released;
       if (!this.replay && (arrived || released)) {
         this.scheduleUntilStalled();
         this.sampleQueue();
       }
     }
     if (inclusive && target !== Infinity) this.time = target;
+  }
+
+  /**
+   * Jobs still waiting when nothing else can happen only fit capacity that
+   * never comes back (a capacity schedule cut it for good): the final output
+   * says so instead of leaving them out of the schedule silently.
+   */
+  reportStranded(): void {
+    const waiting = this.scheduler.size(this.queue);
+    if (waiting === 0 || this.events.size > 0 || this.arrivals.size > 0) return;
+    this.notices.push({
+      kind: "stranded",
+      time: this.time,
+      waitingJobs: waiting,
+      capacity: this.capacity,
+    });
+  }
+
+  /**
+   * Checks an advance target against the clock (throwing on a finished run,
+   * NaN or a time before the clock); false when there is nothing to do (an
+   * exclusive target equal to the clock).
+   */
+  acceptsTarget(target: number, inclusive: boolean): boolean {
+    if (this.finished) throw new EvtsimError("state", "the simulation has finished");
+    if (Number.isNaN(target)) throw new EvtsimError("time", "target time is not a number");
+    if (target < this.time) {
+      throw new EvtsimError(
+        "time",
+        `cannot advance backwards in time: target ${target} is before the clock ${this.time}`,
+      );
+    }
+    return inclusive || target !== this.time;
   }
 
   /** Moves submitted jobs whose submit time has come into the wait queue. */
@@ -186,11 +217,17 @@ export class Working {
     let raised = false;
     while (this.capacityIndex < schedule.length && schedule[this.capacityIndex].time <= now) {
       const c = schedule[this.capacityIndex].capacity;
+      const changed = c !== this.capacity;
       if (c > this.capacity) raised = true;
       this.capacity = c;
       this.capacityIndex++;
+      // Only while a job runs: an idle machine's capacity shows in the next
+      // start's row, and a row for a change after the last job would depend
+      // on how far a streaming caller happened to advance the clock.
+      if (changed && this.events.size > 0) this.pushResourceRow(now);
     }
-    return raised;
+    // A raise is a reason to schedule only if someone is waiting for it.
+    return raised && this.scheduler.size(this.queue) > 0;
   }
 
   /** Applies every pending event at `now`; true if any end was processed. */

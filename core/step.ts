@@ -97,6 +97,7 @@ export function step(state: SimState, input: Input): StepResult {
       break;
     case "finish":
       if (!w.finished) {
+        if (!w.replay) w.reportStranded();
         w.writeAllFinished();
         w.flushResources();
         w.finished = true;

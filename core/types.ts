@@ -159,6 +159,16 @@ export type Notice =
     readonly allocatedNodes: number;
     /** Nodes the machine has. */
     readonly totalNodes: number;
+  }
+  | {
+    /** Jobs still waiting at the end because the usable capacity stayed below their size. */
+    readonly kind: "stranded";
+    /** When the run ran out of events. */
+    readonly time: number;
+    /** How many jobs never started. */
+    readonly waitingJobs: number;
+    /** The usable capacity in force at the end. */
+    readonly capacity: number;
   };
 
 /** Replay: nodes in use when a recorded job was submitted. */

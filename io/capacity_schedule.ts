@@ -19,6 +19,7 @@ export function parseCapacitySchedule(
   text: string,
   file: string,
   timezone: string,
+  totalNodes = Infinity,
 ): CapacityChange[] {
   const lines = text.split("\n");
   const header = lines[0]?.trim().split(",").map((h) => h.trim());
@@ -29,16 +30,33 @@ export function parseCapacitySchedule(
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i].trim();
     if (line === "") continue;
-    const [t, c] = line.split(",").map((x) => x.trim());
+    const fields = line.split(",").map((x) => x.trim());
+    if (fields.length !== 2) {
+      throw new EvtsimError("input", `expected 2 fields (time,capacity), got ${fields.length}`, {
+        file,
+        line: i + 1,
+      });
+    }
+    const [t, c] = fields;
+    if (t === "") {
+      throw new EvtsimError("input", "expected a time, got an empty field", {
+        file,
+        line: i + 1,
+        field: "time",
+      });
+    }
     let time: number;
     try {
-      time = parseTimestamp(t ?? "", timezone);
+      time = parseTimestamp(t, timezone);
     } catch (e) {
       throw new EvtsimError("input", (e as Error).message, { file, line: i + 1, field: "time" });
     }
     const capacity = Number(c);
-    if (c === undefined || c === "" || !Number.isInteger(capacity) || capacity < 0) {
-      throw new EvtsimError("input", `expected a non-negative integer, got '${c ?? ""}'`, {
+    if (!/^\d{1,15}$/.test(c) || capacity > totalNodes) {
+      const range = totalNodes === Infinity
+        ? "a non-negative integer"
+        : `an integer in 0..${totalNodes} (the machine size)`;
+      throw new EvtsimError("input", `expected ${range}, got '${c}'`, {
         file,
         line: i + 1,
         field: "capacity",
@@ -60,6 +78,7 @@ export function parseCapacitySchedule(
 export async function readCapacitySchedule(
   path: string,
   timezone: string,
+  totalNodes = Infinity,
 ): Promise<CapacityChange[]> {
   let text: string;
   try {
@@ -67,5 +86,5 @@ export async function readCapacitySchedule(
   } catch (e) {
     throw new EvtsimError("input", `cannot read: ${(e as Error).message}`, { file: path });
   }
-  return parseCapacitySchedule(text, path, timezone);
+  return parseCapacitySchedule(text, path, timezone, totalNodes);
 }
