@@ -13,8 +13,8 @@ export interface AppendLimits {
   readonly maxCapacity?: number;
 }
 
-function checkSpec(spec: JobSpec, index: number): void {
-  const where = `job ${index}`;
+/** Throws an input error naming `where` unless `spec`'s numbers are valid. */
+export function checkJobSpec(spec: JobSpec, where: string): void {
   if (!Number.isFinite(spec.submitTime)) {
     throw new EvtsimError(
       "input",
@@ -94,7 +94,7 @@ export function appendJobs(
 ): number[] {
   if (w.finished) throw new EvtsimError("state", "the simulation has finished");
   for (let i = 0; i < specs.length; i++) {
-    checkSpec(specs[i], w.nextJobId + i);
+    checkJobSpec(specs[i], `job ${w.nextJobId + i}`);
     if (submit) {
       if (i > 0 && specs[i].submitTime < specs[i - 1].submitTime) {
         throw new EvtsimError(

@@ -27,7 +27,7 @@
 // The baseline row at T shows the initial occupancy (free = capacity − held).
 
 import type { Working } from "./_engine.ts";
-import { type AppendLimits, reserve } from "./_jobs.ts";
+import { type AppendLimits, checkJobSpec, reserve } from "./_jobs.ts";
 import type { OrderedSet } from "./_ordered_set.ts";
 import { orderSameTimeStarts } from "./_replay_order.ts";
 import { EvtsimError } from "./errors.ts";
@@ -78,42 +78,18 @@ export function replayJobs(
  * inclusive target the clock ends at `target`.
  */
 export function replayAdvance(w: Working, target: number, inclusive: boolean): void {
-  if (w.finished) throw new EvtsimError("state", "the simulation has finished");
-  if (Number.isNaN(target)) throw new EvtsimError("time", "target time is not a number");
-  if (target < w.time) {
-    throw new EvtsimError(
-      "time",
-      `cannot advance backwards in time: target ${target} is before the clock ${w.time}`,
-    );
-  }
-  if (!inclusive && target === w.time) return;
+  if (!w.acceptsTarget(target, inclusive)) return;
   sealWarmStart(w);
   processInstants(w, target, inclusive);
   if (inclusive && target !== Infinity) w.time = target;
 }
 
 function checkRecorded(job: RecordedJob, where: string): void {
-  for (
-    const [name, v] of [["submit", job.submitTime], ["begin", job.beginTime], [
-      "end",
-      job.endTime,
-    ]] as const
-  ) {
+  checkJobSpec(job, where);
+  for (const [name, v] of [["begin", job.beginTime], ["end", job.endTime]] as const) {
     if (!Number.isFinite(v)) {
       throw new EvtsimError("input", `${where}: ${name} time must be a finite number, got ${v}`);
     }
-  }
-  if (!Number.isInteger(job.numNodes) || job.numNodes < 0) {
-    throw new EvtsimError(
-      "input",
-      `${where}: node count must be a non-negative integer, got ${job.numNodes}`,
-    );
-  }
-  if (!Number.isFinite(job.timeLimit) || job.timeLimit < 0) {
-    throw new EvtsimError(
-      "input",
-      `${where}: time limit must be a non-negative number, got ${job.timeLimit}`,
-    );
   }
   if (job.submitTime > job.beginTime || job.beginTime > job.endTime) {
     const why = job.submitTime > job.beginTime ? "submit > begin" : "begin > end";
