@@ -166,6 +166,7 @@ interface Outcome {
   readonly m: Measurement;
   readonly wait?: string;
   readonly simSeconds?: string;
+  readonly readSeconds?: string;
 }
 
 async function runOne(
@@ -200,6 +201,7 @@ async function runOne(
     m,
     wait: pick(m.stdout, /Average wait time:\s*(\S+)/),
     simSeconds: pick(m.stdout, /Wall clock time to run simulation:\s*([0-9.eE+-]+)/),
+    readSeconds: pick(m.stdout, /Time reading input:\s*([0-9.eE+-]+)/),
   };
 }
 
@@ -300,7 +302,7 @@ async function main(args: string[]): Promise<number> {
     }; deno ${Deno.version.deno}; ` +
       `${navigator.hardwareConcurrency} CPUs)`,
   );
-  const header = ["input", "policy", "jobs", "wall s", "jobs/s", "peak RSS", "sim s"];
+  const header = ["input", "policy", "jobs", "wall s", "jobs/s", "peak RSS", "sim s", "read s"];
   if (reference.length > 0) header.push("ref wall s", "ref RSS", "ratio", "avg wait");
   const table: string[][] = [];
   const xs: number[] = [];
@@ -327,6 +329,7 @@ async function main(args: string[]): Promise<number> {
         bad === undefined ? formatRate(jobs / o.m.seconds) : "-",
         formatKiB(o.m.peakRssKiB),
         o.simSeconds === undefined ? "n/a" : Number(o.simSeconds).toFixed(2),
+        o.readSeconds === undefined ? "n/a" : Number(o.readSeconds).toFixed(2),
       ];
       if (bad === undefined) {
         xs.push(jobs);

@@ -35,7 +35,12 @@ function stripZeros(s: string): string {
 }
 
 /** Lines of the statistics block (the caller prints them to stdout). */
-export function statisticsBlock(s: Statistics, msec: boolean, wallSeconds: number): string[] {
+export function statisticsBlock(
+  s: Statistics,
+  msec: boolean,
+  wallSeconds: number,
+  readSeconds: number,
+): string[] {
   const out = [
     "",
     "=== Simulation Statistics ===",
@@ -65,6 +70,7 @@ export function statisticsBlock(s: Statistics, msec: boolean, wallSeconds: numbe
       formatG(s.averageBoundedSlowdown)
     }`,
     `[evtsim] Maximum wait time: ${formatG(s.maxWait)} sec`,
+    `[evtsim] Time reading input: ${formatG(readSeconds)} (sec, included below)`,
     "",
     `Wall clock time to run simulation: ${formatG(wallSeconds)} (sec)`,
   );

@@ -59,9 +59,17 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
     requireSorted: sources.list !== undefined,
   };
 
+  // Reading is timed on its own so that a slow parse shows up as such.
+  let readSeconds = 0;
+  const load = async (path: string): Promise<LoadedInput> => {
+    const t0 = performance.now();
+    const input = await loadInput(path, loadOptions);
+    readSeconds += (performance.now() - t0) / 1000;
+    return input;
+  };
   // The first file is read before any output is opened, so most input errors
   // leave nothing behind.
-  const first = await loadInput(firstPath, loadOptions);
+  const first = await load(firstPath);
   for (const m of first.messages) con.err(m);
   if (first.mode === "replay" && sources.paths.length > 1) {
     throw new EvtsimError("usage", "--infile_list takes simulation traces, not replay traces");
@@ -135,7 +143,7 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
     } else {
       let previousLast = -Infinity;
       for (let k = 0; k < sources.paths.length; k++) {
-        const input: LoadedInput = k === 0 ? first : await loadInput(sources.paths[k], loadOptions);
+        const input: LoadedInput = k === 0 ? first : await load(sources.paths[k]);
         if (k > 0) { for (const m of input.messages) con.err(m); }
         const jobs = input.jobs;
         if (jobs.length > 0 && jobs[0].submitTime < previousLast) {
@@ -167,7 +175,7 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
   }
 
   const wall = (performance.now() - started) / 1000;
-  for (const line of statisticsBlock(statistics(state), msec, wall)) con.out(line);
+  for (const line of statisticsBlock(statistics(state), msec, wall, readSeconds)) con.out(line);
   con.out(`Schedule written to: ${paths.schedule}`);
   con.out(`Resource timeline written to: ${paths.resources}`);
   if (paths.submissions !== undefined) {

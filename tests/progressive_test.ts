@@ -92,7 +92,9 @@ function split(trace: readonly JobSpec[], picks: readonly number[], tieCuts: num
 
 /** Statistics lines that must agree: everything but the wall clock and output paths. */
 const comparable = (out: readonly string[]) =>
-  out.filter((l) => !l.startsWith("Wall clock") && !l.includes(" written to: "));
+  out.filter((l) =>
+    !l.startsWith("Wall clock") && !l.includes("Time reading input") && !l.includes(" written to: ")
+  );
 
 /** Rejection notices (overrun warnings name the file they came from, so they differ). */
 const rejections = (err: readonly string[]) => err.filter((l) => l.startsWith("Job "));
