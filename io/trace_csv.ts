@@ -3,6 +3,7 @@
 // indexOf loops, only the needed fields are sliced, and a line without a
 // double quote never goes through the quote-aware splitter.
 
+import { isPad, splitAll, splitPlain, splitQuoted } from "./_csv_fields.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { JobSpec, RecordedJob } from "../core/types.ts";
 import { lassenPlan } from "./lassen.ts";
@@ -159,9 +160,20 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
     if (linesRead >= maxJobs) break;
     linesRead++;
 
+    const names = plan.names;
     const got = line.indexOf('"') === -1
       ? splitPlain(line, slotOf, plan.fieldCount, vals)
-      : splitQuoted(line, slotOf, plan, vals, r);
+      : splitQuoted(
+        line,
+        slotOf,
+        plan.fieldCount,
+        vals,
+        (f) =>
+          r.fail(
+            "expected a closing double quote, got end of line",
+            names?.[f] ?? `field ${f + 1}`,
+          ),
+      );
     if (got < plan.fieldCount) {
       const e = `expected ${plan.fieldCount} comma-separated fields (as in the header), got ${got}`;
       throw r.fail(e, plan.names?.[got] ?? `field ${got + 1}`);
@@ -318,84 +330,6 @@ function slotTable(plan: ColumnPlan): Int8Array {
     if (c !== undefined) table[c.index] = slot;
   });
   return table;
-}
-
-// Fills the read slots from a line without quotes; returns the fields seen (at most `want`).
-function splitPlain(line: string, slotOf: Int8Array, want: number, vals: string[]): number {
-  let start = 0;
-  let f = 0;
-  for (;;) {
-    let end = line.indexOf(",", start);
-    const last = end === -1;
-    if (last) end = line.length;
-    if (f < slotOf.length && slotOf[f] >= 0) vals[slotOf[f]] = trimPadded(line.slice(start, end));
-    f++;
-    if (last || f >= want) return f;
-    start = end + 1;
-  }
-}
-
-// As splitPlain, but commas between double quotes do not split, and a field that is wholly
-// quoted loses its quotes ("" inside stands for one quote).
-function splitQuoted(
-  line: string,
-  slotOf: Int8Array,
-  plan: ColumnPlan,
-  vals: string[],
-  r: FieldReader,
-): number {
-  let start = 0;
-  let f = 0;
-  let quoted = false;
-  for (let i = 0; i <= line.length; i++) {
-    const c = i < line.length ? line.charCodeAt(i) : 44;
-    if (c === 34) quoted = !quoted;
-    else if (c === 44 && !quoted) {
-      if (f < slotOf.length && slotOf[f] >= 0) vals[slotOf[f]] = unquote(line.slice(start, i));
-      f++;
-      if (f >= plan.fieldCount) return f;
-      start = i + 1;
-    }
-  }
-  if (quoted) {
-    throw r.fail(
-      "expected a closing double quote, got end of line",
-      plan.names?.[f] ?? `field ${f + 1}`,
-    );
-  }
-  return f;
-}
-
-function splitAll(line: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  let quoted = false;
-  for (let i = 0; i <= line.length; i++) {
-    const c = i < line.length ? line.charCodeAt(i) : 44;
-    if (c === 34) quoted = !quoted;
-    else if (c === 44 && !quoted) {
-      out.push(unquote(line.slice(start, i)));
-      start = i + 1;
-    }
-  }
-  return out;
-}
-
-function unquote(raw: string): string {
-  const s = trimPadded(raw);
-  if (s.length >= 2 && s.charCodeAt(0) === 34 && s.charCodeAt(s.length - 1) === 34) {
-    return s.slice(1, -1).replaceAll('""', '"');
-  }
-  return s;
-}
-
-function isPad(c: number): boolean {
-  return c === 32 || c === 9 || c === 13;
-}
-
-function trimPadded(s: string): string {
-  const n = s.length;
-  return n > 0 && (isPad(s.charCodeAt(0)) || isPad(s.charCodeAt(n - 1))) ? s.trim() : s;
 }
 
 function show(v: string): string {
