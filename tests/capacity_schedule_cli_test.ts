@@ -6,9 +6,9 @@
 // a clock that late changes do not move. The engine rules are in
 // capacity_schedule_test.ts.
 
-import { main } from "../cli/main.ts";
 import { parseCapacitySchedule, readCapacitySchedule } from "../io/capacity_schedule.ts";
 import { assert, assertEquals, assertRejects, assertThrows } from "./_assert.ts";
+import { type Captured, runCli } from "./_cli.ts";
 
 Deno.test("parseCapacitySchedule: rows, blank lines, CRLF, date-times, the machine bound", () => {
   const text = "time,capacity\r\n0,100\r\n\r\n50, 60\n2024-01-01T00:00:00Z,70\n";
@@ -65,22 +65,7 @@ Deno.test("parseCapacitySchedule: each error names the file, the line and the fi
   );
 });
 
-interface Captured {
-  code: number;
-  out: string[];
-  err: string[];
-}
-
-async function run(args: string[]): Promise<Captured> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    isTerminal: false,
-  });
-  return { code, out, err };
-}
+const run = runCli;
 
 const TRACE = "job_submit_time,num_nodes,time_limit,actual_run_time\n" +
   "0,6,100,100\n0,4,20,20\n10,5,10,10\n30,10,10,10\n";

@@ -1,26 +1,11 @@
 // The command line as a user meets it: exit codes, one-line errors, no
 // output left behind on failure, option spellings, progressive input.
 
-import { main } from "../cli/main.ts";
 import { defaultOutfile, defaultResourceFile } from "../cli/simulate.ts";
 import { assert, assertEquals } from "./_assert.ts";
+import { runCli } from "./_cli.ts";
 
-interface Captured {
-  code: number;
-  out: string[];
-  err: string[];
-}
-
-async function run(args: string[]): Promise<Captured> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    isTerminal: false,
-  });
-  return { code, out, err };
-}
+const run = runCli;
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-cli-" });

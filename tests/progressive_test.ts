@@ -5,27 +5,12 @@
 // jobs with equal submit times. Plus the errors of progressive input.
 
 import fc from "fast-check";
-import { main } from "../cli/main.ts";
 import type { BackfillPolicy, JobSpec, PriorityPolicy } from "../core/types.ts";
 import { arbTrace } from "../testing/mod.ts";
 import { assert, assertEquals } from "./_assert.ts";
+import { runCli } from "./_cli.ts";
 
-interface Captured {
-  code: number;
-  out: string[];
-  err: string[];
-}
-
-async function run(args: string[]): Promise<Captured> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    isTerminal: false,
-  });
-  return { code, out, err };
-}
+const run = runCli;
 
 const PRIORITIES: PriorityPolicy[] = ["fcfs", "fcfs_conservative", "sjf", "ljf"];
 const BACKFILLS: BackfillPolicy[] = ["none", "easy", "conservative"];
