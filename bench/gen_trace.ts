@@ -8,6 +8,7 @@
 // It is not byte-compatible with the Python script (different generator);
 // the benchmark suite uses the Python copies for the published inputs.
 
+import { nextUniform, seedRng } from "../core/rng.ts";
 import type { JobSpec } from "../mod.ts";
 
 export type { JobSpec };
@@ -26,28 +27,14 @@ export interface TraceParams {
   readonly ties?: boolean;
 }
 
-/** sfc32 with a splitmix32 seeding; mutable because nothing else sees it. */
+/** The engine's seeded generator (core/rng.ts), as a plain function. */
 function makeRandom(seed: number): () => number {
-  let s = (Math.trunc(seed) >>> 0) ^ 0x5bd1e995;
-  const mix = () => {
-    s = (s + 0x9e3779b9) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-    return (z ^ (z >>> 16)) >>> 0;
+  let state = seedRng(seed);
+  return () => {
+    const [u, next] = nextUniform(state);
+    state = next;
+    return u;
   };
-  let a = mix(), b = mix(), c = mix(), d = mix();
-  const next = () => {
-    const t = (((a + b) >>> 0) + d) >>> 0;
-    d = (d + 1) >>> 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) >>> 0;
-    c = ((c << 21) | (c >>> 11)) >>> 0;
-    c = (c + t) >>> 0;
-    return t / 4294967296;
-  };
-  for (let i = 0; i < 12; i++) next();
-  return next;
 }
 
 /**
