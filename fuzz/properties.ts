@@ -16,6 +16,7 @@ import type {
   SimulationConfig,
 } from "../core/types.ts";
 import {
+  arbAnyScenario,
   arbScenario,
   arbStreamingSchedule,
   arbTrace,
@@ -78,19 +79,7 @@ function equal<T>(actual: T, expected: T, what: string): void {
 }
 
 const PRIORITIES: PriorityPolicy[] = ["fcfs", "fcfs_alt", "fcfs_conservative", "sjf", "ljf"];
-
-/** Every policy pair; oversized jobs, ties, zero limits, fractional times, overruns. */
-const anyScenario: fc.Arbitrary<Scenario> = fc.oneof(
-  arbScenario({ allowOversized: true, priorities: PRIORITIES }),
-  arbScenario({ allowOversized: true, integerTimes: false, priorities: PRIORITIES }),
-  arbScenario({
-    allowOversized: true,
-    actual: "unbounded",
-    maxNodes: 6,
-    maxGap: 5,
-    priorities: PRIORITIES,
-  }),
-);
+const anyScenario: fc.Arbitrary<Scenario> = arbAnyScenario();
 
 const withPlan = (arb: fc.Arbitrary<Scenario>): fc.Arbitrary<FuzzCase> =>
   arb.chain((s) => arbStreamingSchedule(s.trace).map((plan) => ({ ...s, plan })));

@@ -261,3 +261,27 @@ export function arbScenario(
     })
   );
 }
+
+/**
+ * Every policy pair on traces with everything in them: jobs larger than the
+ * machine, ties, zero limits, fractional times, and (on small machines, where
+ * it matters most) jobs that overrun their limits. The default input of the
+ * library's own properties.
+ *
+ * @example
+ * ```ts
+ * import fc from "fast-check";
+ * import { arbAnyScenario, checkCapacity, runBatch } from "./mod.ts";
+ * fc.assert(fc.property(arbAnyScenario(), ({ config, trace }) =>
+ *   checkCapacity(runBatch(config, trace).resourceRows, config.totalNodes).length === 0
+ * ), { seed: 1, numRuns: 20 });
+ * ```
+ */
+export function arbAnyScenario(): Arbitrary<Scenario> {
+  const priorities: PriorityPolicy[] = ["fcfs", "fcfs_alt", "fcfs_conservative", "sjf", "ljf"];
+  return fc.oneof(
+    arbScenario({ allowOversized: true, priorities }),
+    arbScenario({ allowOversized: true, integerTimes: false, priorities }),
+    arbScenario({ allowOversized: true, actual: "unbounded", maxNodes: 6, maxGap: 5, priorities }),
+  );
+}

@@ -23,6 +23,7 @@
 
 export {
   type ActualRunTimeKind,
+  arbAnyScenario,
   arbConfig,
   type Arbitrary,
   arbJobSpec,

@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import type { JobSpec, PriorityPolicy, SimulationConfig } from "../core/types.ts";
 import {
+  arbAnyScenario,
   arbScenario,
   arbStreamingSchedule,
   checkCapacity,
@@ -36,23 +37,7 @@ function runsFromEnv(): number | undefined {
   }
 }
 const PRIORITIES: PriorityPolicy[] = ["fcfs", "fcfs_alt", "fcfs_conservative", "sjf", "ljf"];
-
-/**
- * Every policy pair on traces with everything in them: jobs larger than the
- * machine, ties, zero limits, fractional times, and (on small machines, where
- * it matters most) jobs that overrun their limits.
- */
-const anyScenario: fc.Arbitrary<Scenario> = fc.oneof(
-  arbScenario({ allowOversized: true, priorities: PRIORITIES }),
-  arbScenario({ allowOversized: true, integerTimes: false, priorities: PRIORITIES }),
-  arbScenario({
-    allowOversized: true,
-    actual: "unbounded",
-    maxNodes: 6,
-    maxGap: 5,
-    priorities: PRIORITIES,
-  }),
-);
+const anyScenario: fc.Arbitrary<Scenario> = arbAnyScenario();
 
 const prop = <T>(arb: fc.Arbitrary<T>, check: (x: T) => void) =>
   fc.assert(fc.property(arb, check), PARAMS);
