@@ -4,7 +4,20 @@
 import type { Input } from "../core/step.ts";
 import type { JobSpec } from "../core/types.ts";
 
-/** Options of an {@link appendJobs} input. */
+/**
+ * Options of an {@link appendJobs} input.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, type AppendJobsOptions, initialState, step, submitJob } from "../mod.ts";
+ * const storeOnly: AppendJobsOptions = { submit: false, maxStoreCapacity: 1000 };
+ * let s = step(initialState({ totalNodes: 8 }), appendJobs([{ submitTime: 0, numNodes: 2, timeLimit: 5 }], storeOnly)).state;
+ * // Stored but not submitted: nothing arrives until `submitJob`.
+ * if (s.store.records.size !== 1 || s.arrivals.size !== 0) throw new Error("stored only");
+ * s = step(s, submitJob(0, 4)).state;
+ * if (s.arrivals.size !== 1) throw new Error("job 0 should arrive at 4");
+ * ```
+ */
 export interface AppendJobsOptions {
   /** Submit each job at its own submit time (default true). `false` only stores them. */
   readonly submit?: boolean;

@@ -14,6 +14,14 @@ import { EvtsimError } from "../core/errors.ts";
  * V8 15: `heapUsed` after `gc()` around one `appendJobs` of 10^5 and
  * 4·10^5 jobs gave 128–130 B per stored job and 192–193 B per stored and
  * submitted job.
+ *
+ * @example
+ * ```ts
+ * import { ESTIMATED_BYTES_PER_JOB_RECORD, memoryPressureLimit } from "../mod.ts";
+ * // With 1 GiB available and F = 0.5, the store may hold about two million jobs.
+ * const n = memoryPressureLimit(0.5, { availableBytes: 2 ** 30 });
+ * if (n !== Math.floor(2 ** 29 / ESTIMATED_BYTES_PER_JOB_RECORD)) throw new Error(`got ${n}`);
+ * ```
  */
 export const ESTIMATED_BYTES_PER_JOB_RECORD = 256;
 
@@ -36,7 +44,23 @@ export function checkMemoryPressureFraction(fraction: number): number {
   return fraction;
 }
 
-/** Where {@link memoryPressureLimit} gets its numbers; injectable for tests. */
+/**
+ * Where {@link memoryPressureLimit} gets its numbers; injectable for tests.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, EvtsimError, initialState, memoryPressureLimit, type MemoryPressureOptions, step } from "../mod.ts";
+ * const tiny: MemoryPressureOptions = { availableBytes: 1024, bytesPerRecord: 256 };
+ * const limit = memoryPressureLimit(1, tiny); // 4 records
+ * const jobs = Array.from({ length: 5 }, () => ({ submitTime: 0, numNodes: 1, timeLimit: 1 }));
+ * try {
+ *   step(initialState({ totalNodes: 8 }), appendJobs(jobs, { maxStoreCapacity: limit }));
+ *   throw new Error("5 jobs should not fit a 4-record limit");
+ * } catch (e) {
+ *   if (!(e instanceof EvtsimError)) throw e;
+ * }
+ * ```
+ */
 export interface MemoryPressureOptions {
   /** Bytes available now; default `Deno.systemMemoryInfo().available` (Linux MemAvailable). */
   readonly availableBytes?: number;

@@ -26,7 +26,24 @@ import type {
 import * as inputs from "./inputs.ts";
 import { checkMemoryPressureFraction, memoryPressureLimit } from "./memory.ts";
 
-/** Options of a {@link Simulation}: the configuration plus the shell-only settings. */
+/**
+ * Options of a {@link Simulation}: the configuration plus the shell-only settings.
+ *
+ * @example
+ * ```ts
+ * import { Simulation, type SimulationOptions } from "../mod.ts";
+ * const options: SimulationOptions = {
+ *   totalNodes: 16,
+ *   backfillPolicy: "none",
+ *   jobs: [{ submitTime: 0, numNodes: 16, timeLimit: 10 }, { submitTime: 0, numNodes: 1, timeLimit: 10 }],
+ * };
+ * const sim = new Simulation(options);
+ * const n = sim.initializeTrace();
+ * for (let id = 0; id < n; id++) sim.submitJob(id, 0);
+ * // Without backfilling the 1-node job waits behind the whole-machine job.
+ * if (sim.finish().jobs[1].beginTime !== 10) throw new Error("job 1 should start at 10");
+ * ```
+ */
 export interface SimulationOptions extends SimulationConfig {
   /** A trace to load with {@link Simulation.initializeTrace} (any order; sorted when loaded). */
   readonly jobs?: readonly JobSpec[];
@@ -37,7 +54,23 @@ export interface SimulationOptions extends SimulationConfig {
   readonly checkMemoryPressure?: number;
 }
 
-/** Where rows go as they become final. A missing sink keeps that kind of row for `finish()`. */
+/**
+ * Where rows go as they become final. A missing sink keeps that kind of row for `finish()`.
+ *
+ * @example
+ * ```ts
+ * import { type JobRow, type Notice, Simulation, type SimulationSinks } from "../mod.ts";
+ * const written: JobRow[] = [];
+ * const notices: Notice[] = [];
+ * const sinks: SimulationSinks = { onJobRow: (r) => written.push(r), onNotice: (n) => notices.push(n) };
+ * const sim = new Simulation({ totalNodes: 8 }, sinks);
+ * sim.appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 10 }, { submitTime: 0, numNodes: 9, timeLimit: 10 }]);
+ * const out = sim.finish();
+ * // Rows given to a sink are not kept; resource rows had no sink, so `finish` returns them.
+ * if (written.length !== 1 || notices[0]?.kind !== "rejected") throw new Error("sinks");
+ * if (out.jobs.length !== 0 || out.notices.length !== 0 || out.resources.length !== 3) throw new Error("out");
+ * ```
+ */
 export interface SimulationSinks {
   /** Called once per written job, in job-id order. */
   readonly onJobRow?: (row: JobRow) => void;
@@ -47,7 +80,22 @@ export interface SimulationSinks {
   readonly onNotice?: (notice: Notice) => void;
 }
 
-/** What {@link Simulation.finish} returns. */
+/**
+ * What {@link Simulation.finish} returns.
+ *
+ * @example
+ * ```ts
+ * import { Simulation, type SimulationOutput } from "../mod.ts";
+ * const sim = new Simulation({ totalNodes: 8 });
+ * sim.appendJobs([{ submitTime: 0, numNodes: 8, timeLimit: 10 }, { submitTime: 5, numNodes: 8, timeLimit: 10 }]);
+ * const out: SimulationOutput = sim.finish();
+ * // Job 1 waits 5 s for job 0; finishing again returns the same output.
+ * if (out.jobs.length !== 2 || out.statistics.averageWait !== 2.5 || out.statistics.makespan !== 20) {
+ *   throw new Error("output");
+ * }
+ * if (sim.finish() !== out) throw new Error("finish should be idempotent");
+ * ```
+ */
 export interface SimulationOutput {
   /** Job rows not handed to a sink, in job-id order. */
   readonly jobs: readonly JobRow[];
@@ -59,7 +107,22 @@ export interface SimulationOutput {
   readonly statistics: Statistics;
 }
 
-/** Options of {@link Simulation.finish}. */
+/**
+ * Options of {@link Simulation.finish}.
+ *
+ * @example
+ * ```ts
+ * import { type FinishOptions, Simulation } from "../mod.ts";
+ * const rowsWritten = (options: FinishOptions) => {
+ *   const sim = new Simulation({ totalNodes: 8 });
+ *   sim.appendJobs([{ submitTime: 0, numNodes: 8, timeLimit: 10 }, { submitTime: 0, numNodes: 8, timeLimit: 10 }]);
+ *   sim.advanceTo(15);
+ *   return sim.finish(options).jobs.length;
+ * };
+ * // By default every pending event is processed; `false` stops at the clock, like `--max_time 15`.
+ * if (rowsWritten({}) !== 2 || rowsWritten({ runToCompletion: false }) !== 1) throw new Error("finish");
+ * ```
+ */
 export interface FinishOptions {
   /**
    * Process every pending event first (default true). `false` finishes at the

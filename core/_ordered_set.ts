@@ -9,7 +9,20 @@
 // "first waiting job that fits the free nodes and ends before the shadow time"
 // is answered without walking jobs that cannot start.
 
-/** How elements are ordered and which two numbers are summarised per subtree. */
+/**
+ * How elements are ordered and which two numbers are summarised per subtree.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, type JobRecord, type OrderSpec, step } from "../mod.ts";
+ * const job = (numNodes: number) => ({ submitTime: 30, numNodes, timeLimit: 5 });
+ * const s = step(initialState({ totalNodes: 8 }), appendJobs([job(4), job(1)])).state;
+ * // Future arrivals: ordered by submit time, then id; p2 (node count) is summarised.
+ * const spec: OrderSpec<JobRecord> = s.arrivals.spec;
+ * const [a, b] = s.arrivals.toArray();
+ * if (spec.compare(a, b) >= 0 || spec.p2(b) !== 1 || s.arrivals.min2 !== 1) throw new Error("spec");
+ * ```
+ */
 export interface OrderSpec<T> {
   /** Total order; 0 means "the same element". */
   readonly compare: (a: T, b: T) => number;
@@ -19,7 +32,20 @@ export interface OrderSpec<T> {
   readonly p2: (x: T) => number;
 }
 
-/** A tree node. Never mutated after construction. */
+/**
+ * A tree node. Never mutated after construction.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, type JobRecord, step, type TreeNode } from "../mod.ts";
+ * const job = (submitTime: number, numNodes: number) => ({ submitTime, numNodes, timeLimit: 10 });
+ * const s = step(initialState({ totalNodes: 8 }), appendJobs([job(10, 4), job(20, 2), job(30, 6)])).state;
+ * const root: TreeNode<JobRecord> | null = s.arrivals.root;
+ * // Three arrivals, balanced around job 1; each node keeps its subtree's size and minima.
+ * if (root?.v.id !== 1 || root.l?.v.id !== 0 || root.r?.v.id !== 2) throw new Error("shape");
+ * if (root.s !== 3 || root.m1 !== 10 || root.m2 !== 2) throw new Error("summaries");
+ * ```
+ */
 export interface TreeNode<T> {
   /** The element. */
   readonly v: T;
@@ -177,6 +203,20 @@ function maxNode<T>(n: TreeNode<T>): TreeNode<T> {
 /**
  * A persistent ordered set. Every update returns a new set and leaves the
  * receiver valid and unchanged; unchanged subtrees are shared.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, type JobRecord, type OrderedSet, step } from "../mod.ts";
+ * const job = (submitTime: number, numNodes: number) => ({ submitTime, numNodes, timeLimit: 10 });
+ * const s = step(initialState({ totalNodes: 8 }), appendJobs([job(10, 4), job(20, 2), job(30, 6)])).state;
+ * const arrivals: OrderedSet<JobRecord> = s.arrivals;
+ * const rest = arrivals.deleteFirst();
+ * // An update returns a new set; the state's set is unchanged.
+ * if (rest.first()?.id !== 1 || arrivals.first()?.id !== 0 || arrivals.size !== 3) throw new Error("persistent");
+ * // `findFirst` skips subtrees whose minimum node count (p2 here) is too large.
+ * const small = arrivals.findFirst(undefined, (_m1, minNodes) => minNodes <= 2, (j) => j.numNodes <= 2);
+ * if (small?.id !== 1) throw new Error("job 1 is the first arrival needing <= 2 nodes");
+ * ```
  */
 export class OrderedSet<T> {
   private constructor(readonly spec: OrderSpec<T>, readonly root: TreeNode<T> | null) {}

@@ -12,7 +12,18 @@ import type {
   SimulationConfig,
 } from "./types.ts";
 
-/** A configuration with every default filled in. */
+/**
+ * A configuration with every default filled in.
+ *
+ * @example
+ * ```ts
+ * import { initialState, type ResolvedConfig } from "../mod.ts";
+ * const c: ResolvedConfig = initialState({ totalNodes: 8, seed: 3 }).config;
+ * // Every default is filled in, and the value is frozen.
+ * if (c.backfillPolicy !== "easy" || c.jobStoreOverflow !== "grow" || c.seed !== 3) throw new Error("c");
+ * if (c.capacitySchedule.length !== 0 || !Object.isFrozen(c)) throw new Error("frozen, no schedule");
+ * ```
+ */
 export interface ResolvedConfig {
   /** Number of identical nodes in the machine. */
   readonly totalNodes: number;

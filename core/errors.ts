@@ -1,7 +1,19 @@
 // One error type for every user-facing failure, so that shells can print a
 // single clear line and pick an exit code without stack traces.
 
-/** Where in an input file a problem was found. */
+/**
+ * Where in an input file a problem was found.
+ *
+ * @example
+ * ```ts
+ * import { type ErrorLocation, EvtsimError } from "../mod.ts";
+ * const where: ErrorLocation = { file: "trace.csv", line: 12, field: "time_limit" };
+ * const e = new EvtsimError("input", "expected a non-negative number", where);
+ * if (e.location.line !== 12 || e.message !== "trace.csv:12: time_limit: expected a non-negative number") {
+ *   throw new Error(e.message);
+ * }
+ * ```
+ */
 export interface ErrorLocation {
   /** The file being read. */
   readonly file?: string;
@@ -11,7 +23,24 @@ export interface ErrorLocation {
   readonly field?: string;
 }
 
-/** Broad class of an error; decides nothing but helps callers branch. */
+/**
+ * Broad class of an error; decides nothing but helps callers branch.
+ *
+ * @example
+ * ```ts
+ * import { type ErrorKind, EvtsimError, Simulation } from "../mod.ts";
+ * const sim = new Simulation({ totalNodes: 8 });
+ * sim.advanceTo(100);
+ * let kind: ErrorKind | undefined;
+ * try {
+ *   sim.advanceTo(50);
+ * } catch (e) {
+ *   if (e instanceof EvtsimError) kind = e.kind;
+ * }
+ * // Moving the clock backwards is a "time" error, and the failed call changed nothing.
+ * if (kind !== "time" || sim.currentTime !== 100) throw new Error(`got ${kind}`);
+ * ```
+ */
 export type ErrorKind = "input" | "usage" | "time" | "capacity" | "state";
 
 /**

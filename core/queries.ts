@@ -79,7 +79,21 @@ export function headShadowTime(state: SimState): number {
   });
 }
 
-/** A projected release of nodes, merged per time. */
+/**
+ * A projected release of nodes, merged per time.
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, backfillWindow, initialState, type ProjectedRelease, step } from "../mod.ts";
+ * const job = (numNodes: number, timeLimit: number) => ({ submitTime: 0, numNodes, timeLimit });
+ * let s = step(initialState({ totalNodes: 8 }), appendJobs([job(3, 20), job(3, 20), job(2, 50), job(8, 10)])).state;
+ * s = step(s, advanceTo(0)).state;
+ * const releases: readonly ProjectedRelease[] = backfillWindow(s).releases;
+ * // Jobs 0 and 1 both end by 20: one merged release of 6 nodes, then job 2's 2 nodes at 50.
+ * const seen = releases.map((r) => `${r.time}:${r.nodesReleased}`).join(" ");
+ * if (seen !== "20:6 50:2") throw new Error(seen);
+ * ```
+ */
 export interface ProjectedRelease {
   /** When the nodes are expected back (begin + time limit). */
   readonly time: number;
@@ -87,7 +101,21 @@ export interface ProjectedRelease {
   readonly nodesReleased: number;
 }
 
-/** The backfill window as DR_EVT's get_backfill_window reports it. */
+/**
+ * The backfill window as DR_EVT's get_backfill_window reports it.
+ *
+ * @example
+ * ```ts
+ * import { type BackfillWindow, Simulation } from "../mod.ts";
+ * const sim = new Simulation({ totalNodes: 10 });
+ * sim.appendJobs([{ submitTime: 0, numNodes: 6, timeLimit: 30 }, { submitTime: 0, numNodes: 8, timeLimit: 10 }]);
+ * sim.advanceTo(5);
+ * const w: BackfillWindow = sim.backfillWindow();
+ * // Job 1 waits for job 0's 6 nodes, due back at 30: a job of ≤ 4 nodes ending before 30 may backfill.
+ * if (w.currentTime !== 5 || w.availableNodes !== 4 || w.shadowTime !== 30) throw new Error("window");
+ * if (w.releases.length !== 1 || w.releases[0].time !== 30) throw new Error("releases");
+ * ```
+ */
 export interface BackfillWindow {
   /** The simulation clock. */
   readonly currentTime: number;

@@ -2,7 +2,20 @@
 // can live inside the immutable simulation state and be copied for free.
 // sfc32 (Chris Doty-Humphrey's Small Fast Counting generator).
 
-/** Generator state: four unsigned 32-bit integers. */
+/**
+ * Generator state: four unsigned 32-bit integers.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, type RngState, step } from "../mod.ts";
+ * const config = { totalNodes: 8, runTimeMode: "distribution", runTimeStddev: 0.5, seed: 42 } as const;
+ * const seeded: RngState = initialState(config).rng;
+ * const s = step(initialState(config), appendJobs([{ submitTime: 0, numNodes: 1, timeLimit: 100 }])).state;
+ * // The same seed gives the same words; drawing a job's run time advances them.
+ * if (seeded.length !== 4 || String(initialState(config).rng) !== String(seeded)) throw new Error("seed");
+ * if (String(s.rng) === String(seeded)) throw new Error("a draw should advance the generator");
+ * ```
+ */
 export type RngState = readonly [number, number, number, number];
 
 /** Seeds a generator; the same seed always gives the same sequence. */

@@ -3,7 +3,20 @@
 
 import { OrderedSet, type OrderSpec } from "./_ordered_set.ts";
 
-/** A job that holds nodes now. */
+/**
+ * A job that holds nodes now.
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, initialState, type RunningJob, step } from "../mod.ts";
+ * const job = { submitTime: 5, numNodes: 2, timeLimit: 60, actualRunTime: 10 };
+ * let s = step(initialState({ totalNodes: 8 }), appendJobs([job])).state;
+ * s = step(s, advanceTo(5)).state;
+ * const r: RunningJob | undefined = s.running.first();
+ * // Schedulers plan with the limit: the projected end is 5 + 60, though the job ends at 15.
+ * if (r?.id !== 0 || r.beginTime !== 5 || r.projectedEnd !== 65) throw new Error("projected end");
+ * ```
+ */
 export interface RunningJob {
   /** The job's id. */
   readonly id: number;
@@ -23,7 +36,21 @@ const RUNNING_ORDER: OrderSpec<RunningJob> = {
   p2: (x) => x.projectedEnd,
 };
 
-/** Running jobs, persistent, ordered by projected end then job id. */
+/**
+ * Running jobs, persistent, ordered by projected end then job id.
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, initialState, type RunningSet, step } from "../mod.ts";
+ * const job = (timeLimit: number) => ({ submitTime: 0, numNodes: 2, timeLimit });
+ * let s = step(initialState({ totalNodes: 8 }), appendJobs([job(100), job(20), job(50)])).state;
+ * s = step(s, advanceTo(0)).state;
+ * const running: RunningSet = s.running;
+ * // Ordered by projected end (begin + limit), not by id.
+ * const ids = running.toArray().map((r) => r.id).join();
+ * if (ids !== "1,2,0" || running.size !== 3) throw new Error(ids);
+ * ```
+ */
 export type RunningSet = OrderedSet<RunningJob>;
 
 /** An empty running set. */

@@ -13,7 +13,22 @@ import type { JobRecord, ResourceRow, SimulationConfig } from "./types.ts";
 import { schedulerFor } from "../schedulers/mod.ts";
 import type { Scheduler } from "../schedulers/scheduler.ts";
 
-/** A start (allocation) or end (release) of a job's nodes. */
+/**
+ * A start (allocation) or end (release) of a job's nodes.
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, initialState, type ResourceEvent, step } from "../mod.ts";
+ * const job = { submitTime: 0, numNodes: 2, timeLimit: 60, actualRunTime: 45 };
+ * let s = step(initialState({ totalNodes: 8 }), appendJobs([job])).state;
+ * s = step(s, advanceTo(0)).state;
+ * const next: ResourceEvent | undefined = s.events.first();
+ * // The started job's end (kind 0) is pending at its run time, not at its limit.
+ * if (next?.kind !== 0 || next.time !== 45 || next.id !== 0 || next.numNodes !== 2) {
+ *   throw new Error("expected job 0's end at 45");
+ * }
+ * ```
+ */
 export interface ResourceEvent {
   /** When the event happens. */
   readonly time: number;
@@ -41,7 +56,21 @@ const ARRIVAL_ORDER: OrderSpec<JobRecord> = {
   p2: (x) => x.numNodes,
 };
 
-/** The job store: records from `firstId` on; the front is reclaimed once written. */
+/**
+ * The job store: records from `firstId` on; the front is reclaimed once written.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, flush, initialState, type JobStore, runToCompletion, step } from "../mod.ts";
+ * const job = { submitTime: 0, numNodes: 4, timeLimit: 10 };
+ * let s = step(initialState({ totalNodes: 8 }), appendJobs([job, job])).state;
+ * const held: JobStore = s.store;
+ * s = step(step(s, runToCompletion()).state, flush()).state;
+ * // Flushing writes the finished jobs and reclaims them from the front of the store.
+ * if (held.firstId !== 0 || held.records.size !== 2) throw new Error("two records held");
+ * if (s.store.firstId !== 2 || s.store.records.size !== 0) throw new Error("both reclaimed");
+ * ```
+ */
 export interface JobStore {
   /** Id of the first record still held (= number of records reclaimed). */
   readonly firstId: number;
@@ -53,7 +82,20 @@ export interface JobStore {
   readonly completedSinceFlush: number;
 }
 
-/** A resource row buffer as a persistent stack (newest first). */
+/**
+ * A resource row buffer as a persistent stack (newest first).
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, initialState, type RowStack, step } from "../mod.ts";
+ * let s = step(initialState({ totalNodes: 8 }), appendJobs([{ submitTime: 5, numNodes: 2, timeLimit: 60 }])).state;
+ * s = step(s, advanceTo(5)).state;
+ * const free: number[] = [];
+ * for (let n: RowStack | null = s.resourceBuffer; n !== null; n = n.next) free.push(n.row.freeNodes);
+ * // Newest first: the row after the start at 5, then the baseline row.
+ * if (free.join() !== "6,8" || s.resourceBufferLength !== 2) throw new Error(free.join());
+ * ```
+ */
 export interface RowStack {
   /** The newest buffered row. */
   readonly row: ResourceRow;
@@ -61,7 +103,21 @@ export interface RowStack {
   readonly next: RowStack | null;
 }
 
-/** The whole simulation state. Treat every field as read-only. */
+/**
+ * The whole simulation state. Treat every field as read-only.
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, initialState, type SimState, step } from "../mod.ts";
+ * const job = (submitTime: number) => ({ submitTime, numNodes: 6, timeLimit: 10 });
+ * const s0: SimState = initialState({ totalNodes: 8 });
+ * const s1 = step(step(s0, appendJobs([job(0), job(0), job(30)])).state, advanceTo(0)).state;
+ * // At 0: job 0 runs, job 1 waits in the scheduler's queue, job 2 has not arrived yet.
+ * if (s1.allocatedNodes !== 6 || s1.running.size !== 1) throw new Error("job 0 runs");
+ * if (s1.scheduler.size(s1.queue) !== 1 || s1.arrivals.size !== 1) throw new Error("1 waits, 2 ahead");
+ * if (s0.nextJobId !== 0 || s1.nextJobId !== 3) throw new Error("s0 must be unchanged");
+ * ```
+ */
 export interface SimState {
   /** The configuration with its defaults filled in. */
   readonly config: ResolvedConfig;

@@ -4,7 +4,21 @@
 /** Bounded-slowdown threshold τ (seconds): slowdown = max(1, turnaround / max(run, τ)). */
 export const BOUNDED_SLOWDOWN_THRESHOLD = 10;
 
-/** Running sums kept in the state. */
+/**
+ * Running sums kept in the state.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, runToCompletion, statistics, type StatisticsAccumulator, step } from "../mod.ts";
+ * const job = { submitTime: 0, numNodes: 10, timeLimit: 10 };
+ * let s = step(initialState({ totalNodes: 10 }), appendJobs([job, job])).state;
+ * s = step(s, runToCompletion()).state;
+ * const acc: StatisticsAccumulator = s.stats;
+ * // Raw sums (job 1 waited 10 s); `statistics` derives the averages from them.
+ * if (acc.jobsCompleted !== 2 || acc.sumWait !== 10 || acc.nodeSeconds !== 200) throw new Error("sums");
+ * if (statistics(s).averageWait !== acc.sumWait / acc.jobsCompleted) throw new Error("average");
+ * ```
+ */
 export interface StatisticsAccumulator {
   /** Jobs created (loaded or appended), rejected ones included. */
   readonly jobsCreated: number;
@@ -56,7 +70,22 @@ export function emptyStatistics(): StatisticsAccumulator {
   });
 }
 
-/** Statistics of a run so far, as the monitors and the CLI report them. */
+/**
+ * Statistics of a run so far, as the monitors and the CLI report them.
+ *
+ * @example
+ * ```ts
+ * import { Simulation, type Statistics } from "../mod.ts";
+ * const sim = new Simulation({ totalNodes: 10 });
+ * sim.appendJobs([{ submitTime: 0, numNodes: 10, timeLimit: 100 }, { submitTime: 0, numNodes: 5, timeLimit: 100 }]);
+ * sim.advanceTo(50);
+ * const mid: Statistics = sim.statistics();
+ * if (mid.jobsRunning !== 1 || mid.jobsWaiting !== 1 || mid.jobsCompleted !== 0) throw new Error("mid");
+ * const end: Statistics = sim.finish().statistics;
+ * // Job 1 waited 100 s; 1500 node-seconds used of 10 nodes × 200 s.
+ * if (end.averageWait !== 50 || end.makespan !== 200 || end.utilization !== 0.75) throw new Error("end");
+ * ```
+ */
 export interface Statistics {
   /** Jobs created (loaded or appended), rejected ones included. */
   readonly totalJobs: number;

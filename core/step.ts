@@ -9,7 +9,22 @@ import { replayAdvance, replayJobs } from "./replay.ts";
 import type { SimState } from "./state.ts";
 import type { JobSpec, RecordedJob, StepRows } from "./types.ts";
 
-/** Everything the reducer accepts. */
+/**
+ * Everything the reducer accepts. The constructors `appendJobs`, `advanceTo`,
+ * `runToCompletion`, … build these values.
+ *
+ * @example
+ * ```ts
+ * import { initialState, type Input, step } from "../mod.ts";
+ * const inputs: Input[] = [
+ *   { kind: "appendJobs", jobs: [{ submitTime: 0, numNodes: 4, timeLimit: 30 }] },
+ *   { kind: "advanceTo", time: 10 },
+ *   { kind: "runToCompletion" },
+ * ];
+ * const s = inputs.reduce((state, input) => step(state, input).state, initialState({ totalNodes: 8 }));
+ * if (s.time !== 30 || s.allocatedNodes !== 0) throw new Error("the job should have ended at 30");
+ * ```
+ */
 export type Input =
   | {
     /** Create jobs (ids in order) and, unless `submit` is false, submit them. */
@@ -36,7 +51,20 @@ export type Input =
   | { readonly kind: "flush" }
   | { readonly kind: "finish" };
 
-/** What a step returns. */
+/**
+ * What a step returns.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, step, type StepResult } from "../mod.ts";
+ * const s0 = initialState({ totalNodes: 8 });
+ * const job = { submitTime: 0, numNodes: 2, timeLimit: 10 };
+ * const r: StepResult = step(s0, appendJobs([job, job]));
+ * // The new jobs' ids, the next state, and no rows yet; the given state is untouched.
+ * if (r.ids.join() !== "0,1" || r.state.nextJobId !== 2 || r.rows.jobs.length !== 0) throw new Error("r");
+ * if (s0.nextJobId !== 0) throw new Error("s0 must be unchanged");
+ * ```
+ */
 export interface StepResult {
   /** The next state. */
   readonly state: SimState;

@@ -1,7 +1,25 @@
 // The values that cross the boundary of the pure reducer: configuration,
 // inputs, and the rows it emits. Everything here is plain data.
 
-/** Backfilling policy, as DR_EVT's `--backfill_policy` names it. */
+/**
+ * Backfilling policy, as DR_EVT's `--backfill_policy` names it.
+ *
+ * @example
+ * ```ts
+ * import { type BackfillPolicy, Simulation } from "../mod.ts";
+ * const beginOfJob2 = (backfillPolicy: BackfillPolicy) => {
+ *   const sim = new Simulation({ totalNodes: 10, backfillPolicy });
+ *   sim.appendJobs([
+ *     { submitTime: 0, numNodes: 6, timeLimit: 100 },
+ *     { submitTime: 0, numNodes: 8, timeLimit: 10 },
+ *     { submitTime: 0, numNodes: 4, timeLimit: 10 },
+ *   ]);
+ *   return sim.finish().jobs[2].beginTime;
+ * };
+ * // Job 2 fits beside job 0 and ends long before job 1 could start: only backfilling runs it now.
+ * if (beginOfJob2("easy") !== 0 || beginOfJob2("none") !== 110) throw new Error("backfill");
+ * ```
+ */
 export type BackfillPolicy = "easy" | "conservative" | "none";
 
 /**
@@ -10,19 +28,96 @@ export type BackfillPolicy = "easy" | "conservative" | "none";
  * (then job id); `sjf` / `ljf` keep the oldest job as the head and order
  * backfill candidates by time limit. See `schedulers/mod.ts` for how each
  * (priority, backfill) pair maps to an algorithm.
+ *
+ * @example
+ * ```ts
+ * import { type PriorityPolicy, Simulation } from "../mod.ts";
+ * const beginOfJob3 = (priorityPolicy: PriorityPolicy) => {
+ *   const sim = new Simulation({ totalNodes: 10, priorityPolicy });
+ *   sim.appendJobs([
+ *     { submitTime: 0, numNodes: 6, timeLimit: 100 },
+ *     { submitTime: 1, numNodes: 8, timeLimit: 10 }, // the head: waits for job 0
+ *     { submitTime: 2, numNodes: 4, timeLimit: 50 },
+ *     { submitTime: 2, numNodes: 4, timeLimit: 20 },
+ *   ]);
+ *   return sim.finish().jobs[3].beginTime;
+ * };
+ * // Jobs 2 and 3 compete for the 4 free nodes: SJF backfills the shorter job 3 first.
+ * if (beginOfJob3("sjf") !== 2 || beginOfJob3("fcfs") !== 52) throw new Error("priority");
+ * ```
  */
 export type PriorityPolicy = "fcfs" | "fcfs_alt" | "fcfs_conservative" | "sjf" | "ljf";
 
-/** How each job's actual run time is chosen when it is created. */
+/**
+ * How each job's actual run time is chosen when it is created.
+ *
+ * @example
+ * ```ts
+ * import { type RunTimeMode, Simulation } from "../mod.ts";
+ * const endOf = (runTimeMode: RunTimeMode) => {
+ *   const sim = new Simulation({ totalNodes: 4, runTimeMode });
+ *   sim.appendJob({ submitTime: 0, numNodes: 1, timeLimit: 100, actualRunTime: 30 });
+ *   return sim.finish().jobs[0].endTime;
+ * };
+ * // "actual" uses the recorded run time, "limit" runs every job for its full time limit.
+ * if (endOf("actual") !== 30 || endOf("limit") !== 100) throw new Error("run time mode");
+ * ```
+ */
 export type RunTimeMode = "actual" | "limit" | "distribution";
 
-/** Distribution used by `runTimeMode: "distribution"`. */
+/**
+ * Distribution used by `runTimeMode: "distribution"`.
+ *
+ * @example
+ * ```ts
+ * import { type RunTimeDistribution, Simulation } from "../mod.ts";
+ * const runTime = (runTimeDistribution: RunTimeDistribution, seed: number) => {
+ *   const config = { runTimeMode: "distribution", runTimeScale: 0.5, runTimeStddev: 0.25 } as const;
+ *   const sim = new Simulation({ totalNodes: 4, ...config, runTimeDistribution, seed });
+ *   sim.appendJob({ submitTime: 0, numNodes: 1, timeLimit: 100 });
+ *   return sim.finish().jobs[0].endTime;
+ * };
+ * // Uniform on [limit × f, limit × (f + s)] = [50, 75]; the same seed draws the same run time.
+ * const t = runTime("uniform", 7);
+ * if (t < 50 || t > 75 || runTime("uniform", 7) !== t) throw new Error("uniform draw");
+ * ```
+ */
 export type RunTimeDistribution = "normal" | "lognormal" | "uniform";
 
-/** What the job store does when an append does not fit after reclaiming. */
+/**
+ * What the job store does when an append does not fit after reclaiming.
+ *
+ * @example
+ * ```ts
+ * import { EvtsimError, type JobStoreOverflow, Simulation } from "../mod.ts";
+ * const appendTwo = (jobStoreOverflow: JobStoreOverflow) =>
+ *   new Simulation({ totalNodes: 4, jobStoreCapacity: 1, jobStoreOverflow })
+ *     .appendJobs([{ submitTime: 0, numNodes: 1, timeLimit: 5 }, { submitTime: 0, numNodes: 1, timeLimit: 5 }]);
+ * if (appendTwo("grow").length !== 2) throw new Error("grow should double the store");
+ * try {
+ *   appendTwo("abort");
+ *   throw new Error("abort should refuse the batch");
+ * } catch (e) {
+ *   if (!(e instanceof EvtsimError)) throw e;
+ * }
+ * ```
+ */
 export type JobStoreOverflow = "abort" | "grow";
 
-/** Simulation configuration; names follow the CLI options in camelCase. */
+/**
+ * Simulation configuration; names follow the CLI options in camelCase.
+ *
+ * @example
+ * ```ts
+ * import { initialState, type SimulationConfig } from "../mod.ts";
+ * const config: SimulationConfig = { totalNodes: 128, backfillPolicy: "conservative", startTime: 3600 };
+ * const s = initialState(config);
+ * // Fields left out get their defaults; the clock starts at `startTime`.
+ * if (s.time !== 3600 || s.config.priorityPolicy !== "fcfs" || s.config.runTimeMode !== "actual") {
+ *   throw new Error("defaults");
+ * }
+ * ```
+ */
 export interface SimulationConfig {
   /** Number of identical nodes in the machine. */
   readonly totalNodes: number;
@@ -54,7 +149,19 @@ export interface SimulationConfig {
   readonly capacitySchedule?: ReadonlyArray<CapacityChange>;
 }
 
-/** A change of the usable node count at a point in time. */
+/**
+ * A change of the usable node count at a point in time.
+ *
+ * @example
+ * ```ts
+ * import { type CapacityChange, Simulation } from "../mod.ts";
+ * const maintenance: CapacityChange[] = [{ time: 10, capacity: 4 }, { time: 50, capacity: 8 }];
+ * const sim = new Simulation({ totalNodes: 8, capacitySchedule: maintenance });
+ * sim.appendJob({ submitTime: 20, numNodes: 6, timeLimit: 5 });
+ * // Only 4 nodes are usable from 10 to 50, so the 6-node job waits until the capacity returns.
+ * if (sim.finish().jobs[0].beginTime !== 50) throw new Error("job 0 should start at 50");
+ * ```
+ */
 export interface CapacityChange {
   /** When the change takes effect (seconds). */
   readonly time: number;
@@ -62,7 +169,20 @@ export interface CapacityChange {
   readonly capacity: number;
 }
 
-/** A job as a trace or a caller describes it. */
+/**
+ * A job as a trace or a caller describes it.
+ *
+ * @example
+ * ```ts
+ * import { type JobSpec, Simulation } from "../mod.ts";
+ * const job: JobSpec = { submitTime: 0, numNodes: 16, timeLimit: 3600, actualRunTime: 1800, queue: "pbatch" };
+ * const sim = new Simulation({ totalNodes: 64 });
+ * const id = sim.appendJob(job);
+ * const row = sim.finish().jobs[id];
+ * // Under the default `runTimeMode: "actual"` the recorded run time decides the end.
+ * if (row.endTime !== 1800 || row.queue !== "pbatch") throw new Error("job row");
+ * ```
+ */
 export interface JobSpec {
   /** When the job is submitted (seconds). */
   readonly submitTime: number;
@@ -76,7 +196,24 @@ export interface JobSpec {
   readonly queue?: string;
 }
 
-/** A job with a recorded begin and end, for replay. */
+/**
+ * A job with a recorded begin and end, for replay.
+ *
+ * @example
+ * ```ts
+ * import { initialState, type RecordedJob, step } from "../mod.ts";
+ * const jobs: RecordedJob[] = [
+ *   { submitTime: 0, numNodes: 4, timeLimit: 100, beginTime: 5, endTime: 50 },
+ *   { submitTime: 10, numNodes: 2, timeLimit: 100, beginTime: 10, endTime: 20 },
+ * ];
+ * let s = initialState({ totalNodes: 8 }, { replay: true });
+ * s = step(s, { kind: "replayJobs", jobs }).state;
+ * s = step(s, { kind: "runToCompletion" }).state;
+ * const { rows } = step(s, { kind: "finish" });
+ * // A replay keeps the recorded times; the scheduler is never asked.
+ * if (rows.jobs[0].beginTime !== 5 || rows.jobs[1].endTime !== 20) throw new Error("replay");
+ * ```
+ */
 export interface RecordedJob extends JobSpec {
   /** Recorded start time (seconds); authoritative in a replay. */
   readonly beginTime: number;
@@ -84,7 +221,21 @@ export interface RecordedJob extends JobSpec {
   readonly endTime: number;
 }
 
-/** A job record in the store: the spec plus its stable id and chosen run time. */
+/**
+ * A job record in the store: the spec plus its stable id and chosen run time.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, type JobRecord, runToCompletion, step } from "../mod.ts";
+ * const job = { submitTime: 5, numNodes: 2, timeLimit: 60, actualRunTime: 30 };
+ * let s = step(initialState({ totalNodes: 8 }), appendJobs([job])).state;
+ * const created: JobRecord = s.store.records.get(0)!;
+ * s = step(s, runToCompletion()).state;
+ * const done: JobRecord = s.store.records.get(0)!; // held until written and reclaimed
+ * if (created.runTime !== 30 || created.beginTime !== -1) throw new Error("created");
+ * if (done.beginTime !== 5 || done.endTime !== 35) throw new Error("done");
+ * ```
+ */
 export interface JobRecord {
   /** Stable job id, in creation order (never a physical index). */
   readonly id: number;
@@ -110,7 +261,24 @@ export interface JobRecord {
   readonly unsubmitted?: boolean;
 }
 
-/** One row of the schedule output, written once per finished job. */
+/**
+ * One row of the schedule output, written once per finished job.
+ *
+ * @example
+ * ```ts
+ * import { type JobRow, Simulation } from "../mod.ts";
+ * const sim = new Simulation({ totalNodes: 8 });
+ * sim.appendJobs([
+ *   { submitTime: 0, numNodes: 8, timeLimit: 10 },
+ *   { submitTime: 5, numNodes: 4, timeLimit: 10, queue: "debug" },
+ * ]);
+ * const row: JobRow = sim.finish().jobs[1];
+ * // Job 1 waits for job 0's nodes: submitted at 5, begins at 10, ends at 20.
+ * if (row.jobId !== 1 || row.beginTime !== 10 || row.endTime !== 20 || row.queue !== "debug") {
+ *   throw new Error("job 1 row");
+ * }
+ * ```
+ */
 export interface JobRow {
   /** The job's id. */
   readonly jobId: number;
@@ -128,7 +296,20 @@ export interface JobRow {
   readonly queue: string | undefined;
 }
 
-/** One row of the resource timeline, written after each start or end. */
+/**
+ * One row of the resource timeline, written after each start or end.
+ *
+ * @example
+ * ```ts
+ * import { type ResourceRow, Simulation } from "../mod.ts";
+ * const sim = new Simulation({ totalNodes: 8 });
+ * sim.appendJob({ submitTime: 0, numNodes: 4, timeLimit: 10 });
+ * const rows: readonly ResourceRow[] = sim.finish().resources;
+ * // The baseline row, then one row after the start and one after the end.
+ * const seen = rows.map((r) => `${r.time}:${r.freeNodes}/${r.allocatedNodes}`).join(" ");
+ * if (seen !== "0:8/0 0:4/4 10:8/0") throw new Error(seen);
+ * ```
+ */
 export interface ResourceRow {
   /** Time of the event (or of the baseline row). */
   readonly time: number;
@@ -138,7 +319,20 @@ export interface ResourceRow {
   readonly allocatedNodes: number;
 }
 
-/** Something the shell should tell the user about (never an error). */
+/**
+ * Something the shell should tell the user about (never an error).
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, type Notice, step } from "../mod.ts";
+ * const r = step(initialState({ totalNodes: 8 }), appendJobs([{ submitTime: 0, numNodes: 16, timeLimit: 10 }]));
+ * const notice: Notice | undefined = r.rows.notices[0];
+ * // The job asks for more nodes than the machine has: it is rejected, and the run goes on.
+ * if (notice?.kind !== "rejected" || notice.jobId !== 0 || notice.totalNodes !== 8) {
+ *   throw new Error("expected a rejection notice");
+ * }
+ * ```
+ */
 export type Notice =
   | {
     /** A job asked for more nodes than the machine has and was rejected. */
@@ -171,7 +365,24 @@ export type Notice =
     readonly capacity: number;
   };
 
-/** Replay: nodes in use when a recorded job was submitted. */
+/**
+ * Replay: nodes in use when a recorded job was submitted.
+ *
+ * @example
+ * ```ts
+ * import { initialState, step, type SubmissionRow } from "../mod.ts";
+ * const r = step(initialState({ totalNodes: 8 }, { replay: true }), {
+ *   kind: "replayJobs",
+ *   jobs: [
+ *     { submitTime: 0, numNodes: 4, timeLimit: 100, beginTime: 0, endTime: 50 },
+ *     { submitTime: 10, numNodes: 2, timeLimit: 100, beginTime: 10, endTime: 20 },
+ *   ],
+ * });
+ * const rows: readonly SubmissionRow[] = r.rows.submissions ?? [];
+ * // Job 1 was submitted at 10, while job 0 held 4 nodes.
+ * if (rows.length !== 2 || rows[1].jobId !== 1 || rows[1].nodesBusy !== 4) throw new Error("busy");
+ * ```
+ */
 export interface SubmissionRow {
   /** The recorded job. */
   readonly jobId: number;
@@ -181,7 +392,21 @@ export interface SubmissionRow {
   readonly nodesBusy: number;
 }
 
-/** Everything one step emits, in order within each kind. */
+/**
+ * Everything one step emits, in order within each kind.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, finish, initialState, runToCompletion, step, type StepRows } from "../mod.ts";
+ * let s = step(initialState({ totalNodes: 8 }), appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 10 }])).state;
+ * s = step(s, runToCompletion()).state;
+ * const rows: StepRows = step(s, finish()).rows;
+ * // `finish` writes the finished job and the buffered resource rows (baseline, start, end).
+ * if (rows.jobs.length !== 1 || rows.resources.length !== 3 || rows.notices.length !== 0) {
+ *   throw new Error("finish rows");
+ * }
+ * ```
+ */
 export interface StepRows {
   /** Job rows written by the step, in job-id order. */
   readonly jobs: JobRow[];
