@@ -30,7 +30,7 @@ import {
   runInputs,
   type RunOutput,
   type Scenario,
-  snapshotState,
+  stepTwice,
   type StreamingAction,
   streamingInputs,
   withIds,
@@ -158,34 +158,6 @@ const capacityCase: fc.Arbitrary<FuzzCase> = fc.integer({ min: 1, max: 16 }).cha
 ).chain((c) => arbStreamingSchedule(c.trace).map((plan) => ({ ...c, plan })));
 
 // ---- purity ----------------------------------------------------------------
-
-function attempt(state: SimState, input: Input): StepResult | Error {
-  try {
-    return step(state, input);
-  } catch (e) {
-    if (e instanceof Error) return e;
-    throw e;
-  }
-}
-
-/** Applies `input` twice to `state`: equal outcomes, `state` untouched. */
-function stepTwice(state: SimState, input: Input): StepResult | Error {
-  const before = snapshotState(state);
-  const first = attempt(state, input);
-  const second = attempt(state, input);
-  equal(snapshotState(state), before, `${input.kind} changed the state it was given`);
-  if (first instanceof Error || second instanceof Error) {
-    if (!(first instanceof Error && second instanceof Error)) {
-      throw new Error(`${input.kind}: threw only once`);
-    }
-    equal(first.message, second.message, `${input.kind}: different errors`);
-    return first;
-  }
-  equal(first.rows, second.rows, `${input.kind}: rows differ between two applications`);
-  equal(first.ids, second.ids, `${input.kind}: ids differ`);
-  equal(snapshotState(first.state), snapshotState(second.state), `${input.kind}: states differ`);
-  return first;
-}
 
 /** Inputs that break a contract at `state`; each must be refused without a trace. */
 function badInput(state: SimState, k: number): Input {

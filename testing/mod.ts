@@ -54,3 +54,4 @@ export {
 } from "./invariants.ts";
 export { checkConservativeReservations, checkEasyHeadReservation } from "./reservations.ts";
 export { snapshotState } from "./snapshot.ts";
+export { stepTwice } from "./purity.ts";
