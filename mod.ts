@@ -29,6 +29,7 @@
 export type {
   BackfillPolicy,
   CapacityChange,
+  JobOutcome,
   JobRecord,
   JobRow,
   JobSpec,
@@ -44,7 +45,39 @@ export type {
   SubmissionRow,
 } from "./core/types.ts";
 export { type ErrorKind, type ErrorLocation, EvtsimError } from "./core/errors.ts";
-export { initialState, type SimState } from "./core/state.ts";
+export { createState, type CreateStateOptions, type SimState } from "./core/state.ts";
+export { initialState, type InitialStateOptions } from "./api/initial_state.ts";
+export type {
+  CandidateSearch,
+  JobStateChange,
+  Picker,
+  PickerSession,
+  PickerSetup,
+  SessionContext,
+} from "./core/picker.ts";
+export type { Admission, AdmissionSession } from "./core/admission.ts";
+export {
+  type DecisionRow,
+  type DispatchDecision,
+  type PendDecision,
+  type PendReason,
+  type PendReasonCode,
+  pendReasons,
+} from "./core/decisions.ts";
+export type { PolicyRegistry } from "./core/policies.ts";
+export type { QueueDef, QueueState, QueueTable, ResolvedQueue } from "./core/queues.ts";
+export type { EndJobOptions, EndOutcome, JobUpdate, LiveEvent } from "./core/live.ts";
+export {
+  builtinFcfs,
+  conservativeBackfill,
+  defaultRegistry,
+  easyBackfill,
+  limitOrderPicker,
+  noBackfill,
+  orderedPicker,
+  type OrderedPickerOptions,
+  withPolicies,
+} from "./schedulers/mod.ts";
 export { type Input, step, type StepResult } from "./core/step.ts";
 export type { Statistics } from "./core/statistics.ts";
 export {
@@ -52,7 +85,9 @@ export {
   availableNodes,
   type BackfillWindow,
   backfillWindow,
+  headJob,
   headShadowTime,
+  pendingReason,
   type ProjectedRelease,
   statistics,
 } from "./core/queries.ts";
@@ -60,11 +95,16 @@ export {
   advanceTo,
   appendJobs,
   type AppendJobsOptions,
+  cancelJob,
+  changeCapacity,
+  endJob,
   finish,
   flush,
   runToCompletion,
   runUntilExclusive,
   submitJob,
+  updateJob,
+  updateQueue,
 } from "./api/inputs.ts";
 export {
   type FinishOptions,
@@ -73,16 +113,14 @@ export {
   type SimulationOutput,
   type SimulationSinks,
 } from "./api/simulation.ts";
-// The types a state's fields refer to, and the interface a scheduling policy
-// implements: public so that code reading a `SimState` or writing a scheduler
-// against `Scheduler<Q>` can name them.
+// The types a state's fields refer to: public so that code reading a
+// `SimState` can name them.
 export type { JobStore, ResourceEvent, RowStack } from "./core/state.ts";
 export type { ResolvedConfig } from "./core/config.ts";
 export type { RngState } from "./core/rng.ts";
 export type { StatisticsAccumulator } from "./core/statistics.ts";
 export type { RunningJob, RunningSet } from "./core/running.ts";
 export type { OrderedSet, OrderSpec, TreeNode } from "./core/_ordered_set.ts";
-export type { Scheduler, ScheduleResult, SchedulingContext } from "./schedulers/scheduler.ts";
 export {
   checkMemoryPressureFraction,
   ESTIMATED_BYTES_PER_JOB_RECORD,

@@ -1,6 +1,8 @@
 // Constructors for the reducer's inputs, so callers of the pure API build
 // `Input` values without spelling out `kind` strings by hand.
 
+import type { EndJobOptions, JobUpdate } from "../core/live.ts";
+import type { QueueDef } from "../core/queues.ts";
 import type { Input } from "../core/step.ts";
 import type { JobSpec } from "../core/types.ts";
 
@@ -149,4 +151,100 @@ export function flush(): Input {
  */
 export function finish(): Input {
   return { kind: "finish" };
+}
+
+/**
+ * An input that cancels a waiting job at `time` (default: the clock). It
+ * takes effect when the clock processes that time (at the next advance for
+ * the clock's own time); a cancelled job never starts and is written with
+ * begin = end = the cancel time.
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, cancelJob, initialState, runToCompletion, step } from "@evtsim/evtsim";
+ * const job = { submitTime: 0, numNodes: 8, timeLimit: 10 };
+ * let s = step(initialState({ totalNodes: 8 }), appendJobs([job, job])).state;
+ * s = step(s, advanceTo(0)).state;
+ * s = step(s, cancelJob(1, 5)).state;
+ * s = step(s, runToCompletion()).state;
+ * console.assert(s.stats.jobsCancelled === 1 && s.stats.jobsCompleted === 1);
+ * ```
+ */
+export function cancelJob(id: number, time?: number): Input {
+  return time === undefined ? { kind: "cancelJob", id } : { kind: "cancelJob", id, time };
+}
+
+/**
+ * An input that ends a running job at `time` (default: the clock): early,
+ * failed or killed, or, under `runTimeMode: "external"`, its only way to end.
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, endJob, initialState, step } from "@evtsim/evtsim";
+ * let s = step(initialState({ totalNodes: 8 }), appendJobs([{ submitTime: 0, numNodes: 8, timeLimit: 100 }])).state;
+ * s = step(s, advanceTo(0)).state;
+ * s = step(s, endJob(0, 30, { outcome: "killed" })).state;
+ * s = step(s, advanceTo(30)).state;
+ * console.assert(s.allocatedNodes === 0 && s.stats.jobsKilled === 1);
+ * ```
+ */
+export function endJob(id: number, time?: number, options: EndJobOptions = {}): Input {
+  return {
+    kind: "endJob",
+    id,
+    ...(time === undefined ? {} : { time }),
+    ...(options.outcome === undefined ? {} : { outcome: options.outcome }),
+    ...(options.exitStatus === undefined ? {} : { exitStatus: options.exitStatus }),
+  };
+}
+
+/**
+ * An input that changes a waiting job's priority or queue at `time` (default: the clock).
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, step, updateJob } from "@evtsim/evtsim";
+ * let s = step(initialState({ totalNodes: 8 }), appendJobs([{ submitTime: 5, numNodes: 1, timeLimit: 1 }])).state;
+ * s = step(s, updateJob(0, { priority: 3 })).state;
+ * console.assert(s.liveEvents.size === 1);
+ * ```
+ */
+export function updateJob(id: number, update: JobUpdate, time?: number): Input {
+  return time === undefined
+    ? { kind: "updateJob", id, update }
+    : { kind: "updateJob", id, update, time };
+}
+
+/**
+ * An input that adds a queue or changes one (fields left out keep their value)
+ * at `time` (default: the clock).
+ *
+ * @example
+ * ```ts
+ * import { initialState, step, updateQueue } from "@evtsim/evtsim";
+ * let s = initialState({ totalNodes: 8, queues: [{ name: "batch" }] });
+ * s = step(s, updateQueue({ name: "batch", open: false })).state;
+ * console.assert(s.liveEvents.first()?.kind === "updateQueue");
+ * ```
+ */
+export function updateQueue(queue: QueueDef, time?: number): Input {
+  return time === undefined ? { kind: "updateQueue", queue } : { kind: "updateQueue", queue, time };
+}
+
+/**
+ * An input that sets the usable node count at `time` (default: the clock).
+ * A cut never preempts: running jobs keep their nodes.
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, changeCapacity, initialState, step } from "@evtsim/evtsim";
+ * let s = step(initialState({ totalNodes: 8 }), changeCapacity(4, 10)).state;
+ * s = step(s, advanceTo(10)).state;
+ * console.assert(s.capacity === 4);
+ * ```
+ */
+export function changeCapacity(capacity: number, time?: number): Input {
+  return time === undefined
+    ? { kind: "changeCapacity", capacity }
+    : { kind: "changeCapacity", capacity, time };
 }

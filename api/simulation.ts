@@ -3,16 +3,22 @@
 // step makes final to the caller's sinks (or keeps them for `finish`), and
 // supplies the one fact the core cannot read itself: available memory.
 
+import type { DecisionRow, PendReason } from "../core/decisions.ts";
 import { EvtsimError } from "../core/errors.ts";
+import type { EndJobOptions, JobUpdate } from "../core/live.ts";
+import type { PolicyRegistry } from "../core/policies.ts";
 import {
   activeJobCount,
   availableNodes,
   type BackfillWindow,
   backfillWindow,
   headShadowTime,
+  pendingReason,
   statistics,
 } from "../core/queries.ts";
-import { initialState, type SimState } from "../core/state.ts";
+import type { QueueDef } from "../core/queues.ts";
+import type { SimState } from "../core/state.ts";
+import { initialState } from "./initial_state.ts";
 import type { Statistics } from "../core/statistics.ts";
 import { type Input, step } from "../core/step.ts";
 import type {
@@ -52,6 +58,8 @@ export interface SimulationOptions extends SimulationConfig {
    * store when its projected use exceeds F × available memory. Needs `--allow-sys`.
    */
   readonly checkMemoryPressure?: number;
+  /** Where picker and admission names are looked up (default: evtsim's own). */
+  readonly registry?: PolicyRegistry;
 }
 
 /**
@@ -78,6 +86,11 @@ export interface SimulationSinks {
   readonly onResourceRow?: (row: ResourceRow) => void;
   /** Called for each rejection or over-allocation notice. */
   readonly onNotice?: (notice: Notice) => void;
+  /**
+   * Called for each scheduling decision (DISPATCH, PEND with a reason); giving
+   * it turns decisions on (`decisions: true`).
+   */
+  readonly onDecision?: (decision: DecisionRow) => void;
 }
 
 /**
@@ -103,6 +116,8 @@ export interface SimulationOutput {
   readonly resources: readonly ResourceRow[];
   /** Notices not handed to a sink. */
   readonly notices: readonly Notice[];
+  /** Decisions (with `decisions: true` and no `onDecision` sink). */
+  readonly decisions: readonly DecisionRow[];
   /** Statistics of the whole run. */
   readonly statistics: Statistics;
 }
@@ -169,6 +184,8 @@ export class Simulation {
   readonly #jobs: JobRow[] = [];
   readonly #resources: ResourceRow[] = [];
   readonly #notices: Notice[] = [];
+  readonly #decisions: DecisionRow[] = [];
+  readonly #registry: PolicyRegistry | undefined;
   #output: SimulationOutput | undefined;
 
   /**
@@ -186,9 +203,11 @@ export class Simulation {
    * ```
    */
   constructor(options: SimulationOptions, sinks: SimulationSinks = {}) {
-    const { jobs, checkMemoryPressure, ...config } = options;
+    const { jobs, checkMemoryPressure, registry, ...given } = options;
+    const config = sinks.onDecision !== undefined ? { ...given, decisions: true } : given;
     this.#config = config;
-    this.#state = initialState(config);
+    this.#registry = registry;
+    this.#state = initialState(config, { registry });
     this.#sinks = sinks;
     this.#trace = jobs ?? [];
     this.#memoryFraction = checkMemoryPressure === undefined
@@ -246,7 +265,7 @@ export class Simulation {
     }
     const taken = maxJobs > 0 ? this.#trace.slice(0, maxJobs) : [...this.#trace];
     taken.sort((a, b) => a.submitTime - b.submitTime); // Array#sort is stable
-    const fresh = initialState(this.#config);
+    const fresh = initialState(this.#config, { registry: this.#registry });
     const r = step(
       fresh,
       inputs.appendJobs(taken, {
@@ -418,9 +437,134 @@ export class Simulation {
       jobs: this.#jobs,
       resources: this.#resources,
       notices: this.#notices,
+      decisions: this.#decisions,
       statistics: statistics(this.#state),
     };
     return this.#output;
+  }
+
+  /**
+   * Cancels a waiting job at `time` (default: the clock). Like every live
+   * event it is checked now (an unknown, running, finished or not yet
+   * submitted job throws an `EvtsimError` and nothing changes) and takes
+   * effect when the clock processes `time`: for the clock's own time, at the
+   * next advance (`advanceTo(currentTime)` applies it and runs a round).
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "@evtsim/evtsim";
+   * const sim = new Simulation({ totalNodes: 4 });
+   * const [a, b] = sim.appendJobs([
+   *   { submitTime: 0, numNodes: 4, timeLimit: 100 },
+   *   { submitTime: 0, numNodes: 4, timeLimit: 10 },
+   * ]);
+   * sim.advanceTo(5);
+   * sim.cancelJob(b);
+   * sim.advanceTo(5);
+   * const rows = sim.finish().jobs;
+   * console.assert(rows[1].outcome === "cancelled" && rows[1].beginTime === 5 && rows[0].endTime === 100);
+   * console.assert(a === 0);
+   * ```
+   */
+  cancelJob(id: number, time?: number): void {
+    this.#apply(inputs.cancelJob(id, time));
+  }
+
+  /**
+   * Ends a running job at `time` (default: the clock): its nodes are free from
+   * then. `outcome` says how (`completed`, `failed` or `killed`); under
+   * `runTimeMode: "external"` this is the only way a job ends.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "@evtsim/evtsim";
+   * const sim = new Simulation({ totalNodes: 4, runTimeMode: "external" });
+   * sim.appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 100 }, { submitTime: 0, numNodes: 4, timeLimit: 100 }]);
+   * sim.advanceTo(0);
+   * sim.endJob(0, 42);
+   * sim.advanceTo(42);
+   * console.assert(sim.nodesInUse === 4 && sim.activeJobCount === 0); // job 1 took the nodes at 42
+   * ```
+   */
+  endJob(id: number, time?: number, options: EndJobOptions = {}): void {
+    this.#apply(inputs.endJob(id, time, options));
+  }
+
+  /**
+   * Changes a waiting job's priority or queue at `time` (default: the clock).
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "@evtsim/evtsim";
+   * const sim = new Simulation({ totalNodes: 4, queues: [{ name: "a" }, { name: "b", priority: 1 }] });
+   * sim.appendJob({ submitTime: 0, numNodes: 1, timeLimit: 10, queue: "a" });
+   * sim.updateJob(0, { queue: "b" });
+   * sim.advanceTo(0);
+   * console.assert(sim.finish().jobs[0].queue === "b");
+   * ```
+   */
+  updateJob(id: number, update: JobUpdate, time?: number): void {
+    this.#apply(inputs.updateJob(id, update, time));
+  }
+
+  /**
+   * Adds a queue or changes one (priority, `maxRunning`, open/closed, picker)
+   * at `time` (default: the clock); fields left out keep their value.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "@evtsim/evtsim";
+   * const sim = new Simulation({ totalNodes: 4, queues: [{ name: "batch", open: false }] });
+   * sim.appendJob({ submitTime: 0, numNodes: 1, timeLimit: 10 });
+   * sim.advanceTo(50);
+   * console.assert(sim.nodesInUse === 0 && sim.pendingReason(0)?.code === "queue_closed");
+   * sim.updateQueue({ name: "batch", open: true });
+   * sim.advanceTo(50);
+   * console.assert(sim.nodesInUse === 1);
+   * ```
+   */
+  updateQueue(queue: QueueDef, time?: number): void {
+    this.#apply(inputs.updateQueue(queue, time));
+  }
+
+  /**
+   * Sets the usable node count at `time` (default: the clock); a cut never
+   * preempts running jobs.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "@evtsim/evtsim";
+   * const sim = new Simulation({ totalNodes: 8 });
+   * sim.changeCapacity(2, 0);
+   * sim.appendJob({ submitTime: 0, numNodes: 4, timeLimit: 10 });
+   * sim.advanceTo(100);
+   * console.assert(sim.nodesInUse === 0 && sim.pendingReason(0)?.code === "insufficient_nodes");
+   * ```
+   */
+  changeCapacity(capacity: number, time?: number): void {
+    this.#apply(inputs.changeCapacity(capacity, time));
+  }
+
+  /**
+   * Why a waiting job has not started ("why is my job waiting?"): the reason
+   * a round at the clock would give it. Undefined when the job is not waiting.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "@evtsim/evtsim";
+   * const sim = new Simulation({ totalNodes: 10 });
+   * sim.appendJobs([
+   *   { submitTime: 0, numNodes: 6, timeLimit: 100 },
+   *   { submitTime: 0, numNodes: 8, timeLimit: 10 },
+   *   { submitTime: 0, numNodes: 4, timeLimit: 500 },
+   * ]);
+   * sim.advanceTo(0);
+   * console.assert(sim.pendingReason(1)?.message === "needs 8 nodes, 4 free");
+   * console.assert(sim.pendingReason(2)?.code === "reservation_blocked");
+   * ```
+   */
+  pendingReason(id: number): PendReason | undefined {
+    return pendingReason(this.#state, id);
   }
 
   /** The simulation clock. */
@@ -508,7 +652,8 @@ export class Simulation {
   }
 
   #emit(rows: StepRows): void {
-    const { onJobRow, onResourceRow, onNotice } = this.#sinks;
+    const { onJobRow, onResourceRow, onNotice, onDecision } = this.#sinks;
+    for (const d of rows.decisions) onDecision ? onDecision(d) : this.#decisions.push(d);
     for (const n of rows.notices) onNotice ? onNotice(n) : this.#notices.push(n);
     for (const j of rows.jobs) onJobRow ? onJobRow(j) : this.#jobs.push(j);
     for (const x of rows.resources) onResourceRow ? onResourceRow(x) : this.#resources.push(x);

@@ -1,4 +1,5 @@
-// One scheduling pass of schedulers/fcfs.ts on a deep wait queue (20k jobs
+// One scheduling pass of the EASY and CONSERVATIVE admission policies over
+// the builtin_fcfs picker's indexed queue, on a deep wait queue (20k jobs
 // from the heavy generator, as heavy_100k reaches 17k), with a head that does
 // not fit, 6 free nodes and a known shadow time. Baseline: the plain scan
 // DR_EVT does, walking the queue in order and testing every job (plus the
@@ -14,10 +15,13 @@
 //
 // run: deno task bench (or deno bench bench/fcfs_bench.ts)
 
+import type { Admission, AdmissionSession } from "../core/admission.ts";
+import { reservationTime } from "../core/running.ts";
 import { emptyRunningSet, type RunningJob, runningJob, type RunningSet } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
-import { fcfsScheduler } from "../schedulers/fcfs.ts";
-import { enqueue, type SizeClassedQueue } from "../schedulers/wait_queue.ts";
+import { conservativeBackfill, easyBackfill } from "../schedulers/admission.ts";
+import { orderedSession } from "../schedulers/ordered_picker.ts";
+import { emptySizeClassedQueue, enqueue, type SizeClassedQueue } from "../schedulers/wait_queue.ts";
 import { generateTrace } from "./gen_trace.ts";
 
 const DEPTH = 20_000;
@@ -33,6 +37,7 @@ function record(id: number, submitTime: number, numNodes: number, timeLimit: num
     timeLimit,
     runTime: timeLimit,
     queue: "pbatch",
+    priority: 0,
     beginTime: -1,
     endTime: -1,
     rejected: false,
@@ -55,8 +60,8 @@ function queueFor(
     transform(record(1000 + i, j.submitTime, j.numNodes, j.timeLimit))
   );
   jobs[0] = record(1000, -1, 512, 3600);
-  let tree = fcfsScheduler("easy").empty();
-  let plain = fcfsScheduler("conservative").empty();
+  let tree = emptySizeClassedQueue(true);
+  let plain = emptySizeClassedQueue(false);
   for (const j of jobs) {
     tree = enqueue(tree, j);
     plain = enqueue(plain, j);
@@ -99,21 +104,51 @@ const SCENARIOS = [
   },
 ];
 
-const easy = fcfsScheduler("easy");
-const conservative = fcfsScheduler("conservative");
+/** One admission pass over a queue, as the core runs it (without the bookkeeping). */
+function pass(admission: Admission, q: SizeClassedQueue, running0: RunningSet): JobRecord[] {
+  const session = orderedSession(
+    q,
+    { now: NOW, queuesConfigured: false, queueReady: () => true },
+    true,
+  );
+  let free = FREE;
+  let running = running0;
+  const started: JobRecord[] = [];
+  const api: AdmissionSession = {
+    now: NOW,
+    get free() {
+      return free;
+    },
+    get running() {
+      return running;
+    },
+    endsByShadow: false,
+    next: () => session.nextJob(),
+    search: session.search,
+    dispatch(job) {
+      session.onDispatch(job);
+      free -= job.numNodes;
+      running = running.add(runningJob(job.id, job.numNodes, job.timeLimit, NOW));
+      started.push(job);
+    },
+    pend: (job) => session.onPend(job),
+  };
+  admission.runSession(api);
+  session.endSession();
+  return started;
+}
 
 for (const s of SCENARIOS) {
   const running = runningFor(s.step);
   const { tree, plain, array } = queueFor(s.transform);
-  const ctx = { now: NOW, freeNodes: FREE, running };
-  const shadow = easy.shadowTime(tree, ctx);
+  const shadow = reservationTime(array[0].numNodes, FREE, running, NOW);
   const runningArray = running.toArray();
   const expected = scanEasy(array, FREE, shadow).map((j) => j.id);
   Deno.bench({
     name: `EASY pass, indexed queue (${s.name}, depth ${DEPTH})`,
     group: `easy ${s.name}`,
     fn() {
-      const got = easy.schedule(tree, ctx).start;
+      const got = pass(easyBackfill, tree, running);
       if (got.length !== expected.length || got.some((j, i) => j.id !== expected[i])) {
         throw new Error("indexed pass and scan disagree");
       }
@@ -131,7 +166,7 @@ for (const s of SCENARIOS) {
     name: `CONSERVATIVE pass, indexed queue (${s.name}, depth ${DEPTH})`,
     group: `conservative ${s.name}`,
     fn() {
-      conservative.schedule(plain, ctx);
+      pass(conservativeBackfill, plain, running);
     },
   });
 }

@@ -77,6 +77,8 @@ export function noticeText(n: Notice, totalNodes: number): string {
       return `Job ${n.jobId} rejected: requests ${n.numNodes} nodes, exceeds total_nodes (${totalNodes}); this job can never be scheduled.`;
     case "stranded":
       return `Warning: ${n.waitingJobs} job(s) never started: at the end of the run (time ${n.time}) they still need more nodes than the usable capacity (${n.capacity} nodes, --capacity_schedule); they are left out of the schedule`;
+    case "ignored":
+      return `Warning: at ${n.time}: ${n.reason}; ignored`;
     case "overallocated":
       return `Warning: the replayed schedule over-allocates the machine: ${n.allocatedNodes} nodes in use at time ${n.time} (total_nodes ${n.totalNodes}); continuing, later over-allocations are not reported`;
   }

@@ -2,7 +2,8 @@
 // scheduling logic lives here.
 
 import { EvtsimError } from "../core/errors.ts";
-import { initialState, type SimState } from "../core/state.ts";
+import { initialState } from "../api/initial_state.ts";
+import type { SimState } from "../core/state.ts";
 import { type Input, step } from "../core/step.ts";
 import { statistics } from "../core/queries.ts";
 import type { JobSpec, SimulationConfig } from "../core/types.ts";

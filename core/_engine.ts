@@ -3,32 +3,55 @@
 // structures it points to are never mutated), and frozen into the next state
 // at the end. This is the "local scratch inside a pure step" the design allows.
 
-import type { List } from "immutable";
+import type { List, Map as IMap } from "immutable";
 import type { OrderedSet } from "./_ordered_set.ts";
+import type { Admission } from "./admission.ts";
 import {
   DEFAULT_RESOURCE_HISTORY_CAPACITY,
   DEFAULT_UNBOUNDED_FLUSH_INTERVAL,
   type ResolvedConfig,
 } from "./config.ts";
+import type { DecisionRow, PendReasonCode } from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
+import type { LiveEvent } from "./live.ts";
+import type { Picker } from "./picker.ts";
+import type { PolicyRegistry } from "./policies.ts";
+import type { QueueState, QueueTable } from "./queues.ts";
 import type { RngState } from "./rng.ts";
 import { runningJob, type RunningSet } from "./running.ts";
 import type { JobStore, ResourceEvent, RowStack, SimState } from "./state.ts";
-import { addCompletion, type MutableStatistics } from "./statistics.ts";
-import type { JobRecord, JobRow, Notice, ResourceRow, StepRows, SubmissionRow } from "./types.ts";
-import type { Scheduler } from "../schedulers/scheduler.ts";
+import { addCompletion, addEarlyEnd, type MutableStatistics } from "./statistics.ts";
+import type {
+  JobOutcome,
+  JobRecord,
+  JobRow,
+  Notice,
+  ResourceRow,
+  StepRows,
+  SubmissionRow,
+} from "./types.ts";
+import { applyLiveEventsAt } from "./_live.ts";
+import { runRound } from "./_session.ts";
 
 /** Mutable scratch copy of a SimState for the duration of one step. */
 export class Working {
   readonly config: ResolvedConfig;
-  // deno-lint-ignore no-explicit-any
-  readonly scheduler: Scheduler<any>;
+  readonly picker: Picker;
+  pickerState: unknown;
+  readonly admission: Admission;
+  readonly registry: PolicyRegistry;
+  queues: QueueTable;
+  /** `queues` has been copied by this step and may be changed in place. */
+  private queuesOwned = false;
+  liveEvents: OrderedSet<LiveEvent>;
+  liveSeq: number;
+  round: number;
+  pendCodes: IMap<number, PendReasonCode>;
   time: number;
   rng: RngState;
   nextJobId: number;
   store: JobStore;
   arrivals: OrderedSet<JobRecord>;
-  queue: unknown;
   running: RunningSet;
   events: OrderedSet<ResourceEvent>;
   allocatedNodes: number;
@@ -47,17 +70,25 @@ export class Working {
   readonly notices: Notice[] = [];
   /** Replay only (core/replay.ts); stays empty in simulation. */
   readonly submissionRows: SubmissionRow[] = [];
+  readonly decisionRows: DecisionRow[] = [];
   private overallocationReported = false;
 
   constructor(s: SimState) {
     this.config = s.config;
-    this.scheduler = s.scheduler;
+    this.picker = s.picker;
+    this.pickerState = s.pickerState;
+    this.admission = s.admission;
+    this.registry = s.registry;
+    this.queues = s.queues;
+    this.liveEvents = s.liveEvents;
+    this.liveSeq = s.liveSeq;
+    this.round = s.round;
+    this.pendCodes = s.pendCodes;
     this.time = s.time;
     this.rng = s.rng;
     this.nextJobId = s.nextJobId;
     this.store = s.store;
     this.arrivals = s.arrivals;
-    this.queue = s.queue;
     this.running = s.running;
     this.events = s.events;
     this.allocatedNodes = s.allocatedNodes;
@@ -76,13 +107,25 @@ export class Working {
   freeze(): SimState {
     return Object.freeze({
       config: this.config,
-      scheduler: this.scheduler,
+      picker: this.picker,
+      pickerState: this.pickerState,
+      admission: this.admission,
+      registry: this.registry,
+      queues: this.queuesOwned
+        ? Object.freeze({
+          list: Object.freeze(this.queues.list.map((q) => Object.freeze(q))),
+          byName: this.queues.byName,
+        })
+        : this.queues,
+      liveEvents: this.liveEvents,
+      liveSeq: this.liveSeq,
+      round: this.round,
+      pendCodes: this.pendCodes,
       time: this.time,
       rng: this.rng,
       nextJobId: this.nextJobId,
       store: this.store,
       arrivals: this.arrivals,
-      queue: this.queue,
       running: this.running,
       events: this.events,
       allocatedNodes: this.allocatedNodes,
@@ -105,7 +148,13 @@ export class Working {
       resources: this.resourceRows,
       notices: this.notices,
       submissions: this.submissionRows,
+      decisions: this.decisionRows,
     };
+  }
+
+  /** Jobs waiting with the picker (arrived, not started). */
+  waitingCount(): number {
+    return this.replay ? 0 : this.picker.size(this.pickerState);
   }
 
   // ---- time advancement -------------------------------------------------
@@ -119,7 +168,8 @@ export class Working {
     if (!this.acceptsTarget(target, inclusive)) return;
 
     const synced = this.syncArrivals();
-    if (!this.replay && (synced || !this.sampled)) {
+    const changed = applyLiveEventsAt(this, this.time);
+    if (!this.replay && (synced || changed || !this.sampled)) {
       this.scheduleUntilStalled();
       this.sampleQueue();
     }
@@ -133,14 +183,16 @@ export class Working {
       const capacityTime = this.capacityIndex < this.config.capacitySchedule.length
         ? this.config.capacitySchedule[this.capacityIndex].time
         : Infinity;
-      const next = Math.min(eventTime, arrivalTime, capacityTime);
+      const nextLive = this.liveEvents.first();
+      const liveTime = nextLive === undefined ? Infinity : nextLive.time;
+      const next = Math.min(eventTime, arrivalTime, capacityTime, liveTime);
       if (next === Infinity) break;
       if (inclusive ? next > target : next >= target) break;
       // A capacity change with nothing left to run cannot change any row;
       // running to completion must not move the clock just to apply it.
       if (
         target === Infinity && eventTime === Infinity && arrivalTime === Infinity &&
-        this.scheduler.size(this.queue) === 0
+        liveTime === Infinity && this.waitingCount() === 0
       ) break;
 
       this.time = next;
@@ -148,6 +200,7 @@ export class Working {
       // Capacity first, so rows written at this instant show the new capacity.
       let released = capacityTime === next && this.applyCapacityChanges(next);
       if (eventTime === next) released = this.processEventsAt(next) || released;
+      if (liveTime === next) released = applyLiveEventsAt(this, next) || released;
       if (!this.replay && (arrived || released)) {
         this.scheduleUntilStalled();
         this.sampleQueue();
@@ -162,7 +215,7 @@ export class Working {
    * says so instead of leaving them out of the schedule silently.
    */
   reportStranded(): void {
-    const waiting = this.scheduler.size(this.queue);
+    const waiting = this.waitingCount();
     if (waiting === 0 || this.events.size > 0 || this.arrivals.size > 0) return;
     this.notices.push({
       kind: "stranded",
@@ -198,14 +251,14 @@ export class Working {
       job = this.arrivals.first()
     ) {
       this.arrivals = this.arrivals.deleteFirst();
-      this.queue = this.scheduler.insert(this.queue, job);
+      this.pickerState = this.picker.onJobPush(this.pickerState, job);
       moved = true;
     }
     return moved;
   }
 
-  private sampleQueue(): void {
-    const n = this.scheduler.size(this.queue);
+  sampleQueue(): void {
+    const n = this.waitingCount();
     const s = this.stats;
     s.queueSamples++;
     s.queueSampleSum += n;
@@ -224,10 +277,19 @@ export class Working {
       // Only while a job runs: an idle machine's capacity shows in the next
       // start's row, and a row for a change after the last job would depend
       // on how far a streaming caller happened to advance the clock.
-      if (changed && this.events.size > 0) this.pushResourceRow(now);
+      if (changed && this.running.size > 0) this.pushResourceRow(now);
     }
     // A raise is a reason to schedule only if someone is waiting for it.
-    return raised && this.scheduler.size(this.queue) > 0;
+    return raised && this.waitingCount() > 0;
+  }
+
+  /** Sets the usable capacity now (a live capacity change); true if it rose while jobs wait. */
+  setCapacity(capacity: number, now: number): boolean {
+    const raised = capacity > this.capacity;
+    const changed = capacity !== this.capacity;
+    this.capacity = capacity;
+    if (changed && this.running.size > 0) this.pushResourceRow(now);
+    return raised && this.waitingCount() > 0;
   }
 
   /** Applies every pending event at `now`; true if any end was processed. */
@@ -245,35 +307,58 @@ export class Working {
     return released;
   }
 
-  /** Calls the scheduler at the current time until it starts nothing. */
+  /**
+   * One scheduling round at the current time: picker sessions until one
+   * starts nothing (a session may end early, e.g. DR_EVT's SJF after each
+   * start, so that the picker can reorder).
+   */
   scheduleUntilStalled(): void {
-    const now = this.time;
-    for (;;) {
-      const free = this.capacity - this.allocatedNodes;
-      const result = this.scheduler.schedule(this.queue, {
-        now,
-        freeNodes: free > 0 ? free : 0,
-        running: this.running,
-      });
-      if (result.start.length === 0) return;
-      this.queue = result.queue;
-      for (const job of result.start) this.startJob(job, now);
-    }
+    if (this.waitingCount() === 0) return;
+    this.round++;
+    while (runRound(this) > 0) { /* the next session sees the new state */ }
   }
 
-  private startJob(job: JobRecord, now: number): void {
+  /** Starts a waiting job now: nodes, running set, end event (unless ended externally). */
+  startJob(job: JobRecord, now: number): void {
     const r = runningJob(job.id, job.numNodes, job.timeLimit, now);
     this.running = this.running.add(r);
-    this.events = this.events.add({
-      time: now + job.runTime,
-      kind: 0,
-      id: job.id,
-      numNodes: job.numNodes,
-      beginTime: now,
-      timeLimit: job.timeLimit,
-    });
+    if (this.config.runTimeMode !== "external") {
+      this.events = this.events.add({
+        time: now + job.runTime,
+        kind: 0,
+        id: job.id,
+        numNodes: job.numNodes,
+        beginTime: now,
+        timeLimit: job.timeLimit,
+      });
+    }
     this.stats.jobsStarted++;
+    if (this.queues.list.length > 0) this.countRunning(job.queue, +1);
+    this.replaceRecord({ ...job, beginTime: now });
     this.allocate(job.numNodes, now);
+  }
+
+  /** The queue a job of this run is in (undefined without configured queues). */
+  queueStateOf(job: JobRecord): QueueState | undefined {
+    if (this.queues.list.length === 0 || job.queue === undefined) return undefined;
+    const i = this.queues.byName.get(job.queue);
+    return i === undefined ? undefined : this.queues.list[i];
+  }
+
+  /** This step's own copy of the queue table, made on first change. */
+  ownQueues(): { list: QueueState[]; byName: Map<string, number> } {
+    if (!this.queuesOwned) {
+      this.queues = { list: [...this.queues.list], byName: new Map(this.queues.byName) };
+      this.queuesOwned = true;
+    }
+    return this.queues as { list: QueueState[]; byName: Map<string, number> };
+  }
+
+  private countRunning(queue: string | undefined, delta: number): void {
+    const i = queue === undefined ? undefined : this.queues.byName.get(queue);
+    if (i === undefined) return;
+    const t = this.ownQueues();
+    t.list[i] = { def: t.list[i].def, running: t.list[i].running + delta };
   }
 
   /** Allocates nodes and records a resource row. */
@@ -301,25 +386,67 @@ export class Working {
   }
 
   private endJob(e: ResourceEvent): void {
-    this.running = this.running.delete(runningJob(e.id, e.numNodes, e.timeLimit, e.beginTime));
-    this.allocatedNodes -= e.numNodes;
-    this.pushResourceRow(e.time);
-    const index = e.id - this.store.firstId;
-    const records = this.store.records;
-    const rec = records.get(index);
-    if (rec === undefined) {
-      throw new EvtsimError("state", `job ${e.id} ended but its record is not in the job store`);
+    this.finishRunning(e.id, e.numNodes, e.timeLimit, e.beginTime, e.time, undefined, 0);
+  }
+
+  /**
+   * Ends a running job at `end`: frees its nodes, writes the resource row,
+   * completes its record and counts it. `outcome` is set for an early end
+   * by the caller (failed or killed), which the averages leave out.
+   */
+  finishRunning(
+    id: number,
+    numNodes: number,
+    timeLimit: number,
+    beginTime: number,
+    end: number,
+    outcome: Exclude<JobOutcome, "cancelled"> | undefined,
+    exitStatus: number,
+  ): void {
+    this.running = this.running.delete(runningJob(id, numNodes, timeLimit, beginTime));
+    this.allocatedNodes -= numNodes;
+    this.pushResourceRow(end);
+    const rec = this.recordOf(id);
+    const done: JobRecord = outcome === undefined
+      ? { ...rec, beginTime, endTime: end }
+      : { ...rec, beginTime, endTime: end, outcome, exitStatus };
+    this.completeRecord(done);
+    if (this.queues.list.length > 0) this.countRunning(rec.queue, -1);
+    if (rec.hidden) return;
+    if (outcome === undefined) {
+      addCompletion(this.stats, rec.submitTime, beginTime, end, rec.numNodes);
+    } else {
+      addEarlyEnd(this.stats, outcome, beginTime, end, rec.numNodes);
     }
-    const done: JobRecord = { ...rec, beginTime: e.beginTime, endTime: e.time };
+  }
+
+  /** The stored record of job `id`; throws if it has left the store. */
+  recordOf(id: number): JobRecord {
+    const rec = id >= this.store.firstId
+      ? this.store.records.get(id - this.store.firstId)
+      : undefined;
+    if (rec === undefined) {
+      throw new EvtsimError("state", `job ${id} is not in the job store`);
+    }
+    return rec;
+  }
+
+  /** Replaces a record with its final form and reclaims the written front when due. */
+  completeRecord(done: JobRecord): void {
     this.store = {
       ...this.store,
-      records: records.set(index, done),
+      records: this.store.records.set(done.id - this.store.firstId, done),
       completedSinceFlush: this.store.completedSinceFlush + 1,
     };
-    if (!rec.hidden) {
-      addCompletion(this.stats, rec.submitTime, e.beginTime, e.time, rec.numNodes);
-    }
     if (this.store.completedSinceFlush >= this.flushInterval()) this.reclaimFront();
+  }
+
+  /** Replaces a record that stays live (an update). */
+  replaceRecord(rec: JobRecord): void {
+    this.store = {
+      ...this.store,
+      records: this.store.records.set(rec.id - this.store.firstId, rec),
+    };
   }
 
   private flushInterval(): number {
@@ -386,7 +513,7 @@ export class Working {
 }
 
 function jobRow(rec: JobRecord): JobRow {
-  return {
+  const row: JobRow = {
     jobId: rec.id,
     submitTime: rec.submitTime,
     beginTime: rec.beginTime,
@@ -395,4 +522,7 @@ function jobRow(rec: JobRecord): JobRow {
     timeLimit: rec.timeLimit,
     queue: rec.queue,
   };
+  return rec.outcome === undefined
+    ? row
+    : { ...row, outcome: rec.outcome, exitStatus: rec.exitStatus };
 }

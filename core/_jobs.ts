@@ -33,6 +33,12 @@ export function checkJobSpec(spec: JobSpec, where: string): void {
       `${where}: time limit must be a non-negative number, got ${spec.timeLimit}`,
     );
   }
+  if (spec.priority !== undefined && !Number.isSafeInteger(spec.priority)) {
+    throw new EvtsimError(
+      "input",
+      `${where}: priority must be an integer, got ${spec.priority}`,
+    );
+  }
   if (
     spec.actualRunTime !== undefined &&
     (!Number.isFinite(spec.actualRunTime) || spec.actualRunTime < 0)
@@ -44,6 +50,25 @@ export function checkJobSpec(spec: JobSpec, where: string): void {
   }
 }
 
+// With configured queues a job must name one of them; one naming none goes
+// to the first queue.
+function checkQueue(w: Working, spec: JobSpec, where: string): void {
+  if (w.queues.list.length === 0 || spec.queue === undefined) return;
+  if (!w.queues.byName.has(spec.queue)) {
+    throw new EvtsimError(
+      "input",
+      `${where}: unknown queue '${spec.queue}' (defined: ${
+        w.queues.list.map((q) => q.def.name).join(", ")
+      })`,
+    );
+  }
+}
+
+function queueOf(w: Working, spec: JobSpec): string | undefined {
+  if (spec.queue !== undefined || w.queues.list.length === 0) return spec.queue;
+  return w.queues.list[0].def.name;
+}
+
 function chooseRunTime(w: Working, spec: JobSpec): number {
   const c = w.config;
   const limit = spec.timeLimit;
@@ -51,6 +76,7 @@ function chooseRunTime(w: Working, spec: JobSpec): number {
     case "actual":
       return spec.actualRunTime ?? limit;
     case "limit":
+    case "external": // planned with the limit; the caller ends the job
       return limit;
     case "distribution": {
       if (limit <= 0) return 0;
@@ -95,6 +121,7 @@ export function appendJobs(
   if (w.finished) throw new EvtsimError("state", "the simulation has finished");
   for (let i = 0; i < specs.length; i++) {
     checkJobSpec(specs[i], `job ${w.nextJobId + i}`);
+    checkQueue(w, specs[i], `job ${w.nextJobId + i}`);
     if (submit) {
       if (i > 0 && specs[i].submitTime < specs[i - 1].submitTime) {
         throw new EvtsimError(
@@ -126,7 +153,8 @@ export function appendJobs(
       numNodes: spec.numNodes,
       timeLimit: spec.timeLimit,
       runTime: chooseRunTime(w, spec),
-      queue: spec.queue,
+      queue: queueOf(w, spec),
+      priority: spec.priority ?? 0,
       beginTime: -1,
       endTime: -1,
       rejected: false,

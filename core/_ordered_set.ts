@@ -286,6 +286,26 @@ export class OrderedSet<T> {
     return this.root === null ? undefined : minNode(this.root).v;
   }
 
+  /**
+   * The first element strictly after `x` (the smallest when `x` is
+   * undefined), or undefined; `x` need not be in the set.
+   */
+  after(x: T | undefined): T | undefined {
+    let n = this.root;
+    if (x === undefined) return n === null ? undefined : minNode(n).v;
+    const cmp = this.spec.compare;
+    let best: T | undefined;
+    while (n !== null) {
+      if (cmp(n.v, x) > 0) {
+        best = n.v;
+        n = n.l;
+      } else {
+        n = n.r;
+      }
+    }
+    return best;
+  }
+
   /** Removes the smallest element (no-op when empty). */
   deleteFirst(): OrderedSet<T> {
     return this.root === null ? this : new OrderedSet(this.spec, removeMin(this.spec, this.root));

@@ -2,6 +2,7 @@
 // read plain fields without re-checking them on every step.
 
 import { EvtsimError } from "./errors.ts";
+import { type QueueDef, queueTable, type ResolvedQueue } from "./queues.ts";
 import type {
   BackfillPolicy,
   CapacityChange,
@@ -27,10 +28,16 @@ import type {
 export interface ResolvedConfig {
   /** Number of identical nodes in the machine. */
   readonly totalNodes: number;
-  /** Backfilling policy. */
-  readonly backfillPolicy: BackfillPolicy;
-  /** Priority policy. */
+  /** Admission (backfilling) policy, by name. */
+  readonly backfillPolicy: BackfillPolicy | (string & Record<never, never>);
+  /** DR_EVT priority policy (also orders same-instant starts in a replay). */
   readonly priorityPolicy: PriorityPolicy;
+  /** The picker, by name. */
+  readonly picker: string;
+  /** The queues configured at the start (empty: one implicit queue). */
+  readonly queues: readonly ResolvedQueue[];
+  /** Whether decisions are emitted as rows. */
+  readonly decisions: boolean;
   /** How actual run times are chosen. */
   readonly runTimeMode: RunTimeMode;
   /** Distribution for `runTimeMode: "distribution"`. */
@@ -60,9 +67,8 @@ export const DEFAULT_UNBOUNDED_FLUSH_INTERVAL = 4096;
 /** Resource rows buffered before they are emitted, when not configured. */
 export const DEFAULT_RESOURCE_HISTORY_CAPACITY = 4096;
 
-const BACKFILL: readonly BackfillPolicy[] = ["easy", "conservative", "none"];
 const PRIORITY: readonly PriorityPolicy[] = ["fcfs", "fcfs_alt", "fcfs_conservative", "sjf", "ljf"];
-const RUN_TIME: readonly RunTimeMode[] = ["actual", "limit", "distribution"];
+const RUN_TIME: readonly RunTimeMode[] = ["actual", "limit", "distribution", "external"];
 const DISTRIBUTION: readonly RunTimeDistribution[] = ["normal", "lognormal", "uniform"];
 const OVERFLOW: readonly JobStoreOverflow[] = ["abort", "grow"];
 
@@ -136,10 +142,26 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
   if (!Number.isFinite(startTime)) {
     throw new EvtsimError("usage", `start time must be a finite number, got ${startTime}`);
   }
+  const priorityPolicy = oneOf("priority policy", config.priorityPolicy, PRIORITY, "fcfs");
+  const backfill = config.admission?.name ?? config.backfillPolicy ?? "easy";
+  if (typeof backfill !== "string") {
+    throw new EvtsimError("usage", `backfill policy must be a name, got ${typeof backfill}`);
+  }
+  const picker = pickerName(config.picker, priorityPolicy);
+  // DR_EVT runs EASY for SJF/LJF with conservative backfilling.
+  const drevtSjf = config.picker === undefined && config.admission === undefined &&
+    (priorityPolicy === "sjf" || priorityPolicy === "ljf");
+  const backfillPolicy = drevtSjf && backfill === "conservative" ? "easy" : backfill;
+  if (config.decisions !== undefined && typeof config.decisions !== "boolean") {
+    throw new EvtsimError("usage", `decisions must be true or false, got ${config.decisions}`);
+  }
   return Object.freeze({
     totalNodes,
-    backfillPolicy: oneOf("backfill policy", config.backfillPolicy, BACKFILL, "easy"),
-    priorityPolicy: oneOf("priority policy", config.priorityPolicy, PRIORITY, "fcfs"),
+    backfillPolicy,
+    priorityPolicy,
+    picker,
+    queues: resolveQueues(config.queues),
+    decisions: config.decisions ?? false,
     runTimeMode: oneOf("run time mode", config.runTimeMode, RUN_TIME, "actual"),
     runTimeDistribution: oneOf(
       "run time distribution",
@@ -161,4 +183,21 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
     startTime,
     capacitySchedule: Object.freeze([...capacitySchedule]),
   });
+}
+
+function pickerName(picker: SimulationConfig["picker"], priority: PriorityPolicy): string {
+  if (picker === undefined) {
+    return priority === "sjf" ? "sjf" : priority === "ljf" ? "ljf" : "builtin_fcfs";
+  }
+  const name = typeof picker === "string" ? picker : picker?.name;
+  if (typeof name !== "string" || name === "") {
+    throw new EvtsimError("usage", "picker must be a registered name or a picker with a name");
+  }
+  return name;
+}
+
+function resolveQueues(queues: readonly QueueDef[] | undefined): readonly ResolvedQueue[] {
+  if (queues === undefined) return Object.freeze([]);
+  if (!Array.isArray(queues)) throw new EvtsimError("usage", "queues must be a list");
+  return Object.freeze(queueTable(queues).list.map((q) => q.def));
 }

@@ -1,7 +1,12 @@
 // Read-only monitors over a state: what DR_EVT's get_* calls report.
 
+import { Map as IMap } from "immutable";
+import { Working } from "./_engine.ts";
+import type { PendReason, PendReasonCode } from "./decisions.ts";
+import { queueBlock } from "./queues.ts";
 import { reservationTime } from "./running.ts";
 import type { SimState } from "./state.ts";
+import type { JobRecord } from "./types.ts";
 import { type Statistics, summarize } from "./statistics.ts";
 
 /**
@@ -33,7 +38,7 @@ export function availableNodes(state: SimState): number {
  * ```
  */
 export function activeJobCount(state: SimState): number {
-  return state.scheduler.size(state.queue);
+  return state.replay ? 0 : state.picker.size(state.pickerState);
 }
 
 /**
@@ -55,7 +60,7 @@ export function statistics(state: SimState): Statistics {
     totalNodes: state.config.totalNodes,
     nodesInUse: state.allocatedNodes,
     jobsRunning: state.running.size,
-    jobsWaiting: state.scheduler.size(state.queue) + state.arrivals.size,
+    jobsWaiting: activeJobCount(state) + state.arrivals.size,
   });
 }
 
@@ -72,11 +77,71 @@ export function statistics(state: SimState): Statistics {
  * ```
  */
 export function headShadowTime(state: SimState): number {
-  return state.scheduler.shadowTime(state.queue, {
+  const head = headJob(state);
+  if (head === undefined) return -1;
+  return reservationTime(head.numNodes, availableNodes(state), state.running, state.time);
+}
+
+/**
+ * The head: the first waiting job, in the picker's order, of a queue that may
+ * start jobs now (undefined when there is none).
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, headJob, initialState, step } from "@evtsim/evtsim";
+ * const jobs = [{ submitTime: 0, numNodes: 10, timeLimit: 30 }, { submitTime: 0, numNodes: 5, timeLimit: 10 }];
+ * let s = step(initialState({ totalNodes: 10 }), appendJobs(jobs)).state;
+ * s = step(s, advanceTo(0)).state;
+ * console.assert(headJob(s)?.id === 1);
+ * ```
+ */
+export function headJob(state: SimState): JobRecord | undefined {
+  if (state.replay || state.picker.size(state.pickerState) === 0) return undefined;
+  const ready = (name: string) => {
+    const i = state.queues.byName.get(name);
+    return i === undefined || queueBlock(state.queues.list[i]) === undefined;
+  };
+  const session = state.picker.beginSession(state.pickerState, {
     now: state.time,
-    freeNodes: availableNodes(state),
-    running: state.running,
+    queuesConfigured: state.queues.list.length > 0,
+    queueReady: ready,
   });
+  for (let job = session.nextJob(); job !== undefined; job = session.nextJob()) {
+    if (state.queues.list.length === 0 || job.queue === undefined || ready(job.queue)) return job;
+  }
+  return undefined;
+}
+
+/**
+ * Why a waiting job has not started: the reason a scheduling round at the
+ * clock would give it now ("why is my job waiting?"). Undefined when the job
+ * is not waiting (not arrived yet, running, finished) or would start in that
+ * round. Costs one round's walk over the waiting jobs; nothing changes.
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, initialState, pendingReason, step } from "@evtsim/evtsim";
+ * const jobs = [{ submitTime: 0, numNodes: 10, timeLimit: 30 }, { submitTime: 0, numNodes: 5, timeLimit: 10 }];
+ * let s = step(initialState({ totalNodes: 10 }), appendJobs(jobs)).state;
+ * s = step(s, advanceTo(0)).state;
+ * console.assert(pendingReason(s, 1)?.message === "needs 5 nodes, 0 free");
+ * console.assert(pendingReason(s, 0) === undefined); // running
+ * ```
+ */
+export function pendingReason(state: SimState, id: number): PendReason | undefined {
+  if (state.replay || state.finished) return undefined;
+  const probe = new Working({
+    ...state,
+    config: { ...state.config, decisions: true },
+    pendCodes: IMap<number, PendReasonCode>(),
+  });
+  probe.scheduleUntilStalled();
+  let reason: PendReason | undefined;
+  for (const d of probe.decisionRows) {
+    if (d.jobId !== id) continue;
+    reason = d.type === "PEND" ? d.reason : undefined;
+  }
+  return reason;
 }
 
 /**

@@ -161,6 +161,7 @@ function newRecord(w: Working, job: RecordedJob, hidden: boolean): JobRecord {
     timeLimit: job.timeLimit,
     runTime: job.endTime - job.beginTime,
     queue: job.queue,
+    priority: job.priority ?? 0,
     beginTime: -1,
     endTime: -1,
     rejected: false,

@@ -3,15 +3,19 @@
 // parts between successive states, so keeping an old state costs little and
 // stepping it again gives the same answer.
 
-import { List } from "immutable";
+import { List, Map as IMap } from "immutable";
 import { OrderedSet, type OrderSpec } from "./_ordered_set.ts";
+import type { Admission } from "./admission.ts";
 import { resolveConfig, type ResolvedConfig } from "./config.ts";
+import type { PendReasonCode } from "./decisions.ts";
+import { emptyLiveEvents, type LiveEvent } from "./live.ts";
+import type { Picker } from "./picker.ts";
+import { lookupAdmission, lookupPicker, type PolicyRegistry } from "./policies.ts";
+import { type QueueTable, queueTable } from "./queues.ts";
 import { type RngState, seedRng } from "./rng.ts";
 import { emptyRunningSet, type RunningSet } from "./running.ts";
 import { emptyStatistics, type StatisticsAccumulator } from "./statistics.ts";
 import type { JobRecord, ResourceRow, SimulationConfig } from "./types.ts";
-import { schedulerFor } from "../schedulers/mod.ts";
-import type { Scheduler } from "../schedulers/scheduler.ts";
 
 /**
  * A start (allocation) or end (release) of a job's nodes.
@@ -112,18 +116,23 @@ export interface RowStack {
  * const job = (submitTime: number) => ({ submitTime, numNodes: 6, timeLimit: 10 });
  * const s0: SimState = initialState({ totalNodes: 8 });
  * const s1 = step(step(s0, appendJobs([job(0), job(0), job(30)])).state, advanceTo(0)).state;
- * // At 0: job 0 runs, job 1 waits in the scheduler's queue, job 2 has not arrived yet.
+ * // At 0: job 0 runs, job 1 waits with the picker, job 2 has not arrived yet.
  * if (s1.allocatedNodes !== 6 || s1.running.size !== 1) throw new Error("job 0 runs");
- * if (s1.scheduler.size(s1.queue) !== 1 || s1.arrivals.size !== 1) throw new Error("1 waits, 2 ahead");
+ * if (s1.picker.size(s1.pickerState) !== 1 || s1.arrivals.size !== 1) throw new Error("1 waits, 2 ahead");
  * if (s0.nextJobId !== 0 || s1.nextJobId !== 3) throw new Error("s0 must be unchanged");
  * ```
  */
 export interface SimState {
   /** The configuration with its defaults filled in. */
   readonly config: ResolvedConfig;
-  /** The policy the configuration selects; `queue` is its wait queue. */
-  // deno-lint-ignore no-explicit-any
-  readonly scheduler: Scheduler<any>;
+  /** The picker the configuration selects; `pickerState` is its state. */
+  readonly picker: Picker;
+  /** The picker's own state: the waiting (eligible) jobs in its order. */
+  readonly pickerState: unknown;
+  /** The admission (backfilling) policy. */
+  readonly admission: Admission;
+  /** The registry the policies came from (per-queue pickers are looked up in it). */
+  readonly registry: PolicyRegistry;
   /** The simulation clock. */
   readonly time: number;
   /** The run-time generator's state. */
@@ -134,8 +143,16 @@ export interface SimState {
   readonly store: JobStore;
   /** Submitted jobs whose submit time is still ahead of the clock. */
   readonly arrivals: OrderedSet<JobRecord>;
-  /** The scheduler's wait queue (eligible jobs). */
-  readonly queue: unknown;
+  /** The queues and their running counts (empty: one implicit queue). */
+  readonly queues: QueueTable;
+  /** Live events (cancels, ends, updates) waiting for their time. */
+  readonly liveEvents: OrderedSet<LiveEvent>;
+  /** Sequence number the next live event gets (orders events at one time). */
+  readonly liveSeq: number;
+  /** Scheduling rounds run so far. */
+  readonly round: number;
+  /** With decisions on: each waiting job's last reported pend reason code. */
+  readonly pendCodes: IMap<number, PendReasonCode>;
   /** Running jobs, ordered by projected end. */
   readonly running: RunningSet;
   /** Pending start/end events. */
@@ -172,22 +189,33 @@ export function emptyArrivals(): OrderedSet<JobRecord> {
   return OrderedSet.empty(ARRIVAL_ORDER);
 }
 
+/** How {@link createState} builds a state. */
+export interface CreateStateOptions {
+  /** Where the configuration's picker and admission names are looked up. */
+  readonly registry: PolicyRegistry;
+  /** A replay state: recorded jobs, the policies are never asked. */
+  readonly replay?: boolean;
+}
+
 /**
  * The state before any job exists: clock at the start time, all nodes free,
- * and the resource baseline row buffered.
+ * and the resource baseline row buffered. The policies come from the
+ * registry handed in; the core knows none of them.
  *
  * @example
  * ```ts
- * import { initialState } from "./state.ts";
- * const s = initialState({ totalNodes: 64 });
- * console.assert(s.time === 0 && s.allocatedNodes === 0);
+ * import { createState, defaultRegistry } from "@evtsim/evtsim";
+ * const s = createState({ totalNodes: 64 }, { registry: defaultRegistry() });
+ * console.assert(s.time === 0 && s.allocatedNodes === 0 && s.picker.name === "builtin_fcfs");
  * ```
  */
-export function initialState(
-  config: SimulationConfig,
-  options: { replay?: boolean } = {},
-): SimState {
+export function createState(config: SimulationConfig, options: CreateStateOptions): SimState {
   const c = resolveConfig(config);
+  const registry = options.registry;
+  const picker = typeof config.picker === "object" && config.picker !== null
+    ? config.picker
+    : lookupPicker(registry, c.picker);
+  const admission = config.admission ?? lookupAdmission(registry, c.backfillPolicy);
   let capacity = c.totalNodes;
   let capacityIndex = 0;
   while (
@@ -197,11 +225,19 @@ export function initialState(
     capacity = c.capacitySchedule[capacityIndex].capacity;
     capacityIndex++;
   }
-  const scheduler = schedulerFor(c.priorityPolicy, c.backfillPolicy);
+  const queues = queueTable(c.queues);
+  const pickerState = options.replay ? undefined : picker.init({
+    queues: c.queues,
+    searchByLimit: admission.searchesByLimit === true,
+    pickerNamed: (name) => lookupPicker(registry, name),
+  });
   const baseline: ResourceRow = { time: c.startTime, freeNodes: capacity, allocatedNodes: 0 };
   return Object.freeze({
     config: c,
-    scheduler,
+    picker,
+    pickerState,
+    admission,
+    registry,
     time: c.startTime,
     rng: seedRng(c.seed),
     nextJobId: 0,
@@ -212,7 +248,11 @@ export function initialState(
       completedSinceFlush: 0,
     }),
     arrivals: emptyArrivals(),
-    queue: scheduler.empty(),
+    queues,
+    liveEvents: emptyLiveEvents(),
+    liveSeq: 0,
+    round: 0,
+    pendCodes: IMap<number, PendReasonCode>(),
     running: emptyRunningSet(),
     events: emptyEvents(),
     allocatedNodes: 0,

@@ -26,8 +26,14 @@ export interface StatisticsAccumulator {
   readonly jobsRejected: number;
   /** Jobs that started (DR_EVT's "Jobs submitted"). */
   readonly jobsStarted: number;
-  /** Jobs whose end event has been processed. */
+  /** Jobs whose end event has been processed (normal completions). */
   readonly jobsCompleted: number;
+  /** Jobs cancelled while waiting. */
+  readonly jobsCancelled: number;
+  /** Jobs ended early as failed. */
+  readonly jobsFailed: number;
+  /** Jobs ended early as killed. */
+  readonly jobsKilled: number;
   /** Σ (begin − submit) over completed jobs. */
   readonly sumWait: number;
   /** Largest begin − submit over completed jobs. */
@@ -36,11 +42,11 @@ export interface StatisticsAccumulator {
   readonly sumTurnaround: number;
   /** Σ bounded slowdown over completed jobs. */
   readonly sumBoundedSlowdown: number;
-  /** Σ nodes × (end − begin) over completed jobs. */
+  /** Σ nodes × (end − begin) over jobs that ran (failed and killed ones included). */
   readonly nodeSeconds: number;
   /** Earliest submit time among completed jobs (Infinity if none). */
   readonly firstSubmit: number;
-  /** Latest end time among completed jobs (−Infinity if none). */
+  /** Latest end time among jobs that ran (−Infinity if none). */
   readonly lastEnd: number;
   /** Queue-length samples taken (one per scheduling pass). */
   readonly queueSamples: number;
@@ -57,6 +63,9 @@ export function emptyStatistics(): StatisticsAccumulator {
     jobsRejected: 0,
     jobsStarted: 0,
     jobsCompleted: 0,
+    jobsCancelled: 0,
+    jobsFailed: 0,
+    jobsKilled: 0,
     sumWait: 0,
     maxWait: 0,
     sumTurnaround: 0,
@@ -93,8 +102,14 @@ export interface Statistics {
   readonly jobsRejected: number;
   /** Jobs that have started (DR_EVT prints this as "Jobs submitted"). */
   readonly jobsStarted: number;
-  /** Jobs that have finished. */
+  /** Jobs that have finished normally. */
   readonly jobsCompleted: number;
+  /** Jobs cancelled while waiting (left out of the averages). */
+  readonly jobsCancelled: number;
+  /** Jobs ended early as failed (left out of the averages). */
+  readonly jobsFailed: number;
+  /** Jobs ended early as killed (left out of the averages). */
+  readonly jobsKilled: number;
   /** Jobs running now. */
   readonly jobsRunning: number;
   /** Submitted jobs not started yet: waiting in the queue or not yet arrived. */
@@ -113,7 +128,7 @@ export interface Statistics {
   readonly averageTurnaround: number;
   /** Mean of max(1, turnaround / max(run time, 10 s)) over completed jobs. */
   readonly averageBoundedSlowdown: number;
-  /** Last end − first submit over completed jobs (0 when none). */
+  /** Last end (of any job that ran) − first submit over completed jobs (0 when none). */
   readonly makespan: number;
   /** Σ nodes × run time / (total nodes × makespan); 0 when makespan is 0. */
   readonly utilization: number;
@@ -154,6 +169,23 @@ export function addCompletion(
   if (end > s.lastEnd) s.lastEnd = end;
 }
 
+/**
+ * Adds a job ended early by the caller (failed or killed), in place: its
+ * node-seconds count towards utilization, its wait and turnaround do not.
+ */
+export function addEarlyEnd(
+  s: MutableStatistics,
+  outcome: "failed" | "killed",
+  begin: number,
+  end: number,
+  nodes: number,
+): void {
+  if (outcome === "failed") s.jobsFailed++;
+  else s.jobsKilled++;
+  s.nodeSeconds += nodes * (end - begin);
+  if (end > s.lastEnd) s.lastEnd = end;
+}
+
 /** Derives the reported figures from the accumulator and live counts. */
 export function summarize(
   s: StatisticsAccumulator,
@@ -172,6 +204,9 @@ export function summarize(
     jobsRejected: s.jobsRejected,
     jobsStarted: s.jobsStarted,
     jobsCompleted: n,
+    jobsCancelled: s.jobsCancelled,
+    jobsFailed: s.jobsFailed,
+    jobsKilled: s.jobsKilled,
     jobsRunning: live.jobsRunning,
     jobsWaiting: live.jobsWaiting,
     currentTime: live.currentTime,

@@ -4,7 +4,10 @@
 
 import { Working } from "./_engine.ts";
 import { appendJobs, submitJob } from "./_jobs.ts";
+import { pushLiveEvent } from "./_live.ts";
 import { EvtsimError } from "./errors.ts";
+import type { EndOutcome, JobUpdate } from "./live.ts";
+import type { QueueDef } from "./queues.ts";
 import { replayAdvance, replayJobs } from "./replay.ts";
 import type { SimState } from "./state.ts";
 import type { JobSpec, RecordedJob, StepRows } from "./types.ts";
@@ -49,7 +52,40 @@ export type Input =
   | { readonly kind: "runUntilExclusive"; readonly time: number }
   | { readonly kind: "runToCompletion" }
   | { readonly kind: "flush" }
-  | { readonly kind: "finish" };
+  | { readonly kind: "finish" }
+  | {
+    /** Cancel a waiting job at `time` (default: the clock). */
+    readonly kind: "cancelJob";
+    readonly id: number;
+    readonly time?: number;
+  }
+  | {
+    /** End a running job at `time` (default: the clock); its nodes are free from then. */
+    readonly kind: "endJob";
+    readonly id: number;
+    readonly time?: number;
+    readonly outcome?: EndOutcome;
+    readonly exitStatus?: number;
+  }
+  | {
+    /** Change a waiting job's priority or queue at `time` (default: the clock). */
+    readonly kind: "updateJob";
+    readonly id: number;
+    readonly update: JobUpdate;
+    readonly time?: number;
+  }
+  | {
+    /** Add or change a queue at `time` (default: the clock); fields left out keep their value. */
+    readonly kind: "updateQueue";
+    readonly queue: QueueDef;
+    readonly time?: number;
+  }
+  | {
+    /** Set the usable node count at `time` (default: the clock). */
+    readonly kind: "changeCapacity";
+    readonly capacity: number;
+    readonly time?: number;
+  };
 
 /**
  * What a step returns.
@@ -122,6 +158,27 @@ export function step(state: SimState, input: Input): StepResult {
     case "flush":
       w.reclaimFront();
       w.flushResources();
+      break;
+    case "cancelJob":
+      pushLiveEvent(w, { kind: "cancel", id: input.id, time: input.time });
+      break;
+    case "endJob":
+      pushLiveEvent(w, {
+        kind: "end",
+        id: input.id,
+        time: input.time,
+        outcome: input.outcome,
+        exitStatus: input.exitStatus,
+      });
+      break;
+    case "updateJob":
+      pushLiveEvent(w, { kind: "updateJob", id: input.id, time: input.time, update: input.update });
+      break;
+    case "updateQueue":
+      pushLiveEvent(w, { kind: "updateQueue", time: input.time, queue: input.queue });
+      break;
+    case "changeCapacity":
+      pushLiveEvent(w, { kind: "capacity", time: input.time, capacity: input.capacity });
       break;
     case "finish":
       if (!w.finished) {

@@ -1,5 +1,11 @@
 // The values that cross the boundary of the pure reducer: configuration,
-// inputs, and the rows it emits. Everything here is plain data.
+// inputs, and the rows it emits. Everything here is plain data, except that
+// a configuration may carry a picker or admission policy of the caller's own.
+
+import type { Admission } from "./admission.ts";
+import type { DecisionRow } from "./decisions.ts";
+import type { Picker } from "./picker.ts";
+import type { QueueDef } from "./queues.ts";
 
 /**
  * Backfilling policy, as DR_EVT's `--backfill_policy` names it.
@@ -61,9 +67,15 @@ export type PriorityPolicy = "fcfs" | "fcfs_alt" | "fcfs_conservative" | "sjf" |
  * };
  * // "actual" uses the recorded run time, "limit" runs every job for its full time limit.
  * if (endOf("actual") !== 30 || endOf("limit") !== 100) throw new Error("run time mode");
+ * // "external": only the caller ends a job (a live scheduler learns ends from outside).
+ * const live = new Simulation({ totalNodes: 4, runTimeMode: "external" });
+ * const id = live.appendJob({ submitTime: 0, numNodes: 1, timeLimit: 100 });
+ * live.advanceTo(500);
+ * live.endJob(id, 500);
+ * if (live.finish().jobs[0].endTime !== 500) throw new Error("external end");
  * ```
  */
-export type RunTimeMode = "actual" | "limit" | "distribution";
+export type RunTimeMode = "actual" | "limit" | "distribution" | "external";
 
 /**
  * Distribution used by `runTimeMode: "distribution"`.
@@ -121,10 +133,32 @@ export type JobStoreOverflow = "abort" | "grow";
 export interface SimulationConfig {
   /** Number of identical nodes in the machine. */
   readonly totalNodes: number;
-  /** Backfilling policy (default `easy`). */
-  readonly backfillPolicy?: BackfillPolicy;
-  /** Priority policy (default `fcfs`). */
+  /**
+   * Backfilling (admission) policy by registered name (default `easy`): the
+   * built-ins are `none`, `easy` and `conservative`.
+   */
+  readonly backfillPolicy?: BackfillPolicy | (string & Record<never, never>);
+  /**
+   * DR_EVT's priority policy (default `fcfs`). It selects the picker when
+   * `picker` is not given: `fcfs*` → `builtin_fcfs`, `sjf` → `sjf`, `ljf` →
+   * `ljf` (and, as in DR_EVT, `sjf`/`ljf` with `conservative` backfill EASY).
+   */
   readonly priorityPolicy?: PriorityPolicy;
+  /**
+   * The picker: a registered name (`builtin_fcfs`, `sjf`, `ljf`, or one you
+   * registered) or a picker value of your own. Overrides `priorityPolicy`.
+   */
+  readonly picker?: string | Picker;
+  /** An admission policy value of your own; overrides `backfillPolicy`. */
+  readonly admission?: Admission;
+  /**
+   * Queues (name, priority, limits, open/closed, per-queue picker). With
+   * queues, every job's `queue` must name one of them (a job without one goes
+   * to the first); without, `queue` is only a label carried to the output.
+   */
+  readonly queues?: readonly QueueDef[];
+  /** Emit scheduling decisions (DISPATCH / PEND with reasons) as rows (default false). */
+  readonly decisions?: boolean;
   /** How actual run times are chosen (default `actual`). */
   readonly runTimeMode?: RunTimeMode;
   /** Distribution for `runTimeMode: "distribution"` (default `normal`). */
@@ -194,6 +228,8 @@ export interface JobSpec {
   readonly actualRunTime?: number;
   /** Queue name (DR_EVT `q_id` / `queue`), carried to the output. */
   readonly queue?: string;
+  /** Job priority within its queue: higher goes first under `builtin_fcfs` (default 0). */
+  readonly priority?: number;
 }
 
 /**
@@ -249,6 +285,8 @@ export interface JobRecord {
   readonly runTime: number;
   /** Queue name, when the trace had one. */
   readonly queue: string | undefined;
+  /** Priority within its queue (0 unless given). */
+  readonly priority: number;
   /** −1 until the job starts. */
   readonly beginTime: number;
   /** −1 until the job ends. */
@@ -259,7 +297,33 @@ export interface JobRecord {
   readonly hidden: boolean;
   /** Stored without being submitted (a preloaded trace job); `submitJob` clears it. */
   readonly unsubmitted?: boolean;
+  /** How the job ended, when not by running to its end: cancelled, failed or killed. */
+  readonly outcome?: JobOutcome;
+  /** Exit status of a job that did not complete normally. */
+  readonly exitStatus?: number;
 }
+
+/**
+ * How a job that did not complete normally ended: `cancelled` while waiting
+ * (begin = end = the cancel time), or ended early by the caller as `failed`
+ * or `killed`.
+ *
+ * @example
+ * ```ts
+ * import { type JobOutcome, Simulation } from "@evtsim/evtsim";
+ * const sim = new Simulation({ totalNodes: 4 });
+ * const [a, b] = sim.appendJobs([
+ *   { submitTime: 0, numNodes: 4, timeLimit: 100 },
+ *   { submitTime: 0, numNodes: 4, timeLimit: 100 },
+ * ]);
+ * sim.advanceTo(10);
+ * sim.cancelJob(b, 10);
+ * sim.endJob(a, 20, { outcome: "failed", exitStatus: 3 });
+ * const outcomes: (JobOutcome | undefined)[] = sim.finish().jobs.map((r) => r.outcome);
+ * if (outcomes.join() !== "failed,cancelled") throw new Error(outcomes.join());
+ * ```
+ */
+export type JobOutcome = "cancelled" | "failed" | "killed";
 
 /**
  * One row of the schedule output, written once per finished job.
@@ -294,6 +358,10 @@ export interface JobRow {
   readonly timeLimit: number;
   /** Its queue name, when the trace had one. */
   readonly queue: string | undefined;
+  /** Set only for a job that did not complete normally. */
+  readonly outcome?: JobOutcome;
+  /** Its exit status, set only with `outcome` (see the README for the codes). */
+  readonly exitStatus?: number;
 }
 
 /**
@@ -353,6 +421,16 @@ export type Notice =
     readonly allocatedNodes: number;
     /** Nodes the machine has. */
     readonly totalNodes: number;
+  }
+  | {
+    /** A live event (cancel, end, update) no longer applied when its time came. */
+    readonly kind: "ignored";
+    /** When it was due. */
+    readonly time: number;
+    /** The job it named. */
+    readonly jobId: number;
+    /** Why it was ignored, e.g. `job 4 had already started`. */
+    readonly reason: string;
   }
   | {
     /** Jobs still waiting at the end because the usable capacity stayed below their size. */
@@ -416,4 +494,6 @@ export interface StepRows {
   readonly notices: Notice[];
   /** Replay only: one row per recorded job, at its submission. */
   readonly submissions?: SubmissionRow[];
+  /** Scheduling decisions, when the configuration asks for them. */
+  readonly decisions: DecisionRow[];
 }

@@ -6,7 +6,8 @@
 
 import fc from "fast-check";
 import { deepStrictEqual } from "node:assert";
-import { initialState, type SimState } from "../core/state.ts";
+import { initialState } from "../api/initial_state.ts";
+import type { SimState } from "../core/state.ts";
 import { type Input, step, type StepResult } from "../core/step.ts";
 import type {
   CapacityChange,

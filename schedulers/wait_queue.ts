@@ -1,4 +1,5 @@
-// Wait queues in FCFS order (submit time, then job id).
+// Wait queues in a key order: FCFS (priority, then submit time, then job id)
+// by default, or any total order a picker gives.
 //
 // `FcfsQueue` is one ordered set with subtree minima of node count and time
 // limit. On a deep queue those two minima prune badly: a subtree almost
@@ -11,13 +12,18 @@
 import { OrderedSet, type OrderSpec } from "../core/_ordered_set.ts";
 import type { JobRecord } from "../core/types.ts";
 
-const FCFS_ORDER: OrderSpec<JobRecord> = {
-  compare: (a, b) => a.submitTime - b.submitTime || a.id - b.id,
-  p1: (x) => x.numNodes,
-  p2: (x) => x.timeLimit,
-};
+/** FCFS order within a queue: higher priority first, then submit time, then job id. */
+export const fcfsCompare = (a: JobRecord, b: JobRecord): number =>
+  b.priority - a.priority || a.submitTime - b.submitTime || a.id - b.id;
 
-/** Waiting jobs in submit order (ties by job id). */
+/** The tree order for a job order: subtree minima of node count and time limit. */
+export function jobOrder(compare: (a: JobRecord, b: JobRecord) => number): OrderSpec<JobRecord> {
+  return { compare, p1: (x) => x.numNodes, p2: (x) => x.timeLimit };
+}
+
+const FCFS_ORDER: OrderSpec<JobRecord> = jobOrder(fcfsCompare);
+
+/** Waiting jobs in a key order (FCFS unless a picker says otherwise). */
 export type FcfsQueue = OrderedSet<JobRecord>;
 
 /** An empty FCFS wait queue. */
@@ -71,11 +77,16 @@ const EMPTY_PLAIN: SizeClassedQueue = Object.freeze({
 });
 
 /**
- * An empty queue. The size-class index costs a second tree update per
- * insert and delete, so it is kept only when `indexed` (EASY needs it).
+ * An empty queue in FCFS order, or in `order` when given. The size-class
+ * index costs a second tree update per insert and delete, so it is kept only
+ * when `indexed` (EASY needs it).
  */
-export function emptySizeClassedQueue(indexed = true): SizeClassedQueue {
-  return indexed ? EMPTY_INDEXED : EMPTY_PLAIN;
+export function emptySizeClassedQueue(
+  indexed = true,
+  order?: OrderSpec<JobRecord>,
+): SizeClassedQueue {
+  if (order === undefined) return indexed ? EMPTY_INDEXED : EMPTY_PLAIN;
+  return Object.freeze({ all: OrderedSet.empty(order), byClass: Object.freeze([]), indexed });
 }
 
 function withClass(
@@ -93,7 +104,7 @@ function withClass(
 export function enqueue(q: SizeClassedQueue, job: JobRecord): SizeClassedQueue {
   if (!q.indexed) return { all: q.all.add(job), byClass: q.byClass, indexed: false };
   const c = sizeClass(job.numNodes);
-  const cls = q.byClass[c] ?? emptyFcfsQueue();
+  const cls = q.byClass[c] ?? OrderedSet.empty(q.all.spec);
   return { all: q.all.add(job), byClass: withClass(q, c, cls.add(job)), indexed: true };
 }
 

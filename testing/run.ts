@@ -2,7 +2,8 @@
 // so that properties can look at a whole run at once.
 
 import { statistics } from "../core/queries.ts";
-import { initialState, type SimState } from "../core/state.ts";
+import { initialState } from "../api/initial_state.ts";
+import type { SimState } from "../core/state.ts";
 import { type Input, step } from "../core/step.ts";
 import type { Statistics } from "../core/statistics.ts";
 import type { JobRow, JobSpec, Notice, ResourceRow, SimulationConfig } from "../core/types.ts";

@@ -58,7 +58,7 @@ function modeOf(config: SimulationConfig): { mode: Mode; backfill: boolean } {
   const b = config.backfillPolicy ?? "easy";
   if (p === "sjf" || p === "ljf") return { mode: p, backfill: b !== "none" };
   // fcfs, fcfs_alt, fcfs_conservative: evtsim runs the policy the flag names.
-  return { mode: b === "none" ? "fcfs" : b, backfill: b !== "none" };
+  return { mode: b === "none" ? "fcfs" : b as Mode, backfill: b !== "none" };
 }
 
 /** DR_EVT's calculate_fcfs_reservation over a list of running jobs (by limit). */

@@ -2,7 +2,8 @@
 // with a scheduler that must never be called, and convert job rows back to
 // recorded jobs.
 
-import { initialState, type SimState } from "../core/state.ts";
+import { initialState } from "../api/initial_state.ts";
+import type { SimState } from "../core/state.ts";
 import { type Input, step } from "../core/step.ts";
 import { statistics } from "../core/queries.ts";
 import type { Statistics } from "../core/statistics.ts";
@@ -15,7 +16,7 @@ import type {
   SimulationConfig,
   SubmissionRow,
 } from "../core/types.ts";
-import type { Scheduler } from "../schedulers/scheduler.ts";
+import type { Admission, Picker } from "../mod.ts";
 
 /** Everything a run emitted, and its last state. */
 export interface Run {
@@ -55,22 +56,29 @@ export function simulate(config: SimulationConfig, jobs: readonly JobSpec[]): Ru
   ]);
 }
 
-/** Counts every scheduler call and fails the test on any of them. */
-export function forbiddenScheduler(): Scheduler<unknown> & { calls: number } {
+/** A picker and an admission policy that count every call and fail the test on any of them. */
+export function forbiddenScheduler(): { picker: Picker; admission: Admission; calls: number } {
   const s = {
-    name: "forbidden",
     calls: 0,
     fail(what: string): never {
       s.calls++;
       throw new Error(`replay called the scheduler (${what})`);
     },
-    empty: () => s.fail("empty"),
-    insert: () => s.fail("insert"),
-    size: () => s.fail("size"),
-    waiting: () => s.fail("waiting"),
-    schedule: () => s.fail("schedule"),
-    shadowTime: () => s.fail("shadowTime"),
+    picker: undefined as unknown as Picker,
+    admission: undefined as unknown as Admission,
   };
+  s.picker = {
+    name: "forbidden",
+    init: () => s.fail("init"),
+    onQueueUpdate: () => s.fail("onQueueUpdate"),
+    onJobPush: () => s.fail("onJobPush"),
+    onJobStateChange: () => s.fail("onJobStateChange"),
+    onJobUpdate: () => s.fail("onJobUpdate"),
+    beginSession: () => s.fail("beginSession"),
+    size: () => s.fail("size"),
+    pending: () => s.fail("pending"),
+  };
+  s.admission = { name: "forbidden", runSession: () => s.fail("runSession") };
   return s;
 }
 
@@ -82,7 +90,11 @@ export function replay(
   tail: readonly Input[] = [{ kind: "runToCompletion" }],
 ): Run & { schedulerCalls: number } {
   const scheduler = forbiddenScheduler();
-  const state = { ...initialState(config, { replay: true }), scheduler } as SimState;
+  const state = {
+    ...initialState(config, { replay: true }),
+    picker: scheduler.picker,
+    admission: scheduler.admission,
+  } as SimState;
   const inputs: Input[] = [];
   let i = 0;
   for (const n of chunks) {
@@ -106,10 +118,9 @@ export function recorded(rows: readonly JobRow[]): RecordedJob[] {
   }));
 }
 
-// statistics() asks the scheduler for the queue length, so read the
-// accumulator-derived figures through a state with a working scheduler.
-export function statsOf(run: Run, config: SimulationConfig): Statistics {
-  return statistics({ ...run.state, scheduler: initialState(config).scheduler });
+// statistics() of a replay state never asks the policies.
+export function statsOf(run: Run, _config: SimulationConfig): Statistics {
+  return statistics(run.state);
 }
 
 /** A resource row. */

@@ -13,7 +13,7 @@
 import fc from "fast-check";
 import { noticeText } from "../cli/outputs.ts";
 import { availableNodes } from "../core/queries.ts";
-import { initialState } from "../core/state.ts";
+import { initialState } from "../api/initial_state.ts";
 import { step } from "../core/step.ts";
 import type { JobSpec, SimulationConfig } from "../core/types.ts";
 import {

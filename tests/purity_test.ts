@@ -4,7 +4,8 @@
 // (testing/snapshot.ts), persistent trees node by node.
 
 import fc from "fast-check";
-import { initialState, type SimState } from "../core/state.ts";
+import { initialState } from "../api/initial_state.ts";
+import type { SimState } from "../core/state.ts";
 import { type Input, step, type StepResult } from "../core/step.ts";
 import {
   arbScenario,

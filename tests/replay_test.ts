@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { assert, assertEquals, assertThrows } from "./_assert.ts";
 import { rec, recorded, replay, row, simulate, statsOf } from "./_replay_helpers.ts";
-import { initialState } from "../core/state.ts";
+import { initialState } from "../api/initial_state.ts";
 import { step } from "../core/step.ts";
 import type {
   BackfillPolicy,

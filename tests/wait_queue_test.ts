@@ -32,6 +32,7 @@ function job(id: number, submitTime: number, numNodes: number, timeLimit: number
     timeLimit,
     runTime: timeLimit,
     queue: undefined,
+    priority: 0,
     beginTime: -1,
     endTime: -1,
     rejected: false,

@@ -1,0 +1,305 @@
+// Live events inside the reducer: checked when given (an event that can
+// never apply is refused and nothing changes), kept in time order, and
+// applied when the clock reaches their time. An event that no longer applies
+// by then (the job started or ended meanwhile) is dropped with a notice.
+
+import type { Working } from "./_engine.ts";
+import { EvtsimError } from "./errors.ts";
+import { defaultExitStatus, type EndOutcome, type JobUpdate, type LiveEvent } from "./live.ts";
+import { lookupPicker } from "./policies.ts";
+import { type QueueDef, type ResolvedQueue, resolveQueue } from "./queues.ts";
+import type { JobRecord } from "./types.ts";
+
+/** A live event as an input gives it, before it gets its sequence number. */
+export type LiveInput =
+  | { readonly kind: "cancel"; readonly id: number; readonly time?: number }
+  | {
+    readonly kind: "end";
+    readonly id: number;
+    readonly time?: number;
+    readonly outcome?: EndOutcome;
+    readonly exitStatus?: number;
+  }
+  | {
+    readonly kind: "updateJob";
+    readonly id: number;
+    readonly time?: number;
+    readonly update: JobUpdate;
+  }
+  | { readonly kind: "updateQueue"; readonly time?: number; readonly queue: QueueDef }
+  | { readonly kind: "capacity"; readonly time?: number; readonly capacity: number };
+
+const OUTCOMES: readonly EndOutcome[] = ["completed", "failed", "killed"];
+
+/** Checks a live event against the state and queues it; throws (changing nothing) if it cannot apply. */
+export function pushLiveEvent(w: Working, input: LiveInput): void {
+  if (w.finished) throw new EvtsimError("state", "the simulation has finished");
+  if (w.replay) {
+    throw new EvtsimError("state", "live events need a simulation, not the replay of a schedule");
+  }
+  const time = input.time ?? w.time;
+  if (typeof time !== "number" || !Number.isFinite(time)) {
+    throw new EvtsimError("time", `event time must be a finite number, got ${String(time)}`);
+  }
+  if (time < w.time) {
+    throw new EvtsimError("time", `event time ${time} is before the clock ${w.time}`);
+  }
+  const seq = w.liveSeq;
+  let event: LiveEvent;
+  switch (input.kind) {
+    case "cancel": {
+      const rec = liveRecord(w, input.id, "cancel");
+      if (rec.beginTime >= 0) {
+        throw new EvtsimError(
+          "state",
+          `cannot cancel job ${rec.id}: it is running (end it with endJob)`,
+        );
+      }
+      if (rec.submitTime > time) {
+        throw new EvtsimError(
+          "state",
+          `cannot cancel job ${rec.id} at ${time}: it is submitted at ${rec.submitTime}`,
+        );
+      }
+      event = { kind: "cancel", time, seq, id: rec.id };
+      break;
+    }
+    case "end": {
+      const rec = liveRecord(w, input.id, "end");
+      if (rec.beginTime < 0) {
+        throw new EvtsimError("state", `cannot end job ${rec.id}: it is not running`);
+      }
+      if (time < rec.beginTime) {
+        throw new EvtsimError(
+          "time",
+          `cannot end job ${rec.id} at ${time}: it started at ${rec.beginTime}`,
+        );
+      }
+      const outcome = input.outcome ?? "completed";
+      if (!OUTCOMES.includes(outcome)) {
+        throw new EvtsimError(
+          "usage",
+          `unknown outcome '${outcome}' (expected ${OUTCOMES.join(", ")})`,
+        );
+      }
+      const exitStatus = input.exitStatus ?? defaultExitStatus(outcome);
+      if (!Number.isSafeInteger(exitStatus)) {
+        throw new EvtsimError("usage", `exit status must be an integer, got ${exitStatus}`);
+      }
+      event = { kind: "end", time, seq, id: rec.id, outcome, exitStatus };
+      break;
+    }
+    case "updateJob": {
+      const rec = liveRecord(w, input.id, "update");
+      if (rec.beginTime >= 0) {
+        throw new EvtsimError("state", `cannot update job ${rec.id}: it has started`);
+      }
+      checkJobUpdate(w, input.update);
+      event = { kind: "updateJob", time, seq, id: rec.id, update: input.update };
+      break;
+    }
+    case "updateQueue": {
+      mergedQueue(w, input.queue);
+      event = { kind: "updateQueue", time, seq, queue: input.queue };
+      break;
+    }
+    case "capacity": {
+      const c = input.capacity;
+      if (!Number.isSafeInteger(c) || c < 0 || c > w.config.totalNodes) {
+        throw new EvtsimError(
+          "usage",
+          `capacity must be an integer in 0..${w.config.totalNodes}, got ${c}`,
+        );
+      }
+      event = { kind: "capacity", time, seq, capacity: c };
+      break;
+    }
+    default:
+      throw new EvtsimError("usage", `unknown live event '${(input as { kind: string }).kind}'`);
+  }
+  w.liveSeq++;
+  w.liveEvents = w.liveEvents.add(event);
+}
+
+// A job a live event may name: created, submitted, not finished.
+function liveRecord(w: Working, id: number, what: string): JobRecord {
+  if (!Number.isSafeInteger(id) || id < 0 || id >= w.nextJobId) {
+    throw new EvtsimError("state", `cannot ${what} job ${id}: no such job`);
+  }
+  if (id < w.store.firstId) {
+    throw new EvtsimError("state", `cannot ${what} job ${id}: it has finished`);
+  }
+  const rec = w.store.records.get(id - w.store.firstId)!;
+  if (rec.rejected) {
+    throw new EvtsimError("state", `cannot ${what} job ${id}: it was rejected`);
+  }
+  if (rec.unsubmitted) {
+    throw new EvtsimError("state", `cannot ${what} job ${id}: it has not been submitted`);
+  }
+  if (rec.outcome === "cancelled") {
+    throw new EvtsimError("state", `cannot ${what} job ${id}: it was cancelled`);
+  }
+  if (rec.endTime >= 0) {
+    throw new EvtsimError("state", `cannot ${what} job ${id}: it has finished`);
+  }
+  return rec;
+}
+
+function checkJobUpdate(w: Working, u: JobUpdate): void {
+  if (u === null || typeof u !== "object") {
+    throw new EvtsimError("usage", "a job update must be an object");
+  }
+  if (u.priority !== undefined && !Number.isSafeInteger(u.priority)) {
+    throw new EvtsimError("usage", `priority must be an integer, got ${u.priority}`);
+  }
+  if (u.queue !== undefined) {
+    if (w.queues.list.length === 0) {
+      throw new EvtsimError("usage", "cannot move a job to a queue: no queues are configured");
+    }
+    if (!w.queues.byName.has(u.queue)) {
+      throw new EvtsimError("usage", `unknown queue '${u.queue}'`);
+    }
+  }
+}
+
+// The queue definition an update gives: the current one with the given
+// fields replaced (or a new queue). Checked, including a per-queue picker.
+function mergedQueue(w: Working, q: QueueDef): ResolvedQueue {
+  if (w.queues.list.length === 0) {
+    throw new EvtsimError("usage", "cannot update a queue: no queues are configured");
+  }
+  if (q === null || typeof q !== "object" || typeof q.name !== "string") {
+    throw new EvtsimError("usage", "a queue update must name its queue");
+  }
+  const i = w.queues.byName.get(q.name);
+  const old = i === undefined ? undefined : w.queues.list[i].def;
+  const merged = resolveQueue(
+    {
+      name: q.name,
+      priority: q.priority ?? old?.priority,
+      picker: q.picker ?? old?.picker,
+      project: q.project ?? old?.project,
+      maxRunning: "maxRunning" in q ? q.maxRunning : old?.maxRunning,
+      open: q.open ?? old?.open,
+    },
+    `queue update`,
+  );
+  if (merged.picker !== undefined) lookupPicker(w.registry, merged.picker);
+  return merged;
+}
+
+/**
+ * Applies every live event due at or before `t`, in time then arrival
+ * order; returns whether one may let a waiting job start (a round is due).
+ */
+export function applyLiveEventsAt(w: Working, t: number): boolean {
+  let changed = false;
+  for (let e = w.liveEvents.first(); e !== undefined && e.time <= t; e = w.liveEvents.first()) {
+    w.liveEvents = w.liveEvents.deleteFirst();
+    changed = applyOne(w, e, t) || changed;
+  }
+  return changed;
+}
+
+function applyOne(w: Working, e: LiveEvent, t: number): boolean {
+  switch (e.kind) {
+    case "cancel":
+      return cancel(w, e.id, t);
+    case "end":
+      return end(w, e.id, t, e.outcome, e.exitStatus);
+    case "updateJob":
+      return updateJob(w, e.id, e.update, t);
+    case "updateQueue": {
+      const def = mergedQueue(w, e.queue);
+      const table = w.ownQueues();
+      const i = table.byName.get(def.name);
+      if (i === undefined) {
+        table.byName.set(def.name, table.list.length);
+        table.list.push({ def, running: 0 });
+      } else {
+        table.list[i] = { def, running: table.list[i].running };
+      }
+      if (!w.replay) w.pickerState = w.picker.onQueueUpdate(w.pickerState, def);
+      return true;
+    }
+    case "capacity":
+      return w.setCapacity(e.capacity, t);
+  }
+}
+
+// The job's record if it is still in the store and not finished.
+function current(w: Working, id: number): JobRecord | undefined {
+  if (id < w.store.firstId) return undefined;
+  const rec = w.store.records.get(id - w.store.firstId);
+  return rec === undefined || rec.endTime >= 0 ? undefined : rec;
+}
+
+function ignored(w: Working, id: number, t: number, reason: string): false {
+  w.notices.push({ kind: "ignored", time: t, jobId: id, reason });
+  return false;
+}
+
+function cancel(w: Working, id: number, t: number): boolean {
+  const rec = current(w, id);
+  if (rec === undefined) return ignored(w, id, t, `cancel of job ${id}: it had already ended`);
+  if (rec.beginTime >= 0) {
+    return ignored(w, id, t, `cancel of job ${id}: it had started at ${rec.beginTime}`);
+  }
+  if (w.arrivals.has(rec)) w.arrivals = w.arrivals.delete(rec);
+  else w.pickerState = w.picker.onJobStateChange(w.pickerState, rec, "cancelled");
+  w.pendCodes = w.pendCodes.delete(id);
+  w.completeRecord({
+    ...rec,
+    beginTime: t,
+    endTime: t,
+    outcome: "cancelled",
+    exitStatus: defaultExitStatus("cancelled"),
+  });
+  w.stats.jobsCancelled++;
+  return true;
+}
+
+function end(w: Working, id: number, t: number, outcome: EndOutcome, exitStatus: number): boolean {
+  const rec = current(w, id);
+  if (rec === undefined) return ignored(w, id, t, `end of job ${id}: it had already ended`);
+  const begin = rec.beginTime;
+  if (begin < 0) return ignored(w, id, t, `end of job ${id}: it was not running`);
+  if (w.config.runTimeMode !== "external") {
+    // The end the engine planned is no longer due.
+    w.events = w.events.delete({
+      time: begin + rec.runTime,
+      kind: 0,
+      id,
+      numNodes: rec.numNodes,
+      beginTime: begin,
+      timeLimit: rec.timeLimit,
+    });
+  }
+  w.finishRunning(
+    id,
+    rec.numNodes,
+    rec.timeLimit,
+    begin,
+    t,
+    outcome === "completed" ? undefined : outcome,
+    exitStatus,
+  );
+  return true;
+}
+
+function updateJob(w: Working, id: number, u: JobUpdate, t: number): boolean {
+  const rec = current(w, id);
+  if (rec === undefined) return ignored(w, id, t, `update of job ${id}: it had already ended`);
+  if (rec.beginTime >= 0) {
+    return ignored(w, id, t, `update of job ${id}: it had started at ${rec.beginTime}`);
+  }
+  const next: JobRecord = {
+    ...rec,
+    ...(u.priority === undefined ? {} : { priority: u.priority }),
+    ...(u.queue === undefined ? {} : { queue: u.queue }),
+  };
+  w.replaceRecord(next);
+  if (w.arrivals.has(rec)) w.arrivals = w.arrivals.delete(rec).add(next);
+  else w.pickerState = w.picker.onJobUpdate(w.pickerState, rec, next);
+  return true;
+}

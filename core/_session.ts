@@ -1,0 +1,168 @@
+// One scheduling session: the core's side of the picker and admission
+// contracts. The picker hands out candidates, the core pends those whose
+// queue may not start, the admission policy decides the rest, and the core
+// starts each dispatched job at once and records the decisions. The core
+// checks what it is told (a dispatched job must be waiting and must fit), so
+// a faulty policy fails loudly instead of corrupting the state.
+
+import type { Working } from "./_engine.ts";
+import type { AdmissionSession } from "./admission.ts";
+import { type PendReason, pendReasons } from "./decisions.ts";
+import { EvtsimError } from "./errors.ts";
+import type { CandidateSearch, PickerSession, SessionContext } from "./picker.ts";
+import { queueBlock } from "./queues.ts";
+import type { RunningSet } from "./running.ts";
+import type { JobRecord } from "./types.ts";
+
+/** Runs one picker session at the clock; returns the number of jobs started. */
+export function runRound(w: Working): number {
+  const round = new Round(w);
+  w.admission.runSession(round);
+  w.pickerState = round.session.endSession();
+  return round.dispatched;
+}
+
+// One object per session (a run has hundreds of thousands): the admission
+// session, the picker's session context and the checked search in one.
+class Round implements AdmissionSession, SessionContext, CandidateSearch {
+  readonly w: Working;
+  readonly now: number;
+  readonly queuesConfigured: boolean;
+  readonly endsByShadow: boolean;
+  readonly session: PickerSession<unknown>;
+  readonly search: CandidateSearch | undefined;
+  readonly decisions: boolean;
+  dispatched = 0;
+  /** The candidate last handed to the admission policy. */
+  current: JobRecord | undefined = undefined;
+
+  constructor(w: Working) {
+    this.w = w;
+    this.now = w.time;
+    this.queuesConfigured = w.queues.list.length > 0;
+    this.endsByShadow = w.picker.backfillEndsByShadow === true;
+    this.decisions = w.config.decisions;
+    this.session = w.picker.beginSession(w.pickerState, this);
+    this.search = this.decisions || this.session.search === undefined ? undefined : this;
+  }
+
+  get free(): number {
+    const f = this.w.capacity - this.w.allocatedNodes;
+    return f > 0 ? f : 0;
+  }
+
+  get running(): RunningSet {
+    return this.w.running;
+  }
+
+  queueReady(name: string): boolean {
+    const t = this.w.queues;
+    const i = t.byName.get(name);
+    return i === undefined || queueBlock(t.list[i]) === undefined;
+  }
+
+  next(): JobRecord | undefined {
+    for (;;) {
+      const job = this.session.nextJob();
+      this.current = job;
+      if (job === undefined || !this.queuesConfigured) return job;
+      const blocked = queueReason(this.w, job);
+      if (blocked === undefined) return job;
+      this.pend(job, blocked);
+    }
+  }
+
+  nextFitting(maxNodes: number, limitFits: (limit: number) => boolean): JobRecord | undefined {
+    this.current = this.session.search!.nextFitting(maxNodes, limitFits);
+    return this.current;
+  }
+
+  minNodesBefore(job: JobRecord | undefined): number {
+    return this.session.search!.minNodesBefore(job);
+  }
+
+  maxNodesBefore(job: JobRecord | undefined): number {
+    return this.session.search!.maxNodesBefore(job);
+  }
+
+  dispatch(job: JobRecord, backfill: boolean): void {
+    const w = this.w;
+    const rec = waitingRecord(w, job);
+    const free = this.free;
+    if (rec.numNodes > free) {
+      throw new EvtsimError(
+        "state",
+        `admission policy ${w.admission.name} started job ${rec.id} needing ${rec.numNodes} nodes with ${free} free`,
+      );
+    }
+    if (this.queuesConfigured && queueReason(w, rec) !== undefined) {
+      throw new EvtsimError(
+        "state",
+        `admission policy ${w.admission.name} started job ${rec.id} of a queue that may not start jobs`,
+      );
+    }
+    if (job !== this.current) {
+      throw new EvtsimError(
+        "state",
+        `admission policy ${w.admission.name} started job ${rec.id}, which is not the candidate just offered`,
+      );
+    }
+    this.session.onDispatch(job);
+    w.startJob(rec, this.now);
+    this.dispatched++;
+    if (this.decisions) {
+      w.pendCodes = w.pendCodes.delete(rec.id);
+      w.decisionRows.push({
+        type: "DISPATCH",
+        time: this.now,
+        round: w.round,
+        jobId: rec.id,
+        numNodes: rec.numNodes,
+        backfill,
+        ...(rec.queue === undefined ? {} : { queue: rec.queue }),
+      });
+    }
+  }
+
+  pend(job: JobRecord, reason: PendReason | (() => PendReason)): void {
+    this.session.onPend(job);
+    if (this.decisions) {
+      recordPend(this.w, job.id, typeof reason === "function" ? reason() : reason);
+    }
+  }
+}
+
+function queueReason(w: Working, job: JobRecord): PendReason | undefined {
+  const q = w.queueStateOf(job);
+  if (q === undefined) return undefined;
+  const block = queueBlock(q);
+  if (block === undefined) return undefined;
+  return block === "queue_closed"
+    ? pendReasons.queueClosed(q.def.name)
+    : pendReasons.queueLimit(q.def.name, q.def.maxRunning!);
+}
+
+/** Records a PEND decision when the job's reason code changed since the last one. */
+export function recordPend(w: Working, id: number, reason: PendReason): void {
+  if (w.pendCodes.get(id) === reason.code) return;
+  w.pendCodes = w.pendCodes.set(id, reason.code);
+  w.decisionRows.push({ type: "PEND", time: w.time, round: w.round, jobId: id, reason });
+}
+
+// The job's current record, checked to be waiting: a picker that hands out
+// a job twice, a finished job or a stale copy is a bug to report, not to run.
+function waitingRecord(w: Working, job: JobRecord): JobRecord {
+  const rec = job.id >= w.store.firstId && job.id < w.nextJobId
+    ? w.store.records.get(job.id - w.store.firstId)
+    : undefined;
+  if (
+    rec === undefined || rec.beginTime >= 0 || rec.endTime >= 0 || rec.rejected ||
+    rec.unsubmitted === true || rec.submitTime > w.time
+  ) {
+    throw new EvtsimError(
+      "state",
+      `picker ${w.picker.name} offered job ${job.id}, which is not waiting`,
+    );
+  }
+  return rec;
+}

@@ -1,0 +1,93 @@
+// The admission (backfill) contract: given the candidates a picker offers,
+// in its order, decide which start now. The core runs the session: it hands
+// out candidates (pending those of queues that may not start), starts a
+// dispatched job at once (so `free` and `running` are always current), and
+// records the decisions. An admission policy only decides.
+
+import type { PendReason } from "./decisions.ts";
+import type { CandidateSearch } from "./picker.ts";
+import type { RunningSet } from "./running.ts";
+import type { JobRecord } from "./types.ts";
+
+/**
+ * What an admission policy sees during one scheduling session.
+ *
+ * @example
+ * ```ts
+ * import type { AdmissionSession } from "@evtsim/evtsim";
+ * // Start candidates in order while they fit; the first that does not fit blocks the rest.
+ * function strictOrder(s: AdmissionSession): void {
+ *   for (let job = s.next(); job !== undefined; job = s.next()) {
+ *     if (job.numNodes > s.free) return s.pend(job, { code: "insufficient_nodes", message: "no room" });
+ *     s.dispatch(job, false);
+ *   }
+ * }
+ * if (typeof strictOrder !== "function") throw new Error("unreachable");
+ * ```
+ */
+export interface AdmissionSession {
+  /** The simulation clock. */
+  readonly now: number;
+  /** Nodes free now (after the jobs dispatched so far in this session). */
+  readonly free: number;
+  /** Running jobs by projected end (including those dispatched in this session). */
+  readonly running: RunningSet;
+  /** The picker's `backfillEndsByShadow` (DR_EVT's SJF/LJF boundary). */
+  readonly endsByShadow: boolean;
+  /** The next candidate of a ready queue in the picker's order, or undefined. */
+  next(): JobRecord | undefined;
+  /**
+   * The picker's indexed search, present only when the picker has one and no
+   * per-job decisions are being recorded: then a policy may skip candidates
+   * without pending each one.
+   */
+  readonly search?: CandidateSearch;
+  /**
+   * Starts `job` now (it must fit the free nodes). `backfill` says it starts
+   * ahead of a waiting job that holds a reservation.
+   */
+  dispatch(job: JobRecord, backfill: boolean): void;
+  /**
+   * Records that `job` stays waiting, and why. The reason may be given as a
+   * function: it is then built only when decisions are recorded.
+   */
+  pend(job: JobRecord, reason: PendReason | (() => PendReason)): void;
+}
+
+/**
+ * An admission (backfilling) policy: `none`, `easy`, `conservative`, or your own.
+ *
+ * @example
+ * ```ts
+ * import { type Admission, Simulation } from "@evtsim/evtsim";
+ * // First fit: start every candidate that fits, in the picker's order (no reservations).
+ * const firstFit: Admission = {
+ *   name: "first_fit",
+ *   runSession(s) {
+ *     for (let job = s.next(); job !== undefined; job = s.next()) {
+ *       if (job.numNodes <= s.free) s.dispatch(job, false);
+ *       else s.pend(job, { code: "insufficient_nodes", message: `needs ${job.numNodes}, ${s.free} free` });
+ *     }
+ *   },
+ * };
+ * const sim = new Simulation({ totalNodes: 4, admission: firstFit });
+ * sim.appendJobs([
+ *   { submitTime: 0, numNodes: 3, timeLimit: 10 },
+ *   { submitTime: 0, numNodes: 2, timeLimit: 10 },
+ *   { submitTime: 0, numNodes: 1, timeLimit: 100 },
+ * ]);
+ * // Job 2 starts at once although it outlasts job 1's wait: first fit makes no reservation.
+ * if (sim.finish().jobs.map((r) => r.beginTime).join() !== "0,10,0") throw new Error("first fit");
+ * ```
+ */
+export interface Admission {
+  /** The name it is registered under. */
+  readonly name: string;
+  /**
+   * Whether the policy searches candidates by time limit (EASY does): pickers
+   * then keep the index that makes `CandidateSearch.nextFitting` prune by limit.
+   */
+  readonly searchesByLimit?: boolean;
+  /** Decides one session: calls `next`, `dispatch` and `pend` on `s`. */
+  runSession(s: AdmissionSession): void;
+}

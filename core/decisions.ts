@@ -1,0 +1,218 @@
+// Scheduling decisions as rows (seed 003 AC 5–6): every round's DISPATCH and
+// PEND outcomes, with a reason code and a message for each PEND. Produced
+// only when the configuration asks for them (`decisions: true`); a PEND row
+// is written when a job's reason code changes, not every round, so the
+// stream stays linear in the trace.
+
+/**
+ * Why a waiting job did not start.
+ *
+ * - `insufficient_nodes`: it needs more nodes than are free.
+ * - `reservation_blocked`: it fits, but would not end before the
+ *   reservation (shadow time) of a job ahead of it.
+ * - `behind_head`: no backfilling, and a job ahead of it is waiting.
+ * - `backfill_skipped`: no node is free, so no backfill pass runs (DR_EVT).
+ * - `queue_limit`: its queue runs `maxRunning` jobs already.
+ * - `queue_closed`: its queue is closed.
+ *
+ * @example
+ * ```ts
+ * import type { PendReasonCode } from "@evtsim/evtsim";
+ * const code: PendReasonCode = "insufficient_nodes";
+ * if (code !== "insufficient_nodes") throw new Error("code");
+ * ```
+ */
+export type PendReasonCode =
+  | "insufficient_nodes"
+  | "reservation_blocked"
+  | "behind_head"
+  | "backfill_skipped"
+  | "queue_limit"
+  | "queue_closed";
+
+/**
+ * A pend reason: its code, a one-line message, and the facts behind it.
+ *
+ * @example
+ * ```ts
+ * import { type PendReason, pendReasons } from "@evtsim/evtsim";
+ * const r: PendReason = pendReasons.insufficientNodes(8, 3);
+ * if (r.code !== "insufficient_nodes" || r.message !== "needs 8 nodes, 3 free") throw new Error(r.message);
+ * ```
+ */
+export interface PendReason {
+  /** The reason code. */
+  readonly code: PendReasonCode;
+  /** One line saying why, with the numbers that decided it. */
+  readonly message: string;
+  /** Nodes the job needs (insufficient_nodes, reservation_blocked). */
+  readonly needed?: number;
+  /** Nodes free at the decision (insufficient_nodes, reservation_blocked). */
+  readonly free?: number;
+  /** When the job would end by its limit if started now (reservation_blocked). */
+  readonly end?: number;
+  /** The reservation it would run into (reservation_blocked). */
+  readonly reservation?: number;
+  /** The job holding that reservation, or the waiting job ahead (behind_head). */
+  readonly blockedBy?: number;
+  /** The queue (queue_limit, queue_closed). */
+  readonly queue?: string;
+}
+
+/**
+ * Constructors for every pend reason, with their messages.
+ *
+ * @example
+ * ```ts
+ * import { pendReasons } from "@evtsim/evtsim";
+ * const r = pendReasons.reservationBlocked(4, 6, 250, 200, 7);
+ * if (r.message !== "would end at 250, not before the reservation at 200 of job 7") throw new Error(r.message);
+ * ```
+ */
+export const pendReasons: {
+  /** Needs `needed` nodes, `free` are free. */
+  insufficientNodes(needed: number, free: number): PendReason;
+  /** Fits, but would end at `end`, not before `reservation` held by job `blockedBy`. */
+  reservationBlocked(
+    needed: number,
+    free: number,
+    end: number,
+    reservation: number,
+    blockedBy: number,
+  ): PendReason;
+  /** No backfilling, and job `blockedBy` is ahead. */
+  behindHead(blockedBy: number): PendReason;
+  /** No node is free, so the backfill pass does not run. */
+  backfillSkipped(blockedBy: number): PendReason;
+  /** Queue `queue` runs `maxRunning` jobs already. */
+  queueLimit(queue: string, maxRunning: number): PendReason;
+  /** Queue `queue` is closed. */
+  queueClosed(queue: string): PendReason;
+} = {
+  /** Needs `needed` nodes, `free` are free. */
+  insufficientNodes(needed: number, free: number): PendReason {
+    return {
+      code: "insufficient_nodes",
+      message: `needs ${needed} nodes, ${free} free`,
+      needed,
+      free,
+    };
+  },
+  /** Fits, but would end at `end`, not before `reservation` held by job `blockedBy`. */
+  reservationBlocked(
+    needed: number,
+    free: number,
+    end: number,
+    reservation: number,
+    blockedBy: number,
+  ): PendReason {
+    return {
+      code: "reservation_blocked",
+      message:
+        `would end at ${end}, not before the reservation at ${reservation} of job ${blockedBy}`,
+      needed,
+      free,
+      end,
+      reservation,
+      blockedBy,
+    };
+  },
+  /** No backfilling, and job `blockedBy` is ahead. */
+  behindHead(blockedBy: number): PendReason {
+    return {
+      code: "behind_head",
+      message: `no backfilling: job ${blockedBy} is ahead`,
+      blockedBy,
+    };
+  },
+  /** No node is free, so the backfill pass does not run. */
+  backfillSkipped(blockedBy: number): PendReason {
+    return {
+      code: "backfill_skipped",
+      message: `no node is free: no backfill pass behind job ${blockedBy}`,
+      free: 0,
+      blockedBy,
+    };
+  },
+  /** Queue `queue` runs `maxRunning` jobs already. */
+  queueLimit(queue: string, maxRunning: number): PendReason {
+    return {
+      code: "queue_limit",
+      message: `queue ${queue} runs its maximum of ${maxRunning} jobs`,
+      queue,
+    };
+  },
+  /** Queue `queue` is closed. */
+  queueClosed(queue: string): PendReason {
+    return { code: "queue_closed", message: `queue ${queue} is closed`, queue };
+  },
+};
+
+/**
+ * A job was started by a scheduling round.
+ *
+ * @example
+ * ```ts
+ * import type { DispatchDecision } from "@evtsim/evtsim";
+ * const d: DispatchDecision = { type: "DISPATCH", time: 0, round: 1, jobId: 3, numNodes: 4, backfill: false };
+ * if (d.backfill) throw new Error("a head start");
+ * ```
+ */
+export interface DispatchDecision {
+  /** Decision type. */
+  readonly type: "DISPATCH";
+  /** When the round ran. */
+  readonly time: number;
+  /** The round's number (1, 2, … over the run). */
+  readonly round: number;
+  /** The started job. */
+  readonly jobId: number;
+  /** Nodes allocated to it. */
+  readonly numNodes: number;
+  /** Whether it started ahead of a waiting job that holds a reservation. */
+  readonly backfill: boolean;
+  /** Its queue, when it has one. */
+  readonly queue?: string;
+}
+
+/**
+ * A waiting job's reason changed in a scheduling round.
+ *
+ * @example
+ * ```ts
+ * import type { PendDecision } from "@evtsim/evtsim";
+ * const d: PendDecision = {
+ *   type: "PEND", time: 0, round: 1, jobId: 5,
+ *   reason: { code: "insufficient_nodes", message: "needs 8 nodes, 3 free", needed: 8, free: 3 },
+ * };
+ * if (d.reason.code !== "insufficient_nodes") throw new Error("code");
+ * ```
+ */
+export interface PendDecision {
+  /** Decision type. */
+  readonly type: "PEND";
+  /** When the round ran. */
+  readonly time: number;
+  /** The round's number. */
+  readonly round: number;
+  /** The waiting job. */
+  readonly jobId: number;
+  /** Why it did not start. */
+  readonly reason: PendReason;
+}
+
+/**
+ * One scheduling decision.
+ *
+ * @example
+ * ```ts
+ * import { type DecisionRow, Simulation } from "@evtsim/evtsim";
+ * const seen: DecisionRow[] = [];
+ * const sim = new Simulation({ totalNodes: 4 }, { onDecision: (d) => seen.push(d) });
+ * sim.appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 10 }, { submitTime: 0, numNodes: 2, timeLimit: 5 }]);
+ * sim.advanceTo(0);
+ * const text = seen.map((d) => d.type === "PEND" ? `PEND ${d.jobId} ${d.reason.code}` : `DISPATCH ${d.jobId}`);
+ * if (text.join("; ") !== "DISPATCH 0; PEND 1 insufficient_nodes") throw new Error(text.join("; "));
+ * ```
+ */
+export type DecisionRow = DispatchDecision | PendDecision;

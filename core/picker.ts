@@ -1,0 +1,220 @@
+// The picker contract (seed 003 Req 1): the core asks a picker for the next
+// candidate and knows nothing of queue or job ordering. A picker keeps its
+// own persistent state `P`, changed only through its hooks, so that it can
+// be rebuilt from the core state at any time (a snapshot never stores it).
+// Iteration within a scheduling session is scratch: `beginSession` returns a
+// session object that lives for one pass and hands back the next state.
+
+import type { ResolvedQueue } from "./queues.ts";
+import type { JobRecord } from "./types.ts";
+
+/**
+ * What a picker learns when it is created: the configured queues (empty when
+ * none are configured: then `job.queue` is only a label and every job is in
+ * one queue), whether the admission policy searches by time limit, and how to
+ * find another registered picker (for per-queue overrides).
+ *
+ * @example
+ * ```ts
+ * import { defaultRegistry, type PickerSetup } from "@evtsim/evtsim";
+ * const setup: PickerSetup = {
+ *   queues: [],
+ *   searchByLimit: true,
+ *   pickerNamed: (name) => defaultRegistry().pickers.get(name)!,
+ * };
+ * if (setup.pickerNamed("sjf").name !== "sjf") throw new Error("lookup");
+ * ```
+ */
+export interface PickerSetup {
+  /** Queues in definition order; a job's `queue` names one of them. */
+  readonly queues: readonly ResolvedQueue[];
+  /** The admission policy searches candidates by time limit (keep a limit index). */
+  readonly searchByLimit: boolean;
+  /** A registered picker by name; throws a usage error for an unknown name. */
+  pickerNamed(name: string): Picker;
+}
+
+/**
+ * What a picker session may ask the core.
+ *
+ * @example
+ * ```ts
+ * import type { SessionContext } from "@evtsim/evtsim";
+ * const ctx: SessionContext = { now: 0, queuesConfigured: false, queueReady: () => true };
+ * if (!ctx.queueReady("batch")) throw new Error("ready");
+ * ```
+ */
+export interface SessionContext {
+  /** The simulation clock. */
+  readonly now: number;
+  /** Whether queues are configured (else every job is in one implicit queue). */
+  readonly queuesConfigured: boolean;
+  /**
+   * Whether a queue may start a job now (open and below its `maxRunning`).
+   * Pickers may skip jobs of queues that are not ready; the core never starts
+   * them either way.
+   */
+  queueReady(queue: string): boolean;
+}
+
+/**
+ * A fast path a picker may offer when its order is kept in an index: the
+ * admission policies use it, when present and when no per-job decisions are
+ * asked for, instead of walking every candidate with `nextJob`.
+ *
+ * @example
+ * ```ts
+ * import type { CandidateSearch } from "@evtsim/evtsim";
+ * // The contract in words: nextFitting(4, (l) => l < 100) returns the first remaining candidate
+ * // after the last one returned with numNodes <= 4 and timeLimit < 100, or undefined.
+ * const none: CandidateSearch = {
+ *   nextFitting: () => undefined,
+ *   minNodesBefore: () => Infinity,
+ *   maxNodesBefore: () => -Infinity,
+ * };
+ * if (none.nextFitting(4, () => true) !== undefined) throw new Error("empty");
+ * ```
+ */
+export interface CandidateSearch {
+  /**
+   * The first remaining candidate after the last one this session returned
+   * (by `nextJob` or by this method), in a ready queue, with
+   * `numNodes <= maxNodes` and `limitFits(timeLimit)`. `limitFits` is
+   * monotone: if it accepts a limit it accepts every smaller one, so a
+   * picker may skip whole groups by their smallest limit. Candidates passed
+   * over are not returned again in this session.
+   */
+  nextFitting(maxNodes: number, limitFits: (timeLimit: number) => boolean): JobRecord | undefined;
+  /**
+   * Smallest node count among remaining candidates in ready queues strictly
+   * before `job` (all of them when `job` is undefined); Infinity if none.
+   */
+  minNodesBefore(job: JobRecord | undefined): number;
+  /**
+   * Largest node count among remaining candidates in ready queues strictly
+   * before `job` (all of them when `job` is undefined); −Infinity if none.
+   * Called with candidates in order, so an implementation may resume its scan.
+   */
+  maxNodesBefore(job: JobRecord | undefined): number;
+}
+
+/**
+ * One scheduling session of a picker: the candidates in the picker's order.
+ * The admission policy starts some of them; the core reports each outcome
+ * back, then ends the session and keeps the state it returns.
+ *
+ * @example
+ * ```ts
+ * import type { JobRecord, PickerSession } from "@evtsim/evtsim";
+ * // A session over a fixed list: hands the jobs out in order and drops the started ones.
+ * function listSession(jobs: readonly JobRecord[]): PickerSession<readonly JobRecord[]> {
+ *   let i = 0;
+ *   const started = new Set<number>();
+ *   return {
+ *     nextJob: () => jobs[i++],
+ *     onDispatch: (job) => void started.add(job.id),
+ *     onPend: () => {},
+ *     endSession: () => jobs.filter((j) => !started.has(j.id)),
+ *   };
+ * }
+ * const s = listSession([]);
+ * if (s.nextJob() !== undefined || s.endSession().length !== 0) throw new Error("empty");
+ * ```
+ */
+export interface PickerSession<P> {
+  /** The next candidate, or undefined when the session has no more. */
+  nextJob(): JobRecord | undefined;
+  /** The job just offered was started: remove it from the candidates for good. */
+  onDispatch(job: JobRecord): void;
+  /** The job just offered was not started: it stays a candidate for later sessions. */
+  onPend(job: JobRecord): void;
+  /** Ends the session and returns the picker's next state. */
+  endSession(): P;
+  /** The optional indexed fast path. */
+  readonly search?: CandidateSearch;
+}
+
+/**
+ * A job's new state, as `onJobStateChange` reports it: it left the
+ * candidates (`cancelled`) or came back (`pending`).
+ *
+ * @example
+ * ```ts
+ * import type { JobStateChange } from "@evtsim/evtsim";
+ * const change: JobStateChange = "cancelled";
+ * if (change !== "cancelled") throw new Error("change");
+ * ```
+ */
+export type JobStateChange = "cancelled" | "pending";
+
+/**
+ * A pluggable job picker (seed 003 Req 1): the order in which waiting jobs
+ * are offered to the admission policy. Hooks are pure: they return the next
+ * state and never change the one they are given. The core calls
+ * `onJobPush` when a job arrives (becomes eligible), `onJobStateChange` when
+ * it stops being a candidate other than by being started (cancelled),
+ * `onJobUpdate` when its priority or queue changes, and `onQueueUpdate` when
+ * a queue is added or changed.
+ *
+ * @example
+ * ```ts
+ * import { type JobRecord, type Picker, Simulation } from "@evtsim/evtsim";
+ * // Largest job first, over a frozen array kept in order.
+ * const order = (a: JobRecord, b: JobRecord) => b.numNodes - a.numNodes || a.id - b.id;
+ * const largestFirst: Picker<readonly JobRecord[]> = {
+ *   name: "largest_first",
+ *   init: () => [],
+ *   onQueueUpdate: (jobs) => jobs,
+ *   onJobPush: (jobs, job) => [...jobs, job].sort(order),
+ *   onJobStateChange: (jobs, job) => jobs.filter((j) => j.id !== job.id),
+ *   onJobUpdate: (jobs, _before, job) => jobs.map((j) => (j.id === job.id ? job : j)).sort(order),
+ *   size: (jobs) => jobs.length,
+ *   pending: (jobs) => jobs,
+ *   beginSession: (jobs) => {
+ *     let i = 0;
+ *     const started = new Set<number>();
+ *     return {
+ *       nextJob: () => jobs[i++],
+ *       onDispatch: (job) => void started.add(job.id),
+ *       onPend: () => {},
+ *       endSession: () => jobs.filter((j) => !started.has(j.id)),
+ *     };
+ *   },
+ * };
+ * const sim = new Simulation({ totalNodes: 8, picker: largestFirst, backfillPolicy: "none" });
+ * sim.appendJobs([
+ *   { submitTime: 0, numNodes: 8, timeLimit: 10 },
+ *   { submitTime: 1, numNodes: 2, timeLimit: 10 },
+ *   { submitTime: 1, numNodes: 7, timeLimit: 10 },
+ * ]);
+ * // At 10 the 7-node job 2 is offered before the 2-node job 1, which then waits until 20.
+ * const begins = sim.finish().jobs.map((r) => r.beginTime).join();
+ * if (begins !== "0,20,10") throw new Error(begins);
+ * ```
+ */
+export interface Picker<P = unknown> {
+  /** The name it is registered under (and recorded in logs). */
+  readonly name: string;
+  /**
+   * DR_EVT's SJF/LJF semantics: a backfill may end exactly at the shadow time
+   * (`limit <= shadow - now`), and only while the shadow time is in the
+   * future. Other pickers backfill only jobs ending strictly before it.
+   */
+  readonly backfillEndsByShadow?: boolean;
+  /** The state with no jobs. */
+  init(setup: PickerSetup): P;
+  /** A queue was added or changed (priority, limits, open/closed). */
+  onQueueUpdate(state: P, queue: ResolvedQueue): P;
+  /** A job arrived: it is a candidate from now on. */
+  onJobPush(state: P, job: JobRecord): P;
+  /** A waiting job left the candidates (cancelled) or came back (pending). */
+  onJobStateChange(state: P, job: JobRecord, change: JobStateChange): P;
+  /** A waiting job's priority or queue changed (`before` is its old record). */
+  onJobUpdate(state: P, before: JobRecord, after: JobRecord): P;
+  /** Starts a session: iteration begins at the picker's first candidate. */
+  beginSession(state: P, ctx: SessionContext): PickerSession<P>;
+  /** Number of candidates. */
+  size(state: P): number;
+  /** Every candidate, in the picker's order. */
+  pending(state: P): Iterable<JobRecord>;
+}

@@ -1,0 +1,270 @@
+// The three built-in admission policies, as DR_EVT defines them:
+//
+// - `none`: candidates start in the picker's order while they fit; the first
+//   that does not fit blocks everything behind it.
+// - `easy`: the same heads; the first that does not fit (the head) gets a
+//   reservation at its shadow time; a later candidate starts if it fits the
+//   free nodes now and ends (by its limit) before the shadow time — strictly,
+//   or by it for pickers with `backfillEndsByShadow` (DR_EVT's SJF/LJF). The
+//   shadow is not recomputed during the pass and there is no "extra nodes"
+//   rule. No backfill pass runs when no node is free.
+// - `conservative`: a later candidate starts only if it fits now and ends
+//   before the reservation of every waiting job ahead of it; a reservation
+//   only grows with the node count, so that is the reservation of the
+//   smallest job ahead. A job ahead that fits the free nodes has its
+//   reservation now, so the first fitting candidate that cannot start blocks
+//   the rest.
+//
+// Each policy has two paths with the same decisions: a walk over every
+// candidate (pending each with its reason), and, when the picker offers an
+// indexed search and no per-job decisions are recorded, a search that skips
+// candidates that cannot start.
+
+import type { Admission, AdmissionSession } from "../core/admission.ts";
+import { pendReasons } from "../core/decisions.ts";
+import { reservationTime, type RunningSet } from "../core/running.ts";
+import type { JobRecord } from "../core/types.ts";
+
+/** Starts heads while they fit; returns the first candidate that does not (the head). */
+function startHeads(s: AdmissionSession): JobRecord | undefined {
+  for (let job = s.next(); job !== undefined; job = s.next()) {
+    if (job.numNodes > s.free) {
+      s.pend(job, () => pendReasons.insufficientNodes(job.numNodes, s.free));
+      return job;
+    }
+    s.dispatch(job, false);
+  }
+  return undefined;
+}
+
+/** Pends every remaining candidate behind a blocked head (`none`). */
+function pendRest(s: AdmissionSession, head: JobRecord): void {
+  if (s.search !== undefined) return;
+  for (let job = s.next(); job !== undefined; job = s.next()) {
+    s.pend(job, () => pendReasons.behindHead(head.id));
+  }
+}
+
+/**
+ * `none`: first come, first served in the picker's order, no backfilling.
+ *
+ * @example
+ * ```ts
+ * import { noBackfill, Simulation } from "@evtsim/evtsim";
+ * const sim = new Simulation({ totalNodes: 10, admission: noBackfill });
+ * sim.appendJobs([
+ *   { submitTime: 0, numNodes: 6, timeLimit: 100 },
+ *   { submitTime: 0, numNodes: 8, timeLimit: 10 },
+ *   { submitTime: 0, numNodes: 4, timeLimit: 10 },
+ * ]);
+ * // Job 2 would fit beside job 0, but may not pass the waiting job 1.
+ * if (sim.finish().jobs[2].beginTime !== 110) throw new Error("no backfill");
+ * ```
+ */
+export const noBackfill: Admission = {
+  name: "none",
+  runSession(s) {
+    const head = startHeads(s);
+    if (head !== undefined) pendRest(s, head);
+  },
+};
+
+/**
+ * `easy`: EASY backfilling as DR_EVT does it (see the module comment).
+ *
+ * @example
+ * ```ts
+ * import { easyBackfill, Simulation } from "@evtsim/evtsim";
+ * const sim = new Simulation({ totalNodes: 10, admission: easyBackfill });
+ * sim.appendJobs([
+ *   { submitTime: 0, numNodes: 6, timeLimit: 100 },
+ *   { submitTime: 0, numNodes: 8, timeLimit: 10 },
+ *   { submitTime: 0, numNodes: 4, timeLimit: 10 },
+ * ]);
+ * // Job 2 fits beside job 0 and ends long before job 1's reservation at 100.
+ * if (sim.finish().jobs[2].beginTime !== 0) throw new Error("backfilled");
+ * ```
+ */
+export const easyBackfill: Admission = {
+  name: "easy",
+  searchesByLimit: true,
+  runSession(s) {
+    const head = startHeads(s);
+    if (head === undefined) return;
+    const now = s.now;
+    // DR_EVT's FCFS EASY skips the backfill pass when no node is free; its
+    // SJF/LJF still look (a job of zero nodes may start).
+    if (s.free <= 0 && !s.endsByShadow) {
+      if (s.search === undefined) {
+        for (let job = s.next(); job !== undefined; job = s.next()) {
+          s.pend(job, () => pendReasons.backfillSkipped(head.id));
+        }
+      }
+      return;
+    }
+    const shadow = reservationTime(head.numNodes, s.free, s.running, now);
+    // DR_EVT's SJF/LJF compare `limit <= shadow - now` and backfill only
+    // while the shadow is ahead; FCFS compares `now + limit < shadow`.
+    const fits = s.endsByShadow
+      ? (limit: number) => shadow > now && limit <= shadow - now
+      : (limit: number) => now + limit < shadow;
+    if (s.search !== undefined) {
+      do {
+        const next = s.search.nextFitting(s.free, fits);
+        if (next === undefined) return;
+        s.dispatch(next, true);
+      } while (s.free > 0);
+      return;
+    }
+    for (let job = s.next(); job !== undefined; job = s.next()) {
+      const free = s.free;
+      const open = free > 0 || s.endsByShadow;
+      if (open && job.numNodes <= free && fits(job.timeLimit)) {
+        s.dispatch(job, true);
+      } else if (!open) {
+        s.pend(job, () => pendReasons.backfillSkipped(head.id));
+      } else if (job.numNodes > free) {
+        s.pend(job, () => pendReasons.insufficientNodes(job.numNodes, free));
+      } else {
+        s.pend(
+          job,
+          () =>
+            pendReasons.reservationBlocked(
+              job.numNodes,
+              free,
+              now + job.timeLimit,
+              shadow,
+              head.id,
+            ),
+        );
+      }
+    }
+  },
+};
+
+/**
+ * `conservative`: DR_EVT's `fcfs_conservative` rule (see the module comment).
+ *
+ * @example
+ * ```ts
+ * import { conservativeBackfill, Simulation } from "@evtsim/evtsim";
+ * const sim = new Simulation({ totalNodes: 10, admission: conservativeBackfill });
+ * sim.appendJobs([
+ *   { submitTime: 0, numNodes: 6, timeLimit: 100 },
+ *   { submitTime: 0, numNodes: 8, timeLimit: 10 },
+ *   { submitTime: 0, numNodes: 4, timeLimit: 10 },
+ * ]);
+ * if (sim.finish().jobs[2].beginTime !== 0) throw new Error("backfilled");
+ * ```
+ */
+export const conservativeBackfill: Admission = {
+  name: "conservative",
+  runSession(s) {
+    const head = startHeads(s);
+    if (head === undefined || s.free <= 0) {
+      if (head !== undefined && s.search === undefined) {
+        for (let job = s.next(); job !== undefined; job = s.next()) {
+          s.pend(job, () => pendReasons.backfillSkipped(head.id));
+        }
+      }
+      return;
+    }
+    const now = s.now;
+    if (s.search !== undefined) {
+      const search = s.search;
+      while (s.free > 0) {
+        const candidate = search.nextFitting(s.free, () => true);
+        if (candidate === undefined) return;
+        const { window } = conservativeWindow(
+          search.minNodesBefore(candidate),
+          () => search.maxNodesBefore(candidate),
+          s.free,
+          s.running,
+          now,
+        );
+        if (!(now + candidate.timeLimit < window)) return;
+        s.dispatch(candidate, true);
+      }
+      return;
+    }
+    // The walk: jobs ahead are the head and every candidate pended since.
+    let minAhead = head.numNodes;
+    let maxAhead = head.numNodes;
+    let minHolder = head.id;
+    let maxHolder = head.id;
+    let blocker: { id: number; reservation: number } | undefined;
+    for (let job = s.next(); job !== undefined; job = s.next()) {
+      const free = s.free;
+      if (free <= 0) s.pend(job, () => pendReasons.backfillSkipped(head.id));
+      else if (job.numNodes > free) {
+        s.pend(job, () => pendReasons.insufficientNodes(job.numNodes, free));
+      } else if (blocker !== undefined) {
+        const { reservation, id } = blocker;
+        s.pend(
+          job,
+          () =>
+            pendReasons.reservationBlocked(
+              job.numNodes,
+              free,
+              now + job.timeLimit,
+              reservation,
+              id,
+            ),
+        );
+      } else {
+        const { window, byLargest } = conservativeWindow(
+          minAhead,
+          () => maxAhead,
+          free,
+          s.running,
+          now,
+        );
+        if (now + job.timeLimit < window) {
+          s.dispatch(job, true);
+          continue;
+        }
+        const holder = byLargest ? maxHolder : minHolder;
+        s.pend(
+          job,
+          () =>
+            pendReasons.reservationBlocked(job.numNodes, free, now + job.timeLimit, window, holder),
+        );
+        // It fits now, so its own reservation is now: nothing behind it may start.
+        blocker = { id: job.id, reservation: now };
+      }
+      if (job.numNodes < minAhead) {
+        minAhead = job.numNodes;
+        minHolder = job.id;
+      }
+      if (job.numNodes > maxAhead) {
+        maxAhead = job.numNodes;
+        maxHolder = job.id;
+      }
+    }
+  },
+};
+
+/**
+ * The minimum, over the jobs ahead of a candidate, of their reservations.
+ * A reservation grows with the node count, so the smallest job ahead gives
+ * it, except that DR_EVT's reservation falls back to `now` for a job whose
+ * nodes the projected releases never cover. That needs a running job whose
+ * projected end is not after now (an overrun, or a zero-limit job started at
+ * this instant), so only then is the largest job ahead looked at.
+ */
+function conservativeWindow(
+  minAhead: number,
+  maxAhead: () => number,
+  free: number,
+  running: RunningSet,
+  now: number,
+): { window: number; byLargest: boolean } {
+  const window = reservationTime(minAhead, free, running, now);
+  const soonest = running.first();
+  if (window === now || soonest === undefined || soonest.projectedEnd > now) {
+    return { window, byLargest: false };
+  }
+  let coverable = free;
+  for (const r of running.values()) if (r.projectedEnd > now) coverable += r.numNodes;
+  return maxAhead() > coverable ? { window: now, byLargest: true } : { window, byLargest: false };
+}
