@@ -65,11 +65,10 @@ export function pushLiveEvent(w: Working, input: LiveInput): void {
       break;
     }
     case "end": {
+      // A job that has not started yet may be ended at a later time: the end
+      // applies if it is running then (else it is dropped with a notice).
       const rec = liveRecord(w, input.id, "end");
-      if (rec.beginTime < 0) {
-        throw new EvtsimError("state", `cannot end job ${rec.id}: it is not running`);
-      }
-      if (time < rec.beginTime) {
+      if (rec.beginTime >= 0 && time < rec.beginTime) {
         throw new EvtsimError(
           "time",
           `cannot end job ${rec.id} at ${time}: it started at ${rec.beginTime}`,

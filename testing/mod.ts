@@ -52,6 +52,10 @@ export {
   type TracedJob,
   withIds,
 } from "./invariants.ts";
-export { checkConservativeReservations, checkEasyHeadReservation } from "./reservations.ts";
+export {
+  checkConservativeReservations,
+  checkEasyHeadReservation,
+  type HeadOrderOptions,
+} from "./reservations.ts";
 export { snapshotState } from "./snapshot.ts";
 export { stepTwice } from "./purity.ts";

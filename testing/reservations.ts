@@ -36,6 +36,23 @@ function reservationFromRows(
 
 type HeadOrder = (a: JobRow, b: JobRow) => number;
 
+/**
+ * The head order of a picker of your own, for {@link checkEasyHeadReservation}.
+ *
+ * @example
+ * ```ts
+ * import type { HeadOrderOptions } from "@evtsim/evtsim/testing";
+ * const largestFirst: HeadOrderOptions = { order: (a, b) => b.numNodes - a.numNodes || a.jobId - b.jobId };
+ * if (largestFirst.strict === true) throw new Error("strict is optional");
+ * ```
+ */
+export interface HeadOrderOptions {
+  /** The picker's order on job rows: negative when `a` goes first. */
+  readonly order: (a: JobRow, b: JobRow) => number;
+  /** Backfills must end strictly before the reservation (default true). */
+  readonly strict?: boolean;
+}
+
 function headOrderOf(config: SimulationConfig): { order: HeadOrder; strict: boolean } {
   const p = config.priorityPolicy ?? "fcfs";
   if (p === "sjf") {
@@ -65,8 +82,10 @@ function headOrderOf(config: SimulationConfig): { order: HeadOrder; strict: bool
  * started B, so S is no earlier than the shadow time it used. The check then
  * asserts that H did not fit at t, that B's limit-based end is before S
  * (`<` for FCFS policies, `<=` for SJF/LJF, as DR_EVT compares), and that H
- * began no later than S. Under `backfillPolicy: "none"` such a B is itself a
- * violation.
+ * began no later than S, unless a job that arrived after t went before H in
+ * the order (then H was no longer the head). Under `backfillPolicy: "none"`
+ * such a B is itself a violation. Pass `headOrder` to check a picker of your
+ * own (its order on job rows).
  *
  * Preconditions (reported as violations when broken): no job runs longer
  * than its limit and every limit is positive (otherwise no reservation is a
@@ -92,6 +111,7 @@ export function checkEasyHeadReservation(
   jobRows: readonly JobRow[],
   trace: readonly TracedJob[],
   config: SimulationConfig,
+  headOrder?: HeadOrderOptions,
 ): string[] {
   const out: string[] = [];
   if (config.runTimeMode === "distribution" || (config.capacitySchedule?.length ?? 0) > 0) {
@@ -105,7 +125,9 @@ export function checkEasyHeadReservation(
     if (!(j.timeLimit > 0)) out.push(`precondition: job ${j.id} has a zero time limit`);
   }
   if (out.length > 0) return out.slice(0, 5);
-  const { order, strict } = headOrderOf(config);
+  const { order, strict } = headOrder === undefined
+    ? headOrderOf(config)
+    : { order: headOrder.order, strict: headOrder.strict ?? true };
   const none = (config.backfillPolicy ?? "easy") === "none";
   // A zero-run-time job (limit > 0, actual 0) frees its nodes at the instant
   // it starts; a waiting job may start after B at that instant, and the rows
@@ -142,7 +164,12 @@ export function checkEasyHeadReservation(
         }, not before the head's reservation ${shadow}`,
       );
     }
-    if (head.beginTime > shadow) {
+    // The promise holds while H stays the head: a job that arrives later and
+    // goes before H in the picker's order takes the reservation over.
+    const overtaken = jobRows.some((j) =>
+      j.submitTime > t && j.submitTime <= head!.beginTime && order(j, head!) < 0
+    );
+    if (head.beginTime > shadow && !overtaken) {
       out.push(`${where}: the head began at ${head.beginTime}, after its reservation ${shadow}`);
     }
   }

@@ -6,6 +6,7 @@ import { initialState } from "../api/initial_state.ts";
 import type { SimState } from "../core/state.ts";
 import { type Input, step } from "../core/step.ts";
 import type { Statistics } from "../core/statistics.ts";
+import type { DecisionRow } from "../core/decisions.ts";
 import type { JobRow, JobSpec, Notice, ResourceRow, SimulationConfig } from "../core/types.ts";
 import { batchInputs } from "./streaming.ts";
 
@@ -17,6 +18,8 @@ export interface RunOutput {
   readonly resourceRows: ResourceRow[];
   /** Notices of every step, concatenated. */
   readonly notices: Notice[];
+  /** Decisions of every step, concatenated (with `decisions: true`). */
+  readonly decisions: DecisionRow[];
   /** Ids returned by the `appendJobs` inputs, concatenated. */
   readonly ids: number[];
   /** The clock after each step, in order (starting with the initial clock). */
@@ -51,6 +54,7 @@ export function runInputs(
   const jobRows: JobRow[] = [];
   const resourceRows: ResourceRow[] = [];
   const notices: Notice[] = [];
+  const decisions: DecisionRow[] = [];
   const ids: number[] = [];
   const clocks: number[] = [state.time];
   for (const input of inputs) {
@@ -59,6 +63,7 @@ export function runInputs(
     jobRows.push(...r.rows.jobs);
     resourceRows.push(...r.rows.resources);
     notices.push(...r.rows.notices);
+    decisions.push(...r.rows.decisions);
     ids.push(...r.ids);
     clocks.push(state.time);
   }
@@ -66,6 +71,7 @@ export function runInputs(
     jobRows,
     resourceRows,
     notices,
+    decisions,
     ids,
     clocks,
     finalState: state,
