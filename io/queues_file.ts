@@ -1,0 +1,182 @@
+// The `--queues` file: queue definitions in YAML or JSON (JSON is read as
+// YAML, which it is a subset of), validated strictly with a schema so that a
+// typo is an error naming the file, the line, the queue and the field rather
+// than a silently ignored key.
+
+import { isMap, isSeq, LineCounter, type Node, parseAllDocuments } from "yaml";
+import { z } from "zod";
+import { EvtsimError } from "../core/errors.ts";
+import type { QueueDef } from "../core/queues.ts";
+
+const expected = (what: string) => ({ errorMap: () => ({ message: `expected ${what}` }) });
+
+const QUEUE = z.object({
+  name: z.string(expected("a non-empty string")).min(1, "expected a non-empty string"),
+  priority: z.number(expected("an integer")).int().safe().optional(),
+  picker: z.string(expected("a picker name")).min(1).optional(),
+  project: z.string(expected("a string")).optional(),
+  max_running: z.number(expected("a non-negative integer")).int().nonnegative().safe().optional(),
+  open: z.boolean(expected("true or false")).optional(),
+}).strict();
+
+const FILE = z.object({ queues: z.array(QUEUE).min(1, "must list at least one queue") }).strict();
+
+/**
+ * A queue definition as read, with the line it starts on.
+ *
+ * @example
+ * ```ts
+ * import { parseQueues, type QueueEntry } from "./queues_file.ts";
+ * const [q]: QueueEntry[] = parseQueues("queues:\n  - name: batch\n    max_running: 4\n", "q.yaml");
+ * if (q.line !== 2 || q.queue.maxRunning !== 4) throw new Error("entry");
+ * ```
+ */
+export interface QueueEntry {
+  /** The definition. */
+  readonly queue: QueueDef;
+  /** 1-based line of the entry in the file. */
+  readonly line: number;
+}
+
+/**
+ * Parses the text of a queues file:
+ *
+ * ```yaml
+ * queues:
+ *   - name: batch          # required, unique
+ *     priority: 0          # integer, higher first (default 0)
+ *     max_running: 100     # jobs of this queue running at once (default: no limit)
+ *     open: true           # a closed queue starts nothing (default true)
+ *     picker: sjf          # per-queue picker (default: the global one's order)
+ *     project: physics     # carried for pickers that use it
+ * ```
+ *
+ * Throws an `EvtsimError` naming `file`, the line, the queue and the field.
+ *
+ * @example
+ * ```ts
+ * import { parseQueues } from "./queues_file.ts";
+ * const qs = parseQueues('{"queues": [{"name": "a", "priority": 2}, {"name": "b"}]}', "q.json");
+ * if (qs.map((e) => e.queue.name).join() !== "a,b") throw new Error("names");
+ * try {
+ *   parseQueues("queues:\n  - name: a\n    max_runing: 3\n", "q.yaml");
+ *   throw new Error("a typo must be refused");
+ * } catch (e) {
+ *   if (!(e as Error).message.startsWith("q.yaml:3: queue 0 (a): max_runing:")) throw e;
+ * }
+ * ```
+ */
+export function parseQueues(text: string, file: string): QueueEntry[] {
+  const lines = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter: lines });
+  if (!Array.isArray(docs)) {
+    throw new EvtsimError("input", "not a YAML or JSON document", { file });
+  }
+  if (docs.length === 0 || docs[0].contents === null) {
+    throw new EvtsimError("input", "the file is empty", { file });
+  }
+  if (docs.length > 1) {
+    const at = docs[1].range[0];
+    throw new EvtsimError("input", "a second YAML document is not supported", {
+      file,
+      line: lines.linePos(at).line,
+    });
+  }
+  const doc = docs[0];
+  if (doc.errors.length > 0) {
+    const err = doc.errors[0];
+    throw new EvtsimError("input", err.message.split("\n")[0], {
+      file,
+      line: lines.linePos(err.pos[0]).line,
+    });
+  }
+  const lineOf = (path: readonly (string | number)[]): number | undefined => {
+    let node: unknown = doc.contents;
+    let last: Node | undefined;
+    for (const key of path) {
+      if (isMap(node) || isSeq(node)) {
+        last = node as Node;
+        // deno-lint-ignore no-explicit-any
+        node = (node as any).get(key, true);
+        if (node === undefined && isMap(last)) {
+          const pair = last.items.find((p) => (p.key as { value?: unknown })?.value === key);
+          node = pair?.key;
+        }
+      } else break;
+    }
+    const range = (node as Node | undefined)?.range ?? last?.range;
+    return range === undefined || range === null ? undefined : lines.linePos(range[0]).line;
+  };
+  const raw = doc.toJS();
+  const parsed = FILE.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]] : issue.path;
+    throw located(file, lineOf(path), raw, path, issue.message);
+  }
+  const seen = new Map<string, number>();
+  return parsed.data.queues.map((q, i) => {
+    const line = lineOf(["queues", i]) ?? 1;
+    const first = seen.get(q.name);
+    if (first !== undefined) {
+      throw new EvtsimError(
+        "input",
+        `queue ${i} (${q.name}): name: duplicate queue name (first used by queue ${first})`,
+        { file, line },
+      );
+    }
+    seen.set(q.name, i);
+    const queue: QueueDef = {
+      name: q.name,
+      ...(q.priority === undefined ? {} : { priority: q.priority }),
+      ...(q.picker === undefined ? {} : { picker: q.picker }),
+      ...(q.project === undefined ? {} : { project: q.project }),
+      ...(q.max_running === undefined ? {} : { maxRunning: q.max_running }),
+      ...(q.open === undefined ? {} : { open: q.open }),
+    };
+    return { queue, line };
+  });
+}
+
+function located(
+  file: string,
+  line: number | undefined,
+  raw: unknown,
+  path: readonly (string | number)[],
+  message: string,
+): EvtsimError {
+  let where = "";
+  if (path[0] === "queues" && typeof path[1] === "number") {
+    const entry = (raw as { queues?: { name?: unknown }[] }).queues?.[path[1]];
+    const name = typeof entry?.name === "string" ? ` (${entry.name})` : "";
+    where = `queue ${path[1]}${name}: `;
+    path = path.slice(2);
+  }
+  const field = path.length > 0 ? `${path.join(".")}: ` : "";
+  const text = message === "Required"
+    ? "required"
+    : message.replace(/^Unrecognized key.*$/, "unknown field");
+  return new EvtsimError("input", `${where}${field}${text}`, { file, line });
+}
+
+/**
+ * Reads a queues file (see {@link parseQueues}).
+ *
+ * @example
+ * ```ts
+ * import { readQueues } from "./queues_file.ts";
+ * const path = await Deno.makeTempFile({ suffix: ".yaml" });
+ * await Deno.writeTextFile(path, "queues:\n  - name: batch\n");
+ * if ((await readQueues(path))[0].queue.name !== "batch") throw new Error("read");
+ * await Deno.remove(path);
+ * ```
+ */
+export async function readQueues(path: string): Promise<QueueEntry[]> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    throw new EvtsimError("input", `cannot read: ${(e as Error).message}`, { file: path });
+  }
+  return parseQueues(text, path);
+}
