@@ -33,7 +33,16 @@ export interface OrderSpec<T> {
 }
 
 /**
- * A tree node. Never mutated after construction.
+ * An edit token. Nodes created under a token may be changed in place while
+ * that token edits the tree (within one step); a tree that no earlier state
+ * can see is thus updated without copying. Each step uses a fresh token, so
+ * nodes a frozen state holds are copied before any change.
+ */
+export type Owner = object;
+
+/**
+ * A tree node. Changed only by the edit token that created it (`o`), during
+ * the step that created it; otherwise never.
  *
  * @example
  * ```ts
@@ -48,17 +57,19 @@ export interface OrderSpec<T> {
  */
 export interface TreeNode<T> {
   /** The element. */
-  readonly v: T;
+  v: T;
   /** Left subtree (smaller elements). */
-  readonly l: TreeNode<T> | null;
+  l: TreeNode<T> | null;
   /** Right subtree (larger elements). */
-  readonly r: TreeNode<T> | null;
+  r: TreeNode<T> | null;
   /** Number of elements in this subtree. */
-  readonly s: number;
+  s: number;
   /** Minimum of `p1` over this subtree. */
-  readonly m1: number;
+  m1: number;
   /** Minimum of `p2` over this subtree. */
-  readonly m2: number;
+  m2: number;
+  /** The edit token that may still change this node, or null. */
+  o: Owner | null;
 }
 
 const DELTA = 3;
@@ -68,11 +79,15 @@ function size<T>(n: TreeNode<T> | null): number {
   return n === null ? 0 : n.s;
 }
 
+// A node (v, l, r): `reuse` itself, changed in place, when the token `o`
+// owns it; else a new node owned by `o`.
 function mk<T>(
   spec: OrderSpec<T>,
   v: T,
   l: TreeNode<T> | null,
   r: TreeNode<T> | null,
+  o: Owner | null,
+  reuse: TreeNode<T> | null = null,
 ): TreeNode<T> {
   let m1 = spec.p1(v);
   let m2 = spec.p2(v);
@@ -87,43 +102,77 @@ function mk<T>(
     if (r.m1 < m1) m1 = r.m1;
     if (r.m2 < m2) m2 = r.m2;
   }
-  return { v, l, r, s, m1, m2 };
+  if (reuse !== null && o !== null && reuse.o === o) {
+    reuse.v = v;
+    reuse.l = l;
+    reuse.r = r;
+    reuse.s = s;
+    reuse.m1 = m1;
+    reuse.m2 = m2;
+    return reuse;
+  }
+  return { v, l, r, s, m1, m2, o };
 }
 
+// Rebuilds node `n` as (v, l, r), rebalancing; `n` (and a rotated child) are
+// reused in place when `o` owns them.
 function balance<T>(
   spec: OrderSpec<T>,
+  n: TreeNode<T> | null,
   v: T,
   l: TreeNode<T> | null,
   r: TreeNode<T> | null,
+  o: Owner | null,
 ): TreeNode<T> {
   const sl = size(l);
   const sr = size(r);
-  if (sl + sr <= 1) return mk(spec, v, l, r);
+  if (sl + sr <= 1) return mk(spec, v, l, r, o, n);
   if (sr > DELTA * sl) {
     const rr = r!;
-    if (size(rr.l) < RATIO * size(rr.r)) {
-      return mk(spec, rr.v, mk(spec, v, l, rr.l), rr.r);
+    const rrl = rr.l;
+    const rrr = rr.r;
+    if (size(rrl) < RATIO * size(rrr)) {
+      const inner = mk(spec, v, l, rrl, o, n);
+      return mk(spec, rr.v, inner, rrr, o, rr);
     }
-    const rl = rr.l!;
-    return mk(spec, rl.v, mk(spec, v, l, rl.l), mk(spec, rr.v, rl.r, rr.r));
+    const rl = rrl!;
+    const rlv = rl.v;
+    const rll = rl.l;
+    const rlr = rl.r;
+    const left = mk(spec, v, l, rll, o, n);
+    const right = mk(spec, rr.v, rlr, rrr, o, rr);
+    return mk(spec, rlv, left, right, o, rl);
   }
   if (sl > DELTA * sr) {
     const ll = l!;
-    if (size(ll.r) < RATIO * size(ll.l)) {
-      return mk(spec, ll.v, ll.l, mk(spec, v, ll.r, r));
+    const lll = ll.l;
+    const llr = ll.r;
+    if (size(llr) < RATIO * size(lll)) {
+      const inner = mk(spec, v, llr, r, o, n);
+      return mk(spec, ll.v, lll, inner, o, ll);
     }
-    const lr = ll.r!;
-    return mk(spec, lr.v, mk(spec, ll.v, ll.l, lr.l), mk(spec, v, lr.r, r));
+    const lr = llr!;
+    const lrv = lr.v;
+    const lrl = lr.l;
+    const lrr = lr.r;
+    const left = mk(spec, ll.v, lll, lrl, o, ll);
+    const right = mk(spec, v, lrr, r, o, n);
+    return mk(spec, lrv, left, right, o, lr);
   }
-  return mk(spec, v, l, r);
+  return mk(spec, v, l, r, o, n);
 }
 
-function insertNode<T>(spec: OrderSpec<T>, n: TreeNode<T> | null, x: T): TreeNode<T> {
-  if (n === null) return mk(spec, x, null, null);
+function insertNode<T>(
+  spec: OrderSpec<T>,
+  n: TreeNode<T> | null,
+  x: T,
+  o: Owner | null,
+): TreeNode<T> {
+  if (n === null) return mk(spec, x, null, null, o);
   const c = spec.compare(x, n.v);
-  if (c < 0) return balance(spec, n.v, insertNode(spec, n.l, x), n.r);
-  if (c > 0) return balance(spec, n.v, n.l, insertNode(spec, n.r, x));
-  return mk(spec, x, n.l, n.r);
+  if (c < 0) return balance(spec, n, n.v, insertNode(spec, n.l, x, o), n.r, o);
+  if (c > 0) return balance(spec, n, n.v, n.l, insertNode(spec, n.r, x, o), o);
+  return mk(spec, x, n.l, n.r, o, n);
 }
 
 function minNode<T>(n: TreeNode<T>): TreeNode<T> {
@@ -132,30 +181,45 @@ function minNode<T>(n: TreeNode<T>): TreeNode<T> {
   return cur;
 }
 
-function removeMin<T>(spec: OrderSpec<T>, n: TreeNode<T>): TreeNode<T> | null {
+function removeMin<T>(spec: OrderSpec<T>, n: TreeNode<T>, o: Owner | null): TreeNode<T> | null {
   if (n.l === null) return n.r;
-  return balance(spec, n.v, removeMin(spec, n.l), n.r);
+  return balance(spec, n, n.v, removeMin(spec, n.l, o), n.r, o);
 }
 
-function glue<T>(spec: OrderSpec<T>, l: TreeNode<T> | null, r: TreeNode<T> | null) {
+function glue<T>(
+  spec: OrderSpec<T>,
+  n: TreeNode<T>,
+  l: TreeNode<T> | null,
+  r: TreeNode<T> | null,
+  o: Owner | null,
+) {
   if (l === null) return r;
   if (r === null) return l;
-  const m = minNode(r);
-  return balance(spec, m.v, l, removeMin(spec, r));
+  const m = minNode(r).v;
+  return balance(spec, n, m, l, removeMin(spec, r, o), o);
 }
 
-function removeNode<T>(spec: OrderSpec<T>, n: TreeNode<T> | null, x: T): TreeNode<T> | null {
+function removeNode<T>(
+  spec: OrderSpec<T>,
+  n: TreeNode<T> | null,
+  x: T,
+  o: Owner | null,
+): TreeNode<T> | null {
   if (n === null) return null;
   const c = spec.compare(x, n.v);
+  // A subtree edited in place is the same node with a new size, so
+  // "unchanged" is judged by the size.
   if (c < 0) {
-    const l = removeNode(spec, n.l, x);
-    return l === n.l ? n : balance(spec, n.v, l, n.r);
+    const before = size(n.l);
+    const l = removeNode(spec, n.l, x, o);
+    return l === n.l && size(l) === before ? n : balance(spec, n, n.v, l, n.r, o);
   }
   if (c > 0) {
-    const r = removeNode(spec, n.r, x);
-    return r === n.r ? n : balance(spec, n.v, n.l, r);
+    const before = size(n.r);
+    const r = removeNode(spec, n.r, x, o);
+    return r === n.r && size(r) === before ? n : balance(spec, n, n.v, n.l, r, o);
   }
-  return glue(spec, n.l, n.r);
+  return glue(spec, n, n.l, n.r, o);
 }
 
 // Joins l < x < r into one balanced tree (Adams' `link`).
@@ -164,22 +228,33 @@ function link<T>(
   l: TreeNode<T> | null,
   x: T,
   r: TreeNode<T> | null,
+  o: Owner | null,
 ): TreeNode<T> {
-  if (l === null) return insertMin(spec, r, x);
-  if (r === null) return insertMax(spec, l, x);
-  if (DELTA * l.s < r.s) return balance(spec, r.v, link(spec, l, x, r.l), r.r);
-  if (DELTA * r.s < l.s) return balance(spec, l.v, l.l, link(spec, l.r, x, r));
-  return mk(spec, x, l, r);
+  if (l === null) return insertMin(spec, r, x, o);
+  if (r === null) return insertMax(spec, l, x, o);
+  if (DELTA * l.s < r.s) return balance(spec, r, r.v, link(spec, l, x, r.l, o), r.r, o);
+  if (DELTA * r.s < l.s) return balance(spec, l, l.v, l.l, link(spec, l.r, x, r, o), o);
+  return mk(spec, x, l, r, o);
 }
 
-function insertMin<T>(spec: OrderSpec<T>, n: TreeNode<T> | null, x: T): TreeNode<T> {
-  if (n === null) return mk(spec, x, null, null);
-  return balance(spec, n.v, insertMin(spec, n.l, x), n.r);
+function insertMin<T>(
+  spec: OrderSpec<T>,
+  n: TreeNode<T> | null,
+  x: T,
+  o: Owner | null,
+): TreeNode<T> {
+  if (n === null) return mk(spec, x, null, null, o);
+  return balance(spec, n, n.v, insertMin(spec, n.l, x, o), n.r, o);
 }
 
-function insertMax<T>(spec: OrderSpec<T>, n: TreeNode<T> | null, x: T): TreeNode<T> {
-  if (n === null) return mk(spec, x, null, null);
-  return balance(spec, n.v, n.l, insertMax(spec, n.r, x));
+function insertMax<T>(
+  spec: OrderSpec<T>,
+  n: TreeNode<T> | null,
+  x: T,
+  o: Owner | null,
+): TreeNode<T> {
+  if (n === null) return mk(spec, x, null, null, o);
+  return balance(spec, n, n.v, n.l, insertMax(spec, n.r, x, o), o);
 }
 
 // A perfectly balanced tree over xs[lo, hi), already in order.
@@ -188,10 +263,17 @@ function buildSorted<T>(
   xs: readonly T[],
   lo: number,
   hi: number,
+  o: Owner | null,
 ): TreeNode<T> | null {
   if (lo >= hi) return null;
   const mid = (lo + hi) >>> 1;
-  return mk(spec, xs[mid], buildSorted(spec, xs, lo, mid), buildSorted(spec, xs, mid + 1, hi));
+  return mk(
+    spec,
+    xs[mid],
+    buildSorted(spec, xs, lo, mid, o),
+    buildSorted(spec, xs, mid + 1, hi, o),
+    o,
+  );
 }
 
 function maxNode<T>(n: TreeNode<T>): TreeNode<T> {
@@ -219,7 +301,23 @@ function maxNode<T>(n: TreeNode<T>): TreeNode<T> {
  * ```
  */
 export class OrderedSet<T> {
-  private constructor(readonly spec: OrderSpec<T>, readonly root: TreeNode<T> | null) {}
+  #root: TreeNode<T> | null;
+  /** The edit token of a transient set (null: persistent). */
+  readonly #owner: Owner | null;
+
+  private constructor(
+    readonly spec: OrderSpec<T>,
+    root: TreeNode<T> | null,
+    owner: Owner | null = null,
+  ) {
+    this.#root = root;
+    this.#owner = owner;
+  }
+
+  /** The root node (null when empty). */
+  get root(): TreeNode<T> | null {
+    return this.#root;
+  }
 
   /** An empty set ordered by `spec`. */
   static empty<T>(spec: OrderSpec<T>): OrderedSet<T> {
@@ -228,9 +326,34 @@ export class OrderedSet<T> {
 
   /** Builds a set from elements in any order. */
   static from<T>(spec: OrderSpec<T>, xs: Iterable<T>): OrderedSet<T> {
+    const owner = {};
     let root: TreeNode<T> | null = null;
-    for (const x of xs) root = insertNode(spec, root, x);
+    for (const x of xs) root = insertNode(spec, root, x, owner);
     return new OrderedSet(spec, root);
+  }
+
+  /**
+   * A transient copy editing under `owner`: its updates change nodes that
+   * `owner` created in place and return the same set object. Only for scratch
+   * work inside one step; {@link OrderedSet.persistent} ends the editing.
+   * This set stays as it is.
+   */
+  transient(owner: Owner): OrderedSet<T> {
+    return new OrderedSet(this.spec, this.#root, owner);
+  }
+
+  /** A persistent set with the same elements (this one, if it already is). */
+  persistent(): OrderedSet<T> {
+    return this.#owner === null ? this : new OrderedSet(this.spec, this.#root);
+  }
+
+  // The result of an update: this set, changed, when transient; else a new set.
+  #with(root: TreeNode<T> | null): OrderedSet<T> {
+    if (this.#owner !== null) {
+      this.#root = root;
+      return this;
+    }
+    return root === this.#root ? this : new OrderedSet(this.spec, root);
   }
 
   /** Number of elements. */
@@ -250,7 +373,7 @@ export class OrderedSet<T> {
 
   /** Adds `x`, replacing an element that compares equal. */
   add(x: T): OrderedSet<T> {
-    return new OrderedSet(this.spec, insertNode(this.spec, this.root, x));
+    return this.#with(insertNode(this.spec, this.#root, x, this.#owner));
   }
 
   /**
@@ -261,24 +384,26 @@ export class OrderedSet<T> {
   addAll(xs: readonly T[]): OrderedSet<T> {
     if (xs.length === 0) return this;
     const cmp = this.spec.compare;
-    let ordered = this.root === null || cmp(maxNode(this.root).v, xs[0]) < 0;
+    // Nodes built here are new: edit them in place even for a persistent set.
+    const o = this.#owner ?? {};
+    let ordered = this.#root === null || cmp(maxNode(this.#root).v, xs[0]) < 0;
     for (let i = 1; ordered && i < xs.length; i++) ordered = cmp(xs[i - 1], xs[i]) < 0;
     if (!ordered) {
-      let root = this.root;
-      for (const x of xs) root = insertNode(this.spec, root, x);
-      return new OrderedSet(this.spec, root);
+      let root = this.#root;
+      for (const x of xs) root = insertNode(this.spec, root, x, o);
+      return this.#with(root);
     }
-    const batch = buildSorted(this.spec, xs, 0, xs.length)!;
-    if (this.root === null) return new OrderedSet(this.spec, batch);
+    const batch = buildSorted(this.spec, xs, 0, xs.length, o)!;
+    if (this.#root === null) return this.#with(batch);
     // link(l, x, r) needs a middle element: take the batch's first.
-    const rest = removeMin(this.spec, batch);
-    return new OrderedSet(this.spec, link(this.spec, this.root, minNode(batch).v, rest));
+    const first = minNode(batch).v;
+    const rest = removeMin(this.spec, batch, o);
+    return this.#with(link(this.spec, this.#root, first, rest, o));
   }
 
   /** Removes the element comparing equal to `x`, if present. */
   delete(x: T): OrderedSet<T> {
-    const root = removeNode(this.spec, this.root, x);
-    return root === this.root ? this : new OrderedSet(this.spec, root);
+    return this.#with(removeNode(this.spec, this.#root, x, this.#owner));
   }
 
   /** The smallest element, or undefined. */
@@ -308,7 +433,18 @@ export class OrderedSet<T> {
 
   /** Removes the smallest element (no-op when empty). */
   deleteFirst(): OrderedSet<T> {
-    return this.root === null ? this : new OrderedSet(this.spec, removeMin(this.spec, this.root));
+    return this.#root === null ? this : this.#with(removeMin(this.spec, this.#root, this.#owner));
+  }
+
+  /** The element comparing equal to `x`, or undefined. */
+  find(x: T): T | undefined {
+    let n = this.root;
+    while (n !== null) {
+      const c = this.spec.compare(x, n.v);
+      if (c === 0) return n.v;
+      n = c < 0 ? n.l : n.r;
+    }
+    return undefined;
   }
 
   /** Whether an element comparing equal to `x` is present. */

@@ -118,3 +118,35 @@ Deno.test("ordered set matches a sorted array under random updates and queries",
     { seed: 42, numRuns: 300 },
   );
 });
+
+Deno.test("transient editing: updates under one edit token match the model, and every frozen version stays as it was", () => {
+  fc.assert(
+    fc.property(fc.array(ops, { minLength: 1, maxLength: 6 }), (steps) => {
+      // Each "step" edits a transient copy under a fresh token, then freezes it,
+      // as the engine does; the frozen versions must never change afterwards.
+      let s = OrderedSet.empty(SPEC);
+      let model: Item[] = [];
+      const frozen: [OrderedSet<Item>, Item[], string][] = [];
+      for (const list of steps) {
+        let t = s.transient({});
+        for (const o of list) {
+          t = applySet(t, o);
+          model = applyModel(model, o);
+          checkShape(t.root);
+          assertEquals(t.size, model.length);
+        }
+        assertEquals(t.toArray(), model);
+        s = t.persistent();
+        frozen.push([s, model, JSON.stringify(s.root)]);
+        for (const [v, m, shape] of frozen) {
+          assertEquals(v.toArray(), m);
+          assertEquals(JSON.stringify(v.root), shape);
+        }
+      }
+      // min1Before and next-element queries on the last version.
+      for (const x of model) assertEquals(s.after(x), model[model.indexOf(x) + 1]);
+      assertEquals(s.after(undefined), model[0]);
+    }),
+    { seed: 43, numRuns: 300 },
+  );
+});
