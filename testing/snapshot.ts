@@ -1,8 +1,8 @@
 // A deep, plain-data copy of a simulation state, for purity tests: two
 // snapshots are deeply equal exactly when the states hold the same data.
 
-import { List } from "immutable";
 import { OrderedSet } from "../core/_ordered_set.ts";
+import { Vec } from "../core/_vector.ts";
 import type { SimState } from "../core/state.ts";
 
 function plain(x: unknown, depth: number): unknown {
@@ -12,10 +12,8 @@ function plain(x: unknown, depth: number): unknown {
   // Persistent trees are copied node by node, subtree minima included, so a
   // mutation anywhere inside (not only in the element order) is seen.
   if (x instanceof OrderedSet) return { orderedSet: plain(x.root, depth + 1) };
-  // immutable.js caches hashes inside its nodes; compare its contents only.
-  if (List.isList(x)) {
-    return { list: (x as List<unknown>).toArray().map((v) => plain(v, depth + 1)) };
-  }
+  // A vector's chunks are private: compare its elements.
+  if (x instanceof Vec) return { vector: x.toArray().map((v) => plain(v, depth + 1)) };
   if (Array.isArray(x)) return x.map((v) => plain(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(x).sort()) {
@@ -26,7 +24,7 @@ function plain(x: unknown, depth: number): unknown {
 
 /**
  * A deep copy of `state` as plain objects and arrays (functions become
- * `"[function]"`): persistent sets are copied with their whole tree, lists by
+ * `"[function]"`): persistent sets are copied with their whole tree, vectors by
  * their elements. Compare two snapshots with a deep-equality assertion.
  *
  * @example
