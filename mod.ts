@@ -59,6 +59,7 @@ export type { Admission, AdmissionSession } from "./core/admission.ts";
 export {
   type DecisionRow,
   type DispatchDecision,
+  type PendCode,
   type PendDecision,
   type PendReason,
   type PendReasonCode,
@@ -120,7 +121,8 @@ export type { ResolvedConfig } from "./core/config.ts";
 export type { RngState } from "./core/rng.ts";
 export type { StatisticsAccumulator } from "./core/statistics.ts";
 export type { RunningJob, RunningSet } from "./core/running.ts";
-export type { OrderedSet, OrderSpec, TreeNode } from "./core/_ordered_set.ts";
+export type { OrderedSet, OrderSpec, Owner, TreeNode } from "./core/_ordered_set.ts";
+export type { Vec } from "./core/_vector.ts";
 export {
   checkMemoryPressureFraction,
   ESTIMATED_BYTES_PER_JOB_RECORD,

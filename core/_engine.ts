@@ -1,17 +1,19 @@
 // The event loop. A `Working` copy is built from a state at the start of a
-// step, updated in place (its fields are reassigned; the persistent
-// structures it points to are never mutated), and frozen into the next state
-// at the end. This is the "local scratch inside a pure step" the design allows.
+// step, updated in place, and frozen into the next state at the end. Its
+// persistent structures are transient while the step runs: each step has its
+// own edit token, nodes (and job-store chunks) created under it are changed
+// in place, and nodes an earlier state can reach are copied once, then owned.
+// Freezing ends the editing, so a state once returned never changes.
 
-import type { List, Map as IMap } from "immutable";
 import type { OrderedSet } from "./_ordered_set.ts";
+import type { Vec } from "./_vector.ts";
 import type { Admission } from "./admission.ts";
 import {
   DEFAULT_RESOURCE_HISTORY_CAPACITY,
   DEFAULT_UNBOUNDED_FLUSH_INTERVAL,
   type ResolvedConfig,
 } from "./config.ts";
-import type { DecisionRow, PendReasonCode } from "./decisions.ts";
+import type { DecisionRow, PendCode } from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
 import type { LiveEvent } from "./live.ts";
 import type { Picker } from "./picker.ts";
@@ -19,7 +21,7 @@ import type { PolicyRegistry } from "./policies.ts";
 import type { QueueState, QueueTable } from "./queues.ts";
 import type { RngState } from "./rng.ts";
 import { runningJob, type RunningSet } from "./running.ts";
-import type { JobStore, ResourceEvent, RowStack, SimState } from "./state.ts";
+import type { ResourceEvent, RowStack, SimState } from "./state.ts";
 import { addCompletion, addEarlyEnd, type MutableStatistics } from "./statistics.ts";
 import type {
   JobOutcome,
@@ -33,8 +35,18 @@ import type {
 import { applyLiveEventsAt } from "./_live.ts";
 import { runRound } from "./_session.ts";
 
+/** The job store while a step edits it. */
+export interface WorkingStore {
+  firstId: number;
+  records: Vec<JobRecord>;
+  capacity: number;
+  completedSinceFlush: number;
+}
+
 /** Mutable scratch copy of a SimState for the duration of one step. */
 export class Working {
+  /** This step's edit token. */
+  readonly owner: object = {};
   readonly config: ResolvedConfig;
   readonly picker: Picker;
   pickerState: unknown;
@@ -46,11 +58,11 @@ export class Working {
   liveEvents: OrderedSet<LiveEvent>;
   liveSeq: number;
   round: number;
-  pendCodes: IMap<number, PendReasonCode>;
+  pendCodes: OrderedSet<PendCode>;
   time: number;
   rng: RngState;
   nextJobId: number;
-  store: JobStore;
+  store: WorkingStore;
   arrivals: OrderedSet<JobRecord>;
   running: RunningSet;
   events: OrderedSet<ResourceEvent>;
@@ -76,21 +88,23 @@ export class Working {
   constructor(s: SimState) {
     this.config = s.config;
     this.picker = s.picker;
-    this.pickerState = s.pickerState;
+    this.pickerState = s.replay || s.picker.beginEdit === undefined
+      ? s.pickerState
+      : s.picker.beginEdit(s.pickerState, this.owner);
     this.admission = s.admission;
     this.registry = s.registry;
     this.queues = s.queues;
-    this.liveEvents = s.liveEvents;
+    this.liveEvents = s.liveEvents.transient(this.owner);
     this.liveSeq = s.liveSeq;
     this.round = s.round;
-    this.pendCodes = s.pendCodes;
+    this.pendCodes = s.pendCodes.transient(this.owner);
     this.time = s.time;
     this.rng = s.rng;
     this.nextJobId = s.nextJobId;
-    this.store = s.store;
-    this.arrivals = s.arrivals;
-    this.running = s.running;
-    this.events = s.events;
+    this.store = { ...s.store, records: s.store.records.transient(this.owner) };
+    this.arrivals = s.arrivals.transient(this.owner);
+    this.running = s.running.transient(this.owner);
+    this.events = s.events.transient(this.owner);
     this.allocatedNodes = s.allocatedNodes;
     this.capacity = s.capacity;
     this.capacityIndex = s.capacityIndex;
@@ -108,7 +122,9 @@ export class Working {
     return Object.freeze({
       config: this.config,
       picker: this.picker,
-      pickerState: this.pickerState,
+      pickerState: this.replay || this.picker.endEdit === undefined
+        ? this.pickerState
+        : this.picker.endEdit(this.pickerState),
       admission: this.admission,
       registry: this.registry,
       queues: this.queuesOwned
@@ -117,17 +133,22 @@ export class Working {
           byName: this.queues.byName,
         })
         : this.queues,
-      liveEvents: this.liveEvents,
+      liveEvents: this.liveEvents.persistent(),
       liveSeq: this.liveSeq,
       round: this.round,
-      pendCodes: this.pendCodes,
+      pendCodes: this.pendCodes.persistent(),
       time: this.time,
       rng: this.rng,
       nextJobId: this.nextJobId,
-      store: this.store,
-      arrivals: this.arrivals,
-      running: this.running,
-      events: this.events,
+      store: Object.freeze({
+        firstId: this.store.firstId,
+        records: this.store.records.persistent(),
+        capacity: this.store.capacity,
+        completedSinceFlush: this.store.completedSinceFlush,
+      }),
+      arrivals: this.arrivals.persistent(),
+      running: this.running.persistent(),
+      events: this.events.persistent(),
       allocatedNodes: this.allocatedNodes,
       capacity: this.capacity,
       capacityIndex: this.capacityIndex,
@@ -433,20 +454,20 @@ export class Working {
 
   /** Replaces a record with its final form and reclaims the written front when due. */
   completeRecord(done: JobRecord): void {
-    this.store = {
-      ...this.store,
-      records: this.store.records.set(done.id - this.store.firstId, done),
-      completedSinceFlush: this.store.completedSinceFlush + 1,
-    };
+    this.replaceRecord(done);
+    this.store.completedSinceFlush++;
     if (this.store.completedSinceFlush >= this.flushInterval()) this.reclaimFront();
   }
 
-  /** Replaces a record that stays live (an update). */
+  /** Replaces a record in the store. */
   replaceRecord(rec: JobRecord): void {
-    this.store = {
-      ...this.store,
-      records: this.store.records.set(rec.id - this.store.firstId, rec),
-    };
+    this.store.records.set(rec.id - this.store.firstId, rec);
+  }
+
+  /** Appends records (ids following the last one) to the store. */
+  pushRecords(recs: readonly JobRecord[]): void {
+    const records = this.store.records;
+    for (const r of recs) records.push(r);
   }
 
   private flushInterval(): number {
@@ -489,12 +510,11 @@ export class Working {
       if (!rec.rejected && !rec.hidden) this.jobRows.push(jobRow(rec));
       k++;
     }
-    this.store = {
-      ...this.store,
-      firstId: this.store.firstId + k,
-      records: k === 0 ? records : records.skip(k) as List<JobRecord>,
-      completedSinceFlush: 0,
-    };
+    if (k > 0) {
+      this.store.firstId += k;
+      this.store.records.skip(k);
+    }
+    this.store.completedSinceFlush = 0;
     return k;
   }
 
@@ -503,12 +523,9 @@ export class Working {
     for (const rec of this.store.records) {
       if (!rec.rejected && !rec.hidden && rec.endTime >= 0) this.jobRows.push(jobRow(rec));
     }
-    this.store = {
-      ...this.store,
-      firstId: this.store.firstId + this.store.records.size,
-      records: this.store.records.clear(),
-      completedSinceFlush: 0,
-    };
+    this.store.firstId += this.store.records.size;
+    this.store.records.clear();
+    this.store.completedSinceFlush = 0;
   }
 }
 

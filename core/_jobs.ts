@@ -1,7 +1,6 @@
 // Creating job records (with their run time chosen once, at creation),
 // storing them, and submitting them to the scheduler.
 
-import type { List } from "immutable";
 import type { Working } from "./_engine.ts";
 import { EvtsimError } from "./errors.ts";
 import { nextNormal, nextUniform, type RngState } from "./rng.ts";
@@ -162,12 +161,7 @@ export function appendJobs(
       ...(submit ? {} : { unsubmitted: true }),
     });
   }
-  w.store = {
-    ...w.store,
-    records: w.store.records.withMutations((l: List<JobRecord>) => {
-      for (const r of created) l.push(r);
-    }),
-  };
+  w.pushRecords(created);
   w.stats = { ...w.stats, jobsCreated: w.stats.jobsCreated + specs.length };
   if (submit) {
     const accepted: JobRecord[] = [];
@@ -204,7 +198,7 @@ export function reserve(w: Working, n: number, limits: AppendLimits): void {
   let grown = cap;
   while (grown < needed) grown *= 2;
   if (max !== undefined && grown > max) throw memoryPressure(grown, max);
-  w.store = { ...w.store, capacity: grown };
+  w.store.capacity = grown;
 }
 
 function memoryPressure(records: number, max: number): EvtsimError {
@@ -237,7 +231,7 @@ export function submitJob(w: Working, id: number, submitTime: number): void {
   }
   const { unsubmitted: _, ...rest } = rec;
   const submitted: JobRecord = { ...rest, submitTime };
-  w.store = { ...w.store, records: w.store.records.set(index, submitted) };
+  w.replaceRecord(submitted);
   submitRecord(w, submitted);
 }
 
@@ -246,7 +240,7 @@ export function submitJob(w: Working, id: number, submitTime: number): void {
 function submitRecord(w: Working, rec: JobRecord, batch?: JobRecord[]): void {
   if (rec.numNodes > w.config.totalNodes) {
     const rejected = { ...rec, rejected: true };
-    w.store = { ...w.store, records: w.store.records.set(rec.id - w.store.firstId, rejected) };
+    w.replaceRecord(rejected);
     w.stats = { ...w.stats, jobsRejected: w.stats.jobsRejected + 1 };
     w.notices.push({
       kind: "rejected",

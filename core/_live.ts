@@ -246,7 +246,7 @@ function cancel(w: Working, id: number, t: number): boolean {
   }
   if (w.arrivals.has(rec)) w.arrivals = w.arrivals.delete(rec);
   else w.pickerState = w.picker.onJobStateChange(w.pickerState, rec, "cancelled");
-  w.pendCodes = w.pendCodes.delete(id);
+  w.pendCodes = w.pendCodes.delete({ id, code: "insufficient_nodes" });
   w.completeRecord({
     ...rec,
     beginTime: t,

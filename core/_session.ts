@@ -111,7 +111,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     w.startJob(rec, this.now);
     this.dispatched++;
     if (this.decisions) {
-      w.pendCodes = w.pendCodes.delete(rec.id);
+      w.pendCodes = w.pendCodes.delete({ id: rec.id, code: "insufficient_nodes" });
       w.decisionRows.push({
         type: "DISPATCH",
         time: this.now,
@@ -144,8 +144,8 @@ function queueReason(w: Working, job: JobRecord): PendReason | undefined {
 
 /** Records a PEND decision when the job's reason code changed since the last one. */
 export function recordPend(w: Working, id: number, reason: PendReason): void {
-  if (w.pendCodes.get(id) === reason.code) return;
-  w.pendCodes = w.pendCodes.set(id, reason.code);
+  if (w.pendCodes.find({ id, code: reason.code })?.code === reason.code) return;
+  w.pendCodes = w.pendCodes.add({ id, code: reason.code });
   w.decisionRows.push({ type: "PEND", time: w.time, round: w.round, jobId: id, reason });
 }
 

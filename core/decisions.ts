@@ -216,3 +216,24 @@ export interface PendDecision {
  * ```
  */
 export type DecisionRow = DispatchDecision | PendDecision;
+
+/**
+ * A waiting job's last reported pend reason code, as the state keeps it
+ * (so that a PEND row is written only when the code changes).
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, initialState, type PendCode, step } from "@evtsim/evtsim";
+ * const jobs = [{ submitTime: 0, numNodes: 4, timeLimit: 9 }, { submitTime: 0, numNodes: 4, timeLimit: 9 }];
+ * let s = step(initialState({ totalNodes: 4, decisions: true }), appendJobs(jobs)).state;
+ * s = step(s, advanceTo(0)).state;
+ * const kept: PendCode[] = s.pendCodes.toArray();
+ * if (kept.length !== 1 || kept[0].id !== 1 || kept[0].code !== "insufficient_nodes") throw new Error("job 1");
+ * ```
+ */
+export interface PendCode {
+  /** The waiting job. */
+  readonly id: number;
+  /** Its last reported reason code. */
+  readonly code: PendReasonCode;
+}

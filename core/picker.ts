@@ -211,6 +211,16 @@ export interface Picker<P = unknown> {
   onJobStateChange(state: P, job: JobRecord, change: JobStateChange): P;
   /** A waiting job's priority or queue changed (`before` is its old record). */
   onJobUpdate(state: P, before: JobRecord, after: JobRecord): P;
+  /**
+   * Optional, for a picker whose state is a persistent structure: a copy of
+   * `state` that the current step may change in place under the edit token
+   * `owner`. The core calls it at the start of a step and {@link Picker.endEdit}
+   * at its end; in between every hook gets (and may change and return) the
+   * copy. Nothing an earlier state holds may change.
+   */
+  beginEdit?(state: P, owner: object): P;
+  /** Optional: the persistent state with the contents of an edited copy. */
+  endEdit?(state: P): P;
   /** Starts a session: iteration begins at the picker's first candidate. */
   beginSession(state: P, ctx: SessionContext): PickerSession<P>;
   /** Number of candidates. */

@@ -1,11 +1,10 @@
 // Read-only monitors over a state: what DR_EVT's get_* calls report.
 
-import { Map as IMap } from "immutable";
 import { Working } from "./_engine.ts";
-import type { PendReason, PendReasonCode } from "./decisions.ts";
+import type { PendReason } from "./decisions.ts";
 import { queueBlock } from "./queues.ts";
 import { reservationTime } from "./running.ts";
-import type { SimState } from "./state.ts";
+import { emptyPendCodes, type SimState } from "./state.ts";
 import type { JobRecord } from "./types.ts";
 import { type Statistics, summarize } from "./statistics.ts";
 
@@ -133,7 +132,7 @@ export function pendingReason(state: SimState, id: number): PendReason | undefin
   const probe = new Working({
     ...state,
     config: { ...state.config, decisions: true },
-    pendCodes: IMap<number, PendReasonCode>(),
+    pendCodes: emptyPendCodes(),
   });
   probe.scheduleUntilStalled();
   let reason: PendReason | undefined;

@@ -167,7 +167,7 @@ function newRecord(w: Working, job: RecordedJob, hidden: boolean): JobRecord {
     rejected: false,
     hidden,
   };
-  w.store = { ...w.store, records: w.store.records.push(rec) };
+  w.pushRecords([rec]);
   return rec;
 }
 
@@ -204,16 +204,13 @@ function processInstants(w: Working, limit: number, inclusive: boolean): void {
 // when the first job submitted at `t` arrives, and they come first at `t`.
 function releaseEarlierJobsAt(w: Working, t: number): void {
   const ends: ResourceEvent[] = [];
-  let rest = w.events;
   for (const e of w.events.values()) {
     if (e.time !== t || e.kind !== 0) break;
-    if (e.beginTime < t) {
-      ends.push(e);
-      rest = rest.delete(e);
-    }
+    if (e.beginTime < t) ends.push(e);
   }
   if (ends.length === 0) return;
-  w.events = rest;
+  // Deleted after the walk: the step's event set is edited in place.
+  for (const e of ends) w.events = w.events.delete(e);
   processEnds(w, ends, t);
 }
 
@@ -250,7 +247,7 @@ function processInstant(w: Working, t: number): void {
 function processEnds(w: Working, ends: readonly ResourceEvent[], t: number): void {
   if (ends.length === 0) return;
   const pending = w.events;
-  let batch = emptyEvents();
+  let batch = emptyEvents().transient(w.owner);
   for (const e of ends) batch = batch.add(e);
   w.events = batch;
   w.processEventsAt(t);

@@ -1,13 +1,13 @@
 // The simulation state: one immutable value holding everything the reducer
-// needs. Persistent structures (OrderedSet, immutable.List) share unchanged
+// needs. Persistent structures (OrderedSet, Vec) share unchanged
 // parts between successive states, so keeping an old state costs little and
 // stepping it again gives the same answer.
 
-import { List, Map as IMap } from "immutable";
 import { OrderedSet, type OrderSpec } from "./_ordered_set.ts";
+import { Vec } from "./_vector.ts";
 import type { Admission } from "./admission.ts";
 import { resolveConfig, type ResolvedConfig } from "./config.ts";
-import type { PendReasonCode } from "./decisions.ts";
+import type { PendCode } from "./decisions.ts";
 import { emptyLiveEvents, type LiveEvent } from "./live.ts";
 import type { Picker } from "./picker.ts";
 import { lookupAdmission, lookupPicker, type PolicyRegistry } from "./policies.ts";
@@ -79,7 +79,7 @@ export interface JobStore {
   /** Id of the first record still held (= number of records reclaimed). */
   readonly firstId: number;
   /** Records `firstId`, `firstId + 1`, … in id order. */
-  readonly records: List<JobRecord>;
+  readonly records: Vec<JobRecord>;
   /** Current capacity (0 = unbounded). Grows by doubling under `grow`. */
   readonly capacity: number;
   /** Completions since the last reclamation, for the flush interval. */
@@ -152,7 +152,7 @@ export interface SimState {
   /** Scheduling rounds run so far. */
   readonly round: number;
   /** With decisions on: each waiting job's last reported pend reason code. */
-  readonly pendCodes: IMap<number, PendReasonCode>;
+  readonly pendCodes: OrderedSet<PendCode>;
   /** Running jobs, ordered by projected end. */
   readonly running: RunningSet;
   /** Pending start/end events. */
@@ -182,6 +182,17 @@ export interface SimState {
 /** An empty event queue. */
 export function emptyEvents(): OrderedSet<ResourceEvent> {
   return OrderedSet.empty(EVENT_ORDER);
+}
+
+const PEND_CODE_ORDER: OrderSpec<PendCode> = {
+  compare: (a, b) => a.id - b.id,
+  p1: (x) => x.id,
+  p2: (x) => x.id,
+};
+
+/** No pend codes kept. */
+export function emptyPendCodes(): OrderedSet<PendCode> {
+  return OrderedSet.empty(PEND_CODE_ORDER);
 }
 
 /** An empty future-arrival queue. */
@@ -243,7 +254,7 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     nextJobId: 0,
     store: Object.freeze({
       firstId: 0,
-      records: List<JobRecord>(),
+      records: Vec.empty<JobRecord>(),
       capacity: c.jobStoreCapacity,
       completedSinceFlush: 0,
     }),
@@ -252,7 +263,7 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     liveEvents: emptyLiveEvents(),
     liveSeq: 0,
     round: 0,
-    pendCodes: IMap<number, PendReasonCode>(),
+    pendCodes: emptyPendCodes(),
     running: emptyRunningSet(),
     events: emptyEvents(),
     allocatedNodes: 0,

@@ -15,7 +15,12 @@ import type {
 import type { ResolvedQueue } from "../core/queues.ts";
 import type { JobRecord } from "../core/types.ts";
 import { keyOrderPicker, orderedSession } from "./ordered_picker.ts";
-import { fcfsCompare, type SizeClassedQueue } from "./wait_queue.ts";
+import {
+  fcfsCompare,
+  persistentQueue,
+  type SizeClassedQueue,
+  transientQueue,
+} from "./wait_queue.ts";
 
 /** The FCFS order used within a queue (and for the whole machine without queues). */
 const FCFS_WITHIN = keyOrderPicker({ name: "fcfs", compare: fcfsCompare });
@@ -81,6 +86,13 @@ function builtinFcfsPicker(): Picker<State> {
       return q;
     },
     onQueueUpdate: (s, def) => (isQueued(s) ? upsertQueue(s, def) : s),
+    beginEdit: (s, owner) =>
+      isQueued(s)
+        ? mapSlots(s, (p, st) => p.beginEdit?.(st, owner) ?? st)
+        : transientQueue(s, owner),
+    endEdit: (
+      s,
+    ) => (isQueued(s) ? mapSlots(s, (p, st) => p.endEdit?.(st) ?? st) : persistentQueue(s)),
     onJobPush: (s, job) =>
       isQueued(s)
         ? withSlot(s, slotOf(s, job), (p, st) => p.onJobPush(st, job), +1)
@@ -106,6 +118,13 @@ function builtinFcfsPicker(): Picker<State> {
     pending: (s) => (isQueued(s) ? allPending(s) : s.all.values()),
     beginSession: (s, ctx) => (isQueued(s) ? queuedSession(s, ctx) : orderedSession(s, ctx, true)),
   };
+}
+
+function mapSlots(
+  s: BuiltinFcfsQueues,
+  f: (p: Picker, st: unknown) => unknown,
+): BuiltinFcfsQueues {
+  return { ...s, slots: s.slots.map((slot) => ({ ...slot, state: f(slot.picker, slot.state) })) };
 }
 
 function slotOf(s: BuiltinFcfsQueues, job: JobRecord): number {

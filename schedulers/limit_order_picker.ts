@@ -67,6 +67,11 @@ function limitPicker(longestFirst: boolean): Picker<LimitOrderedQueue> {
     name: longestFirst ? "ljf" : "sjf",
     backfillEndsByShadow: true,
     init: () => ({ byArrival: OrderedSet.empty(ARRIVAL_ORDER), byLimit: OrderedSet.empty(spec) }),
+    beginEdit: (q, owner) => ({
+      byArrival: q.byArrival.transient(owner),
+      byLimit: q.byLimit.transient(owner),
+    }),
+    endEdit: (q) => ({ byArrival: q.byArrival.persistent(), byLimit: q.byLimit.persistent() }),
     onQueueUpdate: (q) => q,
     onJobPush: add,
     onJobStateChange: (q, job, change) => (change === "pending" ? add(q, job) : remove(q, job)),

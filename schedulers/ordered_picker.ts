@@ -19,7 +19,9 @@ import {
   enqueue,
   firstFitting,
   jobOrder,
+  persistentQueue,
   type SizeClassedQueue,
+  transientQueue,
 } from "./wait_queue.ts";
 
 /**
@@ -77,6 +79,8 @@ export function keyOrderPicker(options: OrderedPickerOptions): Picker<SizeClasse
   return {
     name: options.name,
     init: (setup: PickerSetup) => emptySizeClassedQueue(setup.searchByLimit, order),
+    beginEdit: transientQueue,
+    endEdit: persistentQueue,
     onQueueUpdate: (q) => q,
     onJobPush: enqueue,
     onJobStateChange: (q, job, change) => change === "pending" ? enqueue(q, job) : dequeue(q, job),

@@ -55,7 +55,11 @@ const SMALL_QUEUE = 64;
 // Jobs looked at in plain order before the per-class search.
 const PROBE = 8;
 
-/** An FCFS queue with an optional per-size-class index. Persistent. */
+/**
+ * An FCFS queue with an optional per-size-class index. Persistent, unless
+ * `owner` is set: then it is a step's transient copy, changed in place by
+ * `enqueue` and `dequeue` until {@link persistentQueue} freezes it.
+ */
 export interface SizeClassedQueue {
   /** Every waiting job, FCFS order. */
   readonly all: FcfsQueue;
@@ -63,6 +67,37 @@ export interface SizeClassedQueue {
   readonly byClass: readonly (FcfsQueue | undefined)[];
   /** Whether `byClass` is maintained. */
   readonly indexed: boolean;
+  /** The edit token of a transient queue. */
+  readonly owner?: object;
+}
+
+// A transient queue: its own object and its own class array.
+interface TransientQueue {
+  all: FcfsQueue;
+  byClass: (FcfsQueue | undefined)[];
+  readonly indexed: boolean;
+  readonly owner: object;
+}
+
+/** A transient copy of `q` editing under `owner` (see {@link SizeClassedQueue}). */
+export function transientQueue(q: SizeClassedQueue, owner: object): SizeClassedQueue {
+  const t: TransientQueue = {
+    all: q.all.transient(owner),
+    byClass: q.byClass.map((c) => c?.transient(owner)),
+    indexed: q.indexed,
+    owner,
+  };
+  return t;
+}
+
+/** The persistent queue with the contents of `q`. */
+export function persistentQueue(q: SizeClassedQueue): SizeClassedQueue {
+  if (q.owner === undefined) return q;
+  return Object.freeze({
+    all: q.all.persistent(),
+    byClass: Object.freeze(q.byClass.map((c) => c?.persistent())),
+    indexed: q.indexed,
+  });
 }
 
 const EMPTY_INDEXED: SizeClassedQueue = Object.freeze({
@@ -102,6 +137,16 @@ function withClass(
 
 /** The queue with `job` added. */
 export function enqueue(q: SizeClassedQueue, job: JobRecord): SizeClassedQueue {
+  if (q.owner !== undefined) {
+    const t = q as TransientQueue;
+    t.all = t.all.add(job);
+    if (t.indexed) {
+      const c = sizeClass(job.numNodes);
+      while (t.byClass.length <= c) t.byClass.push(undefined);
+      t.byClass[c] = (t.byClass[c] ?? OrderedSet.empty(t.all.spec).transient(t.owner)).add(job);
+    }
+    return t;
+  }
   if (!q.indexed) return { all: q.all.add(job), byClass: q.byClass, indexed: false };
   const c = sizeClass(job.numNodes);
   const cls = q.byClass[c] ?? OrderedSet.empty(q.all.spec);
@@ -110,6 +155,16 @@ export function enqueue(q: SizeClassedQueue, job: JobRecord): SizeClassedQueue {
 
 /** The queue without `job`. */
 export function dequeue(q: SizeClassedQueue, job: JobRecord): SizeClassedQueue {
+  if (q.owner !== undefined) {
+    const t = q as TransientQueue;
+    t.all = t.all.delete(job);
+    if (t.indexed) {
+      const c = sizeClass(job.numNodes);
+      const cls = t.byClass[c]?.delete(job);
+      if (c < t.byClass.length) t.byClass[c] = cls !== undefined && cls.size > 0 ? cls : undefined;
+    }
+    return t;
+  }
   if (!q.indexed) return { all: q.all.delete(job), byClass: q.byClass, indexed: false };
   const c = sizeClass(job.numNodes);
   const cls = q.byClass[c];

@@ -8,6 +8,7 @@ import { initialState } from "../api/initial_state.ts";
 import type { SimState } from "../core/state.ts";
 import { type Input, step, type StepResult } from "../core/step.ts";
 import {
+  arbAnyScenario,
   arbScenario,
   arbStreamingSchedule,
   snapshotState,
@@ -115,4 +116,41 @@ Deno.test("snapshots see a change deep inside a persistent tree", () => {
     root.m2 = saved;
   }
   assertEquals(snapshotState(s), before);
+});
+
+Deno.test("a state taken before a step is deep-equal before and after any sequence of later steps (every policy, queues, decisions)", () => {
+  const scenario = arbAnyScenario().chain((s) =>
+    fc.tuple(
+      fc.constant(s),
+      arbStreamingSchedule(s.trace),
+      fc.boolean(),
+      fc.constantFrom("builtin_fcfs", "sjf", "ljf", undefined),
+      fc.boolean(),
+    )
+  );
+  let sequences = 0;
+  fc.assert(
+    fc.property(scenario, ([{ config: c, trace }, plan, decisions, picker, queued]) => {
+      const config = {
+        ...c,
+        decisions,
+        ...(picker === undefined ? {} : { picker }),
+        ...(queued ? { queues: [{ name: "a", priority: 2, maxRunning: 3 }, { name: "b" }] } : {}),
+      };
+      const jobs = queued ? trace.map((j, i) => ({ ...j, queue: i % 3 === 0 ? "a" : "b" })) : trace;
+      const inputs = streamingInputs(jobs, plan);
+      const kept: [SimState, string][] = [];
+      let state = initialState(config);
+      for (const input of inputs) {
+        kept.push([state, JSON.stringify(snapshotState(state))]);
+        state = step(state, input).state;
+      }
+      for (const [old, before] of kept) {
+        assertEquals(JSON.stringify(snapshotState(old)), before);
+      }
+      sequences++;
+    }),
+    PARAMS,
+  );
+  assert(sequences >= 200, `only ${sequences} sequences`);
 });
