@@ -504,11 +504,12 @@ export class Working {
   /** Writes and drops the contiguous front of finished (or rejected) records. */
   reclaimFront(): number {
     const records = this.store.records;
+    const n = records.size;
     let k = 0;
-    for (const rec of records) {
+    for (; k < n; k++) {
+      const rec = records.get(k)!;
       if (!rec.rejected && rec.endTime < 0) break;
       if (!rec.rejected && !rec.hidden) this.jobRows.push(jobRow(rec));
-      k++;
     }
     if (k > 0) {
       this.store.firstId += k;

@@ -12,30 +12,33 @@ export interface AppendLimits {
   readonly maxCapacity?: number;
 }
 
-/** Throws an input error naming `where` unless `spec`'s numbers are valid. */
-export function checkJobSpec(spec: JobSpec, where: string): void {
+/**
+ * Throws an input error naming `where` unless `spec`'s numbers are valid.
+ * `where` may be a function: it is called only to build a message.
+ */
+export function checkJobSpec(spec: JobSpec, where: string | (() => string)): void {
   if (!Number.isFinite(spec.submitTime)) {
     throw new EvtsimError(
       "input",
-      `${where}: submit time must be a finite number, got ${spec.submitTime}`,
+      `${at(where)}: submit time must be a finite number, got ${spec.submitTime}`,
     );
   }
   if (!Number.isInteger(spec.numNodes) || spec.numNodes < 0) {
     throw new EvtsimError(
       "input",
-      `${where}: node count must be a non-negative integer, got ${spec.numNodes}`,
+      `${at(where)}: node count must be a non-negative integer, got ${spec.numNodes}`,
     );
   }
   if (!Number.isFinite(spec.timeLimit) || spec.timeLimit < 0) {
     throw new EvtsimError(
       "input",
-      `${where}: time limit must be a non-negative number, got ${spec.timeLimit}`,
+      `${at(where)}: time limit must be a non-negative number, got ${spec.timeLimit}`,
     );
   }
   if (spec.priority !== undefined && !Number.isSafeInteger(spec.priority)) {
     throw new EvtsimError(
       "input",
-      `${where}: priority must be an integer, got ${spec.priority}`,
+      `${at(where)}: priority must be an integer, got ${spec.priority}`,
     );
   }
   if (
@@ -44,19 +47,23 @@ export function checkJobSpec(spec: JobSpec, where: string): void {
   ) {
     throw new EvtsimError(
       "input",
-      `${where}: actual run time must be a non-negative number, got ${spec.actualRunTime}`,
+      `${at(where)}: actual run time must be a non-negative number, got ${spec.actualRunTime}`,
     );
   }
 }
 
 // With configured queues a job must name one of them; one naming none goes
 // to the first queue.
-function checkQueue(w: Working, spec: JobSpec, where: string): void {
+function at(where: string | (() => string)): string {
+  return typeof where === "string" ? where : where();
+}
+
+function checkQueue(w: Working, spec: JobSpec, where: () => string): void {
   if (w.queues.list.length === 0 || spec.queue === undefined) return;
   if (!w.queues.byName.has(spec.queue)) {
     throw new EvtsimError(
       "input",
-      `${where}: unknown queue '${spec.queue}' (defined: ${
+      `${where()}: unknown queue '${spec.queue}' (defined: ${
         w.queues.list.map((q) => q.def.name).join(", ")
       })`,
     );
@@ -119,8 +126,9 @@ export function appendJobs(
 ): number[] {
   if (w.finished) throw new EvtsimError("state", "the simulation has finished");
   for (let i = 0; i < specs.length; i++) {
-    checkJobSpec(specs[i], `job ${w.nextJobId + i}`);
-    checkQueue(w, specs[i], `job ${w.nextJobId + i}`);
+    const where = () => `job ${w.nextJobId + i}`;
+    checkJobSpec(specs[i], where);
+    checkQueue(w, specs[i], where);
     if (submit) {
       if (i > 0 && specs[i].submitTime < specs[i - 1].submitTime) {
         throw new EvtsimError(
@@ -158,7 +166,9 @@ export function appendJobs(
       endTime: -1,
       rejected: false,
       hidden: false,
-      ...(submit ? {} : { unsubmitted: true }),
+      unsubmitted: !submit,
+      outcome: undefined,
+      exitStatus: undefined,
     });
   }
   w.pushRecords(created);
@@ -229,8 +239,7 @@ export function submitJob(w: Working, id: number, submitTime: number): void {
       `job ${id}: submit time ${submitTime} is before the clock ${w.time}`,
     );
   }
-  const { unsubmitted: _, ...rest } = rec;
-  const submitted: JobRecord = { ...rest, submitTime };
+  const submitted: JobRecord = { ...rec, submitTime, unsubmitted: false };
   w.replaceRecord(submitted);
   submitRecord(w, submitted);
 }

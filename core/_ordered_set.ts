@@ -68,6 +68,10 @@ export interface TreeNode<T> {
   m1: number;
   /** Minimum of `p2` over this subtree. */
   m2: number;
+  /** `p1` of this node's element. */
+  a: number;
+  /** `p2` of this node's element. */
+  b: number;
   /** The edit token that may still change this node, or null. */
   o: Owner | null;
 }
@@ -89,8 +93,11 @@ function mk<T>(
   o: Owner | null,
   reuse: TreeNode<T> | null = null,
 ): TreeNode<T> {
-  let m1 = spec.p1(v);
-  let m2 = spec.p2(v);
+  // A rebuilt node usually keeps its element: its projections are cached.
+  const a = reuse !== null && reuse.v === v ? reuse.a : spec.p1(v);
+  const b = reuse !== null && reuse.v === v ? reuse.b : spec.p2(v);
+  let m1 = a;
+  let m2 = b;
   let s = 1;
   if (l !== null) {
     s += l.s;
@@ -109,9 +116,11 @@ function mk<T>(
     reuse.s = s;
     reuse.m1 = m1;
     reuse.m2 = m2;
+    reuse.a = a;
+    reuse.b = b;
     return reuse;
   }
-  return { v, l, r, s, m1, m2, o };
+  return { v, l, r, s, m1, m2, a, b, o };
 }
 
 // Rebuilds node `n` as (v, l, r), rebalancing; `n` (and a rotated child) are
@@ -494,7 +503,7 @@ export class OrderedSet<T> {
     while (n !== null) {
       if (cmp(n.v, x) < 0) {
         if (n.l !== null && n.l.m1 < best) best = n.l.m1;
-        const own = this.spec.p1(n.v);
+        const own = n.a;
         if (own < best) best = own;
         n = n.r;
       } else {
@@ -502,6 +511,34 @@ export class OrderedSet<T> {
       }
     }
     return best;
+  }
+
+  /**
+   * Calls `visit` on each element `>= from` (every element when `from` is
+   * undefined), in order, until it returns true; returns the element it
+   * stopped at. No iterator is allocated.
+   */
+  scan(from: T | undefined, visit: (x: T) => boolean): T | undefined {
+    const cmp = this.spec.compare;
+    let found: T | undefined;
+    const go = (n: TreeNode<T> | null, bounded: boolean): boolean => {
+      while (n !== null) {
+        if (bounded && cmp(n.v, from as T) < 0) {
+          n = n.r;
+          continue;
+        }
+        if (go(n.l, bounded)) return true;
+        if (visit(n.v)) {
+          found = n.v;
+          return true;
+        }
+        n = n.r;
+        bounded = false;
+      }
+      return false;
+    };
+    go(this.root, from !== undefined);
+    return found;
   }
 
   /** In-order iteration starting at the first element `>= from` (or the start). */

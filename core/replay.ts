@@ -166,6 +166,9 @@ function newRecord(w: Working, job: RecordedJob, hidden: boolean): JobRecord {
     endTime: -1,
     rejected: false,
     hidden,
+    unsubmitted: false,
+    outcome: undefined,
+    exitStatus: undefined,
   };
   w.pushRecords([rec]);
   return rec;

@@ -84,18 +84,16 @@ export function reservationTime(
   if (nodes <= free) return now;
   const deficit = nodes - free;
   let released = 0;
-  for (
-    const r of running.values({
-      id: -Infinity,
-      beginTime: 0,
-      numNodes: 0,
-      timeLimit: 0,
-      projectedEnd: now,
-    })
-  ) {
-    if (r.projectedEnd <= now) continue;
-    released += r.numNodes;
-    if (released >= deficit) return r.projectedEnd;
-  }
+  let at = now;
+  running.scan(
+    { id: Infinity, beginTime: 0, numNodes: 0, timeLimit: 0, projectedEnd: now },
+    (r) => {
+      released += r.numNodes;
+      if (released < deficit) return false;
+      at = r.projectedEnd;
+      return true;
+    },
+  );
+  if (released >= deficit) return at;
   return now;
 }

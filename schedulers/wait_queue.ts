@@ -193,13 +193,16 @@ export function firstFitting(
   // Usually a fitting job sits near the cursor: look at a few in order first.
   let from = after;
   let probed = 0;
-  const cmp = q.all.spec.compare;
-  for (const j of q.all.values(after)) {
-    if (after !== undefined && cmp(j, after) === 0) continue;
-    if (j.numNodes <= free && limitMayFit(j.timeLimit)) return j;
+  let hit: JobRecord | undefined;
+  for (let j = q.all.after(after); j !== undefined; j = q.all.after(j)) {
+    if (j.numNodes <= free && limitMayFit(j.timeLimit)) {
+      hit = j;
+      break;
+    }
     from = j;
     if (++probed === PROBE) break;
   }
+  if (hit !== undefined) return hit;
   if (probed < PROBE) return undefined;
   let best: JobRecord | undefined;
   const top = Math.min(sizeClass(free), q.byClass.length - 1);
