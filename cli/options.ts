@@ -8,7 +8,6 @@
 // one-line errors saying which option was wrong and what it accepts.
 
 import { EvtsimError } from "../core/errors.ts";
-import { readConfigFile } from "./config_file.ts";
 import {
   OPTION_LOOKUP,
   type OptionSpec,
@@ -37,8 +36,37 @@ export type ConfigReader = (
   path: string,
 ) => ReadonlyArray<readonly [string, string | number | boolean]>;
 
+class NeedsConfigReader extends Error {}
+
 /**
- * Parses `args` (after the subcommand).
+ * Parses `args` (after the subcommand), reading `-c/--config` files with the
+ * config reader, which (with zod and yaml) is loaded only when a command
+ * line has one, to keep start-up short.
+ *
+ * @example
+ * ```ts
+ * import { parseCommandLineAsync } from "./options.ts";
+ * const dir = Deno.makeTempDirSync();
+ * Deno.writeTextFileSync(`${dir}/run.yaml`, "total_nodes: 64\nbackfill_policy: none\n");
+ * const p = await parseCommandLineAsync(["-n", "8", "-c", `${dir}/run.yaml`, "-b", "easy"]);
+ * // The config overrides -n before it; -b after it wins.
+ * console.assert(p.options.get("total_nodes") === 64 && p.options.get("backfill_policy") === "easy");
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export async function parseCommandLineAsync(args: readonly string[]): Promise<ParsedCommandLine> {
+  try {
+    return parseCommandLine(args);
+  } catch (e) {
+    if (!(e instanceof NeedsConfigReader)) throw e;
+    const { readConfigFile } = await import("./config_file.ts");
+    return parseCommandLine(args, readConfigFile);
+  }
+}
+
+/**
+ * Parses `args` (after the subcommand). Without `readConfig`, a command line
+ * with `-c/--config` cannot be parsed (use {@link parseCommandLineAsync}).
  *
  * @example
  * ```ts
@@ -50,7 +78,7 @@ export type ConfigReader = (
  */
 export function parseCommandLine(
   args: readonly string[],
-  readConfig: ConfigReader = readConfigFile,
+  readConfig?: ConfigReader,
 ): ParsedCommandLine {
   const options: ParsedOptions = new Map();
   const positional: string[] = [];
@@ -62,6 +90,7 @@ export function parseCommandLine(
   };
   const apply = (spec: OptionSpec, key: string, raw: string): void => {
     if (spec.name === "config") {
+      if (readConfig === undefined) throw new NeedsConfigReader();
       configFiles.push(raw);
       for (const [name, value] of readConfig(raw)) {
         options.set(name, value);

@@ -105,6 +105,14 @@ export function checkOutputPaths(
     if (path.endsWith("/")) {
       throw new EvtsimError("usage", `${option}: '${path}' names a folder, not a file`);
     }
+    const notRegular = () =>
+      new EvtsimError(
+        "input",
+        `cannot write ${option}: not a regular file (outputs are written to a temporary ` +
+          "file and renamed into place; give a file path)",
+        { file: path },
+      );
+    if (throughDevOrProc(path)) throw notRegular();
     let target = path;
     let info: Deno.FileInfo | undefined;
     try {
@@ -117,14 +125,7 @@ export function checkOutputPaths(
     if (info?.isDirectory) {
       throw new EvtsimError("input", `cannot write ${option}: it is a folder`, { file: path });
     }
-    if ((info !== undefined && !info.isFile) || throughDevOrProc(path)) {
-      throw new EvtsimError(
-        "input",
-        `cannot write ${option}: not a regular file (outputs are written to a temporary ` +
-          "file and renamed into place; give a file path)",
-        { file: path },
-      );
-    }
+    if (info !== undefined && !info.isFile) throw notRegular();
     const id = identityOf(target);
     for (const i of inputIds) {
       if (same(id, i.id)) {

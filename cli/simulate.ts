@@ -23,7 +23,7 @@ import {
   readInfileList,
 } from "./load.ts";
 import {
-  parseCommandLine,
+  parseCommandLineAsync,
   type ParsedCommandLine,
   type ParsedOptions,
   simulateHelp,
@@ -55,7 +55,7 @@ export async function simulateCommand(
   con: Console,
   deps: SimulateDeps = {},
 ): Promise<number> {
-  const parsed = parseCommandLine(args);
+  const parsed = await parseCommandLineAsync(args);
   const o = parsed.options;
   if (o.get("help") === true) {
     con.out(simulateHelp());
