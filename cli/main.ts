@@ -124,13 +124,34 @@ export function processConsole(): Console {
 }
 
 /**
- * Relative paths are the user's: `deno task` runs in the folder of
- * deno.json and says where it was started in INIT_CWD.
+ * Relative paths are the user's: `deno task` runs the command in the folder
+ * of deno.json and says where it was started in INIT_CWD. The variable is
+ * inherited by every process a task starts, so it is followed only when
+ * this process runs in that very folder (the task's); a process started
+ * elsewhere (an installed `evtsim`, a test, a benchmark) keeps its own.
  */
+export function userFolder(
+  cwd: string,
+  initCwd: string | undefined,
+  taskFolder: string,
+): string | undefined {
+  if (initCwd === undefined || initCwd === "" || initCwd === cwd) return undefined;
+  const real = (p: string) => {
+    try {
+      return Deno.realPathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  return real(cwd) === real(taskFolder) ? initCwd : undefined;
+}
+
 function enterUserFolder(): void {
   try {
-    const init = Deno.env.get("INIT_CWD");
-    if (init !== undefined && init !== "") Deno.chdir(init);
+    const here = new URL("..", import.meta.url);
+    if (here.protocol !== "file:") return;
+    const to = userFolder(Deno.cwd(), Deno.env.get("INIT_CWD"), decodeURIComponent(here.pathname));
+    if (to !== undefined) Deno.chdir(to);
   } catch { /* no env permission, or the folder went away: stay where we are */ }
 }
 

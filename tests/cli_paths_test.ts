@@ -4,13 +4,27 @@
 // works from anywhere.
 
 import { assert, assertEquals } from "./_assert.ts";
+import { userFolder } from "../cli/main.ts";
 import { recordProcessRun, ROOT } from "./_cli.ts";
 
 const TRACE = "job_submit_time,num_nodes,time_limit,actual_run_time\n" +
   "0,6,100,100\n0,4,20,20\n10,5,10,10\n";
 
+// As from a fresh shell: `deno task` sets INIT_CWD only when it is not set,
+// and the test runner itself runs under `deno task test`.
+const ENV = Object.fromEntries(
+  Object.entries(Deno.env.toObject()).filter(([k]) => k !== "INIT_CWD"),
+);
+
 async function run(cmd: string, args: string[], cwd: string) {
-  const r = await new Deno.Command(cmd, { args, cwd, stdout: "piped", stderr: "piped" }).output();
+  const r = await new Deno.Command(cmd, {
+    args,
+    cwd,
+    clearEnv: true,
+    env: ENV,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
   const err = new TextDecoder().decode(r.stderr);
   return { code: r.code, out: new TextDecoder().decode(r.stdout), err };
 }
@@ -131,4 +145,14 @@ Deno.test("deno task install: the installed evtsim command runs from any folder"
     Deno.removeSync(root, { recursive: true });
     Deno.removeSync(dir, { recursive: true });
   }
+});
+
+Deno.test("INIT_CWD is followed only by a process running in the task's folder", () => {
+  const repo = ROOT.replace(/\/$/, "");
+  assertEquals(userFolder(repo, "/home/me/data", repo), "/home/me/data");
+  assertEquals(userFolder(ROOT, "/home/me/data", repo), "/home/me/data");
+  // Inherited by a process started elsewhere (a test, a benchmark, an installed evtsim).
+  assertEquals(userFolder("/tmp", "/home/me/data", repo), undefined);
+  assertEquals(userFolder(repo, undefined, repo), undefined);
+  assertEquals(userFolder(repo, "", repo), undefined);
 });
