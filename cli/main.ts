@@ -24,6 +24,8 @@ import { type Console, simulateCommand, type SimulateDeps } from "./simulate.ts"
 import { VERSION } from "./version.ts";
 
 export type { Console, SimulateDeps };
+export type { OutputFile, OutputFileSystem } from "../io/atomic_writer.ts";
+export type { ProgressSink } from "./progress.ts";
 
 const USAGE = [
   "usage: evtsim <command> [options]",

@@ -37,7 +37,9 @@ import { VERSION } from "./version.ts";
 
 /** Where the command writes its text. */
 export interface Console {
+  /** Prints one line on stdout. */
   out(line: string): void;
+  /** Prints one line on stderr. */
   err(line: string): void;
   /** Whether stderr is a terminal (progress is shown only then by default). */
   readonly isTerminal: boolean;
@@ -45,7 +47,9 @@ export interface Console {
 
 /** Replaceable pieces, for tests: the output file system and the progress sink. */
 export interface SimulateDeps {
+  /** The file system outputs are written through (default: the real one). */
   readonly fs?: OutputFileSystem;
+  /** Where the progress line goes (default: stderr). */
   readonly progressSink?: ProgressSink;
 }
 
