@@ -10,12 +10,8 @@ import { parse as parseYaml, YAMLParseError } from "yaml";
 import { z } from "zod";
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError } from "../io/fs_errors.ts";
-import {
-  enumValueProblem,
-  type OptionSpec,
-  rangeProblem,
-  SIMULATE_OPTIONS,
-} from "./option_table.ts";
+import { type OptionSpec, SIMULATE_OPTIONS } from "./option_table.ts";
+import { enumValueProblem, rangeProblem } from "./option_values.ts";
 
 /** Wrapper blocks DR_EVT's documents put the fields in. */
 const WRAPPERS = ["simulation_params", "sim_setup"];

@@ -1,8 +1,9 @@
 // The option table of `evtsim simulate`: DR_EVT's names (with underscores),
-// their short letters, value placeholders for the help, and the value checks
-// DR_EVT applies (observed-behaviour.md section C). The command-line parser
-// (options.ts) and the config-file reader (config_file.ts) share it, so an
-// option is checked the same way wherever it is given.
+// their short letters, value placeholders for the help, and the value limits
+// DR_EVT applies (observed-behaviour.md section C; option_values.ts checks
+// them). The command-line parser (options.ts) and the config-file reader
+// (config_file.ts) share it, so an option is checked the same way wherever it
+// is given.
 
 /** The kinds of value an option takes. */
 export type Kind = "string" | "int" | "number" | "flag" | "enum";
@@ -339,89 +340,6 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
   { name: "help", short: "h", kind: "flag", commandLineOnly: true, help: "show this help" },
 ];
 
-/** Largest integer a double holds exactly; larger option values are refused. */
-export const LARGEST_EXACT = Number.MAX_SAFE_INTEGER;
-
-const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
-/**
- * Converts an option's text value, or returns the reason it is refused
- * (a phrase without the option name).
- *
- * @example
- * ```ts
- * import { parseValue, SIMULATE_OPTIONS } from "./option_table.ts";
- * const nodes = SIMULATE_OPTIONS.find((o) => o.name === "total_nodes")!;
- * console.assert(parseValue(nodes, "128").value === 128);
- * console.assert(parseValue(nodes, "9007199254740993").error!.includes("exactly"));
- * ```
- */
-export function parseValue(
-  spec: OptionSpec,
-  raw: string,
-): { value?: string | number; error?: string } {
-  switch (spec.kind) {
-    case "string":
-    case "flag":
-      return { value: raw };
-    case "enum":
-      return enumProblem(spec, raw) ?? { value: raw };
-    case "int":
-    case "number": {
-      const text = raw.trim();
-      if (!NUMBER_TEXT.test(text)) {
-        return {
-          error: `expects ${spec.kind === "int" ? "an integer" : "a number"}, got '${raw}'`,
-        };
-      }
-      const problem = rangeProblem(spec, Number(text), text);
-      return problem !== undefined ? { error: problem } : { value: Number(text) };
-    }
-  }
-}
-
-function enumProblem(spec: OptionSpec, raw: string): { error: string } | undefined {
-  if (!spec.values!.includes(raw)) {
-    return { error: `unknown value '${raw}' (expected ${spec.values!.join(", ")})` };
-  }
-  const why = spec.unsupported?.[raw];
-  return why !== undefined ? { error: why } : undefined;
-}
-
-/**
- * Why a converted value is out of range for `spec`, or undefined when it is
- * fine. `shown` is how to print the value (the user's text).
- */
-export function rangeProblem(spec: OptionSpec, v: number, shown = String(v)): string | undefined {
-  if (!Number.isFinite(v) || Math.abs(v) > LARGEST_EXACT) {
-    return `${shown} cannot be represented exactly (values up to ${LARGEST_EXACT})`;
-  }
-  if (spec.kind === "int" && !Number.isInteger(v)) return `expects an integer, got '${shown}'`;
-  if (spec.powerOfTwo === true) {
-    const ok = v >= (spec.min ?? 1) && v <= (spec.max ?? Infinity) && (v & (v - 1)) === 0;
-    return ok ? undefined : `must be a power of 2 from ${spec.min} to ${spec.max}, got ${shown}`;
-  }
-  if (spec.above !== undefined && !(v > spec.above)) {
-    return spec.max !== undefined
-      ? `must be > ${spec.above} and <= ${spec.max}, got ${shown}`
-      : `must be > ${spec.above}, got ${shown}`;
-  }
-  if (spec.min !== undefined && v < spec.min) return `must be >= ${spec.min}, got ${shown}`;
-  if (spec.max !== undefined && v > spec.max) {
-    return spec.above !== undefined
-      ? `must be > ${spec.above} and <= ${spec.max}, got ${shown}`
-      : `must be <= ${spec.max}, got ${shown}`;
-  }
-  return undefined;
-}
-
-/**
- * Why an enum value is refused, or undefined.
- */
-export function enumValueProblem(spec: OptionSpec, raw: string): string | undefined {
-  return enumProblem(spec, raw)?.error;
-}
-
 function buildLookup(): Map<string, OptionSpec> {
   const m = new Map<string, OptionSpec>();
   for (const o of SIMULATE_OPTIONS) {
@@ -437,7 +355,17 @@ function buildLookup(): Map<string, OptionSpec> {
 /** `--name`, `--kebab-name`, `--alias` and `-x` → spec. */
 export const OPTION_LOOKUP: ReadonlyMap<string, OptionSpec> = buildLookup();
 
-/** The value placeholder shown in the help. */
+/**
+ * The value placeholder shown in the help.
+ *
+ * @example
+ * ```ts
+ * import { OPTION_LOOKUP, placeholderOf } from "./option_table.ts";
+ * console.assert(placeholderOf(OPTION_LOOKUP.get("-n")!) === "N");
+ * console.assert(placeholderOf(OPTION_LOOKUP.get("--outfile")!) === "FILE");
+ * console.assert(placeholderOf(OPTION_LOOKUP.get("-b")!) === "easy|conservative|none");
+ * ```
+ */
 export function placeholderOf(o: OptionSpec): string {
   if (o.kind === "flag") return "";
   if (o.kind === "enum") return o.values!.filter((v) => o.unsupported?.[v] === undefined).join("|");

@@ -8,13 +8,8 @@
 // one-line errors saying which option was wrong and what it accepts.
 
 import { EvtsimError } from "../core/errors.ts";
-import {
-  OPTION_LOOKUP,
-  type OptionSpec,
-  parseValue,
-  placeholderOf,
-  SIMULATE_OPTIONS,
-} from "./option_table.ts";
+import { OPTION_LOOKUP, type OptionSpec, placeholderOf, SIMULATE_OPTIONS } from "./option_table.ts";
+import { parseValue } from "./option_values.ts";
 
 export { SIMULATE_OPTIONS };
 

@@ -35,7 +35,15 @@ export interface ScheduleLayout extends ScheduleCsvOptions {
   readonly version: string;
 }
 
-/** Whether `path` names an SWF schedule (`.swf`). */
+/**
+ * Whether `path` names an SWF schedule (`.swf`).
+ *
+ * @example
+ * ```ts
+ * import { isSwfPath } from "./outputs.ts";
+ * console.assert(isSwfPath("out/sched.SWF") && !isSwfPath("sched.csv"));
+ * ```
+ */
 export function isSwfPath(path: string): boolean {
   return /\.swf$/i.test(path);
 }
