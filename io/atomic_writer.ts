@@ -4,8 +4,9 @@
 //
 // Commit is two-phase. First every temporary is flushed, fsynced and closed;
 // a failure there removes every temporary and the old files were never
-// touched. Then each old file is kept under a backup name (a hard link) and
-// the temporary is renamed over it; if a rename fails, the files already
+// touched. Then each old file is kept under a backup name (a hard link, or a
+// rename where the file system has no hard links) and the temporary is
+// renamed over it; if a rename fails, the files already
 // replaced are put back from their backups (or removed when there was no old
 // file), so the set of outputs is the old one or the new one, never a mix.
 
@@ -237,33 +238,46 @@ export class AtomicOutputSet {
       this.abort();
       throw e;
     }
-    const replaced: { w: AtomicTextWriter; backup: string | undefined }[] = [];
-    const backups: string[] = [];
+    // Each step is recorded before it is taken, so a rollback undoes exactly
+    // what happened: an old file replaced or moved aside goes back, a backup
+    // link of a file never replaced is dropped (renaming a link onto its own
+    // file does nothing), a new file without an old one is removed.
+    type Step = { path: string; backup?: string; moved: boolean; renamed: boolean };
+    const steps: Step[] = [];
     let current: AtomicTextWriter | undefined;
     try {
       for (const w of this.writers) {
         current = w;
-        let backup: string | undefined;
+        const step: Step = { path: w.path, moved: false, renamed: false };
         if (this.fs.exists(w.path)) {
-          backup = `${w.path}.bak-${Deno.pid}`;
+          let backup = `${w.path}.bak-${Deno.pid}`;
           for (let k = 1; this.fs.exists(backup); k++) backup = `${w.path}.bak-${Deno.pid}-${k}`;
-          this.fs.link(w.path, backup);
-          backups.push(backup);
+          try {
+            this.fs.link(w.path, backup);
+          } catch {
+            // No hard links here (some file systems): move the old file aside instead.
+            this.fs.rename(w.path, backup);
+            step.moved = true;
+          }
+          step.backup = backup;
         }
+        steps.push(step);
         this.fs.rename(w.tmpPath, w.path);
-        replaced.push({ w, backup });
+        step.renamed = true;
       }
     } catch (e) {
-      for (const { w, backup } of replaced.reverse()) {
+      for (const step of steps.reverse()) {
         try {
-          if (backup !== undefined) this.fs.rename(backup, w.path);
-          else this.fs.remove(w.path);
+          if (step.backup === undefined) {
+            if (step.renamed) this.fs.remove(step.path);
+          } else if (step.renamed || step.moved) this.fs.rename(step.backup, step.path);
+          else this.fs.remove(step.backup);
         } catch { /* best effort: the error below names the failing path */ }
       }
-      for (const b of backups) this.quietRemove(b);
       this.abort();
       throw outputError(current!.path, "replace it", e);
     }
+    const backups = steps.flatMap((s) => s.backup !== undefined ? [s.backup] : []);
     for (const b of backups) this.quietRemove(b);
     this.state = "committed";
     LIVE.delete(this);
