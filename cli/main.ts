@@ -160,10 +160,12 @@ function enterUserFolder(): void {
 if (import.meta.main) {
   const signals: [Deno.Signal, number][] = [["SIGINT", 130], ["SIGTERM", 143]];
   for (const [signal, code] of signals) {
-    Deno.addSignalListener(signal, () => {
-      abortAllOutputs();
-      Deno.exit(code);
-    });
+    try {
+      Deno.addSignalListener(signal, () => {
+        abortAllOutputs();
+        Deno.exit(code);
+      });
+    } catch { /* a platform without this signal (SIGTERM on Windows) */ }
   }
   enterUserFolder();
   Deno.exit(await main(Deno.args, processConsole()));
