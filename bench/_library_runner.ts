@@ -10,7 +10,7 @@
 import { initialState, type JobSpec, step } from "../mod.ts";
 import { statistics } from "../core/queries.ts";
 import type { BackfillPolicy, PriorityPolicy, RunTimeMode, StepRows } from "../core/types.ts";
-import { parseFlags } from "./_util.ts";
+import { parseScriptArgs } from "./_args.ts";
 
 function parseSimpleCsv(text: string): JobSpec[] {
   const lines = text.split("\n");
@@ -46,24 +46,32 @@ function parseSimpleCsv(text: string): JobSpec[] {
 
 async function main(args: string[]): Promise<number> {
   const started = performance.now();
-  const f = parseFlags(args, [
-    "total_nodes",
-    "backfill_policy",
-    "priority_policy",
-    "run_time_mode",
-    "outfile",
-    "resource_trace",
-  ]);
-  if (f.positional.length !== 1 || !f.options.has("total_nodes")) {
-    console.error("Error: usage: _library_runner.ts TRACE --total_nodes N [options]");
+  const usage = "usage: _library_runner.ts TRACE --total_nodes N [options]";
+  let f;
+  try {
+    f = parseScriptArgs(args, {
+      total_nodes: { type: "string" },
+      backfill_policy: { type: "string" },
+      priority_policy: { type: "string" },
+      run_time_mode: { type: "string" },
+      outfile: { type: "string" },
+      resource_trace: { type: "string" },
+    });
+  } catch (e) {
+    console.error(`Error: ${(e as Error).message}\n${usage}`);
     return 1;
   }
-  const jobs = parseSimpleCsv(await Deno.readTextFile(f.positional[0]));
+  const o = f.values;
+  if (f.positionals.length !== 1 || o.total_nodes === undefined) {
+    console.error(`Error: ${usage}`);
+    return 1;
+  }
+  const jobs = parseSimpleCsv(await Deno.readTextFile(f.positionals[0]));
   let s = initialState({
-    totalNodes: Number(f.options.get("total_nodes")),
-    backfillPolicy: (f.options.get("backfill_policy") ?? "easy") as BackfillPolicy,
-    priorityPolicy: (f.options.get("priority_policy") ?? "fcfs") as PriorityPolicy,
-    runTimeMode: (f.options.get("run_time_mode") ?? "actual") as RunTimeMode,
+    totalNodes: Number(o.total_nodes),
+    backfillPolicy: (o.backfill_policy ?? "easy") as BackfillPolicy,
+    priorityPolicy: (o.priority_policy ?? "fcfs") as PriorityPolicy,
+    runTimeMode: (o.run_time_mode ?? "actual") as RunTimeMode,
   });
   const jobLines = ["job_id,submit_time,begin_time,end_time,num_nodes,time_limit,queue"];
   const resLines = ["time,free_nodes,allocated_nodes"];
@@ -86,9 +94,9 @@ async function main(args: string[]): Promise<number> {
     take(r.rows);
     s = r.state;
   }
-  const out = f.options.get("outfile");
+  const out = o.outfile;
   if (out !== undefined) await Deno.writeTextFile(out, jobLines.join("\n") + "\n");
-  const res = f.options.get("resource_trace");
+  const res = o.resource_trace;
   if (res !== undefined) await Deno.writeTextFile(res, resLines.join("\n") + "\n");
   const st = statistics(s);
   console.log("\n=== Simulation Statistics ===");

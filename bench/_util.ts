@@ -1,44 +1,5 @@
-// Small helpers shared by the benchmark scripts: flag parsing, a plain-text
-// table, and the log-log fit used by the scaling runs.
-
-/** Parsed command line: `--name value` / `--flag` options and positionals. */
-export interface Flags {
-  /** `--name value` options by name. */
-  readonly options: Map<string, string>;
-  /** Bare `--switch` names. */
-  readonly switches: Set<string>;
-  /** Arguments that are not options, in order. */
-  readonly positional: string[];
-}
-
-/**
- * Parses `--name value`, `--name=value` and bare `--switch` arguments.
- * `valued` lists the option names that take a value.
- */
-export function parseFlags(args: readonly string[], valued: readonly string[]): Flags {
-  const options = new Map<string, string>();
-  const switches = new Set<string>();
-  const positional: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (!a.startsWith("--")) {
-      positional.push(a);
-      continue;
-    }
-    const eq = a.indexOf("=");
-    const name = eq >= 0 ? a.slice(2, eq) : a.slice(2);
-    if (!valued.includes(name)) {
-      if (eq >= 0) throw new Error(`--${name} takes no value`);
-      switches.add(name);
-    } else if (eq >= 0) {
-      options.set(name, a.slice(eq + 1));
-    } else {
-      if (i + 1 >= args.length) throw new Error(`--${name} needs a value`);
-      options.set(name, args[++i]);
-    }
-  }
-  return { options, switches, positional };
-}
+// Small helpers shared by the benchmark scripts: a plain-text table and the
+// log-log fit used by the scaling runs (argument parsing is in _args.ts).
 
 const NUMERIC_CELL = /^(n\/a|-|[>~]?[-+]?[0-9][0-9.,]*( ?(MiB|x|s|%))?( \(partial\))?|)$/;
 

@@ -15,7 +15,8 @@ import { initialState, type JobSpec, type SimState, step } from "../mod.ts";
 import { statistics } from "../core/queries.ts";
 import type { BackfillPolicy, PriorityPolicy } from "../core/types.ts";
 import { generateTrace } from "./gen_trace.ts";
-import { formatRate, formatTable, parseFlags } from "./_util.ts";
+import { formatRate, formatTable } from "./_util.ts";
+import { intArg, numberArg, parseScriptArgs } from "./_args.ts";
 
 /** A named scheduling setup, as the CLI would spell it. */
 export interface PolicySetup {
@@ -107,38 +108,55 @@ const USAGE = `usage: engine_throughput.ts [--jobs 10000,100000] [--nodes 1000] 
   [--no-warmup]`;
 
 function main(args: string[]): number {
-  const flags = parseFlags(args, [
-    "jobs",
-    "nodes",
-    "load",
-    "seed",
-    "policies",
-    "budget",
-    "repeat",
-  ]);
-  if (flags.switches.has("help")) {
-    console.log(USAGE);
-    return 0;
-  }
-  const sizes = (flags.options.get("jobs") ?? "10000,100000").split(",").map(Number);
-  const nodes = Number(flags.options.get("nodes") ?? 1000);
-  const load = Number(flags.options.get("load") ?? 1.5);
-  const seed = Number(flags.options.get("seed") ?? 1);
-  const ties = flags.switches.has("ties");
-  const budget = Number(flags.options.get("budget") ?? 300);
-  const repeat = Math.max(1, Number(flags.options.get("repeat") ?? 1));
-  const names = (flags.options.get("policies") ?? "fcfs,easy,conservative").split(",");
-  for (const n of names) {
-    if (!(n in POLICIES)) {
-      console.error(`Error: unknown policy "${n}" (expected fcfs, easy, conservative)\n${USAGE}`);
-      return 2;
+  let sizes: number[];
+  let nodes: number;
+  let load: number;
+  let seed: number;
+  let ties: boolean;
+  let budget: number;
+  let repeat: number;
+  let names: string[];
+  let warmup: boolean;
+  try {
+    const { values: v } = parseScriptArgs(args, {
+      jobs: { type: "string" },
+      nodes: { type: "string" },
+      load: { type: "string" },
+      seed: { type: "string" },
+      policies: { type: "string" },
+      budget: { type: "string" },
+      repeat: { type: "string" },
+      ties: { type: "boolean" },
+      "no-warmup": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    });
+    if (v.help === true) {
+      console.log(USAGE);
+      return 0;
     }
+    sizes = (v.jobs ?? "10000,100000").split(",").map((x) => intArg("--jobs", x, 1)!);
+    nodes = intArg("--nodes", v.nodes, 1) ?? 1000;
+    load = numberArg("--load", v.load, 0) ?? 1.5;
+    seed = intArg("--seed", v.seed, 0) ?? 1;
+    ties = v.ties === true;
+    budget = numberArg("--budget", v.budget, 0) ?? 300;
+    repeat = intArg("--repeat", v.repeat, 1) ?? 1;
+    names = (v.policies ?? "fcfs,easy,conservative").split(",");
+    warmup = v["no-warmup"] !== true;
+    for (const n of names) {
+      if (!(n in POLICIES)) {
+        throw new Error(`unknown policy "${n}" (expected fcfs, easy, conservative)`);
+      }
+    }
+  } catch (e) {
+    console.error(`Error: ${(e as Error).message}\n${USAGE}`);
+    return 2;
   }
   console.log(
     `engine throughput: ${nodes} nodes, load ${load}${ties ? " with ties" : ""}, seed ${seed}, ` +
       `best of ${repeat}, budget ${budget} s per run (deno ${Deno.version.deno}, v8 ${Deno.version.v8})`,
   );
-  if (!flags.switches.has("no-warmup")) {
+  if (warmup) {
     // Let V8 compile the hot paths before the first timed run.
     const warm = generateTrace({ seed: seed + 1000, jobs: 3000, nodes, load, ties });
     for (const n of names) runEngine(warm, nodes, POLICIES[n], 30);

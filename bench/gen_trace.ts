@@ -1,21 +1,26 @@
-// Seeded synthetic workloads for benchmarks, with the shape of gen_trace.py:
-// Poisson arrivals, a mix of serial / power-of-two / uniform job sizes,
-// log-normal (heavy-tailed) time limits, actual run times at or below the
-// limit, and inter-arrival gaps chosen so that the offered load (node-seconds
-// asked / node-seconds available) is `load`. A load above 1 makes the wait
-// queue grow for the whole run, which is what stresses backfilling.
+// Seeded synthetic workloads for benchmarks and differential checks: Poisson
+// arrivals, a mix of serial / power-of-two / uniform job sizes, log-normal
+// (heavy-tailed) time limits, actual run times at or below the limit, and
+// inter-arrival gaps chosen so that the offered load (node-seconds asked /
+// node-seconds available) is `load`. A load above 1 makes the wait queue
+// grow for the whole run, which is what stresses backfilling.
 //
-// It is not byte-compatible with the Python script (different generator);
-// the benchmark suite uses the Python copies for the published inputs.
+// This is the generator of the published benchmark inputs (bench/README.md):
+// it draws from CPython's random.Random (bench/_py_random.ts) in the order
+// the original gen_trace.py did, so `gen_trace.ts 7 100000 1024 0.9` writes
+// the same bytes as `gen_trace.py 7 100000 1024 0.9` did.
+//
+//   deno task gen SEED JOBS NODES LOAD [--ties] [--out FILE]
 
-import { nextUniform, seedRng } from "../core/rng.ts";
 import type { JobSpec } from "../mod.ts";
+import { intArg, numberArg, parseScriptArgs } from "./_args.ts";
+import { PyRandom } from "./_py_random.ts";
 
 export type { JobSpec };
 
 /** Parameters of {@link generateTrace}. */
 export interface TraceParams {
-  /** Seed; the same parameters always give the same trace. */
+  /** Seed (an integer >= 0); the same parameters always give the same trace. */
   readonly seed: number;
   /** Number of jobs. */
   readonly jobs: number;
@@ -25,16 +30,6 @@ export interface TraceParams {
   readonly load: number;
   /** When true, about 30% of jobs share the previous job's submit time. */
   readonly ties?: boolean;
-}
-
-/** The engine's seeded generator (core/rng.ts), as a plain function. */
-function makeRandom(seed: number): () => number {
-  let state = seedRng(seed);
-  return () => {
-    const [u, next] = nextUniform(state);
-    state = next;
-    return u;
-  };
 }
 
 /**
@@ -50,6 +45,9 @@ function makeRandom(seed: number): () => number {
  */
 export function generateTrace(params: TraceParams): JobSpec[] {
   const { seed, jobs, nodes, load } = params;
+  if (!(Number.isSafeInteger(seed) && seed >= 0)) {
+    throw new RangeError(`seed: expected an integer >= 0`);
+  }
   if (!(Number.isInteger(jobs) && jobs >= 0)) {
     throw new RangeError(`jobs: expected an integer >= 0`);
   }
@@ -57,40 +55,54 @@ export function generateTrace(params: TraceParams): JobSpec[] {
     throw new RangeError(`nodes: expected an integer >= 1`);
   }
   if (!(load > 0)) throw new RangeError(`load: expected a number > 0`);
-  const rand = makeRandom(seed);
-  const randint = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
-  const normal = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-  const maxExp = Math.max(1, Math.floor(Math.log2(nodes)) - 1);
-
-  const sizes = new Array<{ n: number; limit: number; actual: number }>(jobs);
+  const r = new PyRandom(seed);
+  const maxExp = Math.max(1, Math.trunc(Math.log2(nodes)) - 1);
+  const n = new Array<number>(jobs);
+  const limits = new Array<number>(jobs);
+  const actuals = new Array<number>(jobs);
   let work = 0;
   for (let i = 0; i < jobs; i++) {
-    const u = rand();
-    // Same mix as gen_trace.py: 35% serial, 45% powers of two, 20% uniform.
-    const n = u < 0.35 ? 1 : u < 0.8 ? Math.min(nodes, 2 ** randint(1, maxExp)) : randint(1, nodes);
-    const limit = Math.max(1, Math.floor(Math.exp(6.5 + 1.3 * normal())));
-    const actual = rand() < 0.3 ? limit : Math.max(1, Math.floor(limit * rand()));
-    sizes[i] = { n, limit, actual };
-    work += n * actual;
+    const u = r.random();
+    // 35% serial, 45% powers of two, 20% uniform. The power of two is capped
+    // at the machine size (only a 1-node machine needs it; the draws are the same).
+    n[i] = u < 0.35
+      ? 1
+      : u < 0.8
+      ? Math.min(nodes, 2 ** r.randint(1, maxExp))
+      : r.randint(1, nodes);
+    const limit = Math.max(1, Math.trunc(r.lognormvariate(6.5, 1.3)));
+    limits[i] = limit;
+    actuals[i] = r.random() < 0.3 ? limit : Math.max(1, Math.trunc(limit * r.random()));
+    work += n[i] * actuals[i];
   }
-  const gap = jobs === 0 ? 0 : work / jobs / (nodes * load);
+  // Integer sum divided once, as Python's int / int; then gap as the script has it.
+  const meanWork = jobs === 0 ? 0 : work / jobs;
+  const gap = meanWork / (nodes * load);
   const out: JobSpec[] = new Array(jobs);
-  let t = 0;
+  let t = 0.0;
   for (let i = 0; i < jobs; i++) {
-    if (!(params.ties && rand() < 0.3)) t += -Math.log(1 - rand()) * gap;
-    const { n, limit, actual } = sizes[i];
+    if (!(params.ties === true && r.random() < 0.3)) t += r.expovariate(1.0 / gap);
     out[i] = {
-      submitTime: Math.floor(t),
-      numNodes: n,
-      timeLimit: limit,
-      actualRunTime: actual,
+      submitTime: Math.trunc(t),
+      numNodes: n[i],
+      timeLimit: limits[i],
+      actualRunTime: actuals[i],
       queue: "pbatch",
     };
   }
   return out;
 }
 
-/** The DR_EVT `simple` CSV text of a trace (header line included). */
+/**
+ * The DR_EVT `simple` CSV text of a trace (header line included).
+ *
+ * @example
+ * ```ts
+ * import { traceToCsv } from "./gen_trace.ts";
+ * const csv = traceToCsv([{ submitTime: 0, numNodes: 2, timeLimit: 60, actualRunTime: 30 }]);
+ * console.assert(csv === "job_submit_time,num_nodes,queue,time_limit,actual_run_time\n0,2,pbatch,60,30\n");
+ * ```
+ */
 export function traceToCsv(jobs: readonly JobSpec[]): string {
   const lines = ["job_submit_time,num_nodes,queue,time_limit,actual_run_time"];
   for (const j of jobs) {
@@ -103,29 +115,41 @@ export function traceToCsv(jobs: readonly JobSpec[]): string {
   return lines.join("\n") + "\n";
 }
 
-const USAGE = "usage: gen_trace.ts SEED JOBS NODES LOAD [--ties] [--out FILE]";
+const USAGE = "usage: deno task gen SEED JOBS NODES LOAD [--ties] [--out FILE]\n" +
+  "  LOAD ~ offered load (node-seconds requested / node-seconds available); > 1 builds deep queues";
 
-async function main(args: string[]): Promise<number> {
-  const positional = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--out");
-  const outIndex = args.indexOf("--out");
-  if (positional.length !== 4 || args.includes("--help")) {
-    console.error(USAGE);
-    return args.includes("--help") ? 0 : 2;
-  }
-  const [seed, jobs, nodes, load] = positional.map(Number);
-  let csv: string;
+/** The command: writes the CSV to --out or stdout; returns the exit code. */
+export async function genMain(args: readonly string[]): Promise<number> {
+  let params: TraceParams;
+  let out: string | undefined;
   try {
-    csv = traceToCsv(generateTrace({ seed, jobs, nodes, load, ties: args.includes("--ties") }));
+    const { values, positionals } = parseScriptArgs(args, {
+      ties: { type: "boolean" },
+      out: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    });
+    if (values.help === true) {
+      console.log(USAGE);
+      return 0;
+    }
+    if (positionals.length !== 4) throw new Error("expected SEED JOBS NODES LOAD");
+    const [seed, jobs, nodes, load] = positionals;
+    params = {
+      seed: intArg("SEED", seed, 0)!,
+      jobs: intArg("JOBS", jobs, 0)!,
+      nodes: intArg("NODES", nodes, 1)!,
+      load: numberArg("LOAD", load, 0)!,
+      ties: values.ties === true,
+    };
+    out = values.out;
   } catch (e) {
-    console.error(`Error: ${(e as Error).message}\n${USAGE}`);
+    console.error(`gen_trace: ${(e as Error).message}\n${USAGE}`);
     return 2;
   }
-  if (outIndex >= 0) {
-    await Deno.writeTextFile(args[outIndex + 1], csv);
-  } else {
-    await Deno.stdout.write(new TextEncoder().encode(csv));
-  }
+  const csv = traceToCsv(generateTrace(params));
+  if (out !== undefined) await Deno.writeTextFile(out, csv);
+  else await Deno.stdout.write(new TextEncoder().encode(csv));
   return 0;
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) Deno.exit(await genMain(Deno.args));

@@ -12,6 +12,7 @@
 import { initialState, Simulation, statistics, step } from "../mod.ts";
 import type { JobSpec } from "../mod.ts";
 import { generateTrace } from "./gen_trace.ts";
+import { intArg, parseScriptArgs } from "./_args.ts";
 
 const NODES = 1024;
 const LOAD = 0.9;
@@ -95,9 +96,10 @@ async function child(n: number): Promise<StreamResult> {
 const mib = (b: number) => (b / (1 << 20)).toFixed(1);
 
 if (import.meta.main) {
-  const i = Deno.args.indexOf("--child");
-  if (i >= 0) {
-    console.log(JSON.stringify(stream(Number(Deno.args[i + 1]), CAPACITY)));
+  const { values } = parseScriptArgs(Deno.args, { child: { type: "string" } });
+  const childJobs = intArg("--child", values.child, 1);
+  if (childJobs !== undefined) {
+    console.log(JSON.stringify(stream(childJobs, CAPACITY)));
   } else {
     console.log(
       `Memory: EASY, ${NODES} nodes, load ${LOAD}, batches of ${BATCH}, job-store capacity ${CAPACITY}`,

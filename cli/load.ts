@@ -6,6 +6,7 @@ import type { JobSpec, RecordedJob } from "../core/types.ts";
 import { readTrace } from "../io/trace_csv.ts";
 import { formatSwfReport, readSwf } from "../io/swf.ts";
 import type { OverrunPolicy } from "../io/swf.ts";
+import { describeFsError } from "../io/fs_errors.ts";
 
 /** What a whole input file gave. */
 export interface LoadedInput {
@@ -17,6 +18,8 @@ export interface LoadedInput {
   readonly machineSize?: number;
   /** Lines for stderr: warnings and the load report. */
   readonly messages: string[];
+  /** Data lines read (what --max_jobs counts). */
+  readonly linesRead: number;
 }
 
 /** How to read one input file. */
@@ -55,6 +58,7 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
       queueColumn: undefined,
       machineSize: swf.machineSize,
       messages: formatSwfReport(swf.report, path),
+      linesRead: swf.report.read,
     };
   }
   const t = await readTrace(path, {
@@ -79,7 +83,14 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
       }`,
     );
   }
-  return { mode: t.mode, jobs, recorded: t.recorded, queueColumn: t.queueColumn, messages };
+  return {
+    mode: t.mode,
+    jobs,
+    recorded: t.recorded,
+    queueColumn: t.queueColumn,
+    messages,
+    linesRead: t.linesRead,
+  };
 }
 
 function applyOverrunPolicy(jobs: JobSpec[], policy: OverrunPolicy): JobSpec[] {
@@ -98,7 +109,7 @@ export async function readInfileList(listPath: string): Promise<string[]> {
   try {
     text = await Deno.readTextFile(listPath);
   } catch (e) {
-    throw new EvtsimError("input", `cannot read: ${(e as Error).message}`, { file: listPath });
+    throw new EvtsimError("input", `cannot read: ${describeFsError(e)}`, { file: listPath });
   }
   const dir = listPath.includes("/") ? listPath.slice(0, listPath.lastIndexOf("/") + 1) : "";
   const paths: string[] = [];

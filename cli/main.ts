@@ -1,20 +1,54 @@
-// The `evtsim` command. Usage errors and input errors print one line and
-// exit 1; anything else is a bug and keeps its stack trace.
+/**
+ * The `evtsim` command line: `evtsim simulate TRACE [options]` simulates a
+ * DR_EVT CSV, Lassen CSV or SWF trace and writes the schedule and resource
+ * CSVs. Usage, input and output errors print one line and exit 1; SIGINT and
+ * SIGTERM remove the temporaries and exit 130 / 143; anything else is a bug
+ * and keeps its stack trace.
+ *
+ * @example
+ * ```ts
+ * import { main } from "./main.ts";
+ * const out: string[] = [];
+ * const code = await main(["--version"], { out: (l) => out.push(l), err: () => {}, isTerminal: false });
+ * console.assert(code === 0 && out[0].startsWith("evtsim "));
+ * ```
+ *
+ * @module
+ */
 
 import { EvtsimError } from "../core/errors.ts";
-import { type Console, simulateCommand } from "./simulate.ts";
+import { abortAllOutputs } from "../io/atomic_writer.ts";
+import { describeFsError, isFsError } from "../io/fs_errors.ts";
+import { simulateHelp } from "./options.ts";
+import { type Console, simulateCommand, type SimulateDeps } from "./simulate.ts";
+import { VERSION } from "./version.ts";
+
+export type { Console, SimulateDeps };
+export type { OutputFile, OutputFileSystem } from "../io/atomic_writer.ts";
+export type { ProgressSink } from "./progress.ts";
 
 const USAGE = [
   "usage: evtsim <command> [options]",
   "",
   "commands:",
-  "  simulate TRACE [options]   simulate (or replay) a trace; see 'evtsim simulate --help'",
+  "  simulate TRACE [options]   simulate (or replay) a trace; see 'evtsim help simulate'",
+  "  help [COMMAND]             show this help, or a command's help",
   "",
   "options: -h, --help   show this help;  --version   print the version",
+  "",
+  "example:",
+  "  evtsim simulate jobs.csv -n 128 --stats_json stats.json",
 ].join("\n");
 
-/** Runs the command line `args`; returns the exit code. */
-export async function main(args: readonly string[], con: Console): Promise<number> {
+/**
+ * Runs the command line `args`; returns the exit code. `deps` replaces the
+ * output file system or the progress sink (tests).
+ */
+export async function main(
+  args: readonly string[],
+  con: Console,
+  deps: SimulateDeps = {},
+): Promise<number> {
   const [command, ...rest] = args;
   try {
     switch (command) {
@@ -23,14 +57,19 @@ export async function main(args: readonly string[], con: Console): Promise<numbe
         return 1;
       case "-h":
       case "--help":
-      case "help":
         con.out(USAGE);
         return 0;
+      case "help":
+        if (rest.length === 0) con.out(USAGE);
+        else if (rest[0] === "simulate" && rest.length === 1) con.out(simulateHelp());
+        else throw new EvtsimError("usage", `no help for '${rest.join(" ")}' (commands: simulate)`);
+        return 0;
       case "--version":
-        con.out("evtsim 0.1.0");
+      case "version":
+        con.out(`evtsim ${VERSION}`);
         return 0;
       case "simulate":
-        return await simulateCommand(rest, con);
+        return await simulateCommand(rest, con, deps);
       default:
         throw new EvtsimError("usage", `unknown command '${command}' (expected: simulate)`);
     }
@@ -39,16 +78,95 @@ export async function main(args: readonly string[], con: Console): Promise<numbe
       con.err(`evtsim: ${e.message}`);
       return 1;
     }
+    if (isFsError(e)) {
+      // A file-system error that no reader or writer labelled: still one line.
+      con.err(`evtsim: ${describeFsError(e)}${pathOf(e)}`);
+      return 1;
+    }
     throw e;
   }
 }
 
-if (import.meta.main) {
+function pathOf(e: unknown): string {
+  const m = /: \w+ '([^']*)'/.exec((e as Error).message);
+  return m !== null ? ` (${m[1]})` : "";
+}
+
+/**
+ * A console on the process's stdout and stderr. A closed stdout (`evtsim
+ * ... | head -0`) or stderr loses the text but is not an error: the run's
+ * files are what matters, and they are written by then.
+ */
+export function processConsole(): Console {
   const encoder = new TextEncoder();
-  const con: Console = {
-    out: (line) => Deno.stdout.writeSync(encoder.encode(line + "\n")),
-    err: (line) => Deno.stderr.writeSync(encoder.encode(line + "\n")),
+  let stdoutOpen = true;
+  let stderrOpen = true;
+  const write = (file: typeof Deno.stdout, line: string): boolean => {
+    const bytes = encoder.encode(line + "\n");
+    try {
+      let off = 0;
+      while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
+      return true;
+    } catch (e) {
+      if (e instanceof Deno.errors.BrokenPipe || (e as { code?: string }).code === "EPIPE") {
+        return false;
+      }
+      throw e;
+    }
+  };
+  return {
+    out: (line) => {
+      if (stdoutOpen) stdoutOpen = write(Deno.stdout, line);
+    },
+    err: (line) => {
+      if (stderrOpen) stderrOpen = write(Deno.stderr, line);
+    },
     isTerminal: Deno.stderr.isTerminal(),
   };
-  Deno.exit(await main(Deno.args, con));
+}
+
+/**
+ * Relative paths are the user's: `deno task` runs the command in the folder
+ * of deno.json and says where it was started in INIT_CWD. The variable is
+ * inherited by every process a task starts, so it is followed only when
+ * this process runs in that very folder (the task's); a process started
+ * elsewhere (an installed `evtsim`, a test, a benchmark) keeps its own.
+ */
+export function userFolder(
+  cwd: string,
+  initCwd: string | undefined,
+  taskFolder: string,
+): string | undefined {
+  if (initCwd === undefined || initCwd === "" || initCwd === cwd) return undefined;
+  const real = (p: string) => {
+    try {
+      return Deno.realPathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  return real(cwd) === real(taskFolder) ? initCwd : undefined;
+}
+
+function enterUserFolder(): void {
+  try {
+    const here = new URL("..", import.meta.url);
+    if (here.protocol !== "file:") return;
+    const to = userFolder(Deno.cwd(), Deno.env.get("INIT_CWD"), decodeURIComponent(here.pathname));
+    if (to !== undefined) Deno.chdir(to);
+  } catch { /* no env permission, or the folder went away: stay where we are */ }
+}
+
+if (import.meta.main) {
+  const signals: [Deno.Signal, number][] = [["SIGINT", 130], ["SIGTERM", 143]];
+  for (const [signal, code] of signals) {
+    try {
+      Deno.addSignalListener(signal, () => {
+        abortAllOutputs();
+        Deno.exit(code);
+      });
+    } catch { /* a platform without this signal (SIGTERM on Windows) */ }
+  }
+  enterUserFolder();
+  Deno.exit(await main(Deno.args, processConsole()));
 }

@@ -1,56 +1,112 @@
-// The output files of a run: schedule CSV, resource CSV and (replay) the
-// submission statistics CSV, all written atomically.
+// The output files of a run: the schedule (CSV, extended CSV or SWF), the
+// resource CSV, the replay submission statistics and the statistics JSON.
+// All are opened as temporaries before the run and committed together at the
+// end, or none of them (io/atomic_writer.ts).
 
-import type { Notice, StepRows } from "../core/types.ts";
-import { AtomicTextWriter } from "../io/atomic_writer.ts";
+import type { JobRow, Notice, StepRows } from "../core/types.ts";
+import {
+  AtomicOutputSet,
+  type AtomicTextWriter,
+  type OutputFileSystem,
+} from "../io/atomic_writer.ts";
 import { RESOURCE_HEADER, resourceLine } from "../io/resource_csv.ts";
 import { type ScheduleCsvOptions, scheduleHeader, scheduleLine } from "../io/schedule_csv.ts";
+import { SwfScheduleWriter } from "../io/schedule_swf.ts";
+import { JobMetrics } from "../io/stats_json.ts";
 import { formatTime } from "../io/time_format.ts";
 
-/** Paths and layout of a run's outputs. */
+/** Paths of a run's outputs. */
 export interface OutputPaths {
   readonly schedule: string;
   readonly resources: string;
   readonly submissions?: string;
+  readonly statsJson?: string;
 }
 
-/** Writes rows as the reducer emits them; nothing appears until `commit`. */
+/** How the schedule is written. */
+export interface ScheduleLayout extends ScheduleCsvOptions {
+  /** `csv` (DR_EVT's columns) or `swf`. */
+  readonly format: "csv" | "swf";
+  /** Append job_id,wait_time,bounded_slowdown (CSV only). */
+  readonly extended?: boolean;
+  /** Machine size (SWF header). */
+  readonly totalNodes: number;
+  /** evtsim version (SWF header). */
+  readonly version: string;
+}
+
+/**
+ * Whether `path` names an SWF schedule (`.swf`).
+ *
+ * @example
+ * ```ts
+ * import { isSwfPath } from "./outputs.ts";
+ * console.assert(isSwfPath("out/sched.SWF") && !isSwfPath("sched.csv"));
+ * ```
+ */
+export function isSwfPath(path: string): boolean {
+  return /\.swf$/i.test(path);
+}
+
+/** Bounded slowdown as a CSV field: at most 6 decimals, no trailing zeros. */
+function formatSlowdown(x: number): string {
+  return String(Number(x.toFixed(6)));
+}
+
+/**
+ * Opens every output's temporary at construction (so an unwritable path is
+ * refused before the run), writes rows as the reducer emits them, and moves
+ * everything into place on `commit`.
+ */
 export class RunOutputs {
-  private readonly writers: AtomicTextWriter[] = [];
+  private readonly set: AtomicOutputSet;
   private readonly jobs: AtomicTextWriter;
   private readonly resources: AtomicTextWriter;
   private readonly submissions: AtomicTextWriter | undefined;
+  private readonly stats: AtomicTextWriter | undefined;
+  private layout: ScheduleLayout | undefined;
+  private swf: SwfScheduleWriter | undefined;
+  /** Per-job wait and slowdown of every written job. */
+  readonly metrics = new JobMetrics();
 
-  constructor(
-    readonly paths: OutputPaths,
-    private readonly layout: ScheduleCsvOptions,
-    private readonly warn: (line: string) => void,
-    private readonly totalNodes: number,
-  ) {
+  constructor(readonly paths: OutputPaths, fs?: OutputFileSystem) {
+    this.set = new AtomicOutputSet(fs);
     try {
-      this.jobs = this.open(paths.schedule);
-      this.resources = this.open(paths.resources);
-      this.submissions = paths.submissions !== undefined ? this.open(paths.submissions) : undefined;
+      this.jobs = this.set.open(paths.schedule);
+      this.resources = this.set.open(paths.resources);
+      this.submissions = paths.submissions !== undefined
+        ? this.set.open(paths.submissions)
+        : undefined;
+      this.stats = paths.statsJson !== undefined ? this.set.open(paths.statsJson) : undefined;
     } catch (e) {
-      this.abort();
+      this.set.abort();
       throw e;
     }
-    this.jobs.line(scheduleHeader(layout));
+  }
+
+  /** Writes the headers, once the layout is known (after the first input is read). */
+  begin(layout: ScheduleLayout, warn: (line: string) => void): void {
+    this.layout = layout;
+    this.warn = warn;
+    if (layout.format === "swf") {
+      this.swf = new SwfScheduleWriter((l) => this.jobs.line(l), layout);
+    } else {
+      this.jobs.line(
+        scheduleHeader(layout) + (layout.extended ? ",job_id,wait_time,bounded_slowdown" : ""),
+      );
+    }
     this.resources.line(RESOURCE_HEADER);
     this.submissions?.line("job_id,submit_time,nodes_busy");
   }
 
-  private open(path: string): AtomicTextWriter {
-    const w = AtomicTextWriter.open(path);
-    this.writers.push(w);
-    return w;
-  }
+  private warn: (line: string) => void = () => {};
 
   /** Writes one step's rows and reports its notices. */
   write(rows: StepRows): void {
-    for (const n of rows.notices) this.warn(noticeText(n, this.totalNodes));
-    for (const r of rows.jobs) this.jobs.line(scheduleLine(r, this.layout));
-    const msec = this.layout.msec === true;
+    const layout = this.layout!;
+    for (const n of rows.notices) this.warn(noticeText(n, layout.totalNodes));
+    for (const r of rows.jobs) this.jobRow(r, layout);
+    const msec = layout.msec === true;
     for (const r of rows.resources) this.resources.line(resourceLine(r, msec));
     if (this.submissions !== undefined && rows.submissions !== undefined) {
       for (const s of rows.submissions) {
@@ -59,14 +115,29 @@ export class RunOutputs {
     }
   }
 
-  /** Moves every file into place. */
-  commit(): void {
-    for (const w of this.writers) w.commit();
+  private jobRow(r: JobRow, layout: ScheduleLayout): void {
+    const m = this.metrics.add(r);
+    if (this.swf !== undefined) return this.swf.row(r);
+    const line = scheduleLine(r, layout);
+    this.jobs.line(
+      layout.extended
+        ? `${line},${r.jobId},${formatTime(m.wait, layout.msec === true)},${
+          formatSlowdown(m.boundedSlowdown)
+        }`
+        : line,
+    );
+  }
+
+  /** Writes the statistics JSON (when asked for) and moves every file into place. */
+  commit(statsJson: () => string): void {
+    this.swf?.finish();
+    this.stats?.text(statsJson());
+    this.set.commit();
   }
 
   /** Removes every temporary file. */
   abort(): void {
-    for (const w of this.writers) w.abort();
+    this.set.abort();
   }
 }
 

@@ -1,14 +1,19 @@
 // `evtsim simulate`: read the trace, feed the reducer, write the rows. No
-// scheduling logic lives here.
+// scheduling logic lives here. The order matters for "nothing lost, nothing
+// half-written": options are checked first, then every output path (against
+// each other and the inputs), then the outputs' temporaries are created, and
+// only then is anything read or simulated; on any failure every temporary
+// is removed and old outputs stay as they were.
 
 import { EvtsimError } from "../core/errors.ts";
 import { initialState } from "../api/initial_state.ts";
-import type { SimState } from "../core/state.ts";
 import { type Input, step } from "../core/step.ts";
 import { statistics } from "../core/queries.ts";
-import type { JobSpec, SimulationConfig } from "../core/types.ts";
+import type { SimulationConfig } from "../core/types.ts";
 import { readCapacitySchedule } from "../io/capacity_schedule.ts";
 import { memoryPressureLimit } from "../api/memory.ts";
+import type { OutputFileSystem } from "../io/atomic_writer.ts";
+import { SLOWDOWN_TAU, statsJsonText } from "../io/stats_json.ts";
 import { parseTimestamp } from "../io/timestamps.ts";
 import {
   formatFor,
@@ -17,41 +22,62 @@ import {
   type LoadOptions,
   readInfileList,
 } from "./load.ts";
-import { parseCommandLine, type ParsedOptions, simulateHelp } from "./options.ts";
-import { RunOutputs } from "./outputs.ts";
-import { Progress } from "./progress.ts";
+import {
+  parseCommandLineAsync,
+  type ParsedCommandLine,
+  type ParsedOptions,
+  simulateHelp,
+} from "./options.ts";
+import { isSwfPath, RunOutputs } from "./outputs.ts";
+import { checkOutputPaths, type NamedPath } from "./paths.ts";
+import { Progress, type ProgressSink } from "./progress.ts";
 import { statisticsBlock } from "./report.ts";
+import { type LoopContext, replayAll, simulateFiles, Yielder } from "./run_loop.ts";
+import { VERSION } from "./version.ts";
 
 /** Where the command writes its text. */
 export interface Console {
+  /** Prints one line on stdout. */
   out(line: string): void;
+  /** Prints one line on stderr. */
   err(line: string): void;
   /** Whether stderr is a terminal (progress is shown only then by default). */
   readonly isTerminal: boolean;
 }
 
-const DRAIN_CHUNK = 4096;
+/** Replaceable pieces, for tests: the output file system and the progress sink. */
+export interface SimulateDeps {
+  /** The file system outputs are written through (default: the real one). */
+  readonly fs?: OutputFileSystem;
+  /** Where the progress line goes (default: stderr). */
+  readonly progressSink?: ProgressSink;
+}
 
 /** Runs `evtsim simulate ARGS`; returns the exit code. */
-export async function simulateCommand(args: readonly string[], con: Console): Promise<number> {
-  const { options: o, positional } = parseCommandLine(args);
+export async function simulateCommand(
+  args: readonly string[],
+  con: Console,
+  deps: SimulateDeps = {},
+): Promise<number> {
+  const parsed = await parseCommandLineAsync(args);
+  const o = parsed.options;
   if (o.get("help") === true) {
     con.out(simulateHelp());
     return 0;
   }
   const started = performance.now();
-  const given = sourcesOf(o, positional);
+  const given = sourcesOf(parsed);
   const sources: Sources = given.list !== undefined
     ? { paths: await readInfileList(given.list), list: given.list }
     : given;
   const runTimeMode = runTimeModeOf(o);
   const timezone = str(o, "timezone") ?? "America/Los_Angeles";
   const firstPath = sources.paths[0];
-  const format = formatFor(firstPath, str(o, "trace_format"));
+  const maxJobs = num(o, "max_jobs") ?? 0;
   const loadOptions: LoadOptions = {
-    format,
+    format: formatFor(firstPath, str(o, "trace_format")),
     timezone,
-    maxJobs: num(o, "max_jobs") ?? 0,
+    maxJobs,
     runTimeMode,
     overrun: str(o, "overrun") as LoadOptions["overrun"],
     swfUnit: (str(o, "swf_unit") ?? "procs") as "procs" | "nodes",
@@ -60,106 +86,128 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
     requireSorted: sources.list !== undefined,
   };
 
-  // Reading is timed on its own so that a slow parse shows up as such.
-  let readSeconds = 0;
-  const load = async (path: string): Promise<LoadedInput> => {
-    const t0 = performance.now();
-    const input = await loadInput(path, loadOptions);
-    readSeconds += (performance.now() - t0) / 1000;
-    return input;
-  };
-  // The first file is read before any output is opened, so most input errors
-  // leave nothing behind.
-  const first = await load(firstPath);
-  for (const m of first.messages) con.err(m);
-  if (first.mode === "replay" && sources.paths.length > 1) {
-    throw new EvtsimError("usage", "--infile_list takes simulation traces, not replay traces");
-  }
-  const startTime = startTimeOf(o, timezone, first.mode);
-  const totalNodes = num(o, "total_nodes") ?? first.machineSize ?? 795;
-  const config: SimulationConfig = {
-    totalNodes,
-    backfillPolicy: (str(o, "backfill_policy") ?? "easy") as SimulationConfig["backfillPolicy"],
-    priorityPolicy: (str(o, "priority_policy") ?? "fcfs") as SimulationConfig["priorityPolicy"],
-    runTimeMode,
-    runTimeDistribution: str(o, "run_time_distribution") as SimulationConfig["runTimeDistribution"],
-    runTimeScale: num(o, "run_time_scale"),
-    runTimeStddev: num(o, "run_time_stddev"),
-    seed: num(o, "seed") ?? 0,
-    jobStoreCapacity: num(o, "job_store_capacity"),
-    jobStoreOverflow: str(o, "job_store_overflow") as SimulationConfig["jobStoreOverflow"],
-    jobFlushInterval: num(o, "job_flush_interval"),
-    resourceHistoryCapacity: num(o, "resource_history_capacity"),
-    startTime,
-    capacitySchedule: o.has("capacity_schedule")
-      ? await readCapacitySchedule(str(o, "capacity_schedule")!, timezone, totalNodes)
-      : undefined,
-  };
-  const memoryFraction = num(o, "check_memory_pressure");
-  if (memoryFraction !== undefined && !(memoryFraction > 0 && memoryFraction <= 1)) {
+  const schedulePath = str(o, "outfile") ?? defaultOutfile(sources.list ?? firstPath);
+  const extended = o.get("extended_output") === true;
+  const swf = isSwfPath(schedulePath);
+  if (swf && extended) {
     throw new EvtsimError(
       "usage",
-      `--check_memory_pressure must be in (0, 1], got ${memoryFraction}`,
+      "--extended_output adds CSV columns; it cannot be used with an SWF --outfile",
     );
   }
-  const maxTime = num(o, "max_time");
-  if (maxTime !== undefined && maxTime < startTime) {
-    throw new EvtsimError("usage", `--max_time ${maxTime} is before the start time ${startTime}`);
-  }
-  let state = initialState(config, { replay: first.mode === "replay" });
-  if (o.get("verbose") === true) printParams(con, config, sources.paths);
-
-  const msec = o.get("msec_output") === true;
-  const schedulePath = str(o, "outfile") ?? defaultOutfile(sources.list ?? firstPath);
-  const paths = {
+  const named = {
     schedule: schedulePath,
     resources: str(o, "resource_trace") ?? defaultResourceFile(schedulePath),
     submissions: str(o, "submission_stats"),
+    statsJson: str(o, "stats_json"),
   };
-  const total = sources.paths.length === 1
-    ? (first.mode === "replay" ? first.recorded.length : first.jobs.length)
-    : 0;
-  const progress = new Progress(
-    "simulating",
-    total,
-    o.get("no_progress") !== true && (o.get("progress") === true || con.isTerminal),
+  const real = checkOutputPaths(
+    [
+      ["--outfile", named.schedule],
+      ["--resource_trace", named.resources],
+      ...(named.submissions !== undefined ? [["--submission_stats", named.submissions]] : []),
+      ...(named.statsJson !== undefined ? [["--stats_json", named.statsJson]] : []),
+    ] as [string, string][],
+    inputsOf(parsed, sources),
   );
   const outputs = new RunOutputs(
-    paths,
-    { queueColumn: first.queueColumn, msec },
-    con.err,
-    config.totalNodes,
+    {
+      schedule: real.get("--outfile")!,
+      resources: real.get("--resource_trace")!,
+      submissions: real.get("--submission_stats"),
+      statsJson: real.get("--stats_json"),
+    },
+    deps.fs,
   );
+  let progress: Progress | undefined;
+  let state: ReturnType<typeof initialState>;
+  let readSeconds = 0;
   try {
+    // Reading is timed on its own so that a slow parse shows up as such.
+    const load = async (path: string, jobsLeft: number): Promise<LoadedInput> => {
+      const t0 = performance.now();
+      const input = await loadInput(path, { ...loadOptions, maxJobs: jobsLeft });
+      readSeconds += (performance.now() - t0) / 1000;
+      return input;
+    };
+    const first = await load(firstPath, maxJobs);
+    for (const m of first.messages) con.err(m);
+    if (first.mode === "replay" && sources.paths.length > 1) {
+      throw new EvtsimError(
+        "usage",
+        "is a replay trace (begin_time and end_time columns); --infile_list takes simulation " +
+          "traces only",
+        { file: firstPath },
+      );
+    }
+    const startTime = startTimeOf(o, timezone, first.mode);
+    const totalNodes = num(o, "total_nodes") ?? first.machineSize ?? 795;
+    const config: SimulationConfig = {
+      totalNodes,
+      backfillPolicy: (str(o, "backfill_policy") ?? "easy") as SimulationConfig["backfillPolicy"],
+      priorityPolicy: (str(o, "priority_policy") ?? "fcfs") as SimulationConfig["priorityPolicy"],
+      runTimeMode,
+      runTimeDistribution: str(o, "run_time_distribution") as SimulationConfig[
+        "runTimeDistribution"
+      ],
+      runTimeScale: num(o, "run_time_scale"),
+      runTimeStddev: num(o, "run_time_stddev"),
+      seed: num(o, "seed") ?? 0,
+      jobStoreCapacity: num(o, "job_store_capacity"),
+      jobStoreOverflow: str(o, "job_store_overflow") as SimulationConfig["jobStoreOverflow"],
+      jobFlushInterval: num(o, "job_flush_interval"),
+      resourceHistoryCapacity: num(o, "resource_history_capacity"),
+      startTime,
+      capacitySchedule: o.has("capacity_schedule")
+        ? await readCapacitySchedule(str(o, "capacity_schedule")!, timezone, totalNodes)
+        : undefined,
+    };
+    const maxTime = num(o, "max_time");
+    if (maxTime !== undefined && maxTime < startTime) {
+      throw new EvtsimError(
+        "usage",
+        `--max_time ${maxTime} is before the start time ${startTime}`,
+      );
+    }
+    state = initialState(config, { replay: first.mode === "replay" });
+    if (o.get("verbose") === true) printParams(con, config, sources.paths);
+    const msec = o.get("msec_output") === true;
+    outputs.begin({
+      format: swf ? "swf" : "csv",
+      extended,
+      queueColumn: first.queueColumn,
+      msec,
+      totalNodes,
+      version: VERSION,
+    }, con.err);
+
+    const total = sources.paths.length === 1
+      ? (first.mode === "replay" ? first.recorded.length : first.jobs.length)
+      : 0;
+    progress = new Progress(
+      "simulating",
+      total,
+      o.get("no_progress") !== true && (o.get("progress") === true || con.isTerminal),
+      deps.progressSink,
+    );
     const apply = (input: Input): void => {
       const r = step(state, input);
       state = r.state;
       outputs.write(r.rows);
     };
-    const memoryLimit = memoryFraction !== undefined
-      ? () => memoryPressureLimit(memoryFraction)
-      : undefined;
-    if (first.mode === "replay") {
-      replayAll(first, apply, progress);
-    } else {
-      let previousLast = -Infinity;
-      for (let k = 0; k < sources.paths.length; k++) {
-        const input: LoadedInput = k === 0 ? first : await load(sources.paths[k]);
-        if (k > 0) { for (const m of input.messages) con.err(m); }
-        const jobs = input.jobs;
-        if (jobs.length > 0 && jobs[0].submitTime < previousLast) {
-          throw new EvtsimError(
-            "input",
-            `first job's submit time ${
-              jobs[0].submitTime
-            } is before the previous file's last submit time ${previousLast}; files must be in submit-time order`,
-            { file: sources.paths[k], line: 2 },
-          );
-        }
-        if (jobs.length > 0) previousLast = jobs[jobs.length - 1].submitTime;
-        feedJobs(jobs, apply, () => state, progress, maxTime, memoryLimit);
-      }
-    }
+    const memoryFraction = num(o, "check_memory_pressure");
+    const loop: LoopContext = {
+      apply,
+      current: () => state,
+      progress,
+      maxTime,
+      memoryLimit: memoryFraction !== undefined
+        ? () => memoryPressureLimit(memoryFraction)
+        : undefined,
+      yielder: new Yielder(),
+    };
+    if (first.mode === "replay") await replayAll(first, loop);
+    else await simulateFiles(sources.paths, first, maxJobs, load, con.err, loop);
     apply(
       maxTime !== undefined
         ? { kind: "advanceTo", time: Math.max(maxTime, state.time) }
@@ -168,55 +216,33 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
     apply({ kind: "finish" });
     progress.update(total);
     progress.done();
-    outputs.commit();
+    outputs.commit(() =>
+      statsJsonText({
+        evtsimVersion: VERSION,
+        inputs: sources.paths,
+        options: Object.fromEntries(o),
+        config: { ...state.config },
+        statistics: statistics(state),
+        waitTime: outputs.metrics.waits(),
+        boundedSlowdown: { ...outputs.metrics.slowdowns(), tau: SLOWDOWN_TAU },
+      })
+    );
   } catch (e) {
-    progress.done();
+    progress?.done();
     outputs.abort();
     throw e;
   }
 
   const wall = (performance.now() - started) / 1000;
+  const msec = o.get("msec_output") === true;
   for (const line of statisticsBlock(statistics(state), msec, wall, readSeconds)) con.out(line);
-  con.out(`Schedule written to: ${paths.schedule}`);
-  con.out(`Resource timeline written to: ${paths.resources}`);
-  if (paths.submissions !== undefined) {
-    con.out(`Submission statistics written to: ${paths.submissions}`);
+  con.out(`Schedule written to: ${named.schedule}`);
+  con.out(`Resource timeline written to: ${named.resources}`);
+  if (named.submissions !== undefined) {
+    con.out(`Submission statistics written to: ${named.submissions}`);
   }
+  if (named.statsJson !== undefined) con.out(`Statistics JSON written to: ${named.statsJson}`);
   return 0;
-}
-
-// Jobs go in as chunks; before each chunk the clock runs up to (not
-// including) the chunk's first submit time. That is the streaming contract,
-// so the result equals appending everything at once, while finished records
-// are reclaimed and written as the run goes and progress can be shown.
-function feedJobs(
-  jobs: readonly JobSpec[],
-  apply: (input: Input) => void,
-  current: () => SimState,
-  progress: Progress,
-  maxTime: number | undefined,
-  memoryLimit: (() => number) | undefined,
-): void {
-  for (let i = 0; i < jobs.length; i += DRAIN_CHUNK) {
-    const chunk = jobs.slice(i, i + DRAIN_CHUNK);
-    const t = chunk[0].submitTime;
-    const limit = maxTime === undefined ? t : Math.min(t, maxTime);
-    if (limit > current().time) apply({ kind: "runUntilExclusive", time: limit });
-    apply({
-      kind: "appendJobs",
-      jobs: chunk,
-      maxStoreCapacity: memoryLimit?.(),
-    });
-    progress.update(current().stats.jobsCompleted);
-  }
-}
-
-function replayAll(input: LoadedInput, apply: (input: Input) => void, progress: Progress): void {
-  const jobs = input.recorded;
-  for (let i = 0; i < jobs.length; i += DRAIN_CHUNK) {
-    apply({ kind: "replayJobs", jobs: jobs.slice(i, i + DRAIN_CHUNK) });
-    progress.update(Math.min(jobs.length, i + DRAIN_CHUNK));
-  }
 }
 
 // --- option helpers -----------------------------------------------------
@@ -236,12 +262,20 @@ interface Sources {
   readonly list?: string;
 }
 
-function sourcesOf(o: ParsedOptions, positional: string[]): Sources {
+// The command line's trace (positional, --infile or --infile_list) beats a
+// config file's infile / infile_list, as DR_EVT's positional argument does.
+function sourcesOf(p: ParsedCommandLine): Sources {
+  const { options: o, positional } = p;
   if (positional.length > 1) {
     throw new EvtsimError("usage", `unexpected arguments: ${positional.slice(1).join(" ")}`);
   }
-  const infile = str(o, "infile");
-  const list = str(o, "infile_list");
+  const fromCommandLine = (name: string) => p.fromConfig.has(name) ? undefined : str(o, name);
+  let infile = fromCommandLine("infile");
+  let list = fromCommandLine("infile_list");
+  if (positional[0] === undefined && infile === undefined && list === undefined) {
+    infile = str(o, "infile");
+    list = str(o, "infile_list");
+  }
   const given = [positional[0], infile, list].filter((x) => x !== undefined);
   if (given.length === 0) {
     throw new EvtsimError("usage", "no input trace given (see 'evtsim simulate --help')");
@@ -253,6 +287,18 @@ function sourcesOf(o: ParsedOptions, positional: string[]): Sources {
     );
   }
   return list !== undefined ? { paths: [], list } : { paths: [given[0]!] };
+}
+
+function inputsOf(p: ParsedCommandLine, s: Sources): NamedPath[] {
+  const inputs: NamedPath[] = s.paths.map((path) => ({
+    what: s.list !== undefined ? "a trace of --infile_list" : "the input trace",
+    path,
+  }));
+  if (s.list !== undefined) inputs.push({ what: "the --infile_list file", path: s.list });
+  const cap = str(p.options, "capacity_schedule");
+  if (cap !== undefined) inputs.push({ what: "the --capacity_schedule file", path: cap });
+  for (const c of p.configFiles) inputs.push({ what: "a --config file", path: c });
+  return inputs;
 }
 
 function runTimeModeOf(o: ParsedOptions): "actual" | "limit" | "distribution" {
@@ -294,9 +340,9 @@ export function defaultOutfile(input: string): string {
   return `${stem}_sim.csv`;
 }
 
-/** `<outfile without .csv>_resources.csv`. */
+/** `<outfile without .csv (or .swf)>_resources.csv`. */
 export function defaultResourceFile(outfile: string): string {
-  return outfile.toLowerCase().endsWith(".csv")
+  return /\.(csv|swf)$/i.test(outfile)
     ? `${outfile.slice(0, -4)}_resources.csv`
     : `${outfile}_resources.csv`;
 }

@@ -6,6 +6,7 @@
 //   deno task fuzz [--runs N] [--seed S] [--only NAME] [--path P] [--out DIR] [--list]
 
 import fc from "fast-check";
+import { intArg, parseScriptArgs } from "../bench/_args.ts";
 import { type Failure, writeCounterexample } from "./counterexample.ts";
 import { type FuzzCase, type FuzzProperty, PROPERTIES } from "./properties.ts";
 
@@ -40,56 +41,29 @@ export function parseFuzzArgs(
   randomSeed: () => number,
   names: readonly string[] = PROPERTIES.map((p) => p.name),
 ): FuzzOptions | "list" | "help" {
-  let runs = DEFAULT_RUNS;
-  let seed: number | undefined;
-  let only: string | undefined;
-  let path: string | undefined;
-  let out = DEFAULT_OUT;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    const eq = a.indexOf("=");
-    const name = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
-    const value = (): string => {
-      if (eq > 0 && a.startsWith("--")) return a.slice(eq + 1);
-      const v = args[++i];
-      if (v === undefined) throw new Error(`${name} needs a value`);
-      return v;
-    };
-    const int = (min: number): number => {
-      const v = value();
-      const n = Number(v);
-      if (v.trim() === "" || !Number.isSafeInteger(n) || n < min) {
-        throw new Error(`${name} expects an integer >= ${min}, got '${v}'`);
-      }
-      return n;
-    };
-    switch (name) {
-      case "--runs":
-        runs = int(1);
-        break;
-      case "--seed":
-        seed = int(-(2 ** 31));
-        if (seed >= 2 ** 31) throw new Error(`--seed must fit in 32 bits, got ${seed}`);
-        break;
-      case "--only":
-        only = value();
-        break;
-      case "--path":
-        path = value();
-        if (!/^\d+(:\d+)*$/.test(path)) throw new Error(`--path looks like 12:0:3, got '${path}'`);
-        break;
-      case "--out":
-        out = value();
-        break;
-      case "--list":
-        return "list";
-      case "-h":
-      case "--help":
-        return "help";
-      default:
-        throw new Error(`unknown argument '${a}'`);
-    }
+  const { values: v, positionals } = parseScriptArgs(args, {
+    runs: { type: "string" },
+    seed: { type: "string" },
+    only: { type: "string" },
+    path: { type: "string" },
+    out: { type: "string" },
+    list: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (positionals.length > 0) throw new Error(`unknown argument '${positionals[0]}'`);
+  if (v.help === true) return "help";
+  if (v.list === true) return "list";
+  const runs = intArg("--runs", v.runs, 1) ?? DEFAULT_RUNS;
+  const seed = intArg("--seed", v.seed, -(2 ** 31));
+  if (seed !== undefined && seed >= 2 ** 31) {
+    throw new Error(`--seed must fit in 32 bits, got ${seed}`);
   }
+  const only = v.only;
+  const path = v.path;
+  if (path !== undefined && !/^\d+(:\d+)*$/.test(path)) {
+    throw new Error(`--path looks like 12:0:3, got '${path}'`);
+  }
+  const out = v.out ?? DEFAULT_OUT;
   if (only !== undefined && !names.includes(only)) {
     throw new Error(`unknown property '${only}' (see --list)`);
   }

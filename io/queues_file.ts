@@ -8,18 +8,22 @@ import { z } from "zod";
 import { EvtsimError } from "../core/errors.ts";
 import type { QueueDef } from "../core/queues.ts";
 
-const expected = (what: string) => ({ errorMap: () => ({ message: `expected ${what}` }) });
+const expected = (what: string) => ({ error: `expected ${what}` });
 
-const QUEUE = z.object({
-  name: z.string(expected("a non-empty string")).min(1, "expected a non-empty string"),
-  priority: z.number(expected("an integer")).int().safe().optional(),
-  picker: z.string(expected("a picker name")).min(1).optional(),
+const QUEUE = z.strictObject({
+  name: z.string(expected("a non-empty string")).min(1, expected("a non-empty string")),
+  priority: z.int(expected("an integer")).optional(),
+  picker: z.string(expected("a picker name")).min(1, expected("a picker name")).optional(),
   project: z.string(expected("a string")).optional(),
-  max_running: z.number(expected("a non-negative integer")).int().nonnegative().safe().optional(),
+  max_running: z.int(expected("a non-negative integer")).nonnegative(
+    expected("a non-negative integer"),
+  ).optional(),
   open: z.boolean(expected("true or false")).optional(),
-}).strict();
+}, { error: (issue) => issue.code === "unrecognized_keys" ? "unknown field" : undefined });
 
-const FILE = z.object({ queues: z.array(QUEUE).min(1, "must list at least one queue") }).strict();
+const FILE = z.strictObject({
+  queues: z.array(QUEUE, expected("a list of queues")).min(1, "must list at least one queue"),
+}, { error: (issue) => issue.code === "unrecognized_keys" ? "unknown field" : undefined });
 
 /**
  * A queue definition as read, with the line it starts on.
@@ -111,7 +115,8 @@ export function parseQueues(text: string, file: string): QueueEntry[] {
   const parsed = FILE.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]] : issue.path;
+    const keys = issue.code === "unrecognized_keys" ? [issue.keys[0]] : [];
+    const path = [...issue.path, ...keys].map((k) => (typeof k === "number" ? k : String(k)));
     throw located(file, lineOf(path), raw, path, issue.message);
   }
   const seen = new Map<string, number>();

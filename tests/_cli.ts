@@ -1,6 +1,10 @@
-// Runs the `evtsim` command in-process with a console that keeps its lines.
+// Runs the `evtsim` command in-process (with a console that keeps its lines)
+// or as a real process (`deno run cli/main.ts`). Every run's stderr is
+// checked for stack frames at once, and also appended to a per-process log
+// that tests/zz_cli_stack_frames_test.ts scans at the end of the suite, so no
+// CLI test anywhere can print a stack trace unnoticed.
 
-import { main } from "../cli/main.ts";
+import { main, type SimulateDeps } from "../cli/main.ts";
 
 /** What one command run printed, and its exit code. */
 export interface Captured {
@@ -9,14 +13,95 @@ export interface Captured {
   err: string[];
 }
 
-/** Runs `evtsim ARGS` and captures stdout and stderr lines. */
-export async function runCli(args: string[]): Promise<Captured> {
+/** The repository root (with a trailing slash). */
+export const ROOT = new URL("../", import.meta.url).pathname;
+
+/** A stack frame line as V8 prints it. */
+export const STACK_FRAME = /^\s{4}at /m;
+
+/** Where every CLI run of this test process records its stderr (JSON lines). */
+export const STDERR_LOG = `${Deno.env.get("TMPDIR") ?? "/tmp"}/evtsim-cli-stderr-${Deno.pid}.jsonl`;
+
+function record(args: readonly string[], err: readonly string[], how: string): void {
+  Deno.writeTextFileSync(
+    STDERR_LOG,
+    JSON.stringify({ how, args, stderr: err.join("\n") }) + "\n",
+    { append: true },
+  );
+  const text = err.join("\n");
+  if (STACK_FRAME.test(text)) {
+    throw new Error(`evtsim ${args.join(" ")} printed a stack trace:\n${text}`);
+  }
+}
+
+/**
+ * Runs `evtsim ARGS` in-process and captures stdout and stderr lines. An
+ * exception escaping `main` is what the real command would print as an
+ * uncaught error with its stack: it is captured as such (and fails the run's
+ * stack-frame check).
+ */
+export async function runCli(args: string[], deps: SimulateDeps = {}): Promise<Captured> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(args, {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    isTerminal: false,
-  });
+  let code: number;
+  try {
+    code = await main(args, {
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+      isTerminal: false,
+    }, deps);
+  } catch (e) {
+    err.push(`error: Uncaught ${e instanceof Error ? e.stack : String(e)}`);
+    code = 1;
+  }
+  record(args, err, "in-process");
   return { code, out, err };
+}
+
+/** Options of {@link runCliProcess}. */
+export interface ProcessOptions {
+  /** Working directory (default: the test's). */
+  readonly cwd?: string;
+  /** Extra environment variables. */
+  readonly env?: Record<string, string>;
+}
+
+const lines = (bytes: Uint8Array) => {
+  const text = new TextDecoder().decode(bytes);
+  return text === "" ? [] : text.replace(/\n$/, "").split("\n");
+};
+
+/** The argv of a real `evtsim` process (deno run with the task's permissions). */
+export function cliCommand(args: readonly string[]): string[] {
+  return [
+    "run",
+    "--allow-read",
+    "--allow-write",
+    "--allow-env",
+    "--allow-sys",
+    "--config",
+    `${ROOT}deno.json`,
+    `${ROOT}cli/main.ts`,
+    ...args,
+  ];
+}
+
+/** Runs `evtsim ARGS` as a real process; stderr is checked and recorded. */
+export async function runCliProcess(args: string[], o: ProcessOptions = {}): Promise<Captured> {
+  const r = await new Deno.Command(Deno.execPath(), {
+    args: cliCommand(args),
+    cwd: o.cwd,
+    env: o.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const err = lines(r.stderr);
+  record(args, err, "process");
+  return { code: r.code, out: lines(r.stdout), err };
+}
+
+/** Records a process run made some other way (signals, closed pipes). */
+export function recordProcessRun(args: readonly string[], stderr: string): void {
+  record(args, stderr === "" ? [] : stderr.replace(/\n$/, "").split("\n"), "process");
 }

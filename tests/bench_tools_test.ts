@@ -5,7 +5,8 @@
 import fc from "fast-check";
 import { assert, assertEquals } from "./_assert.ts";
 import { generateTrace, traceToCsv } from "../bench/gen_trace.ts";
-import { fitExponent, formatTable, parseFlags } from "../bench/_util.ts";
+import { fitExponent, formatTable } from "../bench/_util.ts";
+import { intArg, parseScriptArgs } from "../bench/_args.ts";
 import { POLICIES, runEngine } from "../bench/engine_throughput.ts";
 
 Deno.test("generateTrace is deterministic for a seed and differs across seeds", () => {
@@ -98,22 +99,36 @@ Deno.test("fitExponent recovers power laws and needs two points", () => {
   assert(Number.isNaN(fitExponent([10, 10], [1, 2])));
 });
 
-Deno.test("parseFlags separates valued options, switches and positionals", () => {
-  const f = parseFlags(["a.csv", "--only", "KTH,HPC2N", "--scaling", "--data=/x"], [
-    "only",
-    "data",
-  ]);
-  assertEquals(f.positional, ["a.csv"]);
-  assertEquals(f.options.get("only"), "KTH,HPC2N");
-  assertEquals(f.options.get("data"), "/x");
-  assert(f.switches.has("scaling"));
-  let msg = "";
+Deno.test("parseScriptArgs (node:util parseArgs): values, switches, positionals, one-line errors", () => {
+  const options = {
+    only: { type: "string" },
+    data: { type: "string" },
+    scaling: { type: "boolean" },
+  } as const;
+  const f = parseScriptArgs(["a.csv", "--only", "KTH,HPC2N", "--scaling", "--data=/x"], options);
+  assertEquals(f.positionals, ["a.csv"]);
+  assertEquals(f.values.only, "KTH,HPC2N");
+  assertEquals(f.values.data, "/x");
+  assertEquals(f.values.scaling, true);
+  const message = (args: string[]) => {
+    try {
+      parseScriptArgs(args, options);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return "";
+  };
+  assert(message(["--only"]).includes("--only"), message(["--only"]));
+  assert(message(["--bogus"]).includes("--bogus"), message(["--bogus"]));
+  assert(!message(["--bogus"]).includes("\n"));
+  assertEquals(intArg("--runs", "12", 1), 12);
+  let bad = "";
   try {
-    parseFlags(["--only"], ["only"]);
+    intArg("--runs", "0", 1);
   } catch (e) {
-    msg = (e as Error).message;
+    bad = (e as Error).message;
   }
-  assertEquals(msg, "--only needs a value");
+  assertEquals(bad, "--runs expects an integer >= 1, got '0'");
 });
 
 Deno.test("formatTable aligns numbers right and text left", () => {

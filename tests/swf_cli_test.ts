@@ -1,7 +1,7 @@
 // The bundled SWF fixtures through the public command: the load report on
 // stderr and the first and last five schedule rows, pinned.
 
-import { main } from "../cli/main.ts";
+import { runCli } from "./_cli.ts";
 import { readSwf } from "../io/swf.ts";
 import { assertEquals } from "./_assert.ts";
 
@@ -9,14 +9,14 @@ const FIXTURES = new URL("./fixtures/swf/", import.meta.url).pathname;
 
 async function simulate(file: string, extra: string[] = []) {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-swf-" });
-  const err: string[] = [];
-  const out: string[] = [];
   try {
-    const code = await main(["simulate", FIXTURES + file, "-o", `${dir}/s.csv`, ...extra], {
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-      isTerminal: false,
-    });
+    const { code, err, out } = await runCli([
+      "simulate",
+      FIXTURES + file,
+      "-o",
+      `${dir}/s.csv`,
+      ...extra,
+    ]);
     const rows = code === 0 ? Deno.readTextFileSync(`${dir}/s.csv`).trim().split("\n") : [];
     return { code, err, out, rows };
   } finally {

@@ -1,0 +1,156 @@
+// `-c/--config FILE`: DR_EVT's Simulation_Params fields (total_nodes,
+// backfill_policy, infile ...) in YAML or JSON, at the top level or inside a
+// `simulation_params:` or `sim_setup:` block, as DR_EVT's documents show
+// both. Every other `simulate` option may appear too, under its underscore
+// name. The file is validated with a zod schema built from the option table,
+// so a field is checked exactly as the same option on the command line, and
+// the first problem is reported in one line naming the file and the field.
+
+import { parse as parseYaml, YAMLParseError } from "yaml";
+import { z } from "zod";
+import { EvtsimError } from "../core/errors.ts";
+import { describeFsError } from "../io/fs_errors.ts";
+import { type OptionSpec, SIMULATE_OPTIONS } from "./option_table.ts";
+import { enumValueProblem, rangeProblem } from "./option_values.ts";
+
+/** Wrapper blocks DR_EVT's documents put the fields in. */
+const WRAPPERS = ["simulation_params", "sim_setup"];
+
+type Value = string | number | boolean;
+
+function expected(spec: OptionSpec): string {
+  switch (spec.kind) {
+    case "flag":
+      return "true or false";
+    case "int":
+      return "an integer";
+    case "number":
+      return "a number";
+    case "string":
+      return "a string";
+    case "enum":
+      return `one of ${spec.values!.join(", ")}`;
+  }
+}
+
+function fieldSchema(spec: OptionSpec): z.ZodType<Value> {
+  switch (spec.kind) {
+    case "flag":
+      return z.boolean();
+    case "string":
+      // Numbers are taken as their text (sim_start_time: 1700000000).
+      return z.union([z.string(), z.number(), z.bigint()]).transform((v) => String(v));
+    case "enum":
+      return z.string().transform((v, ctx) => {
+        const problem = enumValueProblem(spec, v);
+        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+        return v;
+      });
+    case "int":
+    case "number":
+      // Integers arrive as bigint so that values beyond 2^53 are not rounded
+      // silently before they are checked.
+      return z.union([z.number(), z.bigint()]).transform((v, ctx) => {
+        const n = Number(v);
+        const exact = typeof v === "number" || BigInt(n) === v;
+        const problem = exact ? rangeProblem(spec, n) : rangeProblem(spec, Infinity, String(v));
+        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+        return n;
+      });
+  }
+}
+
+const FIELDS = new Map<string, OptionSpec>();
+for (const o of SIMULATE_OPTIONS) {
+  if (o.commandLineOnly === true) continue;
+  for (const n of [o.name, ...(o.aliases ?? [])]) FIELDS.set(n, o);
+}
+
+/** The zod schema of a config file's fields. */
+export const CONFIG_SCHEMA = z.strictObject(
+  Object.fromEntries([...FIELDS].map(([name, spec]) => [name, fieldSchema(spec).optional()])),
+);
+
+/**
+ * Parses config text into option assignments (canonical name, value) in the
+ * file's order. `file` is used in error messages.
+ *
+ * @example
+ * ```ts
+ * import { parseConfigText } from "./config_file.ts";
+ * const a = parseConfigText("total_nodes: 128\nbackfill_policy: none\n", "run.yaml");
+ * console.assert(JSON.stringify(a) === '[["total_nodes",128],["backfill_policy","none"]]');
+ * ```
+ */
+export function parseConfigText(text: string, file: string): [string, Value][] {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text, { intAsBigInt: true, uniqueKeys: true, prettyErrors: true });
+  } catch (e) {
+    if (e instanceof YAMLParseError) {
+      const line = e.linePos?.[0]?.line;
+      const what = e.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+      throw new EvtsimError("input", `not valid YAML or JSON: ${what}`, { file, line });
+    }
+    throw e;
+  }
+  if (doc === null || doc === undefined) return [];
+  if (typeof doc !== "object" || Array.isArray(doc)) {
+    throw new EvtsimError(
+      "input",
+      "expected a mapping of Simulation_Params fields (total_nodes: 128 ...)",
+      { file },
+    );
+  }
+  let fields = doc as Record<string, unknown>;
+  const keys = Object.keys(fields);
+  if (keys.length === 1 && WRAPPERS.includes(keys[0])) {
+    const inner = fields[keys[0]];
+    if (inner === null || typeof inner !== "object" || Array.isArray(inner)) {
+      throw new EvtsimError("input", "expected a mapping of fields", { file, field: keys[0] });
+    }
+    fields = inner as Record<string, unknown>;
+  }
+  const r = CONFIG_SCHEMA.safeParse(fields);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    if (issue.code === "unrecognized_keys") {
+      const key = issue.keys[0];
+      throw new EvtsimError(
+        "input",
+        "unknown field (expected a Simulation_Params field such as total_nodes; see " +
+          "'evtsim simulate --help')",
+        { file, field: key },
+      );
+    }
+    const field = String(issue.path[0]);
+    const spec = FIELDS.get(field)!;
+    const detail = issue.code === "custom"
+      ? issue.message
+      : `expected ${expected(spec)}, got ${show(fields[field])}`;
+    throw new EvtsimError("input", detail, { file, field });
+  }
+  const out: [string, Value][] = [];
+  for (const key of Object.keys(fields)) {
+    const value = (r.data as Record<string, Value | undefined>)[key];
+    if (value !== undefined) out.push([FIELDS.get(key)!.name, value]);
+  }
+  return out;
+}
+
+function show(v: unknown): string {
+  if (typeof v === "bigint") return String(v);
+  if (v === null) return "nothing";
+  return JSON.stringify(v) ?? String(v);
+}
+
+/** Reads and parses a config file; one-line errors name the file. */
+export function readConfigFile(path: string): [string, Value][] {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch (e) {
+    throw new EvtsimError("input", `cannot read: ${describeFsError(e)}`, { file: path });
+  }
+  return parseConfigText(text, path);
+}

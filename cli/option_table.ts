@@ -1,0 +1,373 @@
+// The option table of `evtsim simulate`: DR_EVT's names (with underscores),
+// their short letters, value placeholders for the help, and the value limits
+// DR_EVT applies (observed-behaviour.md section C; option_values.ts checks
+// them). The command-line parser (options.ts) and the config-file reader
+// (config_file.ts) share it, so an option is checked the same way wherever it
+// is given.
+
+/** The kinds of value an option takes. */
+export type Kind = "string" | "int" | "number" | "flag" | "enum";
+
+/** One option of `evtsim simulate`. */
+export interface OptionSpec {
+  /** Canonical DR_EVT name (underscores). */
+  readonly name: string;
+  readonly short?: string;
+  readonly kind: Kind;
+  readonly values?: readonly string[];
+  /** Placeholder of the value in the help (N, FILE, T ...). */
+  readonly placeholder?: string;
+  readonly help: string;
+  /** Accepted for DR_EVT compatibility; parsed and checked but has no effect. */
+  readonly compatOnly?: boolean;
+  /** Older DR_EVT names that map onto this option. */
+  readonly aliases?: readonly string[];
+  /** Smallest allowed value (inclusive). */
+  readonly min?: number;
+  /** Values must be strictly greater than this. */
+  readonly above?: number;
+  /** Largest allowed value (inclusive). */
+  readonly max?: number;
+  /** A power of two (with min/max giving the range). */
+  readonly powerOfTwo?: boolean;
+  /** Not allowed in a `--config` file. */
+  readonly commandLineOnly?: boolean;
+  /** Enum values that DR_EVT knows but evtsim does not support, with the reason. */
+  readonly unsupported?: Readonly<Record<string, string>>;
+}
+
+/** Every option `simulate` accepts. */
+export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: "infile",
+    short: "i",
+    kind: "string",
+    placeholder: "FILE",
+    help: "input trace (or give it as the positional argument)",
+  },
+  {
+    name: "infile_list",
+    short: "L",
+    kind: "string",
+    placeholder: "FILE",
+    help: "file listing trace files (one per line, relative to the list) to load progressively",
+  },
+  {
+    name: "config",
+    short: "c",
+    kind: "string",
+    placeholder: "FILE",
+    commandLineOnly: true,
+    help: "YAML or JSON file of DR_EVT Simulation_Params fields (total_nodes: 128 ...); " +
+      "options before it are overridden by it, options after it win",
+  },
+  {
+    name: "outfile",
+    short: "o",
+    kind: "string",
+    placeholder: "FILE",
+    help: "schedule CSV (default <input stem>_sim.csv); a name ending in .swf writes SWF",
+  },
+  {
+    name: "resource_trace",
+    short: "R",
+    kind: "string",
+    placeholder: "FILE",
+    help: "resource CSV (default <outfile stem>_resources.csv)",
+  },
+  {
+    name: "stats_json",
+    kind: "string",
+    placeholder: "FILE",
+    help: "also write every statistic, wait and slowdown percentiles and the options as JSON",
+  },
+  {
+    name: "extended_output",
+    kind: "flag",
+    help: "add job_id,wait_time,bounded_slowdown columns to the schedule CSV",
+  },
+  {
+    name: "total_nodes",
+    short: "n",
+    kind: "int",
+    placeholder: "N",
+    min: 1,
+    help: "nodes in the machine (default 795; SWF: the log's MaxProcs/MaxNodes)",
+  },
+  {
+    name: "backfill_policy",
+    short: "b",
+    kind: "enum",
+    values: ["easy", "conservative", "none"],
+    help: "backfilling (default easy)",
+  },
+  {
+    name: "priority_policy",
+    short: "p",
+    kind: "enum",
+    values: ["fcfs", "fcfs_alt", "fcfs_conservative", "sjf", "ljf"],
+    help: "queue order (default fcfs)",
+  },
+  {
+    name: "run_time_mode",
+    short: "r",
+    kind: "enum",
+    values: ["actual", "limit", "distribution"],
+    help: "actual run time: the trace's column, the time limit, or a seeded draw (default actual)",
+  },
+  {
+    name: "duration_mode",
+    short: "d",
+    kind: "enum",
+    values: ["exact", "column", "distribution"],
+    help: "old DR_EVT name: exact = --run_time_mode limit, column = actual",
+  },
+  {
+    name: "run_time_distribution",
+    short: "D",
+    kind: "enum",
+    values: ["normal", "lognormal", "uniform"],
+    aliases: ["duration_distribution"],
+    help: "distribution for --run_time_mode distribution (default normal)",
+  },
+  {
+    name: "run_time_scale",
+    short: "S",
+    kind: "number",
+    placeholder: "F",
+    above: 0,
+    aliases: ["duration_scale"],
+    help: "distribution scale F > 0 (default 1)",
+  },
+  {
+    name: "run_time_stddev",
+    short: "V",
+    kind: "number",
+    placeholder: "S",
+    min: 0,
+    aliases: ["duration_stddev"],
+    help: "distribution spread S >= 0 (default 0)",
+  },
+  {
+    name: "seed",
+    short: "s",
+    kind: "int",
+    placeholder: "N",
+    help: "seed of the run-time generator (default 0)",
+  },
+  {
+    name: "trace_format",
+    short: "f",
+    kind: "enum",
+    values: ["simple", "lassen", "swf"],
+    help: "input format (default simple; swf for .swf/.swf.gz files)",
+  },
+  {
+    name: "timestamp_format",
+    short: "T",
+    kind: "enum",
+    values: ["epoch", "iso"],
+    compatOnly: true,
+    help: "accepted for compatibility; input timestamps are detected per value, output is numeric",
+  },
+  {
+    name: "timezone",
+    short: "z",
+    kind: "string",
+    placeholder: "ZONE",
+    help: "zone for calendar timestamps without an offset (default America/Los_Angeles)",
+  },
+  { name: "msec_output", short: "M", kind: "flag", help: "write times with three decimals" },
+  {
+    name: "max_jobs",
+    short: "j",
+    kind: "int",
+    placeholder: "N",
+    min: 0,
+    help: "read at most N data lines, counted across every file of --infile_list (0 = all)",
+  },
+  {
+    name: "max_time",
+    short: "t",
+    kind: "number",
+    placeholder: "T",
+    help: "stop after processing events at time T; unfinished jobs are not written",
+  },
+  {
+    name: "sim_start_time",
+    kind: "string",
+    placeholder: "T",
+    help: "warm start time for replay input (epoch seconds or calendar time)",
+  },
+  {
+    name: "capacity_schedule",
+    kind: "string",
+    placeholder: "FILE",
+    help: "CSV time,capacity: usable node count over time",
+  },
+  {
+    name: "overrun",
+    kind: "enum",
+    values: ["kill", "run", "inflate"],
+    help:
+      "jobs whose run time exceeds the limit: end at the limit, run in full, or raise the limit (default: run for CSV, kill for SWF)",
+  },
+  {
+    name: "swf_unit",
+    kind: "enum",
+    values: ["procs", "nodes"],
+    help: "SWF job size unit: processors as nodes, or nodes via --procs_per_node (default procs)",
+  },
+  {
+    name: "procs_per_node",
+    kind: "int",
+    placeholder: "N",
+    min: 1,
+    help: "processors per node for --swf_unit nodes (default 1)",
+  },
+  {
+    name: "swf_replay_wait",
+    kind: "flag",
+    help: "replay an SWF log with its recorded waits instead of simulating it",
+  },
+  {
+    name: "submission_stats",
+    kind: "string",
+    placeholder: "FILE",
+    help: "replay: CSV of nodes busy when each job was submitted",
+  },
+  {
+    name: "job_store_capacity",
+    short: "K",
+    kind: "int",
+    placeholder: "N",
+    min: 0,
+    help: "job records held in memory (0 = unbounded)",
+  },
+  {
+    name: "job_store_overflow",
+    short: "W",
+    kind: "enum",
+    values: ["abort", "grow"],
+    help: "when the store is full after reclaiming (default grow)",
+  },
+  {
+    name: "job_flush_interval",
+    kind: "int",
+    placeholder: "N",
+    min: 0,
+    help: "write and reclaim finished records every N completions (0 = when full)",
+  },
+  {
+    name: "resource_history_capacity",
+    short: "H",
+    kind: "int",
+    placeholder: "N",
+    min: 0,
+    help: "resource rows buffered before writing (0 = 4096)",
+  },
+  {
+    name: "check_memory_pressure",
+    short: "m",
+    kind: "number",
+    placeholder: "F",
+    above: 0,
+    max: 1,
+    help: "0 < F <= 1: refuse to grow the job store beyond F x available memory",
+  },
+  {
+    name: "queue_impl",
+    short: "q",
+    kind: "enum",
+    values: ["circular", "deque", "multimap", "block"],
+    compatOnly: true,
+    help: "accepted for compatibility: every DR_EVT queue gives the same schedule",
+  },
+  {
+    name: "block_size",
+    short: "Q",
+    kind: "int",
+    placeholder: "N",
+    min: 4,
+    max: 256,
+    powerOfTwo: true,
+    compatOnly: true,
+    help: "accepted for compatibility: a power of 2 from 4 to 256",
+  },
+  {
+    name: "wait_queue_capacity",
+    short: "A",
+    kind: "int",
+    placeholder: "N",
+    min: 0,
+    compatOnly: true,
+    aliases: ["circular_capacity"],
+    help: "accepted for compatibility (N >= 0)",
+  },
+  {
+    name: "wait_queue_overflow",
+    short: "G",
+    kind: "enum",
+    values: ["abort", "grow"],
+    compatOnly: true,
+    aliases: ["circular_overflow"],
+    help: "accepted for compatibility",
+  },
+  {
+    name: "num_max_candidates",
+    kind: "int",
+    placeholder: "N",
+    min: 1,
+    compatOnly: true,
+    help: "accepted for compatibility (N > 0)",
+  },
+  {
+    name: "trace_type",
+    kind: "enum",
+    values: ["standard", "pcon"],
+    unsupported: { pcon: "power-consumption (pcon) traces are not supported" },
+    compatOnly: true,
+    help: "only standard traces are supported",
+  },
+  {
+    name: "progress",
+    kind: "flag",
+    commandLineOnly: true,
+    help: "show progress on stderr even when it is not a terminal",
+  },
+  { name: "no_progress", kind: "flag", commandLineOnly: true, help: "never show progress" },
+  { name: "verbose", short: "v", kind: "flag", help: "print the parameters before the run" },
+  { name: "help", short: "h", kind: "flag", commandLineOnly: true, help: "show this help" },
+];
+
+function buildLookup(): Map<string, OptionSpec> {
+  const m = new Map<string, OptionSpec>();
+  for (const o of SIMULATE_OPTIONS) {
+    for (const n of [o.name, ...(o.aliases ?? [])]) {
+      m.set("--" + n, o);
+      m.set("--" + n.replaceAll("_", "-"), o);
+    }
+    if (o.short !== undefined) m.set("-" + o.short, o);
+  }
+  return m;
+}
+
+/** `--name`, `--kebab-name`, `--alias` and `-x` → spec. */
+export const OPTION_LOOKUP: ReadonlyMap<string, OptionSpec> = buildLookup();
+
+/**
+ * The value placeholder shown in the help.
+ *
+ * @example
+ * ```ts
+ * import { OPTION_LOOKUP, placeholderOf } from "./option_table.ts";
+ * console.assert(placeholderOf(OPTION_LOOKUP.get("-n")!) === "N");
+ * console.assert(placeholderOf(OPTION_LOOKUP.get("--outfile")!) === "FILE");
+ * console.assert(placeholderOf(OPTION_LOOKUP.get("-b")!) === "easy|conservative|none");
+ * ```
+ */
+export function placeholderOf(o: OptionSpec): string {
+  if (o.kind === "flag") return "";
+  if (o.kind === "enum") return o.values!.filter((v) => o.unsupported?.[v] === undefined).join("|");
+  return o.placeholder ?? (o.kind === "int" ? "N" : o.kind === "number" ? "X" : "VALUE");
+}

@@ -1,0 +1,110 @@
+// Feeding the reducer: jobs in chunks with the clock run up to each chunk's
+// first submit time (the streaming contract), replayed jobs in chunks, and
+// every file of an --infile_list in turn. Between chunks the loop gives the
+// event loop a turn now and then, so a SIGINT/SIGTERM handler can run during
+// a long simulation.
+
+import { EvtsimError } from "../core/errors.ts";
+import type { SimState } from "../core/state.ts";
+import type { Input } from "../core/step.ts";
+import type { JobSpec } from "../core/types.ts";
+import type { LoadedInput } from "./load.ts";
+import type { Progress } from "./progress.ts";
+
+const DRAIN_CHUNK = 4096;
+const YIELD_EVERY_MS = 50;
+
+/** Gives the event loop a turn (timers, signals) at most every 50 ms. */
+export class Yielder {
+  private last = performance.now();
+
+  /** Resolves at once, or after a macrotask when 50 ms have passed. */
+  async maybe(): Promise<void> {
+    const now = performance.now();
+    if (now - this.last < YIELD_EVERY_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    this.last = performance.now();
+  }
+}
+
+/** What the loop needs from the command. */
+export interface LoopContext {
+  readonly apply: (input: Input) => void;
+  readonly current: () => SimState;
+  readonly progress: Progress;
+  readonly maxTime: number | undefined;
+  readonly memoryLimit: (() => number) | undefined;
+  readonly yielder: Yielder;
+}
+
+// Jobs go in as chunks; before each chunk the clock runs up to (not
+// including) the chunk's first submit time. That is the streaming contract,
+// so the result equals appending everything at once, while finished records
+// are reclaimed and written as the run goes and progress can be shown.
+async function feedJobs(jobs: readonly JobSpec[], c: LoopContext): Promise<void> {
+  for (let i = 0; i < jobs.length; i += DRAIN_CHUNK) {
+    const chunk = jobs.slice(i, i + DRAIN_CHUNK);
+    const t = chunk[0].submitTime;
+    const limit = c.maxTime === undefined ? t : Math.min(t, c.maxTime);
+    if (limit > c.current().time) c.apply({ kind: "runUntilExclusive", time: limit });
+    c.apply({ kind: "appendJobs", jobs: chunk, maxStoreCapacity: c.memoryLimit?.() });
+    c.progress.update(c.current().stats.jobsCompleted);
+    await c.yielder.maybe();
+  }
+}
+
+/** Replays recorded jobs in chunks. */
+export async function replayAll(input: LoadedInput, c: LoopContext): Promise<void> {
+  const jobs = input.recorded;
+  for (let i = 0; i < jobs.length; i += DRAIN_CHUNK) {
+    c.apply({ kind: "replayJobs", jobs: jobs.slice(i, i + DRAIN_CHUNK) });
+    c.progress.update(Math.min(jobs.length, i + DRAIN_CHUNK));
+    await c.yielder.maybe();
+  }
+}
+
+/**
+ * Simulates every file in order: the first is already loaded; later ones are
+ * loaded with what is left of `maxJobs` (data lines across all files; 0 =
+ * all) and must be simulation traces whose first job is not before the
+ * previous file's last.
+ */
+export async function simulateFiles(
+  paths: readonly string[],
+  first: LoadedInput,
+  maxJobs: number,
+  load: (path: string, maxJobs: number) => Promise<LoadedInput>,
+  report: (line: string) => void,
+  c: LoopContext,
+): Promise<void> {
+  let previousLast = -Infinity;
+  let remaining = maxJobs - first.linesRead;
+  for (let k = 0; k < paths.length; k++) {
+    if (k > 0 && maxJobs > 0 && remaining <= 0) break;
+    const input = k === 0 ? first : await load(paths[k], maxJobs > 0 ? remaining : 0);
+    if (k > 0) {
+      remaining -= input.linesRead;
+      for (const m of input.messages) report(m);
+      if (input.mode !== "simulation") {
+        throw new EvtsimError(
+          "usage",
+          "is a replay trace (begin_time and end_time columns) but the list's first file is " +
+            "a simulation trace; --infile_list takes simulation traces only",
+          { file: paths[k] },
+        );
+      }
+    }
+    const jobs = input.jobs;
+    if (jobs.length > 0 && jobs[0].submitTime < previousLast) {
+      throw new EvtsimError(
+        "input",
+        `first job's submit time ${
+          jobs[0].submitTime
+        } is before the previous file's last submit time ${previousLast}; files must be in submit-time order`,
+        { file: paths[k], line: 2 },
+      );
+    }
+    if (jobs.length > 0) previousLast = jobs[jobs.length - 1].submitTime;
+    await feedJobs(jobs, c);
+  }
+}

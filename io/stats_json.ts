@@ -1,0 +1,160 @@
+// Per-job figures computed from the schedule rows as they stream by (wait
+// and bounded slowdown), their percentiles, and the `--stats_json` document
+// that puts them beside the run's statistics and the options that produced
+// them. Nothing here touches the engine: it only reads rows.
+
+import { BOUNDED_SLOWDOWN_THRESHOLD, type Statistics } from "../core/statistics.ts";
+import type { JobRow } from "../core/types.ts";
+
+/**
+ * A job's bounded slowdown: max(1, turnaround / max(run time, τ)), τ = 10 s,
+ * the same definition as the statistics' average.
+ *
+ * @example
+ * ```ts
+ * import { boundedSlowdown } from "./stats_json.ts";
+ * const row = { jobId: 0, submitTime: 0, beginTime: 90, endTime: 100, numNodes: 1, timeLimit: 10, queue: undefined };
+ * console.assert(boundedSlowdown(row) === 10); // turnaround 100 s over max(10 s, τ)
+ * ```
+ */
+export function boundedSlowdown(r: JobRow): number {
+  const run = r.endTime - r.beginTime;
+  return Math.max(1, (r.endTime - r.submitTime) / Math.max(run, BOUNDED_SLOWDOWN_THRESHOLD));
+}
+
+/** p50, p90, p99 (nearest rank), maximum and mean of a set of values. */
+export interface Distribution {
+  readonly count: number;
+  readonly mean: number | null;
+  readonly p50: number | null;
+  readonly p90: number | null;
+  readonly p99: number | null;
+  readonly max: number | null;
+}
+
+/**
+ * The nearest-rank percentile of ascending `sorted` values: the smallest
+ * value with at least `p` percent of the values at or below it.
+ *
+ * @example
+ * ```ts
+ * import { percentile } from "./stats_json.ts";
+ * const xs = Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+ * console.assert(percentile(xs, 50) === 5 && percentile(xs, 90) === 9 && percentile(xs, 99) === 10);
+ * ```
+ */
+export function percentile(sorted: Float64Array, p: number): number | null {
+  if (sorted.length === 0) return null;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+class Values {
+  private data = new Float64Array(1024);
+  private n = 0;
+  private sum = 0;
+
+  push(v: number): void {
+    if (this.n === this.data.length) {
+      const bigger = new Float64Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.n++] = v;
+    this.sum += v;
+  }
+
+  distribution(): Distribution {
+    const sorted = this.data.slice(0, this.n).sort();
+    return {
+      count: this.n,
+      mean: this.n > 0 ? this.sum / this.n : null,
+      p50: percentile(sorted, 50),
+      p90: percentile(sorted, 90),
+      p99: percentile(sorted, 99),
+      max: this.n > 0 ? sorted[this.n - 1] : null,
+    };
+  }
+}
+
+/**
+ * Collects each written job's wait and bounded slowdown (8 bytes each per
+ * job) for the percentiles.
+ *
+ * @example
+ * ```ts
+ * import { JobMetrics } from "./stats_json.ts";
+ * const m = new JobMetrics();
+ * m.add({ jobId: 0, submitTime: 0, beginTime: 0, endTime: 50, numNodes: 1, timeLimit: 60, queue: undefined });
+ * m.add({ jobId: 1, submitTime: 0, beginTime: 50, endTime: 100, numNodes: 1, timeLimit: 60, queue: undefined });
+ * console.assert(m.waits().max === 50 && m.waits().p50 === 0 && m.slowdowns().max === 2);
+ * ```
+ */
+export class JobMetrics {
+  private readonly wait = new Values();
+  private readonly slowdown = new Values();
+
+  /** Adds one finished job; returns its wait and bounded slowdown. */
+  add(r: JobRow): { wait: number; boundedSlowdown: number } {
+    const wait = r.beginTime - r.submitTime;
+    const bsld = boundedSlowdown(r);
+    this.wait.push(wait);
+    this.slowdown.push(bsld);
+    return { wait, boundedSlowdown: bsld };
+  }
+
+  /** Distribution of the waits (seconds). */
+  waits(): Distribution {
+    return this.wait.distribution();
+  }
+
+  /** Distribution of the bounded slowdowns. */
+  slowdowns(): Distribution {
+    return this.slowdown.distribution();
+  }
+}
+
+/** Everything the `--stats_json` file holds. */
+export interface StatsDocument {
+  /** The evtsim version that ran. */
+  readonly evtsimVersion: string;
+  /** Input files, in reading order. */
+  readonly inputs: readonly string[];
+  /** The options as given (command line and config files), by DR_EVT name. */
+  readonly options: Readonly<Record<string, string | number | boolean>>;
+  /** The effective simulation configuration, defaults filled in. */
+  readonly config: Readonly<Record<string, unknown>>;
+  /** The run's statistics, as the library reports them. */
+  readonly statistics: Statistics;
+  /** Waits of the written jobs (seconds). */
+  readonly waitTime: Distribution;
+  /** Bounded slowdowns of the written jobs. */
+  readonly boundedSlowdown: Distribution & { readonly tau: number };
+}
+
+/**
+ * The JSON text (two-space indented, one trailing newline). Infinite or NaN
+ * numbers become null.
+ *
+ * @example
+ * ```ts
+ * import { JobMetrics, statsJsonText } from "./stats_json.ts";
+ * const m = new JobMetrics();
+ * const text = statsJsonText({
+ *   evtsimVersion: "0.1.0", inputs: ["jobs.csv"], options: { total_nodes: 8 }, config: { totalNodes: 8 },
+ *   statistics: {} as never, waitTime: m.waits(), boundedSlowdown: { ...m.slowdowns(), tau: 10 },
+ * });
+ * console.assert(JSON.parse(text).waitTime.p99 === null && text.endsWith("}\n"));
+ * ```
+ */
+export function statsJsonText(doc: StatsDocument): string {
+  return JSON.stringify(
+    doc,
+    (_k, v) => typeof v === "number" && !Number.isFinite(v) ? null : v,
+    2,
+  ) +
+    "\n";
+}
+
+/** The bounded-slowdown threshold τ (seconds) the figures use. */
+export const SLOWDOWN_TAU = BOUNDED_SLOWDOWN_THRESHOLD;
