@@ -109,6 +109,39 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     help: "queue order (default fcfs)",
   },
   {
+    name: "picker",
+    kind: "string",
+    placeholder: "NAME",
+    help:
+      "job picker: builtin_fcfs, sjf, ljf or one from --policy_module (default: from --priority_policy)",
+  },
+  {
+    name: "admission",
+    kind: "string",
+    placeholder: "NAME",
+    help:
+      "backfill (admission) policy by registered name, e.g. one from --policy_module (overrides -b)",
+  },
+  {
+    name: "policy_module",
+    kind: "string",
+    placeholder: "FILE",
+    help:
+      "a TypeScript/JavaScript module exporting `pickers` and/or `admissions` to register by name",
+  },
+  {
+    name: "queues",
+    kind: "string",
+    placeholder: "FILE",
+    help: "queue definitions (YAML or JSON): name, priority, max_running, open, picker, project",
+  },
+  {
+    name: "decisions",
+    kind: "string",
+    placeholder: "FILE",
+    help: "also write every scheduling decision (DISPATCH, PEND with a reason) as JSON Lines",
+  },
+  {
     name: "run_time_mode",
     short: "r",
     kind: "enum",

@@ -21,6 +21,8 @@ export interface OutputPaths {
   readonly resources: string;
   readonly submissions?: string;
   readonly statsJson?: string;
+  /** Scheduling decisions, JSON Lines. */
+  readonly decisions?: string;
 }
 
 /** How the schedule is written. */
@@ -64,6 +66,7 @@ export class RunOutputs {
   private readonly resources: AtomicTextWriter;
   private readonly submissions: AtomicTextWriter | undefined;
   private readonly stats: AtomicTextWriter | undefined;
+  private readonly decisions: AtomicTextWriter | undefined;
   private layout: ScheduleLayout | undefined;
   private swf: SwfScheduleWriter | undefined;
   /** Per-job wait and slowdown of every written job. */
@@ -78,6 +81,7 @@ export class RunOutputs {
         ? this.set.open(paths.submissions)
         : undefined;
       this.stats = paths.statsJson !== undefined ? this.set.open(paths.statsJson) : undefined;
+      this.decisions = paths.decisions !== undefined ? this.set.open(paths.decisions) : undefined;
     } catch (e) {
       this.set.abort();
       throw e;
@@ -112,6 +116,9 @@ export class RunOutputs {
       for (const s of rows.submissions) {
         this.submissions.line(`${s.jobId},${formatTime(s.submitTime, msec)},${s.nodesBusy}`);
       }
+    }
+    if (this.decisions !== undefined) {
+      for (const d of rows.decisions) this.decisions.line(JSON.stringify(d));
     }
   }
 

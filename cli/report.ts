@@ -65,6 +65,11 @@ export function statisticsBlock(
   }
   out.push(
     `[evtsim] Jobs rejected (larger than the machine): ${s.jobsRejected}`,
+    ...(s.jobsCancelled + s.jobsFailed + s.jobsKilled > 0
+      ? [
+        `[evtsim] Jobs cancelled / failed / killed (not in the averages): ${s.jobsCancelled} / ${s.jobsFailed} / ${s.jobsKilled}`,
+      ]
+      : []),
     `[evtsim] Utilization: ${formatG(s.utilization)}`,
     `[evtsim] Average bounded slowdown (tau=${BOUNDED_SLOWDOWN_THRESHOLD} s): ${
       formatG(s.averageBoundedSlowdown)

@@ -10,7 +10,11 @@ import { initialState } from "../api/initial_state.ts";
 import { type Input, step } from "../core/step.ts";
 import { statistics } from "../core/queries.ts";
 import type { SimulationConfig } from "../core/types.ts";
+import { lookupPicker, type PolicyRegistry } from "../core/policies.ts";
 import { readCapacitySchedule } from "../io/capacity_schedule.ts";
+import { readQueues } from "../io/queues_file.ts";
+import { defaultRegistry } from "../schedulers/registry.ts";
+import { loadPolicyModule } from "./policy_module.ts";
 import { memoryPressureLimit } from "../api/memory.ts";
 import type { OutputFileSystem } from "../io/atomic_writer.ts";
 import { SLOWDOWN_TAU, statsJsonText } from "../io/stats_json.ts";
@@ -100,6 +104,7 @@ export async function simulateCommand(
     resources: str(o, "resource_trace") ?? defaultResourceFile(schedulePath),
     submissions: str(o, "submission_stats"),
     statsJson: str(o, "stats_json"),
+    decisions: str(o, "decisions"),
   };
   const real = checkOutputPaths(
     [
@@ -107,6 +112,7 @@ export async function simulateCommand(
       ["--resource_trace", named.resources],
       ...(named.submissions !== undefined ? [["--submission_stats", named.submissions]] : []),
       ...(named.statsJson !== undefined ? [["--stats_json", named.statsJson]] : []),
+      ...(named.decisions !== undefined ? [["--decisions", named.decisions]] : []),
     ] as [string, string][],
     inputsOf(parsed, sources),
   );
@@ -116,6 +122,7 @@ export async function simulateCommand(
       resources: real.get("--resource_trace")!,
       submissions: real.get("--submission_stats"),
       statsJson: real.get("--stats_json"),
+      decisions: real.get("--decisions"),
     },
     deps.fs,
   );
@@ -141,10 +148,15 @@ export async function simulateCommand(
       );
     }
     const startTime = startTimeOf(o, timezone, first.mode);
+    const registry = await registryOf(o);
+    const queues = await queuesOf(o, registry);
     const totalNodes = num(o, "total_nodes") ?? first.machineSize ?? 795;
     const config: SimulationConfig = {
       totalNodes,
-      backfillPolicy: (str(o, "backfill_policy") ?? "easy") as SimulationConfig["backfillPolicy"],
+      backfillPolicy: str(o, "admission") ?? str(o, "backfill_policy") ?? "easy",
+      ...(str(o, "picker") !== undefined ? { picker: str(o, "picker") } : {}),
+      ...(queues !== undefined ? { queues } : {}),
+      decisions: named.decisions !== undefined,
       priorityPolicy: (str(o, "priority_policy") ?? "fcfs") as SimulationConfig["priorityPolicy"],
       runTimeMode,
       runTimeDistribution: str(o, "run_time_distribution") as SimulationConfig[
@@ -169,7 +181,7 @@ export async function simulateCommand(
         `--max_time ${maxTime} is before the start time ${startTime}`,
       );
     }
-    state = initialState(config, { replay: first.mode === "replay" });
+    state = initialState(config, { replay: first.mode === "replay", registry });
     if (o.get("verbose") === true) printParams(con, config, sources.paths);
     const msec = o.get("msec_output") === true;
     outputs.begin({
@@ -242,7 +254,34 @@ export async function simulateCommand(
     con.out(`Submission statistics written to: ${named.submissions}`);
   }
   if (named.statsJson !== undefined) con.out(`Statistics JSON written to: ${named.statsJson}`);
+  if (named.decisions !== undefined) con.out(`Decisions written to: ${named.decisions}`);
   return 0;
+}
+
+async function registryOf(o: ParsedOptions): Promise<PolicyRegistry> {
+  const module = str(o, "policy_module");
+  return module === undefined ? defaultRegistry() : await loadPolicyModule(module);
+}
+
+// The --queues file, with every per-queue picker checked against the registry
+// so that an unknown one is reported at its line.
+async function queuesOf(o: ParsedOptions, registry: PolicyRegistry) {
+  const path = str(o, "queues");
+  if (path === undefined) return undefined;
+  const entries = await readQueues(path);
+  entries.forEach(({ queue, fieldLines }, i) => {
+    if (queue.picker === undefined) return;
+    try {
+      lookupPicker(registry, queue.picker);
+    } catch (e) {
+      throw new EvtsimError(
+        "input",
+        `queue ${i} (${queue.name}): picker: ${(e as Error).message}`,
+        { file: path, line: fieldLines.picker },
+      );
+    }
+  });
+  return entries.map((e) => e.queue);
 }
 
 // --- option helpers -----------------------------------------------------
@@ -297,6 +336,10 @@ function inputsOf(p: ParsedCommandLine, s: Sources): NamedPath[] {
   if (s.list !== undefined) inputs.push({ what: "the --infile_list file", path: s.list });
   const cap = str(p.options, "capacity_schedule");
   if (cap !== undefined) inputs.push({ what: "the --capacity_schedule file", path: cap });
+  const queues = str(p.options, "queues");
+  if (queues !== undefined) inputs.push({ what: "the --queues file", path: queues });
+  const module = str(p.options, "policy_module");
+  if (module !== undefined) inputs.push({ what: "the --policy_module file", path: module });
   for (const c of p.configFiles) inputs.push({ what: "a --config file", path: c });
   return inputs;
 }

@@ -40,6 +40,8 @@ export interface QueueEntry {
   readonly queue: QueueDef;
   /** 1-based line of the entry in the file. */
   readonly line: number;
+  /** 1-based line of each field given, by its name in the file (`max_running`, …). */
+  readonly fieldLines: Readonly<Record<string, number>>;
 }
 
 /**
@@ -139,7 +141,9 @@ export function parseQueues(text: string, file: string): QueueEntry[] {
       ...(q.max_running === undefined ? {} : { maxRunning: q.max_running }),
       ...(q.open === undefined ? {} : { open: q.open }),
     };
-    return { queue, line };
+    const fieldLines: Record<string, number> = {};
+    for (const key of Object.keys(q)) fieldLines[key] = lineOf(["queues", i, key]) ?? line;
+    return { queue, line, fieldLines };
   });
 }
 

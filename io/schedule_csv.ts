@@ -26,12 +26,15 @@ export function scheduleHeader(o: ScheduleCsvOptions): string {
     : `job_submit_time,begin_time,end_time,num_nodes,exit_status,${o.queueColumn},time_limit`;
 }
 
-/** One data line (without newline). `exit_status` is always 0, as in DR_EVT. */
+/**
+ * One data line (without newline). `exit_status` is 0, as in DR_EVT, except
+ * for a job that was cancelled, failed or killed (its `exitStatus`).
+ */
 export function scheduleLine(r: JobRow, o: ScheduleCsvOptions): string {
   const m = o.msec === true;
   const head = `${formatTime(r.submitTime, m)},${formatTime(r.beginTime, m)},${
     formatTime(r.endTime, m)
-  },${r.numNodes},0`;
+  },${r.numNodes},${r.exitStatus ?? 0}`;
   const limit = formatTime(r.timeLimit, m);
   return o.queueColumn === undefined
     ? `${head},${limit}`

@@ -98,8 +98,12 @@ export class JobMetrics {
   add(r: JobRow): { wait: number; boundedSlowdown: number } {
     const wait = r.beginTime - r.submitTime;
     const bsld = boundedSlowdown(r);
-    this.wait.push(wait);
-    this.slowdown.push(bsld);
+    // Cancelled, failed and killed jobs stay out of the distributions, as
+    // they stay out of the averages.
+    if (r.outcome === undefined) {
+      this.wait.push(wait);
+      this.slowdown.push(bsld);
+    }
     return { wait, boundedSlowdown: bsld };
   }
 
