@@ -195,8 +195,12 @@ function buildSorted<T>(
 ): TreeNode<T> | null {
   if (lo >= hi) return null;
   const mid = (lo + hi) >>> 1;
-  const n = mk(spec, xs[mid], buildSorted(spec, xs, lo, mid), buildSorted(spec, xs, mid + 1, hi));
-  return { v: n.v, l: n.l, r: n.r, s: n.s, m1: n.m1, m2: n.m2 };
+  const v = xs[mid];
+  const l = buildSorted(spec, xs, lo, mid);
+  const r = buildSorted(spec, xs, mid + 1, hi);
+  const m1 = Math.min(spec.p1(v), l === null ? Infinity : l.m1, r === null ? Infinity : r.m1);
+  const m2 = Math.min(spec.p2(v), l === null ? Infinity : l.m2, r === null ? Infinity : r.m2);
+  return { v, l, r, s: 1 + size(l) + size(r), m1, m2 };
 }
 
 function maxNode<T>(n: TreeNode<T>): TreeNode<T> {
