@@ -8,7 +8,7 @@
 // It is not byte-compatible with the Python script (different generator);
 // the benchmark suite uses the Python copies for the published inputs.
 
-import { nextUniform, seedRng } from "../core/rng.ts";
+import { nextSfc32, seedSfc32 } from "./_sfc32.ts";
 import type { JobSpec } from "../mod.ts";
 
 export type { JobSpec };
@@ -27,11 +27,11 @@ export interface TraceParams {
   readonly ties?: boolean;
 }
 
-/** The engine's seeded generator (core/rng.ts), as a plain function. */
+/** The seeded sfc32 generator (./_sfc32.ts), as a plain function. */
 function makeRandom(seed: number): () => number {
-  let state = seedRng(seed);
+  let state = seedSfc32(seed);
   return () => {
-    const [u, next] = nextUniform(state);
+    const [u, next] = nextSfc32(state);
     state = next;
     return u;
   };
