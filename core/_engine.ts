@@ -11,6 +11,7 @@ import {
   type ResolvedConfig,
 } from "./config.ts";
 import { EvtsimError } from "./errors.ts";
+import { drawnEndTime } from "./_run_time_draws.ts";
 import type { RngState } from "./rng.ts";
 import { runningJob, type RunningSet } from "./running.ts";
 import type { JobStore, ResourceEvent, RowStack, SimState } from "./state.ts";
@@ -41,6 +42,8 @@ export class Working {
   stats: MutableStatistics;
   readonly replay: boolean;
   finished: boolean;
+  /** Drawn run times: end times follow DR_EVT's float-fraction arithmetic. */
+  private readonly drawn: boolean;
 
   readonly jobRows: JobRow[] = [];
   readonly resourceRows: ResourceRow[] = [];
@@ -69,6 +72,7 @@ export class Working {
     this.stats = { ...s.stats };
     this.replay = s.replay;
     this.finished = s.finished;
+    this.drawn = !s.replay && s.config.runTimeMode === "distribution";
     this.overallocationReported = s.overallocationReported;
   }
 
@@ -265,7 +269,7 @@ export class Working {
     const r = runningJob(job.id, job.numNodes, job.timeLimit, now);
     this.running = this.running.add(r);
     this.events = this.events.add({
-      time: now + job.runTime,
+      time: this.drawn ? drawnEndTime(now, job.runTime) : now + job.runTime,
       kind: 0,
       id: job.id,
       numNodes: job.numNodes,

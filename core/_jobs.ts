@@ -4,7 +4,8 @@
 import type { List } from "immutable";
 import type { Working } from "./_engine.ts";
 import { EvtsimError } from "./errors.ts";
-import { nextNormal, nextUniform, type RngState } from "./rng.ts";
+import { drawRunTime } from "./_run_time_draws.ts";
+import { RngCursor } from "./rng.ts";
 import type { JobRecord, JobSpec } from "./types.ts";
 
 /** Limits the shell supplies for an append, from facts the core cannot read. */
@@ -44,7 +45,7 @@ export function checkJobSpec(spec: JobSpec, where: string): void {
   }
 }
 
-function chooseRunTime(w: Working, spec: JobSpec): number {
+function chooseRunTime(w: Working, spec: JobSpec, g: RngCursor | undefined): number {
   const c = w.config;
   const limit = spec.timeLimit;
   switch (c.runTimeMode) {
@@ -52,32 +53,10 @@ function chooseRunTime(w: Working, spec: JobSpec): number {
       return spec.actualRunTime ?? limit;
     case "limit":
       return limit;
-    case "distribution": {
+    case "distribution":
       if (limit <= 0) return 0;
-      const [x, next] = draw(w.rng, c.runTimeDistribution, limit, c.runTimeScale, c.runTimeStddev);
-      w.rng = next;
-      return x;
-    }
+      return drawRunTime(g!, c.runTimeDistribution, limit, c.runTimeScale, c.runTimeStddev);
   }
-}
-
-// The three distributions as DR_EVT draws them: normal clamped to [0, L],
-// lognormal capped at L, uniform on [L·f, L·(f+s)] floored at 0.
-function draw(
-  rng: RngState,
-  kind: "normal" | "lognormal" | "uniform",
-  limit: number,
-  f: number,
-  s: number,
-): [number, RngState] {
-  if (kind === "uniform") {
-    const [u, next] = nextUniform(rng);
-    const lo = limit * f;
-    return [Math.max(0, lo + u * limit * s), next];
-  }
-  const [z, next] = nextNormal(rng);
-  if (kind === "normal") return [Math.min(limit, Math.max(0, limit * f + z * limit * s)), next];
-  return [Math.min(limit, Math.exp(Math.log(limit * f) + s * z)), next];
 }
 
 /**
@@ -117,6 +96,8 @@ export function appendJobs(
   reserve(w, specs.length, limits);
   const ids: number[] = [];
   const created: JobRecord[] = [];
+  // One cursor per batch: the generator's words are copied at most once per twist.
+  const g = w.config.runTimeMode === "distribution" ? RngCursor.from(w.rng) : undefined;
   for (const spec of specs) {
     const id = w.nextJobId++;
     ids.push(id);
@@ -125,7 +106,7 @@ export function appendJobs(
       submitTime: spec.submitTime,
       numNodes: spec.numNodes,
       timeLimit: spec.timeLimit,
-      runTime: chooseRunTime(w, spec),
+      runTime: chooseRunTime(w, spec, g),
       queue: spec.queue,
       beginTime: -1,
       endTime: -1,
@@ -134,6 +115,7 @@ export function appendJobs(
       ...(submit ? {} : { unsubmitted: true }),
     });
   }
+  if (g !== undefined) w.rng = g.state();
   w.store = {
     ...w.store,
     records: w.store.records.withMutations((l: List<JobRecord>) => {

@@ -17,6 +17,8 @@ function plain(x: unknown, depth: number): unknown {
     return { list: (x as List<unknown>).toArray().map((v) => plain(v, depth + 1)) };
   }
   if (Array.isArray(x)) return x.map((v) => plain(v, depth + 1));
+  // The run-time generator's words: copied element by element.
+  if (ArrayBuffer.isView(x)) return { typedArray: Array.from(x as Uint32Array) };
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(x).sort()) {
     out[k] = plain((x as Record<string, unknown>)[k], depth + 1);
@@ -27,7 +29,7 @@ function plain(x: unknown, depth: number): unknown {
 /**
  * A deep copy of `state` as plain objects and arrays (functions become
  * `"[function]"`): persistent sets are copied with their whole tree, lists by
- * their elements. Compare two snapshots with a deep-equality assertion.
+ * their elements, typed arrays (the generator's words) element by element. Compare two snapshots with a deep-equality assertion.
  *
  * @example
  * ```ts
