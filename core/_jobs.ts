@@ -4,6 +4,7 @@
 import type { List } from "immutable";
 import type { Working } from "./_engine.ts";
 import { EvtsimError } from "./errors.ts";
+import { describeValue, MAX_EXACT } from "./_input_check.ts";
 import { drawRunTime } from "./_run_time_draws.ts";
 import { RngCursor } from "./rng.ts";
 import type { JobRecord, JobSpec } from "./types.ts";
@@ -14,38 +15,41 @@ export interface AppendLimits {
   readonly maxCapacity?: number;
 }
 
-/** Throws an input error naming `where` unless `spec`'s numbers are valid. */
+/**
+ * Throws an input error naming `where` unless `spec` is a job spec: an object
+ * with finite, non-negative (the submit time may be negative) numbers of at
+ * most 2^53 − 1 (larger values are not held exactly), an integer node count
+ * and an optional string queue.
+ */
 export function checkJobSpec(spec: JobSpec, where: string): void {
-  if (!Number.isFinite(spec.submitTime)) {
+  if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {
     throw new EvtsimError(
       "input",
-      `${where}: submit time must be a finite number, got ${spec.submitTime}`,
+      `${where}: expected a job spec object, got ${describeValue(spec)}`,
     );
   }
-  if (!Number.isInteger(spec.numNodes) || spec.numNodes < 0) {
-    throw new EvtsimError(
-      "input",
-      `${where}: node count must be a non-negative integer, got ${spec.numNodes}`,
-    );
+  const bad = (what: string, v: unknown, expected: string) =>
+    new EvtsimError("input", `${where}: ${what} must be ${expected}, got ${describeValue(v)}`);
+  const exact = "of at most 2^53 - 1";
+  if (!Number.isFinite(spec.submitTime) || Math.abs(spec.submitTime) > MAX_EXACT) {
+    throw bad("submit time", spec.submitTime, `a finite number ${exact}`);
   }
-  if (!Number.isFinite(spec.timeLimit) || spec.timeLimit < 0) {
-    throw new EvtsimError(
-      "input",
-      `${where}: time limit must be a non-negative number, got ${spec.timeLimit}`,
-    );
+  if (!Number.isSafeInteger(spec.numNodes) || spec.numNodes < 0) {
+    throw bad("node count", spec.numNodes, `a non-negative integer ${exact}`);
   }
-  if (
-    spec.actualRunTime !== undefined &&
-    (!Number.isFinite(spec.actualRunTime) || spec.actualRunTime < 0)
-  ) {
-    throw new EvtsimError(
-      "input",
-      `${where}: actual run time must be a non-negative number, got ${spec.actualRunTime}`,
-    );
+  if (!(Number.isFinite(spec.timeLimit) && spec.timeLimit >= 0 && spec.timeLimit <= MAX_EXACT)) {
+    throw bad("time limit", spec.timeLimit, `a non-negative number ${exact}`);
+  }
+  const actual = spec.actualRunTime;
+  if (actual !== undefined && !(Number.isFinite(actual) && actual >= 0 && actual <= MAX_EXACT)) {
+    throw bad("actual run time", actual, `a non-negative number ${exact}`);
+  }
+  if (spec.queue !== undefined && typeof spec.queue !== "string") {
+    throw bad("queue", spec.queue, "a string");
   }
 }
 
-function chooseRunTime(w: Working, spec: JobSpec, g: RngCursor | undefined): number {
+function chooseRunTime(w: Working, spec: JobSpec, g: RngCursor | undefined, id: number): number {
   const c = w.config;
   const limit = spec.timeLimit;
   switch (c.runTimeMode) {
@@ -53,9 +57,18 @@ function chooseRunTime(w: Working, spec: JobSpec, g: RngCursor | undefined): num
       return spec.actualRunTime ?? limit;
     case "limit":
       return limit;
-    case "distribution":
+    case "distribution": {
       if (limit <= 0) return 0;
-      return drawRunTime(g!, c.runTimeDistribution, limit, c.runTimeScale, c.runTimeStddev);
+      const x = drawRunTime(g!, c.runTimeDistribution, limit, c.runTimeScale, c.runTimeStddev);
+      // Only a uniform draw can pass the limit: L·(scale + stddev) can be huge.
+      if (!(x <= MAX_EXACT)) {
+        throw new EvtsimError(
+          "input",
+          `job ${id}: drawn run time ${x} s is more than 2^53 - 1 s (time limit ${limit} s; lower the run time scale or stddev)`,
+        );
+      }
+      return x;
+    }
   }
 }
 
@@ -106,7 +119,7 @@ export function appendJobs(
       submitTime: spec.submitTime,
       numNodes: spec.numNodes,
       timeLimit: spec.timeLimit,
-      runTime: chooseRunTime(w, spec, g),
+      runTime: chooseRunTime(w, spec, g, id),
       queue: spec.queue,
       beginTime: -1,
       endTime: -1,
@@ -177,10 +190,10 @@ export function submitJob(w: Working, id: number, submitTime: number): void {
     throw new EvtsimError("state", `job ${id} is not in the job store`);
   }
   if (!rec.unsubmitted) throw new EvtsimError("state", `job ${id} has already been submitted`);
-  if (!Number.isFinite(submitTime)) {
+  if (!Number.isFinite(submitTime) || Math.abs(submitTime) > MAX_EXACT) {
     throw new EvtsimError(
       "time",
-      `job ${id}: submit time must be a finite number, got ${submitTime}`,
+      `job ${id}: submit time must be a finite number of at most 2^53 - 1, got ${submitTime}`,
     );
   }
   if (submitTime < w.time) {

@@ -5,6 +5,7 @@
 import { Working } from "./_engine.ts";
 import { appendJobs, submitJob } from "./_jobs.ts";
 import { EvtsimError } from "./errors.ts";
+import { checkStepArguments } from "./_input_check.ts";
 import { replayAdvance, replayJobs } from "./replay.ts";
 import type { SimState } from "./state.ts";
 import type { JobSpec, RecordedJob, StepRows } from "./types.ts";
@@ -90,6 +91,7 @@ export interface StepResult {
  * ```
  */
 export function step(state: SimState, input: Input): StepResult {
+  checkStepArguments(state, input);
   const w = new Working(state);
   let ids: number[] = [];
   if (w.replay && (input.kind === "appendJobs" || input.kind === "submitJob")) {
