@@ -1,6 +1,14 @@
 // Constructors for the reducer's inputs, so callers of the pure API build
 // `Input` values without spelling out `kind` strings by hand.
 
+import {
+  checkArray,
+  checkObject,
+  checkOptionalBoolean,
+  checkTimeArgument,
+  describeValue,
+} from "../core/_input_check.ts";
+import { EvtsimError } from "../core/errors.ts";
 import type { Input } from "../core/step.ts";
 import type { JobSpec } from "../core/types.ts";
 
@@ -41,6 +49,18 @@ export interface AppendJobsOptions {
  * ```
  */
 export function appendJobs(jobs: readonly JobSpec[], options: AppendJobsOptions = {}): Input {
+  checkArray(jobs, "appendJobs: jobs");
+  checkObject(options, "appendJobs: options");
+  checkOptionalBoolean(options.submit, "appendJobs: options.submit");
+  const cap = options.maxStoreCapacity;
+  if (cap !== undefined && typeof cap !== "number") {
+    throw new EvtsimError(
+      "usage",
+      `appendJobs: options.maxStoreCapacity: expected a number of records, got ${
+        describeValue(cap)
+      }`,
+    );
+  }
   return {
     kind: "appendJobs",
     jobs,
@@ -64,6 +84,13 @@ export function appendJobs(jobs: readonly JobSpec[], options: AppendJobsOptions 
  * ```
  */
 export function submitJob(id: number, submitTime: number): Input {
+  if (typeof id !== "number") {
+    throw new EvtsimError(
+      "usage",
+      `submitJob: id: expected a job id (a number), got ${describeValue(id)}`,
+    );
+  }
+  checkTimeArgument(submitTime, "submitJob: submitTime");
   return { kind: "submitJob", id, submitTime };
 }
 
@@ -80,6 +107,7 @@ export function submitJob(id: number, submitTime: number): Input {
  * ```
  */
 export function advanceTo(time: number): Input {
+  checkTimeArgument(time, "advanceTo: time");
   return { kind: "advanceTo", time };
 }
 
@@ -97,6 +125,7 @@ export function advanceTo(time: number): Input {
  * ```
  */
 export function runUntilExclusive(time: number): Input {
+  checkTimeArgument(time, "runUntilExclusive: time");
   return { kind: "runUntilExclusive", time };
 }
 
