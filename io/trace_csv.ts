@@ -4,6 +4,7 @@
 // double quote never goes through the quote-aware splitter.
 
 import { isPad, splitAll, splitPlain, splitQuoted } from "./_csv_fields.ts";
+import { FieldReader } from "./_csv_values.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { JobSpec, RecordedJob } from "../core/types.ts";
 import { lassenPlan } from "./lassen.ts";
@@ -19,7 +20,14 @@ export interface TraceReadOptions {
   readonly timezone?: string;
   /** Stop after this many data lines were read (DR_EVT `-j`); 0 or undefined = unlimited. */
   readonly maxJobs?: number;
-  /** Simulation input must have an actual-run-time column and value (`run_time_mode=actual`). */
+  /**
+   * The run-time mode the jobs are read for. Under `actual`, a job without an
+   * actual run time (no such column, an empty value, or 0) runs for its time
+   * limit, as DR_EVT does, and one warning line says how many. Default: the
+   * values are read as they are (empty = none).
+   */
+  readonly runTimeMode?: "actual" | "limit" | "distribution";
+  /** Same as `runTimeMode: "actual"` (the older name of the option). */
   readonly requireActualRunTime?: boolean;
   /** Progressive input: a submit time earlier than the previous row's is an error. */
   readonly requireSorted?: boolean;
@@ -41,6 +49,11 @@ export interface LoadedTrace {
   readonly linesRead: number;
   /** Simulation rows whose actual run time exceeds the time limit (accepted). */
   readonly overruns: number;
+  /**
+   * Under `runTimeMode: "actual"`: simulation jobs without an actual run time
+   * (no column, an empty value or 0) that run for their time limit.
+   */
+  readonly limitFallbacks: number;
   /** One line each, e.g. `t.csv:7: job event times are incorrect (submit > begin)`. */
   readonly warnings: string[];
 }
@@ -125,7 +138,7 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
     throw new EvtsimError("usage", (e as Error).message, { field: "timezone" });
   }
   const maxJobs = options.maxJobs !== undefined && options.maxJobs > 0 ? options.maxJobs : Infinity;
-  const requireActual = options.requireActualRunTime === true;
+  const actualMode = options.runTimeMode === "actual" || options.requireActualRunTime === true;
   const requireSorted = options.requireSorted === true;
   const r = new FieldReader(options.file, ts);
 
@@ -137,6 +150,7 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
   let slotOf: Int8Array = new Int8Array(0);
   let linesRead = 0;
   let overruns = 0;
+  let limitFallbacks = 0;
   let prevSubmit = -Infinity;
   const len = text.length;
   let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0; // byte-order mark
@@ -153,7 +167,7 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
     const line = text.slice(start, end);
 
     if (plan === undefined) {
-      plan = format === "lassen" ? lassenPlan() : headerPlan(line, r, requireActual);
+      plan = format === "lassen" ? lassenPlan() : headerPlan(line, r);
       slotOf = slotTable(plan);
       continue;
     }
@@ -174,9 +188,14 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
             names?.[f] ?? `field ${f + 1}`,
           ),
       );
-    if (got < plan.fieldCount) {
-      const e = `expected ${plan.fieldCount} comma-separated fields (as in the header), got ${got}`;
-      throw r.fail(e, plan.names?.[got] ?? `field ${got + 1}`);
+    if (got !== plan.fieldCount) {
+      const e = `expected ${plan.fieldCount} comma-separated fields (as in the header), got ${
+        got < plan.fieldCount ? got : "more"
+      }`;
+      throw r.fail(
+        e,
+        got < plan.fieldCount ? plan.names?.[got] ?? `field ${got + 1}` : `field ${got}`,
+      );
     }
 
     const submitTime = r.time(vals[SUBMIT], plan.submit);
@@ -207,10 +226,12 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
       if (raw !== "") {
         actualRunTime = r.seconds(raw, plan.actual);
         if (actualRunTime > timeLimit) overruns++;
-      } else if (requireActual) {
-        const e = "expected an actual run time in seconds (run_time_mode actual), got ''";
-        throw r.fail(e, plan.actual.name);
       }
+    }
+    // DR_EVT starts a job without a (positive) actual run time with its limit.
+    if (actualMode && !(actualRunTime !== undefined && actualRunTime > 0)) {
+      actualRunTime = undefined;
+      limitFallbacks++;
     }
     if (requireSorted) prevSubmit = r.ordered(submitTime, prevSubmit, vals[SUBMIT], plan.submit);
     // Only keys with values, so that jobs compare equal to hand-written specs.
@@ -235,14 +256,24 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
       line: 1,
     });
   }
+  const mode = plan.begin !== undefined ? "replay" : "simulation";
+  if (mode === "simulation" && limitFallbacks > 0) {
+    const what = plan.actual === undefined
+      ? `no actual run time column (${ACTUAL_ALIASES.join(", ")})`
+      : `${limitFallbacks} job(s) with an empty or zero ${plan.actual.name}`;
+    warnings.push(
+      `${r.file}: ${what}: such jobs run for their time limit (run_time_mode actual, as DR_EVT does)`,
+    );
+  }
   return {
-    mode: plan.begin !== undefined ? "replay" : "simulation",
+    mode,
     jobs: sortBySubmitStable(jobs),
     recorded: sortBySubmitStable(recorded),
     queueColumn: plan.queue === undefined ? undefined : plan.queue.name as "q_id" | "queue",
     hasActualRunTime: plan.actual !== undefined,
     linesRead,
     overruns,
+    limitFallbacks: mode === "simulation" ? limitFallbacks : 0,
     warnings,
   };
 }
@@ -279,7 +310,7 @@ export function sortBySubmitStable<T extends { readonly submitTime: number }>(jo
   return jobs;
 }
 
-function headerPlan(line: string, r: FieldReader, requireActual: boolean): ColumnPlan {
+function headerPlan(line: string, r: FieldReader): ColumnPlan {
   const names = splitAll(line);
   const at = new Map<string, number>();
   names.forEach((name, i) => {
@@ -312,10 +343,7 @@ function headerPlan(line: string, r: FieldReader, requireActual: boolean): Colum
       : ["end_time", "begin_time"];
     throw r.fail(`ambiguous trace: has ${has} but not ${lacks}`, lacks);
   }
-  // Replay reads recorded times, never the actual-run-time column.
-  const actual = requireActual && begin === undefined
-    ? need(ACTUAL_ALIASES, " for run_time_mode actual")
-    : find(ACTUAL_ALIASES);
+  const actual = find(ACTUAL_ALIASES);
   const queue = find(["q_id", "queue"]);
   return { submit, nodes, limit, queue, actual, begin, end, fieldCount: names.length, names };
 }
@@ -330,56 +358,4 @@ function slotTable(plan: ColumnPlan): Int8Array {
     if (c !== undefined) table[c.index] = slot;
   });
   return table;
-}
-
-function show(v: string): string {
-  return v.length > 60 ? `'${v.slice(0, 57)}...'` : `'${v}'`;
-}
-
-const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-// Turns field values into numbers, naming the file, line and column on failure.
-class FieldReader {
-  line = 0;
-  constructor(readonly file: string, private readonly ts: TimestampParser) {}
-
-  fail(detail: string, field: string): EvtsimError {
-    return new EvtsimError("input", detail, { file: this.file, line: this.line, field });
-  }
-
-  time(v: string, col: PlannedColumn): number {
-    try {
-      return this.ts(v);
-    } catch (e) {
-      throw this.fail((e as Error).message, col.name);
-    }
-  }
-
-  count(v: string, col: PlannedColumn): number {
-    let x = 0;
-    let ok = v.length > 0 && v.length <= 15; // stays a safe integer
-    for (let i = 0; ok && i < v.length; i++) {
-      const c = v.charCodeAt(i);
-      if (c < 48 || c > 57) ok = false;
-      else x = x * 10 + (c - 48);
-    }
-    if (!ok) throw this.fail(`expected a non-negative integer, got ${show(v)}`, col.name);
-    return x;
-  }
-
-  seconds(v: string, col: PlannedColumn): number {
-    const x = DECIMAL.test(v) ? Number(v) : NaN;
-    if (!(x >= 0 && x < Infinity)) {
-      throw this.fail(`expected a non-negative number of seconds, got ${show(v)}`, col.name);
-    }
-    return x + 0; // turns -0 into 0
-  }
-
-  ordered(submit: number, prev: number, raw: string, col: PlannedColumn): number {
-    if (submit < prev) {
-      const what = "expected submit times in non-decreasing order (progressive input)";
-      throw this.fail(`${what}, got ${show(raw)} after ${prev}`, col.name);
-    }
-    return submit;
-  }
 }
