@@ -171,7 +171,8 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     name: "procs_per_node",
     kind: "int",
     min: 1,
-    help: "processors per node for --swf_unit nodes (default 1)",
+    help:
+      "processors per node for --swf_unit nodes (default MaxProcs / MaxNodes from the header, else 1)",
   },
   {
     name: "swf_replay_wait",
