@@ -38,7 +38,21 @@ export async function forEachLine(path: string, onLine: LineHandler): Promise<nu
   } catch (e) {
     throw new EvtsimError("input", `cannot read: ${describe(e)}`, { file: path });
   }
-  const gzip = isGzipPath(path);
+  return await forEachStreamLine(file.readable, path, onLine, isGzipPath(path));
+}
+
+/**
+ * As {@link forEachLine}, for a byte stream; `name` names it in messages.
+ * `gzip` undefined means "gzip when the stream starts with the gzip magic
+ * bytes". The stream is cancelled when reading stops early.
+ */
+export async function forEachStreamLine(
+  stream: ReadableStream<Uint8Array>,
+  name: string,
+  onLine: LineHandler,
+  gzip?: boolean,
+): Promise<number> {
+  if (gzip === undefined) [gzip, stream] = await sniffGzip(stream);
   const splitter = new LineSplitter(onLine);
   let handlerFailed = false;
   const feed = (chunk: string): boolean => {
@@ -48,10 +62,10 @@ export async function forEachLine(path: string, onLine: LineHandler): Promise<nu
     return more;
   };
   try {
-    if (gzip) await gunzipChunks(file, feed);
+    if (gzip) await gunzipChunks(stream, feed);
     else {
       // Leaving this loop early (return or throw) cancels the stream, which closes the file.
-      for await (const chunk of file.readable.pipeThrough(new TextDecoderStream())) {
+      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
         if (!feed(chunk)) return splitter.lines;
       }
     }
@@ -61,20 +75,23 @@ export async function forEachLine(path: string, onLine: LineHandler): Promise<nu
       throw new EvtsimError(
         "input",
         `truncated or corrupt gzip stream (after line ${splitter.lines}: ${describe(e)})`,
-        { file: path },
+        { file: name },
       );
     }
-    throw new EvtsimError("input", `cannot read: ${describe(e)}`, { file: path });
+    throw new EvtsimError("input", `cannot read: ${describe(e)}`, { file: name });
   }
   handlerFailed = true;
   splitter.end();
   return splitter.lines;
 }
 
-// Decompresses every gzip member of `file`, handing text chunks to `feed`
-// until it returns false; the file is closed in every case.
-async function gunzipChunks(file: Deno.FsFile, feed: (chunk: string) => boolean): Promise<void> {
-  const source = Readable.fromWeb(file.readable as import("node:stream/web").ReadableStream);
+// Decompresses every gzip member of `bytes`, handing text chunks to `feed`
+// until it returns false; the stream is cancelled (a file closed) in every case.
+async function gunzipChunks(
+  bytes: ReadableStream<Uint8Array>,
+  feed: (chunk: string) => boolean,
+): Promise<void> {
+  const source = Readable.fromWeb(bytes as import("node:stream/web").ReadableStream);
   const gunzip = createGunzip();
   source.on("error", (e: Error) => gunzip.destroy(e));
   source.pipe(gunzip);
@@ -89,6 +106,36 @@ async function gunzipChunks(file: Deno.FsFile, feed: (chunk: string) => boolean)
     source.destroy();
     gunzip.destroy();
   }
+}
+
+// Whether `stream` starts with the gzip magic bytes (1f 8b), and a stream
+// with the same bytes to read instead.
+async function sniffGzip(
+  stream: ReadableStream<Uint8Array>,
+): Promise<[boolean, ReadableStream<Uint8Array>]> {
+  const reader = stream.getReader();
+  let head: Uint8Array = new Uint8Array(0);
+  let done = false;
+  while (head.length < 2 && !done) {
+    const r = await reader.read();
+    if (r.done) done = true;
+    else head = head.length === 0 ? r.value : new Uint8Array([...head, ...r.value]);
+  }
+  const rest = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (head.length > 0) controller.enqueue(head);
+      if (done) controller.close();
+    },
+    async pull(controller) {
+      const r = await reader.read();
+      if (r.done) controller.close();
+      else controller.enqueue(r.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return [head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b, rest];
 }
 
 // Cuts decoded text chunks into lines; a line may span chunks.
