@@ -40,6 +40,8 @@ export interface AppendJobsOptions {
  * An input that creates jobs (ids in order) and, unless `submit` is false,
  * submits them. All-or-nothing: the batch must be sorted by submit time, no
  * submit time may be before the clock, and it must fit the job store.
+ * Throws an `EvtsimError` of kind `"usage"` when `jobs` is not an array or
+ * an option has the wrong type (the job specs are checked by `step`).
  *
  * @example
  * ```ts
@@ -73,6 +75,7 @@ export function appendJobs(jobs: readonly JobSpec[], options: AppendJobsOptions 
 
 /**
  * An input that submits a stored (preloaded) job at `submitTime` (≥ the clock).
+ * Throws an `EvtsimError` of kind `"usage"` unless both are numbers.
  *
  * @example
  * ```ts
@@ -96,8 +99,9 @@ export function submitJob(id: number, submitTime: number): Input {
 
 /**
  * An input that processes every event up to and including `time`; the clock
- * ends at `time`. Throws an `EvtsimError` of kind `"time"` if `time` is
- * before the clock.
+ * ends at `time`. Throws an `EvtsimError` of kind `"usage"` unless `time` is
+ * a number; stepping it throws one of kind `"time"` if `time` is before the
+ * clock.
  *
  * @example
  * ```ts
@@ -114,6 +118,7 @@ export function advanceTo(time: number): Input {
 /**
  * An input that processes every event strictly before `time`; the clock ends
  * at the last processed time (it does not move when nothing happens).
+ * Throws an `EvtsimError` of kind `"usage"` unless `time` is a number.
  *
  * @example
  * ```ts

@@ -78,7 +78,8 @@ export interface StepResult {
 /**
  * Applies one input to a state. Throws `EvtsimError` (and changes nothing)
  * when the input breaks a contract: time going backwards, an unsorted batch,
- * a full job store under `abort`, a finished simulation.
+ * a full job store under `abort`, a finished simulation, or a state or input
+ * of the wrong shape or type (kind `"usage"`).
  *
  * @example
  * ```ts
