@@ -122,7 +122,9 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
     );
   }
   const runTimeScale = config.runTimeScale ?? 1;
-  if (!(runTimeScale > 0 && runTimeScale <= MAX_RUN_TIME_FACTOR)) {
+  if (
+    typeof runTimeScale !== "number" || !(runTimeScale > 0 && runTimeScale <= MAX_RUN_TIME_FACTOR)
+  ) {
     throw new EvtsimError(
       "usage",
       `run time scale must be > 0 and at most ${MAX_RUN_TIME_FACTOR}, got ${runTimeScale}`,
