@@ -59,7 +59,7 @@ try {
     }).output();
     const err = new TextDecoder().decode(out.stderr);
     const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(err)?.[1];
-    const wall = /Elapsed \(wall clock\) time[^:]*: (\S+)/.exec(err)?.[1];
+    const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)/.exec(err)?.[1];
     rows.push([name, String(n), rss ? `${Math.round(Number(rss) / 1024)} MiB` : "?", wall ?? "?"]);
   }
   console.log(formatTable(["arrivals", "jobs", "peak RSS", "wall"], rows));
