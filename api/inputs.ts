@@ -3,6 +3,14 @@
 
 import type { EndJobOptions, JobUpdate } from "../core/live.ts";
 import type { QueueDef } from "../core/queues.ts";
+import {
+  checkArray,
+  checkObject,
+  checkOptionalBoolean,
+  checkTimeArgument,
+  describeValue,
+} from "../core/_input_check.ts";
+import { EvtsimError } from "../core/errors.ts";
 import type { Input } from "../core/step.ts";
 import type { JobSpec } from "../core/types.ts";
 
@@ -34,6 +42,8 @@ export interface AppendJobsOptions {
  * An input that creates jobs (ids in order) and, unless `submit` is false,
  * submits them. All-or-nothing: the batch must be sorted by submit time, no
  * submit time may be before the clock, and it must fit the job store.
+ * Throws an `EvtsimError` of kind `"usage"` when `jobs` is not an array or
+ * an option has the wrong type (the job specs are checked by `step`).
  *
  * @example
  * ```ts
@@ -43,6 +53,18 @@ export interface AppendJobsOptions {
  * ```
  */
 export function appendJobs(jobs: readonly JobSpec[], options: AppendJobsOptions = {}): Input {
+  checkArray(jobs, "appendJobs: jobs");
+  checkObject(options, "appendJobs: options");
+  checkOptionalBoolean(options.submit, "appendJobs: options.submit");
+  const cap = options.maxStoreCapacity;
+  if (cap !== undefined && typeof cap !== "number") {
+    throw new EvtsimError(
+      "usage",
+      `appendJobs: options.maxStoreCapacity: expected a number of records, got ${
+        describeValue(cap)
+      }`,
+    );
+  }
   return {
     kind: "appendJobs",
     jobs,
@@ -55,6 +77,7 @@ export function appendJobs(jobs: readonly JobSpec[], options: AppendJobsOptions 
 
 /**
  * An input that submits a stored (preloaded) job at `submitTime` (≥ the clock).
+ * Throws an `EvtsimError` of kind `"usage"` unless both are numbers.
  *
  * @example
  * ```ts
@@ -66,13 +89,21 @@ export function appendJobs(jobs: readonly JobSpec[], options: AppendJobsOptions 
  * ```
  */
 export function submitJob(id: number, submitTime: number): Input {
+  if (typeof id !== "number") {
+    throw new EvtsimError(
+      "usage",
+      `submitJob: id: expected a job id (a number), got ${describeValue(id)}`,
+    );
+  }
+  checkTimeArgument(submitTime, "submitJob: submitTime");
   return { kind: "submitJob", id, submitTime };
 }
 
 /**
  * An input that processes every event up to and including `time`; the clock
- * ends at `time`. Throws an `EvtsimError` of kind `"time"` if `time` is
- * before the clock.
+ * ends at `time`. Throws an `EvtsimError` of kind `"usage"` unless `time` is
+ * a number; stepping it throws one of kind `"time"` if `time` is before the
+ * clock.
  *
  * @example
  * ```ts
@@ -82,12 +113,14 @@ export function submitJob(id: number, submitTime: number): Input {
  * ```
  */
 export function advanceTo(time: number): Input {
+  checkTimeArgument(time, "advanceTo: time");
   return { kind: "advanceTo", time };
 }
 
 /**
  * An input that processes every event strictly before `time`; the clock ends
  * at the last processed time (it does not move when nothing happens).
+ * Throws an `EvtsimError` of kind `"usage"` unless `time` is a number.
  *
  * @example
  * ```ts
@@ -99,6 +132,7 @@ export function advanceTo(time: number): Input {
  * ```
  */
 export function runUntilExclusive(time: number): Input {
+  checkTimeArgument(time, "runUntilExclusive: time");
   return { kind: "runUntilExclusive", time };
 }
 

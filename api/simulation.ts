@@ -4,6 +4,7 @@
 // supplies the one fact the core cannot read itself: available memory.
 
 import type { DecisionRow, PendReason } from "../core/decisions.ts";
+import { checkArray, checkObject, checkOptionalBoolean } from "../core/_input_check.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { EndJobOptions, JobUpdate } from "../core/live.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
@@ -20,7 +21,7 @@ import type { QueueDef } from "../core/queues.ts";
 import type { SimState } from "../core/state.ts";
 import { initialState } from "./initial_state.ts";
 import type { Statistics } from "../core/statistics.ts";
-import { type Input, step } from "../core/step.ts";
+import { type Input, step, type StepResult } from "../core/step.ts";
 import type {
   JobRow,
   JobSpec,
@@ -29,6 +30,7 @@ import type {
   SimulationConfig,
   StepRows,
 } from "../core/types.ts";
+import { checkSinks, RowDelivery } from "./_delivery.ts";
 import * as inputs from "./inputs.ts";
 import { checkMemoryPressureFraction, memoryPressureLimit } from "./memory.ts";
 
@@ -64,6 +66,15 @@ export interface SimulationOptions extends SimulationConfig {
 
 /**
  * Where rows go as they become final. A missing sink keeps that kind of row for `finish()`.
+ *
+ * The rows of a call are handed over before the call takes effect. If a sink
+ * throws, the call is undone: the simulation is left exactly as it was before
+ * the call (same state, same rows kept for `finish()`), the sink's error is
+ * rethrown unchanged, and the call can be made again. A retried call delivers
+ * its rows again from the first one, so a sink that accepted some rows of the
+ * failed attempt sees them twice (keep count, or truncate what it wrote). A
+ * sink must not call the simulation that is calling it: any method or getter
+ * used from inside a sink throws an `EvtsimError` of kind `"state"`.
  *
  * @example
  * ```ts
@@ -152,8 +163,12 @@ export interface FinishOptions {
  * the caller moves the clock with {@link Simulation.advanceTo} and
  * {@link Simulation.runUntilExclusive}. Time never goes back: a target or a
  * submit time before the clock throws an `EvtsimError` of kind `"time"` and
- * changes nothing. Every method is one `step` of the pure reducer, so a failed
- * call leaves the state exactly as it was.
+ * changes nothing. Every method is one `step` of the pure reducer (`finish`
+ * two), and its rows reach the sinks before its new state is kept, so a call
+ * that throws (a bad argument, a broken contract, or a sink that throws; see
+ * {@link SimulationSinks}) leaves the simulation exactly as it was and can be
+ * retried. Every argument is type-checked: a wrong type throws an
+ * `EvtsimError` of kind `"usage"` (or `"input"` for a job spec).
  *
  * @example
  * ```ts
@@ -174,17 +189,13 @@ export interface FinishOptions {
 export class Simulation {
   #state: SimState;
   readonly #config: SimulationConfig;
-  readonly #sinks: SimulationSinks;
   readonly #memoryFraction: number | undefined;
   #trace: readonly JobSpec[];
   /** An input other than initializeTrace has been applied. */
   #touched = false;
   /** Store size up to which an unbounded store passed the memory check. */
   #memoryCheckedUpTo = 0;
-  readonly #jobs: JobRow[] = [];
-  readonly #resources: ResourceRow[] = [];
-  readonly #notices: Notice[] = [];
-  readonly #decisions: DecisionRow[] = [];
+  readonly #delivery: RowDelivery;
   readonly #registry: PolicyRegistry | undefined;
   #output: SimulationOutput | undefined;
 
@@ -203,12 +214,15 @@ export class Simulation {
    * ```
    */
   constructor(options: SimulationOptions, sinks: SimulationSinks = {}) {
+    checkObject(options, "Simulation: options");
+    checkSinks(sinks);
     const { jobs, checkMemoryPressure, registry, ...given } = options;
+    if (jobs !== undefined) checkArray(jobs, "Simulation: options.jobs");
     const config = sinks.onDecision !== undefined ? { ...given, decisions: true } : given;
     this.#config = config;
     this.#registry = registry;
     this.#state = initialState(config, { registry });
-    this.#sinks = sinks;
+    this.#delivery = new RowDelivery(sinks);
     this.#trace = jobs ?? [];
     this.#memoryFraction = checkMemoryPressure === undefined
       ? undefined
@@ -217,6 +231,7 @@ export class Simulation {
 
   /** The current immutable state; keep it as a snapshot or step it with the pure API. */
   get state(): SimState {
+    this.#delivery.refuseReentry("state");
     return this.#state;
   }
 
@@ -234,6 +249,8 @@ export class Simulation {
    * ```
    */
   loadTrace(jobs: readonly JobSpec[]): void {
+    this.#delivery.refuseReentry("loadTrace");
+    checkArray(jobs, "loadTrace: jobs");
     this.#requireUntouched("loadTrace");
     this.#trace = [...jobs];
   }
@@ -259,6 +276,7 @@ export class Simulation {
    * ```
    */
   initializeTrace(maxJobs = 0): number {
+    this.#delivery.refuseReentry("initializeTrace");
     this.#requireUntouched("initializeTrace");
     if (!Number.isInteger(maxJobs) || maxJobs < 0) {
       throw new EvtsimError("usage", `max jobs must be a non-negative integer, got ${maxJobs}`);
@@ -273,15 +291,18 @@ export class Simulation {
         maxStoreCapacity: this.#storeLimit(fresh, taken.length),
       }),
     );
+    this.#delivery.deliver("initializeTrace", [r.rows]);
     this.#state = r.state;
     this.#memoryCheckedUpTo = 0;
-    this.#emit(r.rows);
     return taken.length;
   }
 
   /**
    * Creates a job and submits it at its submit time (≥ the clock); returns
-   * its id. Nothing happens until the clock reaches the submit time.
+   * its id. Nothing happens until the clock reaches the submit time. With
+   * `{ submit: false }` the job is only stored, as DR_EVT's streaming API
+   * appends it, and {@link Simulation.submitJob} submits it later (then its
+   * submit time is the one given there).
    *
    * @example
    * ```ts
@@ -290,10 +311,18 @@ export class Simulation {
    * const id = sim.appendJob({ submitTime: 10, numNodes: 20, queue: "pbatch", timeLimit: 200 });
    * sim.advanceTo(10);
    * console.assert(id === 0 && sim.nodesInUse === 20);
+   * // DR_EVT's two steps: append, then submit.
+   * const later = sim.appendJob({ submitTime: 30, numNodes: 10, timeLimit: 50 }, { submit: false });
+   * sim.advanceTo(40);
+   * console.assert(later === 1 && sim.nodesInUse === 20); // stored, not submitted
+   * sim.submitJob(later, 40);
+   * sim.advanceTo(40);
+   * console.assert(sim.nodesInUse === 30);
    * ```
    */
-  appendJob(job: JobSpec): number {
-    return this.appendJobs([job])[0];
+  appendJob(job: JobSpec, options: { readonly submit?: boolean } = {}): number {
+    this.#delivery.refuseReentry("appendJob");
+    return this.appendJobs([job], options)[0];
   }
 
   /**
@@ -301,7 +330,9 @@ export class Simulation {
    * All-or-nothing: if the batch is not sorted by submit time, has a submit
    * time before the clock, does not fit a full store under
    * `jobStoreOverflow: "abort"`, or is refused under memory pressure, it
-   * throws and nothing is appended, written or numbered.
+   * throws and nothing is appended, written or numbered. With
+   * `{ submit: false }` the jobs are only stored (in any order) and each is
+   * submitted later with {@link Simulation.submitJob}.
    *
    * @example
    * ```ts
@@ -315,9 +346,14 @@ export class Simulation {
    * console.assert(sim.appendJobs([{ submitTime: 10, numNodes: 1, timeLimit: 5 }])[0] === 0);
    * ```
    */
-  appendJobs(jobs: readonly JobSpec[]): number[] {
+  appendJobs(jobs: readonly JobSpec[], options: { readonly submit?: boolean } = {}): number[] {
+    this.#delivery.refuseReentry("appendJobs");
+    checkArray(jobs, "appendJobs: jobs");
+    checkObject(options, "appendJobs: options");
+    checkOptionalBoolean(options.submit, "appendJobs: options.submit");
     const limit = this.#storeLimit(this.#state, jobs.length);
-    const ids = this.#apply(inputs.appendJobs(jobs, { maxStoreCapacity: limit })).ids;
+    const input = inputs.appendJobs(jobs, { submit: options.submit, maxStoreCapacity: limit });
+    const ids = this.#apply("appendJobs", input).ids;
     if (limit !== undefined && this.#state.store.capacity === 0) {
       // Re-check an unbounded store only when it has doubled, as if it grew by doubling.
       this.#memoryCheckedUpTo = Math.min(limit, 2 * this.#state.store.records.size);
@@ -340,7 +376,8 @@ export class Simulation {
    * ```
    */
   submitJob(id: number, submitTime: number): void {
-    this.#apply(inputs.submitJob(id, submitTime));
+    this.#delivery.refuseReentry("submitJob");
+    this.#apply("submitJob", inputs.submitJob(id, submitTime));
   }
 
   /**
@@ -358,7 +395,8 @@ export class Simulation {
    * ```
    */
   advanceTo(time: number): void {
-    this.#apply(inputs.advanceTo(time));
+    this.#delivery.refuseReentry("advanceTo");
+    this.#apply("advanceTo", inputs.advanceTo(time));
   }
 
   /**
@@ -375,7 +413,8 @@ export class Simulation {
    * ```
    */
   runUntilExclusive(time: number): void {
-    this.#apply(inputs.runUntilExclusive(time));
+    this.#delivery.refuseReentry("runUntilExclusive");
+    this.#apply("runUntilExclusive", inputs.runUntilExclusive(time));
   }
 
   /**
@@ -391,7 +430,8 @@ export class Simulation {
    * ```
    */
   runToCompletion(): void {
-    this.#apply(inputs.runToCompletion());
+    this.#delivery.refuseReentry("runToCompletion");
+    this.#apply("runToCompletion", inputs.runToCompletion());
   }
 
   /**
@@ -410,7 +450,8 @@ export class Simulation {
    * ```
    */
   flush(): void {
-    this.#apply(inputs.flush());
+    this.#delivery.refuseReentry("flush");
+    this.#apply("flush", inputs.flush());
   }
 
   /**
@@ -430,14 +471,20 @@ export class Simulation {
    * ```
    */
   finish(options: FinishOptions = {}): SimulationOutput {
+    this.#delivery.refuseReentry("finish");
+    checkObject(options, "finish: options");
+    checkOptionalBoolean(options.runToCompletion, "finish: options.runToCompletion");
     if (this.#output !== undefined) return this.#output;
-    if (options.runToCompletion ?? true) this.#apply(inputs.runToCompletion());
-    this.#apply(inputs.finish());
+    if (options.runToCompletion ?? true) {
+      this.#apply("finish", inputs.runToCompletion(), inputs.finish());
+    } else {
+      this.#apply("finish", inputs.finish());
+    }
     this.#output = {
-      jobs: this.#jobs,
-      resources: this.#resources,
-      notices: this.#notices,
-      decisions: this.#decisions,
+      jobs: this.#delivery.jobs,
+      resources: this.#delivery.resources,
+      notices: this.#delivery.notices,
+      decisions: this.#delivery.decisions,
       statistics: statistics(this.#state),
     };
     return this.#output;
@@ -467,7 +514,8 @@ export class Simulation {
    * ```
    */
   cancelJob(id: number, time?: number): void {
-    this.#apply(inputs.cancelJob(id, time));
+    this.#delivery.refuseReentry("cancelJob");
+    this.#apply("cancelJob", inputs.cancelJob(id, time));
   }
 
   /**
@@ -487,7 +535,8 @@ export class Simulation {
    * ```
    */
   endJob(id: number, time?: number, options: EndJobOptions = {}): void {
-    this.#apply(inputs.endJob(id, time, options));
+    this.#delivery.refuseReentry("endJob");
+    this.#apply("endJob", inputs.endJob(id, time, options));
   }
 
   /**
@@ -504,7 +553,8 @@ export class Simulation {
    * ```
    */
   updateJob(id: number, update: JobUpdate, time?: number): void {
-    this.#apply(inputs.updateJob(id, update, time));
+    this.#delivery.refuseReentry("updateJob");
+    this.#apply("updateJob", inputs.updateJob(id, update, time));
   }
 
   /**
@@ -524,7 +574,8 @@ export class Simulation {
    * ```
    */
   updateQueue(queue: QueueDef, time?: number): void {
-    this.#apply(inputs.updateQueue(queue, time));
+    this.#delivery.refuseReentry("updateQueue");
+    this.#apply("updateQueue", inputs.updateQueue(queue, time));
   }
 
   /**
@@ -542,7 +593,8 @@ export class Simulation {
    * ```
    */
   changeCapacity(capacity: number, time?: number): void {
-    this.#apply(inputs.changeCapacity(capacity, time));
+    this.#delivery.refuseReentry("changeCapacity");
+    this.#apply("changeCapacity", inputs.changeCapacity(capacity, time));
   }
 
   /**
@@ -564,26 +616,31 @@ export class Simulation {
    * ```
    */
   pendingReason(id: number): PendReason | undefined {
+    this.#delivery.refuseReentry("pendingReason");
     return pendingReason(this.#state, id);
   }
 
   /** The simulation clock. */
   get currentTime(): number {
+    this.#delivery.refuseReentry("currentTime");
     return this.#state.time;
   }
 
   /** Nodes allocated to running jobs. */
   get nodesInUse(): number {
+    this.#delivery.refuseReentry("nodesInUse");
     return this.#state.allocatedNodes;
   }
 
   /** Nodes free now (usable capacity minus allocated, never negative). */
   get availableNodes(): number {
+    this.#delivery.refuseReentry("availableNodes");
     return availableNodes(this.#state);
   }
 
   /** Jobs that have arrived and wait to start. */
   get activeJobCount(): number {
+    this.#delivery.refuseReentry("activeJobCount");
     return activeJobCount(this.#state);
   }
 
@@ -602,6 +659,7 @@ export class Simulation {
    * ```
    */
   statistics(): Statistics {
+    this.#delivery.refuseReentry("statistics");
     return statistics(this.#state);
   }
 
@@ -619,6 +677,7 @@ export class Simulation {
    * ```
    */
   headShadowTime(): number {
+    this.#delivery.refuseReentry("headShadowTime");
     return headShadowTime(this.#state);
   }
 
@@ -638,25 +697,28 @@ export class Simulation {
    * ```
    */
   backfillWindow(): BackfillWindow {
+    this.#delivery.refuseReentry("backfillWindow");
     return backfillWindow(this.#state);
   }
 
   // ---- internals ----------------------------------------------------------
 
-  #apply(input: Input) {
-    const r = step(this.#state, input);
-    this.#state = r.state;
+  // One call: step every input, deliver all their rows, and only then keep
+  // the new state. Anything thrown (by a step or by a sink) leaves the
+  // simulation as it was before the call.
+  #apply(what: string, ...steps: Input[]): StepResult {
+    let r: StepResult | undefined;
+    const batches: StepRows[] = [];
+    let state = this.#state;
+    for (const input of steps) {
+      r = step(state, input);
+      state = r.state;
+      batches.push(r.rows);
+    }
+    this.#delivery.deliver(what, batches);
+    this.#state = state;
     this.#touched = true;
-    this.#emit(r.rows);
-    return r;
-  }
-
-  #emit(rows: StepRows): void {
-    const { onJobRow, onResourceRow, onNotice, onDecision } = this.#sinks;
-    for (const d of rows.decisions) onDecision ? onDecision(d) : this.#decisions.push(d);
-    for (const n of rows.notices) onNotice ? onNotice(n) : this.#notices.push(n);
-    for (const j of rows.jobs) onJobRow ? onJobRow(j) : this.#jobs.push(j);
-    for (const x of rows.resources) onResourceRow ? onResourceRow(x) : this.#resources.push(x);
+    return r!;
   }
 
   #requireUntouched(what: string): void {

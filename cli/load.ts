@@ -30,7 +30,7 @@ export interface LoadOptions {
   readonly runTimeMode: "actual" | "limit" | "distribution";
   readonly overrun?: OverrunPolicy;
   readonly swfUnit: "procs" | "nodes";
-  readonly procsPerNode: number;
+  readonly procsPerNode?: number;
   readonly swfReplayWait: boolean;
   readonly requireSorted: boolean;
 }

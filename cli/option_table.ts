@@ -256,7 +256,8 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     kind: "int",
     placeholder: "N",
     min: 1,
-    help: "processors per node for --swf_unit nodes (default 1)",
+    help:
+      "processors per node for --swf_unit nodes (default MaxProcs / MaxNodes from the header, else 1)",
   },
   {
     name: "swf_replay_wait",

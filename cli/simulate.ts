@@ -85,7 +85,7 @@ export async function simulateCommand(
     runTimeMode,
     overrun: str(o, "overrun") as LoadOptions["overrun"],
     swfUnit: (str(o, "swf_unit") ?? "procs") as "procs" | "nodes",
-    procsPerNode: num(o, "procs_per_node") ?? 1,
+    procsPerNode: num(o, "procs_per_node"),
     swfReplayWait: o.get("swf_replay_wait") === true,
     requireSorted: sources.list !== undefined,
   };

@@ -19,6 +19,7 @@ import type { LiveEvent } from "./live.ts";
 import type { Picker } from "./picker.ts";
 import type { PolicyRegistry } from "./policies.ts";
 import type { QueueState, QueueTable } from "./queues.ts";
+import { drawnEndTime } from "./_run_time_draws.ts";
 import type { RngState } from "./rng.ts";
 import { runningJob, type RunningSet } from "./running.ts";
 import type { ResourceEvent, RowStack, SimState } from "./state.ts";
@@ -76,6 +77,8 @@ export class Working {
   stats: MutableStatistics;
   readonly replay: boolean;
   finished: boolean;
+  /** Drawn run times: end times follow DR_EVT's float-fraction arithmetic. */
+  private readonly drawn: boolean;
 
   readonly jobRows: JobRow[] = [];
   readonly resourceRows: ResourceRow[] = [];
@@ -114,6 +117,7 @@ export class Working {
     this.stats = { ...s.stats };
     this.replay = s.replay;
     this.finished = s.finished;
+    this.drawn = !s.replay && s.config.runTimeMode === "distribution";
     this.overallocationReported = s.overallocationReported;
   }
 
@@ -345,7 +349,7 @@ export class Working {
     this.running = this.running.add(r);
     if (this.config.runTimeMode !== "external") {
       this.events = this.events.add({
-        time: now + job.runTime,
+        time: this.endTimeOf(now, job.runTime),
         kind: 0,
         id: job.id,
         numNodes: job.numNodes,
@@ -357,6 +361,14 @@ export class Working {
     if (this.queues.list.length > 0) this.countRunning(job.queue, +1);
     this.replaceRecord({ ...job, beginTime: now });
     this.allocate(job.numNodes, now);
+  }
+
+  /**
+   * When a job started at `begin` ends by itself. Drawn run times end in
+   * DR_EVT's single-precision fraction arithmetic (see _run_time_draws.ts).
+   */
+  endTimeOf(begin: number, runTime: number): number {
+    return this.drawn ? drawnEndTime(begin, runTime) : begin + runTime;
   }
 
   /** The queue a job of this run is in (undefined without configured queues). */

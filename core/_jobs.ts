@@ -3,7 +3,9 @@
 
 import type { Working } from "./_engine.ts";
 import { EvtsimError } from "./errors.ts";
-import { nextNormal, nextUniform, type RngState } from "./rng.ts";
+import { describeValue, MAX_EXACT } from "./_input_check.ts";
+import { drawRunTime } from "./_run_time_draws.ts";
+import { RngCursor } from "./rng.ts";
 import type { JobRecord, JobSpec } from "./types.ts";
 
 /** Limits the shell supplies for an append, from facts the core cannot read. */
@@ -13,51 +15,46 @@ export interface AppendLimits {
 }
 
 /**
- * Throws an input error naming `where` unless `spec`'s numbers are valid.
- * `where` may be a function: it is called only to build a message.
+ * Throws an input error naming `where` unless `spec` is a job spec: an object
+ * with finite, non-negative (the submit time may be negative) numbers of at
+ * most 2^53 − 1 (larger values are not held exactly), an integer node count,
+ * an optional integer priority and an optional string queue. `where` may be
+ * a function: it is called only to build a message.
  */
 export function checkJobSpec(spec: JobSpec, where: string | (() => string)): void {
-  if (!Number.isFinite(spec.submitTime)) {
+  const at = () => (typeof where === "string" ? where : where());
+  if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {
     throw new EvtsimError(
       "input",
-      `${at(where)}: submit time must be a finite number, got ${spec.submitTime}`,
+      `${at()}: expected a job spec object, got ${describeValue(spec)}`,
     );
   }
-  if (!Number.isInteger(spec.numNodes) || spec.numNodes < 0) {
-    throw new EvtsimError(
-      "input",
-      `${at(where)}: node count must be a non-negative integer, got ${spec.numNodes}`,
-    );
+  const bad = (what: string, v: unknown, expected: string) =>
+    new EvtsimError("input", `${at()}: ${what} must be ${expected}, got ${describeValue(v)}`);
+  const exact = "of at most 2^53 - 1";
+  if (!Number.isFinite(spec.submitTime) || Math.abs(spec.submitTime) > MAX_EXACT) {
+    throw bad("submit time", spec.submitTime, `a finite number ${exact}`);
   }
-  if (!Number.isFinite(spec.timeLimit) || spec.timeLimit < 0) {
-    throw new EvtsimError(
-      "input",
-      `${at(where)}: time limit must be a non-negative number, got ${spec.timeLimit}`,
-    );
+  if (!Number.isSafeInteger(spec.numNodes) || spec.numNodes < 0) {
+    throw bad("node count", spec.numNodes, `a non-negative integer ${exact}`);
+  }
+  if (!(Number.isFinite(spec.timeLimit) && spec.timeLimit >= 0 && spec.timeLimit <= MAX_EXACT)) {
+    throw bad("time limit", spec.timeLimit, `a non-negative number ${exact}`);
+  }
+  const actual = spec.actualRunTime;
+  if (actual !== undefined && !(Number.isFinite(actual) && actual >= 0 && actual <= MAX_EXACT)) {
+    throw bad("actual run time", actual, `a non-negative number ${exact}`);
+  }
+  if (spec.queue !== undefined && typeof spec.queue !== "string") {
+    throw bad("queue", spec.queue, "a string");
   }
   if (spec.priority !== undefined && !Number.isSafeInteger(spec.priority)) {
-    throw new EvtsimError(
-      "input",
-      `${at(where)}: priority must be an integer, got ${spec.priority}`,
-    );
-  }
-  if (
-    spec.actualRunTime !== undefined &&
-    (!Number.isFinite(spec.actualRunTime) || spec.actualRunTime < 0)
-  ) {
-    throw new EvtsimError(
-      "input",
-      `${at(where)}: actual run time must be a non-negative number, got ${spec.actualRunTime}`,
-    );
+    throw bad("priority", spec.priority, "an integer");
   }
 }
 
 // With configured queues a job must name one of them; one naming none goes
 // to the first queue.
-function at(where: string | (() => string)): string {
-  return typeof where === "string" ? where : where();
-}
-
 function checkQueue(w: Working, spec: JobSpec, where: () => string): void {
   if (w.queues.list.length === 0 || spec.queue === undefined) return;
   if (!w.queues.byName.has(spec.queue)) {
@@ -75,7 +72,7 @@ function queueOf(w: Working, spec: JobSpec): string | undefined {
   return w.queues.list[0].def.name;
 }
 
-function chooseRunTime(w: Working, spec: JobSpec): number {
+function chooseRunTime(w: Working, spec: JobSpec, g: RngCursor | undefined, id: number): number {
   const c = w.config;
   const limit = spec.timeLimit;
   switch (c.runTimeMode) {
@@ -86,30 +83,17 @@ function chooseRunTime(w: Working, spec: JobSpec): number {
       return limit;
     case "distribution": {
       if (limit <= 0) return 0;
-      const [x, next] = draw(w.rng, c.runTimeDistribution, limit, c.runTimeScale, c.runTimeStddev);
-      w.rng = next;
+      const x = drawRunTime(g!, c.runTimeDistribution, limit, c.runTimeScale, c.runTimeStddev);
+      // Only a uniform draw can pass the limit: L·(scale + stddev) can be huge.
+      if (!(x <= MAX_EXACT)) {
+        throw new EvtsimError(
+          "input",
+          `job ${id}: drawn run time ${x} s is more than 2^53 - 1 s (time limit ${limit} s; lower the run time scale or stddev)`,
+        );
+      }
       return x;
     }
   }
-}
-
-// The three distributions as DR_EVT draws them: normal clamped to [0, L],
-// lognormal capped at L, uniform on [L·f, L·(f+s)] floored at 0.
-function draw(
-  rng: RngState,
-  kind: "normal" | "lognormal" | "uniform",
-  limit: number,
-  f: number,
-  s: number,
-): [number, RngState] {
-  if (kind === "uniform") {
-    const [u, next] = nextUniform(rng);
-    const lo = limit * f;
-    return [Math.max(0, lo + u * limit * s), next];
-  }
-  const [z, next] = nextNormal(rng);
-  if (kind === "normal") return [Math.min(limit, Math.max(0, limit * f + z * limit * s)), next];
-  return [Math.min(limit, Math.exp(Math.log(limit * f) + s * z)), next];
 }
 
 /**
@@ -151,6 +135,8 @@ export function appendJobs(
   reserve(w, specs.length, limits);
   const ids: number[] = [];
   const created: JobRecord[] = [];
+  // One cursor per batch: the generator's words are copied at most once per twist.
+  const g = w.config.runTimeMode === "distribution" ? RngCursor.from(w.rng) : undefined;
   for (const spec of specs) {
     const id = w.nextJobId++;
     ids.push(id);
@@ -159,7 +145,7 @@ export function appendJobs(
       submitTime: spec.submitTime,
       numNodes: spec.numNodes,
       timeLimit: spec.timeLimit,
-      runTime: chooseRunTime(w, spec),
+      runTime: chooseRunTime(w, spec, g, id),
       queue: queueOf(w, spec),
       priority: spec.priority ?? 0,
       beginTime: -1,
@@ -171,6 +157,7 @@ export function appendJobs(
       exitStatus: undefined,
     });
   }
+  if (g !== undefined) w.rng = g.state();
   w.pushRecords(created);
   w.stats = { ...w.stats, jobsCreated: w.stats.jobsCreated + specs.length };
   if (submit) {
@@ -227,10 +214,10 @@ export function submitJob(w: Working, id: number, submitTime: number): void {
     throw new EvtsimError("state", `job ${id} is not in the job store`);
   }
   if (!rec.unsubmitted) throw new EvtsimError("state", `job ${id} has already been submitted`);
-  if (!Number.isFinite(submitTime)) {
+  if (!Number.isFinite(submitTime) || Math.abs(submitTime) > MAX_EXACT) {
     throw new EvtsimError(
       "time",
-      `job ${id}: submit time must be a finite number, got ${submitTime}`,
+      `job ${id}: submit time must be a finite number of at most 2^53 - 1, got ${submitTime}`,
     );
   }
   if (submitTime < w.time) {

@@ -266,7 +266,7 @@ function end(w: Working, id: number, t: number, outcome: EndOutcome, exitStatus:
   if (w.config.runTimeMode !== "external") {
     // The end the engine planned is no longer due.
     w.events = w.events.delete({
-      time: begin + rec.runTime,
+      time: w.endTimeOf(begin, rec.runTime),
       kind: 0,
       id,
       numNodes: rec.numNodes,

@@ -120,7 +120,27 @@ function mk<T>(
     reuse.b = b;
     return reuse;
   }
-  return { v, l, r, s, m1, m2, a, b, o };
+  return new Node(v, l, r, s, m1, m2, a, b, o);
+}
+
+// Nodes are class instances, not object literals: V8 decides per object
+// literal ("allocation site") whether to allocate straight in the old
+// generation, and a burst of long-lived nodes (a batch of arrivals built or
+// linked in one go) made it do so for every later short-lived node too, so
+// 1M equal-time arrivals peaked at 2 GB RSS. Constructor calls carry no such
+// feedback.
+class Node<T> implements TreeNode<T> {
+  constructor(
+    public v: T,
+    public l: TreeNode<T> | null,
+    public r: TreeNode<T> | null,
+    public s: number,
+    public m1: number,
+    public m2: number,
+    public a: number,
+    public b: number,
+    public o: Owner | null,
+  ) {}
 }
 
 // Rebuilds node `n` as (v, l, r), rebalancing; `n` (and a rotated child) are

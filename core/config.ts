@@ -3,6 +3,7 @@
 
 import { EvtsimError } from "./errors.ts";
 import { type QueueDef, queueTable, type ResolvedQueue } from "./queues.ts";
+import { checkConfigShape, MAX_EXACT } from "./_input_check.ts";
 import type {
   BackfillPolicy,
   CapacityChange,
@@ -62,6 +63,12 @@ export interface ResolvedConfig {
   readonly capacitySchedule: ReadonlyArray<CapacityChange>;
 }
 
+/**
+ * Largest run-time scale and stddev (times the time limit): larger factors
+ * only overflow the drawn run times.
+ */
+export const MAX_RUN_TIME_FACTOR = 1e6;
+
 /** Flush interval used when neither a capacity nor an interval bounds the store. */
 export const DEFAULT_UNBOUNDED_FLUSH_INTERVAL = 4096;
 /** Resource rows buffered before they are emitted, when not configured. */
@@ -92,7 +99,7 @@ function nonNegative(
   integer = true,
 ): number {
   if (value === undefined) return dflt;
-  if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
+  if (!Number.isFinite(value) || value < 0 || (integer && !Number.isSafeInteger(value))) {
     throw new EvtsimError(
       "usage",
       `${name} must be a non-negative ${integer ? "integer" : "number"}, got ${value}`,
@@ -112,13 +119,29 @@ function nonNegative(
  * ```
  */
 export function resolveConfig(config: SimulationConfig): ResolvedConfig {
+  checkConfigShape(config);
   const totalNodes = config.totalNodes;
-  if (!Number.isInteger(totalNodes) || totalNodes <= 0) {
-    throw new EvtsimError("usage", `total nodes must be a positive integer, got ${totalNodes}`);
+  if (!Number.isSafeInteger(totalNodes) || totalNodes <= 0) {
+    throw new EvtsimError(
+      "usage",
+      `total nodes must be a positive integer of at most 2^53 - 1, got ${totalNodes}`,
+    );
   }
   const runTimeScale = config.runTimeScale ?? 1;
-  if (!(runTimeScale > 0) || !Number.isFinite(runTimeScale)) {
-    throw new EvtsimError("usage", `run time scale must be > 0, got ${runTimeScale}`);
+  if (
+    typeof runTimeScale !== "number" || !(runTimeScale > 0 && runTimeScale <= MAX_RUN_TIME_FACTOR)
+  ) {
+    throw new EvtsimError(
+      "usage",
+      `run time scale must be > 0 and at most ${MAX_RUN_TIME_FACTOR}, got ${runTimeScale}`,
+    );
+  }
+  const runTimeStddev = nonNegative("run time stddev", config.runTimeStddev, 0, false);
+  if (runTimeStddev > MAX_RUN_TIME_FACTOR) {
+    throw new EvtsimError(
+      "usage",
+      `run time stddev must be at most ${MAX_RUN_TIME_FACTOR}, got ${runTimeStddev}`,
+    );
   }
   const capacitySchedule = config.capacitySchedule ?? [];
   for (let i = 0; i < capacitySchedule.length; i++) {
@@ -139,8 +162,11 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
   const seed = config.seed ?? 0;
   if (!Number.isFinite(seed)) throw new EvtsimError("usage", `seed must be a number, got ${seed}`);
   const startTime = config.startTime ?? 0;
-  if (!Number.isFinite(startTime)) {
-    throw new EvtsimError("usage", `start time must be a finite number, got ${startTime}`);
+  if (!Number.isFinite(startTime) || Math.abs(startTime) > MAX_EXACT) {
+    throw new EvtsimError(
+      "usage",
+      `start time must be a finite number of at most 2^53 - 1 seconds, got ${startTime}`,
+    );
   }
   const priorityPolicy = oneOf("priority policy", config.priorityPolicy, PRIORITY, "fcfs");
   const backfill = config.admission?.name ?? config.backfillPolicy ?? "easy";
@@ -170,7 +196,7 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
       "normal",
     ),
     runTimeScale,
-    runTimeStddev: nonNegative("run time stddev", config.runTimeStddev, 0, false),
+    runTimeStddev,
     seed,
     jobStoreCapacity: nonNegative("job store capacity", config.jobStoreCapacity, 0),
     jobStoreOverflow: oneOf("job store overflow", config.jobStoreOverflow, OVERFLOW, "grow"),

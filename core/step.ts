@@ -8,6 +8,7 @@ import { pushLiveEvent } from "./_live.ts";
 import { EvtsimError } from "./errors.ts";
 import type { EndOutcome, JobUpdate } from "./live.ts";
 import type { QueueDef } from "./queues.ts";
+import { checkStepArguments } from "./_input_check.ts";
 import { replayAdvance, replayJobs } from "./replay.ts";
 import type { SimState } from "./state.ts";
 import type { JobSpec, RecordedJob, StepRows } from "./types.ts";
@@ -113,7 +114,8 @@ export interface StepResult {
 /**
  * Applies one input to a state. Throws `EvtsimError` (and changes nothing)
  * when the input breaks a contract: time going backwards, an unsorted batch,
- * a full job store under `abort`, a finished simulation.
+ * a full job store under `abort`, a finished simulation, or a state or input
+ * of the wrong shape or type (kind `"usage"`).
  *
  * @example
  * ```ts
@@ -126,6 +128,7 @@ export interface StepResult {
  * ```
  */
 export function step(state: SimState, input: Input): StepResult {
+  checkStepArguments(state, input);
   const w = new Working(state);
   let ids: number[] = [];
   if (w.replay && (input.kind === "appendJobs" || input.kind === "submitJob")) {

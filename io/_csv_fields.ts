@@ -2,7 +2,8 @@
 // that only copies out the columns a reader needs, and a quote-aware path
 // (commas between double quotes do not split).
 
-// Fills the read slots from a line without quotes; returns the fields seen (at most `want`).
+// Fills the read slots from a line without quotes; returns the fields seen,
+// or `want + 1` when the line has more than `want` fields.
 export function splitPlain(line: string, slotOf: Int8Array, want: number, vals: string[]): number {
   let start = 0;
   let f = 0;
@@ -12,13 +13,15 @@ export function splitPlain(line: string, slotOf: Int8Array, want: number, vals: 
     if (last) end = line.length;
     if (f < slotOf.length && slotOf[f] >= 0) vals[slotOf[f]] = trimPadded(line.slice(start, end));
     f++;
-    if (last || f >= want) return f;
+    if (last) return f;
+    if (f >= want) return want + 1;
     start = end + 1;
   }
 }
 
-// As splitPlain, but commas between double quotes do not split, and a field that is wholly
-// quoted loses its quotes ("" inside stands for one quote).
+// As splitPlain (returning `fieldCount + 1` for a line with more fields), but commas between
+// double quotes do not split, and a field that is wholly quoted loses its quotes ("" inside
+// stands for one quote).
 export function splitQuoted(
   line: string,
   slotOf: Int8Array,
@@ -35,7 +38,8 @@ export function splitQuoted(
     else if (c === 44 && !quoted) {
       if (f < slotOf.length && slotOf[f] >= 0) vals[slotOf[f]] = unquote(line.slice(start, i));
       f++;
-      if (f >= fieldCount) return f;
+      // A comma (not the end of the line) after the last expected field: more fields follow.
+      if (f >= fieldCount && i < line.length) return fieldCount + 1;
       start = i + 1;
     }
   }

@@ -2,7 +2,14 @@
 // in `.gz`, without ever holding the whole file (or its decompressed text) in
 // memory. Lines are handed over as (text, start, end) ranges so that the
 // caller can scan them in place instead of allocating one string per line.
+//
+// Gzip input goes through node:zlib, which reads every member of a
+// multi-member file (bgzip and pigz write those; `gzip -d` reads them as one
+// stream), where the web DecompressionStream stops after the first member.
 
+import type { Buffer } from "node:buffer";
+import { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
 import { EvtsimError } from "../core/errors.ts";
 
 /**
@@ -31,56 +38,146 @@ export async function forEachLine(path: string, onLine: LineHandler): Promise<nu
   } catch (e) {
     throw new EvtsimError("input", `cannot read: ${describe(e)}`, { file: path });
   }
-  const gzip = isGzipPath(path);
-  let bytes: ReadableStream<BufferSource> = file.readable;
-  if (gzip) bytes = bytes.pipeThrough(new DecompressionStream("gzip"));
-  const chunks = bytes.pipeThrough(new TextDecoderStream());
+  return await forEachStreamLine(file.readable, path, onLine, isGzipPath(path));
+}
 
-  let lineNo = 0;
-  let carry = "";
+/**
+ * As {@link forEachLine}, for a byte stream; `name` names it in messages.
+ * `gzip` undefined means "gzip when the stream starts with the gzip magic
+ * bytes". The stream is cancelled when reading stops early.
+ */
+export async function forEachStreamLine(
+  stream: ReadableStream<Uint8Array>,
+  name: string,
+  onLine: LineHandler,
+  gzip?: boolean,
+): Promise<number> {
+  if (gzip === undefined) [gzip, stream] = await sniffGzip(stream);
+  const splitter = new LineSplitter(onLine);
   let handlerFailed = false;
-  const deliver = (text: string, start: number, end: number): boolean => {
-    lineNo++;
+  const feed = (chunk: string): boolean => {
     handlerFailed = true;
-    const more = onLine(text, start, end, lineNo);
+    const more = splitter.push(chunk);
     handlerFailed = false;
     return more;
   };
   try {
-    // Leaving this loop early (return or throw) cancels the stream chain,
-    // which closes the file.
-    for await (const chunk of chunks) {
-      let pos = 0;
-      if (carry.length > 0) {
-        const nl = chunk.indexOf("\n");
-        if (nl < 0) {
-          carry += chunk;
-          continue;
-        }
-        const line = carry + chunk.slice(0, nl);
-        carry = "";
-        if (!deliver(line, 0, line.length)) return lineNo;
-        pos = nl + 1;
+    if (gzip) await gunzipChunks(stream, feed);
+    else {
+      // Leaving this loop early (return or throw) cancels the stream, which closes the file.
+      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+        if (!feed(chunk)) return splitter.lines;
       }
-      for (let nl = chunk.indexOf("\n", pos); nl >= 0; nl = chunk.indexOf("\n", pos)) {
-        if (!deliver(chunk, pos, nl)) return lineNo;
-        pos = nl + 1;
-      }
-      carry = pos < chunk.length ? chunk.slice(pos) : "";
     }
   } catch (e) {
     if (handlerFailed || e instanceof EvtsimError) throw e;
     if (gzip) {
       throw new EvtsimError(
         "input",
-        `truncated or corrupt gzip stream (after line ${lineNo}: ${describe(e)})`,
-        { file: path },
+        `truncated or corrupt gzip stream (after line ${splitter.lines}: ${describe(e)})`,
+        { file: name },
       );
     }
-    throw new EvtsimError("input", `cannot read: ${describe(e)}`, { file: path });
+    throw new EvtsimError("input", `cannot read: ${describe(e)}`, { file: name });
   }
-  if (carry.length > 0) deliver(carry, 0, carry.length);
-  return lineNo;
+  handlerFailed = true;
+  splitter.end();
+  return splitter.lines;
+}
+
+// Decompresses every gzip member of `bytes`, handing text chunks to `feed`
+// until it returns false; the stream is cancelled (a file closed) in every case.
+async function gunzipChunks(
+  bytes: ReadableStream<Uint8Array>,
+  feed: (chunk: string) => boolean,
+): Promise<void> {
+  const source = Readable.fromWeb(bytes as import("node:stream/web").ReadableStream);
+  const gunzip = createGunzip();
+  source.on("error", (e: Error) => gunzip.destroy(e));
+  source.pipe(gunzip);
+  const decoder = new TextDecoder();
+  try {
+    for await (const bytes of gunzip as AsyncIterable<Buffer>) {
+      if (!feed(decoder.decode(bytes, { stream: true }))) return;
+    }
+    const rest = decoder.decode();
+    if (rest.length > 0) feed(rest);
+  } finally {
+    source.destroy();
+    gunzip.destroy();
+  }
+}
+
+// Whether `stream` starts with the gzip magic bytes (1f 8b), and a stream
+// with the same bytes to read instead.
+async function sniffGzip(
+  stream: ReadableStream<Uint8Array>,
+): Promise<[boolean, ReadableStream<Uint8Array>]> {
+  const reader = stream.getReader();
+  let head: Uint8Array = new Uint8Array(0);
+  let done = false;
+  while (head.length < 2 && !done) {
+    const r = await reader.read();
+    if (r.done) done = true;
+    else head = head.length === 0 ? r.value : new Uint8Array([...head, ...r.value]);
+  }
+  const rest = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (head.length > 0) controller.enqueue(head);
+      if (done) controller.close();
+    },
+    async pull(controller) {
+      const r = await reader.read();
+      if (r.done) controller.close();
+      else controller.enqueue(r.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return [head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b, rest];
+}
+
+// Cuts decoded text chunks into lines; a line may span chunks.
+class LineSplitter {
+  lines = 0;
+  #carry = "";
+  #stopped = false;
+
+  constructor(private readonly onLine: LineHandler) {}
+
+  /** Delivers the complete lines of `chunk`; false once the handler asked to stop. */
+  push(chunk: string): boolean {
+    let pos = 0;
+    if (this.#carry.length > 0) {
+      const nl = chunk.indexOf("\n");
+      if (nl < 0) {
+        this.#carry += chunk;
+        return true;
+      }
+      const line = this.#carry + chunk.slice(0, nl);
+      this.#carry = "";
+      if (!this.#deliver(line, 0, line.length)) return false;
+      pos = nl + 1;
+    }
+    for (let nl = chunk.indexOf("\n", pos); nl >= 0; nl = chunk.indexOf("\n", pos)) {
+      if (!this.#deliver(chunk, pos, nl)) return false;
+      pos = nl + 1;
+    }
+    this.#carry = pos < chunk.length ? chunk.slice(pos) : "";
+    return true;
+  }
+
+  /** Delivers a last line without a newline. */
+  end(): void {
+    if (!this.#stopped && this.#carry.length > 0) this.#deliver(this.#carry, 0, this.#carry.length);
+  }
+
+  #deliver(text: string, start: number, end: number): boolean {
+    this.lines++;
+    if (!this.onLine(text, start, end, this.lines)) this.#stopped = true;
+    return !this.#stopped;
+  }
 }
 
 function describe(e: unknown): string {

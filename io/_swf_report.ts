@@ -13,6 +13,15 @@ const OVERRUN_WORDS: Record<OverrunPolicy, string> = {
  * The load report as human-readable lines (for stderr), each prefixed with
  * `file`. The read/accepted line and the overrun line are always present;
  * the others only when they have something to say.
+ *
+ * @example
+ * ```ts
+ * import { formatSwfReport, parseSwfText } from "@evtsim/evtsim/io";
+ * const { report } = parseSwfText("; MaxProcs: 8\n1 0 5 100 4 -1 -1 4 60 -1 1 1 1 -1 1 -1 -1 -1\n", "x");
+ * const lines = formatSwfReport(report, "log.swf");
+ * console.assert(lines[0] === "log.swf: read 1 jobs, accepted 1, skipped 0");
+ * console.assert(lines.includes("log.swf: machine size from the header: 8 procs"));
+ * ```
  */
 export function formatSwfReport(report: SwfLoadReport, file: string): string[] {
   const s = report.skipped;

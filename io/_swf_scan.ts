@@ -55,6 +55,8 @@ export function scanDataLine(
   let count = 0;
   let bad = -1;
   let badText = "";
+  let big = -1;
+  let bigText = "";
   let i = start;
   while (true) {
     while (i < end && text.charCodeAt(i) <= 32) i++;
@@ -87,6 +89,11 @@ export function scanDataLine(
         badText = token;
       }
     }
+    // Beyond 2^53 − 1 a double no longer holds every integer: refuse, do not round.
+    if (ok && !(Math.abs(value) <= Number.MAX_SAFE_INTEGER) && big < 0) {
+      big = count;
+      bigText = text.slice(tokenStart, i);
+    }
     if (count < out.length) out[count] = negative ? -value : value;
     count++;
   }
@@ -97,12 +104,14 @@ export function scanDataLine(
       { file, line, field: "field count" },
     );
   }
-  if (bad >= 0) {
-    const shown = badText.length > 20 ? badText.slice(0, 20) + "…" : badText;
-    throw new EvtsimError("input", `expected a number, got '${shown}'`, {
+  if (bad >= 0 || big >= 0) {
+    const raw = bad >= 0 ? badText : bigText;
+    const shown = raw.length > 24 ? raw.slice(0, 24) + "…" : raw;
+    const expected = bad >= 0 ? "a number" : "a number of at most 2^53 - 1 in magnitude";
+    throw new EvtsimError("input", `expected ${expected}, got '${shown}'`, {
       file,
       line,
-      field: fieldLabel(bad),
+      field: fieldLabel(bad >= 0 ? bad : big),
     });
   }
 }

@@ -2,7 +2,7 @@
 // fixed column positions, a header row that is skipped, and recorded begin and
 // end times, so a Lassen trace is always replayed.
 
-import type { ColumnPlan } from "./trace_csv.ts";
+import type { ColumnPlan } from "./_trace_columns.ts";
 
 /** Number of columns of a Lassen trace row. */
 export const LASSEN_COLUMN_COUNT = 33;

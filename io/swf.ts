@@ -3,30 +3,54 @@
 // Every decision that changes a job (a fallback, a skip, a run past the
 // requested time) is counted in a load report so that none is silent.
 
-import { EvtsimError } from "../core/errors.ts";
 import type { JobSpec, RecordedJob } from "../core/types.ts";
-import { forEachLine } from "./_gzip_lines.ts";
-import {
-  parseHeaderEntry,
-  parseQueueEntry,
-  positiveNumber,
-  scanDataLine,
-  SWF_FIELD_COUNT,
-} from "./_swf_scan.ts";
+import { forEachLine, forEachStreamLine } from "./_gzip_lines.ts";
+import { SwfParser } from "./_swf_parser.ts";
 
 export { formatSwfReport } from "./_swf_report.ts";
 
-/** The unit job sizes and the machine size are expressed in. */
+/**
+ * The unit job sizes and the machine size are expressed in.
+ *
+ * @example
+ * ```ts
+ * import { parseSwfText, type SwfUnit } from "@evtsim/evtsim/io";
+ * const log = "; MaxNodes: 4\n; MaxProcs: 32\n1 0 5 100 16 -1 -1 16 600 -1 1 1 1 -1 1 -1 -1 -1\n";
+ * const size = (unit: SwfUnit) => parseSwfText(log, "log.swf", { unit }).jobs[0].numNodes;
+ * console.assert(size("procs") === 16 && size("nodes") === 2); // 8 processors per node
+ * ```
+ */
 export type SwfUnit = "nodes" | "procs";
 
 /**
  * What to do with a job whose run time exceeds its requested time: `kill` ends
  * it at its limit (as a real resource manager would), `run` lets it run its
  * full time (as DR_EVT does), `inflate` raises its limit to its run time.
+ *
+ * @example
+ * ```ts
+ * import { type OverrunPolicy, parseSwfText } from "@evtsim/evtsim/io";
+ * // Ran 100 s, asked for 60 s.
+ * const log = "1 0 5 100 16 -1 -1 16 60 -1 1 1 1 -1 1 -1 -1 -1\n";
+ * const job = (overrun: OverrunPolicy) => parseSwfText(log, "log.swf", { overrun }).jobs[0];
+ * console.assert(job("kill").actualRunTime === 60 && job("run").actualRunTime === 100);
+ * console.assert(job("inflate").timeLimit === 100);
+ * ```
  */
 export type OverrunPolicy = "kill" | "run" | "inflate";
 
-/** Options of {@link readSwf} and {@link parseSwfText}. */
+/**
+ * Options of {@link readSwf}, {@link readSwfStream} and {@link parseSwfText}.
+ *
+ * @example
+ * ```ts
+ * import { parseSwfText, type SwfReadOptions } from "@evtsim/evtsim/io";
+ * const log = "1 1000 7 100 16 -1 -1 16 600 -1 1 1 1 -1 1 -1 -1 -1\n";
+ * const options: SwfReadOptions = { relativeTimes: true, replayRecordedWait: true };
+ * const { recorded } = parseSwfText(log, "log.swf", options);
+ * console.assert(recorded[0].submitTime === 0 && recorded[0].beginTime === 7);
+ * ```
+ */
 export interface SwfReadOptions {
   /**
    * Unit of job sizes (default `procs`: SWF sizes are processor counts, and
@@ -53,7 +77,19 @@ export interface SwfReadOptions {
   readonly relativeTimes?: boolean;
 }
 
-/** Counts of everything the reader did to the log's jobs. */
+/**
+ * Counts of everything the reader did to the log's jobs.
+ *
+ * @example
+ * ```ts
+ * import { parseSwfText, type SwfLoadReport } from "@evtsim/evtsim/io";
+ * // A job without a run time is skipped; one without a requested time uses its run time.
+ * const log = "1 0 5 -1 16 -1 -1 16 60 -1 1 1 1 -1 1 -1 -1 -1\n2 9 5 30 4 -1 -1 4 -1 -1 1 1 1 -1 1 -1 -1 -1\n";
+ * const report: SwfLoadReport = parseSwfText(log, "log.swf").report;
+ * console.assert(report.read === 2 && report.accepted === 1 && report.skipped.nonPositiveRunTime === 1);
+ * console.assert(report.limitFallbacks === 1);
+ * ```
+ */
 export interface SwfLoadReport {
   /** Data lines read (comments and blank lines excluded). */
   readonly read: number;
@@ -91,7 +127,16 @@ export interface SwfLoadReport {
   readonly stoppedAtMaxJobs: boolean;
 }
 
-/** The header comments of an SWF log. */
+/**
+ * The header comments of an SWF log.
+ *
+ * @example
+ * ```ts
+ * import { parseSwfText, type SwfHeader } from "@evtsim/evtsim/io";
+ * const header: SwfHeader = parseSwfText("; MaxProcs: 128\n; Queue: 1 batch\n", "log.swf").header;
+ * console.assert(header.maxProcs === 128 && header.queues.get(1) === "batch");
+ * ```
+ */
 export interface SwfHeader {
   /** `; MaxNodes:` when positive. */
   readonly maxNodes?: number;
@@ -105,7 +150,17 @@ export interface SwfHeader {
   readonly entries: ReadonlyArray<readonly [string, string]>;
 }
 
-/** What a read produced. */
+/**
+ * What a read produced.
+ *
+ * @example
+ * ```ts
+ * import { type LoadedSwf, parseSwfText } from "@evtsim/evtsim/io";
+ * const log = "; MaxProcs: 64\n1 30 5 100 4 -1 -1 4 600 -1 1 1 1 -1 1 -1 -1 -1\n";
+ * const swf: LoadedSwf = parseSwfText(log, "log.swf");
+ * console.assert(swf.machineSize === 64 && swf.jobs[0].submitTime === 30 && swf.timeOffset === 0);
+ * ```
+ */
 export interface LoadedSwf {
   /** The header comments. */
   readonly header: SwfHeader;
@@ -121,213 +176,6 @@ export interface LoadedSwf {
   readonly timeOffset: number;
 }
 
-const OVERRUN_POLICIES: readonly OverrunPolicy[] = ["kill", "run", "inflate"];
-
-// Accumulates jobs line by line; sizes are converted at the end because the
-// unit conversion may depend on header fields.
-class SwfParser {
-  readonly file: string;
-  readonly opts: SwfReadOptions;
-  readonly overrun: OverrunPolicy;
-  readonly maxJobs: number;
-  readonly replay: boolean;
-  readonly fields = new Float64Array(SWF_FIELD_COUNT);
-  readonly submit: number[] = [];
-  readonly procs: number[] = [];
-  readonly limit: number[] = [];
-  readonly run: number[] = [];
-  readonly wait: number[] = [];
-  readonly queue: number[] = [];
-  readonly entries: [string, string][] = [];
-  readonly queues = new Map<number, string>();
-  maxNodes: number | undefined;
-  maxProcs: number | undefined;
-  unixStartTime: number | undefined;
-  read = 0;
-  missingSubmitTime = 0;
-  nonPositiveSize = 0;
-  nonPositiveRunTime = 0;
-  missingWait = 0;
-  limitFallbacks = 0;
-  sizeFallbacks = 0;
-  overruns = 0;
-  outOfOrder = 0;
-
-  constructor(file: string, opts: SwfReadOptions) {
-    this.file = file;
-    this.opts = opts;
-    this.overrun = opts.overrun ?? "kill";
-    if (!OVERRUN_POLICIES.includes(this.overrun)) {
-      throw new EvtsimError(
-        "usage",
-        `unknown overrun policy '${this.overrun}' (expected ${OVERRUN_POLICIES.join(", ")})`,
-      );
-    }
-    if (opts.unit !== undefined && opts.unit !== "nodes" && opts.unit !== "procs") {
-      throw new EvtsimError("usage", `unknown SWF unit '${opts.unit}' (expected nodes, procs)`);
-    }
-    const ppn = opts.procsPerNode;
-    if (ppn !== undefined && !(Number.isInteger(ppn) && ppn > 0)) {
-      throw new EvtsimError("usage", `procs per node must be a positive integer, got ${ppn}`);
-    }
-    this.maxJobs = opts.maxJobs ?? 0;
-    if (!(Number.isInteger(this.maxJobs) && this.maxJobs >= 0)) {
-      throw new EvtsimError(
-        "usage",
-        `max jobs must be a non-negative integer, got ${opts.maxJobs}`,
-      );
-    }
-    this.replay = opts.replayRecordedWait ?? false;
-  }
-
-  /** Handles one line; false once `maxJobs` data lines have been read. */
-  line(text: string, start: number, end: number, lineNo: number): boolean {
-    let i = start;
-    while (i < end && text.charCodeAt(i) <= 32) i++;
-    if (i >= end) return true;
-    if (text.charCodeAt(i) === 59 /* ; */) {
-      this.headerLine(text.slice(i + 1, end));
-      return true;
-    }
-    const f = this.fields;
-    scanDataLine(text, i, end, f, this.file, lineNo);
-    this.read++;
-    this.job(f[1], f[2], f[3], f[4], f[7], f[8], f[14]);
-    return this.maxJobs === 0 || this.read < this.maxJobs;
-  }
-
-  private headerLine(comment: string): void {
-    const entry = parseHeaderEntry(comment);
-    if (!entry) return;
-    this.entries.push(entry);
-    const [key, value] = entry;
-    if (key === "MaxNodes") this.maxNodes = positiveNumber(value);
-    else if (key === "MaxProcs") this.maxProcs = positiveNumber(value);
-    else if (key === "UnixStartTime") this.unixStartTime = positiveNumber(value);
-    else if (key === "Queue") {
-      const q = parseQueueEntry(value);
-      if (q) this.queues.set(q[0], q[1]);
-    }
-  }
-
-  private job(
-    submit: number,
-    wait: number,
-    run: number,
-    allocated: number,
-    requested: number,
-    reqTime: number,
-    queue: number,
-  ): void {
-    if (submit < 0) return void this.missingSubmitTime++;
-    const procs = requested > 0 ? requested : allocated;
-    if (procs <= 0) return void this.nonPositiveSize++;
-    if (run <= 0) return void this.nonPositiveRunTime++;
-    if (this.replay && wait < 0) return void this.missingWait++;
-    if (requested <= 0) this.sizeFallbacks++;
-    let limit = reqTime;
-    let actual = run;
-    if (reqTime <= 0) {
-      this.limitFallbacks++;
-      limit = run;
-    } else if (run > reqTime) {
-      this.overruns++;
-      if (this.overrun === "kill") actual = reqTime;
-      else if (this.overrun === "inflate") limit = run;
-    }
-    const n = this.submit.length;
-    if (n > 0 && submit < this.submit[n - 1]) this.outOfOrder++;
-    this.submit.push(submit);
-    this.procs.push(procs);
-    this.limit.push(limit);
-    this.run.push(actual);
-    this.wait.push(wait);
-    this.queue.push(queue);
-  }
-
-  finish(): LoadedSwf {
-    const unit = this.opts.unit ?? "procs";
-    let ppn = 1;
-    let ppnFrom: SwfLoadReport["procsPerNodeFrom"] = "default";
-    const headerPpn = this.maxProcs !== undefined && this.maxNodes !== undefined
-      ? this.maxProcs / this.maxNodes
-      : undefined;
-    if (unit === "nodes") {
-      if (this.opts.procsPerNode !== undefined) {
-        ppn = this.opts.procsPerNode;
-        ppnFrom = "option";
-      } else if (headerPpn !== undefined && Number.isInteger(headerPpn)) {
-        ppn = headerPpn;
-        ppnFrom = "header";
-      }
-    }
-    let machineSize: number | undefined;
-    if (unit === "procs") machineSize = this.maxProcs ?? this.maxNodes;
-    else if (this.maxProcs !== undefined) machineSize = Math.floor(this.maxProcs / ppn);
-    else machineSize = this.maxNodes;
-
-    const n = this.submit.length;
-    const order = Array.from({ length: n }, (_, k) => k);
-    // Array.prototype.sort is stable, so equal submit times keep file order.
-    if (this.outOfOrder > 0) order.sort((a, b) => this.submit[a] - this.submit[b]);
-    const offset = this.opts.relativeTimes && n > 0 ? this.submit[order[0]] : 0;
-
-    const jobs: JobSpec[] = [];
-    const recorded: RecordedJob[] = [];
-    let oversized = 0;
-    for (const k of order) {
-      const numNodes = Math.ceil(this.procs[k] / ppn);
-      if (machineSize !== undefined && numNodes > machineSize) oversized++;
-      const q = this.queue[k];
-      const base = {
-        submitTime: this.submit[k] - offset,
-        numNodes,
-        timeLimit: this.limit[k],
-        actualRunTime: this.run[k],
-      };
-      // The queue name comes from the header's `; Queue: N name` lines.
-      const spec: JobSpec = q < 0 ? base : { ...base, queue: this.queues.get(q) ?? String(q) };
-      if (this.replay) {
-        const beginTime = spec.submitTime + this.wait[k];
-        const job: RecordedJob = { ...spec, beginTime, endTime: beginTime + this.run[k] };
-        recorded.push(job);
-        jobs.push(job);
-      } else {
-        jobs.push(spec);
-      }
-    }
-    const report: SwfLoadReport = {
-      read: this.read,
-      accepted: n,
-      skipped: {
-        missingSubmitTime: this.missingSubmitTime,
-        nonPositiveSize: this.nonPositiveSize,
-        nonPositiveRunTime: this.nonPositiveRunTime,
-        missingWait: this.missingWait,
-      },
-      limitFallbacks: this.limitFallbacks,
-      sizeFallbacks: this.sizeFallbacks,
-      overruns: this.overruns,
-      overrunPolicy: this.overrun,
-      unit,
-      procsPerNode: ppn,
-      procsPerNodeFrom: ppnFrom,
-      machineSize,
-      oversized,
-      outOfOrder: this.outOfOrder,
-      stoppedAtMaxJobs: this.maxJobs > 0 && this.read >= this.maxJobs,
-    };
-    const header: SwfHeader = {
-      maxNodes: this.maxNodes,
-      maxProcs: this.maxProcs,
-      unixStartTime: this.unixStartTime,
-      queues: this.queues,
-      entries: this.entries,
-    };
-    return { header, jobs, recorded, report, machineSize, timeOffset: offset };
-  }
-}
-
 /**
  * Reads an SWF log, streaming it line by line (gunzipped on the fly when the
  * name ends in `.gz`). Rejects with an `EvtsimError` naming the file, line and
@@ -335,9 +183,14 @@ class SwfParser {
  * a damaged `.gz` file.
  *
  * @example
- * ```ts ignore
- * const { jobs, report, machineSize } = await readSwf("KTH-SP2-1996-2.1-cln.swf.gz");
- * for (const line of formatSwfReport(report, "KTH")) console.error(line);
+ * ```ts
+ * import { formatSwfReport, readSwf } from "@evtsim/evtsim/io";
+ * const path = await Deno.makeTempFile({ suffix: ".swf" });
+ * await Deno.writeTextFile(path, "; MaxProcs: 64\n1 0 5 100 4 -1 -1 4 600 -1 1 1 1 -1 1 -1 -1 -1\n");
+ * const { jobs, report, machineSize } = await readSwf(path);
+ * const lines = formatSwfReport(report, "log.swf"); // the load report, for stderr
+ * console.assert(jobs.length === 1 && machineSize === 64 && lines[0].endsWith("accepted 1, skipped 0"));
+ * await Deno.remove(path);
  * ```
  */
 export async function readSwf(path: string, options: SwfReadOptions = {}): Promise<LoadedSwf> {
@@ -347,11 +200,37 @@ export async function readSwf(path: string, options: SwfReadOptions = {}): Promi
 }
 
 /**
+ * Reads an SWF log from a byte stream, line by line, gunzipping it when it
+ * starts with the gzip magic bytes; `name` names it in messages.
+ *
+ * @example
+ * ```ts
+ * import { readSwfStream } from "@evtsim/evtsim/io";
+ * const log = "; MaxProcs: 64\n1 0 5 100 4 -1 -1 4 600 -1 1 1 1 -1 1 -1 -1 -1\n";
+ * const { jobs, machineSize } = await readSwfStream(new Blob([log]).stream(), "stdin");
+ * console.assert(machineSize === 64 && jobs[0].actualRunTime === 100);
+ * ```
+ */
+export async function readSwfStream(
+  stream: ReadableStream<Uint8Array>,
+  name: string,
+  options: SwfReadOptions = {},
+): Promise<LoadedSwf> {
+  const parser = new SwfParser(name, options);
+  await forEachStreamLine(
+    stream,
+    name,
+    (text, start, end, line) => parser.line(text, start, end, line),
+  );
+  return parser.finish();
+}
+
+/**
  * Parses SWF text already in memory; `file` is only used in error messages.
  *
  * @example
  * ```ts
- * import { parseSwfText } from "./swf.ts";
+ * import { parseSwfText } from "@evtsim/evtsim/io";
  * const text = "; MaxProcs: 64\n1 0 5 100 4 -1 -1 4 60 -1 1 1 1 -1 1 -1 -1 -1\n";
  * const { jobs, report } = parseSwfText(text, "mini.swf");
  * console.assert(jobs[0].actualRunTime === 60 && report.overruns === 1);

@@ -12,8 +12,8 @@ const parsers = new Map<string, TimestampParser>();
 /**
  * Converts a trace timestamp to epoch seconds (fractions kept).
  *
- * - `""` → 0;
- * - only digits, `-` and `.` → epoch seconds (`"1700000000.5"`);
+ * - `""` → an error (DR_EVT reads it as 0, which puts a job in 1970);
+ * - only digits, `-` and `.` → epoch seconds (`"1700000000.5"`), at most 2^53 − 1 in magnitude;
  * - a `+`, `-` or `Z` after character index 10 → ISO date-time with offset, converted to UTC
  *   (`"2024-01-01T00:00:00Z"`, `"2024-01-01 02:00:00+02:00"`);
  * - otherwise `YYYY-MM-DDTHH:MM:SS` or `YYYY-MM-DD HH:MM:SS` (fractional seconds allowed) in the
@@ -66,10 +66,13 @@ export function createTimestampParser(timezone: string): TimestampParser {
 
   return (value: string): number => {
     const n = value.length;
-    if (n === 0) return 0;
+    if (n === 0) throw new Error("expected a timestamp (epoch seconds or a date-time), got ''");
     if (isEpochShaped(value)) {
       const x = Number(value);
       if (!Number.isFinite(x)) throw new Error(`expected epoch seconds, got '${value}'`);
+      if (Math.abs(x) > Number.MAX_SAFE_INTEGER) {
+        throw new Error(`expected epoch seconds of at most 2^53 - 1, got '${value}'`);
+      }
       return x + 0; // turns -0 into 0
     }
     for (let i = 11; i < n; i++) {

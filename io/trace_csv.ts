@@ -3,13 +3,38 @@
 // indexOf loops, only the needed fields are sliced, and a line without a
 // double quote never goes through the quote-aware splitter.
 
-import { isPad, splitAll, splitPlain, splitQuoted } from "./_csv_fields.ts";
+import { isPad, splitPlain, splitQuoted } from "./_csv_fields.ts";
+import { FieldReader } from "./_csv_values.ts";
+import { forEachStreamLine } from "./_gzip_lines.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { JobSpec, RecordedJob } from "../core/types.ts";
 import { lassenPlan } from "./lassen.ts";
+import {
+  ACTUAL,
+  ACTUAL_ALIASES,
+  BEGIN,
+  type ColumnPlan,
+  END,
+  headerPlan,
+  LIMIT,
+  NODES,
+  QUEUE,
+  slotTable,
+  SUBMIT,
+} from "./_trace_columns.ts";
 import { createTimestampParser, type TimestampParser } from "./timestamps.ts";
 
-/** How to read a trace. */
+/**
+ * How to read a trace.
+ *
+ * @example
+ * ```ts
+ * import { parseTrace, type TraceReadOptions } from "@evtsim/evtsim/io";
+ * const options: TraceReadOptions = { file: "jobs.csv", timezone: "UTC", maxJobs: 1 };
+ * const t = parseTrace("job_submit_time,num_nodes,time_limit\n2024-01-01 00:00:00,4,60\n0,1,1\n", options);
+ * console.assert(t.jobs.length === 1 && t.jobs[0].submitTime === 1704067200);
+ * ```
+ */
 export interface TraceReadOptions {
   /** Path of the trace, used in messages. */
   readonly file: string;
@@ -19,13 +44,34 @@ export interface TraceReadOptions {
   readonly timezone?: string;
   /** Stop after this many data lines were read (DR_EVT `-j`); 0 or undefined = unlimited. */
   readonly maxJobs?: number;
-  /** Simulation input must have an actual-run-time column and value (`run_time_mode=actual`). */
+  /**
+   * The run-time mode the jobs are read for. Under `actual`, a job without an
+   * actual run time (no such column, an empty value, or 0) runs for its time
+   * limit, as DR_EVT does, and one warning line says how many. Default: the
+   * values are read as they are (empty = none).
+   */
+  readonly runTimeMode?: "actual" | "limit" | "distribution";
+  /** Same as `runTimeMode: "actual"` (the older name of the option). */
   readonly requireActualRunTime?: boolean;
   /** Progressive input: a submit time earlier than the previous row's is an error. */
   readonly requireSorted?: boolean;
 }
 
-/** A trace as loaded: jobs to simulate, or recorded jobs to replay. */
+/**
+ * A trace as loaded: jobs to simulate, or recorded jobs to replay.
+ *
+ * @example
+ * ```ts
+ * import { type LoadedTrace, parseTrace } from "@evtsim/evtsim/io";
+ * const replay: LoadedTrace = parseTrace(
+ *   "job_submit_time,begin_time,end_time,num_nodes,queue,time_limit\n0,5,65,4,pbatch,60\n",
+ *   { file: "schedule.csv" },
+ * );
+ * // begin_time and end_time make it a recorded schedule to replay.
+ * console.assert(replay.mode === "replay" && replay.recorded[0].endTime === 65);
+ * console.assert(replay.queueColumn === "queue" && replay.jobs.length === 0);
+ * ```
+ */
 export interface LoadedTrace {
   /** `replay` when the trace has `begin_time` and `end_time` (always for `lassen`). */
   readonly mode: "simulation" | "replay";
@@ -41,64 +87,27 @@ export interface LoadedTrace {
   readonly linesRead: number;
   /** Simulation rows whose actual run time exceeds the time limit (accepted). */
   readonly overruns: number;
+  /**
+   * Under `runTimeMode: "actual"`: simulation jobs without an actual run time
+   * (no column, an empty value or 0) that run for their time limit.
+   */
+  readonly limitFallbacks: number;
   /** One line each, e.g. `t.csv:7: job event times are incorrect (submit > begin)`. */
   readonly warnings: string[];
 }
 
-/** A column the reader uses: its 0-based position and the name messages give it. */
-export interface PlannedColumn {
-  /** 0-based field position. */
-  readonly index: number;
-  /** Header name (or canonical name for `lassen`). */
-  readonly name: string;
-}
-
-/** Where the fields of a trace format are; shared by the `simple` and `lassen` readers. */
-export interface ColumnPlan {
-  /** `job_submit_time`. */
-  readonly submit: PlannedColumn;
-  /** `num_nodes`. */
-  readonly nodes: PlannedColumn;
-  /** `time_limit` or an alias. */
-  readonly limit: PlannedColumn;
-  /** `q_id` or `queue`, if present. */
-  readonly queue: PlannedColumn | undefined;
-  /** Actual run time or an alias, if present. */
-  readonly actual: PlannedColumn | undefined;
-  /** `begin_time` (replay only). */
-  readonly begin: PlannedColumn | undefined;
-  /** `end_time` (replay only). */
-  readonly end: PlannedColumn | undefined;
-  /** Fields every data line must have. */
-  readonly fieldCount: number;
-  /** Header names by position, when the format has meaningful ones. */
-  readonly names: readonly string[] | undefined;
-}
-
-/** The zone calendar timestamps are read in unless told otherwise (DR_EVT `--timezone`). */
+/**
+ * The zone calendar timestamps are read in unless told otherwise (DR_EVT `--timezone`).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_TIMEZONE, parseTrace } from "@evtsim/evtsim/io";
+ * const text = "job_submit_time,num_nodes,time_limit\n2024-01-01 00:00:00,1,1\n";
+ * const t = parseTrace(text, { file: "t.csv", timezone: DEFAULT_TIMEZONE });
+ * console.assert(DEFAULT_TIMEZONE === "America/Los_Angeles" && t.jobs[0].submitTime === 1704096000);
+ * ```
+ */
 export const DEFAULT_TIMEZONE = "America/Los_Angeles";
-
-const TIME_LIMIT_ALIASES = ["time_limit", "timelimit", "walltime"];
-const ACTUAL_ALIASES = [
-  "actual_run_time",
-  "actual_runtime",
-  "duration",
-  "actual_duration",
-  "run_time",
-];
-const KNOWN_NAMES = new Set([
-  "job_submit_time",
-  "num_nodes",
-  "q_id",
-  "queue",
-  "begin_time",
-  "end_time",
-  ...TIME_LIMIT_ALIASES,
-  ...ACTUAL_ALIASES,
-]);
-
-// Value slots, in the order of the plan's columns.
-const SUBMIT = 0, NODES = 1, LIMIT = 2, QUEUE = 3, ACTUAL = 4, BEGIN = 5, END = 6;
 
 /**
  * Parses the text of a trace. Throws {@link EvtsimError} (one line: file, line, field, what was
@@ -107,7 +116,7 @@ const SUBMIT = 0, NODES = 1, LIMIT = 2, QUEUE = 3, ACTUAL = 4, BEGIN = 5, END = 
  *
  * @example
  * ```ts
- * import { parseTrace } from "./trace_csv.ts";
+ * import { parseTrace } from "@evtsim/evtsim/io";
  * const t = parseTrace("job_submit_time,num_nodes,time_limit\n10,4,100\n0,2,50\n", { file: "t.csv" });
  * console.assert(t.mode === "simulation" && t.jobs[0].submitTime === 0);
  * ```
@@ -125,7 +134,7 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
     throw new EvtsimError("usage", (e as Error).message, { field: "timezone" });
   }
   const maxJobs = options.maxJobs !== undefined && options.maxJobs > 0 ? options.maxJobs : Infinity;
-  const requireActual = options.requireActualRunTime === true;
+  const actualMode = options.runTimeMode === "actual" || options.requireActualRunTime === true;
   const requireSorted = options.requireSorted === true;
   const r = new FieldReader(options.file, ts);
 
@@ -137,6 +146,7 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
   let slotOf: Int8Array = new Int8Array(0);
   let linesRead = 0;
   let overruns = 0;
+  let limitFallbacks = 0;
   let prevSubmit = -Infinity;
   const len = text.length;
   let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0; // byte-order mark
@@ -153,7 +163,7 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
     const line = text.slice(start, end);
 
     if (plan === undefined) {
-      plan = format === "lassen" ? lassenPlan() : headerPlan(line, r, requireActual);
+      plan = format === "lassen" ? lassenPlan() : headerPlan(line, r);
       slotOf = slotTable(plan);
       continue;
     }
@@ -174,9 +184,14 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
             names?.[f] ?? `field ${f + 1}`,
           ),
       );
-    if (got < plan.fieldCount) {
-      const e = `expected ${plan.fieldCount} comma-separated fields (as in the header), got ${got}`;
-      throw r.fail(e, plan.names?.[got] ?? `field ${got + 1}`);
+    if (got !== plan.fieldCount) {
+      const e = `expected ${plan.fieldCount} comma-separated fields (as in the header), got ${
+        got < plan.fieldCount ? got : "more"
+      }`;
+      throw r.fail(
+        e,
+        got < plan.fieldCount ? plan.names?.[got] ?? `field ${got + 1}` : `field ${got}`,
+      );
     }
 
     const submitTime = r.time(vals[SUBMIT], plan.submit);
@@ -207,10 +222,12 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
       if (raw !== "") {
         actualRunTime = r.seconds(raw, plan.actual);
         if (actualRunTime > timeLimit) overruns++;
-      } else if (requireActual) {
-        const e = "expected an actual run time in seconds (run_time_mode actual), got ''";
-        throw r.fail(e, plan.actual.name);
       }
+    }
+    // DR_EVT starts a job without a (positive) actual run time with its limit.
+    if (actualMode && !(actualRunTime !== undefined && actualRunTime > 0)) {
+      actualRunTime = undefined;
+      limitFallbacks++;
     }
     if (requireSorted) prevSubmit = r.ordered(submitTime, prevSubmit, vals[SUBMIT], plan.submit);
     // Only keys with values, so that jobs compare equal to hand-written specs.
@@ -235,14 +252,24 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
       line: 1,
     });
   }
+  const mode = plan.begin !== undefined ? "replay" : "simulation";
+  if (mode === "simulation" && limitFallbacks > 0) {
+    const what = plan.actual === undefined
+      ? `no actual run time column (${ACTUAL_ALIASES.join(", ")})`
+      : `${limitFallbacks} job(s) with an empty or zero ${plan.actual.name}`;
+    warnings.push(
+      `${r.file}: ${what}: such jobs run for their time limit (run_time_mode actual, as DR_EVT does)`,
+    );
+  }
   return {
-    mode: plan.begin !== undefined ? "replay" : "simulation",
+    mode,
     jobs: sortBySubmitStable(jobs),
     recorded: sortBySubmitStable(recorded),
     queueColumn: plan.queue === undefined ? undefined : plan.queue.name as "q_id" | "queue",
     hasActualRunTime: plan.actual !== undefined,
     linesRead,
     overruns,
+    limitFallbacks: mode === "simulation" ? limitFallbacks : 0,
     warnings,
   };
 }
@@ -250,6 +277,17 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
 /**
  * Reads and parses a trace file (see {@link parseTrace}); the path names the file in messages.
  * A file that cannot be read gives an {@link EvtsimError} of kind `input`.
+ *
+ * @example
+ * ```ts
+ * import { readTrace } from "@evtsim/evtsim/io";
+ * const path = await Deno.makeTempFile({ suffix: ".csv" });
+ * await Deno.writeTextFile(path, "job_submit_time,num_nodes,time_limit\n0,4,100\n");
+ * const t = await readTrace(path, { runTimeMode: "actual" });
+ * // No actual run time column: under run_time_mode actual, jobs run for their limit.
+ * console.assert(t.jobs.length === 1 && t.limitFallbacks === 1 && t.warnings.length === 1);
+ * await Deno.remove(path);
+ * ```
  */
 export async function readTrace(
   path: string,
@@ -267,6 +305,31 @@ export async function readTrace(
 }
 
 /**
+ * Reads and parses a trace from a byte stream (a file's or a socket's
+ * `readable`, `Deno.stdin.readable`, a fetch body), gunzipping it when it
+ * starts with the gzip magic bytes; `options.file` names it in messages.
+ *
+ * @example
+ * ```ts
+ * import { readTraceStream } from "@evtsim/evtsim/io";
+ * const bytes = new Blob(["job_submit_time,num_nodes,time_limit\n0,4,100\n"]).stream();
+ * const t = await readTraceStream(bytes, { file: "stdin" });
+ * console.assert(t.jobs.length === 1 && t.jobs[0].timeLimit === 100);
+ * ```
+ */
+export async function readTraceStream(
+  stream: ReadableStream<Uint8Array>,
+  options: TraceReadOptions,
+): Promise<LoadedTrace> {
+  const lines: string[] = [];
+  await forEachStreamLine(stream, options.file, (text, start, end) => {
+    lines.push(text.slice(start, end));
+    return true;
+  });
+  return parseTrace(lines.join("\n"), options);
+}
+
+/**
  * Sorts jobs by submit time in place, keeping the file order of equal times (DR_EVT's
  * `std::stable_sort`), and returns the same array. Already sorted input costs one pass.
  */
@@ -277,109 +340,4 @@ export function sortBySubmitStable<T extends { readonly submitTime: number }>(jo
     }
   }
   return jobs;
-}
-
-function headerPlan(line: string, r: FieldReader, requireActual: boolean): ColumnPlan {
-  const names = splitAll(line);
-  const at = new Map<string, number>();
-  names.forEach((name, i) => {
-    if (!at.has(name)) at.set(name, i);
-    else if (KNOWN_NAMES.has(name)) {
-      throw r.fail(`expected each column name once, got '${name}' twice`, name);
-    }
-  });
-  const find = (aliases: readonly string[]): PlannedColumn | undefined => {
-    for (const name of aliases) {
-      const index = at.get(name);
-      if (index !== undefined) return { index, name };
-    }
-    return undefined;
-  };
-  const need = (aliases: readonly string[], why = ""): PlannedColumn => {
-    const found = find(aliases);
-    if (found !== undefined) return found;
-    const accepted = aliases.length > 1 ? ` (accepted names: ${aliases.join(", ")})` : "";
-    throw r.fail(`expected this column in the header${why}${accepted}, got none`, aliases[0]);
-  };
-  const submit = need(["job_submit_time"]);
-  const nodes = need(["num_nodes"]);
-  const limit = need(TIME_LIMIT_ALIASES);
-  const begin = find(["begin_time"]);
-  const end = find(["end_time"]);
-  if ((begin === undefined) !== (end === undefined)) {
-    const [has, lacks] = begin !== undefined
-      ? ["begin_time", "end_time"]
-      : ["end_time", "begin_time"];
-    throw r.fail(`ambiguous trace: has ${has} but not ${lacks}`, lacks);
-  }
-  // Replay reads recorded times, never the actual-run-time column.
-  const actual = requireActual && begin === undefined
-    ? need(ACTUAL_ALIASES, " for run_time_mode actual")
-    : find(ACTUAL_ALIASES);
-  const queue = find(["q_id", "queue"]);
-  return { submit, nodes, limit, queue, actual, begin, end, fieldCount: names.length, names };
-}
-
-// Field position → value slot (−1 = not read).
-function slotTable(plan: ColumnPlan): Int8Array {
-  const cols = [plan.submit, plan.nodes, plan.limit, plan.queue, plan.actual, plan.begin, plan.end];
-  let size = 0;
-  for (const c of cols) if (c !== undefined && c.index + 1 > size) size = c.index + 1;
-  const table = new Int8Array(size).fill(-1);
-  cols.forEach((c, slot) => {
-    if (c !== undefined) table[c.index] = slot;
-  });
-  return table;
-}
-
-function show(v: string): string {
-  return v.length > 60 ? `'${v.slice(0, 57)}...'` : `'${v}'`;
-}
-
-const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-// Turns field values into numbers, naming the file, line and column on failure.
-class FieldReader {
-  line = 0;
-  constructor(readonly file: string, private readonly ts: TimestampParser) {}
-
-  fail(detail: string, field: string): EvtsimError {
-    return new EvtsimError("input", detail, { file: this.file, line: this.line, field });
-  }
-
-  time(v: string, col: PlannedColumn): number {
-    try {
-      return this.ts(v);
-    } catch (e) {
-      throw this.fail((e as Error).message, col.name);
-    }
-  }
-
-  count(v: string, col: PlannedColumn): number {
-    let x = 0;
-    let ok = v.length > 0 && v.length <= 15; // stays a safe integer
-    for (let i = 0; ok && i < v.length; i++) {
-      const c = v.charCodeAt(i);
-      if (c < 48 || c > 57) ok = false;
-      else x = x * 10 + (c - 48);
-    }
-    if (!ok) throw this.fail(`expected a non-negative integer, got ${show(v)}`, col.name);
-    return x;
-  }
-
-  seconds(v: string, col: PlannedColumn): number {
-    const x = DECIMAL.test(v) ? Number(v) : NaN;
-    if (!(x >= 0 && x < Infinity)) {
-      throw this.fail(`expected a non-negative number of seconds, got ${show(v)}`, col.name);
-    }
-    return x + 0; // turns -0 into 0
-  }
-
-  ordered(submit: number, prev: number, raw: string, col: PlannedColumn): number {
-    if (submit < prev) {
-      const what = "expected submit times in non-decreasing order (progressive input)";
-      throw this.fail(`${what}, got ${show(raw)} after ${prev}`, col.name);
-    }
-    return submit;
-  }
 }

@@ -15,6 +15,8 @@ function plain(x: unknown, depth: number): unknown {
   // A vector's chunks are private: compare its elements.
   if (x instanceof Vec) return { vector: x.toArray().map((v) => plain(v, depth + 1)) };
   if (Array.isArray(x)) return x.map((v) => plain(v, depth + 1));
+  // The run-time generator's words: copied element by element.
+  if (ArrayBuffer.isView(x)) return { typedArray: Array.from(x as Uint32Array) };
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(x).sort()) {
     out[k] = plain((x as Record<string, unknown>)[k], depth + 1);
@@ -25,7 +27,8 @@ function plain(x: unknown, depth: number): unknown {
 /**
  * A deep copy of `state` as plain objects and arrays (functions become
  * `"[function]"`): persistent sets are copied with their whole tree, vectors by
- * their elements. Compare two snapshots with a deep-equality assertion.
+ * their elements, typed arrays (the generator's words) element by element.
+ * Compare two snapshots with a deep-equality assertion.
  *
  * @example
  * ```ts

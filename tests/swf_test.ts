@@ -219,6 +219,39 @@ Deno.test("a malformed line in a streamed file is reported at its line", async (
   }
 });
 
+Deno.test("a multi-member gzip log (bgzip, pigz) is read to its end", async () => {
+  const text = await Deno.readTextFile(SDSC);
+  // Members cut at arbitrary bytes, mid-line too, as bgzip's fixed-size blocks are.
+  const cuts = [0, 1, 700, 5000, 5001, 9999, text.length];
+  const members: Uint8Array[] = [];
+  for (let k = 0; k + 1 < cuts.length; k++) {
+    const z = new Blob([text.slice(cuts[k], cuts[k + 1])]).stream()
+      .pipeThrough(new CompressionStream("gzip"));
+    members.push(new Uint8Array(await new Response(z).arrayBuffer()));
+  }
+  const path = await Deno.makeTempFile({ suffix: ".swf.gz" });
+  try {
+    await Deno.writeFile(path, new Uint8Array(members.flatMap((m) => [...m])));
+    const expected = parseSwfText(text, "x");
+    const got = await readSwf(path);
+    assertEquals(got.report.read, 300);
+    assertEquals(got.report, expected.report);
+    assertEquals(got.jobs, expected.jobs);
+  } finally {
+    await Deno.remove(path);
+  }
+});
+
+Deno.test("SWF values beyond 2^53 are refused, naming the field", () => {
+  assertThrows(
+    () => parseSwfText(line({ 2: "9007199254740993", 4: 5, 5: 1 }), "b.swf"),
+    "b.swf:1: field 2 (submit time): expected a number of at most 2^53 - 1 in magnitude, got '9007199254740993'",
+  );
+  assertThrows(() => parseSwfText(line({ 2: 0, 4: "1e300", 5: 1 }), "b.swf"), "field 4 (run time)");
+  assertThrows(() => parseSwfText(line({ 2: 0, 4: 5, 5: 1, 7: "-1e20" }), "b.swf"), "field 7");
+  assertEquals(parseSwfText(line({ 2: "9007199254740991", 4: 5, 5: 1 }), "b").jobs.length, 1);
+});
+
 Deno.test("a truncated gzip stream rejects clearly instead of hanging", async () => {
   const e = await assertRejects(() => readSwf(KTH_TRUNCATED), "truncated or corrupt gzip stream");
   assert(e instanceof EvtsimError && e.message.startsWith(`${KTH_TRUNCATED}: `), e.message);

@@ -4,8 +4,13 @@ import { createTimestampParser, parseTimestamp } from "../io/timestamps.ts";
 
 const LA = "America/Los_Angeles";
 
-Deno.test("empty value is 0", () => {
-  assertEquals(parseTimestamp("", LA), 0);
+Deno.test("an empty value is an error, not epoch 0", () => {
+  assertThrows(
+    () => parseTimestamp("", LA),
+    "expected a timestamp (epoch seconds or a date-time), got ''",
+  );
+  assertThrows(() => parseTimestamp("9007199254740993", LA), "at most 2^53 - 1");
+  assertEquals(parseTimestamp("-9007199254740991", LA), -(2 ** 53 - 1));
 });
 
 Deno.test("epoch seconds, fractions kept", () => {

@@ -92,22 +92,37 @@ Deno.test("simple: actual run time aliases in order, overruns counted", () => {
   assertEquals(over.jobs[0].actualRunTime, 150);
 });
 
-Deno.test("simple: empty actual value is absent unless required", () => {
+Deno.test("simple: an empty actual value is absent", () => {
   const text = "job_submit_time,num_nodes,time_limit,actual_run_time\n0,1,100,\n";
   assertEquals(parse(text).jobs[0], { submitTime: 0, numNodes: 1, timeLimit: 100 });
-  failure(() => parse(text, { requireActualRunTime: true }), 2, "actual_run_time", "got ''");
+  assertEquals(parse(text).warnings, []);
 });
 
-Deno.test("simple: requireActualRunTime needs the column in simulation mode only", () => {
-  const e = failure(
-    () => parse(SIMPLE + "0,1,1\n", { requireActualRunTime: true }),
-    1,
-    "actual_run_time",
-    "run_time_mode actual",
-  );
-  assert(e.message.includes("actual_runtime, duration, actual_duration, run_time"), e.message);
+Deno.test("run_time_mode actual: a missing column, an empty or a zero value runs for the limit, with one warning", () => {
+  // No column at all (DR_EVT runs every job for its limit).
+  const none = parse(SIMPLE + "0,1,100\n5,2,50\n", { runTimeMode: "actual" });
+  assertEquals(none.jobs, [
+    { submitTime: 0, numNodes: 1, timeLimit: 100 },
+    { submitTime: 5, numNodes: 2, timeLimit: 50 },
+  ]);
+  assertEquals(none.limitFallbacks, 2);
+  assertEquals(none.warnings, [
+    "t.csv: no actual run time column (actual_run_time, actual_runtime, duration, actual_duration, run_time): such jobs run for their time limit (run_time_mode actual, as DR_EVT does)",
+  ]);
+  // Empty and zero values (DR_EVT starts a job with a zero run time with its limit).
+  const text = "job_submit_time,num_nodes,time_limit,duration\n0,1,100,0\n1,1,100,\n2,1,100,30\n";
+  const some = parse(text, { requireActualRunTime: true }); // the older name of the option
+  assertEquals(some.jobs.map((j) => j.actualRunTime), [undefined, undefined, 30]);
+  assertEquals(some.limitFallbacks, 2);
+  assertEquals(some.warnings, [
+    "t.csv: 2 job(s) with an empty or zero duration: such jobs run for their time limit (run_time_mode actual, as DR_EVT does)",
+  ]);
+  // Other modes read the values as they are; replay never reads the column.
+  assertEquals(parse(text, { runTimeMode: "limit" }).jobs[0].actualRunTime, 0);
+  assertEquals(parse(text, { runTimeMode: "limit" }).warnings, []);
   const replay = "job_submit_time,begin_time,end_time,num_nodes,time_limit\n0,1,2,1,5\n";
-  assertEquals(parse(replay, { requireActualRunTime: true }).recorded.length, 1);
+  const r = parse(replay, { runTimeMode: "actual" });
+  assertEquals([r.recorded.length, r.limitFallbacks, r.warnings.length], [1, 0, 0]);
 });
 
 Deno.test("simple: trailing spaces, tabs, CR stripped; blank lines ignored; BOM skipped", () => {
@@ -156,7 +171,7 @@ Deno.test("simple: calendar and offset timestamps in job_submit_time", () => {
     parse(SIMPLE + "2024-01-01 00:00:00,1,10\n", { timezone: "UTC" }).jobs[0].submitTime,
     1704067200,
   );
-  assertEquals(parse(SIMPLE + ",1,10\n").jobs[0].submitTime, 0);
+  failure(() => parse(SIMPLE + ",1,10\n"), 2, "job_submit_time", "got ''");
   const e = assertThrows(() => parse(SIMPLE, { timezone: "Nowhere/Land" }), "Nowhere/Land");
   assert(e instanceof EvtsimError && e.kind === "usage" && e.location.field === "timezone");
 });
@@ -194,8 +209,53 @@ Deno.test("simple: fewer fields than the header is an error naming the first mis
     "time_limit",
     "expected 3 comma-separated fields (as in the header), got 2",
   );
-  // Extra fields are ignored.
-  assertEquals(parse(SIMPLE + "0,1,2,3,4\n").jobs[0].timeLimit, 2);
+});
+
+Deno.test("simple: more fields than the header (outside quotes) is an error naming the line", () => {
+  const more = "expected 3 comma-separated fields (as in the header), got more";
+  failure(() => parse(SIMPLE + "0,4,1,000,500\n"), 2, "field 4", more);
+  failure(() => parse(SIMPLE + "0,4,1\n5,4,1,\n"), 3, "field 4", more);
+  failure(() => parse(SIMPLE + '0,"a",1,"b,c"\n'), 2, "field 4", more);
+  // Commas inside quotes do not make fields.
+  const quoted = 'job_submit_time,num_nodes,time_limit,note\n0,4,1,"a,b,c"\n';
+  assertEquals(parse(quoted).jobs[0].timeLimit, 1);
+  const lassen = Array.from({ length: LASSEN_COLUMN_COUNT + 1 }, () => "1").join(",");
+  failure(
+    () => parseTrace(`h\n${lassen}\n`, { file: "t.csv", format: "lassen" }),
+    2,
+    "field 34",
+    "expected 33 comma-separated fields",
+  );
+});
+
+Deno.test("blank required fields are errors, not epoch 0 or a zero-length job", () => {
+  failure(() => parse(SIMPLE + " ,1,10\n"), 2, "job_submit_time", "got ''");
+  const replay = "job_submit_time,begin_time,end_time,num_nodes,time_limit\n";
+  failure(() => parse(replay + "0,5,,1,5\n"), 2, "end_time", "got ''");
+  failure(() => parse(replay + "0,,9,1,5\n"), 2, "begin_time", "got ''");
+  failure(() => parse(SIMPLE + "0,1,\n"), 2, "time_limit", "got ''");
+});
+
+Deno.test("times before 1970 are reported by the reader with file, line and field", () => {
+  failure(() => parse(SIMPLE + "0,1,1\n-5,1,10\n"), 3, "job_submit_time", "got '-5' (-5 s)");
+  failure(
+    () => parse(SIMPLE + "1969-12-31 23:00:00,1,10\n", { timezone: "UTC" }),
+    2,
+    "job_submit_time",
+    "at or after 1970-01-01 00:00:00 UTC (epoch 0), got '1969-12-31 23:00:00' (-3600 s)",
+  );
+  const replay = "job_submit_time,begin_time,end_time,num_nodes,time_limit\n0,-1,9,1,5\n";
+  failure(() => parse(replay), 2, "begin_time", "epoch 0");
+});
+
+Deno.test("values beyond 2^53 are refused, not rounded", () => {
+  failure(() => parse(SIMPLE + "9007199254740993,1,10\n"), 2, "job_submit_time", "2^53 - 1");
+  failure(() => parse(SIMPLE + "0,9007199254740993,10\n"), 2, "num_nodes", "2^53 - 1");
+  failure(() => parse(SIMPLE + "0,1,1e300\n"), 2, "time_limit", "2^53 - 1");
+  const duration = "job_submit_time,num_nodes,time_limit,duration\n0,1,10,9007199254740993\n";
+  failure(() => parse(duration), 2, "duration", "2^53 - 1");
+  const ok = parse(SIMPLE + "9007199254740991,0000000000000000001,9007199254740991\n").jobs[0];
+  assertEquals([ok.submitTime, ok.numNodes, ok.timeLimit], [2 ** 53 - 1, 1, 2 ** 53 - 1]);
 });
 
 Deno.test("simple: header errors", () => {

@@ -1,0 +1,166 @@
+// Shape and type checks of what callers hand the core (a configuration, a
+// state and an input for `step`), so that a wrong type is an EvtsimError
+// naming the argument, never a TypeError from deep inside the reducer or a
+// string silently taken for a time.
+
+import { EvtsimError } from "./errors.ts";
+
+/** Largest integer a double holds exactly together with its neighbours (2^53 − 1). */
+export const MAX_EXACT = Number.MAX_SAFE_INTEGER;
+
+/** A value as messages show it: `"100" (a string)`, `null`, `[object]`, `12`. */
+export function describeValue(v: unknown): string {
+  if (v === null) return "null";
+  switch (typeof v) {
+    case "number":
+      return String(v);
+    case "string":
+      return `${JSON.stringify(v.length > 40 ? v.slice(0, 37) + "..." : v)} (a string)`;
+    case "undefined":
+      return "undefined";
+    case "object":
+      return Array.isArray(v) ? "an array" : "an object";
+    default:
+      return `a ${typeof v}`;
+  }
+}
+
+function usage(detail: string): EvtsimError {
+  return new EvtsimError("usage", detail);
+}
+
+/** Throws unless `v` is a plain (non-null, non-array) object. */
+export function checkObject(v: unknown, what: string): void {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw usage(`${what}: expected an object, got ${describeValue(v)}`);
+  }
+}
+
+/** Throws unless `v` is an array. */
+export function checkArray(v: unknown, what: string): void {
+  if (!Array.isArray(v)) throw usage(`${what}: expected an array, got ${describeValue(v)}`);
+}
+
+/** Throws unless `v` is undefined or a boolean. */
+export function checkOptionalBoolean(v: unknown, what: string): void {
+  if (v !== undefined && typeof v !== "boolean") {
+    throw usage(`${what}: expected true or false, got ${describeValue(v)}`);
+  }
+}
+
+/** Throws unless `v` is a number (NaN and the time rules are checked where times are used). */
+export function checkTimeArgument(v: unknown, what: string): void {
+  if (typeof v !== "number") {
+    throw usage(`${what}: expected a time in seconds (a number), got ${describeValue(v)}`);
+  }
+}
+
+/** The top-level shape of a configuration; the fields are checked by `resolveConfig`. */
+export function checkConfigShape(config: unknown): void {
+  checkObject(config, "configuration");
+  const schedule = (config as { capacitySchedule?: unknown }).capacitySchedule;
+  if (schedule === undefined) return;
+  checkArray(schedule, "capacitySchedule");
+  (schedule as unknown[]).forEach((c, i) => checkObject(c, `capacity change ${i}`));
+}
+
+const KINDS = new Set([
+  "appendJobs",
+  "submitJob",
+  "replayJobs",
+  "advanceTo",
+  "runUntilExclusive",
+  "runToCompletion",
+  "flush",
+  "finish",
+  "cancelJob",
+  "endJob",
+  "updateJob",
+  "updateQueue",
+  "changeCapacity",
+]);
+
+function checkId(v: unknown, what: string): void {
+  if (typeof v !== "number") {
+    throw usage(`${what}: expected a job id (a number), got ${describeValue(v)}`);
+  }
+}
+
+function checkOptionalTime(v: unknown, what: string): void {
+  if (v !== undefined) checkTimeArgument(v, what);
+}
+
+/** Checks the arguments of `step`: a state from `initialState` and a well-typed input. */
+export function checkStepArguments(state: unknown, input: unknown): void {
+  if (
+    typeof state !== "object" || state === null ||
+    typeof (state as { config?: unknown }).config !== "object" ||
+    typeof (state as { store?: unknown }).store !== "object"
+  ) {
+    throw usage(
+      `step: expected a simulation state (from initialState), got ${describeValue(state)}`,
+    );
+  }
+  checkObject(input, "step: input");
+  const i = input as Record<string, unknown>;
+  if (typeof i.kind !== "string" || !KINDS.has(i.kind)) {
+    throw usage(
+      `step: expected an input kind (${[...KINDS].join(", ")}), got ${describeValue(i.kind)}`,
+    );
+  }
+  switch (i.kind) {
+    case "appendJobs":
+    case "replayJobs":
+      checkArray(i.jobs, `${i.kind}: jobs`);
+      checkOptionalBoolean(i.submit, `${i.kind}: submit`);
+      if (i.maxStoreCapacity !== undefined && typeof i.maxStoreCapacity !== "number") {
+        throw usage(
+          `${i.kind}: maxStoreCapacity: expected a number of records, got ${
+            describeValue(i.maxStoreCapacity)
+          }`,
+        );
+      }
+      break;
+    case "submitJob":
+      if (typeof i.id !== "number") {
+        throw usage(`submitJob: id: expected a job id (a number), got ${describeValue(i.id)}`);
+      }
+      checkTimeArgument(i.submitTime, "submitJob: submitTime");
+      break;
+    case "advanceTo":
+    case "runUntilExclusive":
+      checkTimeArgument(i.time, `${i.kind}: time`);
+      break;
+    case "cancelJob":
+      checkId(i.id, "cancelJob: id");
+      checkOptionalTime(i.time, "cancelJob: time");
+      break;
+    case "endJob":
+      checkId(i.id, "endJob: id");
+      checkOptionalTime(i.time, "endJob: time");
+      if (i.outcome !== undefined && typeof i.outcome !== "string") {
+        throw usage(`endJob: outcome: expected a string, got ${describeValue(i.outcome)}`);
+      }
+      if (i.exitStatus !== undefined && typeof i.exitStatus !== "number") {
+        throw usage(`endJob: exitStatus: expected a number, got ${describeValue(i.exitStatus)}`);
+      }
+      break;
+    case "updateJob":
+      checkId(i.id, "updateJob: id");
+      checkObject(i.update, "updateJob: update");
+      checkOptionalTime(i.time, "updateJob: time");
+      break;
+    case "updateQueue":
+      checkObject(i.queue, "updateQueue: queue");
+      checkOptionalTime(i.time, "updateQueue: time");
+      break;
+    case "changeCapacity":
+      if (typeof i.capacity !== "number") {
+        throw usage(
+          `changeCapacity: capacity: expected a number, got ${describeValue(i.capacity)}`,
+        );
+      }
+      checkOptionalTime(i.time, "changeCapacity: time");
+      break;
+  }
+}
