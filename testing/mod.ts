@@ -57,5 +57,10 @@ export {
   checkEasyHeadReservation,
   type HeadOrderOptions,
 } from "./reservations.ts";
+export {
+  checkWorkConservation,
+  type WorkConservationGuarantee,
+  type WorkConservationOptions,
+} from "./work_conservation.ts";
 export { snapshotState } from "./snapshot.ts";
 export { stepTwice } from "./purity.ts";
