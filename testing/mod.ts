@@ -62,5 +62,15 @@ export {
   type WorkConservationGuarantee,
   type WorkConservationOptions,
 } from "./work_conservation.ts";
+export {
+  type FuzzInvariant,
+  fuzzScheduler,
+  type FuzzSchedulerCase,
+  type FuzzSchedulerFailed,
+  type FuzzSchedulerOptions,
+  type FuzzSchedulerPassed,
+  type FuzzSchedulerResult,
+  type SchedulerUnderTest,
+} from "./fuzz_scheduler.ts";
 export { snapshotState } from "./snapshot.ts";
 export { stepTwice } from "./purity.ts";

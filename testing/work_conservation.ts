@@ -109,6 +109,8 @@ function policyOf(
   return { guarantee, head: fcfs, rest: fcfs, strict };
 }
 
+const freeNodes = (n: number) => `${n} free node${n === 1 ? "" : "s"}`;
+
 const show = (r: JobRow) =>
   `job ${r.jobId} (${r.numNodes} node${r.numNodes === 1 ? "" : "s"}, limit ${r.timeLimit})`;
 
@@ -221,7 +223,7 @@ export function checkWorkConservation(
       const heads = waiting.filter((h) => h.numNodes > free);
       if (heads.length === 0) {
         out.push(
-          `${where}: all ${waiting.length} waiting jobs fit the ${free} free nodes, so the ` +
+          `${where}: all ${waiting.length} waiting jobs fit the ${freeNodes(free)}, so the ` +
             `picker's first fits, but none started (jobs ${
               waiting.map((j) => j.jobId).join(", ")
             })`,
@@ -235,7 +237,7 @@ export function checkWorkConservation(
       });
       if (leftover.every((j) => j !== undefined)) {
         out.push(
-          `${where}: whichever waiting job is the head, another fits the ${free} free nodes and ` +
+          `${where}: whichever waiting job is the head, another fits the ${freeNodes(free)} and ` +
             `ends before its shadow time, yet none started (head ${heads[0].jobId} leaves ` +
             `${show(leftover[0]!)})`,
         );
@@ -247,7 +249,7 @@ export function checkWorkConservation(
     const others = sorted.slice(1).sort(rest);
     if (head.numNodes <= free) {
       out.push(
-        `${where}: head ${show(head)} fits the ${free} free nodes but waits ` +
+        `${where}: head ${show(head)} fits the ${freeNodes(free)} but waits ` +
           `(${running.length} job(s) running: ${held} nodes)`,
       );
       continue;
@@ -258,7 +260,7 @@ export function checkWorkConservation(
       const left = others.find(fits(shadow));
       if (left !== undefined) {
         out.push(
-          `${where}: ${show(left)} fits the ${free} free nodes and would end at ${
+          `${where}: ${show(left)} fits the ${freeNodes(free)} and would end at ${
             t + left.timeLimit
           }, ${strict ? "before" : "by"} head job ${head.jobId}'s shadow time ${shadow}, ` +
             `but was not backfilled (easy)`,
@@ -281,7 +283,7 @@ export function checkWorkConservation(
     }
     if (t + job.timeLimit < window) {
       out.push(
-        `${where}: ${show(job)} fits the ${free} free nodes and would end at ${
+        `${where}: ${show(job)} fits the ${freeNodes(free)} and would end at ${
           t + job.timeLimit
         }, before ${window}, the earliest reservation of the jobs ahead of it (job ` +
           `${holder.jobId}), but waits (conservative)`,
