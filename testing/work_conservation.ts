@@ -250,7 +250,11 @@ export function checkWorkConservation(
     if (head.numNodes <= free) {
       out.push(
         `${where}: head ${show(head)} fits the ${freeNodes(free)} but waits ` +
-          `(${running.length} job(s) running: ${held} nodes)`,
+          (running.length === 0
+            ? "(nothing running)"
+            : `(running: job${running.length === 1 ? "" : "s"} ${
+              running.map((j) => j.jobId).join(", ")
+            }, ${held} node${held === 1 ? "" : "s"})`),
       );
       continue;
     }

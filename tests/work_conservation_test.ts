@@ -100,7 +100,7 @@ Deno.test("none: a head that fits the free nodes is reported, with the capacity 
   const config = { totalNodes: 4, backfillPolicy: "none" as const };
   const late = [{ ...withIds(trace)[0], jobId: 0, beginTime: 5, endTime: 15, queue: undefined }];
   assertEquals(checkWorkConservation(late, withIds(trace), config), [
-    "at 0: head job 0 (3 nodes, limit 10) fits the 4 free nodes but waits (0 job(s) running: 0 nodes)",
+    "at 0: head job 0 (3 nodes, limit 10) fits the 4 free nodes but waits (nothing running)",
   ]);
   // Under a capacity cut to 2 until 5, waiting until 5 is right.
   const cut = { ...config, capacitySchedule: [{ time: 0, capacity: 2 }, { time: 5, capacity: 4 }] };
