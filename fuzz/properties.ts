@@ -27,6 +27,7 @@ import {
   checkEasyHeadReservation,
   checkFcfsOrder,
   checkScheduleRows,
+  checkWorkConservation,
   runBatch,
   runInputs,
   type RunOutput,
@@ -158,6 +159,15 @@ const capacityCase: fc.Arbitrary<FuzzCase> = fc.integer({ min: 1, max: 16 }).cha
   })
 ).chain((c) => arbStreamingSchedule(c.trace).map((plan) => ({ ...c, plan })));
 
+// Pickers named explicitly: `sjf`/`ljf` then run the admission policy asked
+// for (DR_EVT's priority policies turn their conservative into EASY).
+const explicitPicker: fc.Arbitrary<FuzzCase> = anyScenario.chain((s) =>
+  fc.constantFrom("builtin_fcfs", "sjf", "ljf").map((picker) => ({
+    ...s,
+    config: { ...s.config, picker },
+  }))
+);
+
 // ---- purity ----------------------------------------------------------------
 
 /** Inputs that break a contract at `state`; each must be refused without a trace. */
@@ -272,6 +282,20 @@ export const PROPERTIES: readonly FuzzProperty[] = [
     check: ({ config, trace }) => {
       const rows = runBatch(config, trace).jobRows;
       none(checkConservativeReservations(rows, withIds(trace), config), "reservations");
+    },
+  },
+  {
+    name: "work-conservation",
+    description: "after every scheduling round the head does not fit the free nodes, and " +
+      "nothing the EASY or CONSERVATIVE rule would start is left waiting",
+    arbitrary: fc.oneof(
+      anyScenario,
+      explicitPicker,
+      capacityCase.map(({ plan: _plan, ...c }) => c),
+    ),
+    check: ({ config, trace }) => {
+      const rows = runBatch(config, trace).jobRows;
+      none(checkWorkConservation(rows, withIds(trace), config), "work conservation");
     },
   },
   {

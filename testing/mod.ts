@@ -57,5 +57,20 @@ export {
   checkEasyHeadReservation,
   type HeadOrderOptions,
 } from "./reservations.ts";
+export {
+  checkWorkConservation,
+  type WorkConservationGuarantee,
+  type WorkConservationOptions,
+} from "./work_conservation.ts";
+export {
+  type FuzzInvariant,
+  fuzzScheduler,
+  type FuzzSchedulerCase,
+  type FuzzSchedulerFailed,
+  type FuzzSchedulerOptions,
+  type FuzzSchedulerPassed,
+  type FuzzSchedulerResult,
+  type SchedulerUnderTest,
+} from "./fuzz_scheduler.ts";
 export { snapshotState } from "./snapshot.ts";
 export { stepTwice } from "./purity.ts";

@@ -9,30 +9,7 @@
 import type { JobRow, SimulationConfig } from "../core/types.ts";
 import type { TracedJob } from "./invariants.ts";
 import { runBatch } from "./run.ts";
-
-/**
- * DR_EVT's reservation: the earliest projected end (begin + limit) of a
- * running job at which `nodes` nodes are free, or `now` if they are free now
- * (or never).
- */
-function reservationFromRows(
-  nodes: number,
-  free: number,
-  running: readonly JobRow[],
-  now: number,
-): number {
-  if (nodes <= free) return now;
-  const ends = running
-    .map((r) => ({ end: r.beginTime + r.timeLimit, nodes: r.numNodes }))
-    .filter((e) => e.end > now)
-    .sort((a, b) => a.end - b.end);
-  let released = 0;
-  for (const e of ends) {
-    released += e.nodes;
-    if (released >= nodes - free) return e.end;
-  }
-  return now;
-}
+import { reservationFromRows } from "./_rows.ts";
 
 type HeadOrder = (a: JobRow, b: JobRow) => number;
 
