@@ -33,6 +33,8 @@ export interface LoadOptions {
   readonly procsPerNode?: number;
   readonly swfReplayWait: boolean;
   readonly requireSorted: boolean;
+  /** The queues of `--queues`: a trace job naming another is an error at its line. */
+  readonly queues?: ReadonlySet<string>;
 }
 
 /** The format for a path when none was given: SWF for .swf / .swf.gz. */
@@ -67,6 +69,7 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
     maxJobs: o.maxJobs,
     requireActualRunTime: o.runTimeMode === "actual",
     requireSorted: o.requireSorted,
+    queues: o.queues,
   });
   const messages = [...t.warnings];
   let jobs = t.jobs;

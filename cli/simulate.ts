@@ -78,7 +78,7 @@ export async function simulateCommand(
   const timezone = str(o, "timezone") ?? "America/Los_Angeles";
   const firstPath = sources.paths[0];
   const maxJobs = num(o, "max_jobs") ?? 0;
-  const loadOptions: LoadOptions = {
+  let loadOptions: LoadOptions = {
     format: formatFor(firstPath, str(o, "trace_format")),
     timezone,
     maxJobs,
@@ -137,6 +137,11 @@ export async function simulateCommand(
       readSeconds += (performance.now() - t0) / 1000;
       return input;
     };
+    const registry = await registryOf(o);
+    const queues = await queuesOf(o, registry);
+    if (queues !== undefined) {
+      loadOptions = { ...loadOptions, queues: new Set(queues.map((q) => q.name)) };
+    }
     const first = await load(firstPath, maxJobs);
     for (const m of first.messages) con.err(m);
     if (first.mode === "replay" && sources.paths.length > 1) {
@@ -148,8 +153,6 @@ export async function simulateCommand(
       );
     }
     const startTime = startTimeOf(o, timezone, first.mode);
-    const registry = await registryOf(o);
-    const queues = await queuesOf(o, registry);
     const totalNodes = num(o, "total_nodes") ?? first.machineSize ?? 795;
     const config: SimulationConfig = {
       totalNodes,

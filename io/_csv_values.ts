@@ -67,6 +67,21 @@ export class FieldReader {
     return x;
   }
 
+  /** An integer (of either sign) of magnitude at most 2^53 − 1. */
+  integer(v: string, col: NamedColumn): number {
+    const negative = v.startsWith("-");
+    const digits = negative || v.startsWith("+") ? v.slice(1) : v;
+    if (!/^\d+$/.test(digits)) throw this.fail(`expected an integer, got ${show(v)}`, col.name);
+    const x = Number(digits);
+    if (x > MAX_EXACT) {
+      throw this.fail(
+        `expected an integer of magnitude at most 2^53 - 1 (9007199254740991), got ${show(v)}`,
+        col.name,
+      );
+    }
+    return negative ? -x : x;
+  }
+
   /** A non-negative number of seconds of at most 2^53 − 1. */
   seconds(v: string, col: NamedColumn): number {
     const x = DECIMAL.test(v) ? Number(v) : NaN;

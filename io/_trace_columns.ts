@@ -28,6 +28,8 @@ export interface ColumnPlan {
   readonly begin: PlannedColumn | undefined;
   /** `end_time` (replay only). */
   readonly end: PlannedColumn | undefined;
+  /** `priority` (a job's priority within its queue), if present. */
+  readonly priority: PlannedColumn | undefined;
   /** Fields every data line must have. */
   readonly fieldCount: number;
   /** Header names by position, when the format has meaningful ones. */
@@ -51,12 +53,20 @@ const KNOWN_NAMES = new Set([
   "queue",
   "begin_time",
   "end_time",
+  "priority",
   ...TIME_LIMIT_ALIASES,
   ...ACTUAL_ALIASES,
 ]);
 
 /** Value slots, in the order of the plan's columns. */
-export const SUBMIT = 0, NODES = 1, LIMIT = 2, QUEUE = 3, ACTUAL = 4, BEGIN = 5, END = 6;
+export const SUBMIT = 0,
+  NODES = 1,
+  LIMIT = 2,
+  QUEUE = 3,
+  ACTUAL = 4,
+  BEGIN = 5,
+  END = 6,
+  PRIORITY = 7;
 
 /** The column plan of a `simple` trace from its header line. */
 export function headerPlan(line: string, r: FieldReader): ColumnPlan {
@@ -94,12 +104,33 @@ export function headerPlan(line: string, r: FieldReader): ColumnPlan {
   }
   const actual = find(ACTUAL_ALIASES);
   const queue = find(["q_id", "queue"]);
-  return { submit, nodes, limit, queue, actual, begin, end, fieldCount: names.length, names };
+  const priority = find(["priority"]);
+  return {
+    submit,
+    nodes,
+    limit,
+    queue,
+    actual,
+    begin,
+    end,
+    priority,
+    fieldCount: names.length,
+    names,
+  };
 }
 
 /** Field position → value slot (−1 = not read). */
 export function slotTable(plan: ColumnPlan): Int8Array {
-  const cols = [plan.submit, plan.nodes, plan.limit, plan.queue, plan.actual, plan.begin, plan.end];
+  const cols = [
+    plan.submit,
+    plan.nodes,
+    plan.limit,
+    plan.queue,
+    plan.actual,
+    plan.begin,
+    plan.end,
+    plan.priority,
+  ];
   let size = 0;
   for (const c of cols) if (c !== undefined && c.index + 1 > size) size = c.index + 1;
   const table = new Int8Array(size).fill(-1);

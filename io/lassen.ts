@@ -30,6 +30,7 @@ export function lassenPlan(): ColumnPlan {
     actual: undefined,
     begin: { index: LASSEN_COLUMNS.begin_time, name: "begin_time" },
     end: { index: LASSEN_COLUMNS.end_time, name: "end_time" },
+    priority: undefined,
     fieldCount: LASSEN_COLUMN_COUNT,
     names: undefined,
   };

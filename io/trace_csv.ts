@@ -4,7 +4,7 @@
 // double quote never goes through the quote-aware splitter.
 
 import { isPad, splitPlain, splitQuoted } from "./_csv_fields.ts";
-import { FieldReader } from "./_csv_values.ts";
+import { FieldReader, show } from "./_csv_values.ts";
 import { forEachStreamLine } from "./_gzip_lines.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { JobSpec, RecordedJob } from "../core/types.ts";
@@ -18,6 +18,7 @@ import {
   headerPlan,
   LIMIT,
   NODES,
+  PRIORITY,
   QUEUE,
   slotTable,
   SUBMIT,
@@ -55,6 +56,11 @@ export interface TraceReadOptions {
   readonly requireActualRunTime?: boolean;
   /** Progressive input: a submit time earlier than the previous row's is an error. */
   readonly requireSorted?: boolean;
+  /**
+   * The queues a run defines (`--queues`): a job naming another queue is an
+   * error naming its line. Undefined: any queue name is a label.
+   */
+  readonly queues?: ReadonlySet<string>;
 }
 
 /**
@@ -141,7 +147,8 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
   const jobs: JobSpec[] = [];
   const recorded: RecordedJob[] = [];
   const warnings: string[] = [];
-  const vals: string[] = ["", "", "", "", "", "", ""];
+  const vals: string[] = ["", "", "", "", "", "", "", ""];
+  const queues = options.queues;
   let plan: ColumnPlan | undefined;
   let slotOf: Int8Array = new Int8Array(0);
   let linesRead = 0;
@@ -198,6 +205,15 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
     const numNodes = r.count(vals[NODES], plan.nodes);
     const timeLimit = r.seconds(vals[LIMIT], plan.limit);
     const queue = plan.queue === undefined ? undefined : vals[QUEUE];
+    if (queues !== undefined && queue !== undefined && !queues.has(queue)) {
+      throw r.fail(
+        `unknown queue ${show(queue)} (defined: ${[...queues].join(", ")})`,
+        plan.queue!.name,
+      );
+    }
+    const priority = plan.priority === undefined || vals[PRIORITY] === ""
+      ? undefined
+      : r.integer(vals[PRIORITY], plan.priority);
 
     if (plan.begin !== undefined && plan.end !== undefined) {
       const beginTime = r.time(vals[BEGIN], plan.begin);
@@ -231,19 +247,17 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
     }
     if (requireSorted) prevSubmit = r.ordered(submitTime, prevSubmit, vals[SUBMIT], plan.submit);
     // Only keys with values, so that jobs compare equal to hand-written specs.
+    let job: JobSpec;
     if (actualRunTime === undefined) {
-      jobs.push(
-        queue === undefined
-          ? { submitTime, numNodes, timeLimit }
-          : { submitTime, numNodes, timeLimit, queue },
-      );
+      job = queue === undefined
+        ? { submitTime, numNodes, timeLimit }
+        : { submitTime, numNodes, timeLimit, queue };
     } else {
-      jobs.push(
-        queue === undefined
-          ? { submitTime, numNodes, timeLimit, actualRunTime }
-          : { submitTime, numNodes, timeLimit, actualRunTime, queue },
-      );
+      job = queue === undefined
+        ? { submitTime, numNodes, timeLimit, actualRunTime }
+        : { submitTime, numNodes, timeLimit, actualRunTime, queue };
     }
+    jobs.push(priority === undefined ? job : { ...job, priority });
   }
 
   if (plan === undefined) {

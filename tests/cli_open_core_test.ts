@@ -167,3 +167,40 @@ Deno.test("cli: bad pickers, admissions, modules and queue files are one line, e
   }
   assertEquals(await Deno.readTextFile(`${d}/t.csv`), TRACE); // --decisions never overwrote the trace
 });
+
+Deno.test("cli: a trace's priority column orders jobs within a queue; a job naming an undefined queue is an error at its line", async () => {
+  const d = await workspace();
+  await Deno.writeTextFile(
+    `${d}/p.csv`,
+    "job_submit_time,num_nodes,queue,priority,time_limit,actual_run_time\n" +
+      "0,4,batch,0,10,10\n1,4,batch,0,10,10\n2,4,batch,5,10,10\n",
+  );
+  const ok = await runCli(["simulate", `${d}/p.csv`, "-n", "4", "-b", "none", "-o", `${d}/s.csv`]);
+  assertEquals(ok.code, 0, ok.err.join("\n"));
+  assertEquals(await schedule(`${d}/s.csv`), ["0", "20", "10"]);
+  await Deno.writeTextFile(`${d}/g.csv`, TRACE.replace("2,4,debug", "2,4,gpu"));
+  const bad = await runCliProcess([
+    "simulate",
+    `${d}/g.csv`,
+    "-n",
+    "4",
+    "--queues",
+    `${d}/q.yaml`,
+    "-o",
+    `${d}/x.csv`,
+  ]);
+  assertEquals(bad.code, 1);
+  assertEquals(bad.err, [
+    `evtsim: ${d}/g.csv:4: queue: unknown queue 'gpu' (defined: batch, debug)`,
+  ]);
+  await Deno.writeTextFile(
+    `${d}/n.csv`,
+    "job_submit_time,num_nodes,priority,time_limit\n0,4,1.5,10\n",
+  );
+  const frac = await runCli(["simulate", `${d}/n.csv`, "-n", "4", "-o", `${d}/y.csv`]);
+  assertEquals(frac.code, 1);
+  assert(
+    frac.err.at(-1)!.endsWith(`n.csv:2: priority: expected an integer, got '1.5'`),
+    frac.err.join("\n"),
+  );
+});
