@@ -22,35 +22,51 @@ export interface AppendLimits {
  * a function: it is called only to build a message.
  */
 export function checkJobSpec(spec: JobSpec, where: string | (() => string)): void {
-  const at = () => (typeof where === "string" ? where : where());
+  if (isJobSpec(spec)) return;
+  throw jobSpecError(spec, typeof where === "string" ? where : where());
+}
+
+// The common case costs a few comparisons; messages are built only on failure.
+function isJobSpec(spec: JobSpec): boolean {
+  return typeof spec === "object" && spec !== null && !Array.isArray(spec) &&
+    Number.isFinite(spec.submitTime) && Math.abs(spec.submitTime) <= MAX_EXACT &&
+    Number.isSafeInteger(spec.numNodes) && spec.numNodes >= 0 &&
+    Number.isFinite(spec.timeLimit) && spec.timeLimit >= 0 && spec.timeLimit <= MAX_EXACT &&
+    (spec.actualRunTime === undefined ||
+      (Number.isFinite(spec.actualRunTime) && spec.actualRunTime >= 0 &&
+        spec.actualRunTime <= MAX_EXACT)) &&
+    (spec.queue === undefined || typeof spec.queue === "string") &&
+    (spec.priority === undefined || Number.isSafeInteger(spec.priority));
+}
+
+// The error for a job spec that failed checkJobSpec: the first field at fault.
+function jobSpecError(spec: JobSpec, where: string): EvtsimError {
   if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {
-    throw new EvtsimError(
+    return new EvtsimError(
       "input",
-      `${at()}: expected a job spec object, got ${describeValue(spec)}`,
+      `${where}: expected a job spec object, got ${describeValue(spec)}`,
     );
   }
   const bad = (what: string, v: unknown, expected: string) =>
-    new EvtsimError("input", `${at()}: ${what} must be ${expected}, got ${describeValue(v)}`);
+    new EvtsimError("input", `${where}: ${what} must be ${expected}, got ${describeValue(v)}`);
   const exact = "of at most 2^53 - 1";
   if (!Number.isFinite(spec.submitTime) || Math.abs(spec.submitTime) > MAX_EXACT) {
-    throw bad("submit time", spec.submitTime, `a finite number ${exact}`);
+    return bad("submit time", spec.submitTime, `a finite number ${exact}`);
   }
   if (!Number.isSafeInteger(spec.numNodes) || spec.numNodes < 0) {
-    throw bad("node count", spec.numNodes, `a non-negative integer ${exact}`);
+    return bad("node count", spec.numNodes, `a non-negative integer ${exact}`);
   }
   if (!(Number.isFinite(spec.timeLimit) && spec.timeLimit >= 0 && spec.timeLimit <= MAX_EXACT)) {
-    throw bad("time limit", spec.timeLimit, `a non-negative number ${exact}`);
+    return bad("time limit", spec.timeLimit, `a non-negative number ${exact}`);
   }
   const actual = spec.actualRunTime;
   if (actual !== undefined && !(Number.isFinite(actual) && actual >= 0 && actual <= MAX_EXACT)) {
-    throw bad("actual run time", actual, `a non-negative number ${exact}`);
+    return bad("actual run time", actual, `a non-negative number ${exact}`);
   }
   if (spec.queue !== undefined && typeof spec.queue !== "string") {
-    throw bad("queue", spec.queue, "a string");
+    return bad("queue", spec.queue, "a string");
   }
-  if (spec.priority !== undefined && !Number.isSafeInteger(spec.priority)) {
-    throw bad("priority", spec.priority, "an integer");
-  }
+  return bad("priority", spec.priority, "an integer");
 }
 
 // With configured queues a job must name one of them; one naming none goes
@@ -109,10 +125,10 @@ export function appendJobs(
   limits: AppendLimits = {},
 ): number[] {
   if (w.finished) throw new EvtsimError("state", "the simulation has finished");
+  const queued = w.queues.list.length > 0;
   for (let i = 0; i < specs.length; i++) {
-    const where = () => `job ${w.nextJobId + i}`;
-    checkJobSpec(specs[i], where);
-    checkQueue(w, specs[i], where);
+    if (!isJobSpec(specs[i])) throw jobSpecError(specs[i], `job ${w.nextJobId + i}`);
+    if (queued) checkQueue(w, specs[i], () => `job ${w.nextJobId + i}`);
     if (submit) {
       if (i > 0 && specs[i].submitTime < specs[i - 1].submitTime) {
         throw new EvtsimError(
