@@ -55,25 +55,77 @@ type Policy = "FCFS" | "EASY" | "CONSERVATIVE";
 const POLICY_ARGS: Readonly<Record<Policy, readonly string[]>> = {
   FCFS: ["--priority_policy", "fcfs", "--backfill_policy", "none"],
   EASY: ["--priority_policy", "fcfs", "--backfill_policy", "easy"],
-  CONSERVATIVE: ["--priority_policy", "fcfs_conservative", "--backfill_policy", "conservative"],
+  // DR_EVT's conservative backfilling needs its deque wait queue; evtsim
+  // accepts --queue_impl for compatibility (no effect).
+  CONSERVATIVE: [
+    "--priority_policy",
+    "fcfs_conservative",
+    "--backfill_policy",
+    "conservative",
+    "--queue_impl",
+    "deque",
+  ],
 };
+
+/** Extra evtsim-only settings of a row (the reference does not run those). */
+type Variant = "queues4" | "decisions";
 
 interface SuiteRow {
   readonly input: InputSpec;
   readonly policy: Policy;
   readonly runTimeMode: "actual" | "limit";
+  /**
+   * `queues4`: four queues of random (seeded) priorities, jobs spread over
+   * them at random; `decisions`: every decision written with --decisions.
+   */
+  readonly variant?: Variant;
 }
 
 const SUITE: readonly SuiteRow[] = [
   { input: INPUTS["KTH"], policy: "EASY", runTimeMode: "actual" },
   { input: INPUTS["KTH"], policy: "CONSERVATIVE", runTimeMode: "actual" },
   { input: INPUTS["light_100k"], policy: "EASY", runTimeMode: "actual" },
+  { input: INPUTS["light_100k"], policy: "EASY", runTimeMode: "actual", variant: "decisions" },
   { input: INPUTS["heavy_100k"], policy: "EASY", runTimeMode: "actual" },
+  { input: INPUTS["heavy_100k"], policy: "EASY", runTimeMode: "actual", variant: "queues4" },
+  { input: INPUTS["heavy_100k"], policy: "EASY", runTimeMode: "actual", variant: "decisions" },
   { input: INPUTS["heavy_100k"], policy: "CONSERVATIVE", runTimeMode: "actual" },
   { input: INPUTS["cons_2k"], policy: "CONSERVATIVE", runTimeMode: "limit" },
   { input: INPUTS["HPC2N"], policy: "EASY", runTimeMode: "actual" },
   { input: INPUTS["SDSC-BLUE"], policy: "EASY", runTimeMode: "actual" },
 ];
+
+/** The DR_EVT reference binary beside the repository, if it is there. */
+const DEFAULT_REFERENCE = `${REPO_ROOT}../shared/reference/drevt/simulator`;
+
+/**
+ * The `queues4` variant of a trace: each job in one of four queues (seeded
+ * draws, so every run sees the same file) whose priorities are a seeded
+ * permutation; returns the trace and the queues file.
+ */
+async function queuesVariant(path: string): Promise<{ trace: string; queues: string }> {
+  const trace = path.replace(/\.csv$/, "_queues4.csv");
+  const queues = path.replace(/\.csv$/, "_queues4.yaml");
+  if (await exists(trace)) return { trace, queues };
+  let x = 12345;
+  const rand = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const lines = (await Deno.readTextFile(path)).trimEnd().split("\n");
+  const header = lines[0].split(",");
+  const q = header.indexOf("queue");
+  const out = [lines[0]];
+  for (const line of lines.slice(1)) {
+    const f = line.split(",");
+    f[q] = `q${Math.floor(rand() * 4)}`;
+    out.push(f.join(","));
+  }
+  await Deno.writeTextFile(trace, out.join("\n") + "\n");
+  const priorities = [0, 1, 2, 3].sort(() => rand() - 0.5);
+  await Deno.writeTextFile(
+    queues,
+    "queues:\n" + priorities.map((p, i) => `  - name: q${i}\n    priority: ${p}\n`).join(""),
+  );
+  return { trace, queues };
+}
 
 /** The scaling series: the heavy generator with nodes growing with n. */
 function scalingRows(sizes: readonly number[]): SuiteRow[] {
@@ -143,17 +195,17 @@ interface Outcome {
   readonly readSeconds?: string;
 }
 
-async function runOne(
+function argvOf(
   prefix: readonly string[],
   row: SuiteRow,
   trace: string,
   outBase: string,
-  timeout: number,
-  repeat: number,
-): Promise<Outcome> {
-  const argv = [
+  extra: readonly string[] = [],
+): string[] {
+  return [
     ...prefix,
     trace,
+    ...extra,
     "--total_nodes",
     String(row.input.nodes),
     ...POLICY_ARGS[row.policy],
@@ -164,18 +216,67 @@ async function runOne(
     "--resource_trace",
     `${outBase}_res.csv`,
   ];
-  // Best wall time of `repeat` runs (the machine is shared); the largest RSS.
-  let m = await measure(argv, REPO_ROOT, timeout);
-  for (let i = 1; i < repeat && m.code === 0 && !m.timedOut; i++) {
-    const again = await measure(argv, REPO_ROOT, timeout);
-    const rss = Math.max(m.peakRssKiB ?? 0, again.peakRssKiB ?? 0) || undefined;
-    m = { ...(again.seconds < m.seconds ? again : m), peakRssKiB: rss };
-  }
+}
+
+function outcome(m: Measurement): Outcome {
   return {
     m,
     wait: pick(m.stdout, /Average wait time:\s*(\S+)/),
     simSeconds: pick(m.stdout, /Wall clock time to run simulation:\s*([0-9.eE+-]+)/),
     readSeconds: pick(m.stdout, /Time reading input:\s*([0-9.eE+-]+)/),
+  };
+}
+
+// The run of median wall time among `runs`, with the largest peak RSS of all.
+function median(runs: readonly Measurement[]): Measurement {
+  const ok = runs.filter((r) => r.code === 0 && !r.timedOut);
+  if (ok.length < runs.length) return runs.find((r) => r.code !== 0 || r.timedOut)!;
+  const sorted = [...ok].sort((a, b) => a.seconds - b.seconds);
+  const rss = Math.max(...ok.map((r) => r.peakRssKiB ?? 0)) || undefined;
+  return { ...sorted[(sorted.length - 1) >> 1], peakRssKiB: rss };
+}
+
+/**
+ * Runs evtsim and (when given) the reference `repeat` times each, alternating
+ * so that both see the same machine; keeps the median of each.
+ */
+async function runPair(
+  prefix: readonly string[],
+  reference: readonly string[],
+  row: SuiteRow,
+  trace: string,
+  outBase: string,
+  timeouts: { evtsim: number; reference: number },
+  repeat: number,
+): Promise<{ evtsim: Outcome; ref?: Outcome }> {
+  const ours: Measurement[] = [];
+  const theirs: Measurement[] = [];
+  let input = trace;
+  let extra: string[] = [];
+  if (row.variant === "queues4") {
+    const v = await queuesVariant(trace);
+    input = v.trace;
+    extra = ["--queues", v.queues];
+  } else if (row.variant === "decisions") {
+    extra = ["--decisions", `${outBase}_decisions.jsonl`];
+  }
+  const withReference = reference.length > 0 && row.variant === undefined;
+  let refDone = !withReference;
+  for (let i = 0; i < repeat; i++) {
+    const m = await measure(argvOf(prefix, row, input, outBase, extra), REPO_ROOT, timeouts.evtsim);
+    ours.push(m);
+    if (m.code !== 0 || m.timedOut) break;
+    if (!refDone) {
+      const argv = argvOf(reference, row, trace, `${outBase}_ref`);
+      const r = await measure(argv, REPO_ROOT, timeouts.reference);
+      theirs.push(r);
+      // A reference that fails or runs out of time is not tried again.
+      refDone = r.code !== 0 || r.timedOut;
+    }
+  }
+  return {
+    evtsim: outcome(median(ours)),
+    ref: theirs.length > 0 ? outcome(median(theirs)) : undefined,
   };
 }
 
@@ -196,10 +297,14 @@ const USAGE = `usage: deno run -A bench/traces.ts [options]
   --scaling            run the scaling series instead: EASY on the heavy generator,
                        nodes = 1024 x n / 100k, and fit wall time ~ n^b
   --sizes N,...        scaling sizes (default 25000,50000,100000,200000,400000)
-  --reference "CMD"    also run CMD TRACE --total_nodes N ... (DR_EVT options) on each input
-                       and print evtsim/reference wall-time ratios
+  --reference "CMD"    also run CMD TRACE --total_nodes N ... (DR_EVT options) on each input,
+                       alternating with evtsim, and print evtsim/reference wall-time ratios
+                       (default: ../shared/reference/drevt/simulator when it exists)
+  --no-reference       do not run a reference
+  --reference-timeout S  give up on a reference run after S seconds (default 120; DR_EVT's
+                       conservative backfilling is quadratic in the queue length)
   --runner cli|library cli/main.ts (default) or the in-repo library stand-in
-  --repeat N           run each row N times and keep the best wall time (default 1)
+  --repeat N           run each row N times and keep the median wall time (default 5)
   --timeout SECONDS    kill a run after this long (default 900)
   --rss time|proc|none force how peak RSS is measured (default: time -v if present, else /proc)
   --keep               keep the temporary folder with inputs and outputs`;
@@ -208,12 +313,15 @@ async function main(args: string[]): Promise<number> {
   let f;
   let timeout: number;
   let repeat: number;
+  let refTimeout: number;
   try {
     f = parseScriptArgs(args, {
       data: { type: "string" },
       only: { type: "string" },
       sizes: { type: "string" },
       reference: { type: "string" },
+      "no-reference": { type: "boolean" },
+      "reference-timeout": { type: "string" },
       runner: { type: "string" },
       timeout: { type: "string" },
       rss: { type: "string" },
@@ -223,7 +331,8 @@ async function main(args: string[]): Promise<number> {
       help: { type: "boolean", short: "h" },
     }).values;
     timeout = numberArg("--timeout", f.timeout, 0) ?? 900;
-    repeat = intArg("--repeat", f.repeat, 1) ?? 1;
+    repeat = intArg("--repeat", f.repeat, 1) ?? 5;
+    refTimeout = numberArg("--reference-timeout", f["reference-timeout"], 0) ?? 120;
   } catch (e) {
     console.error(`Error: ${(e as Error).message}\n${USAGE}`);
     return 2;
@@ -253,7 +362,13 @@ async function main(args: string[]): Promise<number> {
   const prefix = runner === "cli"
     ? [Deno.execPath(), "run", "-A", EVTSIM_V8_FLAGS, cliPath, "simulate"]
     : [Deno.execPath(), "run", "-A", `${REPO_ROOT}bench/_library_runner.ts`];
-  const reference = f.reference !== undefined ? splitCommand(f.reference) : [];
+  const reference = f["no-reference"] === true
+    ? []
+    : f.reference !== undefined
+    ? splitCommand(f.reference)
+    : (await exists(DEFAULT_REFERENCE))
+    ? [DEFAULT_REFERENCE]
+    : [];
 
   let rows: SuiteRow[];
   const scaling = f.scaling === true;
@@ -281,6 +396,8 @@ async function main(args: string[]): Promise<number> {
       `${navigator.hardwareConcurrency} CPUs)`,
   );
   const header = ["input", "policy", "jobs", "wall s", "jobs/s", "peak RSS", "sim s", "read s"];
+  const label = (row: SuiteRow) =>
+    row.variant === undefined ? row.policy : `${row.policy} ${row.variant}`;
   if (reference.length > 0) header.push("ref wall s", "ref RSS", "ratio", "avg wait");
   const table: string[][] = [];
   const xs: number[] = [];
@@ -292,16 +409,25 @@ async function main(args: string[]): Promise<number> {
       if (note !== undefined && !notes.includes(note)) notes.push(note);
       if (path === undefined) continue;
       const jobs = await countJobs(path);
-      const base = `${dir}/${row.input.name}_${row.policy}`;
+      const base = `${dir}/${row.input.name}_${row.policy}${row.variant ?? ""}`;
       console.error(`  running ${row.input.name} ${row.policy} (${jobs} jobs)...`);
-      const o = await runOne(prefix, row, path, base, timeout, repeat);
+      const pair = await runPair(
+        prefix,
+        reference,
+        row,
+        path,
+        base,
+        { evtsim: timeout, reference: refTimeout },
+        repeat,
+      );
+      const o = pair.evtsim;
       const bad = status(o);
       if (bad !== undefined) {
         failures.push(`${row.input.name} ${row.policy}: ${bad}\n${o.m.stderr.trim()}`);
       }
       const cells = [
         row.input.name,
-        row.policy,
+        label(row),
         jobs.toLocaleString("en-US"),
         bad ?? o.m.seconds.toFixed(2),
         bad === undefined ? formatRate(jobs / o.m.seconds) : "-",
@@ -314,16 +440,25 @@ async function main(args: string[]): Promise<number> {
         ys.push(o.m.seconds);
       }
       if (reference.length > 0) {
-        const r = await runOne(reference, row, path, `${base}_ref`, timeout, repeat);
+        const r = pair.ref;
+        if (r === undefined) {
+          cells.push("-", "-", "-", "-");
+          table.push(cells);
+          continue;
+        }
         const rbad = status(r);
         if (rbad !== undefined) {
-          failures.push(`reference ${row.input.name}: ${rbad}\n${r.m.stderr.trim()}`);
+          if (!r.m.timedOut) {
+            failures.push(`reference ${row.input.name}: ${rbad}\n${r.m.stderr.trim()}`);
+          }
         }
         cells.push(
-          rbad ?? r.m.seconds.toFixed(2),
-          formatKiB(r.m.peakRssKiB),
+          r.m.timedOut ? `>${refTimeout}` : rbad ?? r.m.seconds.toFixed(2),
+          r.m.timedOut ? "-" : formatKiB(r.m.peakRssKiB),
           bad === undefined && rbad === undefined
             ? `${(o.m.seconds / r.m.seconds).toFixed(2)}x`
+            : bad === undefined && r.m.timedOut
+            ? `<${(o.m.seconds / refTimeout).toFixed(3)}x`
             : "-",
           o.wait === undefined || r.wait === undefined
             ? "n/a"
