@@ -5,7 +5,28 @@
 // one line. A symbolic link to a regular file is written through: the output
 // replaces the file it points to.
 
-import { basename, dirname, resolve } from "node:path";
+// Small POSIX path helpers (rather than node:path, whose Node compatibility
+// layer would load at every start-up).
+function resolve(...parts: string[]): string {
+  let abs = Deno.cwd();
+  for (const p of parts) abs = p.startsWith("/") ? p : `${abs}/${p}`;
+  const out: string[] = [];
+  for (const seg of abs.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") out.pop();
+    else out.push(seg);
+  }
+  return "/" + out.join("/");
+}
+
+function dirname(p: string): string {
+  const i = p.lastIndexOf("/");
+  return i <= 0 ? "/" : p.slice(0, i);
+}
+
+function basename(p: string): string {
+  return p.slice(p.lastIndexOf("/") + 1);
+}
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError } from "../io/fs_errors.ts";
 

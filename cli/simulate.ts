@@ -12,9 +12,7 @@ import { statistics } from "../core/queries.ts";
 import type { SimulationConfig } from "../core/types.ts";
 import { lookupPicker, type PolicyRegistry } from "../core/policies.ts";
 import { readCapacitySchedule } from "../io/capacity_schedule.ts";
-import { readQueues } from "../io/queues_file.ts";
 import { defaultRegistry } from "../schedulers/registry.ts";
-import { loadPolicyModule } from "./policy_module.ts";
 import { memoryPressureLimit } from "../api/memory.ts";
 import type { OutputFileSystem } from "../io/atomic_writer.ts";
 import { SLOWDOWN_TAU, statsJsonText } from "../io/stats_json.ts";
@@ -263,7 +261,9 @@ export async function simulateCommand(
 
 async function registryOf(o: ParsedOptions): Promise<PolicyRegistry> {
   const module = str(o, "policy_module");
-  return module === undefined ? defaultRegistry() : await loadPolicyModule(module);
+  if (module === undefined) return defaultRegistry();
+  const { loadPolicyModule } = await import("./policy_module.ts");
+  return await loadPolicyModule(module);
 }
 
 // The --queues file, with every per-queue picker checked against the registry
@@ -271,6 +271,8 @@ async function registryOf(o: ParsedOptions): Promise<PolicyRegistry> {
 async function queuesOf(o: ParsedOptions, registry: PolicyRegistry) {
   const path = str(o, "queues");
   if (path === undefined) return undefined;
+  // The YAML and schema libraries are loaded only for a queues file.
+  const { readQueues } = await import("../io/queues_file.ts");
   const entries = await readQueues(path);
   entries.forEach(({ queue, fieldLines }, i) => {
     if (queue.picker === undefined) return;

@@ -8,8 +8,6 @@
 // stream), where the web DecompressionStream stops after the first member.
 
 import type { Buffer } from "node:buffer";
-import { Readable } from "node:stream";
-import { createGunzip } from "node:zlib";
 import { EvtsimError } from "../core/errors.ts";
 
 /**
@@ -87,10 +85,16 @@ export async function forEachStreamLine(
 
 // Decompresses every gzip member of `bytes`, handing text chunks to `feed`
 // until it returns false; the stream is cancelled (a file closed) in every case.
+// Node's stream and zlib modules are loaded only here: a run without gzip
+// input does not pay for them at start-up.
 async function gunzipChunks(
   bytes: ReadableStream<Uint8Array>,
   feed: (chunk: string) => boolean,
 ): Promise<void> {
+  const [{ Readable }, { createGunzip }] = await Promise.all([
+    import("node:stream"),
+    import("node:zlib"),
+  ]);
   const source = Readable.fromWeb(bytes as import("node:stream/web").ReadableStream);
   const gunzip = createGunzip();
   source.on("error", (e: Error) => gunzip.destroy(e));
