@@ -41,9 +41,13 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     this.now = w.time;
     this.queuesConfigured = w.queues.list.length > 0;
     this.endsByShadow = w.picker.backfillEndsByShadow === true;
-    this.decisions = w.config.decisions;
+    this.decisions = w.config.decisions !== false;
     this.session = w.picker.beginSession(w.pickerState, this);
-    this.search = this.decisions || this.session.search === undefined ? undefined : this;
+    // Every waiting job gets a verdict only with `decisions: true`; "heads"
+    // keeps the policy on its indexed path and records what it pends there.
+    this.search = w.config.decisions === true || this.session.search === undefined
+      ? undefined
+      : this;
   }
 
   get free(): number {

@@ -37,9 +37,9 @@ export interface AdmissionSession {
   /** The next candidate of a ready queue in the picker's order, or undefined. */
   next(): JobRecord | undefined;
   /**
-   * The picker's indexed search, present only when the picker has one and no
-   * per-job decisions are being recorded: then a policy may skip candidates
-   * without pending each one.
+   * The picker's indexed search, present only when the picker has one and
+   * decisions are not `true` (a verdict for every waiting job): then a policy
+   * may skip candidates without pending each one.
    */
   readonly search?: CandidateSearch;
   /**
