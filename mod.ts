@@ -119,6 +119,12 @@ export {
   saveSnapshot,
   type Snapshot,
 } from "./api/snapshot.ts";
+export {
+  fileRecordingSink,
+  type RecordingOptions,
+  type RecordingSink,
+  type RecordingStatus,
+} from "./api/recorder.ts";
 // The types a state's fields refer to: public so that code reading a
 // `SimState` can name them.
 export type { JobStore, ResourceEvent, RowStack } from "./core/state.ts";

@@ -31,6 +31,13 @@ import type {
 } from "../core/types.ts";
 import * as inputs from "./inputs.ts";
 import { checkMemoryPressureFraction, memoryPressureLimit } from "./memory.ts";
+import { withDecisions } from "../core/reconfigure.ts";
+import {
+  Recorder,
+  type RecordingOptions,
+  type RecordingSink,
+  type RecordingStatus,
+} from "./recorder.ts";
 
 /**
  * Options of a {@link Simulation}: the configuration plus the shell-only settings.
@@ -187,6 +194,10 @@ export class Simulation {
   readonly #decisions: DecisionRow[] = [];
   readonly #registry: PolicyRegistry | undefined;
   #output: SimulationOutput | undefined;
+  /** The recording in progress, or the last one (for its status). */
+  #recorder: Recorder | undefined;
+  /** The caller asked for decisions (a recording's own are not passed on). */
+  readonly #wantsDecisions: boolean;
 
   /**
    * Creates a simulation at its start time with all nodes free. Throws an
@@ -204,8 +215,11 @@ export class Simulation {
    */
   constructor(options: SimulationOptions, sinks: SimulationSinks = {}) {
     const { jobs, checkMemoryPressure, registry, ...given } = options;
-    const config = sinks.onDecision !== undefined ? { ...given, decisions: true } : given;
+    const config = sinks.onDecision !== undefined
+      ? { ...given, decisions: given.decisions === "heads" ? "heads" as const : true }
+      : given;
     this.#config = config;
+    this.#wantsDecisions = config.decisions !== undefined && config.decisions !== false;
     this.#registry = registry;
     this.#state = initialState(config, { registry });
     this.#sinks = sinks;
@@ -260,6 +274,9 @@ export class Simulation {
    */
   initializeTrace(maxJobs = 0): number {
     this.#requireUntouched("initializeTrace");
+    if (this.isRecording) {
+      throw new EvtsimError("state", "initializeTrace must come before recording starts");
+    }
     if (!Number.isInteger(maxJobs) || maxJobs < 0) {
       throw new EvtsimError("usage", `max jobs must be a non-negative integer, got ${maxJobs}`);
     }
@@ -641,19 +658,118 @@ export class Simulation {
     return backfillWindow(this.#state);
   }
 
+  /**
+   * Starts recording to `sink`: a `.replay` log of every input from now on
+   * and the decisions each makes (header, a snapshot of the state now, then
+   * events, sessions and periodic snapshots). Decisions are switched on for
+   * the recording (see {@link RecordingOptions}); they reach this
+   * simulation's own sinks and output only if it asked for them. Throws an
+   * `EvtsimError` when already recording or when the sink fails at once.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "@evtsim/evtsim";
+   * let log = "";
+   * const sim = new Simulation({ totalNodes: 4 });
+   * sim.appendJob({ submitTime: 0, numNodes: 4, timeLimit: 10 });
+   * sim.advanceTo(5); // recording may start in the middle of a run
+   * sim.startRecording({ write: (text) => void (log += text) });
+   * sim.appendJob({ submitTime: 5, numNodes: 2, timeLimit: 10 });
+   * sim.advanceTo(10);
+   * if (sim.stopRecording() !== 2) throw new Error("two events");
+   * const sessions = log.trimEnd().split("\n").map((l) => JSON.parse(l)).filter((m) => m.type === "session");
+   * // Job 1 waits at 5 (the head does not fit: a PEND) and starts at 10 (a DISPATCH).
+   * const seen = sessions.map((m) => `${m.time} ${m.decisions[0].type} ${m.decisions[0].jobId}`);
+   * if (seen.join(", ") !== "5 PEND 1, 10 DISPATCH 1") throw new Error(seen.join(", "));
+   * ```
+   */
+  startRecording(sink: RecordingSink, options: RecordingOptions = {}): void {
+    if (this.isRecording) throw new EvtsimError("state", "already recording");
+    const recorder = new Recorder(sink, this.#state, options);
+    this.#recorder = recorder;
+    this.#state = recorder.initial;
+  }
+
+  /**
+   * Stops recording: writes the end message, closes the sink and returns
+   * the number of events recorded. Throws an `EvtsimError` when not recording.
+   *
+   * @example
+   * ```ts
+   * import { EvtsimError, Simulation } from "@evtsim/evtsim";
+   * const sim = new Simulation({ totalNodes: 4 });
+   * sim.startRecording({ write: () => {} });
+   * sim.advanceTo(1);
+   * if (sim.stopRecording() !== 1 || sim.isRecording) throw new Error("stopped after 1 event");
+   * try {
+   *   sim.stopRecording();
+   *   throw new Error("stopping twice must fail");
+   * } catch (e) {
+   *   if (!(e instanceof EvtsimError)) throw e;
+   * }
+   * ```
+   */
+  stopRecording(): number {
+    const recorder = this.#recorder;
+    if (recorder === undefined || !recorder.active) {
+      throw new EvtsimError("state", "not recording");
+    }
+    const events = recorder.stop(this.#state.time);
+    this.#state = withDecisions(this.#state, recorder.previousDecisions);
+    return events;
+  }
+
+  /** Whether a recording is running (false again once its sink has failed). */
+  get isRecording(): boolean {
+    return this.#recorder?.active === true;
+  }
+
+  /**
+   * The recording's status: running or not, events written, the clock when
+   * it started, and why it stopped if its sink failed.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "@evtsim/evtsim";
+   * const sim = new Simulation({ totalNodes: 4 });
+   * sim.startRecording({ write: (text) => { if (text.includes('"event"')) throw new Error("disk full"); } });
+   * sim.advanceTo(3); // the sink fails: recording stops, the simulation goes on
+   * const s = sim.recordingStatus();
+   * if (s.recording || s.error !== "disk full" || sim.currentTime !== 3) throw new Error("status");
+   * ```
+   */
+  recordingStatus(): RecordingStatus {
+    const r = this.#recorder;
+    if (r === undefined) return { recording: false, events: 0 };
+    return {
+      recording: r.active,
+      events: r.events,
+      startedAt: r.startedAt,
+      ...(r.error === undefined ? {} : { error: r.error.message }),
+    };
+  }
+
   // ---- internals ----------------------------------------------------------
 
   #apply(input: Input) {
-    const r = step(this.#state, input);
+    const before = this.#state;
+    const recorder = this.#recorder?.active ? this.#recorder : undefined;
+    const t0 = recorder === undefined ? 0 : performance.now();
+    const r = step(before, input);
     this.#state = r.state;
     this.#touched = true;
+    if (recorder !== undefined && !recorder.record(input, before.time, r, performance.now() - t0)) {
+      this.#state = withDecisions(this.#state, recorder.previousDecisions);
+    }
     this.#emit(r.rows);
     return r;
   }
 
   #emit(rows: StepRows): void {
     const { onJobRow, onResourceRow, onNotice, onDecision } = this.#sinks;
-    for (const d of rows.decisions) onDecision ? onDecision(d) : this.#decisions.push(d);
+    if (this.#wantsDecisions) {
+      for (const d of rows.decisions) onDecision ? onDecision(d) : this.#decisions.push(d);
+    }
     for (const n of rows.notices) onNotice ? onNotice(n) : this.#notices.push(n);
     for (const j of rows.jobs) onJobRow ? onJobRow(j) : this.#jobs.push(j);
     for (const x of rows.resources) onResourceRow ? onResourceRow(x) : this.#resources.push(x);
