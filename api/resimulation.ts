@@ -21,6 +21,9 @@
 // duration of 0, so two re-simulations of one log write the same bytes), the
 // snapshot it started from, then each event with its sessions, a snapshot
 // wherever the event source had one, and the end message if it had one.
+// Its events are numbered on from the start snapshot's seq and carry the
+// clock at which this run applied them, so the output is a valid log even
+// when an alternative stream inserted events.
 
 import type { DecisionRow } from "../core/decisions.ts";
 import { EvtsimError } from "../core/errors.ts";
@@ -83,8 +86,8 @@ type Item =
     readonly entry: EventMessage & { line: number };
     sessions: SessionMessage[];
   }
-  | { readonly kind: "snapshot"; readonly seq: number }
-  | { readonly kind: "end"; readonly seq: number };
+  | { readonly kind: "snapshot" }
+  | { readonly kind: "end" };
 
 /** One re-simulation, stepped event by event. */
 export class Resimulation {
@@ -96,6 +99,8 @@ export class Resimulation {
   readonly #verify: boolean;
   readonly #output: RecordingSink | undefined;
   #next = 0;
+  /** Sequence number of the next event in the output (consecutive from the start). */
+  #outSeq: number;
   readonly mismatches: Mismatch[] = [];
   /** Events applied, sessions and decisions made so far. */
   readonly counts = { events: 0, sessions: 0, decisions: 0 };
@@ -109,13 +114,14 @@ export class Resimulation {
     const log = options.log;
     const snap = startSnapshot(log, options.startTime, options.startSeq);
     this.start = { seq: snap.seq, time: snap.time, line: snap.line };
+    this.#outSeq = snap.seq;
     let data: SnapshotData = snap.state as SnapshotData;
     if (options.reconfigure !== undefined) data = reconfigure(data, options.reconfigure);
     try {
       this.#state = restoreSnapshot(data, options.registry ?? defaultRegistry());
     } catch (e) {
       if (e instanceof EvtsimError && options.reconfigure === undefined) {
-        throw new EvtsimError(e.kind, `snapshot: ${e.message}`, {
+        throw new EvtsimError(e.kind, e.message, {
           file: log.file,
           line: snap.line,
         });
@@ -181,11 +187,11 @@ export class Resimulation {
     while (this.#next < this.#items.length) {
       const item = this.#items[this.#next++];
       if (item.kind === "snapshot") {
-        text += encode.snapshot(item.seq, this.#state);
+        text += encode.snapshot(this.#outSeq, this.#state);
         continue;
       }
       if (item.kind === "end") {
-        text += encode.end(item.seq, this.#state.time);
+        text += encode.end(this.#outSeq, this.#state.time);
         continue;
       }
       const { entry } = item;
@@ -214,7 +220,7 @@ export class Resimulation {
         this.counts.sessions += rounds;
       }
       if (this.#verify) this.#compare(entry, item.sessions, decisions);
-      text += encode.event(entry.seq, before, input);
+      text += encode.event(this.#outSeq++, before, input);
       if (decisions.length > 0) text += encode.sessions(decisions, 0);
       // Snapshots and the end right after this event go out with it.
       for (
@@ -225,8 +231,8 @@ export class Resimulation {
         if (after.kind === "event") break;
         this.#next++;
         text += after.kind === "snapshot"
-          ? encode.snapshot(after.seq, this.#state)
-          : encode.end(after.seq, this.#state.time);
+          ? encode.snapshot(this.#outSeq, this.#state)
+          : encode.end(this.#outSeq, this.#state.time);
       }
       this.#write(text);
       return r;
@@ -351,10 +357,10 @@ function planFrom(entries: readonly LogEntry[]): Item[] {
         last?.sessions.push(e);
         break;
       case "snapshot":
-        items.push({ kind: "snapshot", seq: e.seq });
+        items.push({ kind: "snapshot" });
         break;
       case "end":
-        items.push({ kind: "end", seq: e.seq });
+        items.push({ kind: "end" });
         break;
       case "header":
         break;

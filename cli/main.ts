@@ -3,12 +3,16 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import { type Console, simulateCommand } from "./simulate.ts";
+import { replayCommand } from "./replay_command.ts";
+import { dumpCommand } from "./dump_command.ts";
 
 const USAGE = [
   "usage: evtsim <command> [options]",
   "",
   "commands:",
   "  simulate TRACE [options]   simulate (or replay) a trace; see 'evtsim simulate --help'",
+  "  replay LOG [options]       re-simulate a recorded session (.replay log) and --verify it",
+  "  dump LOG                   print a .replay log as diffable text",
   "",
   "options: -h, --help   show this help;  --version   print the version",
 ].join("\n");
@@ -31,8 +35,15 @@ export async function main(args: readonly string[], con: Console): Promise<numbe
         return 0;
       case "simulate":
         return await simulateCommand(rest, con);
+      case "replay":
+        return await replayCommand(rest, con);
+      case "dump":
+        return await dumpCommand(rest, con);
       default:
-        throw new EvtsimError("usage", `unknown command '${command}' (expected: simulate)`);
+        throw new EvtsimError(
+          "usage",
+          `unknown command '${command}' (expected: simulate, replay, dump)`,
+        );
     }
   } catch (e) {
     if (e instanceof EvtsimError) {

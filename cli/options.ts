@@ -262,6 +262,34 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     help: "show progress on stderr even when it is not a terminal",
   },
   { name: "no_progress", kind: "flag", help: "never show progress" },
+  {
+    name: "queues",
+    kind: "string",
+    help: "queues file (YAML or JSON): name, priority, max_running, open, picker, project",
+  },
+  { name: "picker", kind: "string", help: "job picker by name (default builtin_fcfs)" },
+  {
+    name: "record",
+    kind: "string",
+    help: "record the session (events and decisions) to a .replay log; see 'evtsim replay'",
+  },
+  {
+    name: "snapshot_interval",
+    kind: "int",
+    min: 0,
+    help: "with --record: a snapshot every N events (default 1000; 0 = only the first)",
+  },
+  {
+    name: "record_decisions",
+    kind: "enum",
+    values: ["heads", "all"],
+    help: "with --record: PEND rows of the blocked heads only (default) or of every waiting job",
+  },
+  {
+    name: "from_snapshot",
+    kind: "string",
+    help: "continue the run a snapshot (.replay log or JSON) was taken from; give its trace",
+  },
   { name: "verbose", short: "v", kind: "flag", help: "print the parameters before the run" },
   { name: "help", short: "h", kind: "flag", help: "show this help" },
 ];

@@ -21,6 +21,7 @@ import { parseCommandLine, type ParsedOptions, simulateHelp } from "./options.ts
 import { RunOutputs } from "./outputs.ts";
 import { Progress } from "./progress.ts";
 import { statisticsBlock } from "./report.ts";
+import { policyConfig, RunHooks } from "./record_hooks.ts";
 
 /** Where the command writes its text. */
 export interface Console {
@@ -94,6 +95,7 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
     capacitySchedule: o.has("capacity_schedule")
       ? await readCapacitySchedule(str(o, "capacity_schedule")!, timezone, totalNodes)
       : undefined,
+    ...(await policyConfig(o)),
   };
   const memoryFraction = num(o, "check_memory_pressure");
   if (memoryFraction !== undefined && !(memoryFraction > 0 && memoryFraction <= 1)) {
@@ -107,6 +109,8 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
     throw new EvtsimError("usage", `--max_time ${maxTime} is before the start time ${startTime}`);
   }
   let state = initialState(config, { replay: first.mode === "replay" });
+  const run = await RunHooks.create(o, state, first.mode); // --record, --from_snapshot
+  state = run.state;
   if (o.get("verbose") === true) printParams(con, config, sources.paths);
 
   const msec = o.get("msec_output") === true;
@@ -124,17 +128,22 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
     total,
     o.get("no_progress") !== true && (o.get("progress") === true || con.isTerminal),
   );
+  let recorded: string[] = [];
   const outputs = new RunOutputs(
     paths,
     { queueColumn: first.queueColumn, msec },
     con.err,
-    config.totalNodes,
+    state.config.totalNodes,
   );
   try {
+    state = run.start();
     const apply = (input: Input): void => {
+      const before = state;
+      const t0 = performance.now();
       const r = step(state, input);
       state = r.state;
       outputs.write(r.rows);
+      run.record(input, before, r, t0);
     };
     const memoryLimit = memoryFraction !== undefined
       ? () => memoryPressureLimit(memoryFraction)
@@ -146,7 +155,7 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
       for (let k = 0; k < sources.paths.length; k++) {
         const input: LoadedInput = k === 0 ? first : await load(sources.paths[k]);
         if (k > 0) { for (const m of input.messages) con.err(m); }
-        const jobs = input.jobs;
+        const jobs = run.skip(input.jobs);
         if (jobs.length > 0 && jobs[0].submitTime < previousLast) {
           throw new EvtsimError(
             "input",
@@ -169,9 +178,11 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
     progress.update(total);
     progress.done();
     outputs.commit();
+    recorded = run.commit(state);
   } catch (e) {
     progress.done();
     outputs.abort();
+    run.abort();
     throw e;
   }
 
@@ -182,6 +193,7 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
   if (paths.submissions !== undefined) {
     con.out(`Submission statistics written to: ${paths.submissions}`);
   }
+  for (const line of recorded) con.out(line);
   return 0;
 }
 

@@ -3,20 +3,21 @@
 // belong to the scheduling story is left out, so that the dump of a
 // recording and the dump of its re-simulation are equal line for line when
 // every decision is the same: the wall-clock start and the origin of the
-// header, the wall duration and counts of sessions, and the clock values an
-// event or a snapshot was written at (a what-if run may reach an input at
-// another clock; its decisions carry their own times).
+// header, the wall duration and counts of sessions, and the sequence numbers
+// and clock values events and snapshots were written with (a what-if run
+// that inserts an event numbers the rest on, and may reach an input at
+// another clock; decisions carry their own times).
 //
 //   header format=1 evtsim=0.1.0 config=sha256:… picker=builtin_fcfs admission=easy nodes=128 …
-//   snapshot seq=0
-//   event #0 runUntilExclusive {"time":112}
-//   event #1 appendJobs 2 jobs
+//   snapshot
+//   event runUntilExclusive {"time":112}
+//   event appendJobs 2 jobs
 //     job 0 {"submitTime":112,"numNodes":1,"timeLimit":225,"actualRunTime":146}
 //     job 1 {"submitTime":245,"numNodes":2,"timeLimit":516,"actualRunTime":313}
-//   event #2 runToCompletion
+//   event runToCompletion
 //     t=112 round=1 DISPATCH job=0 nodes=1
 //     t=245 round=2 PEND job=1 insufficient_nodes: needs 2 nodes, 1 free
-//   end seq=4
+//   end
 //
 // An appended batch gets one line per job (with the id it is given), so
 // that a what-if that edits one job shows as one changed line.
@@ -35,20 +36,20 @@ export function dumpHeader(h: HeaderMessage): string {
 }
 
 /**
- * An event's lines: its sequence number, input kind and the input's other
- * fields; an append lists its jobs one per line, numbered from `nextJobId`.
+ * An event's lines: its input kind and the input's other fields; an append
+ * lists its jobs one per line, numbered from `nextJobId`.
  */
-export function dumpEvent(seq: number, input: InputData, nextJobId: number): string[] {
+export function dumpEvent(input: InputData, nextJobId: number): string[] {
   if (input.kind === "appendJobs") {
     const { kind, jobs, ...rest } = input;
     const fields = Object.keys(rest).length === 0 ? "" : ` ${JSON.stringify(rest)}`;
-    const lines = [`event #${seq} ${kind} ${jobs.length} jobs${fields}`];
+    const lines = [`event ${kind} ${jobs.length} jobs${fields}`];
     jobs.forEach((j, i) => lines.push(`  job ${nextJobId + i} ${JSON.stringify(j)}`));
     return lines;
   }
   const { kind, ...rest } = input;
   const fields = Object.keys(rest).length === 0 ? "" : ` ${JSON.stringify(rest)}`;
-  return [`event #${seq} ${kind}${fields}`];
+  return [`event ${kind}${fields}`];
 }
 
 /** A decision line (indented under its event). */
@@ -72,19 +73,19 @@ export class Dumper {
         return [dumpHeader(e)];
       case "snapshot":
         this.nextJobId = e.state.nextJobId;
-        return [`snapshot seq=${e.seq}`];
+        return ["snapshot"];
       case "event":
-        return this.event(e.seq, e.input);
+        return this.event(e.input);
       case "session":
         return e.decisions.map((d) => dumpDecision(decisionRow(d, e.time, e.round)));
       case "end":
-        return [`end seq=${e.seq}`];
+        return ["end"];
     }
   }
 
   /** The lines of one event (see {@link dumpEvent}). */
-  event(seq: number, input: InputData): string[] {
-    const lines = dumpEvent(seq, input, this.nextJobId);
+  event(input: InputData): string[] {
+    const lines = dumpEvent(input, this.nextJobId);
     if (input.kind === "appendJobs") this.nextJobId += input.jobs.length;
     return lines;
   }

@@ -7,11 +7,12 @@
 
 import fc from "fast-check";
 import { Resimulation } from "../api/resimulation.ts";
-import { parseLog, type ReadLog } from "../io/replay_log.ts";
+import { parseLog, type ReadLog, readLog } from "../io/replay_log.ts";
 import { Dumper } from "../io/replay_dump.ts";
 import {
   type DecisionRow,
   EvtsimError,
+  fileRecordingSink,
   type JobRow,
   type ResourceRow,
   Simulation,
@@ -25,6 +26,7 @@ import {
   REGISTRY,
 } from "./_recording_helpers.ts";
 import { assert, assertEquals, assertThrows } from "./_assert.ts";
+import { runCli } from "./_cli.ts";
 
 const RUNS = Number(Deno.env.get("EVTSIM_PROPERTY_RUNS") ?? 150);
 
@@ -115,13 +117,18 @@ Deno.test("record → re-simulate: zero mismatches, the live rows, byte-identica
 
       // From every later snapshot: the same lines from that point on.
       const whole = dumpOf(a.output);
+      const snapshotLines = whole.flatMap((l, i) => (l === "snapshot" ? [i] : []));
+      let k = 0;
       for (const e of log.entries) {
-        if (e.type !== "snapshot" || e === log.entries[1]) continue;
+        if (e.type !== "snapshot") continue;
+        const at = snapshotLines[k++];
+        if (e === log.entries[1]) continue;
         const from = resimulate(log, { startSeq: e.seq });
         assertEquals(from.mismatches, []);
         const tail = dumpOf(from.output).slice(1); // without its header
-        const at = whole.lastIndexOf(`snapshot seq=${e.seq}`);
         assertEquals(tail, whole.slice(at));
+        // Its own log goes on numbering from the snapshot's seq.
+        assert(from.output.split("\n")[1].includes(`"seq":${e.seq},`), "start seq");
         seen.snapshots++;
       }
       seen.mismatchFree++;
@@ -213,4 +220,64 @@ Deno.test("Simulation recording: start and stop at any time, errors not crashes,
     }), "cannot write the recording: read-only");
   // Bad options are usage errors.
   assertThrows(() => sim.startRecording({ write: () => {} }, { snapshotInterval: -1 }), "interval");
+});
+
+Deno.test("live ≡ simulation: a Simulation driven call by call, recorded to a file, passes replay --verify and re-simulates to the live schedule", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".replay" });
+  const live = new Simulation({
+    totalNodes: 16,
+    runTimeMode: "external",
+    queues: [{ name: "batch" }, { name: "debug", priority: 5, maxRunning: 2 }],
+  });
+  live.startRecording(fileRecordingSink(path), { snapshotInterval: 3 });
+  // A day in the life of a live scheduler: jobs arrive, some are cancelled,
+  // the batch system reports ends (one failed, one killed), an operator
+  // raises a priority and closes a queue, a node rack goes away and returns.
+  let t = 0;
+  const ids: number[] = [];
+  for (let k = 0; k < 30; k++) {
+    t += k % 3;
+    ids.push(live.appendJob({
+      submitTime: t,
+      numNodes: 1 + ((k * 7) % 9),
+      timeLimit: 20 + (k % 5) * 10,
+      queue: k % 4 === 0 ? "debug" : "batch",
+    }));
+    live.advanceTo(t);
+    const running = live.state.running.toArray();
+    if (k % 5 === 4 && running.length > 0) {
+      const outcome = (["completed", "failed", "killed"] as const)[k % 3];
+      live.endJob(running[0].id, t, { outcome });
+    }
+    if (k % 7 === 6) {
+      const waiting = [...live.state.picker.pending(live.state.pickerState)];
+      if (waiting.length > 1) live.cancelJob(waiting[1].id);
+      if (waiting.length > 2) live.updateJob(waiting[2].id, { priority: 3 });
+    }
+    if (k === 12) live.updateQueue({ name: "debug", open: false }, t + 4);
+    if (k === 20) live.updateQueue({ name: "debug", open: true });
+    if (k === 15) live.changeCapacity(8, t + 1);
+    if (k === 25) live.changeCapacity(16);
+  }
+  // The batch system reports the remaining ends as they come.
+  for (let guard = 0; guard < 100 && live.state.running.size > 0; guard++) {
+    const first = live.state.running.first()!;
+    t = Math.max(t, first.beginTime) + 5;
+    live.endJob(first.id, t);
+    live.advanceTo(t);
+  }
+  const out = live.finish();
+  assert(live.stopRecording() > 60, "events recorded");
+  assert(
+    out.jobs.some((r) => r.outcome === "cancelled") && out.jobs.some((r) => r.outcome === "failed"),
+  );
+
+  const cli = await runCli(["replay", path, "--verify"]);
+  assertEquals(cli.code, 0, cli.out.join("\n") + cli.err.join("\n"));
+  assert(cli.out.join("\n").includes("verify: every decision matches the recording"));
+  const re = resimulate(await readLog(path));
+  assertEquals(re.mismatches, []);
+  assertEquals(re.jobs, [...out.jobs]);
+  assertEquals(re.resources, [...out.resources]);
+  await Deno.remove(path);
 });
