@@ -179,7 +179,7 @@ export class Recorder {
     const seq = this.#events;
     let text = encode.event(seq, timeBefore, input);
     if (result.rows.decisions.length > 0) {
-      text += encode.sessions(result.rows.decisions, Math.round(wallMs * 1000) / 1000);
+      text += encode.sessions(result.rows.decisions, wallMs);
     }
     if (this.#interval > 0 && (seq + 1) % this.#interval === 0) {
       text += encode.snapshot(seq + 1, result.state);

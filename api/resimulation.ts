@@ -16,6 +16,12 @@
 // step are compared in order with the recorded sessions after that event
 // (so one difference does not shift every later comparison).
 //
+// The log is read as the re-simulation goes (a `LogReader`), so only the
+// event at hand is held; the messages before the start snapshot are read
+// and checked too. With a start time, the messages after a candidate
+// snapshot are held until an event or snapshot later than the start time
+// shows that no later snapshot qualifies.
+//
 // The re-simulation's own log (`output`) has the same layout: a header of
 // this run (a re-simulation: no wall-clock start, and sessions with a wall
 // duration of 0, so two re-simulations of one log write the same bytes), the
@@ -32,24 +38,24 @@ import { type Reconfiguration, reconfigure } from "../core/reconfigure.ts";
 import { restoreSnapshot, type SnapshotData } from "../core/snapshot.ts";
 import type { SimState } from "../core/state.ts";
 import { type Input, step, type StepResult } from "../core/step.ts";
-import {
-  decisionRow,
-  encode,
-  headerOf,
-  inputOf,
-  type LogEntry,
-  type ReadLog,
-} from "../io/replay_log.ts";
-import type { EventMessage, SessionMessage, SnapshotMessage } from "../io/replay_schema.ts";
+import { decisionRow, encode, inputOf, type LogEntry } from "../io/replay_log.ts";
+import { LogReader, type ReadLog } from "../io/replay_reader.ts";
+import type {
+  EventMessage,
+  HeaderMessage,
+  LogDecision,
+  SessionMessage,
+  SnapshotMessage,
+} from "../io/replay_schema.ts";
 import { defaultRegistry } from "../schedulers/registry.ts";
 import type { RecordingSink } from "./recorder.ts";
 
 /** How to re-simulate a log. */
 export interface ResimulationOptions {
   /** The log: its header and snapshots (and its events, unless `events` is given). */
-  readonly log: ReadLog;
+  readonly log: LogReader | ReadLog;
   /** An alternative event stream (read with role `events`) for a what-if. */
-  readonly events?: ReadLog;
+  readonly events?: LogReader | ReadLog;
   /** Start from the last snapshot at or before this time (default: the first snapshot). */
   readonly startTime?: number;
   /** Start from the snapshot with this sequence number instead (for tests and tools). */
@@ -80,27 +86,38 @@ export interface Mismatch {
   readonly resimulated?: DecisionRow;
 }
 
-type Item =
-  | {
-    readonly kind: "event";
-    readonly entry: EventMessage & { line: number };
-    sessions: SessionMessage[];
-  }
-  | { readonly kind: "snapshot" }
-  | { readonly kind: "end" };
+type SnapshotEntry = SnapshotMessage & { line: number };
+type EventEntry = EventMessage & { line: number };
+
+/** Messages one at a time, from a reader or from a log read whole. */
+interface Source {
+  readonly file: string;
+  next(): LogEntry | undefined;
+}
+
+function sourceOf(log: LogReader | ReadLog): Source {
+  if (log instanceof LogReader) return log;
+  let at = 0;
+  return { file: log.file, next: () => log.entries[at++] };
+}
 
 /** One re-simulation, stepped event by event. */
 export class Resimulation {
   /** The snapshot it started from. */
   readonly start: { readonly seq: number; readonly time: number; readonly line: number };
+  /** The log's header. */
+  readonly header: HeaderMessage;
   #state: SimState;
-  readonly #items: Item[];
-  readonly #file: string;
+  readonly #events: Source;
+  /** Messages read ahead of the next step (after the start snapshot). */
+  readonly #ahead: LogEntry[] = [];
+  readonly #keep: (e: LogEntry) => boolean;
   readonly #verify: boolean;
   readonly #output: RecordingSink | undefined;
-  #next = 0;
   /** Sequence number of the next event in the output (consecutive from the start). */
   #outSeq: number;
+  /** An event has been replayed (sessions before the first one belong to skipped events). */
+  #started = false;
   readonly mismatches: Mismatch[] = [];
   /** Events applied, sessions and decisions made so far. */
   readonly counts = { events: 0, sessions: 0, decisions: 0 };
@@ -108,46 +125,76 @@ export class Resimulation {
   /**
    * Picks and loads the starting snapshot and writes the output's header and
    * snapshot. Throws an `EvtsimError` (file:line) for a start time before the
-   * first snapshot, an unknown policy, or an event before the snapshot's time.
+   * first snapshot, an unknown policy, or a broken log.
    */
   constructor(options: ResimulationOptions) {
-    const log = options.log;
-    const snap = startSnapshot(log, options.startTime, options.startSeq);
+    const base = sourceOf(options.log);
+    this.header = base.next() as HeaderMessage & { line: number };
+    let snap = base.next() as SnapshotEntry;
+    if (options.startSeq !== undefined) {
+      while (snap.seq !== options.startSeq) {
+        const e = base.next();
+        if (e === undefined) {
+          throw new EvtsimError(
+            "usage",
+            `no snapshot with seq ${options.startSeq} in ${base.file}`,
+          );
+        }
+        if (e.type === "snapshot") snap = e;
+      }
+    } else if (options.startTime !== undefined) {
+      const t = options.startTime;
+      if (snap.time > t) {
+        throw new EvtsimError(
+          "usage",
+          `no snapshot at or before time ${t} in ${base.file} (the first is at time ${snap.time}, line ${snap.line})`,
+        );
+      }
+      // Snapshot and event times never go back: past the first one later than t, none qualifies.
+      for (let e = base.next(); e !== undefined; e = base.next()) {
+        if (e.type === "snapshot" && e.time <= t) {
+          snap = e;
+          this.#ahead.length = 0;
+          continue;
+        }
+        this.#ahead.push(e);
+        if ((e.type === "snapshot" || e.type === "event") && e.time > t) break;
+      }
+    }
     this.start = { seq: snap.seq, time: snap.time, line: snap.line };
     this.#outSeq = snap.seq;
-    let data: SnapshotData = snap.state as SnapshotData;
+    let data = snap.state as SnapshotData;
     if (options.reconfigure !== undefined) data = reconfigure(data, options.reconfigure);
     try {
       this.#state = restoreSnapshot(data, options.registry ?? defaultRegistry());
     } catch (e) {
       if (e instanceof EvtsimError && options.reconfigure === undefined) {
-        throw new EvtsimError(e.kind, e.message, {
-          file: log.file,
-          line: snap.line,
-        });
+        throw new EvtsimError(e.kind, e.message, { file: base.file, line: snap.line });
       }
       throw e;
     }
-    const source = options.events ?? log;
-    this.#file = source.file;
-    this.#items = options.events === undefined
-      ? planFrom(log.entries.slice(log.entries.indexOf(snap) + 1))
-      : planFrom(options.events.entries.filter((e) => keepAlt(e, snap)));
-    for (const item of this.#items) {
-      if (item.kind === "event" && item.entry.time < snap.time) {
-        throw new EvtsimError(
-          "input",
-          `event seq ${item.entry.seq} at time ${item.entry.time} is before the time ${snap.time} of the snapshot it would follow (${log.file}:${snap.line})`,
-          { file: source.file, line: item.entry.line },
-        );
-      }
+    if (options.events === undefined) {
+      this.#events = base;
+      this.#keep = () => true;
+    } else {
+      // The log is read to its end all the same: a broken log is refused.
+      while (base.next() !== undefined) { /* checked as read */ }
+      this.#ahead.length = 0;
+      this.#events = sourceOf(options.events);
+      const from = snap.seq;
+      this.#keep = (e) =>
+        e.type === "event"
+          ? e.seq >= from
+          : e.type === "snapshot"
+          ? e.seq > from
+          : e.type !== "header";
     }
     this.#verify = options.verify === true;
     this.#output = options.output;
-    this.#write(
+    this.#output?.write(
       encode.header(this.#state, {
         wallStart: null,
-        snapshotInterval: headerOf(log).snapshotInterval,
+        snapshotInterval: this.header.snapshotInterval,
         origin: "resimulation",
       }) + encode.snapshot(snap.seq, this.#state),
     );
@@ -156,6 +203,24 @@ export class Resimulation {
   /** The current state. */
   get state(): SimState {
     return this.#state;
+  }
+
+  /** The next message to handle, read ahead (`at` places back). */
+  #peek(at: number): LogEntry | undefined {
+    while (this.#ahead.length <= at) {
+      const e = this.#events.next();
+      if (e === undefined) return undefined;
+      if (this.#keep(e)) this.#ahead.push(e);
+    }
+    return this.#ahead[at];
+  }
+
+  /** The event the next `step` applies, as the log has it; undefined when done. */
+  peekEvent(): EventEntry | undefined {
+    for (let i = 0;; i++) {
+      const e = this.#peek(i);
+      if (e === undefined || e.type === "event") return e;
+    }
   }
 
   /**
@@ -172,40 +237,41 @@ export class Resimulation {
       : e.time;
   }
 
-  /** The event the next `step` applies, as the log has it; undefined when done. */
-  peekEvent(): EventMessage | undefined {
-    for (let i = this.#next; i < this.#items.length; i++) {
-      const item = this.#items[i];
-      if (item.kind === "event") return item.entry;
-    }
-    return undefined;
-  }
-
   /** Applies the next event; returns its step result, or undefined when done. */
   step(): StepResult | undefined {
+    // Without an output nothing is encoded (a --verify run must not pay for it).
+    const out = this.#output !== undefined;
     let text = "";
-    while (this.#next < this.#items.length) {
-      const item = this.#items[this.#next++];
-      if (item.kind === "snapshot") {
-        text += encode.snapshot(this.#outSeq, this.#state);
+    for (let e = this.#take(); e !== undefined; e = this.#take()) {
+      if (e.type === "snapshot" || e.type === "end") {
+        if (out) text += this.#marker(e.type);
         continue;
       }
-      if (item.kind === "end") {
-        text += encode.end(this.#outSeq, this.#state.time);
-        continue;
+      if (e.type !== "event") continue; // sessions of an event not replayed
+      const entry = e;
+      if (entry.time < this.start.time) {
+        throw new EvtsimError(
+          "input",
+          `event seq ${entry.seq} at time ${entry.time} is before the time ${this.start.time} of the snapshot it would follow`,
+          { file: this.#events.file, line: entry.line },
+        );
       }
-      const { entry } = item;
+      this.#started = true;
+      const sessions: SessionMessage[] = [];
+      for (let s = this.#peek(0); s?.type === "session"; s = this.#peek(0)) {
+        sessions.push(this.#ahead.shift() as SessionMessage);
+      }
       const input: Input = inputOf(entry.input);
       const before = this.#state.time;
       let r: StepResult;
       try {
         r = step(this.#state, input);
-      } catch (e) {
-        if (!(e instanceof EvtsimError)) throw e;
+      } catch (err) {
+        if (!(err instanceof EvtsimError)) throw err;
         throw new EvtsimError(
-          e.kind,
-          `event seq ${entry.seq} (${entry.input.kind}): ${e.message}`,
-          { file: this.#file, line: entry.line },
+          err.kind,
+          `event seq ${entry.seq} (${entry.input.kind}): ${err.message}`,
+          { file: this.#events.file, line: entry.line },
         );
       }
       this.#state = r.state;
@@ -219,26 +285,35 @@ export class Resimulation {
         }
         this.counts.sessions += rounds;
       }
-      if (this.#verify) this.#compare(entry, item.sessions, decisions);
-      text += encode.event(this.#outSeq++, before, input);
-      if (decisions.length > 0) text += encode.sessions(decisions, 0);
-      // Snapshots and the end right after this event go out with it.
-      for (
-        let after = this.#items[this.#next];
-        after !== undefined;
-        after = this.#items[this.#next]
-      ) {
-        if (after.kind === "event") break;
-        this.#next++;
-        text += after.kind === "snapshot"
-          ? encode.snapshot(this.#outSeq, this.#state)
-          : encode.end(this.#outSeq, this.#state.time);
+      if (this.#verify) this.#compare(entry, sessions, decisions);
+      const seq = this.#outSeq++;
+      if (out) {
+        text += encode.event(seq, before, input);
+        if (decisions.length > 0) text += encode.sessions(decisions, 0);
       }
-      this.#write(text);
+      // Snapshots and the end right after this event go out with it.
+      for (let m = this.#peek(0); m?.type === "snapshot" || m?.type === "end"; m = this.#peek(0)) {
+        this.#ahead.shift();
+        if (out) text += this.#marker(m.type);
+      }
+      if (out) this.#output!.write(text);
       return r;
     }
-    if (text !== "") this.#write(text);
+    if (text !== "") this.#output!.write(text);
     return undefined;
+  }
+
+  #take(): LogEntry | undefined {
+    const e = this.#peek(0);
+    if (e !== undefined) this.#ahead.shift();
+    if (e?.type === "session" && this.#started) {
+      // A session can only follow its event, which took it along.
+      throw new EvtsimError("input", "a session without its event", {
+        file: this.#events.file,
+        line: e.line,
+      });
+    }
+    return e;
   }
 
   /** Runs every remaining event. */
@@ -251,43 +326,64 @@ export class Resimulation {
     this.#output?.close?.();
   }
 
-  #write(text: string): void {
-    this.#output?.write(text);
+  // A snapshot of the state now, or the end message, for the output.
+  #marker(kind: "snapshot" | "end"): string {
+    return kind === "snapshot"
+      ? encode.snapshot(this.#outSeq, this.#state)
+      : encode.end(this.#outSeq, this.#state.time);
   }
 
-  #compare(
-    entry: EventMessage & { line: number },
-    sessions: readonly SessionMessage[],
-    made: readonly DecisionRow[],
-  ): void {
-    const recorded: DecisionRow[] = [];
+  #compare(entry: EventEntry, sessions: readonly SessionMessage[], made: readonly DecisionRow[]) {
+    let i = 0;
     for (const s of sessions) {
-      for (const d of s.decisions) recorded.push(decisionRow(d, s.time, s.round));
+      for (const d of s.decisions) {
+        const b = made[i];
+        // Compared as logged; a decision row is built only for a mismatch.
+        if (b === undefined || !sameAsLogged(d, s.time, s.round, b)) {
+          this.#mismatch(entry, i, decisionRow(d, s.time, s.round), b);
+        }
+        i++;
+      }
     }
-    const n = Math.max(recorded.length, made.length);
-    for (let i = 0; i < n; i++) {
-      const a = recorded[i];
-      const b = made[i];
-      if (a !== undefined && b !== undefined && sameDecision(a, b)) continue;
-      this.mismatches.push({
-        seq: entry.seq,
-        line: entry.line,
-        index: i,
-        time: (b ?? a)!.time,
-        ...(a === undefined ? {} : { recorded: a }),
-        ...(b === undefined ? {} : { resimulated: b }),
-      });
-    }
+    for (; i < made.length; i++) this.#mismatch(entry, i, undefined, made[i]);
+  }
+
+  #mismatch(
+    entry: EventEntry,
+    i: number,
+    a: DecisionRow | undefined,
+    b: DecisionRow | undefined,
+  ): void {
+    this.mismatches.push({
+      seq: entry.seq,
+      line: entry.line,
+      index: i,
+      time: (b ?? a)!.time,
+      ...(a === undefined ? {} : { recorded: a }),
+      ...(b === undefined ? {} : { resimulated: b }),
+    });
   }
 }
 
-/** Whether two decisions are the same (type, time, round, job and every detail). */
+function sameAsLogged(d: LogDecision, time: number, round: number, b: DecisionRow): boolean {
+  if (b.time !== time || b.round !== round || b.jobId !== d[1]) return false;
+  if (d[0] === "DISPATCH") {
+    return b.type === "DISPATCH" && b.numNodes === d[2] && b.backfill === (d.length === 4);
+  }
+  return b.type === "PEND" && sameDecision(decisionRow(d, time, round), b);
+}
+
+/**
+ * Whether two decisions are the same: type, time, round, job, nodes and
+ * backfill, or every field of the pend reason. (A DISPATCH's queue is the
+ * job's own, which the events decide; the log does not repeat it.)
+ */
 export function sameDecision(a: DecisionRow, b: DecisionRow): boolean {
   if (a.type !== b.type || a.time !== b.time || a.round !== b.round || a.jobId !== b.jobId) {
     return false;
   }
   if (a.type === "DISPATCH" && b.type === "DISPATCH") {
-    return a.numNodes === b.numNodes && a.backfill === b.backfill && a.queue === b.queue;
+    return a.numNodes === b.numNodes && a.backfill === b.backfill;
   }
   if (a.type === "PEND" && b.type === "PEND") {
     const x = a.reason;
@@ -297,74 +393,4 @@ export function sameDecision(a: DecisionRow, b: DecisionRow): boolean {
       x.blockedBy === y.blockedBy && x.queue === y.queue;
   }
   return false;
-}
-
-type SnapshotEntry = SnapshotMessage & { line: number };
-
-/** The last snapshot at or before `time` (the first one when no time is given). */
-function startSnapshot(
-  log: ReadLog,
-  time: number | undefined,
-  seq: number | undefined,
-): SnapshotEntry {
-  const snapshots = log.entries.filter((e): e is LogEntry & SnapshotEntry => e.type === "snapshot");
-  const first = snapshots[0];
-  if (seq !== undefined) {
-    const found = snapshots.filter((s) => s.seq === seq).pop();
-    if (found === undefined) {
-      throw new EvtsimError("usage", `no snapshot with seq ${seq} in ${log.file}`);
-    }
-    return found;
-  }
-  if (time === undefined) return first;
-  let chosen: SnapshotEntry | undefined;
-  for (const s of snapshots) if (s.time <= time) chosen = s;
-  if (chosen === undefined) {
-    throw new EvtsimError(
-      "usage",
-      `no snapshot at or before time ${time} in ${log.file} (the first is at time ${first.time}, line ${first.line})`,
-    );
-  }
-  return chosen;
-}
-
-function keepAlt(e: LogEntry, snap: SnapshotEntry): boolean {
-  switch (e.type) {
-    case "header":
-      return false;
-    case "snapshot":
-      return e.seq > snap.seq;
-    case "event":
-      return e.seq >= snap.seq;
-    case "session":
-    case "end":
-      return true;
-  }
-}
-
-/** Events with the sessions after them; snapshots and the end as markers. */
-function planFrom(entries: readonly LogEntry[]): Item[] {
-  const items: Item[] = [];
-  let last: (Item & { kind: "event" }) | undefined;
-  for (const e of entries) {
-    switch (e.type) {
-      case "event":
-        last = { kind: "event", entry: e, sessions: [] };
-        items.push(last);
-        break;
-      case "session":
-        // Sessions of an event that is not replayed (before the start) are dropped.
-        last?.sessions.push(e);
-        break;
-      case "snapshot":
-        items.push({ kind: "snapshot" });
-        break;
-      case "end":
-        items.push({ kind: "end" });
-        break;
-      case "header":
-        break;
-    }
-  }
-  return items;
 }

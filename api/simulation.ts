@@ -679,7 +679,7 @@ export class Simulation {
    * if (sim.stopRecording() !== 2) throw new Error("two events");
    * const sessions = log.trimEnd().split("\n").map((l) => JSON.parse(l)).filter((m) => m.type === "session");
    * // Job 1 waits at 5 (the head does not fit: a PEND) and starts at 10 (a DISPATCH).
-   * const seen = sessions.map((m) => `${m.time} ${m.decisions[0].type} ${m.decisions[0].jobId}`);
+   * const seen = sessions.map((m) => `${m.time} ${m.decisions[0][0]} ${m.decisions[0][1]}`);
    * if (seen.join(", ") !== "5 PEND 1, 10 DISPATCH 1") throw new Error(seen.join(", "));
    * ```
    */

@@ -3,7 +3,7 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import { Dumper } from "../io/replay_dump.ts";
-import { readLog } from "../io/replay_log.ts";
+import { readLog } from "../io/replay_reader.ts";
 import { type CommandOption, optionHelp, parseCommandArgs } from "./_command_args.ts";
 import type { Console } from "./simulate.ts";
 
@@ -28,7 +28,7 @@ function help(): string {
 }
 
 /** Runs `evtsim dump ARGS`; returns the exit code. */
-export async function dumpCommand(args: readonly string[], con: Console): Promise<number> {
+export function dumpCommand(args: readonly string[], con: Console): number {
   const parsed = parseCommandArgs(args, OPTIONS, "dump");
   if (parsed.values.get("help") === true) {
     con.out(help());
@@ -42,7 +42,7 @@ export async function dumpCommand(args: readonly string[], con: Console): Promis
         : `unexpected arguments: ${parsed.positionals.slice(1).join(" ")}`,
     );
   }
-  const log = await readLog(parsed.positionals[0]);
+  const log = readLog(parsed.positionals[0]);
   for (const w of log.warnings) con.err(w);
   // Written in chunks: one console call per line would dominate a big log.
   const dumper = new Dumper();

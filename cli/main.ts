@@ -38,7 +38,7 @@ export async function main(args: readonly string[], con: Console): Promise<numbe
       case "replay":
         return await replayCommand(rest, con);
       case "dump":
-        return await dumpCommand(rest, con);
+        return dumpCommand(rest, con);
       default:
         throw new EvtsimError(
           "usage",

@@ -13,7 +13,7 @@ import type { Input, StepResult } from "../core/step.ts";
 import type { JobSpec, SimulationConfig } from "../core/types.ts";
 import { AtomicTextWriter } from "../io/atomic_writer.ts";
 import { readQueues } from "../io/queues_file.ts";
-import { parseLog } from "../io/replay_log.ts";
+import { parseLog } from "../io/replay_reader.ts";
 import { defaultRegistry } from "../schedulers/registry.ts";
 import type { ParsedOptions } from "./options.ts";
 

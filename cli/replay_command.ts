@@ -10,7 +10,7 @@ import type { Reconfiguration } from "../core/reconfigure.ts";
 import { AtomicTextWriter } from "../io/atomic_writer.ts";
 import { readQueues } from "../io/queues_file.ts";
 import { dumpDecision, Dumper } from "../io/replay_dump.ts";
-import { parseLog, readLog } from "../io/replay_log.ts";
+import { LogReader, parseLog } from "../io/replay_reader.ts";
 import type { DecisionRow } from "../core/decisions.ts";
 import {
   type CommandOption,
@@ -142,10 +142,8 @@ export async function replayCommand(args: readonly string[], con: Console): Prom
       : { queues: (await readQueues(queuesPath)).map((e) => e.queue) }),
   };
 
-  const log = await readLog(path, "log");
-  for (const w of log.warnings) con.err(w);
-  const alt = altPath === undefined ? undefined : await readLog(altPath, "events");
-  for (const w of alt?.warnings ?? []) con.err(w);
+  const log = LogReader.open(path, "log");
+  const alt = altPath === undefined ? undefined : LogReader.open(altPath, "events");
 
   const writer = outputPath === undefined ? undefined : AtomicTextWriter.open(outputPath);
   // Without --verify or --output, the re-simulation's own log is printed as `dump` prints it.
@@ -184,8 +182,9 @@ export async function replayCommand(args: readonly string[], con: Console): Prom
       for (; reported < sim.mismatches.length; reported++) {
         lines.push(mismatchText(alt?.file ?? path, sim.mismatches[reported]));
       }
-      if (lines.length >= 4096) flushLines();
     }
+    // Everything read: the warnings (a torn last line) come first.
+    for (const w of [...log.warnings, ...(alt?.warnings ?? [])]) con.err(w);
     if (print) {
       const dumper = new Dumper();
       for (const e of parseLog(printed, "(re-simulation)").entries) lines.push(...dumper.lines(e));
@@ -209,5 +208,8 @@ export async function replayCommand(args: readonly string[], con: Console): Prom
   } catch (e) {
     writer?.abort();
     throw e;
+  } finally {
+    log.close();
+    alt?.close();
   }
 }

@@ -23,7 +23,7 @@
 // that a what-if that edits one job shows as one changed line.
 
 import type { DecisionRow } from "../core/decisions.ts";
-import { decisionRow, type LogEntry } from "./replay_log.ts";
+import { decisionRow, jobsOf, type LogEntry } from "./replay_log.ts";
 import type { HeaderMessage, InputData } from "./replay_schema.ts";
 
 /** The header line. */
@@ -43,8 +43,9 @@ export function dumpEvent(input: InputData, nextJobId: number): string[] {
   if (input.kind === "appendJobs") {
     const { kind, jobs, ...rest } = input;
     const fields = Object.keys(rest).length === 0 ? "" : ` ${JSON.stringify(rest)}`;
-    const lines = [`event ${kind} ${jobs.length} jobs${fields}`];
-    jobs.forEach((j, i) => lines.push(`  job ${nextJobId + i} ${JSON.stringify(j)}`));
+    const specs = jobsOf(jobs);
+    const lines = [`event ${kind} ${specs.length} jobs${fields}`];
+    specs.forEach((j, i) => lines.push(`  job ${nextJobId + i} ${JSON.stringify(j)}`));
     return lines;
   }
   const { kind, ...rest } = input;
@@ -86,7 +87,7 @@ export class Dumper {
   /** The lines of one event (see {@link dumpEvent}). */
   event(input: InputData): string[] {
     const lines = dumpEvent(input, this.nextJobId);
-    if (input.kind === "appendJobs") this.nextJobId += input.jobs.length;
+    if (input.kind === "appendJobs") this.nextJobId += input.jobs.rows.length;
     return lines;
   }
 }

@@ -10,21 +10,25 @@
 //             events before it; required right after the header, then every
 //             N events
 //   event     one input the core consumed (`input` is the reducer input as
-//             JSON), `seq` (0, 1, … from the start of the recording) and
-//             `time`, the clock when it was given
+//             JSON; an append's jobs as a table of columns and rows), `seq`
+//             (0, 1, … from the start of the recording) and `time`, the
+//             clock when it was given
 //   session   one scheduling round that made decisions: its time, round
-//             number, decisions in order and a summary (counts, and the wall
-//             duration of the step that ran it, which re-simulation ignores)
+//             number, decisions in order (short arrays: ["DISPATCH", job,
+//             nodes(, "backfill")] or ["PEND", job, reason]) and a summary
+//             (counts, and its share of the wall duration of the step that
+//             ran it, which re-simulation ignores)
 //   end       the recording stopped cleanly after `seq` events
 //
 // A session belongs to the event before it: the core runs rounds inside the
 // step that applies an input (an advance), so the event comes first and the
 // sessions it caused follow it. Rounds that decide nothing write no session.
 //
-// Reading validates every message with its schema and the file's structure
-// (header first, snapshot second, sequence numbers, times never going back)
-// and reports a problem as `file:line: …`. A last line that is not complete
-// JSON is a torn write: it is reported as a warning and the rest is read.
+// Reading (io/replay_reader.ts) validates every message with its schema and
+// the file's structure (header first, snapshot second, sequence numbers,
+// times never going back) and reports a problem as `file:line: …`. A last
+// line that is not complete JSON is a torn write: it is reported as a
+// warning and the rest is read.
 
 import { createHash } from "node:crypto";
 import denoJson from "../deno.json" with { type: "json" };
@@ -41,17 +45,13 @@ import {
 import type { SimState } from "../core/state.ts";
 import type { Input } from "../core/step.ts";
 import type { JobSpec } from "../core/types.ts";
-import {
-  describeIssue,
-  type EventMessage,
-  type HeaderMessage,
-  type InputData,
-  type LogDecision,
-  type LogMessage,
-  MESSAGE_SCHEMAS,
-  MESSAGE_TYPES,
-  type SessionMessage,
-  type SnapshotMessage,
+import type {
+  EventMessage,
+  InputData,
+  JobColumn,
+  LogDecision,
+  LogMessage,
+  SessionMessage,
 } from "./replay_schema.ts";
 
 /** The log format this program writes and reads. */
@@ -62,15 +62,45 @@ export const EVTSIM_VERSION: string = denoJson.version;
 
 // ---- encoding -------------------------------------------------------------
 
-function specData(j: JobSpec): JobSpec {
-  const out: { -readonly [K in keyof JobSpec]: JobSpec[K] } = {
-    submitTime: j.submitTime,
-    numNodes: j.numNodes,
-    timeLimit: j.timeLimit,
-  };
-  if (j.actualRunTime !== undefined) out.actualRunTime = j.actualRunTime;
-  if (j.queue !== undefined) out.queue = j.queue;
-  if (j.priority !== undefined) out.priority = j.priority;
+type InputDataOf<K extends InputData["kind"]> = Extract<InputData, { kind: K }>;
+
+/** Jobs as a table (see `JobTableSchema`): the columns any of them needs, one row each. */
+export function jobTable(jobs: readonly JobSpec[]): InputDataOf<"appendJobs">["jobs"] {
+  let actual = false;
+  let queue = false;
+  let priority = false;
+  for (const j of jobs) {
+    if (j.actualRunTime !== undefined) actual = true;
+    if (j.queue !== undefined) queue = true;
+    if (j.priority !== undefined) priority = true;
+  }
+  const columns: JobColumn[] = ["submitTime", "numNodes", "timeLimit"];
+  if (actual) columns.push("actualRunTime");
+  if (queue) columns.push("queue");
+  if (priority) columns.push("priority");
+  const rows = jobs.map((j) => {
+    const row: (number | string | null)[] = [j.submitTime, j.numNodes, j.timeLimit];
+    if (actual) row.push(j.actualRunTime ?? null);
+    if (queue) row.push(j.queue ?? null);
+    if (priority) row.push(j.priority ?? null);
+    return row;
+  });
+  return { columns, rows };
+}
+
+/** The jobs a table stands for. */
+export function jobsOf(table: InputDataOf<"appendJobs">["jobs"]): JobSpec[] {
+  const { columns, rows } = table;
+  const out: JobSpec[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    const job: { -readonly [K in keyof JobSpec]?: JobSpec[K] } = {};
+    for (let j = 0; j < columns.length; j++) {
+      const v = row[j];
+      if (v !== null) (job as Record<string, unknown>)[columns[j]] = v;
+    }
+    out[i] = job as JobSpec;
+  }
   return out;
 }
 
@@ -83,7 +113,7 @@ export function inputData(input: Input): InputData {
     case "appendJobs":
       return {
         kind: input.kind,
-        jobs: input.jobs.map(specData),
+        jobs: jobTable(input.jobs),
         ...(input.submit === undefined ? {} : { submit: input.submit }),
         ...(input.maxStoreCapacity === undefined
           ? {}
@@ -140,6 +170,8 @@ export function inputOf(d: InputData): Input {
       return { kind: d.kind, time: d.time === "Infinity" ? Infinity : d.time };
     case "updateQueue":
       return { kind: d.kind, queue: queueDefOf(d.queue), ...withTime(d.time) };
+    case "appendJobs":
+      return { ...d, jobs: jobsOf(d.jobs) };
     default:
       return d as Input;
   }
@@ -159,23 +191,22 @@ function reasonData(r: PendReason): PendReason {
   return out;
 }
 
-/** A decision as a session carries it (its time and round are the session's). */
+/**
+ * A decision as a session carries it (its time and round are the session's;
+ * a DISPATCH's queue is the job's own and is not repeated).
+ */
 export function logDecision(d: DecisionRow): LogDecision {
-  if (d.type === "PEND") return { type: "PEND", jobId: d.jobId, reason: reasonData(d.reason) };
-  return {
-    type: "DISPATCH",
-    jobId: d.jobId,
-    numNodes: d.numNodes,
-    backfill: d.backfill,
-    ...(d.queue === undefined ? {} : { queue: d.queue }),
-  };
+  if (d.type === "PEND") return ["PEND", d.jobId, reasonData(d.reason)];
+  return d.backfill
+    ? ["DISPATCH", d.jobId, d.numNodes, "backfill"]
+    : ["DISPATCH", d.jobId, d.numNodes];
 }
 
-/** The decision row a session's decision stands for. */
+/** The decision row a session's decision stands for (without a DISPATCH's queue). */
 export function decisionRow(d: LogDecision, time: number, round: number): DecisionRow {
-  return d.type === "PEND"
-    ? { type: "PEND", time, round, jobId: d.jobId, reason: d.reason }
-    : { ...d, time, round };
+  return d[0] === "PEND"
+    ? { type: "PEND", time, round, jobId: d[1], reason: d[2] }
+    : { type: "DISPATCH", time, round, jobId: d[1], numNodes: d[2], backfill: d.length === 4 };
 }
 
 /** `sha256:<hex>` of a configuration's JSON. */
@@ -233,8 +264,17 @@ export const encode = {
     };
     return JSON.stringify(msg) + "\n";
   },
-  /** One session line per round among `decisions` (grouped as they come). */
-  sessions(decisions: readonly DecisionRow[], wallMs: number): string {
+  /**
+   * One session line per round among `decisions` (grouped as they come).
+   * `stepWallMs`, the wall time of the whole step, is shared evenly among
+   * its rounds: the core runs a step without looking at a clock.
+   */
+  sessions(decisions: readonly DecisionRow[], stepWallMs: number): string {
+    let rounds = 1;
+    for (let i = 1; i < decisions.length; i++) {
+      if (decisions[i].round !== decisions[i - 1].round) rounds++;
+    }
+    const wallMs = Math.round((stepWallMs / rounds) * 1000) / 1000;
     let out = "";
     for (let i = 0; i < decisions.length;) {
       const { time, round } = decisions[i];
@@ -251,12 +291,7 @@ export const encode = {
         time,
         round,
         decisions: group,
-        summary: {
-          decisions: group.length,
-          dispatched,
-          pended: group.length - dispatched,
-          wallMs,
-        },
+        summary: { dispatched, pended: group.length - dispatched, wallMs },
       };
       out += JSON.stringify(msg) + "\n";
     }
@@ -267,204 +302,5 @@ export const encode = {
   },
 };
 
-// ---- reading --------------------------------------------------------------
-
 /** A message and the line it was read from (1-based). */
 export type LogEntry = LogMessage & { readonly line: number };
-
-/** A log as read: every message, validated, and the warnings (a torn last line). */
-export interface ReadLog {
-  readonly file: string;
-  readonly entries: readonly LogEntry[];
-  readonly warnings: readonly string[];
-}
-
-/**
- * How a file is read: `log` is a whole log (header, then snapshot, then
- * consecutive events); `events` is an alternative event stream for a
- * what-if re-simulation (any of the messages; sequence numbers need only
- * not go back, so an inserted event may repeat its neighbour's).
- */
-export type LogRole = "log" | "events";
-
-function located(file: string, line: number, detail: string): EvtsimError {
-  return new EvtsimError("input", detail, { file, line });
-}
-
-function parseMessage(text: string, file: string, line: number): LogMessage {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw located(file, line, "not a JSON message (a line torn in the middle of the file)");
-  }
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-    throw located(file, line, "a message must be a JSON object");
-  }
-  const { type, version } = raw as { type?: unknown; version?: unknown };
-  if (typeof type !== "string") throw located(file, line, "type: required");
-  if (!(MESSAGE_TYPES as string[]).includes(type)) {
-    throw located(
-      file,
-      line,
-      `unknown message type '${type}' (expected ${MESSAGE_TYPES.join(", ")})`,
-    );
-  }
-  if (typeof version !== "number" || !Number.isInteger(version) || version < 1) {
-    throw located(file, line, `${type}: version: expected a positive integer`);
-  }
-  if (version > FORMAT_VERSION) {
-    throw located(
-      file,
-      line,
-      `${type}: version ${version} is newer than this program reads (${FORMAT_VERSION}); upgrade evtsim`,
-    );
-  }
-  const schema = MESSAGE_SCHEMAS[type as keyof typeof MESSAGE_SCHEMAS];
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw located(file, line, `${type}: ${describeIssue(parsed.error)}`);
-  return parsed.data as LogMessage;
-}
-
-/**
- * Reads the text of a log (see the module comment). Throws an `EvtsimError`
- * naming `file` and the line for the first problem.
- */
-export function parseLog(text: string, file: string, role: LogRole = "log"): ReadLog {
-  const lines = text.split("\n");
-  // A file that ends with a newline has an empty last piece: not a line.
-  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  if (lines.length === 0) {
-    throw new EvtsimError("input", "empty file: a log starts with a header", { file });
-  }
-  const entries: LogEntry[] = [];
-  const warnings: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = i + 1;
-    if (lines[i].trim() === "") throw located(file, line, "empty line");
-    let msg: LogMessage;
-    try {
-      msg = parseMessage(lines[i], file, line);
-    } catch (e) {
-      const torn = i === lines.length - 1 && i > 0 && !isJson(lines[i]);
-      if (!torn) throw e;
-      warnings.push(
-        `${file}:${line}: warning: the last line is cut off (a torn write); it is ignored and the rest is read`,
-      );
-      break;
-    }
-    entries.push({ ...msg, line });
-  }
-  checkStructure(entries, file, role);
-  return { file, entries, warnings };
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function checkStructure(entries: readonly LogEntry[], file: string, role: LogRole): void {
-  const first = entries[0];
-  if (role === "log" && first.type !== "header") {
-    throw located(file, first.line, `the first message must be a header, got '${first.type}'`);
-  }
-  const second = entries[1];
-  if (role === "log" && second === undefined) {
-    throw located(file, first.line, "the header must be followed by a snapshot");
-  }
-  if (role === "log" && second.type !== "snapshot") {
-    throw located(
-      file,
-      second.line,
-      `the second message must be a snapshot (the state to start from), got '${second.type}'`,
-    );
-  }
-  let nextSeq = -1; // unknown until the first snapshot or event
-  let snapshot: SnapshotMessage & { line: number } | undefined;
-  let lastEvent: EventMessage & { line: number } | undefined;
-  let ended: number | undefined;
-  for (const e of entries) {
-    if (ended !== undefined) {
-      throw located(file, e.line, `'${e.type}' after the end message (line ${ended})`);
-    }
-    switch (e.type) {
-      case "header":
-        if (e !== first) throw located(file, e.line, "a second header");
-        break;
-      case "snapshot":
-        if (role === "log" && nextSeq >= 0 && e.seq !== nextSeq) {
-          throw located(file, e.line, `snapshot seq ${e.seq}: expected ${nextSeq}`);
-        }
-        if (lastEvent !== undefined && e.time < lastEvent.time) {
-          throw located(
-            file,
-            e.line,
-            `snapshot at time ${e.time} is before the event at line ${lastEvent.line} (time ${lastEvent.time})`,
-          );
-        }
-        if (nextSeq < 0) nextSeq = e.seq;
-        snapshot = e;
-        break;
-      case "event":
-        if (role === "log" && e.seq !== nextSeq) {
-          throw located(file, e.line, `event seq ${e.seq}: expected ${nextSeq}`);
-        }
-        if (role === "events" && e.seq < nextSeq - 1) {
-          throw located(file, e.line, `event seq ${e.seq} goes back (after ${nextSeq - 1})`);
-        }
-        if (snapshot !== undefined && e.time < snapshot.time) {
-          throw located(
-            file,
-            e.line,
-            `event at time ${e.time} is before the time ${snapshot.time} of the snapshot at line ${snapshot.line}`,
-          );
-        }
-        if (lastEvent !== undefined && e.time < lastEvent.time) {
-          throw located(
-            file,
-            e.line,
-            `event at time ${e.time} goes back (the event at line ${lastEvent.line} is at ${lastEvent.time})`,
-          );
-        }
-        nextSeq = e.seq + 1;
-        lastEvent = e;
-        break;
-      case "session":
-        if (lastEvent === undefined) {
-          throw located(
-            file,
-            e.line,
-            "a session before any event (a session follows the event that ran it)",
-          );
-        }
-        break;
-      case "end":
-        if (role === "log" && e.seq !== nextSeq) {
-          throw located(file, e.line, `end seq ${e.seq}: expected ${nextSeq}`);
-        }
-        ended = e.line;
-        break;
-    }
-  }
-}
-
-/** Reads and checks a log file (see {@link parseLog}). */
-export async function readLog(path: string, role: LogRole = "log"): Promise<ReadLog> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
-    throw new EvtsimError("input", `cannot read: ${(e as Error).message}`, { file: path });
-  }
-  return parseLog(text, path, role);
-}
-
-/** The header of a log read with role `log`. */
-export function headerOf(log: ReadLog): HeaderMessage & { line: number } {
-  return log.entries[0] as HeaderMessage & { line: number };
-}

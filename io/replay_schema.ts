@@ -152,13 +152,78 @@ export const SnapshotSchema = z.strictObject({
   overallocationReported: z.boolean(),
 });
 
-const JobSpecSchema = z.strictObject({
-  submitTime: num,
-  numNodes: nat,
-  timeLimit: num,
-  actualRunTime: num.optional(),
-  queue: z.string().optional(),
-  priority: int.optional(),
+/** The fields of a job, in the order a job table's columns list them. */
+export const JOB_COLUMNS = [
+  "submitTime",
+  "numNodes",
+  "timeLimit",
+  "actualRunTime",
+  "queue",
+  "priority",
+] as const;
+
+/** A job field's name. */
+export type JobColumn = (typeof JOB_COLUMNS)[number];
+
+const isFiniteNumber = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x);
+const CELL: Record<JobColumn, { ok: (x: unknown) => boolean; expected: string }> = {
+  submitTime: { ok: isFiniteNumber, expected: "a number" },
+  numNodes: { ok: (x) => Number.isSafeInteger(x) && (x as number) >= 0, expected: "a node count" },
+  timeLimit: { ok: isFiniteNumber, expected: "a number" },
+  actualRunTime: { ok: (x) => x === null || isFiniteNumber(x), expected: "a number or null" },
+  queue: { ok: (x) => x === null || typeof x === "string", expected: "a string or null" },
+  priority: { ok: (x) => x === null || Number.isSafeInteger(x), expected: "an integer or null" },
+};
+
+/**
+ * The jobs of an append as a table: `columns` names the fields (the three
+ * required ones first, then those of the optional ones any job has, in
+ * {@link JOB_COLUMNS} order) and each row gives one job's values, null for
+ * an optional field the job does not have. A trace's jobs as objects would
+ * repeat every field name in every job: three times the bytes.
+ */
+export const JobTableSchema = z.strictObject({
+  columns: z.array(z.enum(JOB_COLUMNS)),
+  // Checked row by row below: an array schema per row would copy every cell.
+  rows: z.custom<unknown[][]>(Array.isArray, { message: "expected an array of rows" }),
+}).superRefine((t, ctx) => {
+  const cols = t.columns;
+  const at = cols.map((c) => JOB_COLUMNS.indexOf(c));
+  if (
+    cols[0] !== "submitTime" || cols[1] !== "numNodes" || cols[2] !== "timeLimit" ||
+    at.some((k, i) => i > 0 && k <= at[i - 1])
+  ) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["columns"],
+      message: `expected submitTime, numNodes, timeLimit, then some of ${
+        JOB_COLUMNS.slice(3).join(", ")
+      } in that order`,
+    });
+    return;
+  }
+  const checks = cols.map((c) => CELL[c]);
+  for (let i = 0; i < t.rows.length; i++) {
+    const row = t.rows[i];
+    if (!Array.isArray(row) || row.length !== cols.length) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["rows", i],
+        message: `expected ${cols.length} values (${cols.join(", ")})`,
+      });
+      return;
+    }
+    for (let j = 0; j < row.length; j++) {
+      if (!checks[j].ok(row[j])) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["rows", i, j],
+          message: `${cols[j]}: expected ${checks[j].expected}`,
+        });
+        return;
+      }
+    }
+  }
 });
 
 /** An advance target: a number, or the string "Infinity" (JSON has no infinity). */
@@ -168,7 +233,7 @@ const TARGET = z.union([num, z.literal("Infinity")]);
 export const InputSchema = z.discriminatedUnion("kind", [
   z.strictObject({
     kind: z.literal("appendJobs"),
-    jobs: z.array(JobSpecSchema),
+    jobs: JobTableSchema,
     submit: z.boolean().optional(),
     maxStoreCapacity: nat.optional(),
   }),
@@ -196,30 +261,45 @@ export const InputSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("changeCapacity"), capacity: nat, time: num.optional() }),
 ]);
 
-/** A decision inside a session (its time and round are the session's). */
-export const LogDecisionSchema = z.discriminatedUnion("type", [
-  z.strictObject({
-    type: z.literal("DISPATCH"),
-    jobId: nat,
-    numNodes: nat,
-    backfill: z.boolean(),
-    queue: z.string().optional(),
-  }),
-  z.strictObject({
-    type: z.literal("PEND"),
-    jobId: nat,
-    reason: z.strictObject({
-      code: z.enum(PEND_CODES),
-      message: z.string(),
-      needed: num.optional(),
-      free: num.optional(),
-      end: num.optional(),
-      reservation: num.optional(),
-      blockedBy: nat.optional(),
-      queue: z.string().optional(),
-    }),
-  }),
-]);
+const REASON = z.strictObject({
+  code: z.enum(PEND_CODES),
+  message: z.string(),
+  needed: num.optional(),
+  free: num.optional(),
+  end: num.optional(),
+  reservation: num.optional(),
+  blockedBy: nat.optional(),
+  queue: z.string().optional(),
+});
+
+/** A decision inside a session: see {@link LogDecisionSchema}. */
+export type LogDecision =
+  | readonly ["DISPATCH", number, number]
+  | readonly ["DISPATCH", number, number, "backfill"]
+  | readonly ["PEND", number, z.infer<typeof REASON>];
+
+const isNat = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
+
+function isLogDecision(d: unknown): d is LogDecision {
+  if (!Array.isArray(d) || !isNat(d[1])) return false;
+  if (d[0] === "DISPATCH") {
+    return isNat(d[2]) && (d.length === 3 || (d.length === 4 && d[3] === "backfill"));
+  }
+  return d[0] === "PEND" && d.length === 3 && REASON.safeParse(d[2]).success;
+}
+
+/**
+ * A decision inside a session (its time and round are the session's), as a
+ * short array: `["DISPATCH", job, nodes]`, `["DISPATCH", job, nodes,
+ * "backfill"]` or `["PEND", job, reason]`. A session line is written for
+ * nearly every round of a run, so its size is most of a log's size, and the
+ * check is a plain function (a union of tuple schemas costs several times
+ * more per decision).
+ */
+export const LogDecisionSchema: z.ZodType<LogDecision> = z.custom<LogDecision>(isLogDecision, {
+  message: 'expected ["DISPATCH", job, nodes], ["DISPATCH", job, nodes, "backfill"] or ' +
+    '["PEND", job, {code, message, …}]',
+});
 
 const version = nat;
 
@@ -256,15 +336,40 @@ export const MESSAGE_SCHEMAS = {
     time: num,
     round: nat,
     decisions: z.array(LogDecisionSchema),
-    summary: z.strictObject({
-      decisions: nat,
-      dispatched: nat,
-      pended: nat,
-      wallMs: num.min(0),
-    }),
+    summary: z.strictObject({ dispatched: nat, pended: nat, wallMs: num.min(0) }),
   }),
   end: z.strictObject({ type: z.literal("end"), version, seq: nat, time: num }),
 } as const;
+
+const isFiniteNum = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x);
+
+/**
+ * A fast check for the common session message: true only for a value the
+ * session schema accepts with DISPATCH decisions only (PEND reasons, odd
+ * shapes and every failure are left to the schema, which also words the
+ * error). Keys are counted, so an unknown key is never let through.
+ */
+export function isPlainSession(m: unknown): boolean {
+  if (m === null || typeof m !== "object" || Array.isArray(m)) return false;
+  const o = m as Record<string, unknown>;
+  let keys = 0;
+  for (const _ in o) keys++;
+  if (
+    keys !== 6 || o.type !== "session" || !isNat(o.version) || !isFiniteNum(o.time) ||
+    !isNat(o.round) || !Array.isArray(o.decisions)
+  ) return false;
+  for (const d of o.decisions) {
+    if (!Array.isArray(d) || d[0] !== "DISPATCH" || !isNat(d[1]) || !isNat(d[2])) return false;
+    if (d.length !== 3 && !(d.length === 4 && d[3] === "backfill")) return false;
+  }
+  const s = o.summary;
+  if (s === null || typeof s !== "object" || Array.isArray(s)) return false;
+  const x = s as Record<string, unknown>;
+  let n = 0;
+  for (const _ in x) n++;
+  return n === 3 && isNat(x.dispatched) && isNat(x.pended) && isFiniteNum(x.wallMs) &&
+    x.wallMs >= 0;
+}
 
 /** The message types, in the order a log introduces them. */
 export const MESSAGE_TYPES = Object.keys(MESSAGE_SCHEMAS) as (keyof typeof MESSAGE_SCHEMAS)[];
@@ -288,8 +393,6 @@ export type LogMessage =
   | EndMessage;
 /** An input as an event carries it. */
 export type InputData = z.infer<typeof InputSchema>;
-/** A decision as a session carries it. */
-export type LogDecision = z.infer<typeof LogDecisionSchema>;
 
 /** The first problem zod found, as `path: what was expected`. */
 export function describeIssue(error: z.ZodError): string {

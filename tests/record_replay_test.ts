@@ -7,7 +7,7 @@
 
 import fc from "fast-check";
 import { Resimulation } from "../api/resimulation.ts";
-import { parseLog, type ReadLog, readLog } from "../io/replay_log.ts";
+import { parseLog, type ReadLog, readLog } from "../io/replay_reader.ts";
 import { Dumper } from "../io/replay_dump.ts";
 import {
   type DecisionRow,
@@ -157,7 +157,7 @@ Deno.test("re-simulation reports a changed decision with its time, job and both 
   const lines = text.trimEnd().split("\n");
   const i = lines.findIndex((l) => l.includes('"time":10,'));
   assert(i > 0, "a session at 10");
-  lines[i] = lines[i].replace('"jobId":1,', '"jobId":9,');
+  lines[i] = lines[i].replace('["DISPATCH",1,', '["DISPATCH",9,');
   const r = resimulate(parseLog(lines.join("\n") + "\n", "x.replay"));
   assertEquals(r.mismatches.length, 1);
   const m = r.mismatches[0];
@@ -275,7 +275,7 @@ Deno.test("live ≡ simulation: a Simulation driven call by call, recorded to a 
   const cli = await runCli(["replay", path, "--verify"]);
   assertEquals(cli.code, 0, cli.out.join("\n") + cli.err.join("\n"));
   assert(cli.out.join("\n").includes("verify: every decision matches the recording"));
-  const re = resimulate(await readLog(path));
+  const re = resimulate(readLog(path));
   assertEquals(re.mismatches, []);
   assertEquals(re.jobs, [...out.jobs]);
   assertEquals(re.resources, [...out.resources]);

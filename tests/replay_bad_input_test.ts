@@ -96,9 +96,9 @@ const BAD: { name: string; lines: string[]; line?: number; message: string; dump
   },
   {
     name: "a field of the wrong type",
-    lines: edit(2, (m) => ((m.input as { jobs: { numNodes: unknown }[] }).jobs[1].numNodes = "2")),
+    lines: edit(2, (m) => ((m.input as { jobs: { rows: unknown[][] } }).jobs.rows[1][1] = "2")),
     line: 3,
-    message: "event: input.jobs.1.numNodes: expected number, received string",
+    message: "event: input.jobs.rows.1.1: numNodes: expected a node count",
   },
   {
     name: "an unknown field",
@@ -255,7 +255,7 @@ Deno.test("process: replay --verify exits 3 on a mismatch and 1 on a broken log,
   const dir = await Deno.makeTempDir({ prefix: "evtsim-proc-" });
   // The recorded session at 5 says job 0 waits; the scheduler pends job 1 (job 0 runs).
   const changed = [...LOG];
-  changed[5] = changed[5].replace('"jobId":1', '"jobId":0');
+  changed[5] = changed[5].replace('["PEND",1,', '["PEND",0,');
   await Deno.writeTextFile(`${dir}/changed.replay`, changed.join("\n") + "\n");
   const m = await run(["replay", `${dir}/changed.replay`, "--verify"]);
   assertEquals(m.code, 3, m.err);

@@ -5,7 +5,7 @@
 // output file left) for every bad log. The exit codes and the absence of
 // stack traces are checked through a real process.
 
-import { parseLog } from "../io/replay_log.ts";
+import { parseLog } from "../io/replay_reader.ts";
 import { advanceTo, appendJobs, initialState, saveSnapshot, step } from "../mod.ts";
 import { readTrace } from "../io/trace_csv.ts";
 import { runCli } from "./_cli.ts";
