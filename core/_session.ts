@@ -7,7 +7,12 @@
 
 import type { Working } from "./_engine.ts";
 import type { AdmissionSession } from "./admission.ts";
-import { type PendReason, pendReasons } from "./decisions.ts";
+import {
+  type DispatchDecision,
+  type PendReason,
+  type PendReasonCode,
+  pendReasons,
+} from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
 import type { CandidateSearch, PickerSession, SessionContext } from "./picker.ts";
 import { queueBlock } from "./queues.ts";
@@ -115,22 +120,37 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     w.startJob(rec, this.now);
     this.dispatched++;
     if (this.decisions) {
-      w.pendCodes = w.pendCodes.delete(rec.id);
-      w.decisionRows.push({
-        type: "DISPATCH",
-        time: this.now,
-        round: w.round,
-        jobId: rec.id,
-        numNodes: rec.numNodes,
-        backfill,
-        ...(rec.queue === undefined ? {} : { queue: rec.queue }),
-      });
+      if (w.pendCodes.has(rec.id)) w.pendCodes = w.pendCodes.delete(rec.id);
+      const row: DispatchDecision = rec.queue === undefined
+        ? {
+          type: "DISPATCH",
+          time: this.now,
+          round: w.round,
+          jobId: rec.id,
+          numNodes: rec.numNodes,
+          backfill,
+        }
+        : {
+          type: "DISPATCH",
+          time: this.now,
+          round: w.round,
+          jobId: rec.id,
+          numNodes: rec.numNodes,
+          backfill,
+          queue: rec.queue,
+        };
+      w.decisionRows.push(row);
     }
   }
 
-  pend(job: JobRecord, reason: PendReason | (() => PendReason)): void {
+  pend(
+    job: JobRecord,
+    reason: PendReason | (() => PendReason),
+    code?: PendReasonCode,
+  ): void {
     this.session.onPend(job);
     if (this.decisions) {
+      if (code !== undefined && this.w.pendCodes.get(job.id) === code) return;
       recordPend(this.w, job.id, typeof reason === "function" ? reason() : reason);
     }
   }
