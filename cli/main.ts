@@ -3,8 +3,6 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import { type Console, simulateCommand } from "./simulate.ts";
-import { replayCommand } from "./replay_command.ts";
-import { dumpCommand } from "./dump_command.ts";
 
 const USAGE = [
   "usage: evtsim <command> [options]",
@@ -35,10 +33,11 @@ export async function main(args: readonly string[], con: Console): Promise<numbe
         return 0;
       case "simulate":
         return await simulateCommand(rest, con);
+      // Loaded on demand: the log codec and its schemas cost start-up time.
       case "replay":
-        return await replayCommand(rest, con);
+        return await (await import("./replay_command.ts")).replayCommand(rest, con);
       case "dump":
-        return dumpCommand(rest, con);
+        return (await import("./dump_command.ts")).dumpCommand(rest, con);
       default:
         throw new EvtsimError(
           "usage",

@@ -4,17 +4,17 @@
 // (continue a run from a snapshot), and the policy options `--queues FILE`
 // and `--picker NAME` that a recorded configuration names.
 
-import { Recorder } from "../api/recorder.ts";
-import { checkSnapshot } from "../api/snapshot.ts";
+//
+// The modules behind them (the log codec, the schemas, the YAML reader) are
+// imported only when an option asks for them: a plain run starts as fast as
+// it did without these options.
+
+import type { Recorder } from "../api/recorder.ts";
 import { EvtsimError } from "../core/errors.ts";
-import { restoreSnapshot, type SnapshotData } from "../core/snapshot.ts";
 import type { SimState } from "../core/state.ts";
 import type { Input, StepResult } from "../core/step.ts";
 import type { JobSpec, SimulationConfig } from "../core/types.ts";
 import { AtomicTextWriter } from "../io/atomic_writer.ts";
-import { readQueues } from "../io/queues_file.ts";
-import { parseLog } from "../io/replay_reader.ts";
-import { defaultRegistry } from "../schedulers/registry.ts";
 import type { ParsedOptions } from "./options.ts";
 
 /** The configuration options a snapshot already fixes (refused with --from_snapshot). */
@@ -47,8 +47,11 @@ const str = (o: ParsedOptions, name: string) => {
 export async function policyConfig(o: ParsedOptions): Promise<Partial<SimulationConfig>> {
   const queues = str(o, "queues");
   const picker = str(o, "picker");
+  const { readQueues } = queues === undefined
+    ? { readQueues: undefined }
+    : await import("../io/queues_file.ts");
   return {
-    ...(queues === undefined ? {} : { queues: (await readQueues(queues)).map((e) => e.queue) }),
+    ...(queues === undefined ? {} : { queues: (await readQueues!(queues)).map((e) => e.queue) }),
     ...(picker === undefined ? {} : { picker }),
   };
 }
@@ -101,6 +104,7 @@ export class RunHooks {
           `--from_snapshot continues with the snapshot's configuration; drop --${given[0]}`,
         );
       }
+      const { readSnapshotFile } = await import("./_snapshot_file.ts");
       hooks.#state = await readSnapshotFile(from);
       // The snapshot has seen the first nextJobId jobs of the run's trace.
       hooks.#toSkip = hooks.#state.nextJobId;
@@ -114,8 +118,9 @@ export class RunHooks {
   }
 
   /** Opens the recording, if asked for; returns the state to run (decisions on when recording). */
-  start(): SimState {
+  async start(): Promise<SimState> {
     if (this.#recordPath === undefined) return this.#state;
+    const { Recorder } = await import("../api/recorder.ts");
     const interval = this.#options.get("snapshot_interval");
     const level = str(this.#options, "record_decisions") === "all" ? true : "heads";
     const writer = AtomicTextWriter.open(this.#recordPath);
@@ -173,49 +178,5 @@ export class RunHooks {
   /** Removes a half-written recording. */
   abort(): void {
     this.#writer?.abort();
-  }
-}
-
-/**
- * The state in a snapshot file: a `.replay` log (its last snapshot) or a
- * JSON snapshot value (as `saveSnapshot` returns it).
- */
-export async function readSnapshotFile(path: string): Promise<SimState> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
-    throw new EvtsimError("input", `cannot read: ${(e as Error).message}`, { file: path });
-  }
-  let data: SnapshotData;
-  let line: number | undefined;
-  if (/^\s*\{\s*"type"\s*:\s*"header"/.test(text)) {
-    const log = parseLog(text, path);
-    const snaps = log.entries.filter((e) => e.type === "snapshot");
-    const last = snaps[snaps.length - 1] as { state: SnapshotData; line: number };
-    data = last.state;
-    line = last.line;
-  } else {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new EvtsimError(
-        "input",
-        "neither a .replay log nor a JSON snapshot (saveSnapshot's value)",
-        { file: path },
-      );
-    }
-    try {
-      data = checkSnapshot(value);
-    } catch (e) {
-      throw new EvtsimError("input", (e as Error).message, { file: path });
-    }
-  }
-  try {
-    return restoreSnapshot(data, defaultRegistry());
-  } catch (e) {
-    if (!(e instanceof EvtsimError)) throw e;
-    throw new EvtsimError(e.kind, e.message, { file: path, line });
   }
 }

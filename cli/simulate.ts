@@ -136,7 +136,7 @@ export async function simulateCommand(args: readonly string[], con: Console): Pr
     state.config.totalNodes,
   );
   try {
-    state = run.start();
+    state = await run.start();
     const apply = (input: Input): void => {
       const before = state;
       const t0 = performance.now();

@@ -30,7 +30,6 @@
 // line that is not complete JSON is a torn write: it is reported as a
 // warning and the rest is read.
 
-import { createHash } from "node:crypto";
 import denoJson from "../deno.json" with { type: "json" };
 import type { DecisionRow, PendReason } from "../core/decisions.ts";
 import { EvtsimError } from "../core/errors.ts";
@@ -45,6 +44,7 @@ import {
 import type { SimState } from "../core/state.ts";
 import type { Input } from "../core/step.ts";
 import type { JobSpec } from "../core/types.ts";
+import { sha256Hex } from "./_sha256.ts";
 import type {
   EventMessage,
   InputData,
@@ -211,7 +211,7 @@ export function decisionRow(d: LogDecision, time: number, round: number): Decisi
 
 /** `sha256:<hex>` of a configuration's JSON. */
 export function configHash(config: ConfigData): string {
-  return "sha256:" + createHash("sha256").update(JSON.stringify(config)).digest("hex");
+  return "sha256:" + sha256Hex(JSON.stringify(config));
 }
 
 /** What a log's header says besides the configuration (taken from the state). */

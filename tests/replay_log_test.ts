@@ -3,6 +3,7 @@
 
 import fc from "fast-check";
 import { inputData, inputOf, jobsOf, jobTable } from "../io/replay_log.ts";
+import { sha256Hex } from "../io/_sha256.ts";
 import { isPlainSession, MESSAGE_SCHEMAS } from "../io/replay_schema.ts";
 import type { JobSpec } from "../mod.ts";
 import { arbTrace } from "../testing/mod.ts";
@@ -126,4 +127,21 @@ Deno.test("an explicit maxRunning: undefined (remove the limit) and an infinite 
   );
   const far = inputOf(JSON.parse(JSON.stringify(inputData({ kind: "advanceTo", time: Infinity }))));
   assertEquals(far, { kind: "advanceTo", time: Infinity });
+});
+
+Deno.test("the configuration hash is the SHA-256 that crypto.subtle computes", async () => {
+  const texts = [
+    "",
+    "abc",
+    "a".repeat(55),
+    "a".repeat(56),
+    "a".repeat(64),
+    "é€😀 and more",
+    ...fc.sample(fc.string({ maxLength: 300 }), { seed: 5555, numRuns: 60 }),
+  ];
+  for (const t of texts) {
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(t));
+    const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+    assertEquals(sha256Hex(t), hex, JSON.stringify(t));
+  }
 });
