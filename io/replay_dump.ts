@@ -57,9 +57,8 @@ export function dumpEvent(input: InputData, nextJobId: number): string[] {
 export function dumpDecision(d: DecisionRow): string {
   const head = `  t=${d.time} round=${d.round} ${d.type} job=${d.jobId}`;
   if (d.type === "PEND") return `${head} ${d.reason.code}: ${d.reason.message}`;
-  return `${head} nodes=${d.numNodes}${d.backfill ? " backfill" : ""}${
-    d.queue === undefined ? "" : ` queue=${d.queue}`
-  }`;
+  // No queue: the log does not repeat a dispatched job's own queue.
+  return `${head} nodes=${d.numNodes}${d.backfill ? " backfill" : ""}`;
 }
 
 /** Dumps messages in order, keeping track of the ids appended jobs get. */
