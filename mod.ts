@@ -114,6 +114,18 @@ export {
   type SimulationOutput,
   type SimulationSinks,
 } from "./api/simulation.ts";
+export {
+  loadSnapshot,
+  type LoadSnapshotOptions,
+  saveSnapshot,
+  type Snapshot,
+} from "./api/snapshot.ts";
+export {
+  fileRecordingSink,
+  type RecordingOptions,
+  type RecordingSink,
+  type RecordingStatus,
+} from "./api/recorder.ts";
 // The types a state's fields refer to: public so that code reading a
 // `SimState` can name them.
 export type { JobStore, ResourceEvent, RowStack } from "./core/state.ts";

@@ -47,10 +47,11 @@ export class RowDelivery {
 
   /**
    * Hands `batches` (one per step of the call `what`) to the sinks, in order:
-   * decisions, notices, job rows, resource rows of each step. If a sink throws, the
+   * decisions (unless `decisions` is false: they were switched on only for a
+   * recording), notices, job rows, resource rows of each step. If a sink throws, the
    * rows kept by this call are dropped again and the error is rethrown.
    */
-  deliver(what: string, batches: readonly StepRows[]): void {
+  deliver(what: string, batches: readonly StepRows[], decisions = true): void {
     const { onJobRow, onResourceRow, onNotice, onDecision } = this.sinks;
     const kept = [
       this.jobs.length,
@@ -61,7 +62,9 @@ export class RowDelivery {
     this.#delivering = what;
     try {
       for (const rows of batches) {
-        for (const d of rows.decisions) onDecision ? onDecision(d) : this.decisions.push(d);
+        if (decisions) {
+          for (const d of rows.decisions) onDecision ? onDecision(d) : this.decisions.push(d);
+        }
         for (const n of rows.notices) onNotice ? onNotice(n) : this.notices.push(n);
         for (const j of rows.jobs) onJobRow ? onJobRow(j) : this.jobs.push(j);
         for (const x of rows.resources) onResourceRow ? onResourceRow(x) : this.resources.push(x);

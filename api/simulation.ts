@@ -33,6 +33,13 @@ import type {
 import { checkSinks, RowDelivery } from "./_delivery.ts";
 import * as inputs from "./inputs.ts";
 import { checkMemoryPressureFraction, memoryPressureLimit } from "./memory.ts";
+import { withDecisions } from "../core/reconfigure.ts";
+import {
+  Recorder,
+  type RecordingOptions,
+  type RecordingSink,
+  type RecordingStatus,
+} from "./recorder.ts";
 
 /**
  * Options of a {@link Simulation}: the configuration plus the shell-only settings.
@@ -198,6 +205,10 @@ export class Simulation {
   readonly #delivery: RowDelivery;
   readonly #registry: PolicyRegistry | undefined;
   #output: SimulationOutput | undefined;
+  /** The recording in progress, or the last one (for its status). */
+  #recorder: Recorder | undefined;
+  /** The caller asked for decisions (a recording's own are not passed on). */
+  readonly #wantsDecisions: boolean;
 
   /**
    * Creates a simulation at its start time with all nodes free. Throws an
@@ -218,8 +229,11 @@ export class Simulation {
     checkSinks(sinks);
     const { jobs, checkMemoryPressure, registry, ...given } = options;
     if (jobs !== undefined) checkArray(jobs, "Simulation: options.jobs");
-    const config = sinks.onDecision !== undefined ? { ...given, decisions: true } : given;
+    const config = sinks.onDecision !== undefined
+      ? { ...given, decisions: given.decisions === "heads" ? "heads" as const : true }
+      : given;
     this.#config = config;
+    this.#wantsDecisions = config.decisions !== undefined && config.decisions !== false;
     this.#registry = registry;
     this.#state = initialState(config, { registry });
     this.#delivery = new RowDelivery(sinks);
@@ -278,6 +292,9 @@ export class Simulation {
   initializeTrace(maxJobs = 0): number {
     this.#delivery.refuseReentry("initializeTrace");
     this.#requireUntouched("initializeTrace");
+    if (this.isRecording) {
+      throw new EvtsimError("state", "initializeTrace must come before recording starts");
+    }
     if (!Number.isInteger(maxJobs) || maxJobs < 0) {
       throw new EvtsimError("usage", `max jobs must be a non-negative integer, got ${maxJobs}`);
     }
@@ -701,23 +718,130 @@ export class Simulation {
     return backfillWindow(this.#state);
   }
 
+  /**
+   * Starts recording to `sink`: a `.replay` log of every input from now on
+   * and the decisions each makes (header, a snapshot of the state now, then
+   * events, sessions and periodic snapshots). Decisions are switched on for
+   * the recording (see {@link RecordingOptions}); they reach this
+   * simulation's own sinks and output only if it asked for them. Throws an
+   * `EvtsimError` when already recording or when the sink fails at once.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "@evtsim/evtsim";
+   * let log = "";
+   * const sim = new Simulation({ totalNodes: 4 });
+   * sim.appendJob({ submitTime: 0, numNodes: 4, timeLimit: 10 });
+   * sim.advanceTo(5); // recording may start in the middle of a run
+   * sim.startRecording({ write: (text) => void (log += text) });
+   * sim.appendJob({ submitTime: 5, numNodes: 2, timeLimit: 10 });
+   * sim.advanceTo(10);
+   * if (sim.stopRecording() !== 2) throw new Error("two events");
+   * const sessions = log.trimEnd().split("\n").map((l) => JSON.parse(l)).filter((m) => m.type === "session");
+   * // Job 1 waits at 5 (the head does not fit: a PEND) and starts at 10 (a DISPATCH).
+   * const seen = sessions.map((m) => `${m.time} ${m.decisions[0][0]} ${m.decisions[0][1]}`);
+   * if (seen.join(", ") !== "5 PEND 1, 10 DISPATCH 1") throw new Error(seen.join(", "));
+   * ```
+   */
+  startRecording(sink: RecordingSink, options: RecordingOptions = {}): void {
+    if (this.isRecording) throw new EvtsimError("state", "already recording");
+    const recorder = new Recorder(sink, this.#state, options);
+    this.#recorder = recorder;
+    this.#state = recorder.initial;
+  }
+
+  /**
+   * Stops recording: writes the end message, closes the sink and returns
+   * the number of events recorded. Throws an `EvtsimError` when not recording.
+   *
+   * @example
+   * ```ts
+   * import { EvtsimError, Simulation } from "@evtsim/evtsim";
+   * const sim = new Simulation({ totalNodes: 4 });
+   * sim.startRecording({ write: () => {} });
+   * sim.advanceTo(1);
+   * if (sim.stopRecording() !== 1 || sim.isRecording) throw new Error("stopped after 1 event");
+   * try {
+   *   sim.stopRecording();
+   *   throw new Error("stopping twice must fail");
+   * } catch (e) {
+   *   if (!(e instanceof EvtsimError)) throw e;
+   * }
+   * ```
+   */
+  stopRecording(): number {
+    const recorder = this.#recorder;
+    if (recorder === undefined || !recorder.active) {
+      throw new EvtsimError("state", "not recording");
+    }
+    const events = recorder.stop(this.#state.time);
+    this.#state = withDecisions(this.#state, recorder.previousDecisions);
+    return events;
+  }
+
+  /** Whether a recording is running (false again once its sink has failed). */
+  get isRecording(): boolean {
+    return this.#recorder?.active === true;
+  }
+
+  /**
+   * The recording's status: running or not, events written, the clock when
+   * it started, and why it stopped if its sink failed.
+   *
+   * @example
+   * ```ts
+   * import { Simulation } from "@evtsim/evtsim";
+   * const sim = new Simulation({ totalNodes: 4 });
+   * sim.startRecording({ write: (text) => { if (text.includes('"event"')) throw new Error("disk full"); } });
+   * sim.advanceTo(3); // the sink fails: recording stops, the simulation goes on
+   * const s = sim.recordingStatus();
+   * if (s.recording || s.error !== "disk full" || sim.currentTime !== 3) throw new Error("status");
+   * ```
+   */
+  recordingStatus(): RecordingStatus {
+    const r = this.#recorder;
+    if (r === undefined) return { recording: false, events: 0 };
+    return {
+      recording: r.active,
+      events: r.events,
+      startedAt: r.startedAt,
+      ...(r.error === undefined ? {} : { error: r.error.message }),
+    };
+  }
+
   // ---- internals ----------------------------------------------------------
 
   // One call: step every input, deliver all their rows, and only then keep
   // the new state. Anything thrown (by a step or by a sink) leaves the
-  // simulation as it was before the call.
+  // simulation as it was before the call. A running recording then logs the
+  // call's inputs and decisions; a recording whose sink fails stops, and the
+  // simulation goes on.
   #apply(what: string, ...steps: Input[]): StepResult {
     let r: StepResult | undefined;
+    const results: { input: Input; before: number; result: StepResult; ms: number }[] = [];
     const batches: StepRows[] = [];
     let state = this.#state;
+    const recorder = this.#recorder?.active ? this.#recorder : undefined;
     for (const input of steps) {
+      const t0 = recorder === undefined ? 0 : performance.now();
       r = step(state, input);
+      if (recorder !== undefined) {
+        results.push({ input, before: state.time, result: r, ms: performance.now() - t0 });
+      }
       state = r.state;
       batches.push(r.rows);
     }
-    this.#delivery.deliver(what, batches);
+    this.#delivery.deliver(what, batches, this.#wantsDecisions);
     this.#state = state;
     this.#touched = true;
+    if (recorder !== undefined) {
+      for (const x of results) {
+        if (!recorder.record(x.input, x.before, x.result, x.ms)) {
+          this.#state = withDecisions(this.#state, recorder.previousDecisions);
+          break;
+        }
+      }
+    }
     return r!;
   }
 

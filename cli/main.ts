@@ -31,7 +31,10 @@ const USAGE = [
   "usage: evtsim <command> [options]",
   "",
   "commands:",
-  "  simulate TRACE [options]   simulate (or replay) a trace; see 'evtsim help simulate'",
+  "  simulate TRACE [options]   simulate a trace, or replay a recorded schedule (begin/end",
+  "                             columns); see 'evtsim help simulate'",
+  "  replay LOG [options]       re-simulate a recorded session (.replay log), --verify it",
+  "  dump LOG                   print a .replay log as diffable text",
   "  help [COMMAND]             show this help, or a command's help",
   "",
   "options: -h, --help   show this help;  --version   print the version",
@@ -62,7 +65,16 @@ export async function main(
       case "help":
         if (rest.length === 0) con.out(USAGE);
         else if (rest[0] === "simulate" && rest.length === 1) con.out(simulateHelp());
-        else throw new EvtsimError("usage", `no help for '${rest.join(" ")}' (commands: simulate)`);
+        else if (rest[0] === "replay" && rest.length === 1) {
+          return await (await import("./replay_command.ts")).replayCommand(["--help"], con);
+        } else if (rest[0] === "dump" && rest.length === 1) {
+          return (await import("./dump_command.ts")).dumpCommand(["--help"], con);
+        } else {
+          throw new EvtsimError(
+            "usage",
+            `no help for '${rest.join(" ")}' (commands: simulate, replay, dump)`,
+          );
+        }
         return 0;
       case "--version":
       case "version":
@@ -70,8 +82,16 @@ export async function main(
         return 0;
       case "simulate":
         return await simulateCommand(rest, con, deps);
+      // Loaded on demand: the log codec and its schemas cost start-up time.
+      case "replay":
+        return await (await import("./replay_command.ts")).replayCommand(rest, con);
+      case "dump":
+        return (await import("./dump_command.ts")).dumpCommand(rest, con);
       default:
-        throw new EvtsimError("usage", `unknown command '${command}' (expected: simulate)`);
+        throw new EvtsimError(
+          "usage",
+          `unknown command '${command}' (expected: simulate, replay, dump)`,
+        );
     }
   } catch (e) {
     if (e instanceof EvtsimError) {

@@ -142,6 +142,31 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     help: "also write every scheduling decision (DISPATCH, PEND with a reason) as JSON Lines",
   },
   {
+    name: "record",
+    kind: "string",
+    placeholder: "FILE",
+    help: "record the session (events and decisions) to a .replay log; see 'evtsim help replay'",
+  },
+  {
+    name: "snapshot_interval",
+    kind: "int",
+    placeholder: "N",
+    min: 0,
+    help: "with --record: a snapshot every N events (default 1000; 0 = only the first)",
+  },
+  {
+    name: "record_decisions",
+    kind: "enum",
+    values: ["heads", "all"],
+    help: "with --record: PEND rows of the blocked heads only (default) or of every waiting job",
+  },
+  {
+    name: "from_snapshot",
+    kind: "string",
+    placeholder: "FILE",
+    help: "continue the run a snapshot (.replay log or JSON) was taken from; give its trace",
+  },
+  {
     name: "run_time_mode",
     short: "r",
     kind: "enum",

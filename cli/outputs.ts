@@ -23,6 +23,8 @@ export interface OutputPaths {
   readonly statsJson?: string;
   /** Scheduling decisions, JSON Lines. */
   readonly decisions?: string;
+  /** The `.replay` log of `--record`. */
+  readonly record?: string;
 }
 
 /** How the schedule is written. */
@@ -67,6 +69,7 @@ export class RunOutputs {
   private readonly submissions: AtomicTextWriter | undefined;
   private readonly stats: AtomicTextWriter | undefined;
   private readonly decisions: AtomicTextWriter | undefined;
+  private readonly record: AtomicTextWriter | undefined;
   private layout: ScheduleLayout | undefined;
   private swf: SwfScheduleWriter | undefined;
   /** Per-job wait and slowdown of every written job. */
@@ -82,6 +85,7 @@ export class RunOutputs {
         : undefined;
       this.stats = paths.statsJson !== undefined ? this.set.open(paths.statsJson) : undefined;
       this.decisions = paths.decisions !== undefined ? this.set.open(paths.decisions) : undefined;
+      this.record = paths.record !== undefined ? this.set.open(paths.record) : undefined;
     } catch (e) {
       this.set.abort();
       throw e;
@@ -104,6 +108,11 @@ export class RunOutputs {
   }
 
   private warn: (line: string) => void = () => {};
+
+  /** Writes one line of the `--record` log. */
+  recordLine(text: string): void {
+    this.record?.line(text);
+  }
 
   /** Writes one step's rows and reports its notices. */
   write(rows: StepRows): void {

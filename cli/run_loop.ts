@@ -35,6 +35,8 @@ export interface LoopContext {
   readonly maxTime: number | undefined;
   readonly memoryLimit: (() => number) | undefined;
   readonly yielder: Yielder;
+  /** Drops the jobs a run continued from a snapshot has already seen. */
+  readonly unseen?: (jobs: JobSpec[]) => JobSpec[];
 }
 
 // Jobs go in as chunks; before each chunk the clock runs up to (not
@@ -94,7 +96,7 @@ export async function simulateFiles(
         );
       }
     }
-    const jobs = input.jobs;
+    const jobs = c.unseen?.(input.jobs) ?? input.jobs;
     if (jobs.length > 0 && jobs[0].submitTime < previousLast) {
       throw new EvtsimError(
         "input",

@@ -34,6 +34,7 @@ import { isSwfPath, RunOutputs } from "./outputs.ts";
 import { checkOutputPaths, type NamedPath } from "./paths.ts";
 import { Progress, type ProgressSink } from "./progress.ts";
 import { statisticsBlock } from "./report.ts";
+import { RunHooks } from "./record_hooks.ts";
 import { type LoopContext, replayAll, simulateFiles, Yielder } from "./run_loop.ts";
 import { VERSION } from "./version.ts";
 
@@ -103,6 +104,7 @@ export async function simulateCommand(
     submissions: str(o, "submission_stats"),
     statsJson: str(o, "stats_json"),
     decisions: str(o, "decisions"),
+    record: str(o, "record"),
   };
   const real = checkOutputPaths(
     [
@@ -111,6 +113,7 @@ export async function simulateCommand(
       ...(named.submissions !== undefined ? [["--submission_stats", named.submissions]] : []),
       ...(named.statsJson !== undefined ? [["--stats_json", named.statsJson]] : []),
       ...(named.decisions !== undefined ? [["--decisions", named.decisions]] : []),
+      ...(named.record !== undefined ? [["--record", named.record]] : []),
     ] as [string, string][],
     inputsOf(parsed, sources),
   );
@@ -121,12 +124,14 @@ export async function simulateCommand(
       submissions: real.get("--submission_stats"),
       statsJson: real.get("--stats_json"),
       decisions: real.get("--decisions"),
+      record: real.get("--record"),
     },
     deps.fs,
   );
   let progress: Progress | undefined;
   let state: ReturnType<typeof initialState>;
   let readSeconds = 0;
+  let recorded: string[] = [];
   try {
     // Reading is timed on its own so that a slow parse shows up as such.
     const load = async (path: string, jobsLeft: number): Promise<LoadedInput> => {
@@ -183,6 +188,8 @@ export async function simulateCommand(
       );
     }
     state = initialState(config, { replay: first.mode === "replay", registry });
+    const run = await RunHooks.create(o, state, first.mode); // --record, --from_snapshot
+    state = await run.start((line) => outputs.recordLine(line));
     if (o.get("verbose") === true) printParams(con, config, sources.paths);
     const msec = o.get("msec_output") === true;
     outputs.begin({
@@ -204,9 +211,12 @@ export async function simulateCommand(
       deps.progressSink,
     );
     const apply = (input: Input): void => {
+      const before = state;
+      const t0 = performance.now();
       const r = step(state, input);
       state = r.state;
       outputs.write(r.rows);
+      run.record(input, before, r, t0);
     };
     const memoryFraction = num(o, "check_memory_pressure");
     const loop: LoopContext = {
@@ -218,6 +228,7 @@ export async function simulateCommand(
         ? () => memoryPressureLimit(memoryFraction)
         : undefined,
       yielder: new Yielder(),
+      unseen: (jobs) => run.skip(jobs),
     };
     if (first.mode === "replay") await replayAll(first, loop);
     else await simulateFiles(sources.paths, first, maxJobs, load, con.err, loop);
@@ -229,6 +240,7 @@ export async function simulateCommand(
     apply({ kind: "finish" });
     progress.update(total);
     progress.done();
+    recorded = run.finish(state);
     outputs.commit(() =>
       statsJsonText({
         evtsimVersion: VERSION,
@@ -256,6 +268,7 @@ export async function simulateCommand(
   }
   if (named.statsJson !== undefined) con.out(`Statistics JSON written to: ${named.statsJson}`);
   if (named.decisions !== undefined) con.out(`Decisions written to: ${named.decisions}`);
+  for (const line of recorded) con.out(line);
   return 0;
 }
 

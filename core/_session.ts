@@ -7,7 +7,12 @@
 
 import type { Working } from "./_engine.ts";
 import type { AdmissionSession } from "./admission.ts";
-import { type PendReason, pendReasons } from "./decisions.ts";
+import {
+  type DispatchDecision,
+  type PendReason,
+  type PendReasonCode,
+  pendReasons,
+} from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
 import type { CandidateSearch, PickerSession, SessionContext } from "./picker.ts";
 import { queueBlock } from "./queues.ts";
@@ -41,9 +46,13 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     this.now = w.time;
     this.queuesConfigured = w.queues.list.length > 0;
     this.endsByShadow = w.picker.backfillEndsByShadow === true;
-    this.decisions = w.config.decisions;
+    this.decisions = w.config.decisions !== false;
     this.session = w.picker.beginSession(w.pickerState, this);
-    this.search = this.decisions || this.session.search === undefined ? undefined : this;
+    // Every waiting job gets a verdict only with `decisions: true`; "heads"
+    // keeps the policy on its indexed path and records what it pends there.
+    this.search = w.config.decisions === true || this.session.search === undefined
+      ? undefined
+      : this;
   }
 
   get free(): number {
@@ -111,22 +120,38 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     w.startJob(rec, this.now);
     this.dispatched++;
     if (this.decisions) {
-      w.pendCodes = w.pendCodes.delete({ id: rec.id, code: "insufficient_nodes" });
-      w.decisionRows.push({
-        type: "DISPATCH",
-        time: this.now,
-        round: w.round,
-        jobId: rec.id,
-        numNodes: rec.numNodes,
-        backfill,
-        ...(rec.queue === undefined ? {} : { queue: rec.queue }),
-      });
+      const key = { id: rec.id, code: "insufficient_nodes" as const };
+      if (w.pendCodes.has(key)) w.pendCodes = w.pendCodes.delete(key);
+      const row: DispatchDecision = rec.queue === undefined
+        ? {
+          type: "DISPATCH",
+          time: this.now,
+          round: w.round,
+          jobId: rec.id,
+          numNodes: rec.numNodes,
+          backfill,
+        }
+        : {
+          type: "DISPATCH",
+          time: this.now,
+          round: w.round,
+          jobId: rec.id,
+          numNodes: rec.numNodes,
+          backfill,
+          queue: rec.queue,
+        };
+      w.decisionRows.push(row);
     }
   }
 
-  pend(job: JobRecord, reason: PendReason | (() => PendReason)): void {
+  pend(
+    job: JobRecord,
+    reason: PendReason | (() => PendReason),
+    code?: PendReasonCode,
+  ): void {
     this.session.onPend(job);
     if (this.decisions) {
+      if (code !== undefined && this.w.pendCodes.find({ id: job.id, code })?.code === code) return;
       recordPend(this.w, job.id, typeof reason === "function" ? reason() : reason);
     }
   }

@@ -4,7 +4,7 @@
 // dispatched job at once (so `free` and `running` are always current), and
 // records the decisions. An admission policy only decides.
 
-import type { PendReason } from "./decisions.ts";
+import type { PendReason, PendReasonCode } from "./decisions.ts";
 import type { CandidateSearch } from "./picker.ts";
 import type { RunningSet } from "./running.ts";
 import type { JobRecord } from "./types.ts";
@@ -37,9 +37,9 @@ export interface AdmissionSession {
   /** The next candidate of a ready queue in the picker's order, or undefined. */
   next(): JobRecord | undefined;
   /**
-   * The picker's indexed search, present only when the picker has one and no
-   * per-job decisions are being recorded: then a policy may skip candidates
-   * without pending each one.
+   * The picker's indexed search, present only when the picker has one and
+   * decisions are not `true` (a verdict for every waiting job): then a policy
+   * may skip candidates without pending each one.
    */
   readonly search?: CandidateSearch;
   /**
@@ -49,9 +49,15 @@ export interface AdmissionSession {
   dispatch(job: JobRecord, backfill: boolean): void;
   /**
    * Records that `job` stays waiting, and why. The reason may be given as a
-   * function: it is then built only when decisions are recorded.
+   * function: it is then built only when decisions are recorded — and, when
+   * `code` says what its code will be, only when that is not the code last
+   * reported for the job (a PEND row is written only when the code changes).
    */
-  pend(job: JobRecord, reason: PendReason | (() => PendReason)): void;
+  pend(
+    job: JobRecord,
+    reason: PendReason | (() => PendReason),
+    code?: PendReasonCode,
+  ): void;
 }
 
 /**

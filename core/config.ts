@@ -37,8 +37,8 @@ export interface ResolvedConfig {
   readonly picker: string;
   /** The queues configured at the start (empty: one implicit queue). */
   readonly queues: readonly ResolvedQueue[];
-  /** Whether decisions are emitted as rows. */
-  readonly decisions: boolean;
+  /** Whether decisions are emitted as rows, and how many PEND rows (see `SimulationConfig`). */
+  readonly decisions: boolean | "heads";
   /** How actual run times are chosen. */
   readonly runTimeMode: RunTimeMode;
   /** Distribution for `runTimeMode: "distribution"`. */
@@ -178,8 +178,14 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
   const drevtSjf = config.picker === undefined && config.admission === undefined &&
     (priorityPolicy === "sjf" || priorityPolicy === "ljf");
   const backfillPolicy = drevtSjf && backfill === "conservative" ? "easy" : backfill;
-  if (config.decisions !== undefined && typeof config.decisions !== "boolean") {
-    throw new EvtsimError("usage", `decisions must be true or false, got ${config.decisions}`);
+  if (
+    config.decisions !== undefined && typeof config.decisions !== "boolean" &&
+    config.decisions !== "heads"
+  ) {
+    throw new EvtsimError(
+      "usage",
+      `decisions must be true, false or "heads", got ${config.decisions}`,
+    );
   }
   return Object.freeze({
     totalNodes,

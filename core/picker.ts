@@ -59,8 +59,8 @@ export interface SessionContext {
 
 /**
  * A fast path a picker may offer when its order is kept in an index: the
- * admission policies use it, when present and when no per-job decisions are
- * asked for, instead of walking every candidate with `nextJob`.
+ * admission policies use it, when present and unless decisions are `true` (a
+ * verdict for every waiting job), instead of walking every candidate with `nextJob`.
  *
  * @example
  * ```ts

@@ -157,8 +157,16 @@ export interface SimulationConfig {
    * to the first); without, `queue` is only a label carried to the output.
    */
   readonly queues?: readonly QueueDef[];
-  /** Emit scheduling decisions (DISPATCH / PEND with reasons) as rows (default false). */
-  readonly decisions?: boolean;
+  /**
+   * Emit scheduling decisions as rows (default false). `true`: DISPATCH rows
+   * and a PEND row whenever a waiting job's reason changes — every waiting
+   * job is looked at in every round, which costs a walk over the whole wait
+   * queue per round. `"heads"`: DISPATCH rows and PEND rows only for the jobs
+   * the admission policy looks at one by one on its fastest path (with the
+   * built-in pickers: the blocked head, and jobs of closed or full queues
+   * offered before it); the run costs what it costs without decisions.
+   */
+  readonly decisions?: boolean | "heads";
   /** How actual run times are chosen (default `actual`). */
   readonly runTimeMode?: RunTimeMode;
   /** Distribution for `runTimeMode: "distribution"` (default `normal`). */

@@ -29,7 +29,8 @@ import type { JobRecord } from "../core/types.ts";
 function startHeads(s: AdmissionSession): JobRecord | undefined {
   for (let job = s.next(); job !== undefined; job = s.next()) {
     if (job.numNodes > s.free) {
-      s.pend(job, () => pendReasons.insufficientNodes(job.numNodes, s.free));
+      // Pended again every round while it waits: the code spares building the same reason.
+      s.pend(job, () => pendReasons.insufficientNodes(job.numNodes, s.free), "insufficient_nodes");
       return job;
     }
     s.dispatch(job, false);

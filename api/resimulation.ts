@@ -1,0 +1,396 @@
+// Re-simulating a `.replay` log (seed 003 Req 5 AC 13–19): load the header
+// and the snapshot at or before a start time, run the recorded events (or an
+// alternative event stream, for a what-if) through the same pure `step`, and
+// compare each decision with the recorded one. Nothing here reads a clock:
+// the decisions depend on the snapshot and the events only (pacing a replay
+// in wall time is the caller's business, between steps).
+//
+// Where the events come from:
+// - from the log itself: the messages after the chosen snapshot, in order;
+// - from an alternative file: its events whose `seq` is at least the chosen
+//   snapshot's `seq` (an inserted event may repeat a neighbour's seq). Its
+//   sessions are what `verify` compares with, so an edited copy of the log
+//   shows which decisions moved.
+//
+// A session belongs to the event before it; the decisions of one event's
+// step are compared in order with the recorded sessions after that event
+// (so one difference does not shift every later comparison).
+//
+// The log is read as the re-simulation goes (a `LogReader`), so only the
+// event at hand is held; the messages before the start snapshot are read
+// and checked too. With a start time, the messages after a candidate
+// snapshot are held until an event or snapshot later than the start time
+// shows that no later snapshot qualifies.
+//
+// The re-simulation's own log (`output`) has the same layout: a header of
+// this run (a re-simulation: no wall-clock start, and sessions with a wall
+// duration of 0, so two re-simulations of one log write the same bytes), the
+// snapshot it started from, then each event with its sessions, a snapshot
+// wherever the event source had one, and the end message if it had one.
+// Its events are numbered on from the start snapshot's seq and carry the
+// clock at which this run applied them, so the output is a valid log even
+// when an alternative stream inserted events.
+
+import type { DecisionRow } from "../core/decisions.ts";
+import { EvtsimError } from "../core/errors.ts";
+import type { PolicyRegistry } from "../core/policies.ts";
+import { type Reconfiguration, reconfigure } from "../core/reconfigure.ts";
+import { restoreSnapshot, type SnapshotData } from "../core/snapshot.ts";
+import type { SimState } from "../core/state.ts";
+import { type Input, step, type StepResult } from "../core/step.ts";
+import { decisionRow, encode, inputOf, type LogEntry } from "../io/replay_log.ts";
+import { LogReader, type ReadLog } from "../io/replay_reader.ts";
+import type {
+  EventMessage,
+  HeaderMessage,
+  LogDecision,
+  SessionMessage,
+  SnapshotMessage,
+} from "../io/replay_schema.ts";
+import { defaultRegistry } from "../schedulers/registry.ts";
+import type { RecordingSink } from "./recorder.ts";
+
+/** How to re-simulate a log. */
+export interface ResimulationOptions {
+  /** The log: its header and snapshots (and its events, unless `events` is given). */
+  readonly log: LogReader | ReadLog;
+  /** An alternative event stream (read with role `events`) for a what-if. */
+  readonly events?: LogReader | ReadLog;
+  /** Start from the last snapshot at or before this time (default: the first snapshot). */
+  readonly startTime?: number;
+  /** Start from the snapshot with this sequence number instead (for tests and tools). */
+  readonly startSeq?: number;
+  /** Another picker, admission policy or queue set. */
+  readonly reconfigure?: Reconfiguration;
+  /** Where policy names are looked up (default: evtsim's own). */
+  readonly registry?: PolicyRegistry;
+  /** Compare each decision with the recorded one. */
+  readonly verify?: boolean;
+  /** Where the re-simulation's own log goes. */
+  readonly output?: RecordingSink;
+}
+
+/** A decision that differs from the recorded one (or has no counterpart). */
+export interface Mismatch {
+  /** Sequence number of the event whose step made it. */
+  readonly seq: number;
+  /** Line of that event in its file. */
+  readonly line: number;
+  /** The decision's position among the event's decisions. */
+  readonly index: number;
+  /** Simulation time of the decision. */
+  readonly time: number;
+  /** What the log says, if it has a decision at this position. */
+  readonly recorded?: DecisionRow;
+  /** What the re-simulation decided, if it made one at this position. */
+  readonly resimulated?: DecisionRow;
+}
+
+type SnapshotEntry = SnapshotMessage & { line: number };
+type EventEntry = EventMessage & { line: number };
+
+/** Messages one at a time, from a reader or from a log read whole. */
+interface Source {
+  readonly file: string;
+  next(): LogEntry | undefined;
+}
+
+function sourceOf(log: LogReader | ReadLog): Source {
+  if (log instanceof LogReader) return log;
+  let at = 0;
+  return { file: log.file, next: () => log.entries[at++] };
+}
+
+/** One re-simulation, stepped event by event. */
+export class Resimulation {
+  /** The snapshot it started from. */
+  readonly start: { readonly seq: number; readonly time: number; readonly line: number };
+  /** The log's header. */
+  readonly header: HeaderMessage;
+  #state: SimState;
+  readonly #events: Source;
+  /** Messages read ahead of the next step (after the start snapshot). */
+  readonly #ahead: LogEntry[] = [];
+  readonly #keep: (e: LogEntry) => boolean;
+  readonly #verify: boolean;
+  readonly #output: RecordingSink | undefined;
+  /** Sequence number of the next event in the output (consecutive from the start). */
+  #outSeq: number;
+  /** An event has been replayed (sessions before the first one belong to skipped events). */
+  #started = false;
+  readonly mismatches: Mismatch[] = [];
+  /** Events applied, sessions and decisions made so far. */
+  readonly counts = { events: 0, sessions: 0, decisions: 0 };
+
+  /**
+   * Picks and loads the starting snapshot and writes the output's header and
+   * snapshot. Throws an `EvtsimError` (file:line) for a start time before the
+   * first snapshot, an unknown policy, or a broken log.
+   */
+  constructor(options: ResimulationOptions) {
+    const base = sourceOf(options.log);
+    this.header = base.next() as HeaderMessage & { line: number };
+    let snap = base.next() as SnapshotEntry;
+    if (options.startSeq !== undefined) {
+      while (snap.seq !== options.startSeq) {
+        const e = base.next();
+        if (e === undefined) {
+          throw new EvtsimError(
+            "usage",
+            `no snapshot with seq ${options.startSeq} in ${base.file}`,
+          );
+        }
+        if (e.type === "snapshot") snap = e;
+      }
+    } else if (options.startTime !== undefined) {
+      const t = options.startTime;
+      if (snap.time > t) {
+        throw new EvtsimError(
+          "usage",
+          `no snapshot at or before time ${t} in ${base.file} (the first is at time ${snap.time}, line ${snap.line})`,
+        );
+      }
+      // Snapshot and event times never go back: past the first one later than t, none qualifies.
+      for (let e = base.next(); e !== undefined; e = base.next()) {
+        if (e.type === "snapshot" && e.time <= t) {
+          snap = e;
+          this.#ahead.length = 0;
+          continue;
+        }
+        this.#ahead.push(e);
+        if ((e.type === "snapshot" || e.type === "event") && e.time > t) break;
+      }
+    }
+    this.start = { seq: snap.seq, time: snap.time, line: snap.line };
+    this.#outSeq = snap.seq;
+    let data = snap.state as SnapshotData;
+    if (options.reconfigure !== undefined) data = reconfigure(data, options.reconfigure);
+    try {
+      this.#state = restoreSnapshot(data, options.registry ?? defaultRegistry());
+    } catch (e) {
+      if (e instanceof EvtsimError && options.reconfigure === undefined) {
+        throw new EvtsimError(e.kind, e.message, { file: base.file, line: snap.line });
+      }
+      throw e;
+    }
+    if (options.events === undefined) {
+      this.#events = base;
+      this.#keep = () => true;
+    } else {
+      // The log is read to its end all the same: a broken log is refused.
+      while (base.next() !== undefined) { /* checked as read */ }
+      this.#ahead.length = 0;
+      this.#events = sourceOf(options.events);
+      const from = snap.seq;
+      this.#keep = (e) =>
+        e.type === "event"
+          ? e.seq >= from
+          : e.type === "snapshot"
+          ? e.seq > from
+          : e.type !== "header";
+    }
+    this.#verify = options.verify === true;
+    this.#output = options.output;
+    this.#output?.write(
+      encode.header(this.#state, {
+        wallStart: null,
+        snapshotInterval: this.header.snapshotInterval,
+        origin: "resimulation",
+      }) + encode.snapshot(snap.seq, this.#state),
+    );
+  }
+
+  /** The current state. */
+  get state(): SimState {
+    return this.#state;
+  }
+
+  /** The next message to handle, read ahead (`at` places back). */
+  #peek(at: number): LogEntry | undefined {
+    while (this.#ahead.length <= at) {
+      const e = this.#events.next();
+      if (e === undefined) return undefined;
+      if (this.#keep(e)) this.#ahead.push(e);
+    }
+    return this.#ahead[at];
+  }
+
+  /** The event the next `step` applies, as the log has it; undefined when done. */
+  peekEvent(): EventEntry | undefined {
+    for (let i = 0;; i++) {
+      const e = this.#peek(i);
+      if (e === undefined || e.type === "event") return e;
+    }
+  }
+
+  /**
+   * The simulation time the next event is about (its clock, or an advance's
+   * target when later), for pacing; undefined when no event is left.
+   */
+  nextTime(): number | undefined {
+    const e = this.peekEvent();
+    if (e === undefined) return undefined;
+    const input = e.input;
+    return (input.kind === "advanceTo" || input.kind === "runUntilExclusive") &&
+        input.time !== "Infinity"
+      ? Math.max(input.time, e.time)
+      : e.time;
+  }
+
+  /** Applies the next event; returns its step result, or undefined when done. */
+  step(): StepResult | undefined {
+    // Without an output nothing is encoded (a --verify run must not pay for it).
+    const out = this.#output !== undefined;
+    let text = "";
+    for (let e = this.#take(); e !== undefined; e = this.#take()) {
+      if (e.type === "snapshot" || e.type === "end") {
+        if (out) text += this.#marker(e.type);
+        continue;
+      }
+      if (e.type !== "event") continue; // sessions of an event not replayed
+      const entry = e;
+      if (entry.time < this.start.time) {
+        throw new EvtsimError(
+          "input",
+          `event seq ${entry.seq} at time ${entry.time} is before the time ${this.start.time} of the snapshot it would follow`,
+          { file: this.#events.file, line: entry.line },
+        );
+      }
+      this.#started = true;
+      const sessions: SessionMessage[] = [];
+      for (let s = this.#peek(0); s?.type === "session"; s = this.#peek(0)) {
+        sessions.push(this.#ahead.shift() as SessionMessage);
+      }
+      const input: Input = inputOf(entry.input);
+      const before = this.#state.time;
+      let r: StepResult;
+      try {
+        r = step(this.#state, input);
+      } catch (err) {
+        if (!(err instanceof EvtsimError)) throw err;
+        throw new EvtsimError(
+          err.kind,
+          `event seq ${entry.seq} (${entry.input.kind}): ${err.message}`,
+          { file: this.#events.file, line: entry.line },
+        );
+      }
+      this.#state = r.state;
+      const decisions = r.rows.decisions;
+      this.counts.events++;
+      this.counts.decisions += decisions.length;
+      if (decisions.length > 0) {
+        let rounds = 1;
+        for (let i = 1; i < decisions.length; i++) {
+          if (decisions[i].round !== decisions[i - 1].round) rounds++;
+        }
+        this.counts.sessions += rounds;
+      }
+      if (this.#verify) this.#compare(entry, sessions, decisions);
+      const seq = this.#outSeq++;
+      if (out) {
+        text += encode.event(seq, before, input);
+        if (decisions.length > 0) text += encode.sessions(decisions, 0);
+      }
+      // Snapshots and the end right after this event go out with it.
+      for (let m = this.#peek(0); m?.type === "snapshot" || m?.type === "end"; m = this.#peek(0)) {
+        this.#ahead.shift();
+        if (out) text += this.#marker(m.type);
+      }
+      if (out) this.#output!.write(text);
+      return r;
+    }
+    if (text !== "") this.#output!.write(text);
+    return undefined;
+  }
+
+  #take(): LogEntry | undefined {
+    const e = this.#peek(0);
+    if (e !== undefined) this.#ahead.shift();
+    if (e?.type === "session" && this.#started) {
+      // A session can only follow its event, which took it along.
+      throw new EvtsimError("input", "a session without its event", {
+        file: this.#events.file,
+        line: e.line,
+      });
+    }
+    return e;
+  }
+
+  /** Runs every remaining event. */
+  runAll(): void {
+    while (this.step() !== undefined) { /* next event */ }
+  }
+
+  /** Closes the output. */
+  close(): void {
+    this.#output?.close?.();
+  }
+
+  // A snapshot of the state now, or the end message, for the output.
+  #marker(kind: "snapshot" | "end"): string {
+    return kind === "snapshot"
+      ? encode.snapshot(this.#outSeq, this.#state)
+      : encode.end(this.#outSeq, this.#state.time);
+  }
+
+  #compare(entry: EventEntry, sessions: readonly SessionMessage[], made: readonly DecisionRow[]) {
+    let i = 0;
+    for (const s of sessions) {
+      for (const d of s.decisions) {
+        const b = made[i];
+        // Compared as logged; a decision row is built only for a mismatch.
+        if (b === undefined || !sameAsLogged(d, s.time, s.round, b)) {
+          this.#mismatch(entry, i, decisionRow(d, s.time, s.round), b);
+        }
+        i++;
+      }
+    }
+    for (; i < made.length; i++) this.#mismatch(entry, i, undefined, made[i]);
+  }
+
+  #mismatch(
+    entry: EventEntry,
+    i: number,
+    a: DecisionRow | undefined,
+    b: DecisionRow | undefined,
+  ): void {
+    this.mismatches.push({
+      seq: entry.seq,
+      line: entry.line,
+      index: i,
+      time: (b ?? a)!.time,
+      ...(a === undefined ? {} : { recorded: a }),
+      ...(b === undefined ? {} : { resimulated: b }),
+    });
+  }
+}
+
+function sameAsLogged(d: LogDecision, time: number, round: number, b: DecisionRow): boolean {
+  if (b.time !== time || b.round !== round || b.jobId !== d[1]) return false;
+  if (d[0] === "DISPATCH") {
+    return b.type === "DISPATCH" && b.numNodes === d[2] && b.backfill === (d.length === 4);
+  }
+  return b.type === "PEND" && sameDecision(decisionRow(d, time, round), b);
+}
+
+/**
+ * Whether two decisions are the same: type, time, round, job, nodes and
+ * backfill, or every field of the pend reason. (A DISPATCH's queue is the
+ * job's own, which the events decide; the log does not repeat it.)
+ */
+export function sameDecision(a: DecisionRow, b: DecisionRow): boolean {
+  if (a.type !== b.type || a.time !== b.time || a.round !== b.round || a.jobId !== b.jobId) {
+    return false;
+  }
+  if (a.type === "DISPATCH" && b.type === "DISPATCH") {
+    return a.numNodes === b.numNodes && a.backfill === b.backfill;
+  }
+  if (a.type === "PEND" && b.type === "PEND") {
+    const x = a.reason;
+    const y = b.reason;
+    return x.code === y.code && x.message === y.message && x.needed === y.needed &&
+      x.free === y.free && x.end === y.end && x.reservation === y.reservation &&
+      x.blockedBy === y.blockedBy && x.queue === y.queue;
+  }
+  return false;
+}

@@ -1,0 +1,216 @@
+// `evtsim replay FILE`: re-simulate a recorded scheduling session (a
+// `.replay` log) and, with --verify, check every decision against the
+// recording (api/resimulation.ts does the work). Not to be confused with
+// `evtsim simulate` on a trace with begin/end columns, which replays a
+// recorded *schedule* without asking the scheduler anything.
+
+import { type Mismatch, Resimulation } from "../api/resimulation.ts";
+import { EvtsimError } from "../core/errors.ts";
+import type { Reconfiguration } from "../core/reconfigure.ts";
+import { AtomicOutputSet } from "../io/atomic_writer.ts";
+import { readQueues } from "../io/queues_file.ts";
+import { dumpDecision, Dumper } from "../io/replay_dump.ts";
+import { LogReader, parseLog } from "../io/replay_reader.ts";
+import type { DecisionRow } from "../core/decisions.ts";
+import {
+  type CommandOption,
+  numberValue,
+  optionHelp,
+  parseCommandArgs,
+  stringValue,
+} from "./_command_args.ts";
+import type { Console } from "./simulate.ts";
+
+/** Exit status when --verify finds a decision that differs from the recording. */
+export const EXIT_MISMATCH = 3;
+
+const OPTIONS: Readonly<Record<string, CommandOption>> = {
+  verify: {
+    type: "boolean",
+    help: "compare every decision with the recorded one; print each difference, exit 3 if any",
+  },
+  output: {
+    type: "string",
+    short: "o",
+    value: "FILE",
+    help: "write the re-simulation's own .replay log (same format; diff the dumps)",
+  },
+  alt_events: {
+    type: "string",
+    value: "FILE",
+    help: "what-if: take the events (and the sessions --verify compares) from FILE, " +
+      "e.g. an edited copy of the log; events with seq >= the start snapshot's are replayed",
+  },
+  start_time: {
+    type: "string",
+    value: "T",
+    help: "start from the last snapshot at or before simulation time T (default: the first)",
+  },
+  speed: {
+    type: "string",
+    value: "X",
+    help: "pace wall time: X simulated seconds per second (0 = as fast as possible, default); " +
+      "the decisions never depend on it",
+  },
+  picker: { type: "string", value: "NAME", help: "re-simulate under another picker" },
+  backfill_policy: {
+    type: "string",
+    short: "b",
+    value: "NAME",
+    help: "re-simulate under another admission (backfill) policy",
+  },
+  queues: {
+    type: "string",
+    value: "FILE",
+    help: "re-simulate with these queues (YAML or JSON, as for simulate --queues)",
+  },
+  help: { type: "boolean", short: "h", help: "show this help" },
+};
+
+function help(): string {
+  return [
+    "usage: evtsim replay FILE [options]",
+    "",
+    "Re-simulates a recorded scheduling session: FILE is a .replay log written by",
+    "'evtsim simulate --record' or by Simulation.startRecording. The header and the snapshot at",
+    "or before --start_time are loaded and every recorded event (job submissions, ends, cancels,",
+    "updates, queue and capacity changes) is run through the scheduler again. Without --verify or",
+    "--output the re-simulated events and decisions are printed as 'evtsim dump' prints them.",
+    "",
+    "Not the same as a replay of a recorded *schedule*: 'evtsim simulate TRACE' with begin_time",
+    "and end_time columns replays who ran when and never asks the scheduler; 'evtsim replay' asks",
+    "the scheduler again and checks that it decides as it did.",
+    "",
+    "examples:",
+    "  evtsim simulate trace.csv -n 128 --record run.replay",
+    "  evtsim replay run.replay --verify",
+    "  evtsim replay run.replay --alt_events whatif.replay --output whatif_out.replay",
+    "  diff <(evtsim dump run.replay) <(evtsim dump whatif_out.replay)",
+    "",
+    "options:",
+    ...optionHelp(OPTIONS),
+    "",
+    "Exit status: 0 on success, 1 on a usage or input error, 3 when --verify finds a mismatch.",
+  ].join("\n");
+}
+
+function text(d: DecisionRow | undefined): string {
+  return d === undefined ? "(none)" : dumpDecision(d).trim();
+}
+
+/** The one-line report of a mismatch: time, job, and both decisions. */
+export function mismatchText(file: string, m: Mismatch): string {
+  const job = m.recorded?.jobId ?? m.resimulated?.jobId;
+  const other = m.recorded !== undefined && m.resimulated !== undefined &&
+      m.recorded.jobId !== m.resimulated.jobId
+    ? `/${m.resimulated.jobId}`
+    : "";
+  return `mismatch at t=${m.time} job ${job}${other} (event #${m.seq}, ${file}:${m.line}, decision ${
+    m.index + 1
+  }): recorded: ${text(m.recorded)}; re-simulated: ${text(m.resimulated)}`;
+}
+
+/** Runs `evtsim replay ARGS`; returns the exit code. */
+export async function replayCommand(args: readonly string[], con: Console): Promise<number> {
+  const parsed = parseCommandArgs(args, OPTIONS, "replay");
+  if (parsed.values.get("help") === true) {
+    con.out(help());
+    return 0;
+  }
+  if (parsed.positionals.length !== 1) {
+    throw new EvtsimError(
+      "usage",
+      parsed.positionals.length === 0
+        ? "no log file given (see 'evtsim replay --help')"
+        : `unexpected arguments: ${parsed.positionals.slice(1).join(" ")}`,
+    );
+  }
+  const path = parsed.positionals[0];
+  const startTime = numberValue(parsed, "start_time");
+  const speed = numberValue(parsed, "speed", 0) ?? 0;
+  const verify = parsed.values.get("verify") === true;
+  const outputPath = stringValue(parsed, "output");
+  const altPath = stringValue(parsed, "alt_events");
+  const queuesPath = stringValue(parsed, "queues");
+  const change: Reconfiguration = {
+    ...(parsed.values.has("picker") ? { picker: stringValue(parsed, "picker") } : {}),
+    ...(parsed.values.has("backfill_policy")
+      ? { backfillPolicy: stringValue(parsed, "backfill_policy") }
+      : {}),
+    ...(queuesPath === undefined
+      ? {}
+      : { queues: (await readQueues(queuesPath)).map((e) => e.queue) }),
+  };
+
+  const log = LogReader.open(path, "log");
+  const alt = altPath === undefined ? undefined : LogReader.open(altPath, "events");
+
+  const outputs = new AtomicOutputSet();
+  const writer = outputPath === undefined ? undefined : outputs.open(outputPath);
+  // Without --verify or --output, the re-simulation's own log is printed as `dump` prints it.
+  const print = !verify && writer === undefined;
+  let printed = "";
+  const lines: string[] = [];
+  const flushLines = () => {
+    if (lines.length > 0) con.out(lines.join("\n"));
+    lines.length = 0;
+  };
+  try {
+    const sim = new Resimulation({
+      log,
+      ...(alt === undefined ? {} : { events: alt }),
+      ...(startTime === undefined ? {} : { startTime }),
+      ...(Object.keys(change).length === 0 ? {} : { reconfigure: change }),
+      verify,
+      ...(writer !== undefined
+        ? { output: { write: (t: string) => writer.line(t.slice(0, -1)) } }
+        : print
+        ? { output: { write: (t: string) => void (printed += t) } }
+        : {}),
+    });
+    const wallStart = performance.now();
+    let reported = 0;
+    for (;;) {
+      if (speed > 0) {
+        const t = sim.nextTime();
+        if (t !== undefined) {
+          const due = wallStart + ((t - sim.start.time) / speed) * 1000;
+          const wait = due - performance.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        }
+      }
+      if (sim.step() === undefined) break;
+      for (; reported < sim.mismatches.length; reported++) {
+        lines.push(mismatchText(alt?.file ?? path, sim.mismatches[reported]));
+      }
+    }
+    // Everything read: the warnings (a torn last line) come first.
+    for (const w of [...log.warnings, ...(alt?.warnings ?? [])]) con.err(w);
+    if (print) {
+      const dumper = new Dumper();
+      for (const e of parseLog(printed, "(re-simulation)").entries) lines.push(...dumper.lines(e));
+    }
+    sim.close();
+    outputs.commit();
+    const c = sim.counts;
+    lines.push(
+      `replayed ${c.events} events from the snapshot at time ${sim.start.time} (seq ${sim.start.seq}, ${path}:${sim.start.line}): ${c.sessions} sessions, ${c.decisions} decisions`,
+    );
+    if (verify) {
+      lines.push(
+        sim.mismatches.length === 0
+          ? "verify: every decision matches the recording"
+          : `verify: ${sim.mismatches.length} decision(s) differ from the recording`,
+      );
+    }
+    if (outputPath !== undefined) lines.push(`Re-simulation log written to: ${outputPath}`);
+    flushLines();
+    return verify && sim.mismatches.length > 0 ? EXIT_MISMATCH : 0;
+  } catch (e) {
+    outputs.abort();
+    throw e;
+  } finally {
+    log.close();
+    alt?.close();
+  }
+}

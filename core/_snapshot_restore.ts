@@ -1,0 +1,213 @@
+// Loading a snapshot (see core/snapshot.ts for the layout): the state a
+// snapshot's data describes, with the policies looked up by name and the
+// picker's state rebuilt through its hooks.
+
+import { Vec } from "./_vector.ts";
+import type { Admission } from "./admission.ts";
+import { resolveConfig } from "./config.ts";
+import { EvtsimError } from "./errors.ts";
+import { emptyLiveEvents, type LiveEvent } from "./live.ts";
+import type { Picker } from "./picker.ts";
+import { lookupAdmission, lookupPicker, type PolicyRegistry } from "./policies.ts";
+import { type QueueState, queueTable } from "./queues.ts";
+import { type RngState, seedRng } from "./rng.ts";
+import { emptyRunningSet, runningJob } from "./running.ts";
+import {
+  emptyArrivals,
+  emptyEvents,
+  emptyPendCodes,
+  type RowStack,
+  type SimState,
+} from "./state.ts";
+import type { JobRecord } from "./types.ts";
+import { queueDefOf } from "./_snapshot_queues.ts";
+import {
+  eventData,
+  type JobRecordData,
+  type LiveEventData,
+  SNAPSHOT_VERSION,
+  type SnapshotData,
+} from "./snapshot.ts";
+
+function bad(detail: string): EvtsimError {
+  return new EvtsimError("input", `snapshot: ${detail}`);
+}
+
+function jobRecord(d: JobRecordData): JobRecord {
+  const rec: JobRecord = {
+    id: d.id,
+    submitTime: d.submitTime,
+    numNodes: d.numNodes,
+    timeLimit: d.timeLimit,
+    runTime: d.runTime,
+    queue: d.queue,
+    priority: d.priority,
+    beginTime: d.beginTime,
+    endTime: d.endTime,
+    rejected: d.rejected,
+    hidden: d.hidden,
+    ...(d.unsubmitted === true ? { unsubmitted: true } : {}),
+    ...(d.outcome === undefined ? {} : { outcome: d.outcome }),
+    ...(d.exitStatus === undefined ? {} : { exitStatus: d.exitStatus }),
+  };
+  return Object.freeze(rec);
+}
+
+function liveEvent(d: LiveEventData): LiveEvent {
+  return d.kind === "updateQueue"
+    ? { kind: d.kind, time: d.time, seq: d.seq, queue: queueDefOf(d.queue) }
+    : d;
+}
+
+const isWaiting = (r: JobRecord) =>
+  !r.rejected && !r.hidden && r.unsubmitted !== true && r.beginTime < 0 && r.endTime < 0;
+const isRunning = (r: JobRecord) => !r.rejected && r.beginTime >= 0 && r.endTime < 0;
+
+/**
+ * The state a snapshot describes, with the picker and admission policy
+ * looked up by name in `registry` and the picker's state rebuilt through its
+ * hooks. Throws an `EvtsimError` for an unknown policy name or parts that do
+ * not fit together (a store with gaps, an arrival that is not in the store,
+ * allocated nodes that do not match the running jobs).
+ */
+export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): SimState {
+  if (data.version !== SNAPSHOT_VERSION) {
+    throw bad(
+      `version ${data.version} is not the version this program reads (${SNAPSHOT_VERSION})`,
+    );
+  }
+  const config = resolveConfig({
+    ...data.config,
+    queues: data.config.queues.map(queueDefOf),
+  });
+  const picker: Picker = lookupPicker(registry, config.picker);
+  const admission: Admission = lookupAdmission(registry, config.backfillPolicy);
+
+  const { firstId } = data.store;
+  const records = data.store.records.map(jobRecord);
+  records.forEach((r, i) => {
+    if (r.id !== firstId + i) {
+      throw bad(`store record ${i} has id ${r.id}, expected ${firstId + i}`);
+    }
+  });
+  if (firstId + records.length !== data.nextJobId) {
+    throw bad(
+      `the store holds jobs ${firstId}..${
+        firstId + records.length - 1
+      } but the next job id is ${data.nextJobId}`,
+    );
+  }
+  const recordOf = (id: number, what: string): JobRecord => {
+    const r = Number.isInteger(id) ? records[id - firstId] : undefined;
+    if (r === undefined) throw bad(`${what} names job ${id}, which is not in the store`);
+    return r;
+  };
+
+  const arrivalIds = new Set<number>();
+  const arrivals: JobRecord[] = [];
+  for (const id of data.arrivals) {
+    const r = recordOf(id, "an arrival");
+    if (!isWaiting(r)) throw bad(`arrival ${id} is not a submitted job that waits to start`);
+    arrivalIds.add(id);
+    arrivals.push(r);
+  }
+  arrivals.sort((a, b) => a.submitTime - b.submitTime || a.id - b.id);
+
+  const table = queueTable(data.queues.map(queueDefOf));
+  const running = records.filter(isRunning);
+  let allocated = 0;
+  const runningPerQueue = new Map<string, number>();
+  for (const r of running) {
+    allocated += r.numNodes;
+    if (r.queue !== undefined) {
+      runningPerQueue.set(r.queue, (runningPerQueue.get(r.queue) ?? 0) + 1);
+    }
+  }
+  if (allocated !== data.allocatedNodes) {
+    throw bad(
+      `${data.allocatedNodes} nodes are allocated but the running jobs hold ${allocated}`,
+    );
+  }
+  const waiting = records.filter((r) => isWaiting(r) && !arrivalIds.has(r.id));
+  if (table.list.length > 0) {
+    for (const r of [...running, ...waiting, ...arrivals]) {
+      if (r.queue === undefined || !table.byName.has(r.queue)) {
+        throw bad(`job ${r.id} is in queue '${r.queue}', which is not defined`);
+      }
+    }
+  }
+  const queues = table.list.length === 0 ? table : Object.freeze({
+    list: Object.freeze(
+      table.list.map((q): QueueState =>
+        Object.freeze({ def: q.def, running: runningPerQueue.get(q.def.name) ?? 0 })
+      ),
+    ),
+    byName: table.byName,
+  });
+
+  // The picker's state, rebuilt through its hooks (never stored).
+  let pickerState = picker.init({
+    queues: config.queues,
+    searchByLimit: admission.searchesByLimit === true,
+    pickerNamed: (name) => lookupPicker(registry, name),
+  });
+  for (const q of queues.list) pickerState = picker.onQueueUpdate(pickerState, q.def);
+  waiting.sort((a, b) => a.submitTime - b.submitTime || a.id - b.id);
+  for (const r of waiting) pickerState = picker.onJobPush(pickerState, r);
+
+  for (const e of data.liveEvents) {
+    if (e.seq >= data.liveSeq) throw bad(`live event seq ${e.seq} is not below ${data.liveSeq}`);
+  }
+  let buffer: RowStack | null = null;
+  for (const row of data.resourceBuffer) buffer = { row: Object.freeze({ ...row }), next: buffer };
+  const s = data.stats;
+  return Object.freeze({
+    config,
+    picker,
+    pickerState,
+    admission,
+    registry,
+    time: data.time,
+    rng: data.rng === null ? seedRng(config.seed) : Object.freeze({
+      words: Uint32Array.from(data.rng.words),
+      index: data.rng.index,
+    }) as RngState,
+    nextJobId: data.nextJobId,
+    store: Object.freeze({
+      firstId,
+      records: Vec.of(records),
+      capacity: data.store.capacity,
+      completedSinceFlush: data.store.completedSinceFlush,
+    }),
+    arrivals: emptyArrivals().addAll(arrivals),
+    queues,
+    liveEvents: emptyLiveEvents().addAll(
+      data.liveEvents.map(liveEvent).sort((a, b) => a.time - b.time || a.seq - b.seq),
+    ),
+    liveSeq: data.liveSeq,
+    round: data.round,
+    pendCodes: emptyPendCodes().addAll(data.pendCodes.map(([id, code]) => ({ id, code }))),
+    running: emptyRunningSet().addAll(
+      running
+        .map((r) => runningJob(r.id, r.numNodes, r.timeLimit, r.beginTime))
+        .sort((a, b) => a.projectedEnd - b.projectedEnd || a.id - b.id),
+    ),
+    events: emptyEvents().addAll(
+      data.events.map(eventData).sort((a, b) => a.time - b.time || a.kind - b.kind || a.id - b.id),
+    ),
+    allocatedNodes: data.allocatedNodes,
+    capacity: data.capacity,
+    capacityIndex: data.capacityIndex,
+    sampled: data.sampled,
+    resourceBuffer: buffer,
+    resourceBufferLength: data.resourceBuffer.length,
+    stats: Object.freeze({
+      ...s,
+      firstSubmit: s.firstSubmit ?? Infinity,
+      lastEnd: s.lastEnd ?? -Infinity,
+    }),
+    replay: false,
+    finished: data.finished,
+    overallocationReported: data.overallocationReported,
+  });
+}

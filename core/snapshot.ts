@@ -1,0 +1,307 @@
+// Snapshots (seed 003 Req 5 AC 21): the whole simulation state as plain,
+// JSON-safe data, and back. A snapshot holds canonical core state only:
+// the configuration (policies by name), the job store, the queues, the
+// pending resource and live events, the decision bookkeeping (`pendCodes`, so
+// that a re-simulation from a snapshot reports pend reasons exactly as the
+// original run did from there on), the generator, the statistics sums and the
+// unwritten resource rows. The picker's own state is never stored: loading
+// rebuilds it through the picker's hooks (init with the configured queues,
+// `onQueueUpdate` for every queue in force, `onJobPush` for every waiting job
+// in arrival order: submit time, then id), and the running set and the
+// queues' running counts are derived from the job records.
+//
+// Field order is fixed here (not taken from the objects), so the same state
+// always serialises to the same bytes. Non-finite numbers never reach JSON:
+// the statistics' "none yet" values (±Infinity) are written as null, and a
+// queue update's explicit `maxRunning: undefined` (remove the limit) as null.
+//
+// Shape checks (types, ranges) belong to the schema that validates a value
+// read from a file (io/replay_schema.ts); `restoreSnapshot` checks the facts
+// that tie the parts together and throws an `EvtsimError` when they do not.
+
+import type { ResolvedConfig } from "./config.ts";
+import type { PendReasonCode } from "./decisions.ts";
+import { EvtsimError } from "./errors.ts";
+import type { LiveEvent } from "./live.ts";
+import type { ResolvedQueue } from "./queues.ts";
+import type { ResourceEvent, RowStack, SimState } from "./state.ts";
+import type { StatisticsAccumulator } from "./statistics.ts";
+import type { JobOutcome, JobRecord, ResourceRow } from "./types.ts";
+import { type QueueDefData, queueDefData } from "./_snapshot_queues.ts";
+
+/** The snapshot layout this program writes and reads. */
+export const SNAPSHOT_VERSION = 1;
+
+/** The configuration as stored (a resolved configuration, policies by name). */
+export interface ConfigData {
+  readonly totalNodes: number;
+  readonly backfillPolicy: string;
+  readonly priorityPolicy: ResolvedConfig["priorityPolicy"];
+  readonly picker: string;
+  readonly queues: readonly QueueDefData[];
+  readonly decisions: boolean | "heads";
+  readonly runTimeMode: ResolvedConfig["runTimeMode"];
+  readonly runTimeDistribution: ResolvedConfig["runTimeDistribution"];
+  readonly runTimeScale: number;
+  readonly runTimeStddev: number;
+  readonly seed: number;
+  readonly jobStoreCapacity: number;
+  readonly jobStoreOverflow: ResolvedConfig["jobStoreOverflow"];
+  readonly jobFlushInterval: number;
+  readonly resourceHistoryCapacity: number;
+  readonly startTime: number;
+  readonly capacitySchedule: readonly { readonly time: number; readonly capacity: number }[];
+}
+
+/** A job record as stored. */
+export interface JobRecordData {
+  readonly id: number;
+  readonly submitTime: number;
+  readonly numNodes: number;
+  readonly timeLimit: number;
+  readonly runTime: number;
+  readonly queue?: string;
+  readonly priority: number;
+  readonly beginTime: number;
+  readonly endTime: number;
+  readonly rejected: boolean;
+  readonly hidden: boolean;
+  readonly unsubmitted?: boolean;
+  readonly outcome?: JobOutcome;
+  readonly exitStatus?: number;
+}
+
+/** A pending live event as stored. */
+export type LiveEventData =
+  | Exclude<LiveEvent, { kind: "updateQueue" }>
+  | {
+    readonly kind: "updateQueue";
+    readonly time: number;
+    readonly seq: number;
+    readonly queue: QueueDefData;
+  };
+
+/** The statistics sums as stored: the "none yet" infinities are null. */
+export type StatisticsData = Omit<StatisticsAccumulator, "firstSubmit" | "lastEnd"> & {
+  readonly firstSubmit: number | null;
+  readonly lastEnd: number | null;
+};
+
+/** The whole state as plain data (see the module comment). */
+export interface SnapshotData {
+  readonly version: number;
+  readonly config: ConfigData;
+  readonly time: number;
+  /** The run-time generator (std::mt19937's words), or null when it was never drawn from. */
+  readonly rng: { readonly index: number; readonly words: readonly number[] } | null;
+  readonly nextJobId: number;
+  readonly store: {
+    readonly firstId: number;
+    readonly capacity: number;
+    readonly completedSinceFlush: number;
+    readonly records: readonly JobRecordData[];
+  };
+  /** Ids of submitted jobs whose arrival the clock has not processed, in arrival order. */
+  readonly arrivals: readonly number[];
+  /** The queues in force, in definition order. */
+  readonly queues: readonly QueueDefData[];
+  readonly liveEvents: readonly LiveEventData[];
+  readonly liveSeq: number;
+  readonly round: number;
+  /** Each waiting job's last reported pend reason code, by job id. */
+  readonly pendCodes: readonly (readonly [number, PendReasonCode])[];
+  readonly events: readonly ResourceEvent[];
+  readonly allocatedNodes: number;
+  readonly capacity: number;
+  readonly capacityIndex: number;
+  readonly sampled: boolean;
+  /** Unwritten resource rows, oldest first. */
+  readonly resourceBuffer: readonly ResourceRow[];
+  readonly stats: StatisticsData;
+  readonly finished: boolean;
+  readonly overallocationReported: boolean;
+}
+
+// ---- state -> data --------------------------------------------------------
+
+function resolvedQueueData(q: ResolvedQueue): QueueDefData {
+  return queueDefData({
+    name: q.name,
+    priority: q.priority,
+    ...(q.picker === undefined ? {} : { picker: q.picker }),
+    ...(q.project === undefined ? {} : { project: q.project }),
+    ...(q.maxRunning === undefined ? {} : { maxRunning: q.maxRunning }),
+    open: q.open,
+  });
+}
+
+/** A configuration as stored, fields in a fixed order. */
+export function configData(c: ResolvedConfig): ConfigData {
+  return {
+    totalNodes: c.totalNodes,
+    backfillPolicy: c.backfillPolicy,
+    priorityPolicy: c.priorityPolicy,
+    picker: c.picker,
+    queues: c.queues.map(resolvedQueueData),
+    decisions: c.decisions,
+    runTimeMode: c.runTimeMode,
+    runTimeDistribution: c.runTimeDistribution,
+    runTimeScale: c.runTimeScale,
+    runTimeStddev: c.runTimeStddev,
+    seed: c.seed,
+    jobStoreCapacity: c.jobStoreCapacity,
+    jobStoreOverflow: c.jobStoreOverflow,
+    jobFlushInterval: c.jobFlushInterval,
+    resourceHistoryCapacity: c.resourceHistoryCapacity,
+    startTime: c.startTime,
+    capacitySchedule: c.capacitySchedule.map((x) => ({ time: x.time, capacity: x.capacity })),
+  };
+}
+
+function recordData(r: JobRecord): JobRecordData {
+  const out: { -readonly [K in keyof JobRecordData]: JobRecordData[K] } = {
+    id: r.id,
+    submitTime: r.submitTime,
+    numNodes: r.numNodes,
+    timeLimit: r.timeLimit,
+    runTime: r.runTime,
+    ...(r.queue === undefined ? {} : { queue: r.queue }),
+    priority: r.priority,
+    beginTime: r.beginTime,
+    endTime: r.endTime,
+    rejected: r.rejected,
+    hidden: r.hidden,
+  };
+  if (r.unsubmitted === true) out.unsubmitted = true;
+  if (r.outcome !== undefined) out.outcome = r.outcome;
+  if (r.exitStatus !== undefined) out.exitStatus = r.exitStatus;
+  return out;
+}
+
+function liveEventData(e: LiveEvent): LiveEventData {
+  switch (e.kind) {
+    case "cancel":
+      return { kind: e.kind, time: e.time, seq: e.seq, id: e.id };
+    case "end":
+      return {
+        kind: e.kind,
+        time: e.time,
+        seq: e.seq,
+        id: e.id,
+        outcome: e.outcome,
+        exitStatus: e.exitStatus,
+      };
+    case "updateJob": {
+      const u = e.update;
+      return {
+        kind: e.kind,
+        time: e.time,
+        seq: e.seq,
+        id: e.id,
+        update: {
+          ...(u.priority === undefined ? {} : { priority: u.priority }),
+          ...(u.queue === undefined ? {} : { queue: u.queue }),
+        },
+      };
+    }
+    case "updateQueue":
+      return { kind: e.kind, time: e.time, seq: e.seq, queue: queueDefData(e.queue) };
+    case "capacity":
+      return { kind: e.kind, time: e.time, seq: e.seq, capacity: e.capacity };
+  }
+}
+
+/** A resource event as stored (fields in a fixed order). */
+export function eventData(e: ResourceEvent): ResourceEvent {
+  return {
+    time: e.time,
+    kind: e.kind,
+    id: e.id,
+    numNodes: e.numNodes,
+    beginTime: e.beginTime,
+    timeLimit: e.timeLimit,
+  };
+}
+
+function statsData(s: StatisticsAccumulator): StatisticsData {
+  return {
+    jobsCreated: s.jobsCreated,
+    jobsRejected: s.jobsRejected,
+    jobsStarted: s.jobsStarted,
+    jobsCompleted: s.jobsCompleted,
+    jobsCancelled: s.jobsCancelled,
+    jobsFailed: s.jobsFailed,
+    jobsKilled: s.jobsKilled,
+    sumWait: s.sumWait,
+    maxWait: s.maxWait,
+    sumTurnaround: s.sumTurnaround,
+    sumBoundedSlowdown: s.sumBoundedSlowdown,
+    nodeSeconds: s.nodeSeconds,
+    firstSubmit: Number.isFinite(s.firstSubmit) ? s.firstSubmit : null,
+    lastEnd: Number.isFinite(s.lastEnd) ? s.lastEnd : null,
+    queueSamples: s.queueSamples,
+    queueSampleSum: s.queueSampleSum,
+    queueSampleMax: s.queueSampleMax,
+  };
+}
+
+/**
+ * The state as plain, JSON-safe data (see the module comment). Throws an
+ * `EvtsimError` for the state of a schedule replay (recorded begin/end
+ * times), which has no scheduler to rebuild.
+ */
+export function snapshotOf(state: SimState): SnapshotData {
+  if (state.replay) {
+    throw new EvtsimError(
+      "state",
+      "a snapshot is of a simulation, not of the replay of a recorded schedule",
+    );
+  }
+  const rows: ResourceRow[] = [];
+  for (let n: RowStack | null = state.resourceBuffer; n !== null; n = n.next) {
+    rows.push({
+      time: n.row.time,
+      freeNodes: n.row.freeNodes,
+      allocatedNodes: n.row.allocatedNodes,
+    });
+  }
+  rows.reverse();
+  const pend: [number, PendReasonCode][] = [];
+  for (const { id, code } of state.pendCodes.toArray()) pend.push([id, code]);
+  pend.sort((a, b) => a[0] - b[0]);
+  return {
+    version: SNAPSHOT_VERSION,
+    config: configData(state.config),
+    time: state.time,
+    // The generator changes only when run times are drawn; otherwise the
+    // configuration's seed rebuilds it.
+    rng: state.config.runTimeMode === "distribution"
+      ? { index: state.rng.index, words: [...state.rng.words] }
+      : null,
+    nextJobId: state.nextJobId,
+    store: {
+      firstId: state.store.firstId,
+      capacity: state.store.capacity,
+      completedSinceFlush: state.store.completedSinceFlush,
+      records: state.store.records.toArray().map(recordData),
+    },
+    arrivals: state.arrivals.toArray().map((r) => r.id),
+    queues: state.queues.list.map((q) => resolvedQueueData(q.def)),
+    liveEvents: state.liveEvents.toArray().map(liveEventData),
+    liveSeq: state.liveSeq,
+    round: state.round,
+    pendCodes: pend,
+    events: state.events.toArray().map(eventData),
+    allocatedNodes: state.allocatedNodes,
+    capacity: state.capacity,
+    capacityIndex: state.capacityIndex,
+    sampled: state.sampled,
+    resourceBuffer: rows,
+    stats: statsData(state.stats),
+    finished: state.finished,
+    overallocationReported: state.overallocationReported,
+  };
+}
+
+export { type QueueDefData, queueDefData, queueDefOf } from "./_snapshot_queues.ts";
+export { restoreSnapshot } from "./_snapshot_restore.ts";
