@@ -108,3 +108,36 @@ Deno.test("snapshot: bad values are one clear error each; the state is never hal
   // A replay of a recorded schedule has no scheduler to snapshot.
   assertThrows(() => saveSnapshot(initialState({ totalNodes: 4 }, { replay: true })), "replay");
 });
+
+Deno.test("snapshot: the run-time generator (std::mt19937) is carried over in distribution mode", () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom("normal", "lognormal", "uniform"),
+      fc.integer({ min: 0, max: 2 ** 31 }),
+      fc.integer({ min: 1, max: 700 }),
+      (dist, seed, cut) => {
+        const config = {
+          totalNodes: 16,
+          runTimeMode: "distribution",
+          runTimeDistribution: dist,
+          runTimeScale: 0.5,
+          runTimeStddev: 0.3,
+          seed,
+        } as const;
+        // More jobs than one twist of the generator (624 words) when cut is large.
+        const job = (i: number) => ({ submitTime: i, numNodes: 1 + (i % 4), timeLimit: 100 + i });
+        const first = Array.from({ length: cut }, (_, i) => job(i));
+        const rest = Array.from({ length: 50 }, (_, i) => job(cut + i));
+        const s = step(initialState(config), { kind: "appendJobs", jobs: first }).state;
+        const copy = loadSnapshot(JSON.parse(json(s)));
+        const a = step(s, { kind: "appendJobs", jobs: rest }).state;
+        const b = step(copy, { kind: "appendJobs", jobs: rest }).state;
+        assertEquals(
+          b.store.records.toArray().map((r) => r.runTime),
+          a.store.records.toArray().map((r) => r.runTime),
+        );
+      },
+    ),
+    { seed: 2323, numRuns: 40 },
+  );
+});
