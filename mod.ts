@@ -128,7 +128,7 @@ export {
 } from "./api/recorder.ts";
 // The types a state's fields refer to: public so that code reading a
 // `SimState` can name them.
-export type { JobStore, ResourceEvent, RowStack } from "./core/state.ts";
+export type { JobStore, ResourceEvent } from "./core/state.ts";
 export type { ResolvedConfig } from "./core/config.ts";
 export type { RngState } from "./core/rng.ts";
 export type { StatisticsAccumulator } from "./core/statistics.ts";

@@ -139,7 +139,14 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     name: "decisions",
     kind: "string",
     placeholder: "FILE",
-    help: "also write every scheduling decision (DISPATCH, PEND with a reason) as JSON Lines",
+    help: "also write the scheduling decisions (DISPATCH, PEND with a reason) as JSON Lines",
+  },
+  {
+    name: "decisions_detail",
+    kind: "enum",
+    values: ["heads", "all"],
+    help:
+      "with --decisions: PEND rows of the jobs each round examines (default heads, as cheap as no decisions) or of every waiting job (all: quadratic in the queue length)",
   },
   {
     name: "record",

@@ -89,6 +89,9 @@ export async function simulateCommand(
     requireSorted: sources.list !== undefined,
   };
 
+  if (o.has("decisions_detail") && !o.has("decisions")) {
+    throw new EvtsimError("usage", "--decisions_detail needs --decisions FILE");
+  }
   const schedulePath = str(o, "outfile") ?? defaultOutfile(sources.list ?? firstPath);
   const extended = o.get("extended_output") === true;
   const swf = isSwfPath(schedulePath);
@@ -162,7 +165,11 @@ export async function simulateCommand(
       backfillPolicy: str(o, "admission") ?? str(o, "backfill_policy") ?? "easy",
       ...(str(o, "picker") !== undefined ? { picker: str(o, "picker") } : {}),
       ...(queues !== undefined ? { queues } : {}),
-      decisions: named.decisions !== undefined,
+      decisions: named.decisions === undefined
+        ? false
+        : str(o, "decisions_detail") === "all"
+        ? true
+        : "heads",
       priorityPolicy: (str(o, "priority_policy") ?? "fcfs") as SimulationConfig["priorityPolicy"],
       runTimeMode,
       runTimeDistribution: str(o, "run_time_distribution") as SimulationConfig[

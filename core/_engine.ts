@@ -22,7 +22,7 @@ import type { QueueState, QueueTable } from "./queues.ts";
 import { drawnEndTime } from "./_run_time_draws.ts";
 import type { RngState } from "./rng.ts";
 import { runningJob, type RunningSet } from "./running.ts";
-import type { ResourceEvent, RowStack, SimState } from "./state.ts";
+import type { ResourceEvent, SimState } from "./state.ts";
 import { addCompletion, addEarlyEnd, type MutableStatistics } from "./statistics.ts";
 import type {
   JobOutcome,
@@ -71,7 +71,7 @@ export class Working {
   capacity: number;
   capacityIndex: number;
   sampled: boolean;
-  resourceBuffer: RowStack | null;
+  resourceBuffer: Vec<ResourceRow>;
   resourceBufferLength: number;
   /** This step's own copy of the accumulator, updated in place. */
   stats: MutableStatistics;
@@ -112,7 +112,7 @@ export class Working {
     this.capacity = s.capacity;
     this.capacityIndex = s.capacityIndex;
     this.sampled = s.sampled;
-    this.resourceBuffer = s.resourceBuffer;
+    this.resourceBuffer = s.resourceBuffer.transient(this.owner);
     this.resourceBufferLength = s.resourceBufferLength;
     this.stats = { ...s.stats };
     this.replay = s.replay;
@@ -157,7 +157,7 @@ export class Working {
       capacity: this.capacity,
       capacityIndex: this.capacityIndex,
       sampled: this.sampled,
-      resourceBuffer: this.resourceBuffer,
+      resourceBuffer: this.resourceBuffer.persistent(),
       resourceBufferLength: this.resourceBufferLength,
       stats: Object.freeze({ ...this.stats }),
       replay: this.replay,
@@ -494,7 +494,7 @@ export class Working {
       freeNodes: this.capacity - this.allocatedNodes,
       allocatedNodes: this.allocatedNodes,
     };
-    this.resourceBuffer = { row, next: this.resourceBuffer };
+    this.resourceBuffer.push(row);
     this.resourceBufferLength++;
     const cap = this.config.resourceHistoryCapacity > 0
       ? this.config.resourceHistoryCapacity
@@ -506,10 +506,10 @@ export class Working {
 
   /** Emits every buffered resource row, oldest first. */
   flushResources(): void {
-    const rows: ResourceRow[] = [];
-    for (let n = this.resourceBuffer; n !== null; n = n.next) rows.push(n.row);
-    for (let i = rows.length - 1; i >= 0; i--) this.resourceRows.push(rows[i]);
-    this.resourceBuffer = null;
+    const buffer = this.resourceBuffer;
+    const n = buffer.size;
+    for (let i = 0; i < n; i++) this.resourceRows.push(buffer.get(i)!);
+    buffer.clear();
     this.resourceBufferLength = 0;
   }
 

@@ -16,7 +16,6 @@ import {
   emptyArrivals,
   emptyEvents,
   emptyPendCodes,
-  type RowStack,
   type SimState,
 } from "./state.ts";
 import type { JobRecord } from "./types.ts";
@@ -158,8 +157,7 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
   for (const e of data.liveEvents) {
     if (e.seq >= data.liveSeq) throw bad(`live event seq ${e.seq} is not below ${data.liveSeq}`);
   }
-  let buffer: RowStack | null = null;
-  for (const row of data.resourceBuffer) buffer = { row: Object.freeze({ ...row }), next: buffer };
+  const buffer = Vec.of(data.resourceBuffer.map((row) => Object.freeze({ ...row })));
   const s = data.stats;
   return Object.freeze({
     config,

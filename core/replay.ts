@@ -128,14 +128,12 @@ function warmStartJob(w: Working, job: RecordedJob, where: string, limits: Appen
   w.running = w.running.add(runningJob(rec.id, rec.numNodes, rec.timeLimit, job.beginTime));
   w.events = w.events.add(event(rec, job, 0));
   w.allocatedNodes += rec.numNodes;
-  w.resourceBuffer = {
-    row: {
-      time: start,
-      freeNodes: w.capacity - w.allocatedNodes,
-      allocatedNodes: w.allocatedNodes,
-    },
-    next: null,
-  };
+  // The baseline row (the only one buffered) shows the occupancy so far.
+  w.resourceBuffer.set(0, {
+    time: start,
+    freeNodes: w.capacity - w.allocatedNodes,
+    allocatedNodes: w.allocatedNodes,
+  });
 }
 
 // Nothing but warm-start jobs has been replayed and the baseline row is
@@ -143,8 +141,7 @@ function warmStartJob(w: Working, job: RecordedJob, where: string, limits: Appen
 function atBaseline(w: Working): boolean {
   const b = w.resourceBuffer;
   return w.time === w.config.startTime && w.stats.jobsCreated === 0 &&
-    w.resourceBufferLength === 1 &&
-    b !== null && b.next === null && b.row.time === w.config.startTime;
+    w.resourceBufferLength === 1 && b.size === 1 && b.get(0)!.time === w.config.startTime;
 }
 
 // The warm-start occupancy is final once anything else happens; an

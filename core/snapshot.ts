@@ -24,7 +24,7 @@ import type { PendReasonCode } from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
 import type { LiveEvent } from "./live.ts";
 import type { ResolvedQueue } from "./queues.ts";
-import type { ResourceEvent, RowStack, SimState } from "./state.ts";
+import type { ResourceEvent, SimState } from "./state.ts";
 import type { StatisticsAccumulator } from "./statistics.ts";
 import type { JobOutcome, JobRecord, ResourceRow } from "./types.ts";
 import { type QueueDefData, queueDefData } from "./_snapshot_queues.ts";
@@ -257,15 +257,11 @@ export function snapshotOf(state: SimState): SnapshotData {
       "a snapshot is of a simulation, not of the replay of a recorded schedule",
     );
   }
-  const rows: ResourceRow[] = [];
-  for (let n: RowStack | null = state.resourceBuffer; n !== null; n = n.next) {
-    rows.push({
-      time: n.row.time,
-      freeNodes: n.row.freeNodes,
-      allocatedNodes: n.row.allocatedNodes,
-    });
-  }
-  rows.reverse();
+  const rows: ResourceRow[] = state.resourceBuffer.toArray().map((r) => ({
+    time: r.time,
+    freeNodes: r.freeNodes,
+    allocatedNodes: r.allocatedNodes,
+  }));
   const pend: [number, PendReasonCode][] = [];
   for (const { id, code } of state.pendCodes.toArray()) pend.push([id, code]);
   pend.sort((a, b) => a[0] - b[0]);

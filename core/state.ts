@@ -87,27 +87,6 @@ export interface JobStore {
 }
 
 /**
- * A resource row buffer as a persistent stack (newest first).
- *
- * @example
- * ```ts
- * import { advanceTo, appendJobs, initialState, type RowStack, step } from "../mod.ts";
- * let s = step(initialState({ totalNodes: 8 }), appendJobs([{ submitTime: 5, numNodes: 2, timeLimit: 60 }])).state;
- * s = step(s, advanceTo(5)).state;
- * const free: number[] = [];
- * for (let n: RowStack | null = s.resourceBuffer; n !== null; n = n.next) free.push(n.row.freeNodes);
- * // Newest first: the row after the start at 5, then the baseline row.
- * if (free.join() !== "6,8" || s.resourceBufferLength !== 2) throw new Error(free.join());
- * ```
- */
-export interface RowStack {
-  /** The newest buffered row. */
-  readonly row: ResourceRow;
-  /** The older rows. */
-  readonly next: RowStack | null;
-}
-
-/**
  * The whole simulation state. Treat every field as read-only.
  *
  * @example
@@ -165,8 +144,8 @@ export interface SimState {
   readonly capacityIndex: number;
   /** The initial queue-length sample has been taken. */
   readonly sampled: boolean;
-  /** Resource rows not yet emitted, newest first. */
-  readonly resourceBuffer: RowStack | null;
+  /** Resource rows not yet emitted, oldest first. */
+  readonly resourceBuffer: Vec<ResourceRow>;
   /** Number of rows in `resourceBuffer`. */
   readonly resourceBufferLength: number;
   /** Running sums for the statistics. */
@@ -270,7 +249,7 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     capacity,
     capacityIndex,
     sampled: false,
-    resourceBuffer: { row: baseline, next: null },
+    resourceBuffer: Vec.of([baseline]),
     resourceBufferLength: 1,
     stats: emptyStatistics(),
     replay: options.replay ?? false,

@@ -204,3 +204,42 @@ Deno.test("cli: a trace's priority column orders jobs within a queue; a job nami
     frac.err.join("\n"),
   );
 });
+
+Deno.test("cli: --decisions_detail all pends every waiting job; heads only the examined ones", async () => {
+  const d = await workspace();
+  const run = async (detail: string[]) => {
+    const r = await runCli([
+      "simulate",
+      `${d}/t.csv`,
+      "-n",
+      "4",
+      "-b",
+      "none",
+      "--decisions",
+      `${d}/d.jsonl`,
+      ...detail,
+      "-o",
+      `${d}/s.csv`,
+    ]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    return (await Deno.readTextFile(`${d}/d.jsonl`)).trim().split("\n").map((l) => JSON.parse(l));
+  };
+  const heads = await run([]);
+  const all = await run(["--decisions_detail", "all"]);
+  const behind = (rows: { type: string; jobId: number; reason?: { code: string } }[]) =>
+    rows.filter((x) => x.type === "PEND" && x.reason?.code === "behind_head").map((x) => x.jobId);
+  // Without backfilling, jobs 2 and 3 wait behind the blocked head: only "all" says so.
+  assertEquals([behind(heads), behind(all)], [[], [2, 3]]);
+  const dispatches = (rows: { type: string }[]) =>
+    JSON.stringify(rows.filter((x) => x.type === "DISPATCH"));
+  assertEquals(dispatches(heads), dispatches(all));
+  const bad = await runCli([
+    "simulate",
+    `${d}/t.csv`,
+    "--decisions_detail",
+    "all",
+    "-o",
+    `${d}/x.csv`,
+  ]);
+  assertEquals([bad.code, bad.err], [1, ["evtsim: --decisions_detail needs --decisions FILE"]]);
+});
