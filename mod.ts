@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * import { initialState, step } from "./mod.ts";
+ * import { initialState, step } from "@evtsim/evtsim";
  * let s = initialState({ totalNodes: 100, backfillPolicy: "easy" });
  * s = step(s, {
  *   kind: "appendJobs",
@@ -126,15 +126,12 @@ export {
   type RecordingSink,
   type RecordingStatus,
 } from "./api/recorder.ts";
-// The types a state's fields refer to: public so that code reading a
-// `SimState` can name them.
-export type { JobStore, ResourceEvent, RowStack } from "./core/state.ts";
+// The types of a state's stable fields and of the admission contract. The
+// state's internal structures (its ordered sets, job store, row buffer,
+// generator and statistics sums) are deliberately not exported: they are
+// marked `@internal` on `SimState` and may change in any release.
 export type { ResolvedConfig } from "./core/config.ts";
-export type { RngState } from "./core/rng.ts";
-export type { StatisticsAccumulator } from "./core/statistics.ts";
 export type { RunningJob, RunningSet } from "./core/running.ts";
-export type { OrderedSet, OrderSpec, Owner, TreeNode } from "./core/_ordered_set.ts";
-export type { Vec } from "./core/_vector.ts";
 export {
   checkMemoryPressureFraction,
   ESTIMATED_BYTES_PER_JOB_RECORD,
