@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * import { main } from "./main.ts";
+ * import { main } from "@evtsim/evtsim/cli";
  * const out: string[] = [];
  * const code = await main(["--version"], { out: (l) => out.push(l), err: () => {}, isTerminal: false });
  * console.assert(code === 0 && out[0].startsWith("evtsim "));
