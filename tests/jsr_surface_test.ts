@@ -30,6 +30,7 @@ const INTERNAL = [
   "StatisticsAccumulator",
   "RngCursor",
   "resolveConfig",
+  "userFolder",
 ];
 
 /** Folders whose JSDoc examples run as doc tests (deno task test --doc). */
