@@ -190,3 +190,27 @@ Deno.test("JSR surface: JSDoc examples import the package, not relative paths", 
   }
   assertEquals(problems, []);
 });
+
+Deno.test("JSR surface: README's Stable public surface lists every export of every entry", async () => {
+  const readme = await Deno.readTextFile(`${ROOT}README.md`);
+  const start = readme.indexOf("\n## Stable public surface\n");
+  assert(start >= 0, "README.md has no Stable public surface section");
+  const end = readme.indexOf("\n## ", start + 1);
+  const section = readme.slice(start, end < 0 ? undefined : end);
+  // Each entry's part starts with a line naming it in backticks.
+  const parts = new Map<string, string>();
+  const heads = [...section.matchAll(/^`(@evtsim\/evtsim(?:\/\w+)?)` \(/gm)];
+  for (const [i, m] of heads.entries()) {
+    parts.set(m[1], section.slice(m.index, heads[i + 1]?.index));
+  }
+  const missing: string[] = [];
+  for (const [spec, entry] of await surface()) {
+    const part = parts.get(spec);
+    assert(part !== undefined, `the section has no part for ${spec}`);
+    const named = new Set(
+      [...part.matchAll(/`([^`]+)`/g)].flatMap((m) => m[1].match(/[A-Za-z_$][\w$]*/g) ?? []),
+    );
+    for (const n of entry.names) if (!named.has(n)) missing.push(`${spec}: ${n}`);
+  }
+  assertEquals(missing, []);
+});
