@@ -3,7 +3,12 @@
  * for HPC clusters (FCFS, EASY and conservative backfilling, SJF/LJF), with
  * DR_EVT-compatible traces and outputs.
  *
- * The core is a pure reducer, {@link step}, over an immutable {@link SimState}.
+ * The core is a pure reducer, {@link step}, over an immutable {@link SimState};
+ * {@link Simulation} drives it call by call as DR_EVT's streaming API does.
+ * Pickers and admission policies plug in through the contracts exported here.
+ * The other entries: `@evtsim/evtsim/io` (trace readers and CSV writers),
+ * `@evtsim/evtsim/testing` (arbitraries, invariant checkers, `fuzzScheduler`)
+ * and `@evtsim/evtsim/cli` (the `evtsim` command, in-process).
  *
  * @example
  * ```ts
