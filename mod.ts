@@ -3,11 +3,16 @@
  * for HPC clusters (FCFS, EASY and conservative backfilling, SJF/LJF), with
  * DR_EVT-compatible traces and outputs.
  *
- * The core is a pure reducer, {@link step}, over an immutable {@link SimState}.
+ * The core is a pure reducer, {@link step}, over an immutable {@link SimState};
+ * {@link Simulation} drives it call by call as DR_EVT's streaming API does.
+ * Pickers and admission policies plug in through the contracts exported here.
+ * The other entries: `@evtsim/evtsim/io` (trace readers and CSV writers),
+ * `@evtsim/evtsim/testing` (arbitraries, invariant checkers, `fuzzScheduler`)
+ * and `@evtsim/evtsim/cli` (the `evtsim` command, in-process).
  *
  * @example
  * ```ts
- * import { initialState, step } from "./mod.ts";
+ * import { initialState, step } from "@evtsim/evtsim";
  * let s = initialState({ totalNodes: 100, backfillPolicy: "easy" });
  * s = step(s, {
  *   kind: "appendJobs",
@@ -126,15 +131,12 @@ export {
   type RecordingSink,
   type RecordingStatus,
 } from "./api/recorder.ts";
-// The types a state's fields refer to: public so that code reading a
-// `SimState` can name them.
-export type { JobStore, ResourceEvent } from "./core/state.ts";
+// The types of a state's stable fields and of the admission contract. The
+// state's internal structures (its ordered sets, job store, row buffer,
+// generator and statistics sums) are deliberately not exported: they are
+// marked `@internal` on `SimState` and may change in any release.
 export type { ResolvedConfig } from "./core/config.ts";
-export type { RngState } from "./core/rng.ts";
-export type { StatisticsAccumulator } from "./core/statistics.ts";
 export type { RunningJob, RunningSet } from "./core/running.ts";
-export type { OrderedSet, OrderSpec, Owner, TreeNode } from "./core/_ordered_set.ts";
-export type { Vec } from "./core/_vector.ts";
 export {
   checkMemoryPressureFraction,
   ESTIMATED_BYTES_PER_JOB_RECORD,

@@ -19,7 +19,7 @@ import type { JobSpec } from "../core/types.ts";
  *
  * @example
  * ```ts
- * import { appendJobs, type AppendJobsOptions, initialState, step, submitJob } from "../mod.ts";
+ * import { appendJobs, type AppendJobsOptions, initialState, step, submitJob } from "@evtsim/evtsim";
  * const storeOnly: AppendJobsOptions = { submit: false, maxStoreCapacity: 1000 };
  * let s = step(initialState({ totalNodes: 8 }), appendJobs([{ submitTime: 0, numNodes: 2, timeLimit: 5 }], storeOnly)).state;
  * // Stored but not submitted: nothing arrives until `submitJob`.
@@ -47,7 +47,7 @@ export interface AppendJobsOptions {
  *
  * @example
  * ```ts
- * import { appendJobs, initialState, step } from "../mod.ts";
+ * import { appendJobs, initialState, step } from "@evtsim/evtsim";
  * const r = step(initialState({ totalNodes: 8 }), appendJobs([{ submitTime: 0, numNodes: 2, timeLimit: 5 }]));
  * console.assert(r.ids[0] === 0);
  * ```
@@ -81,7 +81,7 @@ export function appendJobs(jobs: readonly JobSpec[], options: AppendJobsOptions 
  *
  * @example
  * ```ts
- * import { appendJobs, initialState, step, submitJob } from "../mod.ts";
+ * import { appendJobs, initialState, step, submitJob } from "@evtsim/evtsim";
  * let s = initialState({ totalNodes: 8 });
  * s = step(s, appendJobs([{ submitTime: 0, numNodes: 2, timeLimit: 5 }], { submit: false })).state;
  * s = step(s, submitJob(0, 3)).state;
@@ -107,7 +107,7 @@ export function submitJob(id: number, submitTime: number): Input {
  *
  * @example
  * ```ts
- * import { advanceTo, initialState, step } from "../mod.ts";
+ * import { advanceTo, initialState, step } from "@evtsim/evtsim";
  * const s = step(initialState({ totalNodes: 8 }), advanceTo(50)).state;
  * console.assert(s.time === 50);
  * ```
@@ -124,7 +124,7 @@ export function advanceTo(time: number): Input {
  *
  * @example
  * ```ts
- * import { appendJobs, initialState, runUntilExclusive, step } from "../mod.ts";
+ * import { appendJobs, initialState, runUntilExclusive, step } from "@evtsim/evtsim";
  * let s = initialState({ totalNodes: 8 });
  * s = step(s, appendJobs([{ submitTime: 10, numNodes: 2, timeLimit: 5 }])).state;
  * s = step(s, runUntilExclusive(10)).state;
@@ -142,7 +142,7 @@ export function runUntilExclusive(time: number): Input {
  *
  * @example
  * ```ts
- * import { appendJobs, initialState, runToCompletion, step } from "../mod.ts";
+ * import { appendJobs, initialState, runToCompletion, step } from "@evtsim/evtsim";
  * let s = initialState({ totalNodes: 8 });
  * s = step(s, appendJobs([{ submitTime: 0, numNodes: 2, timeLimit: 5 }])).state;
  * s = step(s, runToCompletion()).state;
@@ -159,7 +159,7 @@ export function runToCompletion(): Input {
  *
  * @example
  * ```ts
- * import { flush, initialState, step } from "../mod.ts";
+ * import { flush, initialState, step } from "@evtsim/evtsim";
  * const { rows } = step(initialState({ totalNodes: 8 }), flush());
  * console.assert(rows.resources.length === 1); // the baseline row
  * ```
@@ -175,7 +175,7 @@ export function flush(): Input {
  *
  * @example
  * ```ts
- * import { appendJobs, finish, initialState, runToCompletion, step } from "../mod.ts";
+ * import { appendJobs, finish, initialState, runToCompletion, step } from "@evtsim/evtsim";
  * let s = initialState({ totalNodes: 8 });
  * s = step(s, appendJobs([{ submitTime: 0, numNodes: 2, timeLimit: 5 }])).state;
  * s = step(s, runToCompletion()).state;

@@ -17,7 +17,7 @@ import { EvtsimError } from "../core/errors.ts";
  *
  * @example
  * ```ts
- * import { ESTIMATED_BYTES_PER_JOB_RECORD, memoryPressureLimit } from "../mod.ts";
+ * import { ESTIMATED_BYTES_PER_JOB_RECORD, memoryPressureLimit } from "@evtsim/evtsim";
  * // With 1 GiB available and F = 0.5, the store may hold about two million jobs.
  * const n = memoryPressureLimit(0.5, { availableBytes: 2 ** 30 });
  * if (n !== Math.floor(2 ** 29 / ESTIMATED_BYTES_PER_JOB_RECORD)) throw new Error(`got ${n}`);
@@ -30,7 +30,7 @@ export const ESTIMATED_BYTES_PER_JOB_RECORD = 256;
  *
  * @example
  * ```ts
- * import { checkMemoryPressureFraction } from "./memory.ts";
+ * import { checkMemoryPressureFraction } from "@evtsim/evtsim";
  * console.assert(checkMemoryPressureFraction(0.5) === 0.5);
  * ```
  */
@@ -49,7 +49,7 @@ export function checkMemoryPressureFraction(fraction: number): number {
  *
  * @example
  * ```ts
- * import { appendJobs, EvtsimError, initialState, memoryPressureLimit, type MemoryPressureOptions, step } from "../mod.ts";
+ * import { appendJobs, EvtsimError, initialState, memoryPressureLimit, type MemoryPressureOptions, step } from "@evtsim/evtsim";
  * const tiny: MemoryPressureOptions = { availableBytes: 1024, bytesPerRecord: 256 };
  * const limit = memoryPressureLimit(1, tiny); // 4 records
  * const jobs = Array.from({ length: 5 }, () => ({ submitTime: 0, numNodes: 1, timeLimit: 1 }));
@@ -76,7 +76,7 @@ export interface MemoryPressureOptions {
  *
  * @example
  * ```ts
- * import { memoryPressureLimit } from "./memory.ts";
+ * import { memoryPressureLimit } from "@evtsim/evtsim";
  * const n = memoryPressureLimit(0.5, { availableBytes: 1 << 20, bytesPerRecord: 256 });
  * console.assert(n === 2048);
  * ```

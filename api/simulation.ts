@@ -46,7 +46,7 @@ import {
  *
  * @example
  * ```ts
- * import { Simulation, type SimulationOptions } from "../mod.ts";
+ * import { Simulation, type SimulationOptions } from "@evtsim/evtsim";
  * const options: SimulationOptions = {
  *   totalNodes: 16,
  *   backfillPolicy: "none",
@@ -85,7 +85,7 @@ export interface SimulationOptions extends SimulationConfig {
  *
  * @example
  * ```ts
- * import { type JobRow, type Notice, Simulation, type SimulationSinks } from "../mod.ts";
+ * import { type JobRow, type Notice, Simulation, type SimulationSinks } from "@evtsim/evtsim";
  * const written: JobRow[] = [];
  * const notices: Notice[] = [];
  * const sinks: SimulationSinks = { onJobRow: (r) => written.push(r), onNotice: (n) => notices.push(n) };
@@ -116,7 +116,7 @@ export interface SimulationSinks {
  *
  * @example
  * ```ts
- * import { Simulation, type SimulationOutput } from "../mod.ts";
+ * import { Simulation, type SimulationOutput } from "@evtsim/evtsim";
  * const sim = new Simulation({ totalNodes: 8 });
  * sim.appendJobs([{ submitTime: 0, numNodes: 8, timeLimit: 10 }, { submitTime: 5, numNodes: 8, timeLimit: 10 }]);
  * const out: SimulationOutput = sim.finish();
@@ -145,7 +145,7 @@ export interface SimulationOutput {
  *
  * @example
  * ```ts
- * import { type FinishOptions, Simulation } from "../mod.ts";
+ * import { type FinishOptions, Simulation } from "@evtsim/evtsim";
  * const rowsWritten = (options: FinishOptions) => {
  *   const sim = new Simulation({ totalNodes: 8 });
  *   sim.appendJobs([{ submitTime: 0, numNodes: 8, timeLimit: 10 }, { submitTime: 0, numNodes: 8, timeLimit: 10 }]);
@@ -179,7 +179,7 @@ export interface FinishOptions {
  *
  * @example
  * ```ts
- * import { Simulation } from "../mod.ts";
+ * import { Simulation } from "@evtsim/evtsim";
  * const sim = new Simulation({ totalNodes: 100, backfillPolicy: "easy" });
  * sim.appendJobs([
  *   { submitTime: 0, numNodes: 70, timeLimit: 200 },
@@ -216,7 +216,7 @@ export class Simulation {
    *
    * @example
    * ```ts
-   * import { Simulation } from "../mod.ts";
+   * import { Simulation } from "@evtsim/evtsim";
    * const rows: number[] = [];
    * const sim = new Simulation({ totalNodes: 8 }, { onJobRow: (r) => rows.push(r.jobId) });
    * sim.appendJob({ submitTime: 0, numNodes: 8, timeLimit: 10 });
@@ -256,7 +256,7 @@ export class Simulation {
    *
    * @example
    * ```ts
-   * import { Simulation } from "../mod.ts";
+   * import { Simulation } from "@evtsim/evtsim";
    * const sim = new Simulation({ totalNodes: 8 });
    * sim.loadTrace([{ submitTime: 5, numNodes: 1, timeLimit: 1 }, { submitTime: 0, numNodes: 1, timeLimit: 1 }]);
    * console.assert(sim.initializeTrace() === 2);
@@ -279,7 +279,7 @@ export class Simulation {
    *
    * @example
    * ```ts
-   * import { Simulation } from "../mod.ts";
+   * import { Simulation } from "@evtsim/evtsim";
    * const sim = new Simulation({
    *   totalNodes: 8,
    *   jobs: [{ submitTime: 5, numNodes: 4, timeLimit: 10 }, { submitTime: 0, numNodes: 4, timeLimit: 10 }],
@@ -323,7 +323,7 @@ export class Simulation {
    *
    * @example
    * ```ts
-   * import { Simulation } from "../mod.ts";
+   * import { Simulation } from "@evtsim/evtsim";
    * const sim = new Simulation({ totalNodes: 100 });
    * const id = sim.appendJob({ submitTime: 10, numNodes: 20, queue: "pbatch", timeLimit: 200 });
    * sim.advanceTo(10);
@@ -353,7 +353,7 @@ export class Simulation {
    *
    * @example
    * ```ts
-   * import { EvtsimError, Simulation } from "../mod.ts";
+   * import { EvtsimError, Simulation } from "@evtsim/evtsim";
    * const sim = new Simulation({ totalNodes: 100 });
    * try {
    *   sim.appendJobs([{ submitTime: 20, numNodes: 1, timeLimit: 5 }, { submitTime: 10, numNodes: 1, timeLimit: 5 }]);
@@ -384,7 +384,7 @@ export class Simulation {
    *
    * @example
    * ```ts
-   * import { Simulation } from "../mod.ts";
+   * import { Simulation } from "@evtsim/evtsim";
    * const sim = new Simulation({ totalNodes: 8, jobs: [{ submitTime: 0, numNodes: 2, timeLimit: 5 }] });
    * sim.initializeTrace();
    * sim.submitJob(0, 3);
@@ -404,7 +404,7 @@ export class Simulation {
    *
    * @example
    * ```ts
-   * import { Simulation } from "../mod.ts";
+   * import { Simulation } from "@evtsim/evtsim";
    * const sim = new Simulation({ totalNodes: 8 });
    * sim.appendJob({ submitTime: 0, numNodes: 2, timeLimit: 100 });
    * sim.advanceTo(100);
@@ -422,7 +422,7 @@ export class Simulation {
    *
    * @example
    * ```ts
-   * import { Simulation } from "../mod.ts";
+   * import { Simulation } from "@evtsim/evtsim";
    * const sim = new Simulation({ totalNodes: 8 });
    * sim.appendJob({ submitTime: 0, numNodes: 2, timeLimit: 100 });
    * sim.runUntilExclusive(100);
@@ -439,7 +439,7 @@ export class Simulation {
    *
    * @example
    * ```ts
-   * import { Simulation } from "../mod.ts";
+   * import { Simulation } from "@evtsim/evtsim";
    * const sim = new Simulation({ totalNodes: 8 });
    * sim.appendJob({ submitTime: 0, numNodes: 2, timeLimit: 100 });
    * sim.runToCompletion();
@@ -457,7 +457,7 @@ export class Simulation {
    *
    * @example
    * ```ts
-   * import { Simulation } from "../mod.ts";
+   * import { Simulation } from "@evtsim/evtsim";
    * let written = 0;
    * const sim = new Simulation({ totalNodes: 8 }, { onJobRow: () => written++ });
    * sim.appendJob({ submitTime: 0, numNodes: 2, timeLimit: 10 });
@@ -479,7 +479,7 @@ export class Simulation {
    *
    * @example
    * ```ts
-   * import { Simulation } from "../mod.ts";
+   * import { Simulation } from "@evtsim/evtsim";
    * const sim = new Simulation({ totalNodes: 8 });
    * sim.appendJobs([{ submitTime: 0, numNodes: 8, timeLimit: 10 }, { submitTime: 0, numNodes: 8, timeLimit: 10 }]);
    * sim.advanceTo(10);
@@ -667,7 +667,7 @@ export class Simulation {
    *
    * @example
    * ```ts
-   * import { Simulation } from "../mod.ts";
+   * import { Simulation } from "@evtsim/evtsim";
    * const sim = new Simulation({ totalNodes: 10 });
    * sim.appendJobs([{ submitTime: 0, numNodes: 10, timeLimit: 10 }, { submitTime: 0, numNodes: 10, timeLimit: 10 }]);
    * sim.runToCompletion();
@@ -685,7 +685,7 @@ export class Simulation {
    *
    * @example
    * ```ts
-   * import { Simulation } from "../mod.ts";
+   * import { Simulation } from "@evtsim/evtsim";
    * const sim = new Simulation({ totalNodes: 10 });
    * sim.appendJobs([{ submitTime: 0, numNodes: 10, timeLimit: 30 }, { submitTime: 0, numNodes: 5, timeLimit: 10 }]);
    * console.assert(sim.headShadowTime() === -1);
@@ -704,7 +704,7 @@ export class Simulation {
    *
    * @example
    * ```ts
-   * import { Simulation } from "../mod.ts";
+   * import { Simulation } from "@evtsim/evtsim";
    * const sim = new Simulation({ totalNodes: 10 });
    * sim.appendJobs([{ submitTime: 0, numNodes: 6, timeLimit: 30 }, { submitTime: 0, numNodes: 8, timeLimit: 10 }]);
    * sim.advanceTo(0);

@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * import { main } from "./main.ts";
+ * import { main } from "@evtsim/evtsim/cli";
  * const out: string[] = [];
  * const code = await main(["--version"], { out: (l) => out.push(l), err: () => {}, isTerminal: false });
  * console.assert(code === 0 && out[0].startsWith("evtsim "));
@@ -22,6 +22,7 @@ import { describeFsError, isFsError } from "../io/fs_errors.ts";
 import { simulateHelp } from "./options.ts";
 import { type Console, simulateCommand, type SimulateDeps } from "./simulate.ts";
 import { VERSION } from "./version.ts";
+import { userFolder } from "./_user_folder.ts";
 
 export type { Console, SimulateDeps };
 export type { OutputFile, OutputFileSystem } from "../io/atomic_writer.ts";
@@ -143,29 +144,6 @@ export function processConsole(): Console {
     },
     isTerminal: Deno.stderr.isTerminal(),
   };
-}
-
-/**
- * Relative paths are the user's: `deno task` runs the command in the folder
- * of deno.json and says where it was started in INIT_CWD. The variable is
- * inherited by every process a task starts, so it is followed only when
- * this process runs in that very folder (the task's); a process started
- * elsewhere (an installed `evtsim`, a test, a benchmark) keeps its own.
- */
-export function userFolder(
-  cwd: string,
-  initCwd: string | undefined,
-  taskFolder: string,
-): string | undefined {
-  if (initCwd === undefined || initCwd === "" || initCwd === cwd) return undefined;
-  const real = (p: string) => {
-    try {
-      return Deno.realPathSync(p);
-    } catch {
-      return p;
-    }
-  };
-  return real(cwd) === real(taskFolder) ? initCwd : undefined;
 }
 
 function enterUserFolder(): void {

@@ -14,7 +14,8 @@
  *
  * @example
  * ```ts
- * import { appendJobs, initialState, type JobRecord, type OrderSpec, step } from "../mod.ts";
+ * import { appendJobs, initialState, type JobRecord, step } from "@evtsim/evtsim";
+ * import type { OrderSpec } from "./_ordered_set.ts";
  * const job = (numNodes: number) => ({ submitTime: 30, numNodes, timeLimit: 5 });
  * const s = step(initialState({ totalNodes: 8 }), appendJobs([job(4), job(1)])).state;
  * // Future arrivals: ordered by submit time, then id; p2 (node count) is summarised.
@@ -46,7 +47,8 @@ export type Owner = object;
  *
  * @example
  * ```ts
- * import { appendJobs, initialState, type JobRecord, step, type TreeNode } from "../mod.ts";
+ * import { appendJobs, initialState, type JobRecord, step } from "@evtsim/evtsim";
+ * import type { TreeNode } from "./_ordered_set.ts";
  * const job = (submitTime: number, numNodes: number) => ({ submitTime, numNodes, timeLimit: 10 });
  * const s = step(initialState({ totalNodes: 8 }), appendJobs([job(10, 4), job(20, 2), job(30, 6)])).state;
  * const root: TreeNode<JobRecord> | null = s.arrivals.root;
@@ -317,7 +319,8 @@ function maxNode<T>(n: TreeNode<T>): TreeNode<T> {
  *
  * @example
  * ```ts
- * import { appendJobs, initialState, type JobRecord, type OrderedSet, step } from "../mod.ts";
+ * import { appendJobs, initialState, type JobRecord, step } from "@evtsim/evtsim";
+ * import type { OrderedSet } from "./_ordered_set.ts";
  * const job = (submitTime: number, numNodes: number) => ({ submitTime, numNodes, timeLimit: 10 });
  * const s = step(initialState({ totalNodes: 8 }), appendJobs([job(10, 4), job(20, 2), job(30, 6)])).state;
  * const arrivals: OrderedSet<JobRecord> = s.arrivals;
@@ -328,6 +331,10 @@ function maxNode<T>(n: TreeNode<T>): TreeNode<T> {
  * const small = arrivals.findFirst(undefined, (_m1, minNodes) => minNodes <= 2, (j) => j.numNodes <= 2);
  * if (small?.id !== 1) throw new Error("job 1 is the first arrival needing <= 2 nodes");
  * ```
+ *
+ * @internal Not part of the stable API: the package does not export it, and
+ * its members may change in any release. Public code reads the running jobs
+ * through `RunningSet`'s documented members.
  */
 export class OrderedSet<T> {
   #root: TreeNode<T> | null;

@@ -12,12 +12,7 @@ import { lookupAdmission, lookupPicker, type PolicyRegistry } from "./policies.t
 import { type QueueState, queueTable } from "./queues.ts";
 import { type RngState, seedRng } from "./rng.ts";
 import { emptyRunningSet, runningJob } from "./running.ts";
-import {
-  emptyArrivals,
-  emptyEvents,
-  emptyPendCodes,
-  type SimState,
-} from "./state.ts";
+import { emptyArrivals, emptyEvents, emptyPendCodes, type SimState } from "./state.ts";
 import type { JobRecord } from "./types.ts";
 import { queueDefOf } from "./_snapshot_queues.ts";
 import {

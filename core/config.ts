@@ -19,7 +19,7 @@ import type {
  *
  * @example
  * ```ts
- * import { initialState, type ResolvedConfig } from "../mod.ts";
+ * import { initialState, type ResolvedConfig } from "@evtsim/evtsim";
  * const c: ResolvedConfig = initialState({ totalNodes: 8, seed: 3 }).config;
  * // Every default is filled in, and the value is frozen.
  * if (c.backfillPolicy !== "easy" || c.jobStoreOverflow !== "grow" || c.seed !== 3) throw new Error("c");

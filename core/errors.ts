@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { type ErrorLocation, EvtsimError } from "../mod.ts";
+ * import { type ErrorLocation, EvtsimError } from "@evtsim/evtsim";
  * const where: ErrorLocation = { file: "trace.csv", line: 12, field: "time_limit" };
  * const e = new EvtsimError("input", "expected a non-negative number", where);
  * if (e.location.line !== 12 || e.message !== "trace.csv:12: time_limit: expected a non-negative number") {
@@ -28,7 +28,7 @@ export interface ErrorLocation {
  *
  * @example
  * ```ts
- * import { type ErrorKind, EvtsimError, Simulation } from "../mod.ts";
+ * import { type ErrorKind, EvtsimError, Simulation } from "@evtsim/evtsim";
  * const sim = new Simulation({ totalNodes: 8 });
  * sim.advanceTo(100);
  * let kind: ErrorKind | undefined;
@@ -50,7 +50,7 @@ export type ErrorKind = "input" | "usage" | "time" | "capacity" | "state";
  *
  * @example
  * ```ts
- * import { EvtsimError } from "./errors.ts";
+ * import { EvtsimError } from "@evtsim/evtsim";
  * const e = new EvtsimError("input", "expected a number", { file: "t.csv", line: 3, field: "num_nodes" });
  * console.assert(e.message === "t.csv:3: num_nodes: expected a number");
  * ```

@@ -13,7 +13,7 @@ import { type Statistics, summarize } from "./statistics.ts";
  *
  * @example
  * ```ts
- * import { advanceTo, appendJobs, availableNodes, initialState, step } from "../mod.ts";
+ * import { advanceTo, appendJobs, availableNodes, initialState, step } from "@evtsim/evtsim";
  * let s = step(initialState({ totalNodes: 10 }), appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 9 }])).state;
  * s = step(s, advanceTo(0)).state;
  * console.assert(availableNodes(s) === 6);
@@ -29,7 +29,7 @@ export function availableNodes(state: SimState): number {
  *
  * @example
  * ```ts
- * import { activeJobCount, advanceTo, appendJobs, initialState, step } from "../mod.ts";
+ * import { activeJobCount, advanceTo, appendJobs, initialState, step } from "@evtsim/evtsim";
  * const jobs = [{ submitTime: 0, numNodes: 10, timeLimit: 9 }, { submitTime: 0, numNodes: 10, timeLimit: 9 }];
  * let s = step(initialState({ totalNodes: 10 }), appendJobs(jobs)).state;
  * s = step(s, advanceTo(0)).state;
@@ -46,7 +46,7 @@ export function activeJobCount(state: SimState): number {
  *
  * @example
  * ```ts
- * import { appendJobs, initialState, runToCompletion, statistics, step } from "../mod.ts";
+ * import { appendJobs, initialState, runToCompletion, statistics, step } from "@evtsim/evtsim";
  * const jobs = [{ submitTime: 0, numNodes: 10, timeLimit: 10 }, { submitTime: 0, numNodes: 10, timeLimit: 10 }];
  * let s = step(initialState({ totalNodes: 10 }), appendJobs(jobs)).state;
  * s = step(s, runToCompletion()).state;
@@ -68,7 +68,7 @@ export function statistics(state: SimState): Statistics {
  *
  * @example
  * ```ts
- * import { advanceTo, appendJobs, headShadowTime, initialState, step } from "../mod.ts";
+ * import { advanceTo, appendJobs, headShadowTime, initialState, step } from "@evtsim/evtsim";
  * const jobs = [{ submitTime: 0, numNodes: 10, timeLimit: 30 }, { submitTime: 0, numNodes: 5, timeLimit: 10 }];
  * let s = step(initialState({ totalNodes: 10 }), appendJobs(jobs)).state;
  * s = step(s, advanceTo(0)).state;
@@ -148,7 +148,7 @@ export function pendingReason(state: SimState, id: number): PendReason | undefin
  *
  * @example
  * ```ts
- * import { advanceTo, appendJobs, backfillWindow, initialState, type ProjectedRelease, step } from "../mod.ts";
+ * import { advanceTo, appendJobs, backfillWindow, initialState, type ProjectedRelease, step } from "@evtsim/evtsim";
  * const job = (numNodes: number, timeLimit: number) => ({ submitTime: 0, numNodes, timeLimit });
  * let s = step(initialState({ totalNodes: 8 }), appendJobs([job(3, 20), job(3, 20), job(2, 50), job(8, 10)])).state;
  * s = step(s, advanceTo(0)).state;
@@ -170,7 +170,7 @@ export interface ProjectedRelease {
  *
  * @example
  * ```ts
- * import { type BackfillWindow, Simulation } from "../mod.ts";
+ * import { type BackfillWindow, Simulation } from "@evtsim/evtsim";
  * const sim = new Simulation({ totalNodes: 10 });
  * sim.appendJobs([{ submitTime: 0, numNodes: 6, timeLimit: 30 }, { submitTime: 0, numNodes: 8, timeLimit: 10 }]);
  * sim.advanceTo(5);
@@ -196,7 +196,7 @@ export interface BackfillWindow {
  *
  * @example
  * ```ts
- * import { advanceTo, appendJobs, backfillWindow, initialState, step } from "../mod.ts";
+ * import { advanceTo, appendJobs, backfillWindow, initialState, step } from "@evtsim/evtsim";
  * const jobs = [{ submitTime: 0, numNodes: 6, timeLimit: 30 }, { submitTime: 0, numNodes: 8, timeLimit: 10 }];
  * let s = step(initialState({ totalNodes: 10 }), appendJobs(jobs)).state;
  * s = step(s, advanceTo(0)).state;

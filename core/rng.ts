@@ -17,7 +17,8 @@ const MATRIX_A = 0x9908b0df;
  *
  * @example
  * ```ts
- * import { appendJobs, initialState, type RngState, step } from "../mod.ts";
+ * import { appendJobs, initialState, step } from "@evtsim/evtsim";
+ * import type { RngState } from "./rng.ts";
  * const config = { totalNodes: 8, runTimeMode: "distribution", runTimeStddev: 0.5, seed: 42 } as const;
  * const seeded: RngState = initialState(config).rng;
  * const s = step(initialState(config), appendJobs([{ submitTime: 0, numNodes: 1, timeLimit: 100 }])).state;

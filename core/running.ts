@@ -8,7 +8,7 @@ import { OrderedSet, type OrderSpec } from "./_ordered_set.ts";
  *
  * @example
  * ```ts
- * import { advanceTo, appendJobs, initialState, type RunningJob, step } from "../mod.ts";
+ * import { advanceTo, appendJobs, initialState, type RunningJob, step } from "@evtsim/evtsim";
  * const job = { submitTime: 5, numNodes: 2, timeLimit: 60, actualRunTime: 10 };
  * let s = step(initialState({ totalNodes: 8 }), appendJobs([job])).state;
  * s = step(s, advanceTo(5)).state;
@@ -37,11 +37,19 @@ const RUNNING_ORDER: OrderSpec<RunningJob> = {
 };
 
 /**
- * Running jobs, persistent, ordered by projected end then job id.
+ * Running jobs, persistent, ordered by projected end then job id: what an
+ * admission policy sees as `AdmissionSession.running` and a state holds as
+ * `SimState.running`.
+ *
+ * Stable members: `size`, `first()` (the job projected to end first),
+ * `values()` (every running job in projected-end order), `toArray()`, and
+ * `has(job)` / `after(job)` with a `RunningJob` taken from the set. The other
+ * members of the underlying ordered set (updates, subtree summaries, `scan`,
+ * `root`) are internal and may change in any release.
  *
  * @example
  * ```ts
- * import { advanceTo, appendJobs, initialState, type RunningSet, step } from "../mod.ts";
+ * import { advanceTo, appendJobs, initialState, type RunningSet, step } from "@evtsim/evtsim";
  * const job = (timeLimit: number) => ({ submitTime: 0, numNodes: 2, timeLimit });
  * let s = step(initialState({ totalNodes: 8 }), appendJobs([job(100), job(20), job(50)])).state;
  * s = step(s, advanceTo(0)).state;

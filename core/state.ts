@@ -22,7 +22,8 @@ import type { JobRecord, ResourceRow, SimulationConfig } from "./types.ts";
  *
  * @example
  * ```ts
- * import { advanceTo, appendJobs, initialState, type ResourceEvent, step } from "../mod.ts";
+ * import { advanceTo, appendJobs, initialState, step } from "@evtsim/evtsim";
+ * import type { ResourceEvent } from "./state.ts";
  * const job = { submitTime: 0, numNodes: 2, timeLimit: 60, actualRunTime: 45 };
  * let s = step(initialState({ totalNodes: 8 }), appendJobs([job])).state;
  * s = step(s, advanceTo(0)).state;
@@ -65,7 +66,8 @@ const ARRIVAL_ORDER: OrderSpec<JobRecord> = {
  *
  * @example
  * ```ts
- * import { appendJobs, flush, initialState, type JobStore, runToCompletion, step } from "../mod.ts";
+ * import { appendJobs, flush, initialState, runToCompletion, step } from "@evtsim/evtsim";
+ * import type { JobStore } from "./state.ts";
  * const job = { submitTime: 0, numNodes: 4, timeLimit: 10 };
  * let s = step(initialState({ totalNodes: 8 }), appendJobs([job, job])).state;
  * const held: JobStore = s.store;
@@ -87,17 +89,22 @@ export interface JobStore {
 }
 
 /**
- * The whole simulation state. Treat every field as read-only.
+ * The whole simulation state, an immutable value: keep one and it is a
+ * snapshot (`saveSnapshot` serialises it). Read it through the queries
+ * (`statistics`, `availableNodes`, `activeJobCount`, `headShadowTime`,
+ * `backfillWindow`, `pendingReason`) and the fields below; never change it.
+ * Fields marked `@internal` hold the engine's own structures: they are not
+ * part of the stable API and may change in any release.
  *
  * @example
  * ```ts
- * import { advanceTo, appendJobs, initialState, type SimState, step } from "../mod.ts";
+ * import { advanceTo, appendJobs, initialState, type SimState, step } from "@evtsim/evtsim";
  * const job = (submitTime: number) => ({ submitTime, numNodes: 6, timeLimit: 10 });
  * const s0: SimState = initialState({ totalNodes: 8 });
  * const s1 = step(step(s0, appendJobs([job(0), job(0), job(30)])).state, advanceTo(0)).state;
  * // At 0: job 0 runs, job 1 waits with the picker, job 2 has not arrived yet.
  * if (s1.allocatedNodes !== 6 || s1.running.size !== 1) throw new Error("job 0 runs");
- * if (s1.picker.size(s1.pickerState) !== 1 || s1.arrivals.size !== 1) throw new Error("1 waits, 2 ahead");
+ * if (s1.picker.size(s1.pickerState) !== 1 || s1.time !== 0) throw new Error("job 1 waits at 0");
  * if (s0.nextJobId !== 0 || s1.nextJobId !== 3) throw new Error("s0 must be unchanged");
  * ```
  */
@@ -114,47 +121,99 @@ export interface SimState {
   readonly registry: PolicyRegistry;
   /** The simulation clock. */
   readonly time: number;
-  /** The run-time generator's state. */
+  /**
+   * The run-time generator's state. Internal: not part of the stable API, may change in any release.
+   *
+   * @internal
+   */
   readonly rng: RngState;
   /** Id the next created job gets. */
   readonly nextJobId: number;
-  /** Job records not yet written and reclaimed. */
+  /**
+   * Job records not yet written and reclaimed. Internal: not part of the stable API, may change in any release.
+   *
+   * @internal
+   */
   readonly store: JobStore;
-  /** Submitted jobs whose submit time is still ahead of the clock. */
+  /**
+   * Submitted jobs whose submit time is still ahead of the clock. Internal: not part of the stable API, may change in any release.
+   *
+   * @internal
+   */
   readonly arrivals: OrderedSet<JobRecord>;
   /** The queues and their running counts (empty: one implicit queue). */
   readonly queues: QueueTable;
-  /** Live events (cancels, ends, updates) waiting for their time. */
+  /**
+   * Live events (cancels, ends, updates) waiting for their time. Internal: not part of the stable API, may change in any release.
+   *
+   * @internal
+   */
   readonly liveEvents: OrderedSet<LiveEvent>;
-  /** Sequence number the next live event gets (orders events at one time). */
+  /**
+   * Sequence number the next live event gets (orders events at one time). Internal: not part of the stable API, may change in any release.
+   *
+   * @internal
+   */
   readonly liveSeq: number;
   /** Scheduling rounds run so far. */
   readonly round: number;
-  /** With decisions on: each waiting job's last reported pend reason code. */
+  /**
+   * With decisions on: each waiting job's last reported pend reason code. Internal: not part of the stable API, may change in any release.
+   *
+   * @internal
+   */
   readonly pendCodes: OrderedSet<PendCode>;
   /** Running jobs, ordered by projected end. */
   readonly running: RunningSet;
-  /** Pending start/end events. */
+  /**
+   * Pending start/end events. Internal: not part of the stable API, may change in any release.
+   *
+   * @internal
+   */
   readonly events: OrderedSet<ResourceEvent>;
   /** Nodes allocated to running jobs. */
   readonly allocatedNodes: number;
   /** Usable nodes now (the capacity schedule may lower it). */
   readonly capacity: number;
-  /** Index of the next capacity change to apply. */
+  /**
+   * Index of the next capacity change to apply. Internal: not part of the stable API, may change in any release.
+   *
+   * @internal
+   */
   readonly capacityIndex: number;
-  /** The initial queue-length sample has been taken. */
+  /**
+   * The initial queue-length sample has been taken. Internal: not part of the stable API, may change in any release.
+   *
+   * @internal
+   */
   readonly sampled: boolean;
-  /** Resource rows not yet emitted, oldest first. */
+  /**
+   * Resource rows not yet emitted, oldest first. Internal: not part of the stable API, may change in any release.
+   *
+   * @internal
+   */
   readonly resourceBuffer: Vec<ResourceRow>;
-  /** Number of rows in `resourceBuffer`. */
+  /**
+   * Number of rows in `resourceBuffer`. Internal: not part of the stable API, may change in any release.
+   *
+   * @internal
+   */
   readonly resourceBufferLength: number;
-  /** Running sums for the statistics. */
+  /**
+   * Running sums for the statistics. Internal: not part of the stable API, may change in any release.
+   *
+   * @internal
+   */
   readonly stats: StatisticsAccumulator;
   /** Replay mode: the scheduler is never called. */
   readonly replay: boolean;
   /** `finish` has been applied; no further input is accepted. */
   readonly finished: boolean;
-  /** An over-allocation notice has been emitted (reported once). */
+  /**
+   * An over-allocation notice has been emitted (reported once). Internal: not part of the stable API, may change in any release.
+   *
+   * @internal
+   */
   readonly overallocationReported: boolean;
 }
 

@@ -9,7 +9,8 @@ export const BOUNDED_SLOWDOWN_THRESHOLD = 10;
  *
  * @example
  * ```ts
- * import { appendJobs, initialState, runToCompletion, statistics, type StatisticsAccumulator, step } from "../mod.ts";
+ * import { appendJobs, initialState, runToCompletion, statistics, step } from "@evtsim/evtsim";
+ * import type { StatisticsAccumulator } from "./statistics.ts";
  * const job = { submitTime: 0, numNodes: 10, timeLimit: 10 };
  * let s = step(initialState({ totalNodes: 10 }), appendJobs([job, job])).state;
  * s = step(s, runToCompletion()).state;
@@ -84,7 +85,7 @@ export function emptyStatistics(): StatisticsAccumulator {
  *
  * @example
  * ```ts
- * import { Simulation, type Statistics } from "../mod.ts";
+ * import { Simulation, type Statistics } from "@evtsim/evtsim";
  * const sim = new Simulation({ totalNodes: 10 });
  * sim.appendJobs([{ submitTime: 0, numNodes: 10, timeLimit: 100 }, { submitTime: 0, numNodes: 5, timeLimit: 100 }]);
  * sim.advanceTo(50);

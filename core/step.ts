@@ -19,7 +19,7 @@ import type { JobSpec, RecordedJob, StepRows } from "./types.ts";
  *
  * @example
  * ```ts
- * import { initialState, type Input, step } from "../mod.ts";
+ * import { initialState, type Input, step } from "@evtsim/evtsim";
  * const inputs: Input[] = [
  *   { kind: "appendJobs", jobs: [{ submitTime: 0, numNodes: 4, timeLimit: 30 }] },
  *   { kind: "advanceTo", time: 10 },
@@ -93,7 +93,7 @@ export type Input =
  *
  * @example
  * ```ts
- * import { appendJobs, initialState, step, type StepResult } from "../mod.ts";
+ * import { appendJobs, initialState, step, type StepResult } from "@evtsim/evtsim";
  * const s0 = initialState({ totalNodes: 8 });
  * const job = { submitTime: 0, numNodes: 2, timeLimit: 10 };
  * const r: StepResult = step(s0, appendJobs([job, job]));
@@ -119,7 +119,7 @@ export interface StepResult {
  *
  * @example
  * ```ts
- * import { initialState, step } from "../mod.ts";
+ * import { initialState, step } from "@evtsim/evtsim";
  * let s = initialState({ totalNodes: 100 });
  * s = step(s, { kind: "appendJobs", jobs: [{ submitTime: 0, numNodes: 10, timeLimit: 60 }] }).state;
  * s = step(s, { kind: "runToCompletion" }).state; // `finish` alone does not move the clock

@@ -12,7 +12,7 @@ import type { QueueDef } from "./queues.ts";
  *
  * @example
  * ```ts
- * import { type BackfillPolicy, Simulation } from "../mod.ts";
+ * import { type BackfillPolicy, Simulation } from "@evtsim/evtsim";
  * const beginOfJob2 = (backfillPolicy: BackfillPolicy) => {
  *   const sim = new Simulation({ totalNodes: 10, backfillPolicy });
  *   sim.appendJobs([
@@ -37,7 +37,7 @@ export type BackfillPolicy = "easy" | "conservative" | "none";
  *
  * @example
  * ```ts
- * import { type PriorityPolicy, Simulation } from "../mod.ts";
+ * import { type PriorityPolicy, Simulation } from "@evtsim/evtsim";
  * const beginOfJob3 = (priorityPolicy: PriorityPolicy) => {
  *   const sim = new Simulation({ totalNodes: 10, priorityPolicy });
  *   sim.appendJobs([
@@ -59,7 +59,7 @@ export type PriorityPolicy = "fcfs" | "fcfs_alt" | "fcfs_conservative" | "sjf" |
  *
  * @example
  * ```ts
- * import { type RunTimeMode, Simulation } from "../mod.ts";
+ * import { type RunTimeMode, Simulation } from "@evtsim/evtsim";
  * const endOf = (runTimeMode: RunTimeMode) => {
  *   const sim = new Simulation({ totalNodes: 4, runTimeMode });
  *   sim.appendJob({ submitTime: 0, numNodes: 1, timeLimit: 100, actualRunTime: 30 });
@@ -82,7 +82,7 @@ export type RunTimeMode = "actual" | "limit" | "distribution" | "external";
  *
  * @example
  * ```ts
- * import { type RunTimeDistribution, Simulation } from "../mod.ts";
+ * import { type RunTimeDistribution, Simulation } from "@evtsim/evtsim";
  * const runTime = (runTimeDistribution: RunTimeDistribution, seed: number) => {
  *   const config = { runTimeMode: "distribution", runTimeScale: 0.5, runTimeStddev: 0.25 } as const;
  *   const sim = new Simulation({ totalNodes: 4, ...config, runTimeDistribution, seed });
@@ -101,7 +101,7 @@ export type RunTimeDistribution = "normal" | "lognormal" | "uniform";
  *
  * @example
  * ```ts
- * import { EvtsimError, type JobStoreOverflow, Simulation } from "../mod.ts";
+ * import { EvtsimError, type JobStoreOverflow, Simulation } from "@evtsim/evtsim";
  * const appendTwo = (jobStoreOverflow: JobStoreOverflow) =>
  *   new Simulation({ totalNodes: 4, jobStoreCapacity: 1, jobStoreOverflow })
  *     .appendJobs([{ submitTime: 0, numNodes: 1, timeLimit: 5 }, { submitTime: 0, numNodes: 1, timeLimit: 5 }]);
@@ -121,7 +121,7 @@ export type JobStoreOverflow = "abort" | "grow";
  *
  * @example
  * ```ts
- * import { initialState, type SimulationConfig } from "../mod.ts";
+ * import { initialState, type SimulationConfig } from "@evtsim/evtsim";
  * const config: SimulationConfig = { totalNodes: 128, backfillPolicy: "conservative", startTime: 3600 };
  * const s = initialState(config);
  * // Fields left out get their defaults; the clock starts at `startTime`.
@@ -196,7 +196,7 @@ export interface SimulationConfig {
  *
  * @example
  * ```ts
- * import { type CapacityChange, Simulation } from "../mod.ts";
+ * import { type CapacityChange, Simulation } from "@evtsim/evtsim";
  * const maintenance: CapacityChange[] = [{ time: 10, capacity: 4 }, { time: 50, capacity: 8 }];
  * const sim = new Simulation({ totalNodes: 8, capacitySchedule: maintenance });
  * sim.appendJob({ submitTime: 20, numNodes: 6, timeLimit: 5 });
@@ -216,7 +216,7 @@ export interface CapacityChange {
  *
  * @example
  * ```ts
- * import { type JobSpec, Simulation } from "../mod.ts";
+ * import { type JobSpec, Simulation } from "@evtsim/evtsim";
  * const job: JobSpec = { submitTime: 0, numNodes: 16, timeLimit: 3600, actualRunTime: 1800, queue: "pbatch" };
  * const sim = new Simulation({ totalNodes: 64 });
  * const id = sim.appendJob(job);
@@ -245,7 +245,7 @@ export interface JobSpec {
  *
  * @example
  * ```ts
- * import { initialState, type RecordedJob, step } from "../mod.ts";
+ * import { initialState, type RecordedJob, step } from "@evtsim/evtsim";
  * const jobs: RecordedJob[] = [
  *   { submitTime: 0, numNodes: 4, timeLimit: 100, beginTime: 5, endTime: 50 },
  *   { submitTime: 10, numNodes: 2, timeLimit: 100, beginTime: 10, endTime: 20 },
@@ -270,7 +270,7 @@ export interface RecordedJob extends JobSpec {
  *
  * @example
  * ```ts
- * import { appendJobs, initialState, type JobRecord, runToCompletion, step } from "../mod.ts";
+ * import { appendJobs, initialState, type JobRecord, runToCompletion, step } from "@evtsim/evtsim";
  * const job = { submitTime: 5, numNodes: 2, timeLimit: 60, actualRunTime: 30 };
  * let s = step(initialState({ totalNodes: 8 }), appendJobs([job])).state;
  * const created: JobRecord = s.store.records.get(0)!;
@@ -338,7 +338,7 @@ export type JobOutcome = "cancelled" | "failed" | "killed";
  *
  * @example
  * ```ts
- * import { type JobRow, Simulation } from "../mod.ts";
+ * import { type JobRow, Simulation } from "@evtsim/evtsim";
  * const sim = new Simulation({ totalNodes: 8 });
  * sim.appendJobs([
  *   { submitTime: 0, numNodes: 8, timeLimit: 10 },
@@ -377,7 +377,7 @@ export interface JobRow {
  *
  * @example
  * ```ts
- * import { type ResourceRow, Simulation } from "../mod.ts";
+ * import { type ResourceRow, Simulation } from "@evtsim/evtsim";
  * const sim = new Simulation({ totalNodes: 8 });
  * sim.appendJob({ submitTime: 0, numNodes: 4, timeLimit: 10 });
  * const rows: readonly ResourceRow[] = sim.finish().resources;
@@ -400,7 +400,7 @@ export interface ResourceRow {
  *
  * @example
  * ```ts
- * import { appendJobs, initialState, type Notice, step } from "../mod.ts";
+ * import { appendJobs, initialState, type Notice, step } from "@evtsim/evtsim";
  * const r = step(initialState({ totalNodes: 8 }), appendJobs([{ submitTime: 0, numNodes: 16, timeLimit: 10 }]));
  * const notice: Notice | undefined = r.rows.notices[0];
  * // The job asks for more nodes than the machine has: it is rejected, and the run goes on.
@@ -456,7 +456,7 @@ export type Notice =
  *
  * @example
  * ```ts
- * import { initialState, step, type SubmissionRow } from "../mod.ts";
+ * import { initialState, step, type SubmissionRow } from "@evtsim/evtsim";
  * const r = step(initialState({ totalNodes: 8 }, { replay: true }), {
  *   kind: "replayJobs",
  *   jobs: [
@@ -483,7 +483,7 @@ export interface SubmissionRow {
  *
  * @example
  * ```ts
- * import { appendJobs, finish, initialState, runToCompletion, step, type StepRows } from "../mod.ts";
+ * import { appendJobs, finish, initialState, runToCompletion, step, type StepRows } from "@evtsim/evtsim";
  * let s = step(initialState({ totalNodes: 8 }), appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 10 }])).state;
  * s = step(s, runToCompletion()).state;
  * const rows: StepRows = step(s, finish()).rows;

@@ -271,7 +271,7 @@ export function arbScenario(
  * @example
  * ```ts
  * import fc from "fast-check";
- * import { arbAnyScenario, checkCapacity, runBatch } from "./mod.ts";
+ * import { arbAnyScenario, checkCapacity, runBatch } from "@evtsim/evtsim/testing";
  * fc.assert(fc.property(arbAnyScenario(), ({ config, trace }) =>
  *   checkCapacity(runBatch(config, trace).resourceRows, config.totalNodes).length === 0
  * ), { seed: 1, numRuns: 20 });

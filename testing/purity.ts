@@ -31,8 +31,8 @@ function equal<T>(actual: T, expected: T, what: string): void {
  *
  * @example
  * ```ts
- * import { initialState } from "../mod.ts";
- * import { stepTwice } from "./purity.ts";
+ * import { initialState } from "@evtsim/evtsim";
+ * import { stepTwice } from "@evtsim/evtsim/testing";
  * const s = initialState({ totalNodes: 4 });
  * const r = stepTwice(s, { kind: "appendJobs", jobs: [{ submitTime: 0, numNodes: 1, timeLimit: 5 }] });
  * if (r instanceof Error) throw r;

@@ -4,7 +4,7 @@
 // works from anywhere.
 
 import { assert, assertEquals } from "./_assert.ts";
-import { userFolder } from "../cli/main.ts";
+import { userFolder } from "../cli/_user_folder.ts";
 import { recordProcessRun, ROOT } from "./_cli.ts";
 
 const TRACE = "job_submit_time,num_nodes,time_limit,actual_run_time\n" +

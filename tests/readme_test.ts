@@ -1,80 +1,327 @@
-// Every ```ts block of README.md is a program that checks its own results
-// (it throws on a wrong result). Each one is written next to this file, with
-// its "./" imports rewritten to "../", type-checked and run in a child Deno
-// without permissions; it must exit 0. The files are removed afterwards (and
-// excluded from fmt and lint in deno.json in case a run is interrupted).
+// README.md tells the truth: every command and program it shows with an
+// output is run, and the output must be what the README prints.
+//
+// The convention (README.md says it too, under "Testing"):
+// - a ```sh block followed by a ```text block (only blank lines between) is
+//   a command and its output. The block runs in bash, `evtsim` being the
+//   command of this checkout (`deno run ... cli/main.ts`), stderr merged
+//   into stdout as a terminal shows it;
+// - a ```ts block is a program that checks its own results (it throws on a
+//   wrong one); when a ```text block follows it, that is its exact stdout;
+// - a ```sh block with no output block is only shown, and must say so with a
+//   `<!-- not run: why -->` comment right before it;
+// - a ```text block anywhere else, or a block in any other language, fails.
+//
+// All blocks run in README order in one scratch folder holding copies of
+// examples/ and tests/fixtures/swf/, so the README's relative paths work as
+// in a fresh clone, a block can use the files an earlier one wrote, and
+// nothing is written into the repository. Only wall-clock figures are
+// normalised (the statistics block's "Wall clock time" and "Time reading
+// input") and leading or trailing blank lines, which a Markdown block cannot
+// keep; everything else must match byte for byte. Set
+// EVTSIM_UPDATE_README=1 to write the outputs of this run into README.md
+// instead of comparing (then review the diff).
+//
+// The ts blocks import the package by name ("@evtsim/evtsim", "/io",
+// "/testing"), as a user copying them would; `--config deno.json` makes the
+// name resolve to this checkout.
 
 import { assert, assertEquals } from "./_assert.ts";
+import { recordProcessRun, ROOT } from "./_cli.ts";
 
-const README = new URL("../README.md", import.meta.url);
+const README = `${ROOT}README.md`;
+const UPDATE = Deno.env.get("EVTSIM_UPDATE_README") === "1";
 
-/** The bodies of the ```ts blocks of a Markdown text, with the line each starts on. */
-function tsBlocks(markdown: string): { line: number; code: string }[] {
-  const blocks: { line: number; code: string }[] = [];
+/** One fenced block of the README. */
+interface Block {
+  /** The info string (`ts`, `sh`, `text` ...). */
+  readonly lang: string;
+  /** Line number of the opening fence (1-based). */
+  readonly line: number;
+  /** Line number of the closing fence. */
+  readonly end: number;
+  /** The block's text, each line ending in a newline. */
+  readonly body: string;
+  /** The HTML comment on the last non-blank line before the fence, if any. */
+  readonly comment?: string;
+  /** Only blank lines separate it from the block before. */
+  readonly followsBlock: boolean;
+}
+
+/** The fenced blocks of a Markdown text. */
+function blocksOf(markdown: string): Block[] {
   const lines = markdown.split("\n");
+  const blocks: Block[] = [];
+  let lastEnd = -2;
   for (let i = 0; i < lines.length; i++) {
-    if (lines[i].trim() !== "```ts") continue;
-    const start = i + 1;
-    let end = start;
-    while (end < lines.length && lines[end].trim() !== "```") end++;
+    const open = /^```(\S*)\s*$/.exec(lines[i]);
+    if (open === null) continue;
+    let end = i + 1;
+    while (end < lines.length && lines[end] !== "```") end++;
     if (end === lines.length) throw new Error(`README.md:${i + 1}: unclosed code block`);
-    blocks.push({ line: start + 1, code: lines.slice(start, end).join("\n") + "\n" });
+    let before = i - 1;
+    while (before >= 0 && lines[before].trim() === "") before--;
+    const comment = before >= 0 ? /^<!--(.*)-->\s*$/.exec(lines[before])?.[1].trim() : undefined;
+    const body = lines.slice(i + 1, end).map((l) => l + "\n").join("");
+    blocks.push({
+      lang: open[1],
+      line: i + 1,
+      end: end + 1,
+      body,
+      comment,
+      followsBlock: before === lastEnd,
+    });
+    lastEnd = end;
     i = end;
   }
   return blocks;
 }
 
-/** Rewrites imports relative to the repository root so they resolve from tests/. */
-function fromTests(code: string): string {
-  return code.replace(/(\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)(["'])\.\//g, "$1$2../");
+/** A block to run, with the output block that must match it (if any). */
+interface Runnable {
+  readonly code: Block;
+  readonly output?: Block;
 }
 
-Deno.test("README: the ts blocks are found and import the package from ./mod.ts", async () => {
-  const blocks = tsBlocks(await Deno.readTextFile(README));
-  assert(blocks.length >= 1, "README.md has no ts block");
-  assert(blocks.some((b) => b.code.includes('from "./mod.ts"')), "no block imports ./mod.ts");
-  assertEquals(fromTests('import { a } from "./mod.ts";'), 'import { a } from "../mod.ts";');
-  assertEquals(
-    fromTests('import "./x.ts"; await import("./y.ts");'),
-    'import "../x.ts"; await import("../y.ts");',
+/** Pairs code blocks with their outputs; throws on a block that breaks the convention. */
+function runnables(blocks: readonly Block[]): Runnable[] {
+  const out: Runnable[] = [];
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i];
+    const next = blocks[i + 1];
+    const output = next !== undefined && next.lang === "text" && next.followsBlock
+      ? next
+      : undefined;
+    if (b.lang === "ts" || b.lang === "sh") {
+      if (b.lang === "sh" && output === undefined) {
+        if (!(b.comment ?? "").startsWith("not run:")) {
+          throw new Error(
+            `README.md:${b.line}: a sh block without an output block needs <!-- not run: why -->`,
+          );
+        }
+        continue;
+      }
+      out.push({ code: b, output });
+      if (output !== undefined) i++;
+    } else if (b.lang === "text") {
+      throw new Error(`README.md:${b.line}: a text block must follow the sh or ts block it shows`);
+    } else {
+      throw new Error(`README.md:${b.line}: unexpected block language '${b.lang}'`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Replaces what varies from run to run (wall-clock seconds, the scratch
+ * folder) and drops leading and trailing blank lines, which a Markdown code
+ * block does not keep (deno fmt removes them).
+ */
+function normalise(text: string, folder?: string): string {
+  let t = text.replace(/^\n+/, "").replace(/\n*$/, "\n")
+    .replace(/^(Wall clock time to run simulation: )\S+( \(sec\))$/gm, "$1<seconds>$2")
+    .replace(/^(\[evtsim\] Time reading input: )\S+( \(sec, included below\))$/gm, "$1<seconds>$2");
+  if (folder !== undefined) t = t.replaceAll(folder, "<tmp>");
+  return t;
+}
+
+Deno.test("README: the block convention is parsed as documented", () => {
+  const md = [
+    "# t",
+    "```sh",
+    "evtsim --version",
+    "```",
+    "",
+    "```text",
+    "evtsim 0.1.0",
+    "```",
+    "<!-- not run: needs a network -->",
+    "```sh",
+    "deno install",
+    "```",
+    "```ts",
+    'import { Simulation } from "@evtsim/evtsim";',
+    "```",
+    "",
+  ].join("\n");
+  const blocks = blocksOf(md);
+  assertEquals(blocks.map((b) => [b.lang, b.line, b.followsBlock]), [
+    ["sh", 2, false],
+    ["text", 6, true],
+    ["sh", 10, false],
+    ["ts", 13, true],
+  ]);
+  const r = runnables(blocks);
+  assertEquals(r.map((x) => [x.code.line, x.output?.line]), [[2, 6], [13, undefined]]);
+  assert(
+    /needs <!-- not run/.test(String(catchError(() => runnables(blocksOf("```sh\nx\n```\n"))))),
   );
-  assertEquals(fromTests('import fc from "fast-check";'), 'import fc from "fast-check";');
+  assert(
+    /must follow/.test(String(catchError(() => runnables(blocksOf("text\n\n```text\nx\n```\n"))))),
+  );
+  assert(
+    /unexpected block language/.test(
+      String(catchError(() => runnables(blocksOf("```\nx\n```\n")))),
+    ),
+  );
+  assertEquals(
+    normalise(
+      "Wall clock time to run simulation: 0.19 (sec)\n[evtsim] Time reading input: 1e-3 (sec, included below)\nAverage wait time: 1 sec\n",
+    ),
+    "Wall clock time to run simulation: <seconds> (sec)\n[evtsim] Time reading input: <seconds> (sec, included below)\nAverage wait time: 1 sec\n",
+  );
 });
 
-Deno.test("README: every ts block type-checks, runs and passes its own checks", async (t) => {
-  const blocks = tsBlocks(await Deno.readTextFile(README));
-  // The pid keeps concurrent test runs from sharing files.
-  const files = blocks.map((_, n) =>
-    new URL(`./.readme_example_${Deno.pid}_${n + 1}.ts`, import.meta.url).pathname
-  );
+function catchError(f: () => unknown): unknown {
   try {
-    for (const [n, block] of blocks.entries()) {
-      await Deno.writeTextFile(files[n], fromTests(block.code));
+    f();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
+Deno.test("README: starts with the demo and test commands (.ci/run runs the second)", async () => {
+  const lines = (await Deno.readTextFile(README)).split("\n");
+  assert(lines[2].startsWith("    npx -y deno@2 task demo "), lines[2]);
+  assert(lines[3].startsWith("    npx -y deno@2 task test "), lines[3]);
+});
+
+Deno.test("README: ts blocks import the package by name, never a relative path", async () => {
+  const ts = blocksOf(await Deno.readTextFile(README)).filter((b) => b.lang === "ts");
+  assert(ts.length >= 5, `only ${ts.length} ts blocks`);
+  for (const b of ts) {
+    for (const m of b.body.matchAll(/\bfrom\s+["']([^"']+)["']/g)) {
+      assert(!m[1].startsWith("."), `README.md:${b.line}: imports ${m[1]}`);
     }
-    // One type-check for all blocks is much faster than `run --check` for each.
-    await t.step("type-check", async () => {
-      const out = await deno(["check", "--quiet", ...files]);
-      assert(out.code === 0, `deno check of the README blocks failed:\n${out.text}`);
+  }
+  assert(ts.some((b) => b.body.includes('from "@evtsim/evtsim"')), "no block imports the package");
+});
+
+Deno.test("README: every shown output is what its command or program prints", async (t) => {
+  const text = await Deno.readTextFile(README);
+  const pairs = runnables(blocksOf(text));
+  assert(pairs.filter((p) => p.output !== undefined).length >= 10, "too few output blocks");
+  const folder = await scratchFolder();
+  const updates: { block: Block; text: string }[] = [];
+  try {
+    const programs = pairs.filter((p) => p.code.lang === "ts");
+    const files = new Map<Runnable, string>();
+    for (const [n, p] of programs.entries()) {
+      const file = `${folder}/readme_block_${n + 1}.ts`;
+      await Deno.writeTextFile(file, p.code.body);
+      files.set(p, file);
+    }
+    // One type-check for all programs is much faster than `run --check` for each.
+    await t.step("type-check the ts blocks", async () => {
+      const r = await run(
+        ["check", "--quiet", "--config", `${ROOT}deno.json`, ...files.values()],
+        folder,
+      );
+      assert(r.code === 0, `deno check of the README's ts blocks failed:\n${r.out}${r.err}`);
     });
-    for (const [n, block] of blocks.entries()) {
-      await t.step(`block ${n + 1} (README.md:${block.line})`, async () => {
-        const out = await deno(["run", "--no-check", "--quiet", files[n]]);
-        assert(out.code === 0, `README.md:${block.line}: exited with ${out.code}:\n${out.text}`);
+    for (const p of pairs) {
+      const where = `README.md:${p.code.line}`;
+      await t.step(`${p.code.lang} block at ${where}`, async () => {
+        const r = p.code.lang === "ts"
+          ? await run(tsArgs(files.get(p)!, folder), folder)
+          : await run(["-c", shellScript(p.code.body)], folder, "bash");
+        // A sh block's stderr is in its stdout; the stack-frame scan sees both.
+        recordProcessRun(["README", where], p.code.lang === "sh" ? r.out : r.err);
+        if (p.code.lang === "ts") {
+          assert(r.code === 0, `${where}: exited with ${r.code}:\n${r.out}${r.err}`);
+        }
+        if (p.output === undefined) return;
+        const shown = r.out.endsWith("\n") || r.out === "" ? r.out : r.out + "\n";
+        const got = normalise(shown, folder);
+        if (UPDATE) {
+          updates.push({ block: p.output, text: shown.replaceAll(folder, "<tmp>") });
+          return;
+        }
+        assertEquals(
+          got.split("\n"),
+          normalise(p.output.body).split("\n"),
+          `${where}: output differs`,
+        );
       });
     }
   } finally {
-    for (const f of files) await Deno.remove(f).catch(() => {});
+    await Deno.remove(folder, { recursive: true });
+  }
+  if (UPDATE && updates.length > 0) {
+    const lines = text.split("\n");
+    for (const u of updates.reverse()) {
+      const body = u.text.endsWith("\n") ? u.text.slice(0, -1) : u.text;
+      lines.splice(u.block.line, u.block.end - u.block.line - 1, ...body.split("\n"));
+    }
+    await Deno.writeTextFile(README, lines.join("\n"));
   }
 });
 
-/** Runs the current Deno executable from the repository root, without permissions. */
-async function deno(args: string[]): Promise<{ code: number; text: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
+/** A scratch folder with the inputs the README's commands use. */
+async function scratchFolder(): Promise<string> {
+  const folder = await Deno.makeTempDir({ prefix: "evtsim-readme-" });
+  await copyTree(`${ROOT}examples`, `${folder}/examples`, (name) => name !== "out");
+  await copyTree(`${ROOT}tests/fixtures/swf`, `${folder}/tests/fixtures/swf`, () => true);
+  return await Deno.realPath(folder);
+}
+
+async function copyTree(from: string, to: string, keep: (name: string) => boolean) {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const e of Deno.readDir(from)) {
+    if (!keep(e.name)) continue;
+    if (e.isDirectory) await copyTree(`${from}/${e.name}`, `${to}/${e.name}`, keep);
+    else if (e.isFile) await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
+  }
+}
+
+/** A sh block as a bash script: stderr into stdout, `evtsim` = this checkout's command. */
+function shellScript(body: string): string {
+  return [
+    "exec 2>&1",
+    'evtsim() { "$EVTSIM_DENO" run --quiet --allow-read --allow-write --allow-env --allow-sys ' +
+    '--config "$EVTSIM_ROOT/deno.json" "$EVTSIM_ROOT/cli/main.ts" "$@"; }',
+    body,
+  ].join("\n");
+}
+
+/** How a ts block runs: reading and writing only its scratch folder. */
+function tsArgs(file: string, folder: string): string[] {
+  return [
+    "run",
+    "--no-check",
+    "--quiet",
+    "--config",
+    `${ROOT}deno.json`,
+    `--allow-read=${folder}`,
+    `--allow-write=${folder}`,
+    file,
+  ];
+}
+
+async function run(
+  args: string[],
+  cwd: string,
+  command = Deno.execPath(),
+): Promise<{ code: number; out: string; err: string }> {
+  const env: Record<string, string> = {
+    ...Deno.env.toObject(),
+    NO_COLOR: "1",
+    LC_ALL: "C",
+    TMPDIR: cwd,
+    EVTSIM_DENO: Deno.execPath(),
+    EVTSIM_ROOT: ROOT.replace(/\/$/, ""),
+  };
+  delete env.INIT_CWD;
+  const r = await new Deno.Command(command, {
     args,
-    cwd: new URL("../", import.meta.url).pathname,
+    cwd,
+    env,
+    clearEnv: true,
+    stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).output();
-  const decoder = new TextDecoder();
-  return { code: out.code, text: decoder.decode(out.stdout) + decoder.decode(out.stderr) };
+  const d = new TextDecoder();
+  return { code: r.code, out: d.decode(r.stdout), err: d.decode(r.stderr) };
 }
