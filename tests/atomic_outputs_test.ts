@@ -269,3 +269,44 @@ Deno.test("property: a writer failing at a random byte or rename leaves the old 
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("output text: any UTF-16 text, split anywhere across the write buffer, is written as UTF-8 exactly", () => {
+  const dir = Deno.makeTempDirSync();
+  try {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.string({ unit: "grapheme", maxLength: 40 }),
+            fc.string({ maxLength: 3000 }),
+            fc.constantFrom("é", "日本", "😀", "a".repeat(70000), "x,".repeat(40000) + "😀"),
+          ),
+          { maxLength: 60 },
+        ),
+        fc.array(fc.boolean(), { minLength: 60, maxLength: 60 }),
+        (pieces, asLine) => {
+          const path = `${dir}/out.txt`;
+          const set = new AtomicOutputSet();
+          const w = set.open(path);
+          let expected = "";
+          pieces.forEach((p, i) => {
+            if (asLine[i]) {
+              w.line(p);
+              expected += p + "\n";
+            } else {
+              w.text(p);
+              expected += p;
+            }
+          });
+          set.commit();
+          const got = Deno.readFileSync(path);
+          assertEquals(got, new TextEncoder().encode(expected));
+          Deno.removeSync(path);
+        },
+      ),
+      { seed: 20261203, numRuns: 60 },
+    );
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
