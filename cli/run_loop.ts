@@ -12,13 +12,13 @@ import type { LoadedInput } from "./load.ts";
 import type { Progress } from "./progress.ts";
 
 const DRAIN_CHUNK = 4096;
-const YIELD_EVERY_MS = 50;
+const YIELD_EVERY_MS = 200;
 
-/** Gives the event loop a turn (timers, signals) at most every 50 ms. */
+/** Gives the event loop a turn (timers, signals) at most every 200 ms. */
 export class Yielder {
   private last = performance.now();
 
-  /** Resolves at once, or after a macrotask when 50 ms have passed. */
+  /** Resolves at once, or after a macrotask when 200 ms have passed. */
   async maybe(): Promise<void> {
     const now = performance.now();
     if (now - this.last < YIELD_EVERY_MS) return;
