@@ -9,6 +9,11 @@ import type { Console } from "./simulate.ts";
 
 const OPTIONS: Readonly<Record<string, CommandOption>> = {
   help: { type: "boolean", short: "h", help: "show this help" },
+  decisions: {
+    type: "boolean",
+    help:
+      "print only the decision lines (DISPATCH and PEND), without indentation: what a what-if changed",
+  },
 };
 
 function help(): string {
@@ -20,7 +25,8 @@ function help(): string {
     "metadata is left out, so 'diff <(evtsim dump A) <(evtsim dump B)' shows exactly which events",
     "and decisions differ. Every message is validated; a broken file is one error line (exit 1).",
     "",
-    "example: evtsim dump run.replay | grep DISPATCH",
+    "examples: evtsim dump run.replay | grep DISPATCH",
+    "          diff <(evtsim dump --decisions A.replay) <(evtsim dump --decisions B.replay)",
     "",
     "options:",
     ...optionHelp(OPTIONS),
@@ -46,10 +52,17 @@ export function dumpCommand(args: readonly string[], con: Console): number {
   for (const w of log.warnings) con.err(w);
   // Written in chunks: one console call per line would dominate a big log.
   const dumper = new Dumper();
+  const decisionsOnly = parsed.values.get("decisions") === true;
   let chunk: string[] = [];
   try {
     for (const e of log.entries) {
-      for (const line of dumper.lines(e)) chunk.push(line);
+      if (decisionsOnly) {
+        // The dumper still sees every message: appends number the jobs.
+        const lines = dumper.lines(e);
+        if (e.type === "session") { for (const line of lines) chunk.push(line.trimStart()); }
+      } else {
+        for (const line of dumper.lines(e)) chunk.push(line);
+      }
       if (chunk.length >= 4096) {
         con.out(chunk.join("\n"));
         chunk = [];

@@ -51,16 +51,21 @@ async function cli(args: string[]): Promise<{ code: number; out: string[]; err: 
   };
 }
 
-async function dump(path: string): Promise<string[]> {
-  const r = await cli(["dump", path]);
+async function dump(path: string, ...options: string[]): Promise<string[]> {
+  const r = await cli(["dump", ...options, path]);
   assertEquals(r.code, 0, r.err.join("\n"));
   return r.out;
 }
 
 /** `diff A B` of two dumps (the README's workflow): its < and > lines. */
-async function diffDumps(dir: string, a: string, b: string): Promise<string[]> {
-  await Deno.writeTextFile(`${dir}/a.txt`, (await dump(a)).join("\n") + "\n");
-  await Deno.writeTextFile(`${dir}/b.txt`, (await dump(b)).join("\n") + "\n");
+async function diffDumps(
+  dir: string,
+  a: string,
+  b: string,
+  ...options: string[]
+): Promise<string[]> {
+  await Deno.writeTextFile(`${dir}/a.txt`, (await dump(a, ...options)).join("\n") + "\n");
+  await Deno.writeTextFile(`${dir}/b.txt`, (await dump(b, ...options)).join("\n") + "\n");
   const r = await new Deno.Command("diff", { args: [`${dir}/a.txt`, `${dir}/b.txt`] }).output();
   return new TextDecoder().decode(r.stdout).split("\n").filter((l) => /^[<>]/.test(l));
 }
@@ -118,6 +123,13 @@ Deno.test("CLI what-if: raise a queue's priority in an alt-events file; the dump
   assert(decisions.length > 10, `only ${decisions.length} decision lines differ`);
   // Apart from the inserted event itself, every line that differs is a decision line.
   assertEquals(diff.filter((l) => !decisions.includes(l)), [inserted]);
+  // `dump --decisions` leaves the events out: its diff is decision lines and nothing else.
+  const onlyDecisions = await diffDumps(dir, log, `${dir}/whatif_out.replay`, "--decisions");
+  assert(onlyDecisions.length > 10, `only ${onlyDecisions.length} lines differ`);
+  for (const l of onlyDecisions) {
+    assert(/^[<>] t=\d+ round=\d+ (DISPATCH|PEND) job=\d+/.test(l), `not a decision line: ${l}`);
+  }
+  assertEquals(onlyDecisions.map((l) => l.replace(/^([<>]) /, "$1   ")), decisions);
   // The edited file's own sessions are the old decisions: --verify shows what moved.
   const v = await cli(["replay", log, "--alt_events", `${dir}/whatif.replay`, "--verify"]);
   assertEquals(v.code, 3);
