@@ -4,6 +4,7 @@
 // double quote never goes through the quote-aware splitter.
 
 import { isPad, splitPlain, splitQuoted } from "./_csv_fields.ts";
+import { type QueueSpan, readPlainRow } from "./_csv_fast_row.ts";
 import { FieldReader, show } from "./_csv_values.ts";
 import { forEachStreamLine } from "./_gzip_lines.ts";
 import { EvtsimError } from "../core/errors.ts";
@@ -157,6 +158,12 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
   let prevSubmit = -Infinity;
   const len = text.length;
   let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0; // byte-order mark
+  // The fast path (see _csv_fast_row.ts) for simulation rows; given up after
+  // 64 rows in a row it could not read (calendar timestamps, say).
+  const nums = [0, 0, 0, 0, 0, 0, 0, 0];
+  const span: QueueSpan = { start: 0, end: 0 };
+  let fastMisses = 0;
+  let lastQueue = "";
 
   while (pos < len) {
     let nl = text.indexOf("\n", pos);
@@ -176,6 +183,39 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
     }
     if (linesRead >= maxJobs) break;
     linesRead++;
+
+    if (
+      fastMisses < 64 && plan.begin === undefined &&
+      readPlainRow(text, start, end, slotOf, plan.fieldCount, QUEUE, nums, span)
+    ) {
+      fastMisses = 0;
+      const submitTime = nums[SUBMIT];
+      let queue: string | undefined;
+      if (plan.queue !== undefined) {
+        // Rows of one queue share one string.
+        const n = span.end - span.start;
+        queue = n === lastQueue.length && text.startsWith(lastQueue, span.start)
+          ? lastQueue
+          : (lastQueue = text.slice(span.start, span.end));
+      }
+      if (
+        !(queues !== undefined && queue !== undefined && !queues.has(queue)) &&
+        !(requireSorted && submitTime < prevSubmit)
+      ) {
+        const timeLimit = nums[LIMIT];
+        let actualRunTime = plan.actual === undefined ? undefined : nums[ACTUAL];
+        if (actualRunTime !== undefined && actualRunTime > timeLimit) overruns++;
+        if (actualMode && !(actualRunTime !== undefined && actualRunTime > 0)) {
+          actualRunTime = undefined;
+          limitFallbacks++;
+        }
+        if (requireSorted) prevSubmit = submitTime;
+        const priority = plan.priority === undefined ? undefined : nums[PRIORITY];
+        jobs.push(jobSpec(submitTime, nums[NODES], timeLimit, actualRunTime, queue, priority));
+        continue;
+      }
+      // An unknown queue or an unsorted row: the general path reports it.
+    } else fastMisses++;
 
     const names = plan.names;
     const got = line.indexOf('"') === -1
@@ -246,18 +286,7 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
       limitFallbacks++;
     }
     if (requireSorted) prevSubmit = r.ordered(submitTime, prevSubmit, vals[SUBMIT], plan.submit);
-    // Only keys with values, so that jobs compare equal to hand-written specs.
-    let job: JobSpec;
-    if (actualRunTime === undefined) {
-      job = queue === undefined
-        ? { submitTime, numNodes, timeLimit }
-        : { submitTime, numNodes, timeLimit, queue };
-    } else {
-      job = queue === undefined
-        ? { submitTime, numNodes, timeLimit, actualRunTime }
-        : { submitTime, numNodes, timeLimit, actualRunTime, queue };
-    }
-    jobs.push(priority === undefined ? job : { ...job, priority });
+    jobs.push(jobSpec(submitTime, numNodes, timeLimit, actualRunTime, queue, priority));
   }
 
   if (plan === undefined) {
@@ -286,6 +315,28 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
     limitFallbacks: mode === "simulation" ? limitFallbacks : 0,
     warnings,
   };
+}
+
+// Only keys with values, so that jobs compare equal to hand-written specs.
+function jobSpec(
+  submitTime: number,
+  numNodes: number,
+  timeLimit: number,
+  actualRunTime: number | undefined,
+  queue: string | undefined,
+  priority: number | undefined,
+): JobSpec {
+  let job: JobSpec;
+  if (actualRunTime === undefined) {
+    job = queue === undefined
+      ? { submitTime, numNodes, timeLimit }
+      : { submitTime, numNodes, timeLimit, queue };
+  } else {
+    job = queue === undefined
+      ? { submitTime, numNodes, timeLimit, actualRunTime }
+      : { submitTime, numNodes, timeLimit, actualRunTime, queue };
+  }
+  return priority === undefined ? job : { ...job, priority };
 }
 
 /**
