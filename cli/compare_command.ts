@@ -49,7 +49,7 @@ const OWN = new Set([
 
 export function compareHelp(): string {
   return [
-    "usage: evtsim compare TRACE [--policies LIST] [--json] [simulate options]",
+    "usage: evtsim compare TRACE [--policies LIST] [--json] [--report FILE] [simulate options]",
     "",
     "Simulates TRACE once per policy, with the same simulate options (e.g. -n 128,",
     "--queues FILE, --picker NAME, --swf_unit nodes), and prints one row per policy:",
@@ -66,6 +66,8 @@ export function compareHelp(): string {
     "        uses --picker when given.",
     "  --json",
     "        print the rows as a JSON array instead of the table",
+    "  --report FILE",
+    "        also write an HTML report of every policy's run (see 'evtsim help report')",
     "  -h, --help",
     "        show this help",
     "",
@@ -78,6 +80,7 @@ export function compareHelp(): string {
 interface CompareArgs {
   policies?: string;
   json: boolean;
+  report?: string;
   picker?: string;
   policyModule?: string;
   /** Everything else, in the order given: the trace and simulate's options. */
@@ -102,6 +105,7 @@ function splitArgs(args: readonly string[]): CompareArgs | "help" {
       return v;
     };
     if (name === "policies") out.policies = value();
+    else if (name === "report") out.report = value();
     else if (name === "json") out.json = true;
     else if (OWN.has(name)) {
       throw new EvtsimError(
@@ -198,9 +202,22 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
         } s)`,
       );
     }
+    if (parsed.report !== undefined) {
+      const { writeReport } = await import("./report_command.ts");
+      await writeReport(
+        runs.map((r) => ({
+          label: r.summary.policy,
+          schedule: r.schedule,
+          resources: r.resources,
+        })),
+        parsed.report,
+        {},
+      );
+    }
     const rows = runs.map((r) => r.summary);
     if (parsed.json) con.out(JSON.stringify(rows, null, 2));
     else for (const line of compareTable(rows)) con.out(line);
+    if (parsed.report !== undefined) con.out(`Report written to: ${parsed.report}`);
     return 0;
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -38,6 +38,8 @@ const USAGE = [
   "  dump LOG                   print a .replay log as diffable text",
   "  compare TRACE [options]    the trace under several policies, one row each; see",
   "                             'evtsim help compare'",
+  "  report RUN... --out FILE   an HTML report (charts, summary) of finished runs; see",
+  "                             'evtsim help report'",
   "  help [COMMAND]             show this help, or a command's help",
   "",
   "options: -h, --help   show this help;  --version   print the version",
@@ -74,10 +76,12 @@ export async function main(
           return (await import("./dump_command.ts")).dumpCommand(["--help"], con);
         } else if (rest[0] === "compare" && rest.length === 1) {
           con.out((await import("./compare_command.ts")).compareHelp());
+        } else if (rest[0] === "report" && rest.length === 1) {
+          con.out((await import("./report_command.ts")).reportHelp());
         } else {
           throw new EvtsimError(
             "usage",
-            `no help for '${rest.join(" ")}' (commands: simulate, replay, dump, compare)`,
+            `no help for '${rest.join(" ")}' (commands: simulate, replay, dump, compare, report)`,
           );
         }
         return 0;
@@ -94,10 +98,13 @@ export async function main(
         return (await import("./dump_command.ts")).dumpCommand(rest, con);
       case "compare":
         return await (await import("./compare_command.ts")).compareCommand(rest, con);
+      // ECharts loads only for a report.
+      case "report":
+        return await (await import("./report_command.ts")).reportCommand(rest, con);
       default:
         throw new EvtsimError(
           "usage",
-          `unknown command '${command}' (expected: simulate, replay, dump, compare)`,
+          `unknown command '${command}' (expected: simulate, replay, dump, compare, report)`,
         );
     }
   } catch (e) {
