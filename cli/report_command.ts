@@ -378,7 +378,8 @@ const SIZE_BUCKETS = (maxNodes: number): [number, number][] => {
 };
 
 function waitBySize(runs: readonly LoadedRun[]): string {
-  const maxNodes = Math.max(...runs.map((r) => Math.max(1, ...r.schedule.nodes)));
+  let maxNodes = 1;
+  for (const r of runs) for (const n of r.schedule.nodes) if (n > maxNodes) maxNodes = n;
   const buckets = SIZE_BUCKETS(maxNodes);
   const series = runs.map((r) => {
     const sum = new Float64Array(buckets.length);
@@ -426,11 +427,9 @@ function occupancy(r: LoadedRun, lo: number, hi: number): string {
   const ends: [number, number][] = []; // [end time, job] of placed jobs
   const owner = new Int32Array(total).fill(-1);
   const rects: [number, number, number, number, number][] = [];
-  const byEnd = () => ends.sort((a, b) => a[0] - b[0]);
   let e = 0;
   for (const j of shown) {
     const t = Math.max(lo, s.begin[j]);
-    byEnd();
     while (e < ends.length && ends[e][0] <= t) {
       const done = ends[e++][1];
       for (let k = 0; k < total; k++) if (owner[k] === done) owner[k] = -1;
@@ -449,7 +448,14 @@ function occupancy(r: LoadedRun, lo: number, hi: number): string {
       }
       rects.push([t, Math.min(hi, s.end[j]), from, k, j]);
     }
-    ends.splice(e, ends.length - e, ...ends.slice(e), [s.end[j], j]);
+    // Keep ends[e..] sorted by end time (binary insertion).
+    let a = e, b = ends.length;
+    while (a < b) {
+      const mid = (a + b) >> 1;
+      if (ends[mid][0] <= s.end[j]) a = mid + 1;
+      else b = mid;
+    }
+    ends.splice(a, 0, [s.end[j], j]);
   }
   const h = (x: number) => (x - lo) / 3600;
   const note = ids.length > shown.length

@@ -282,3 +282,46 @@ Deno.test("downsampleSteps keeps each column's minimum and maximum, at most two 
   assertEquals(Math.max(...many.map((p) => p[1])), 100);
   assertEquals(Math.min(...many.map((p) => p[1])), 0);
 });
+
+Deno.test("simulate --report writes the report of that run (as 'report' would)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-report-" });
+  try {
+    const r = await runCli([
+      "simulate",
+      DEMO,
+      "-n",
+      "128",
+      "-o",
+      `${dir}/demo_sim.csv`,
+      "--report",
+      `${dir}/direct.html`,
+    ]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    assertEquals(r.out.at(-1), `Report written to: ${dir}/direct.html`);
+    const again = await runCli(["report", `${dir}/demo_sim.csv`, "--out", `${dir}/again.html`]);
+    assertEquals(again.code, 0, again.err.join("\n"));
+    const direct = Deno.readTextFileSync(`${dir}/direct.html`);
+    assertEquals(svgCount(direct), CHART_TITLES.length + 1);
+    // The same page, up to the renderer's per-process element ids.
+    const ids = (html: string) => html.replace(/zr\d+-[\w-]*/g, "zr");
+    assert(ids(direct) === ids(Deno.readTextFileSync(`${dir}/again.html`)), "same page");
+    // An SWF schedule cannot be read back: refused before anything runs.
+    const swf = await runCli([
+      "simulate",
+      DEMO,
+      "-n",
+      "128",
+      "-o",
+      `${dir}/s.swf`,
+      "--report",
+      `${dir}/swf.html`,
+    ]);
+    assertEquals(swf.code, 1);
+    assertEquals(swf.err, [
+      "evtsim: --report reads the schedule CSV: it needs a CSV --outfile",
+    ]);
+    assert(!exists(`${dir}/swf.html`) && !exists(`${dir}/s.swf`));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
