@@ -36,6 +36,10 @@ const USAGE = [
   "                             columns); see 'evtsim help simulate'",
   "  replay LOG [options]       re-simulate a recorded session (.replay log), --verify it",
   "  dump LOG                   print a .replay log as diffable text",
+  "  compare TRACE [options]    the trace under several policies, one row each; see",
+  "                             'evtsim help compare'",
+  "  report RUN... --out FILE   an HTML report (charts, summary) of finished runs; see",
+  "                             'evtsim help report'",
   "  help [COMMAND]             show this help, or a command's help",
   "",
   "options: -h, --help   show this help;  --version   print the version",
@@ -70,10 +74,14 @@ export async function main(
           return await (await import("./replay_command.ts")).replayCommand(["--help"], con);
         } else if (rest[0] === "dump" && rest.length === 1) {
           return (await import("./dump_command.ts")).dumpCommand(["--help"], con);
+        } else if (rest[0] === "compare" && rest.length === 1) {
+          con.out((await import("./compare_command.ts")).compareHelp());
+        } else if (rest[0] === "report" && rest.length === 1) {
+          con.out((await import("./report_command.ts")).reportHelp());
         } else {
           throw new EvtsimError(
             "usage",
-            `no help for '${rest.join(" ")}' (commands: simulate, replay, dump)`,
+            `no help for '${rest.join(" ")}' (commands: simulate, replay, dump, compare, report)`,
           );
         }
         return 0;
@@ -88,10 +96,15 @@ export async function main(
         return await (await import("./replay_command.ts")).replayCommand(rest, con);
       case "dump":
         return (await import("./dump_command.ts")).dumpCommand(rest, con);
+      case "compare":
+        return await (await import("./compare_command.ts")).compareCommand(rest, con);
+      // ECharts loads only for a report.
+      case "report":
+        return await (await import("./report_command.ts")).reportCommand(rest, con);
       default:
         throw new EvtsimError(
           "usage",
-          `unknown command '${command}' (expected: simulate, replay, dump)`,
+          `unknown command '${command}' (expected: simulate, replay, dump, compare, report)`,
         );
     }
   } catch (e) {

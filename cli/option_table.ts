@@ -82,6 +82,12 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     help: "also write every statistic, wait and slowdown percentiles and the options as JSON",
   },
   {
+    name: "report",
+    kind: "string",
+    placeholder: "FILE",
+    help: "also write the run's HTML report (charts, summary; see 'evtsim help report')",
+  },
+  {
     name: "extended_output",
     kind: "flag",
     help: "add job_id,wait_time,bounded_slowdown columns to the schedule CSV",

@@ -108,7 +108,11 @@ export async function simulateCommand(
     statsJson: str(o, "stats_json"),
     decisions: str(o, "decisions"),
     record: str(o, "record"),
+    report: str(o, "report"),
   };
+  if (named.report !== undefined && swf) {
+    throw new EvtsimError("usage", "--report reads the schedule CSV: it needs a CSV --outfile");
+  }
   const real = checkOutputPaths(
     [
       ["--outfile", named.schedule],
@@ -117,6 +121,7 @@ export async function simulateCommand(
       ...(named.statsJson !== undefined ? [["--stats_json", named.statsJson]] : []),
       ...(named.decisions !== undefined ? [["--decisions", named.decisions]] : []),
       ...(named.record !== undefined ? [["--record", named.record]] : []),
+      ...(named.report !== undefined ? [["--report", named.report]] : []),
     ] as [string, string][],
     inputsOf(parsed, sources),
   );
@@ -259,6 +264,19 @@ export async function simulateCommand(
         boundedSlowdown: { ...outputs.metrics.slowdowns(), tau: SLOWDOWN_TAU },
       })
     );
+    if (named.report !== undefined) {
+      // Read back from the files just written; ECharts loads only here.
+      const { writeReport } = await import("./report_command.ts");
+      await writeReport(
+        [{
+          label: schedulePath.replace(/^.*\//, "").replace(/\.csv$/i, ""),
+          schedule: real.get("--outfile")!,
+          resources: real.get("--resource_trace")!,
+        }],
+        real.get("--report")!,
+        {},
+      );
+    }
   } catch (e) {
     progress?.done();
     outputs.abort();
@@ -275,6 +293,7 @@ export async function simulateCommand(
   }
   if (named.statsJson !== undefined) con.out(`Statistics JSON written to: ${named.statsJson}`);
   if (named.decisions !== undefined) con.out(`Decisions written to: ${named.decisions}`);
+  if (named.report !== undefined) con.out(`Report written to: ${named.report}`);
   for (const line of recorded) con.out(line);
   return 0;
 }

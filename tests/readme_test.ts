@@ -17,7 +17,7 @@
 // in a fresh clone, a block can use the files an earlier one wrote, and
 // nothing is written into the repository. Only wall-clock figures are
 // normalised (the statistics block's "Wall clock time" and "Time reading
-// input") and leading or trailing blank lines, which a Markdown block cannot
+// input", the sim_s column of a compare table) and leading or trailing blank lines, which a Markdown block cannot
 // keep; everything else must match byte for byte. Set
 // EVTSIM_UPDATE_README=1 to write the outputs of this run into README.md
 // instead of comparing (then review the diff).
@@ -120,7 +120,9 @@ function runnables(blocks: readonly Block[]): Runnable[] {
 function normalise(text: string, folder?: string): string {
   let t = text.replace(/^\n+/, "").replace(/\n*$/, "\n")
     .replace(/^(Wall clock time to run simulation: )\S+( \(sec\))$/gm, "$1<seconds>$2")
-    .replace(/^(\[evtsim\] Time reading input: )\S+( \(sec, included below\))$/gm, "$1<seconds>$2");
+    .replace(/^(\[evtsim\] Time reading input: )\S+( \(sec, included below\))$/gm, "$1<seconds>$2")
+    // The last column (sim_s) of an `evtsim compare` table row.
+    .replace(/^((?:\S+ +){9})\d+\.\d\d$/gm, "$1<seconds>");
   if (folder !== undefined) t = t.replaceAll(folder, "<tmp>");
   return t;
 }

@@ -1,0 +1,324 @@
+// `evtsim compare TRACE [--policies LIST] [simulate options]`: the same trace
+// under each policy, one row per policy. Each policy is one `simulate` run
+// (the very same command, with the same options plus the policy), into a
+// temporary folder; its numbers are read back from that run's statistics and
+// schedule, so a row can never disagree with `evtsim simulate` run by hand.
+
+import { EvtsimError } from "../core/errors.ts";
+import type { PolicyRegistry } from "../core/policies.ts";
+import { defaultRegistry } from "../schedulers/registry.ts";
+import { percentile } from "../io/stats_json.ts";
+import { formatG } from "./report.ts";
+import type { Console } from "./simulate.ts";
+import { simulateCommand } from "./simulate.ts";
+import { jobFigures, readScheduleCsv } from "./_run_files.ts";
+
+/** One policy's figures, as the table and `--json` show them. */
+export interface PolicySummary {
+  readonly policy: string;
+  readonly jobs: number;
+  readonly averageWait: number;
+  readonly medianWait: number | null;
+  readonly p95Wait: number | null;
+  readonly maxWait: number;
+  readonly averageBoundedSlowdown: number;
+  readonly utilization: number;
+  readonly makespan: number;
+  readonly simulationSeconds: number;
+}
+
+// Options of simulate that compare sets itself for every run.
+const OWN = new Set([
+  "outfile",
+  "o",
+  "resource_trace",
+  "R",
+  "stats_json",
+  "backfill_policy",
+  "b",
+  "admission",
+  "record",
+  "decisions",
+  "decisions_detail",
+  "submission_stats",
+  "verbose",
+  "v",
+  "infile_list",
+  "L",
+]);
+
+export function compareHelp(): string {
+  return [
+    "usage: evtsim compare TRACE [--policies LIST] [--json] [--report FILE] [simulate options]",
+    "",
+    "Simulates TRACE once per policy, with the same simulate options (e.g. -n 128,",
+    "--queues FILE, --picker NAME, --swf_unit nodes), and prints one row per policy:",
+    "jobs, average / median / p95 / maximum wait (s), average bounded slowdown",
+    "(tau = 10 s), utilization, makespan (s) and simulation time (s). One progress",
+    "line per policy goes to stderr as it finishes.",
+    "",
+    "options:",
+    "  --policies LIST",
+    "        comma-separated policies: an admission (backfill) policy name, or",
+    "        PICKER+ADMISSION (e.g. none,easy,conservative,sjf+easy); names come from",
+    "        the policy registry (with --policy_module, its policies too).",
+    "        Default: every registered admission policy. A plain admission name",
+    "        uses --picker when given.",
+    "  --json",
+    "        print the rows as a JSON array instead of the table",
+    "  --report FILE",
+    "        also write an HTML report of every policy's run (see 'evtsim help report')",
+    "  -h, --help",
+    "        show this help",
+    "",
+    "Not accepted here (compare sets them per run): --outfile, --resource_trace,",
+    "--stats_json, --backfill_policy, --admission, --record, --decisions,",
+    "--submission_stats, --verbose, --infile_list.",
+  ].join("\n");
+}
+
+interface CompareArgs {
+  policies?: string;
+  json: boolean;
+  report?: string;
+  picker?: string;
+  policyModule?: string;
+  /** Everything else, in the order given: the trace and simulate's options. */
+  rest: string[];
+}
+
+function splitArgs(args: readonly string[]): CompareArgs | "help" {
+  const out: CompareArgs = { json: false, rest: [] };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "-h" || a === "--help") return "help";
+    const m = /^--?([A-Za-z][\w-]*)(?:=(.*))?$/.exec(a);
+    if (m === null) {
+      out.rest.push(a);
+      continue;
+    }
+    const name = m[1].replaceAll("-", "_");
+    const value = (): string => {
+      if (m[2] !== undefined) return m[2];
+      const v = args[++i];
+      if (v === undefined) throw new EvtsimError("usage", `option '--${m[1]}' needs a value`);
+      return v;
+    };
+    if (name === "policies") out.policies = value();
+    else if (name === "report") out.report = value();
+    else if (name === "json") out.json = true;
+    else if (OWN.has(name)) {
+      throw new EvtsimError(
+        "usage",
+        `compare sets '${a.split("=")[0]}' itself for each policy (see 'evtsim help compare')`,
+      );
+    } else {
+      if (name === "picker") out.picker = m[2] ?? args[i + 1];
+      if (name === "policy_module") out.policyModule = m[2] ?? args[i + 1];
+      out.rest.push(a);
+    }
+  }
+  return out;
+}
+
+/** A policy: its name as given, the admission policy and the picker (if any). */
+interface Policy {
+  readonly name: string;
+  readonly admission: string;
+  readonly picker?: string;
+}
+
+/** Parses `--policies` against the registry; one usage error naming a bad name. */
+export function parsePolicies(
+  list: string | undefined,
+  registry: PolicyRegistry,
+  picker?: string,
+): Policy[] {
+  const admissions = [...registry.admissions.keys()];
+  const pickers = [...registry.pickers.keys()];
+  const names = list === undefined
+    ? admissions.map((a) => picker === undefined ? a : `${picker}+${a}`)
+    : list.split(",").map((s) => s.trim());
+  if (names.length === 0 || names.some((n) => n === "")) {
+    throw new EvtsimError("usage", `--policies: empty policy name in '${list}'`);
+  }
+  const seen = new Set<string>();
+  return names.map((name) => {
+    const parts = name.split("+");
+    if (parts.length > 2) {
+      throw new EvtsimError(
+        "usage",
+        `--policies: '${name}': expected ADMISSION or PICKER+ADMISSION`,
+      );
+    }
+    const [p, a] = parts.length === 2 ? parts : [picker, parts[0]];
+    if (!registry.admissions.has(a)) {
+      throw new EvtsimError(
+        "usage",
+        `--policies: unknown admission policy '${a}' in '${name}' (registered: ${
+          admissions.join(", ")
+        })`,
+      );
+    }
+    if (p !== undefined && !registry.pickers.has(p)) {
+      throw new EvtsimError(
+        "usage",
+        `--policies: unknown picker '${p}' in '${name}' (registered: ${pickers.join(", ")})`,
+      );
+    }
+    if (seen.has(name)) throw new EvtsimError("usage", `--policies: '${name}' given twice`);
+    seen.add(name);
+    return { name, admission: a, ...(p !== undefined ? { picker: p } : {}) };
+  });
+}
+
+/** The files of one policy's run. */
+export interface PolicyRun {
+  readonly summary: PolicySummary;
+  readonly schedule: string;
+  readonly resources: string;
+}
+
+/** Runs `evtsim compare ARGS`; returns the exit code. */
+export async function compareCommand(args: readonly string[], con: Console): Promise<number> {
+  const parsed = splitArgs(args);
+  if (parsed === "help") {
+    con.out(compareHelp());
+    return 0;
+  }
+  const registry = parsed.policyModule === undefined
+    ? defaultRegistry()
+    : await (await import("./policy_module.ts")).loadPolicyModule(parsed.policyModule);
+  const policies = parsePolicies(parsed.policies, registry, parsed.picker);
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-compare-" });
+  try {
+    const runs: PolicyRun[] = [];
+    for (const [i, p] of policies.entries()) {
+      const run = await runPolicy(parsed, p, `${dir}/run${i}`, con);
+      runs.push(run);
+      con.err(
+        `compare: ${p.name} done (${i + 1}/${policies.length}, ${
+          run.summary.simulationSeconds.toFixed(2)
+        } s)`,
+      );
+    }
+    if (parsed.report !== undefined) {
+      const { writeReport } = await import("./report_command.ts");
+      await writeReport(
+        runs.map((r) => ({
+          label: r.summary.policy,
+          schedule: r.schedule,
+          resources: r.resources,
+        })),
+        parsed.report,
+        {},
+      );
+    }
+    const rows = runs.map((r) => r.summary);
+    if (parsed.json) con.out(JSON.stringify(rows, null, 2));
+    else for (const line of compareTable(rows)) con.out(line);
+    if (parsed.report !== undefined) con.out(`Report written to: ${parsed.report}`);
+    return 0;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function runPolicy(
+  a: CompareArgs,
+  p: Policy,
+  stem: string,
+  con: Console,
+): Promise<PolicyRun> {
+  const schedule = `${stem}_sim.csv`;
+  const resources = `${stem}_sim_resources.csv`;
+  const stats = `${stem}.json`;
+  const out: string[] = [];
+  const restWithoutPicker = p.picker === undefined ? a.rest : withoutPicker(a.rest);
+  const code = await simulateCommand(
+    [
+      ...restWithoutPicker,
+      "--admission",
+      p.admission,
+      ...(p.picker !== undefined ? ["--picker", p.picker] : []),
+      "--outfile",
+      schedule,
+      "--resource_trace",
+      resources,
+      "--stats_json",
+      stats,
+      "--no_progress",
+    ],
+    { out: (l) => out.push(l), err: con.err, isTerminal: false },
+  );
+  if (code !== 0) throw new EvtsimError("usage", `simulate failed for policy '${p.name}'`);
+  const doc = JSON.parse(await Deno.readTextFile(stats));
+  const s = doc.statistics;
+  const wall = out.map((l) => /^Wall clock time to run simulation: (\S+) \(sec\)$/.exec(l))
+    .find((m) => m !== null);
+  const { waits } = jobFigures(await readScheduleCsv(schedule));
+  return {
+    schedule,
+    resources,
+    summary: {
+      policy: p.name,
+      jobs: s.jobsCompleted,
+      averageWait: s.averageWait,
+      medianWait: percentile(waits, 50),
+      p95Wait: percentile(waits, 95),
+      maxWait: s.maxWait,
+      averageBoundedSlowdown: s.averageBoundedSlowdown,
+      utilization: s.utilization,
+      makespan: s.makespan,
+      simulationSeconds: wall !== undefined && wall !== null ? Number(wall[1]) : NaN,
+    },
+  };
+}
+
+// simulate takes the picker of the policy; drop --picker given to compare.
+function withoutPicker(rest: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    if (rest[i] === "--picker") i++;
+    else if (!/^--picker=/.test(rest[i])) out.push(rest[i]);
+  }
+  return out;
+}
+
+const HEADERS = [
+  "policy",
+  "jobs",
+  "avg_wait",
+  "median_wait",
+  "p95_wait",
+  "max_wait",
+  "avg_bsld",
+  "utilization",
+  "makespan",
+  "sim_s",
+];
+
+/**
+ * The table's lines: a header and one right-aligned row per policy (the
+ * policy name left-aligned). Numbers as `simulate` prints them (6
+ * significant digits); the simulation time with two decimals.
+ */
+export function compareTable(rows: readonly PolicySummary[]): string[] {
+  const g = (x: number | null) => x === null ? "-" : formatG(x);
+  const cells = rows.map((r) => [
+    r.policy,
+    String(r.jobs),
+    g(r.averageWait),
+    g(r.medianWait),
+    g(r.p95Wait),
+    g(r.maxWait),
+    g(r.averageBoundedSlowdown),
+    g(r.utilization),
+    g(r.makespan),
+    r.simulationSeconds.toFixed(2),
+  ]);
+  const widths = HEADERS.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c].length)));
+  const line = (row: string[]) =>
+    row.map((v, c) => c === 0 ? v.padEnd(widths[c]) : v.padStart(widths[c])).join("  ");
+  return [line(HEADERS), ...cells.map(line)];
+}
