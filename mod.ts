@@ -78,6 +78,7 @@ export {
   conservativeBackfill,
   defaultRegistry,
   easyBackfill,
+  easyExtraBackfill,
   limitOrderPicker,
   noBackfill,
   orderedPicker,

@@ -51,7 +51,7 @@ export interface ReferenceRun {
   readonly headReservations: Map<number, { time: number; reservation: number }>;
 }
 
-type Mode = "fcfs" | "easy" | "conservative" | "sjf" | "ljf";
+type Mode = "fcfs" | "easy" | "conservative" | "easy_extra" | "sjf" | "ljf";
 
 function modeOf(config: SimulationConfig): { mode: Mode; backfill: boolean } {
   const p = config.priorityPolicy ?? "fcfs";
@@ -157,6 +157,31 @@ export function referenceSimulate(
     if (mode === "fcfs") return out;
     const shadow = reservation(head.nodes, free, eff, now);
     const removed = new Set<Job>();
+    if (mode === "easy_extra") {
+      // Textbook EASY: ends by the shadow time, or fits in the extra nodes
+      // (free at the shadow time beyond the head's need), which shrink.
+      if (shadow <= now) return out; // no reservation can be made: no backfill
+      let atShadow = free;
+      for (const r of eff) {
+        const end = r.begin + r.limit;
+        if (end > now && end <= shadow) atShadow += r.nodes;
+      }
+      let extra = atShadow - head.nodes;
+      for (let i = 1; i < waiting.length; i++) {
+        const c = waiting[i];
+        if (c.nodes > free) continue;
+        if (now + c.limit <= shadow) {
+          // ends by the shadow time
+        } else if (extra > 0 && c.nodes <= extra) extra -= c.nodes;
+        else continue;
+        decisions.push({ time: now, jobId: c.id, kind: "backfill", headId: head.id, shadow });
+        removed.add(c);
+        out.push(c);
+        free -= c.nodes;
+      }
+      for (const c of removed) take(c);
+      return out;
+    }
     for (let i = 1; i < waiting.length && free > 0; i++) {
       const c = waiting[i];
       if (c.nodes > free) continue;
