@@ -76,6 +76,8 @@ export type { EndJobOptions, EndOutcome, JobUpdate, LiveEvent } from "./core/liv
 export {
   builtinFcfs,
   conservativeBackfill,
+  conservativeProfileBackfill,
+  conservativeProfileNoCompression,
   defaultRegistry,
   easyBackfill,
   easyExtraBackfill,

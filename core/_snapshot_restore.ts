@@ -159,6 +159,8 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
     picker,
     pickerState,
     admission,
+    // Not stored in snapshots: a policy that keeps state starts afresh.
+    admissionMemory: admission.init?.(),
     registry,
     time: data.time,
     rng: data.rng === null ? seedRng(config.seed) : Object.freeze({

@@ -18,7 +18,11 @@ import {
 import { assert, assertEquals } from "./_assert.ts";
 
 const PARAMS = { seed: 42, numRuns: 200 };
-const TEXTBOOK_ADMISSIONS = ["easy_extra"] as const;
+const TEXTBOOK_ADMISSIONS = [
+  "easy_extra",
+  "conservative_profile",
+  "conservative_profile_no_compression",
+] as const;
 
 /** The shared purity check, plus: every state handed out is frozen. */
 function stepTwice(state: SimState, input: Input): StepResult | Error {
