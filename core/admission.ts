@@ -62,11 +62,13 @@ export interface AdmissionSession {
    * The policy's own state as the last session left it (`remember`), or
    * `init()`'s value before the first session; undefined for a policy
    * without `init`. It is part of the immutable simulation state, so it must
-   * never be changed: build a new value and `remember` it.
+   * never be changed: build a new value and `remember` it. (Optional only so
+   * that sessions written by hand, e.g. in a benchmark, need not have it; the
+   * core's sessions always do.)
    */
-  readonly memory: unknown;
+  readonly memory?: unknown;
   /** Keeps `value` as the policy's state for the next session (never change it afterwards). */
-  remember(value: unknown): void;
+  remember?(value: unknown): void;
 }
 
 /**

@@ -313,7 +313,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         nodes.push(job.numNodes);
         waitingAhead = true;
       }
-      s.remember(Object.freeze({
+      s.remember?.(Object.freeze({
         ids: Object.freeze(ids),
         starts: Object.freeze(starts),
         limits: Object.freeze(limits),
