@@ -36,6 +36,8 @@ function jobRecord(d: JobRecordData): JobRecord {
     runTime: d.runTime,
     queue: d.queue,
     priority: d.priority,
+    user: d.user,
+    account: d.account,
     beginTime: d.beginTime,
     endTime: d.endTime,
     rejected: d.rejected,
