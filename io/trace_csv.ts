@@ -283,10 +283,15 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
         continue;
       }
       if (requireSorted) prevSubmit = r.ordered(submitTime, prevSubmit, vals[SUBMIT], plan.submit);
+      const rec: RecordedJob = queue === undefined
+        ? { submitTime, numNodes, timeLimit, beginTime, endTime }
+        : { submitTime, numNodes, timeLimit, queue, beginTime, endTime };
       recorded.push(
-        queue === undefined
-          ? { submitTime, numNodes, timeLimit, beginTime, endTime }
-          : { submitTime, numNodes, timeLimit, queue, beginTime, endTime },
+        plan.user === undefined && plan.account === undefined ? rec : withOwner(
+          rec,
+          plan.user === undefined ? undefined : vals[USER],
+          plan.account === undefined ? undefined : vals[ACCOUNT],
+        ),
       );
       continue;
     }
@@ -366,7 +371,11 @@ function jobSpec(
 }
 
 // The optional `user` and `account` columns; an empty value is no value.
-function withOwner(job: JobSpec, user: string | undefined, account: string | undefined): JobSpec {
+function withOwner<T extends JobSpec>(
+  job: T,
+  user: string | undefined,
+  account: string | undefined,
+): T {
   const u = user === undefined || user === "" ? undefined : user;
   const a = account === undefined || account === "" ? undefined : account;
   if (u === undefined && a === undefined) return job;

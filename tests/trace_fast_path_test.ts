@@ -154,4 +154,20 @@ Deno.test("trace reader: user and account columns on both paths; an empty one is
     { file: "s.csv", runTimeMode: "limit" },
   );
   assertEquals(same.jobs.map((j) => j.user), ["alice", "alice"]);
+  // A recorded schedule (begin and end times) keeps them too.
+  const replay = parseTrace(
+    "job_submit_time,begin_time,end_time,num_nodes,time_limit,user,account\n0,5,65,4,60,alice,phys\n",
+    { file: "r.csv" },
+  );
+  assertEquals(replay.recorded, [
+    {
+      submitTime: 0,
+      numNodes: 4,
+      timeLimit: 60,
+      beginTime: 5,
+      endTime: 65,
+      user: "alice",
+      account: "phys",
+    },
+  ]);
 });
