@@ -76,8 +76,11 @@ export type { EndJobOptions, EndOutcome, JobUpdate, LiveEvent } from "./core/liv
 export {
   builtinFcfs,
   conservativeBackfill,
+  conservativeProfileBackfill,
+  conservativeProfileNoCompression,
   defaultRegistry,
   easyBackfill,
+  easyExtraBackfill,
   limitOrderPicker,
   noBackfill,
   orderedPicker,

@@ -129,6 +129,12 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
       "backfill (admission) policy by registered name, e.g. one from --policy_module (overrides -b)",
   },
   {
+    name: "no_compression",
+    kind: "flag",
+    help:
+      "with --admission conservative_profile: reservations never move earlier except to start now",
+  },
+  {
     name: "policy_module",
     kind: "string",
     placeholder: "FILE",

@@ -92,6 +92,13 @@ export async function simulateCommand(
   if (o.has("decisions_detail") && !o.has("decisions")) {
     throw new EvtsimError("usage", "--decisions_detail needs --decisions FILE");
   }
+  const admission = str(o, "admission") ?? str(o, "backfill_policy") ?? "easy";
+  if (o.get("no_compression") === true && admission !== "conservative_profile") {
+    throw new EvtsimError(
+      "usage",
+      `--no_compression needs --admission conservative_profile, got '${admission}'`,
+    );
+  }
   const schedulePath = str(o, "outfile") ?? defaultOutfile(sources.list ?? firstPath);
   const extended = o.get("extended_output") === true;
   const swf = isSwfPath(schedulePath);
@@ -167,7 +174,9 @@ export async function simulateCommand(
     const totalNodes = num(o, "total_nodes") ?? first.machineSize ?? 795;
     const config: SimulationConfig = {
       totalNodes,
-      backfillPolicy: str(o, "admission") ?? str(o, "backfill_policy") ?? "easy",
+      backfillPolicy: o.get("no_compression") === true
+        ? "conservative_profile_no_compression"
+        : admission,
       ...(str(o, "picker") !== undefined ? { picker: str(o, "picker") } : {}),
       ...(queues !== undefined ? { queues } : {}),
       decisions: named.decisions === undefined

@@ -52,6 +52,7 @@ export class Working {
   readonly picker: Picker;
   pickerState: unknown;
   readonly admission: Admission;
+  admissionMemory: unknown;
   readonly registry: PolicyRegistry;
   queues: QueueTable;
   /** `queues` has been copied by this step and may be changed in place. */
@@ -95,6 +96,7 @@ export class Working {
       ? s.pickerState
       : s.picker.beginEdit(s.pickerState, this.owner);
     this.admission = s.admission;
+    this.admissionMemory = s.admissionMemory;
     this.registry = s.registry;
     this.queues = s.queues;
     this.liveEvents = s.liveEvents.transient(this.owner);
@@ -130,6 +132,7 @@ export class Working {
         ? this.pickerState
         : this.picker.endEdit(this.pickerState),
       admission: this.admission,
+      admissionMemory: this.admissionMemory,
       registry: this.registry,
       queues: this.queuesOwned
         ? Object.freeze({

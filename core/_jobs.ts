@@ -164,6 +164,8 @@ export function appendJobs(
       runTime: chooseRunTime(w, spec, g, id),
       queue: queueOf(w, spec),
       priority: spec.priority ?? 0,
+      user: spec.user,
+      account: spec.account,
       beginTime: -1,
       endTime: -1,
       rejected: false,

@@ -64,6 +64,14 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     return this.w.running;
   }
 
+  get memory(): unknown {
+    return this.w.admissionMemory;
+  }
+
+  remember(value: unknown): void {
+    this.w.admissionMemory = value;
+  }
+
   queueReady(name: string): boolean {
     const t = this.w.queues;
     const i = t.byName.get(name);

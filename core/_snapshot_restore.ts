@@ -36,6 +36,8 @@ function jobRecord(d: JobRecordData): JobRecord {
     runTime: d.runTime,
     queue: d.queue,
     priority: d.priority,
+    user: d.user,
+    account: d.account,
     beginTime: d.beginTime,
     endTime: d.endTime,
     rejected: d.rejected,
@@ -159,6 +161,8 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
     picker,
     pickerState,
     admission,
+    // Not stored in snapshots: a policy that keeps state starts afresh.
+    admissionMemory: admission.init?.(),
     registry,
     time: data.time,
     rng: data.rng === null ? seedRng(config.seed) : Object.freeze({

@@ -58,6 +58,17 @@ export interface AdmissionSession {
     reason: PendReason | (() => PendReason),
     code?: PendReasonCode,
   ): void;
+  /**
+   * The policy's own state as the last session left it (`remember`), or
+   * `init()`'s value before the first session; undefined for a policy
+   * without `init`. It is part of the immutable simulation state, so it must
+   * never be changed: build a new value and `remember` it. (Optional only so
+   * that sessions written by hand, e.g. in a benchmark, need not have it; the
+   * core's sessions always do.)
+   */
+  readonly memory?: unknown;
+  /** Keeps `value` as the policy's state for the next session (never change it afterwards). */
+  remember?(value: unknown): void;
 }
 
 /**
@@ -94,6 +105,12 @@ export interface Admission {
    * then keep the index that makes `CandidateSearch.nextFitting` prune by limit.
    */
   readonly searchesByLimit?: boolean;
+  /**
+   * The policy's initial state, for a policy that keeps one between sessions
+   * (`conservative_profile` keeps every waiting job's reservation). It is not
+   * stored in snapshots: a state restored from one starts from `init()` again.
+   */
+  init?(): unknown;
   /** Decides one session: calls `next`, `dispatch` and `pend` on `s`. */
   runSession(s: AdmissionSession): void;
 }

@@ -159,6 +159,8 @@ function newRecord(w: Working, job: RecordedJob, hidden: boolean): JobRecord {
     runTime: job.endTime - job.beginTime,
     queue: job.queue,
     priority: job.priority ?? 0,
+    user: job.user,
+    account: job.account,
     beginTime: -1,
     endTime: -1,
     rejected: false,

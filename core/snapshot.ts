@@ -62,6 +62,8 @@ export interface JobRecordData {
   readonly runTime: number;
   readonly queue?: string;
   readonly priority: number;
+  readonly user?: string;
+  readonly account?: string;
   readonly beginTime: number;
   readonly endTime: number;
   readonly rejected: boolean;
@@ -167,6 +169,8 @@ function recordData(r: JobRecord): JobRecordData {
     runTime: r.runTime,
     ...(r.queue === undefined ? {} : { queue: r.queue }),
     priority: r.priority,
+    ...(r.user === undefined ? {} : { user: r.user }),
+    ...(r.account === undefined ? {} : { account: r.account }),
     beginTime: r.beginTime,
     endTime: r.endTime,
     rejected: r.rejected,

@@ -117,6 +117,12 @@ export interface SimState {
   readonly pickerState: unknown;
   /** The admission (backfilling) policy. */
   readonly admission: Admission;
+  /**
+   * The admission policy's own state (see `Admission.init`), undefined for a
+   * stateless policy. Internal: not part of the stable API, may change in any release.
+   * @internal
+   */
+  readonly admissionMemory: unknown;
   /** The registry the policies came from (per-queue pickers are looked up in it). */
   readonly registry: PolicyRegistry;
   /** The simulation clock. */
@@ -286,6 +292,7 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     picker,
     pickerState,
     admission,
+    admissionMemory: options.replay ? undefined : admission.init?.(),
     registry,
     time: c.startTime,
     rng: seedRng(c.seed),

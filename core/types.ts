@@ -238,6 +238,10 @@ export interface JobSpec {
   readonly queue?: string;
   /** Job priority within its queue: higher goes first under `builtin_fcfs` (default 0). */
   readonly priority?: number;
+  /** The submitting user (trace column `user`, SWF field 12), carried for pickers that use it. */
+  readonly user?: string;
+  /** The account or group (trace column `account`, SWF field 13), carried for pickers that use it. */
+  readonly account?: string;
 }
 
 /**
@@ -295,6 +299,10 @@ export interface JobRecord {
   readonly queue: string | undefined;
   /** Priority within its queue (0 unless given). */
   readonly priority: number;
+  /** The submitting user, when the trace had one. */
+  readonly user?: string;
+  /** The account or group, when the trace had one. */
+  readonly account?: string;
   /** −1 until the job starts. */
   readonly beginTime: number;
   /** −1 until the job ends. */

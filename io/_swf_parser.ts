@@ -29,6 +29,8 @@ export class SwfParser {
   readonly run: number[] = [];
   readonly wait: number[] = [];
   readonly queue: number[] = [];
+  readonly user: number[] = [];
+  readonly group: number[] = [];
   readonly entries: [string, string][] = [];
   readonly queues = new Map<number, string>();
   maxNodes: number | undefined;
@@ -83,7 +85,7 @@ export class SwfParser {
     const f = this.fields;
     scanDataLine(text, i, end, f, this.file, lineNo);
     this.read++;
-    this.job(f[1], f[2], f[3], f[4], f[7], f[8], f[14]);
+    this.job(f[1], f[2], f[3], f[4], f[7], f[8], f[14], f[11], f[12]);
     return this.maxJobs === 0 || this.read < this.maxJobs;
   }
 
@@ -109,6 +111,8 @@ export class SwfParser {
     requested: number,
     reqTime: number,
     queue: number,
+    user: number,
+    group: number,
   ): void {
     if (submit < 0) return void this.missingSubmitTime++;
     const procs = requested > 0 ? requested : allocated;
@@ -134,6 +138,8 @@ export class SwfParser {
     this.run.push(actual);
     this.wait.push(wait);
     this.queue.push(queue);
+    this.user.push(user);
+    this.group.push(group);
   }
 
   finish(): LoadedSwf {
@@ -177,7 +183,11 @@ export class SwfParser {
         actualRunTime: this.run[k],
       };
       // The queue name comes from the header's `; Queue: N name` lines.
-      const spec: JobSpec = q < 0 ? base : { ...base, queue: this.queues.get(q) ?? String(q) };
+      let spec: JobSpec = q < 0 ? base : { ...base, queue: this.queues.get(q) ?? String(q) };
+      // The user (field 12) and group (field 13) ids, as text, feed the fair-share picker.
+      const u = this.user[k], g = this.group[k];
+      if (u >= 0) spec = { ...spec, user: String(u) };
+      if (g >= 0) spec = { ...spec, account: String(g) };
       if (this.replay) {
         const beginTime = spec.submitTime + this.wait[k];
         const job: RecordedJob = { ...spec, beginTime, endTime: beginTime + this.run[k] };

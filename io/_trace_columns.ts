@@ -30,6 +30,10 @@ export interface ColumnPlan {
   readonly end: PlannedColumn | undefined;
   /** `priority` (a job's priority within its queue), if present. */
   readonly priority: PlannedColumn | undefined;
+  /** `user` (the submitting user, for the fair-share picker), if present. */
+  readonly user?: PlannedColumn | undefined;
+  /** `account` (the user's account or group, for the fair-share picker), if present. */
+  readonly account?: PlannedColumn | undefined;
   /** Fields every data line must have. */
   readonly fieldCount: number;
   /** Header names by position, when the format has meaningful ones. */
@@ -54,6 +58,8 @@ const KNOWN_NAMES = new Set([
   "begin_time",
   "end_time",
   "priority",
+  "user",
+  "account",
   ...TIME_LIMIT_ALIASES,
   ...ACTUAL_ALIASES,
 ]);
@@ -66,7 +72,12 @@ export const SUBMIT = 0,
   ACTUAL = 4,
   BEGIN = 5,
   END = 6,
-  PRIORITY = 7;
+  PRIORITY = 7,
+  USER = 8,
+  ACCOUNT = 9;
+
+/** The slots whose values are text, not numbers (a bit per slot). */
+export const TEXT_SLOTS = (1 << QUEUE) | (1 << USER) | (1 << ACCOUNT);
 
 /** The column plan of a `simple` trace from its header line. */
 export function headerPlan(line: string, r: FieldReader): ColumnPlan {
@@ -105,6 +116,8 @@ export function headerPlan(line: string, r: FieldReader): ColumnPlan {
   const actual = find(ACTUAL_ALIASES);
   const queue = find(["q_id", "queue"]);
   const priority = find(["priority"]);
+  const user = find(["user"]);
+  const account = find(["account"]);
   return {
     submit,
     nodes,
@@ -114,6 +127,8 @@ export function headerPlan(line: string, r: FieldReader): ColumnPlan {
     begin,
     end,
     priority,
+    user,
+    account,
     fieldCount: names.length,
     names,
   };
@@ -130,6 +145,8 @@ export function slotTable(plan: ColumnPlan): Int8Array {
     plan.begin,
     plan.end,
     plan.priority,
+    plan.user,
+    plan.account,
   ];
   let size = 0;
   for (const c of cols) if (c !== undefined && c.index + 1 > size) size = c.index + 1;

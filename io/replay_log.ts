@@ -69,20 +69,28 @@ export function jobTable(jobs: readonly JobSpec[]): InputDataOf<"appendJobs">["j
   let actual = false;
   let queue = false;
   let priority = false;
+  let user = false;
+  let account = false;
   for (const j of jobs) {
     if (j.actualRunTime !== undefined) actual = true;
     if (j.queue !== undefined) queue = true;
     if (j.priority !== undefined) priority = true;
+    if (j.user !== undefined) user = true;
+    if (j.account !== undefined) account = true;
   }
   const columns: JobColumn[] = ["submitTime", "numNodes", "timeLimit"];
   if (actual) columns.push("actualRunTime");
   if (queue) columns.push("queue");
   if (priority) columns.push("priority");
+  if (user) columns.push("user");
+  if (account) columns.push("account");
   const rows = jobs.map((j) => {
     const row: (number | string | null)[] = [j.submitTime, j.numNodes, j.timeLimit];
     if (actual) row.push(j.actualRunTime ?? null);
     if (queue) row.push(j.queue ?? null);
     if (priority) row.push(j.priority ?? null);
+    if (user) row.push(j.user ?? null);
+    if (account) row.push(j.account ?? null);
     return row;
   });
   return { columns, rows };

@@ -63,6 +63,8 @@ const JobRecordSchema = z.strictObject({
   runTime: num,
   queue: z.string().optional(),
   priority: int,
+  user: z.string().optional(),
+  account: z.string().optional(),
   beginTime: num,
   endTime: num,
   rejected: z.boolean(),
@@ -163,6 +165,8 @@ export const JOB_COLUMNS = [
   "actualRunTime",
   "queue",
   "priority",
+  "user",
+  "account",
 ] as const;
 
 /** A job field's name. */
@@ -176,6 +180,8 @@ const CELL: Record<JobColumn, { ok: (x: unknown) => boolean; expected: string }>
   actualRunTime: { ok: (x) => x === null || isFiniteNumber(x), expected: "a number or null" },
   queue: { ok: (x) => x === null || typeof x === "string", expected: "a string or null" },
   priority: { ok: (x) => x === null || Number.isSafeInteger(x), expected: "an integer or null" },
+  user: { ok: (x) => x === null || typeof x === "string", expected: "a string or null" },
+  account: { ok: (x) => x === null || typeof x === "string", expected: "a string or null" },
 };
 
 /**

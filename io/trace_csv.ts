@@ -4,13 +4,14 @@
 // double quote never goes through the quote-aware splitter.
 
 import { isPad, splitPlain, splitQuoted } from "./_csv_fields.ts";
-import { type QueueSpan, readPlainRow } from "./_csv_fast_row.ts";
+import { readPlainRow } from "./_csv_fast_row.ts";
 import { FieldReader, show } from "./_csv_values.ts";
 import { forEachStreamLine } from "./_gzip_lines.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { JobSpec, RecordedJob } from "../core/types.ts";
 import { lassenPlan } from "./lassen.ts";
 import {
+  ACCOUNT,
   ACTUAL,
   ACTUAL_ALIASES,
   BEGIN,
@@ -23,6 +24,8 @@ import {
   QUEUE,
   slotTable,
   SUBMIT,
+  TEXT_SLOTS,
+  USER,
 } from "./_trace_columns.ts";
 import { createTimestampParser, type TimestampParser } from "./timestamps.ts";
 
@@ -148,7 +151,7 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
   const jobs: JobSpec[] = [];
   const recorded: RecordedJob[] = [];
   const warnings: string[] = [];
-  const vals: string[] = ["", "", "", "", "", "", "", ""];
+  const vals: string[] = ["", "", "", "", "", "", "", "", "", ""];
   const queues = options.queues;
   let plan: ColumnPlan | undefined;
   let slotOf: Int8Array = new Int8Array(0);
@@ -160,10 +163,19 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
   let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0; // byte-order mark
   // The fast path (see _csv_fast_row.ts) for simulation rows; given up after
   // 64 rows in a row it could not read (calendar timestamps, say).
-  const nums = [0, 0, 0, 0, 0, 0, 0, 0];
-  const span: QueueSpan = { start: 0, end: 0 };
+  const nums = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+  const spans = new Array<number>(20).fill(0);
   let fastMisses = 0;
   let lastQueue = "";
+  // Rows of one user (account) share one string, as rows of one queue do.
+  const lastText = ["", ""];
+  const textAt = (slot: number, k: number): string => {
+    const s = spans[2 * slot], n = spans[2 * slot + 1] - s;
+    const last = lastText[k];
+    return n === last.length && text.startsWith(last, s)
+      ? last
+      : (lastText[k] = text.slice(s, s + n));
+  };
 
   while (pos < len) {
     let nl = text.indexOf("\n", pos);
@@ -186,17 +198,17 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
 
     if (
       fastMisses < 64 && plan.begin === undefined &&
-      readPlainRow(text, start, end, slotOf, plan.fieldCount, QUEUE, nums, span)
+      readPlainRow(text, start, end, slotOf, plan.fieldCount, TEXT_SLOTS, nums, spans)
     ) {
       fastMisses = 0;
       const submitTime = nums[SUBMIT];
       let queue: string | undefined;
       if (plan.queue !== undefined) {
         // Rows of one queue share one string.
-        const n = span.end - span.start;
-        queue = n === lastQueue.length && text.startsWith(lastQueue, span.start)
+        const from = spans[2 * QUEUE], n = spans[2 * QUEUE + 1] - from;
+        queue = n === lastQueue.length && text.startsWith(lastQueue, from)
           ? lastQueue
-          : (lastQueue = text.slice(span.start, span.end));
+          : (lastQueue = text.slice(from, from + n));
       }
       if (
         !(queues !== undefined && queue !== undefined && !queues.has(queue)) &&
@@ -211,7 +223,14 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
         }
         if (requireSorted) prevSubmit = submitTime;
         const priority = plan.priority === undefined ? undefined : nums[PRIORITY];
-        jobs.push(jobSpec(submitTime, nums[NODES], timeLimit, actualRunTime, queue, priority));
+        const job = jobSpec(submitTime, nums[NODES], timeLimit, actualRunTime, queue, priority);
+        jobs.push(
+          plan.user === undefined && plan.account === undefined ? job : withOwner(
+            job,
+            plan.user === undefined ? undefined : textAt(USER, 0),
+            plan.account === undefined ? undefined : textAt(ACCOUNT, 1),
+          ),
+        );
         continue;
       }
       // An unknown queue or an unsorted row: the general path reports it.
@@ -264,10 +283,15 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
         continue;
       }
       if (requireSorted) prevSubmit = r.ordered(submitTime, prevSubmit, vals[SUBMIT], plan.submit);
+      const rec: RecordedJob = queue === undefined
+        ? { submitTime, numNodes, timeLimit, beginTime, endTime }
+        : { submitTime, numNodes, timeLimit, queue, beginTime, endTime };
       recorded.push(
-        queue === undefined
-          ? { submitTime, numNodes, timeLimit, beginTime, endTime }
-          : { submitTime, numNodes, timeLimit, queue, beginTime, endTime },
+        plan.user === undefined && plan.account === undefined ? rec : withOwner(
+          rec,
+          plan.user === undefined ? undefined : vals[USER],
+          plan.account === undefined ? undefined : vals[ACCOUNT],
+        ),
       );
       continue;
     }
@@ -286,7 +310,14 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
       limitFallbacks++;
     }
     if (requireSorted) prevSubmit = r.ordered(submitTime, prevSubmit, vals[SUBMIT], plan.submit);
-    jobs.push(jobSpec(submitTime, numNodes, timeLimit, actualRunTime, queue, priority));
+    const job = jobSpec(submitTime, numNodes, timeLimit, actualRunTime, queue, priority);
+    jobs.push(
+      plan.user === undefined && plan.account === undefined ? job : withOwner(
+        job,
+        plan.user === undefined ? undefined : vals[USER],
+        plan.account === undefined ? undefined : vals[ACCOUNT],
+      ),
+    );
   }
 
   if (plan === undefined) {
@@ -337,6 +368,19 @@ function jobSpec(
       : { submitTime, numNodes, timeLimit, actualRunTime, queue };
   }
   return priority === undefined ? job : { ...job, priority };
+}
+
+// The optional `user` and `account` columns; an empty value is no value.
+function withOwner<T extends JobSpec>(
+  job: T,
+  user: string | undefined,
+  account: string | undefined,
+): T {
+  const u = user === undefined || user === "" ? undefined : user;
+  const a = account === undefined || account === "" ? undefined : account;
+  if (u === undefined && a === undefined) return job;
+  if (a === undefined) return { ...job, user: u };
+  return u === undefined ? { ...job, account: a } : { ...job, user: u, account: a };
 }
 
 /**

@@ -4,6 +4,11 @@
 
 export { conservativeBackfill, easyBackfill, noBackfill } from "./admission.ts";
 export { builtinFcfs } from "./builtin_fcfs.ts";
+export {
+  conservativeProfileBackfill,
+  conservativeProfileNoCompression,
+} from "./conservative_profile.ts";
+export { easyExtraBackfill } from "./easy_extra.ts";
 export { limitOrderPicker } from "./limit_order_picker.ts";
 export { orderedPicker, type OrderedPickerOptions } from "./ordered_picker.ts";
 export { defaultRegistry, withPolicies } from "./registry.ts";

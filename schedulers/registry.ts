@@ -8,6 +8,11 @@ import type { Picker } from "../core/picker.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
 import { conservativeBackfill, easyBackfill, noBackfill } from "./admission.ts";
 import { builtinFcfs } from "./builtin_fcfs.ts";
+import {
+  conservativeProfileBackfill,
+  conservativeProfileNoCompression,
+} from "./conservative_profile.ts";
+import { easyExtraBackfill } from "./easy_extra.ts";
 import { limitOrderPicker } from "./limit_order_picker.ts";
 
 const BUILT_IN: PolicyRegistry = Object.freeze({
@@ -20,12 +25,16 @@ const BUILT_IN: PolicyRegistry = Object.freeze({
     ["none", noBackfill],
     ["easy", easyBackfill],
     ["conservative", conservativeBackfill],
+    ["easy_extra", easyExtraBackfill],
+    ["conservative_profile", conservativeProfileBackfill],
+    ["conservative_profile_no_compression", conservativeProfileNoCompression],
   ]),
 });
 
 /**
  * evtsim's own policies: pickers `builtin_fcfs`, `sjf`, `ljf`; admission
- * policies `none`, `easy`, `conservative`.
+ * policies `none`, `easy`, `conservative` (DR_EVT's), and the textbook
+ * `easy_extra`, `conservative_profile` and `conservative_profile_no_compression`.
  *
  * @example
  * ```ts

@@ -51,7 +51,15 @@ export interface ReferenceRun {
   readonly headReservations: Map<number, { time: number; reservation: number }>;
 }
 
-type Mode = "fcfs" | "easy" | "conservative" | "sjf" | "ljf";
+type Mode =
+  | "fcfs"
+  | "easy"
+  | "conservative"
+  | "easy_extra"
+  | "conservative_profile"
+  | "conservative_profile_no_compression"
+  | "sjf"
+  | "ljf";
 
 function modeOf(config: SimulationConfig): { mode: Mode; backfill: boolean } {
   const p = config.priorityPolicy ?? "fcfs";
@@ -138,6 +146,8 @@ export function referenceSimulate(
     resourceRows.push({ time: now, freeNodes: total - allocated, allocatedNodes: allocated });
   };
   const take = (j: Job) => waiting.splice(waiting.indexOf(j), 1);
+  // A job ended before its projected end since the last scheduling call.
+  let endedEarly = false;
 
   // D.2 / D.3: one call of the FCFS scheduler; returns the jobs to start.
   const scheduleFcfs = (): Job[] => {
@@ -157,6 +167,31 @@ export function referenceSimulate(
     if (mode === "fcfs") return out;
     const shadow = reservation(head.nodes, free, eff, now);
     const removed = new Set<Job>();
+    if (mode === "easy_extra") {
+      // Textbook EASY: ends by the shadow time, or fits in the extra nodes
+      // (free at the shadow time beyond the head's need), which shrink.
+      if (shadow <= now) return out; // no reservation can be made: no backfill
+      let atShadow = free;
+      for (const r of eff) {
+        const end = r.begin + r.limit;
+        if (end > now && end <= shadow) atShadow += r.nodes;
+      }
+      let extra = atShadow - head.nodes;
+      for (let i = 1; i < waiting.length; i++) {
+        const c = waiting[i];
+        if (c.nodes > free) continue;
+        if (now + c.limit <= shadow) {
+          // ends by the shadow time
+        } else if (extra > 0 && c.nodes <= extra) extra -= c.nodes;
+        else continue;
+        decisions.push({ time: now, jobId: c.id, kind: "backfill", headId: head.id, shadow });
+        removed.add(c);
+        out.push(c);
+        free -= c.nodes;
+      }
+      for (const c of removed) take(c);
+      return out;
+    }
     for (let i = 1; i < waiting.length && free > 0; i++) {
       const c = waiting[i];
       if (c.nodes > free) continue;
@@ -191,6 +226,101 @@ export function referenceSimulate(
     return out;
   };
 
+  // Conservative backfilling with an availability profile (not DR_EVT's):
+  // every waiting job holds a reservation, kept from call to call in `held`.
+  // A new job gets the earliest start that delays no reservation; held ones
+  // keep theirs, except in the first call after a job ended before its
+  // projected end (`endedEarly`): then, with compression, each held one is
+  // given the earliest start again in the order they are held, in passes
+  // until none moves. Without compression a held job still starts now if
+  // that delays no reservation. The profile is a sum over blocks, evaluated
+  // point by point.
+  const held = new Map<number, { start: number; limit: number; nodes: number }>();
+  const scheduleProfile = (compression: boolean): Job[] => {
+    const compress = compression && endedEarly;
+    endedEarly = false;
+    let free = Math.max(0, total - allocated);
+    const base = free;
+    // Running jobs release their nodes at their projected end (now if overrun).
+    const releases = running.map((r) => ({ at: Math.max(r.begin + r.limit, now), nodes: r.nodes }));
+    const blocks: { id: number; start: number; end: number; nodes: number }[] = [];
+    for (const [id, r] of held) {
+      const start = Math.max(r.start, now);
+      blocks.push({ id, start, end: start + r.limit, nodes: r.nodes });
+    }
+    const freeAt = (t: number): number => {
+      let f = base;
+      for (const r of releases) if (r.at <= t) f += r.nodes;
+      for (const b of blocks) if (b.start <= t && t < b.end) f -= b.nodes;
+      return f;
+    };
+    const points = (): number[] =>
+      [now, ...releases.map((r) => r.at), ...blocks.flatMap((b) => [b.start, b.end])]
+        .filter((t) => t >= now)
+        .sort((a, b) => a - b);
+    const fitsAt = (c: number, nodes: number, limit: number): boolean =>
+      freeAt(c) >= nodes && points().every((p) => p <= c || p >= c + limit || freeAt(p) >= nodes);
+    const earliest = (nodes: number, limit: number): number => {
+      for (const c of points()) if (fitsAt(c, nodes, limit)) return c;
+      return Infinity;
+    };
+    const unblock = (id: number) => {
+      const at = blocks.findIndex((b) => b.id === id);
+      if (at >= 0) blocks.splice(at, 1);
+    };
+    if (compress) {
+      for (let moved = true; moved;) {
+        moved = false;
+        for (const [id, r] of held) {
+          const i = blocks.findIndex((b) => b.id === id);
+          const mine = blocks[i];
+          blocks.splice(i, 1);
+          const t = earliest(r.nodes, r.limit);
+          const start = t < mine.start ? t : mine.start;
+          if (t < mine.start) moved = true;
+          blocks.splice(i, 0, { id, start, end: start + r.limit, nodes: r.nodes });
+        }
+      }
+    }
+    const out: Job[] = [];
+    const next = new Map<number, { start: number; limit: number; nodes: number }>();
+    let waitingAhead = false;
+    for (const j of waiting) {
+      const old = held.get(j.id);
+      let start: number;
+      if (old === undefined) {
+        start = earliest(j.nodes, j.limit);
+        blocks.push({ id: j.id, start, end: start + j.limit, nodes: j.nodes });
+      } else {
+        start = blocks.find((b) => b.id === j.id)!.start;
+        if (!compression && start > now && j.nodes <= free) {
+          const mine = blocks.find((b) => b.id === j.id)!;
+          unblock(j.id);
+          if (fitsAt(now, j.nodes, j.limit)) start = now;
+          else blocks.push(mine);
+        }
+      }
+      if (start <= now && j.nodes <= free) {
+        unblock(j.id);
+        out.push(j);
+        free -= j.nodes;
+        blocks.push({ id: -1, start: now, end: now + j.limit, nodes: j.nodes });
+        decisions.push(
+          waitingAhead
+            ? { time: now, jobId: j.id, kind: "backfill", headId: -1, shadow: start }
+            : { time: now, jobId: j.id, kind: "head" },
+        );
+        continue;
+      }
+      next.set(j.id, { start, limit: j.limit, nodes: j.nodes });
+      waitingAhead = true;
+    }
+    held.clear();
+    for (const [id, r] of next) held.set(id, r);
+    for (const j of out) take(j);
+    return out;
+  };
+
   // D.4: one call of SJF/LJF; at most one job.
   const scheduleLimitOrdered = (): Job[] => {
     if (waiting.length === 0) return [];
@@ -218,7 +348,11 @@ export function referenceSimulate(
 
   const scheduleUntilStalled = () => {
     for (;;) {
-      const started = mode === "sjf" || mode === "ljf" ? scheduleLimitOrdered() : scheduleFcfs();
+      const started = mode === "sjf" || mode === "ljf"
+        ? scheduleLimitOrdered()
+        : mode === "conservative_profile" || mode === "conservative_profile_no_compression"
+        ? scheduleProfile(mode === "conservative_profile")
+        : scheduleFcfs();
       if (started.length === 0) return;
       for (const j of started) start(j);
     }
@@ -240,6 +374,7 @@ export function referenceSimulate(
     for (const j of ending) {
       running.splice(running.indexOf(j), 1);
       j.end = j.begin + j.run;
+      if (j.run < j.limit) endedEarly = true;
       allocated -= j.nodes;
       resourceRows.push({ time: j.end, freeNodes: total - allocated, allocatedNodes: allocated });
     }

@@ -126,7 +126,7 @@ Deno.test("cli: bad pickers, admissions, modules and queue files are one line, e
     [["--picker", "nope"], "evtsim: unknown picker 'nope' (registered: builtin_fcfs, ljf, sjf)"],
     [
       ["--admission", "greedy"],
-      "evtsim: unknown backfill policy 'greedy' (registered: conservative, easy, none)",
+      "evtsim: unknown backfill policy 'greedy' (registered: conservative, conservative_profile, conservative_profile_no_compression, easy, easy_extra, none)",
     ],
     [["--policy_module", `${d}/half.ts`], `evtsim: ${d}/half.ts: pickers[0] is neither a picker`],
     [

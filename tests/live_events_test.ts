@@ -138,7 +138,14 @@ function liveRun(
 const arbLive = fc.integer({ min: 1, max: 16 }).chain((totalNodes) =>
   fc.record({
     totalNodes: fc.constant(totalNodes),
-    backfillPolicy: fc.constantFrom("none", "easy", "conservative"),
+    backfillPolicy: fc.constantFrom(
+      "none",
+      "easy",
+      "conservative",
+      "easy_extra",
+      "conservative_profile",
+      "conservative_profile_no_compression",
+    ),
     priorityPolicy: fc.constantFrom("fcfs", "sjf", "ljf"),
     queued: fc.boolean(),
     decisions: fc.boolean(),

@@ -41,7 +41,14 @@ function evtsimError(fn: () => unknown, includes?: string): EvtsimError {
 }
 
 const RUNS = Number(Deno.env.get("EVTSIM_PROPERTY_RUNS") ?? 200);
-const ADMISSIONS = ["none", "easy", "conservative"] as const;
+const ADMISSIONS = [
+  "none",
+  "easy",
+  "conservative",
+  "easy_extra",
+  "conservative_profile",
+  "conservative_profile_no_compression",
+] as const;
 
 Deno.test("builtin_fcfs with one queue and equal priorities gives today's FCFS, EASY and CONSERVATIVE rows", () => {
   const priorities = ["fcfs", "fcfs_conservative"] as const;
@@ -155,7 +162,7 @@ Deno.test("a picker registered by name is found; an unknown name lists the regis
   const a = evtsimError(() => initialState({ totalNodes: 4, backfillPolicy: "greedy" }));
   assertEquals(
     a.message,
-    "unknown backfill policy 'greedy' (registered: conservative, easy, none)",
+    "unknown backfill policy 'greedy' (registered: conservative, conservative_profile, conservative_profile_no_compression, easy, easy_extra, none)",
   );
   assertThrows(() => withPolicies({ pickers: [{ ...largestFirst, name: "sjf" } as Picker] }));
 });

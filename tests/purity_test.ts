@@ -18,6 +18,11 @@ import {
 import { assert, assertEquals } from "./_assert.ts";
 
 const PARAMS = { seed: 42, numRuns: 200 };
+const TEXTBOOK_ADMISSIONS = [
+  "easy_extra",
+  "conservative_profile",
+  "conservative_profile_no_compression",
+] as const;
 
 /** The shared purity check, plus: every state handed out is frozen. */
 function stepTwice(state: SimState, input: Input): StepResult | Error {
@@ -126,13 +131,16 @@ Deno.test("a state taken before a step is deep-equal before and after any sequen
       fc.boolean(),
       fc.constantFrom("builtin_fcfs", "sjf", "ljf", undefined),
       fc.boolean(),
+      // The textbook policies too (their own state, if any, must be persistent).
+      fc.constantFrom(undefined, ...TEXTBOOK_ADMISSIONS),
     )
   );
   let sequences = 0;
   fc.assert(
-    fc.property(scenario, ([{ config: c, trace }, plan, decisions, picker, queued]) => {
+    fc.property(scenario, ([{ config: c, trace }, plan, decisions, picker, queued, admission]) => {
       const config = {
         ...c,
+        ...(admission === undefined ? {} : { backfillPolicy: admission }),
         decisions,
         ...(picker === undefined ? {} : { picker }),
         ...(queued ? { queues: [{ name: "a", priority: 2, maxRunning: 3 }, { name: "b" }] } : {}),

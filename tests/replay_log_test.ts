@@ -96,10 +96,22 @@ Deno.test("jobs round-trip through the table form of an append", () => {
     fc.property(
       arbTrace({ maxJobs: 20, queues: ["a", "b"] }),
       fc.array(fc.option(fc.integer({ min: -5, max: 5 }), { nil: undefined }), { maxLength: 20 }),
-      (trace, priorities) => {
-        const jobs: JobSpec[] = trace.map((j, i) =>
-          priorities[i] === undefined ? j : { ...j, priority: priorities[i] }
-        );
+      fc.array(
+        fc.record({
+          user: fc.option(fc.constantFrom("alice", "bob", "7"), { nil: undefined }),
+          account: fc.option(fc.constantFrom("phys", "chem"), { nil: undefined }),
+        }),
+        { maxLength: 20 },
+      ),
+      (trace, priorities, owners) => {
+        const jobs: JobSpec[] = trace.map((j, i) => {
+          const o = owners[i] ?? {};
+          return {
+            ...(priorities[i] === undefined ? j : { ...j, priority: priorities[i] }),
+            ...(o.user === undefined ? {} : { user: o.user }),
+            ...(o.account === undefined ? {} : { account: o.account }),
+          };
+        });
         const table = jobTable(jobs);
         assertEquals(jobsOf(table), jobs);
         const d = inputData({ kind: "appendJobs", jobs });
@@ -115,6 +127,10 @@ Deno.test("jobs round-trip through the table form of an append", () => {
   assertEquals(jobTable([{ submitTime: 1, numNodes: 2, timeLimit: 3 }]), {
     columns: ["submitTime", "numNodes", "timeLimit"],
     rows: [[1, 2, 3]],
+  });
+  assertEquals(jobTable([{ submitTime: 1, numNodes: 2, timeLimit: 3, account: "phys" }]), {
+    columns: ["submitTime", "numNodes", "timeLimit", "account"],
+    rows: [[1, 2, 3, "phys"]],
   });
 });
 

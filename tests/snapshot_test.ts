@@ -141,3 +141,33 @@ Deno.test("snapshot: the run-time generator (std::mt19937) is carried over in di
     { seed: 2323, numRuns: 40 },
   );
 });
+
+Deno.test("snapshot: a job's user and account survive save → JSON → load", () => {
+  let s = initialState({ totalNodes: 4, backfillPolicy: "none" });
+  s = step(s, {
+    kind: "appendJobs",
+    jobs: [
+      { submitTime: 0, numNodes: 4, timeLimit: 10, user: "alice", account: "phys" },
+      { submitTime: 1, numNodes: 1, timeLimit: 50, user: "bob" },
+      { submitTime: 2, numNodes: 2, timeLimit: 5, account: "chem" },
+      { submitTime: 3, numNodes: 2, timeLimit: 5 },
+    ],
+  }).state;
+  s = step(s, { kind: "advanceTo", time: 5 }).state;
+  const text = json(s);
+  const copy = loadSnapshot(JSON.parse(text), { registry: REGISTRY });
+  assert(json(copy) === text, "a loaded snapshot must save to the same JSON");
+  const owners = (x: SimState) =>
+    [0, 1, 2, 3].map((id) => [x.store.records.get(id)?.user, x.store.records.get(id)?.account]);
+  const expected = [["alice", "phys"], ["bob", undefined], [undefined, "chem"], [
+    undefined,
+    undefined,
+  ]];
+  assertEquals(owners(s), expected);
+  assertEquals(owners(copy), expected);
+  // Absent fields are left out of the snapshot, so older snapshots read the same.
+  const records = (JSON.parse(text) as { store: { records: Record<string, unknown>[] } }).store
+    .records;
+  assertEquals(records.map((r) => [r.user, r.account]), expected);
+  assert(!("user" in records[3]) && !("account" in records[3]));
+});

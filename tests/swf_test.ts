@@ -3,6 +3,7 @@
 
 import fc from "fast-check";
 import { EvtsimError } from "../core/errors.ts";
+import type { JobSpec } from "../core/types.ts";
 import { formatSwfReport, parseSwfText, readSwf, type SwfReadOptions } from "../io/swf.ts";
 import { assert, assertEquals, assertRejects, assertThrows } from "./_assert.ts";
 
@@ -18,6 +19,8 @@ const job = (submitTime: number, numNodes: number, timeLimit: number, actualRunT
   actualRunTime,
 });
 const queued = (q: string, j: ReturnType<typeof job>) => ({ ...j, queue: q });
+/** Jobs without their user and account (checked separately). */
+const bare = (jobs: readonly JobSpec[]) => jobs.map(({ user: _u, account: _a, ...j }) => j);
 
 /** An 18-field line; unspecified fields are -1. */
 function line(f: Partial<Record<number, number | string>>): string {
@@ -43,14 +46,20 @@ Deno.test("KTH prefix (gzip): 500 jobs read, none skipped, no fallbacks or overr
   assertEquals([r.report.limitFallbacks, r.report.sizeFallbacks, r.report.overruns], [0, 0, 0]);
   assertEquals([r.header.maxNodes, r.header.maxProcs, r.machineSize], [100, 100, 100]);
   assertEquals(r.header.unixStartTime, 843480031);
-  assertEquals(r.jobs.slice(0, 5), [
+  // Fields 12 and 13 (user, group) as the job's user and account.
+  assertEquals(r.jobs.slice(0, 3).map((j) => [j.user, j.account]), [
+    ["12", "12"],
+    ["13", "13"],
+    ["14", "14"],
+  ]);
+  assertEquals(bare(r.jobs.slice(0, 5)), [
     job(599850, 4, 53940, 3477),
     job(600022, 25, 3600, 2488),
     job(600476, 5, 215400, 215337),
     job(600836, 17, 36000, 35373),
     job(603930, 8, 2400, 29),
   ]);
-  assertEquals(r.jobs.slice(-5), [
+  assertEquals(bare(r.jobs.slice(-5)), [
     job(883889, 1, 240, 11),
     job(883910, 1, 180, 111),
     job(885210, 1, 900, 666),
@@ -72,14 +81,16 @@ Deno.test("SDSC-BLUE prefix (plain): 300 read, 19 without run time, 11 overruns 
   assertEquals([r.report.overruns, r.report.overrunPolicy], [11, "kill"]);
   assertEquals([r.header.maxNodes, r.header.maxProcs, r.machineSize], [144, 1152, 1152]);
   assertEquals(r.header.queues.get(4), "low");
-  assertEquals(r.jobs.slice(0, 5), [
+  // User 95 and no group (−1): a user but no account.
+  assertEquals([r.jobs[0].user, r.jobs[0].account, r.jobs[2].user], ["95", undefined, "14"]);
+  assertEquals(bare(r.jobs.slice(0, 5)), [
     queued("low", job(430593, 256, 64800, 50866)),
     queued("low", job(430730, 256, 28800, 10770)),
     queued("normal", job(433750, 256, 64500, 12701)),
     queued("high", job(437926, 64, 60000, 2794)),
     queued("normal", job(440070, 32, 64800, 43)),
   ]);
-  assertEquals(r.jobs.slice(-5), [
+  assertEquals(bare(r.jobs.slice(-5)), [
     queued("high", job(592767, 24, 3600, 45)),
     queued("interactive", job(592798, 32, 1800, 201)),
     queued("interactive", job(592808, 32, 1800, 202)),

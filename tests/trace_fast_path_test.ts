@@ -8,7 +8,7 @@ import { parseTrace, type TraceReadOptions } from "../io/trace_csv.ts";
 import { assertEquals } from "./_assert.ts";
 
 const COLUMNS = ["job_submit_time", "num_nodes", "time_limit"];
-const OPTIONAL = ["queue", "actual_run_time", "priority", "comment"];
+const OPTIONAL = ["queue", "actual_run_time", "priority", "comment", "user", "account"];
 
 // Mostly clean rows (so that whole traces are read), now and then an odd value.
 const value = fc.oneof(
@@ -39,6 +39,12 @@ const queueName = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom("", "p,x", "pbatch ", "other") },
 );
 
+// User and account names: text fields read like the queue (an empty one is no value).
+const ownerName = fc.oneof(
+  { weight: 20, arbitrary: fc.constantFrom("alice", "bob", "42", "physics") },
+  { weight: 1, arbitrary: fc.constantFrom("", "a,b", "bob ", "\u00e9mile") },
+);
+
 interface Case {
   header: string[];
   rows: string[][];
@@ -56,12 +62,22 @@ const trace: fc.Arbitrary<Case> = fc
         fc.tuple(
           fc.array(value, { minLength: header.length + 1, maxLength: header.length + 1 }),
           queueName,
+          ownerName,
+          ownerName,
           fc.oneof(
             { weight: 40, arbitrary: fc.constant(0) },
             { weight: 1, arbitrary: fc.constantFrom(-1, 1) },
           ),
-        ).map(([vals, q, extraFields]) => {
-          const row = header.map((name, i) => name === "queue" || name === "comment" ? q : vals[i]);
+        ).map(([vals, q, user, account, extraFields]) => {
+          const row = header.map((name, i) =>
+            name === "queue" || name === "comment"
+              ? q
+              : name === "user"
+              ? user
+              : name === "account"
+              ? account
+              : vals[i]
+          );
           if (extraFields > 0) row.push(vals[header.length]);
           if (extraFields < 0) row.pop();
           return row;
@@ -117,4 +133,41 @@ Deno.test("trace reader: rows of one queue share one string; a plain trace reads
     { submitTime: 7, numNodes: 1, timeLimit: 10, actualRunTime: 20, queue: "pdebug" },
   ]);
   assertEquals([t.overruns, t.limitFallbacks], [1, 1]);
+});
+
+Deno.test("trace reader: user and account columns on both paths; an empty one is no value", () => {
+  const plain =
+    "job_submit_time,user,num_nodes,account,time_limit\n0,alice,4,phys,100\n5,bob,2,,60\n7,,1,chem,10\n";
+  const expected = [
+    { submitTime: 0, numNodes: 4, timeLimit: 100, user: "alice", account: "phys" },
+    { submitTime: 5, numNodes: 2, timeLimit: 60, user: "bob" },
+    { submitTime: 7, numNodes: 1, timeLimit: 10, account: "chem" },
+  ];
+  const r = parseTrace(plain, { file: "u.csv", runTimeMode: "limit" });
+  assertEquals(r.jobs, expected);
+  // Every row padded: the general path.
+  const padded = plain.split("\n").map((l, i) => i > 0 && l !== "" ? " " + l : l).join("\n");
+  assertEquals(parseTrace(padded, { file: "u.csv", runTimeMode: "limit" }).jobs, expected);
+  // Rows of one user share one string on the fast path.
+  const same = parseTrace(
+    "job_submit_time,num_nodes,time_limit,user\n0,1,10,alice\n1,1,10,alice\n",
+    { file: "s.csv", runTimeMode: "limit" },
+  );
+  assertEquals(same.jobs.map((j) => j.user), ["alice", "alice"]);
+  // A recorded schedule (begin and end times) keeps them too.
+  const replay = parseTrace(
+    "job_submit_time,begin_time,end_time,num_nodes,time_limit,user,account\n0,5,65,4,60,alice,phys\n",
+    { file: "r.csv" },
+  );
+  assertEquals(replay.recorded, [
+    {
+      submitTime: 0,
+      numNodes: 4,
+      timeLimit: 60,
+      beginTime: 5,
+      endTime: 65,
+      user: "alice",
+      account: "phys",
+    },
+  ]);
 });
