@@ -23,6 +23,7 @@ import { simulateHelp } from "./options.ts";
 import { type Console, simulateCommand, type SimulateDeps } from "./simulate.ts";
 import { VERSION } from "./version.ts";
 import { userFolder } from "./_user_folder.ts";
+import { runShutdownHooks } from "./_shutdown.ts";
 
 export type { Console, SimulateDeps };
 export type { OutputFile, OutputFileSystem } from "../io/atomic_writer.ts";
@@ -36,6 +37,8 @@ const USAGE = [
   "                             columns); see 'evtsim help simulate'",
   "  replay LOG [options]       re-simulate a recorded session (.replay log), --verify it",
   "  dump LOG                   print a .replay log as diffable text",
+  "  serve [options]            serve live scheduling sessions over HTTP/JSON and DR_EVT's",
+  "                             gRPC Session stream; see 'evtsim help serve'",
   "  help [COMMAND]             show this help, or a command's help",
   "",
   "options: -h, --help   show this help;  --version   print the version",
@@ -70,10 +73,12 @@ export async function main(
           return await (await import("./replay_command.ts")).replayCommand(["--help"], con);
         } else if (rest[0] === "dump" && rest.length === 1) {
           return (await import("./dump_command.ts")).dumpCommand(["--help"], con);
+        } else if (rest[0] === "serve" && rest.length === 1) {
+          return await (await import("./serve_command.ts")).serveCommand(["--help"], con);
         } else {
           throw new EvtsimError(
             "usage",
-            `no help for '${rest.join(" ")}' (commands: simulate, replay, dump)`,
+            `no help for '${rest.join(" ")}' (commands: simulate, replay, dump, serve)`,
           );
         }
         return 0;
@@ -88,10 +93,13 @@ export async function main(
         return await (await import("./replay_command.ts")).replayCommand(rest, con);
       case "dump":
         return (await import("./dump_command.ts")).dumpCommand(rest, con);
+      // Loads hono and grpc-js: only for this command.
+      case "serve":
+        return await (await import("./serve_command.ts")).serveCommand(rest, con);
       default:
         throw new EvtsimError(
           "usage",
-          `unknown command '${command}' (expected: simulate, replay, dump)`,
+          `unknown command '${command}' (expected: simulate, replay, dump, serve)`,
         );
     }
   } catch (e) {
@@ -160,6 +168,7 @@ if (import.meta.main) {
   for (const [signal, code] of signals) {
     try {
       Deno.addSignalListener(signal, () => {
+        runShutdownHooks();
         abortAllOutputs();
         Deno.exit(code);
       });
