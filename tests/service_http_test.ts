@@ -306,3 +306,17 @@ Deno.test("serve HTTP: the token, loopback rule, body limit, random ids and --ma
   checkServerOptions({ host: "127.0.0.1", port: 0, version: "t" });
   checkServerOptions({ host: "::1", port: 0, version: "t" });
 });
+
+Deno.test("serve HTTP: a session that did not ask for decisions makes none (and holds none)", async () => {
+  await withServer({}, async (_server, api) => {
+    const { sessionId: id } = await api.ok("POST", "/sessions", { totalNodes: 10 });
+    await api.ok("POST", `/sessions/${id}/jobs`, { jobs: JOBS });
+    assertEquals((await api.ok("POST", `/sessions/${id}/advance`, { time: 7 })).decisions, []);
+    const out = await api.ok("POST", `/sessions/${id}/finish`, {});
+    assertEquals(out.decisions, []);
+    const sim = new Simulation({ totalNodes: 10 });
+    sim.appendJobs(JOBS);
+    sim.advanceTo(7);
+    assertEquals(out.jobs, JSON.parse(JSON.stringify(sim.finish().jobs)));
+  });
+});

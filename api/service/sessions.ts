@@ -155,8 +155,10 @@ export class Session {
     this.name = name ?? "session";
     this.#host = host;
     try {
+      // A decision sink switches decisions on (at every PEND): only when asked for.
+      const wants = config.decisions !== undefined && config.decisions !== false;
       this.#sim = new Simulation(config, {
-        onDecision: (d) => void this.#decisions.push(d),
+        ...(wants ? { onDecision: (d: DecisionRow) => void this.#decisions.push(d) } : {}),
         onNotice: (n) => void this.#notices.push(n),
       });
     } catch (e) {
