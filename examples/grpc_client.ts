@@ -8,7 +8,10 @@
 // prints every reply as `request_id response {fields}`. Nothing in it is
 // evtsim-specific: a client written against DR_EVT's server works the same.
 
+// Full specifiers: the client runs on its own, without this repository's deno.json.
+// deno-lint-ignore no-import-prefix
 import * as grpc from "npm:@grpc/grpc-js@^1.14.7";
+// deno-lint-ignore no-import-prefix
 import * as loader from "npm:@grpc/proto-loader@^0.8.1";
 
 const [address, protoFile, token] = Deno.args;
