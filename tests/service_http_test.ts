@@ -320,3 +320,50 @@ Deno.test("serve HTTP: a session that did not ask for decisions makes none (and 
     assertEquals(out.jobs, JSON.parse(JSON.stringify(sim.finish().jobs)));
   });
 });
+
+Deno.test("serve HTTP: stored jobs, job and queue updates, capacity and dropping a session", async () => {
+  const queues = [{ name: "low", priority: 1 }, { name: "high", priority: 10 }];
+  await withServer({}, async (server, api) => {
+    const { sessionId: id } = await api.ok("POST", "/sessions", { totalNodes: 8, queues });
+    const sim = new Simulation({ totalNodes: 8, queues });
+    const jobs = [
+      { submitTime: 0, numNodes: 8, timeLimit: 50, queue: "low" },
+      { submitTime: 1, numNodes: 8, timeLimit: 20, queue: "low" },
+      { submitTime: 2, numNodes: 8, timeLimit: 10, queue: "low" },
+    ];
+    assertEquals((await api.ok("POST", `/sessions/${id}/jobs`, { jobs, submit: false })).ids, [
+      0,
+      1,
+      2,
+    ]);
+    sim.appendJobs(jobs, { submit: false });
+    for (const [job, t] of [[0, 0], [1, 1], [2, 2]]) {
+      await api.ok("POST", `/sessions/${id}/jobs/${job}/submit`, { time: t });
+      sim.submitJob(job, t);
+    }
+    await api.ok("POST", `/sessions/${id}/advance`, { time: 3 });
+    sim.advanceTo(3);
+    // Job 2 moves to the high queue and overtakes job 1; the machine shrinks to 6 nodes
+    // until 60, so job 2 (8 nodes) starts only then; a new queue appears.
+    await api.ok("POST", `/sessions/${id}/jobs/2/update`, { queue: "high", time: 4 });
+    sim.updateJob(2, { queue: "high" }, 4);
+    await api.ok("POST", `/sessions/${id}/capacity`, { capacity: 6, time: 5 });
+    sim.changeCapacity(6, 5);
+    await api.ok("POST", `/sessions/${id}/capacity`, { capacity: 8, time: 60 });
+    sim.changeCapacity(8, 60);
+    await api.ok("POST", `/sessions/${id}/queues`, {
+      queue: { name: "new", priority: 5 },
+      time: 6,
+    });
+    sim.updateQueue({ name: "new", priority: 5 }, 6);
+    const out = await api.ok("POST", `/sessions/${id}/finish`, {});
+    const lib = JSON.parse(JSON.stringify(sim.finish()));
+    assertEquals(out.jobs, lib.jobs);
+    assertEquals(out.jobs.map((r: { beginTime: number }) => r.beginTime), [0, 70, 60]);
+    // A dropped session is gone, and its slot is free.
+    const other = (await api.ok("POST", "/sessions", { totalNodes: 1 })).sessionId;
+    assertEquals(await api.ok("DELETE", `/sessions/${other}`), { ok: true });
+    assertEquals((await api.send("DELETE", `/sessions/${other}`)).status, 404);
+    assertEquals(server.sessions.size, 0);
+  });
+});
