@@ -23,6 +23,7 @@ import { simulateHelp } from "./options.ts";
 import { type Console, simulateCommand, type SimulateDeps } from "./simulate.ts";
 import { VERSION } from "./version.ts";
 import { userFolder } from "./_user_folder.ts";
+import { runShutdownHooks } from "./_shutdown.ts";
 
 export type { Console, SimulateDeps };
 export type { OutputFile, OutputFileSystem } from "../io/atomic_writer.ts";
@@ -40,6 +41,8 @@ const USAGE = [
   "                             'evtsim help compare'",
   "  report RUN... --out FILE   an HTML report (charts, summary) of finished runs; see",
   "                             'evtsim help report'",
+  "  serve [options]            serve live scheduling sessions over HTTP/JSON and DR_EVT's",
+  "                             gRPC Session stream; see 'evtsim help serve'",
   "  help [COMMAND]             show this help, or a command's help",
   "",
   "options: -h, --help   show this help;  --version   print the version",
@@ -78,10 +81,14 @@ export async function main(
           con.out((await import("./compare_command.ts")).compareHelp());
         } else if (rest[0] === "report" && rest.length === 1) {
           con.out((await import("./report_command.ts")).reportHelp());
+        } else if (rest[0] === "serve" && rest.length === 1) {
+          return await (await import("./serve_command.ts")).serveCommand(["--help"], con);
         } else {
           throw new EvtsimError(
             "usage",
-            `no help for '${rest.join(" ")}' (commands: simulate, replay, dump, compare, report)`,
+            `no help for '${
+              rest.join(" ")
+            }' (commands: simulate, replay, dump, compare, report, serve)`,
           );
         }
         return 0;
@@ -101,10 +108,13 @@ export async function main(
       // ECharts loads only for a report.
       case "report":
         return await (await import("./report_command.ts")).reportCommand(rest, con);
+      // Loads hono and grpc-js: only for this command.
+      case "serve":
+        return await (await import("./serve_command.ts")).serveCommand(rest, con);
       default:
         throw new EvtsimError(
           "usage",
-          `unknown command '${command}' (expected: simulate, replay, dump, compare, report)`,
+          `unknown command '${command}' (expected: simulate, replay, dump, compare, report, serve)`,
         );
     }
   } catch (e) {
@@ -173,6 +183,7 @@ if (import.meta.main) {
   for (const [signal, code] of signals) {
     try {
       Deno.addSignalListener(signal, () => {
+        runShutdownHooks();
         abortAllOutputs();
         Deno.exit(code);
       });

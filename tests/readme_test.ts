@@ -4,8 +4,9 @@
 // The convention (README.md says it too, under "Testing"):
 // - a ```sh block followed by a ```text block (only blank lines between) is
 //   a command and its output. The block runs in bash, `evtsim` being the
-//   command of this checkout (`deno run ... cli/main.ts`), stderr merged
-//   into stdout as a terminal shows it;
+//   command of this checkout (a script on PATH that execs `deno run ...
+//   cli/main.ts`, as `deno install` makes), stderr merged into stdout as a
+//   terminal shows it;
 // - a ```ts block is a program that checks its own results (it throws on a
 //   wrong one); when a ```text block follows it, that is its exact stdout;
 // - a ```sh block with no output block is only shown, and must say so with a
@@ -13,7 +14,7 @@
 // - a ```text block anywhere else, or a block in any other language, fails.
 //
 // All blocks run in README order in one scratch folder holding copies of
-// examples/ and tests/fixtures/swf/, so the README's relative paths work as
+// examples/, tests/fixtures/swf/ and the gRPC .proto, so the README's relative paths work as
 // in a fresh clone, a block can use the files an earlier one wrote, and
 // nothing is written into the repository. Only wall-clock figures are
 // normalised (the statistics block's "Wall clock time" and "Time reading
@@ -265,6 +266,20 @@ async function scratchFolder(): Promise<string> {
   const folder = await Deno.makeTempDir({ prefix: "evtsim-readme-" });
   await copyTree(`${ROOT}examples`, `${folder}/examples`, (name) => name !== "out");
   await copyTree(`${ROOT}tests/fixtures/swf`, `${folder}/tests/fixtures/swf`, () => true);
+  await Deno.mkdir(`${folder}/api/service`, { recursive: true });
+  await Deno.copyFile(
+    `${ROOT}api/service/dr_evt_service.proto`,
+    `${folder}/api/service/dr_evt_service.proto`,
+  );
+  // `evtsim` as an installed command is: a script that execs deno (so `$!` of
+  // `evtsim serve &` is the server itself). Hidden, outside what blocks list.
+  await Deno.mkdir(`${folder}/.bin`);
+  await Deno.writeTextFile(
+    `${folder}/.bin/evtsim`,
+    '#!/bin/sh\nexec "$EVTSIM_DENO" run --quiet --allow-read --allow-write --allow-env ' +
+      '--allow-sys --allow-net --config "$EVTSIM_ROOT/deno.json" "$EVTSIM_ROOT/cli/main.ts" "$@"\n',
+    { mode: 0o755 },
+  );
   return await Deno.realPath(folder);
 }
 
@@ -279,12 +294,7 @@ async function copyTree(from: string, to: string, keep: (name: string) => boolea
 
 /** A sh block as a bash script: stderr into stdout, `evtsim` = this checkout's command. */
 function shellScript(body: string): string {
-  return [
-    "exec 2>&1",
-    'evtsim() { "$EVTSIM_DENO" run --quiet --allow-read --allow-write --allow-env --allow-sys ' +
-    '--config "$EVTSIM_ROOT/deno.json" "$EVTSIM_ROOT/cli/main.ts" "$@"; }',
-    body,
-  ].join("\n");
+  return ["exec 2>&1", 'PATH="$EVTSIM_BIN:$PATH"', body].join("\n");
 }
 
 /** How a ts block runs: reading and writing only its scratch folder. */
@@ -313,6 +323,7 @@ async function run(
     TMPDIR: cwd,
     EVTSIM_DENO: Deno.execPath(),
     EVTSIM_ROOT: ROOT.replace(/\/$/, ""),
+    EVTSIM_BIN: `${cwd}/.bin`,
   };
   delete env.INIT_CWD;
   const r = await new Deno.Command(command, {

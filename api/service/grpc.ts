@@ -1,0 +1,279 @@
+// The gRPC front of `evtsim serve`: DR_EVT's `dr_evt_grpc.SimulationService/
+// Session` bidirectional stream (dr_evt_service.proto, DR_EVT's names and
+// numbers), over the same session layer as the HTTP front. Every reply
+// echoes its request's `request_id`; a request the session refuses gets
+// DR_EVT's `ErrorResponse` and the stream goes on. A missing or wrong
+// token ends the call with UNAUTHENTICATED, a message over 1 MiB with
+// RESOURCE_EXHAUSTED, one that does not decode with grpc-js's INTERNAL.
+//
+// As in DR_EVT, `append_job(s)` only stores jobs and `submit_job` submits
+// them; the session an `init` creates is an ordinary session, so its id
+// (InitResponse.session_id) also works on the HTTP front for what DR_EVT's
+// protocol has no message for (cancel, external end, updates, decisions,
+// recording control). The session is dropped when the stream ends without
+// `finish_simulation`.
+
+import * as grpc from "@grpc/grpc-js";
+import * as loader from "@grpc/proto-loader";
+import { fileURLToPath } from "node:url";
+import type { Statistics } from "../../core/statistics.ts";
+import type { JobSpec, RunTimeMode } from "../../core/types.ts";
+import { MAX_BODY_BYTES } from "./http.ts";
+import { ServiceError, type Session, type SessionHost } from "./sessions.ts";
+import { tokenMatches } from "./token.ts";
+
+/** The .proto file of the protocol (checked in beside this module). */
+export const PROTO_FILE: URL = new URL("./dr_evt_service.proto", import.meta.url);
+
+/** How the proto is loaded, by the server and by clients in the tests. */
+export const PROTO_LOADER_OPTIONS: loader.Options = {
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
+
+/** The loaded `dr_evt_grpc` package (service constructors and message types). */
+export function loadProto(): grpc.GrpcObject {
+  const def = loader.loadSync(fileURLToPath(PROTO_FILE), PROTO_LOADER_OPTIONS);
+  return grpc.loadPackageDefinition(def).dr_evt_grpc as grpc.GrpcObject;
+}
+
+type Msg = Record<string, unknown>;
+type Call = grpc.ServerDuplexStream<Msg, Msg>;
+
+const PRIORITY = new Set(["fcfs", "fcfs_alt", "fcfs_conservative", "sjf", "ljf"]);
+const BACKFILL = new Set(["easy", "conservative", "none"]);
+const RUN_TIME = new Set(["actual", "limit", "distribution", "external"]);
+const QUEUE_IMPL = new Set(["", "circular", "deque", "multimap", "block"]);
+
+function bad(message: string): never {
+  throw new ServiceError(400, "usage", message);
+}
+
+function num(v: unknown): number {
+  return typeof v === "number" ? v : Number(v);
+}
+
+/** DR_EVT's statistics message from evtsim's statistics. */
+function statisticsMessage(s: Statistics, available: number): Msg {
+  return {
+    jobs_submitted: s.jobsStarted,
+    jobs_completed: s.jobsCompleted,
+    jobs_running: s.jobsRunning,
+    jobs_waiting: s.jobsWaiting,
+    current_time: s.currentTime,
+    total_nodes: s.totalNodes,
+    nodes_in_use: s.nodesInUse,
+    nodes_available: available,
+    utilization: s.utilization,
+    avg_wait_time: s.averageWait,
+    avg_turnaround_time: s.averageTurnaround,
+    makespan: s.makespan,
+  };
+}
+
+function jobOf(m: Msg): JobSpec {
+  const submitTime = num(m.submit_time);
+  const numNodes = num(m.num_nodes);
+  const timeLimit = num(m.limit_time);
+  if (numNodes < 1) bad("num_nodes must be at least 1");
+  const queue = typeof m.queue === "string" && m.queue !== "" ? m.queue : undefined;
+  return { submitTime, numNodes, timeLimit, ...(queue === undefined ? {} : { queue }) };
+}
+
+/** One stream's state: the session its `init` created, if any. */
+class StreamSession {
+  #id: string | undefined;
+
+  constructor(readonly host: SessionHost) {}
+
+  get session(): Session {
+    if (this.#id === undefined) throw new ServiceError(409, "state", "send init first");
+    return this.host.get(this.#id);
+  }
+
+  /** Answers one request: [response field, response message]. */
+  answer(kind: string, body: Msg): [string, Msg] {
+    switch (kind) {
+      case "init":
+        return ["init", this.#init(body)];
+      case "finish_simulation": {
+        const s = this.session;
+        const out = this.host.finish(s.id);
+        this.#id = undefined;
+        const st = out.statistics;
+        return ["finish_simulation", {
+          statistics: statisticsMessage(st, st.totalNodes - st.nodesInUse),
+          session_id: s.id,
+        }];
+      }
+      case "initialize_trace":
+        this.session; // no trace is preloaded: appended jobs are the trace
+        return ["initialize_trace", { num_jobs_loaded: 0 }];
+      case "submit_job": {
+        const id = num(body.job_idx);
+        const t = num(body.submit_time);
+        this.session.call((sim) => sim.submitJob(id, t));
+        return ["submit_job", {}];
+      }
+      case "append_job":
+        return ["append_job", { job_idx: this.session.append([jobOf(body)], false).result[0] }];
+      case "append_jobs": {
+        const jobs = ((body.requests ?? []) as Msg[]).map(jobOf);
+        if (jobs.length === 0) bad("append_jobs needs at least one request");
+        return ["append_jobs", { job_idx: this.session.append(jobs, false).result }];
+      }
+      case "advance_to": {
+        const t = num(body.target_time);
+        this.session.call((sim) => sim.advanceTo(t));
+        return ["advance_to", {}];
+      }
+      case "run_until_exclusive": {
+        const t = num(body.target_time);
+        this.session.call((sim) => sim.runUntilExclusive(t));
+        return ["run_until_exclusive", {}];
+      }
+      case "get_current_time":
+        return [kind, { current_time: this.session.monitors().currentTime }];
+      case "get_nodes_in_use":
+        return [kind, { nodes_in_use: this.session.monitors().nodesInUse }];
+      case "get_available_nodes":
+        return [kind, { available_nodes: this.session.monitors().availableNodes }];
+      case "get_active_job_count":
+        return [kind, { active_job_count: this.session.monitors().activeJobCount }];
+      case "get_fcfs_head_shadow_time":
+        return [kind, { shadow_time: this.session.monitors().headShadowTime }];
+      case "get_statistics": {
+        const s = this.session;
+        return [kind, statisticsMessage(s.statistics(), s.monitors().availableNodes)];
+      }
+      case "get_trace_size":
+        return [kind, { trace_size: this.session.monitors().totalJobs }];
+      default:
+        bad("empty request: set one of the ClientMessage request fields");
+    }
+  }
+
+  #init(m: Msg): Msg {
+    if (this.#id !== undefined) {
+      throw new ServiceError(409, "state", "already initialized: send finish_simulation first");
+    }
+    const str = (k: string) => (typeof m[k] === "string" ? m[k] as string : "");
+    const name = str("session_name");
+    if (name === "") bad("session_name is required");
+    if (str("infile") !== "") {
+      bad("infile is not supported by evtsim serve: append the jobs (append_job(s))");
+    }
+    const pick = (k: string, allowed: Set<string>, fallback: string) => {
+      const v = str(k) === "" ? fallback : str(k);
+      if (!allowed.has(v)) bad(`${k} must be one of ${[...allowed].join(", ")}, got '${v}'`);
+      return v;
+    };
+    if (!QUEUE_IMPL.has(str("queue_impl"))) bad(`queue_impl '${str("queue_impl")}' is unknown`);
+    const overflow = str("wait_queue_overflow");
+    if (overflow !== "" && overflow !== "abort" && overflow !== "grow") {
+      bad(`wait_queue_overflow must be abort or grow, got '${overflow}'`);
+    }
+    const session = this.host.create({
+      name,
+      totalNodes: num(m.total_nodes),
+      backfillPolicy: pick("backfill_policy", BACKFILL, "easy"),
+      priorityPolicy: pick("priority_policy", PRIORITY, "fcfs") as "fcfs",
+      runTimeMode: pick("run_time_mode", RUN_TIME, "actual") as RunTimeMode,
+    });
+    this.#id = session.id;
+    return { ok: true, session_id: session.id };
+  }
+
+  /** The stream ended or broke: drop a session that was not finished. */
+  close(): void {
+    if (this.#id === undefined) return;
+    try {
+      this.host.discard(this.#id);
+    } catch { /* already dropped (e.g. over HTTP) */ }
+    this.#id = undefined;
+  }
+}
+
+function handle(call: Call, host: SessionHost, token: string | undefined): void {
+  if (token !== undefined) {
+    const header = String(call.metadata.get("authorization")[0] ?? "");
+    const given = header.startsWith("Bearer ") ? header.slice(7) : undefined;
+    if (given === undefined || !tokenMatches(given, token)) {
+      call.emit("error", {
+        code: grpc.status.UNAUTHENTICATED,
+        details: "missing or wrong token (metadata authorization: Bearer TOKEN)",
+      });
+      return;
+    }
+  }
+  const stream = new StreamSession(host);
+  call.on("data", (m: Msg) => {
+    const requestId = m.request_id ?? "0";
+    const kind = typeof m.request === "string" ? m.request : "";
+    let reply: Msg;
+    try {
+      const [field, body] = stream.answer(kind, (m[kind] ?? {}) as Msg);
+      reply = { request_id: requestId, [field]: body };
+    } catch (e) {
+      if (!(e instanceof ServiceError)) {
+        console.error(`evtsim serve: internal error: ${(e as Error)?.stack ?? e}`);
+      }
+      reply = { request_id: requestId, error: { message: (e as Error).message } };
+    }
+    if (!call.writable || call.destroyed) return;
+    call.write(reply);
+  });
+  call.on("end", () => {
+    stream.close();
+    call.end();
+  });
+  call.on("error", () => stream.close());
+  call.on("cancelled", () => stream.close());
+  call.on("close", () => stream.close());
+}
+
+/** Options of {@link startGrpc}. */
+export interface GrpcOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly token?: string;
+}
+
+/** Starts the gRPC front on `host:port`; resolves with the bound port. */
+export async function startGrpc(
+  sessions: SessionHost,
+  options: GrpcOptions,
+): Promise<{ port: number; close(): Promise<void> }> {
+  const proto = loadProto();
+  const service = (proto.SimulationService as grpc.ServiceClientConstructor).service;
+  const server = new grpc.Server({
+    "grpc.max_receive_message_length": MAX_BODY_BYTES,
+  });
+  server.addService(service, {
+    Session: (call: Call) => handle(call, sessions, options.token),
+  });
+  const address = options.host.includes(":") && !options.host.startsWith("[")
+    ? `[${options.host}]:${options.port}`
+    : `${options.host}:${options.port}`;
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(
+      address,
+      grpc.ServerCredentials.createInsecure(),
+      (e, p) => e ? reject(e) : resolve(p),
+    )
+  );
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.forceShutdown(), 2000);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}

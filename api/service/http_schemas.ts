@@ -1,0 +1,222 @@
+// The zod schemas of the HTTP front: they validate every request body and
+// parameter, and the OpenAPI document at /openapi.json is generated from
+// them (http.ts), so the document and the checks cannot drift apart.
+
+import { z } from "@hono/zod-openapi";
+
+const time = z.number().openapi({ description: "Simulation time in seconds (finite)" });
+const count = z.number().int().nonnegative();
+
+/** A job as the streaming API takes it. */
+export const JobSpecSchema = z.object({
+  submitTime: time,
+  numNodes: z.number().int().positive(),
+  timeLimit: z.number().nonnegative(),
+  actualRunTime: z.number().nonnegative().optional(),
+  queue: z.string().min(1).max(256).optional(),
+  priority: z.number().optional(),
+}).strict().openapi("JobSpec");
+
+/** A queue definition as a request gives it. */
+export type QueueDef = z.infer<typeof QueueDefSchema>;
+
+/** A queue definition (also a queue update). */
+export const QueueDefSchema = z.object({
+  name: z.string().min(1).max(256),
+  priority: z.number().optional(),
+  picker: z.string().optional(),
+  project: z.string().optional(),
+  maxRunning: count.optional(),
+  open: z.boolean().optional(),
+}).strict().openapi("QueueDef");
+
+/** POST /sessions. */
+export const CreateSessionSchema = z.object({
+  name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/).optional().openapi({
+    description: "A label used in recording file names",
+  }),
+  totalNodes: z.number().int().positive(),
+  backfillPolicy: z.enum(["easy", "conservative", "none"]).optional(),
+  priorityPolicy: z.enum(["fcfs", "fcfs_alt", "fcfs_conservative", "sjf", "ljf"]).optional(),
+  picker: z.string().min(1).optional().openapi({ description: "A registered picker's name" }),
+  queues: z.array(QueueDefSchema).max(1024).optional(),
+  runTimeMode: z.enum(["actual", "limit", "distribution", "external"]).optional(),
+  runTimeDistribution: z.enum(["normal", "lognormal", "uniform"]).optional(),
+  runTimeScale: z.number().optional(),
+  runTimeStddev: z.number().optional(),
+  seed: z.number().int().optional(),
+  startTime: time.optional(),
+  decisions: z.union([z.boolean(), z.literal("heads")]).optional().openapi({
+    description:
+      "Emit scheduling decisions (DISPATCH / PEND with a reason): true, 'heads' or false",
+  }),
+}).strict().openapi("CreateSession");
+
+/** POST /sessions/{id}/jobs. */
+export const AppendJobsSchema = z.object({
+  jobs: z.array(JobSpecSchema).min(1),
+  submit: z.boolean().optional().openapi({
+    description: "false: only store the jobs (submit each later); default true",
+  }),
+}).strict().openapi("AppendJobs");
+
+/** POST /sessions/{id}/job. */
+export const AppendJobSchema = z.object({
+  job: JobSpecSchema,
+  submit: z.boolean().optional(),
+}).strict().openapi("AppendJob");
+
+/** A target time (advance, run until, submit). */
+export const TimeSchema = z.object({ time }).strict().openapi("Time");
+
+/** An optional event time (default: the clock). */
+export const EventTimeSchema = z.object({ time: time.optional() }).strict().openapi("EventTime");
+
+/** POST /sessions/{id}/jobs/{job}/end. */
+export const EndJobSchema = z.object({
+  time: time.optional(),
+  outcome: z.enum(["completed", "failed", "killed"]).optional(),
+  exitStatus: z.number().int().optional(),
+}).strict().openapi("EndJob");
+
+/** POST /sessions/{id}/jobs/{job}/update. */
+export const UpdateJobSchema = z.object({
+  time: time.optional(),
+  priority: z.number().optional(),
+  queue: z.string().min(1).max(256).optional(),
+}).strict().openapi("UpdateJob");
+
+/** POST /sessions/{id}/queues. */
+export const UpdateQueueSchema = z.object({
+  queue: QueueDefSchema,
+  time: time.optional(),
+}).strict().openapi("UpdateQueue");
+
+/** POST /sessions/{id}/capacity. */
+export const CapacitySchema = z.object({
+  capacity: count,
+  time: time.optional(),
+}).strict().openapi("Capacity");
+
+/** POST /sessions/{id}/finish. */
+export const FinishSchema = z.object({
+  runToCompletion: z.boolean().optional().openapi({
+    description: "false: stop at the clock (like --max_time); default true",
+  }),
+}).strict().openapi("Finish");
+
+/** Path parameters. */
+export const SessionParam = z.object({
+  id: z.string().regex(/^[0-9a-f]{32}$/).openapi({
+    param: { name: "id", in: "path" },
+    description: "The session id (32 hex digits)",
+  }),
+});
+export const JobParam = SessionParam.extend({
+  job: z.string().regex(/^\d{1,15}$/).openapi({ param: { name: "job", in: "path" } }),
+});
+
+// ---- responses (documented; the handlers build them from the session layer) ----
+
+/** Every error reply. */
+export const ErrorSchema = z.object({
+  error: z.string(),
+  kind: z.string().openapi({
+    description: "validation, usage, input, time, state, capacity, not_found, unauthorized, " +
+      "too_large, io",
+  }),
+}).openapi("Error");
+
+export const PendReasonSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  needed: z.number().optional(),
+  free: z.number().optional(),
+  end: z.number().optional(),
+  reservation: z.number().optional(),
+  blockedBy: z.number().optional(),
+}).openapi("PendReason");
+
+const DecisionSchema = z.object({
+  type: z.enum(["DISPATCH", "PEND"]),
+  time: z.number(),
+  round: z.number(),
+  jobId: z.number(),
+  numNodes: z.number().optional(),
+  backfill: z.boolean().optional(),
+  queue: z.string().optional(),
+  reason: PendReasonSchema.optional(),
+}).openapi("Decision");
+
+const NoticeSchema = z.object({ kind: z.string() }).passthrough().openapi("Notice");
+
+/** Rows a call made final: decisions (if the session asked for them) and notices. */
+export const CallRowsSchema = z.object({
+  decisions: z.array(DecisionSchema),
+  notices: z.array(NoticeSchema),
+});
+
+export const MonitorsSchema = z.object({
+  sessionId: z.string(),
+  name: z.string(),
+  currentTime: z.number(),
+  nodesInUse: z.number(),
+  availableNodes: z.number(),
+  activeJobCount: z.number(),
+  headShadowTime: z.number(),
+  totalJobs: z.number(),
+}).openapi("Monitors");
+
+export const RecordingStatusSchema = z.object({
+  recording: z.boolean(),
+  events: z.number(),
+  startedAt: z.number().optional(),
+  error: z.string().optional(),
+  file: z.string().optional(),
+}).openapi("RecordingStatus");
+
+export const CreatedSchema = z.object({
+  sessionId: z.string(),
+  recording: RecordingStatusSchema,
+}).openapi("Created");
+
+export const IdsSchema = CallRowsSchema.extend({ ids: z.array(z.number()) }).openapi("JobIds");
+
+export const StepSchema = CallRowsSchema.extend({ monitors: MonitorsSchema }).openapi("StepResult");
+
+export const StatisticsSchema = z.record(z.string(), z.number().nullable()).openapi("Statistics");
+
+export const BackfillWindowSchema = z.object({
+  currentTime: z.number(),
+  availableNodes: z.number(),
+  shadowTime: z.number(),
+  releases: z.array(z.object({ time: z.number(), nodesReleased: z.number() })),
+}).openapi("BackfillWindow");
+
+const JobRowSchema = z.object({
+  jobId: z.number(),
+  submitTime: z.number(),
+  beginTime: z.number(),
+  endTime: z.number(),
+  numNodes: z.number(),
+  timeLimit: z.number(),
+  queue: z.string().optional(),
+  outcome: z.string().optional(),
+  exitStatus: z.number().optional(),
+}).openapi("JobRow");
+
+export const OutputSchema = z.object({
+  sessionId: z.string(),
+  jobs: z.array(JobRowSchema),
+  resources: z.array(z.record(z.string(), z.unknown())),
+  notices: z.array(NoticeSchema),
+  decisions: z.array(DecisionSchema),
+  statistics: StatisticsSchema,
+  recording: RecordingStatusSchema,
+}).openapi("Output");
+
+export const StartedSchema = z.object({ file: z.string() }).openapi("RecordingStarted");
+export const StoppedSchema = z.object({ events: z.number() }).openapi("RecordingStopped");
+export const OkSchema = z.object({ ok: z.boolean() }).openapi("Ok");
+export const DocumentSchema = z.record(z.string(), z.unknown()).openapi("OpenAPIDocument");
+export const HealthSchema = z.object({ ok: z.boolean(), sessions: z.number() }).openapi("Health");

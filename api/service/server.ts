@@ -1,0 +1,121 @@
+// `evtsim serve`: one session layer behind two fronts, HTTP/JSON
+// (Deno.serve + hono, http.ts) and DR_EVT's gRPC Session stream (grpc.ts).
+// Started in-process by the command and by the tests (port 0 picks a free
+// port; the bound ports are returned).
+
+import { EvtsimError } from "../../core/errors.ts";
+import { httpApp } from "./http.ts";
+import { SessionHost, type SessionHostOptions } from "./sessions.ts";
+
+/** Options of {@link startServer}. */
+export interface ServerOptions extends SessionHostOptions {
+  /** Interface to bind (default 127.0.0.1). A non-loopback one needs a token. */
+  readonly host?: string;
+  /** HTTP port (0 = a free one). */
+  readonly port: number;
+  /** gRPC port (0 = a free one); undefined = no gRPC front. */
+  readonly grpcPort?: number;
+  /** The shared token both fronts require, if set. */
+  readonly token?: string;
+  /** Version string for the OpenAPI document. */
+  readonly version: string;
+}
+
+/** A running server. */
+export interface RunningServer {
+  readonly host: string;
+  readonly httpPort: number;
+  readonly grpcPort: number | undefined;
+  readonly sessions: SessionHost;
+  /** Stops both fronts and ends every session's recording. */
+  close(): Promise<void>;
+}
+
+/** Whether `host` is a loopback address (only this machine can connect). */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** Checks the options that must hold before anything is bound. */
+export function checkServerOptions(options: ServerOptions): void {
+  const host = options.host ?? "127.0.0.1";
+  if (!isLoopback(host) && (options.token === undefined || options.token === "")) {
+    throw new EvtsimError(
+      "usage",
+      `binding ${host} (not loopback) needs --token: anyone who can reach it could drive sessions`,
+    );
+  }
+  if (options.token !== undefined && options.token.length < 8) {
+    throw new EvtsimError("usage", "--token must be at least 8 characters");
+  }
+  const maxSessions = options.maxSessions ?? 64;
+  if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) {
+    throw new EvtsimError("usage", `--max_sessions must be a positive integer, got ${maxSessions}`);
+  }
+  for (const [name, port] of [["port", options.port], ["grpc_port", options.grpcPort]] as const) {
+    if (port !== undefined && (!Number.isSafeInteger(port) || port < 0 || port > 65535)) {
+      throw new EvtsimError("usage", `--${name} must be a port number 0-65535, got ${port}`);
+    }
+  }
+}
+
+/** Starts the server; resolves once both fronts listen. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  checkServerOptions(options);
+  const host = options.host ?? "127.0.0.1";
+  if (options.recordDir !== undefined) {
+    const info = await Deno.stat(options.recordDir).catch(() => undefined);
+    if (info === undefined || !info.isDirectory) {
+      throw new EvtsimError("usage", `--record_dir ${options.recordDir} is not a folder`);
+    }
+  }
+  const sessions = new SessionHost(options);
+  const app = httpApp(sessions, { token: options.token, version: options.version });
+  const http = Deno.serve({
+    hostname: host,
+    port: options.port,
+    onListen: () => {},
+    onError: (e) => {
+      console.error(`evtsim serve: ${(e as Error)?.message ?? e}`);
+      return new Response(JSON.stringify({ error: "internal error", kind: "internal" }), {
+        status: 500,
+        headers: { "content-type": "application/json" },
+      });
+    },
+  }, (req) =>
+    // A copy without the connection's abort signal: Deno's legacy signal (aborted even
+    // after a successful response) warns when a middleware copies the request.
+    app.fetch(
+      new Request(req.url, {
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        ...(req.body === null ? {} : { duplex: "half" }),
+      } as RequestInit),
+    ));
+  let grpc: { port: number; close(): Promise<void> } | undefined;
+  if (options.grpcPort !== undefined) {
+    try {
+      const { startGrpc } = await import("./grpc.ts");
+      grpc = await startGrpc(sessions, { host, port: options.grpcPort, token: options.token });
+    } catch (e) {
+      await http.shutdown();
+      throw e;
+    }
+  }
+  let closed: Promise<void> | undefined;
+  return {
+    host,
+    httpPort: http.addr.port,
+    grpcPort: grpc?.port,
+    sessions,
+    close() {
+      closed ??= (async () => {
+        await Promise.all([http.shutdown(), grpc?.close()]);
+        sessions.closeAll();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,104 @@
+// `evtsim serve`: live scheduling sessions over HTTP/JSON and DR_EVT's gRPC
+// Session stream (api/service/). Loaded only for this command, so
+// `simulate` never loads hono or grpc-js.
+
+import { startServer } from "../api/service/server.ts";
+import { EvtsimError } from "../core/errors.ts";
+import {
+  type CommandOption,
+  numberValue,
+  optionHelp,
+  parseCommandArgs,
+  stringValue,
+} from "./_command_args.ts";
+import { onShutdown } from "./_shutdown.ts";
+import type { Console } from "./simulate.ts";
+import { VERSION } from "./version.ts";
+
+const OPTIONS: Readonly<Record<string, CommandOption>> = {
+  port: { type: "string", value: "N", help: "HTTP port (default 8787; 0 = a free one)" },
+  grpc_port: {
+    type: "string",
+    value: "N",
+    help: "gRPC port of DR_EVT's Session stream (default 50051; 0 = a free one; off = none)",
+  },
+  host: {
+    type: "string",
+    value: "ADDR",
+    help: "interface to bind (default 127.0.0.1); one that is not loopback needs --token",
+  },
+  token: {
+    type: "string",
+    value: "T",
+    help: "require this token on both fronts (HTTP Authorization: Bearer T, gRPC metadata " +
+      "authorization: Bearer T); also read from EVTSIM_TOKEN",
+  },
+  record_dir: {
+    type: "string",
+    value: "DIR",
+    help: "record every session from its start into DIR as a .replay log " +
+      "(and allow recording control)",
+  },
+  max_sessions: { type: "string", value: "N", help: "most sessions open at once (default 64)" },
+  help: { type: "boolean", short: "h", help: "show this help" },
+};
+
+function help(): string {
+  return [
+    "usage: evtsim serve [options]",
+    "",
+    "Serves live scheduling sessions: each is a Simulation (DR_EVT's streaming API plus live",
+    "events, decisions and recording control) created, driven and finished over HTTP/JSON",
+    "(OpenAPI document at /openapi.json) or over DR_EVT's gRPC stream",
+    "dr_evt_grpc.SimulationService/Session (api/service/dr_evt_service.proto). Prints the",
+    "addresses it listens on, then serves until SIGINT or SIGTERM.",
+    "",
+    "options:",
+    ...optionHelp(OPTIONS),
+    "",
+    "example:",
+    "  evtsim serve --port 8787 --record_dir recordings",
+  ].join("\n");
+}
+
+/** Runs `evtsim serve ARGS`; returns the exit code once the server stops. */
+export async function serveCommand(args: readonly string[], con: Console): Promise<number> {
+  const parsed = parseCommandArgs(args, OPTIONS, "serve");
+  if (parsed.values.get("help") === true) {
+    con.out(help());
+    return 0;
+  }
+  if (parsed.positionals.length > 0) {
+    throw new EvtsimError("usage", `unexpected argument '${parsed.positionals[0]}'`);
+  }
+  const port = numberValue(parsed, "port", 0) ?? 8787;
+  const grpcRaw = stringValue(parsed, "grpc_port");
+  const grpcPort = grpcRaw === "off" ? undefined : numberValue(parsed, "grpc_port", 0) ?? 50051;
+  let token = stringValue(parsed, "token");
+  if (token === undefined) {
+    try {
+      token = Deno.env.get("EVTSIM_TOKEN") || undefined;
+    } catch { /* no env permission: no token from the environment */ }
+  }
+  const server = await startServer({
+    host: stringValue(parsed, "host"),
+    port,
+    grpcPort,
+    token,
+    recordDir: stringValue(parsed, "record_dir"),
+    maxSessions: numberValue(parsed, "max_sessions", 1),
+    version: VERSION,
+  }).catch((e) => {
+    if (e instanceof Deno.errors.AddrInUse) {
+      throw new EvtsimError("usage", `cannot listen: ${e.message}`);
+    }
+    throw e;
+  });
+  const host = server.host.includes(":") ? `[${server.host}]` : server.host;
+  con.out(`HTTP: http://${host}:${server.httpPort}`);
+  if (server.grpcPort !== undefined) con.out(`gRPC: ${host}:${server.grpcPort}`);
+  // SIGINT/SIGTERM exit at once (cli/main.ts); end the recordings cleanly first.
+  onShutdown(() => server.sessions.closeAll());
+  await new Promise<never>(() => {});
+  return 0;
+}
