@@ -69,6 +69,8 @@ export class Stepper {
   #candidate: Candidate | undefined;
   #output: OpenOutput | undefined;
   #verify = false;
+  /** Why the output was closed by a failed write (the REPL prints it, then clears it). */
+  outputError: string | undefined;
   /** The output closed last: its path and the log events it holds. */
   lastOutput: { readonly path: string; readonly events: number } | undefined;
 
@@ -215,7 +217,15 @@ export class Stepper {
         ended,
       };
     }
-    if (out !== undefined && text !== "") out.bytes += out.out.write(text);
+    if (out !== undefined && text !== "") {
+      try {
+        out.bytes += out.out.write(text);
+      } catch (e) {
+        // A full disk, say: the output stops, the re-simulation goes on.
+        this.outputError = `${out.out.path} closed: ${(e as Error).message}`;
+        this.closeOutput();
+      }
+    }
     next = { ...next, mismatches: at.mismatches + mismatches.length, outBytes: out?.bytes ?? 0 };
     this.#positions.push(next);
     this.#trim();
@@ -366,12 +376,19 @@ export class Stepper {
     this.#candidate = undefined;
   }
 
+  /** The current state as a standalone log: a header and a snapshot. */
+  snapshotText(): string {
+    const at = this.at;
+    return outputStart(at.state, this.seqOf(at.item), this.sim.header.snapshotInterval);
+  }
+
   /** Closes the output, if open; returns what it held. */
   closeOutput(): { readonly path: string; readonly events: number } | undefined {
     const o = this.output;
     if (o === undefined) return undefined;
-    this.#output!.out.close();
+    const out = this.#output!.out;
     this.#output = undefined;
+    out.close();
     this.lastOutput = o;
     return o;
   }

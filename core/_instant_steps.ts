@@ -12,8 +12,9 @@
 // arrivals and live events due at the clock and schedules if anything
 // changed (or nothing was ever sampled), then visits each later instant up to
 // the target. `advanceTo(clock)` does exactly that first part (and the
-// instant at the clock, if any); `advanceTo(t)` from the previous instant
-// finds nothing left at the clock, so it only visits t. The loop's one
+// instant at the clock, if any), and is the first piece when that part has
+// something to do; `advanceTo(t)` from the previous instant finds nothing
+// left at the clock, so it only visits t. The loop's one
 // special case, an infinite target that stops before a capacity change when
 // nothing else is left, is left to the input itself.
 
@@ -70,11 +71,24 @@ export function nextPiece(state: SimState, input: Input, first: boolean): Piece 
   const t = target(input);
   if (t === undefined || state.replay || state.finished || Number.isNaN(t.time)) return whole;
   if (t.time <= state.time) return whole; // backwards (an error), or nothing past the clock
-  if (first) return { input: { kind: "advanceTo", time: state.time }, last: false };
+  if (first && dueAtClock(state)) {
+    return { input: { kind: "advanceTo", time: state.time }, last: false };
+  }
   const next = nextInstant(state);
   if (next === Infinity || (t.inclusive ? next > t.time : next >= t.time)) return whole;
   if (t.time === Infinity && onlyCapacityLeft(state)) return whole;
   return { input: { kind: "advanceTo", time: next }, last: false };
+}
+
+// Whether an advance from the clock has something to do at the clock itself
+// before the next instant: arrivals or live events due, or the first queue
+// sample not taken. Without them that first part does nothing and the first
+// piece is the next instant's.
+function dueAtClock(state: SimState): boolean {
+  const a = state.arrivals.first();
+  const l = state.liveEvents.first();
+  return !state.sampled || (a !== undefined && a.submitTime <= state.time) ||
+    (l !== undefined && l.time <= state.time);
 }
 
 // The engine's early stop of an advance to infinity: nothing but capacity

@@ -142,8 +142,25 @@ Deno.test("a piece that cannot apply is the input itself: backwards, nothing to 
   ) {
     assertEquals(nextPiece(s, input, true), { input, last: true });
   }
-  assertEquals(nextPiece(s, { kind: "advanceTo", time: 30 }, true), {
+  // Nothing left: an advance is one piece.
+  assertEquals(nextPiece(s, { kind: "advanceTo", time: 30 }, true).last, true);
+  // A job due at the clock: the first piece is the clock's own (arrival and round).
+  const due = step(s, {
+    kind: "appendJobs",
+    jobs: [{ submitTime: 20, numNodes: 2, timeLimit: 10 }, {
+      submitTime: 25,
+      numNodes: 2,
+      timeLimit: 10,
+    }],
+  }).state;
+  assertEquals(nextPiece(due, { kind: "advanceTo", time: 40 }, true), {
     input: { kind: "advanceTo", time: 20 },
+    last: false,
+  });
+  // Nothing due at the clock: the first piece is the next instant.
+  const at20 = step(due, { kind: "advanceTo", time: 20 }).state;
+  assertEquals(nextPiece(at20, { kind: "advanceTo", time: 40 }, true), {
+    input: { kind: "advanceTo", time: 25 },
     last: false,
   });
 });
