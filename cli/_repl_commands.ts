@@ -53,9 +53,9 @@ export const HELP: readonly string[] = [
   "info resource               nodes: total, usable, in use, free; the head's reservation",
   "info summary                jobs waiting, running and finished; queues; nodes",
   "info config                 speed, output, verify, history, and the log's configuration",
-  "snapshot [FILE]             write the state as a .replay that 'replay FILE --start_time T' starts from",
+  "snapshot [FILE]             write the state as a .replay ('replay FILE --start_time T' starts there)",
   "set speed X                 pace wall time: X simulated seconds per second (0: as fast as possible)",
-  "set output FILE|off         write the re-simulation's log to FILE from here on (as --output), or stop",
+  "set output FILE|off         write the re-simulation's log to FILE from here (as --output), or stop",
   "set verify on|off           compare each decision with the recorded one; print each mismatch",
   "help                        this list",
   "quit                        leave the REPL",
@@ -69,10 +69,10 @@ export class Repl {
   readonly #file: string;
   #breakpoints: Breakpoint[] = [];
   #nextBreakpoint = 1;
-  /** Index of the position a breakpoint stopped at: `continue` from it does not stop again. */
-  #stoppedAt: number | undefined;
   #speed: number;
   #interrupted = false;
+  /** The event number a breakpoint last stopped before. */
+  #stoppedAt: number | undefined;
 
   constructor(stepper: Stepper, io: ReplIO, file: string, speed = 0) {
     this.#s = stepper;
@@ -120,16 +120,16 @@ export class Repl {
     switch (command) {
       case "step":
       case "s":
-        await this.#runPieces({ pieces: count(args, "step") }, false);
+        await this.#runPieces({ pieces: count(args, "step") });
         return;
       case "next":
       case "n":
-        await this.#runPieces({ rounds: count(args, "next") }, false);
+        await this.#runPieces({ rounds: count(args, "next") });
         return;
       case "continue":
       case "c":
         noArgs(command, args);
-        await this.#runPieces({}, this.#stoppedAt !== this.#s.at.index);
+        await this.#runPieces({});
         return;
       case "back":
       case "b": {
@@ -290,12 +290,14 @@ export class Repl {
     }
   }
 
-  // Applies pieces until the limit, a breakpoint (checked before each piece
-  // but the first, unless `checkFirst`) or the end of the log.
-  async #runPieces(
-    limit: { pieces?: number; rounds?: number },
-    checkFirst: boolean,
-  ): Promise<void> {
+  // Applies pieces until the limit, a breakpoint or the end of the log.
+  // Breakpoints are checked before each piece; not before the first one of
+  // `step` and `next` (they always move), nor of a `continue` from the
+  // position a breakpoint stopped at (as gdb's continue steps over the
+  // breakpoint it is at, also after going back to it).
+  async #runPieces(limit: { pieces?: number; rounds?: number }): Promise<void> {
+    const checkFirst = limit.pieces === undefined && limit.rounds === undefined &&
+      this.#stoppedAt !== this.#s.at.index;
     const s = this.#s;
     if (s.at.ended) throw new ReplError("the re-simulation has ended (try 'back')");
     const types = new Set<EventType>(this.#breakpoints.map((b) => b.type));
@@ -304,13 +306,11 @@ export class Repl {
     let lastYield = wall;
     const simStart = s.at.state.time;
     let last: Candidate | undefined;
-    this.#stoppedAt = undefined;
     this.#interrupted = false;
     for (let n = 0;; n++) {
       const c = s.candidate()!;
       if (this.#breakpoints.length > 0 && (n > 0 || checkFirst)) {
-        const hit = this.#hit(c, types);
-        if (hit !== undefined) return;
+        if (this.#hit(c, types)) return;
       }
       if (this.#speed > 0) {
         const due = wall + ((pieceTime(c) - simStart) / this.#speed) * 1000;
@@ -350,20 +350,23 @@ export class Repl {
     }
   }
 
-  #hit(c: Candidate, types: ReadonlySet<EventType>): Breakpoint | undefined {
+  // Every breakpoint the piece matches is reported (several may match one instant).
+  #hit(c: Candidate, types: ReadonlySet<EventType>): boolean {
+    const at = this.#s.at;
+    let hit = false;
     for (const e of eventsOf(c, types)) {
-      const b = this.#breakpoints.find((b) => matches(b, e));
-      if (b === undefined) continue;
-      const at = this.#s.at;
-      this.#stoppedAt = at.index;
-      this.#io.print(
-        `[sim] breakpoint ${b.id} hit before event #${at.index + 1} (t=${c.result.state.time}): ${
-          formatEvent(e)
-        }`,
-      );
-      return b;
+      for (const b of this.#breakpoints) {
+        if (!matches(b, e)) continue;
+        hit = true;
+        this.#io.print(
+          `[sim] breakpoint ${b.id} hit before event #${at.index + 1} (t=${c.result.state.time}): ${
+            formatEvent(e)
+          }`,
+        );
+      }
     }
-    return undefined;
+    if (hit) this.#stoppedAt = at.index;
+    return hit;
   }
 
   #printEnd(): void {

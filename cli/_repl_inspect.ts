@@ -47,7 +47,7 @@ export function jobInfo(state: SimState, arg: string | undefined): string[] {
   if (r.unsubmitted === true) return [`job ${id}: created, not submitted`, jobFacts(r)];
   if (r.endTime >= 0) {
     const how = r.outcome ?? "completed";
-    const ran = r.beginTime >= 0
+    const ran = r.beginTime >= 0 && how !== "cancelled"
       ? `, began at ${r.beginTime}, waited ${r.beginTime - r.submitTime} s`
       : "";
     return [`job ${id}: ${how} at ${r.endTime}`, jobFacts(r) + ran];
