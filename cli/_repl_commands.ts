@@ -17,7 +17,9 @@ import {
   parseBreakpoint,
 } from "./_repl_events.ts";
 import { jobInfo, pendingInfo, queueInfo, resourceInfo, summaryInfo } from "./_repl_inspect.ts";
-import { configInfo, describePiece, historyInfo, sessionInfo } from "./_repl_views.ts";
+import { configInfo, describePiece, HELP, historyInfo, sessionInfo } from "./_repl_views.ts";
+
+export { HELP };
 import type { Stepper } from "./_repl_stepper.ts";
 import { type Candidate, ReplError, type ReplOutput } from "./_repl_types.ts";
 
@@ -34,32 +36,6 @@ export interface ReplIO {
   /** Waits (for `set speed`, and to let signals through during a long run). */
   sleep(ms: number): Promise<void>;
 }
-
-/** One line per command, as `help` prints it. */
-export const HELP: readonly string[] = [
-  "step [N]                    apply the next N events (default 1); an event is one instant of the log",
-  "next [N]                    run until N more scheduling sessions (rounds) have begun (default 1)",
-  "continue                    run to the next breakpoint or to the end of the log",
-  "back [N]                    go back N events (default 1)",
-  "back session [N]            go back N sessions: to before the N-th last round began (default 1)",
-  "history                     list the positions 'back' can return to",
-  "break TYPE [key=value ...]  stop before an event of TYPE whose fields all match ('help break')",
-  "info break                  list the breakpoints",
-  "delete ID|all               delete a breakpoint, or every one",
-  "info session                the position: event, time, round, log event, counts, last event",
-  "info job ID                 one job: state, queue, priority, times; a waiting job's pend reason",
-  "info queue NAME|all         a queue or all: priority, state, limits, running and waiting jobs",
-  "info pending                every waiting job with its pend reason",
-  "info resource               nodes: total, usable, in use, free; the head's reservation",
-  "info summary                jobs waiting, running and finished; queues; nodes",
-  "info config                 speed, output, verify, history, and the log's configuration",
-  "snapshot [FILE]             write the state as a .replay ('replay FILE --start_time T' starts there)",
-  "set speed X                 pace wall time: X simulated seconds per second (0: as fast as possible)",
-  "set output FILE|off         write the re-simulation's log to FILE from here (as --output), or stop",
-  "set verify on|off           compare each decision with the recorded one; print each mismatch",
-  "help                        this list",
-  "quit                        leave the REPL",
-];
 
 /** The REPL: its stepper, breakpoints and settings. */
 export class Repl {
@@ -136,7 +112,7 @@ export class Repl {
         const p = args[0] === "session"
           ? this.#s.backSessions(count(args.slice(1), "back session"))
           : this.#s.back(count(args, "back"));
-        this.#io.print(`[sim] back at ${where(p.index, p.state.time, p.state.round)}`);
+        this.#io.print(`[sim] back at ${where(p.index, p.time, p.round)}`);
         return;
       }
       case "history":

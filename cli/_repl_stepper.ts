@@ -11,6 +11,16 @@
 // scheduling rounds (sessions), so its memory follows the changes of those
 // rounds, not the size of the state.
 //
+// A kept state costs what its step changed (about 10 KB a step on a deep
+// queue: mostly the job store's chunk list and tree paths), and while the
+// history holds it, what the step allocated lives long enough to be
+// promoted to V8's old space, which then grows to several times the live
+// heap between collections. So the history keeps the state of every
+// STATE_EVERY-th position only (and of the position an output was opened
+// at); going back to another position re-applies, from the kept state
+// before it, the same pieces that led there (at most STATE_EVERY - 1, each
+// a pure step, so the state is the same one).
+//
 // The output (`set output FILE`) and the verification (`set verify on`) are
 // the non-interactive replay's: an event's message and sessions are written
 // when its last piece is applied, with the same encoders, so a REPL session
@@ -32,19 +42,24 @@ import {
   RecordedDecisions,
 } from "../api/_resimulation_compare.ts";
 import { nextPiece } from "../core/_instant_steps.ts";
-import type { DecisionRow } from "../core/decisions.ts";
+import { LogItems } from "./_repl_items.ts";
 import {
   type Applied,
   type Candidate,
-  type Chain,
+  collect,
   type EndItem,
   type EventItem,
+  type Kept,
   type Position,
   ReplError,
   type ReplOutput,
+  startPosition,
 } from "./_repl_types.ts";
 
-export { type Applied, type Candidate, type Position, ReplError, type ReplOutput };
+export { type Applied, type Candidate, type Kept, type Position, ReplError, type ReplOutput };
+
+/** The history keeps the state of every STATE_EVERY-th position (see above). */
+export const STATE_EVERY = 8;
 
 interface OpenOutput {
   readonly out: ReplOutput;
@@ -60,12 +75,10 @@ export class Stepper {
   readonly sim: Resimulation;
   /** Sessions of history kept (0: none). */
   readonly historySessions: number;
-  readonly #items: (EventItem | EndItem | undefined)[] = [];
-  /** Kept positions, oldest first; the last is the current one. */
-  #positions: Position[];
+  readonly #items: LogItems;
+  /** Kept positions, oldest first; the last is the current one (its state always kept). */
+  #positions: Kept[];
   #lo = 0;
-  /** Items before this one have been dropped. */
-  #itemsFrom = 0;
   #candidate: Candidate | undefined;
   #output: OpenOutput | undefined;
   #verify = false;
@@ -77,25 +90,8 @@ export class Stepper {
   constructor(sim: Resimulation, historySessions: number) {
     this.sim = sim;
     this.historySessions = historySessions;
-    const state = sim.state;
-    this.#positions = [{
-      index: 0,
-      state,
-      item: 0,
-      inEvent: false,
-      eventStart: state,
-      made: undefined,
-      madeCount: 0,
-      lastRound: undefined,
-      events: 0,
-      sessions: 0,
-      decisions: 0,
-      mismatches: 0,
-      outBytes: 0,
-      ended: false,
-      piece: undefined,
-      pieceDecisions: [],
-    }];
+    this.#items = new LogItems(sim);
+    this.#positions = [startPosition(sim.state)];
     if (this.itemAt(0).kind === "end") {
       this.#positions[0] = { ...this.#positions[0], ended: true };
     }
@@ -103,32 +99,17 @@ export class Stepper {
 
   /** The current position. */
   get at(): Position {
-    return this.#positions[this.#positions.length - 1];
+    return this.#positions[this.#positions.length - 1] as Position;
   }
 
   /** The positions kept, oldest first (the current one last). */
-  get positions(): readonly Position[] {
+  get positions(): readonly Kept[] {
     return this.#positions;
   }
 
   /** The log event (or end) at index `i`, read from the log when first needed. */
   itemAt(i: number): EventItem | EndItem {
-    while (this.#items.length <= i) {
-      const last = this.#items[this.#items.length - 1];
-      if (last?.kind === "end") throw new Error(`no item ${i}: the log has ended`);
-      if (last?.kind === "event" && last.trailing === undefined) {
-        last.trailing = this.sim.readMarkers();
-      }
-      const { markers, event } = this.sim.readEvent();
-      this.#items.push(
-        event === undefined
-          ? { kind: "end", lead: markers }
-          : { kind: "event", lead: markers, event },
-      );
-    }
-    const item = this.#items[i];
-    if (item === undefined) throw new Error(`item ${i} has left the history`);
-    return item;
+    return this.#items.at(i);
   }
 
   /** Sequence number, in the output, of the log event at item `i`. */
@@ -172,6 +153,8 @@ export class Stepper {
     let next: Position = {
       index: at.index + 1,
       state,
+      time: state.time,
+      round: state.round,
       item: at.item,
       inEvent: true,
       eventStart: at.eventStart,
@@ -227,7 +210,15 @@ export class Stepper {
       }
     }
     next = { ...next, mismatches: at.mismatches + mismatches.length, outBytes: out?.bytes ?? 0 };
-    this.#positions.push(next);
+    const ps = this.#positions;
+    const last = ps.length - 1;
+    if (
+      this.historySessions > 0 && at.index % STATE_EVERY !== 0 && ps[last] === at &&
+      at.index !== this.#output?.openedAt
+    ) {
+      ps[last] = { ...at, state: undefined };
+    }
+    ps.push(next);
     this.#trim();
     return { candidate: c, position: next, mismatches };
   }
@@ -244,28 +235,29 @@ export class Stepper {
     } else {
       this.#settle();
       if (this.#lo >= 1024 || (this.#lo > 0 && this.#lo * 2 >= ps.length)) {
-        this.#positions = ps.slice(this.#lo);
-        this.#lo = 0;
+        // From the kept state at or before the oldest reachable position.
+        let from = this.#lo;
+        while (from > 0 && ps[from].state === undefined) from--;
+        this.#positions = ps.slice(from);
+        this.#lo -= from;
       }
     }
-    const first = this.#positions[0].item;
-    for (let i = this.#itemsFrom; i < first; i++) this.#items[i] = undefined;
-    if (first > this.#itemsFrom) this.#itemsFrom = first;
+    this.#items.dropBefore(this.#positions[0].item);
   }
 
   // Moves `#lo` to the latest position at least `historySessions` rounds
   // before the current one (or the oldest kept, if none is that old).
   #settle(): void {
     const ps = this.#positions;
-    const limit = ps[ps.length - 1].state.round - this.historySessions;
+    const limit = ps[ps.length - 1].round - this.historySessions;
     let lo = Math.min(this.#lo, ps.length - 1);
-    while (lo > 0 && ps[lo].state.round > limit) lo--;
-    while (lo + 1 < ps.length && ps[lo + 1].state.round <= limit) lo++;
+    while (lo > 0 && ps[lo].round > limit) lo--;
+    while (lo + 1 < ps.length && ps[lo + 1].round <= limit) lo++;
     this.#lo = lo;
   }
 
   /** The positions `history` lists and `back` may return to, oldest first (the current one left out). */
-  reachable(): readonly Position[] {
+  reachable(): readonly Kept[] {
     if (this.historySessions === 0) return [];
     this.#settle();
     return this.#positions.slice(this.#lo, -1);
@@ -293,16 +285,16 @@ export class Stepper {
   backSessions(n: number): Position {
     if (!(n >= 1)) throw new ReplError(`cannot go back ${n} sessions: give a count of 1 or more`);
     const r = this.reachable();
-    const target = this.at.state.round - n;
-    let p: Position | undefined;
+    const target = this.at.round - n;
+    let p: Kept | undefined;
     for (let i = r.length - 1; i >= 0; i--) {
-      if (r[i].state.round <= target) {
+      if (r[i].round <= target) {
         p = r[i];
         break;
       }
     }
     if (p === undefined) {
-      const rounds = r.length === 0 ? 0 : this.at.state.round - r[0].state.round;
+      const rounds = r.length === 0 ? 0 : this.at.round - r[0].round;
       throw new ReplError(
         r.length === 0 && this.at.index === 0
           ? "cannot go back: this is the start of the re-simulation"
@@ -312,21 +304,28 @@ export class Stepper {
     return this.#goTo(p);
   }
 
-  #goTo(p: Position): Position {
+  // Goes back to a kept position: from the kept state at or before it, the
+  // pieces that led there are applied again (writing the same bytes to the
+  // output, which is first cut back to that state's length). Back before the
+  // output was opened, the output starts again at `p`.
+  #goTo(p: Kept): Position {
     const ps = this.#positions;
-    this.#positions = ps.slice(0, ps.indexOf(p) + 1);
+    let c = ps.indexOf(p);
+    while (ps[c].state === undefined) c--;
+    this.#positions = ps.slice(0, c + 1);
     this.#candidate = undefined;
     const out = this.#output;
+    const restart = out !== undefined && p.index < out.openedAt;
     if (out !== undefined) {
-      if (p.index >= out.openedAt) {
-        out.out.truncate(p.outBytes);
-        out.bytes = p.outBytes;
-      } else {
-        // Back before the output was opened: it starts again from here.
-        out.out.truncate(0);
-        out.bytes = 0;
-        this.#startOutput(out);
-      }
+      const bytes = restart ? 0 : ps[c].outBytes;
+      out.out.truncate(bytes);
+      out.bytes = bytes;
+      if (restart) this.#output = undefined;
+    }
+    while (this.at.index < p.index) this.apply();
+    if (restart) {
+      this.#output = out;
+      this.#startOutput(out!);
     }
     return this.at;
   }
@@ -392,14 +391,4 @@ export class Stepper {
     this.lastOutput = o;
     return o;
   }
-}
-
-// The decisions of a chain, oldest first.
-function collect(chain: Chain | undefined, count: number): DecisionRow[] {
-  const out = new Array<DecisionRow>(count);
-  let i = count;
-  for (let c = chain; c !== undefined; c = c.prev) {
-    for (let k = c.rows.length - 1; k >= 0; k--) out[--i] = c.rows[k];
-  }
-  return out;
 }

@@ -1,5 +1,6 @@
 // The values of the REPL's stepping (cli/_repl_stepper.ts): positions,
-// pieces, the items read from the log, and the output it writes.
+// pieces, the items read from the log, the output it writes, and the
+// decisions of the log event in progress.
 
 import type { Marker, ReadEvent } from "../api/resimulation.ts";
 import type { Mismatch, RecordedDecisions } from "../api/_resimulation_compare.ts";
@@ -47,6 +48,9 @@ export interface Position {
   /** Pieces applied since the start (the REPL's event number). */
   readonly index: number;
   readonly state: SimState;
+  /** The state's clock and scheduling rounds (kept when the state is not). */
+  readonly time: number;
+  readonly round: number;
   /** The log event in progress, or the next one (an index into the items). */
   readonly item: number;
   /** Some pieces of that log event have been applied, not all. */
@@ -74,6 +78,12 @@ export interface Position {
   readonly pieceDecisions: readonly DecisionRow[];
 }
 
+/**
+ * A position in the history: its state is kept at every
+ * `STATE_EVERY`-th position (and a few others) and re-computed for the rest.
+ */
+export type Kept = Omit<Position, "state"> & { readonly state: SimState | undefined };
+
 /** The next piece, computed but not applied (the REPL checks breakpoints on it). */
 export interface Candidate {
   readonly before: Position;
@@ -94,3 +104,37 @@ export interface Applied {
 
 /** A REPL command that cannot be done (one line for the operator). */
 export class ReplError extends Error {}
+
+/** The position before the first piece. */
+export function startPosition(state: SimState): Position {
+  return {
+    index: 0,
+    state,
+    time: state.time,
+    round: state.round,
+    item: 0,
+    inEvent: false,
+    eventStart: state,
+    made: undefined,
+    madeCount: 0,
+    lastRound: undefined,
+    events: 0,
+    sessions: 0,
+    decisions: 0,
+    mismatches: 0,
+    outBytes: 0,
+    ended: false,
+    piece: undefined,
+    pieceDecisions: [],
+  };
+}
+
+/** The decisions of a chain, oldest first. */
+export function collect(chain: Chain | undefined, count: number): DecisionRow[] {
+  const out = new Array<DecisionRow>(count);
+  let i = count;
+  for (let c = chain; c !== undefined; c = c.prev) {
+    for (let k = c.rows.length - 1; k >= 0; k--) out[--i] = c.rows[k];
+  }
+  return out;
+}

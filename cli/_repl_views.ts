@@ -1,8 +1,35 @@
 // The REPL's views of the re-simulation itself (rather than of a state):
-// `info session`, `info config`, `history`, and how a piece is described.
+// `help`, `info session`, `info config`, `history`, and how a piece is
+// described.
 
 import type { Stepper } from "./_repl_stepper.ts";
 import type { Candidate, EventItem, Position } from "./_repl_types.ts";
+
+/** One line per command, as `help` prints it. */
+export const HELP: readonly string[] = [
+  "step [N]                    apply the next N events (default 1); an event is one instant of the log",
+  "next [N]                    run until N more scheduling sessions (rounds) have begun (default 1)",
+  "continue                    run to the next breakpoint or to the end of the log",
+  "back [N]                    go back N events (default 1)",
+  "back session [N]            go back N sessions: to before the N-th last round began (default 1)",
+  "history                     list the positions 'back' can return to",
+  "break TYPE [key=value ...]  stop before an event of TYPE whose fields all match ('help break')",
+  "info break                  list the breakpoints",
+  "delete ID|all               delete a breakpoint, or every one",
+  "info session                the position: event, time, round, log event, counts, last event",
+  "info job ID                 one job: state, queue, priority, times; a waiting job's pend reason",
+  "info queue NAME|all         a queue or all: priority, state, limits, running and waiting jobs",
+  "info pending                every waiting job with its pend reason",
+  "info resource               nodes: total, usable, in use, free; the head's reservation",
+  "info summary                jobs waiting, running and finished; queues; nodes",
+  "info config                 speed, output, verify, history, and the log's configuration",
+  "snapshot [FILE]             write the state as a .replay ('replay FILE --start_time T' starts there)",
+  "set speed X                 pace wall time: X simulated seconds per second (0: as fast as possible)",
+  "set output FILE|off         write the re-simulation's log to FILE from here (as --output), or stop",
+  "set verify on|off           compare each decision with the recorded one; print each mismatch",
+  "help                        this list",
+  "quit                        leave the REPL",
+];
 
 /** How many positions `history` lists. */
 const LISTED = 10;
@@ -84,16 +111,16 @@ export function historyInfo(s: Stepper): string[] {
     ];
   }
   const lines = [
-    `${r.length} events back, to event #${r[0].index} at t=${r[0].state.time} (round ${
-      r[0].state.round
+    `${r.length} events back, to event #${r[0].index} at t=${r[0].time} (round ${
+      r[0].round
     }); --history ${s.historySessions} sessions`,
   ];
   for (let k = 1; k <= Math.min(LISTED, r.length); k++) {
     const p = r[r.length - k];
-    lines.push(`  back ${k}: event #${p.index} at t=${p.state.time} (round ${p.state.round})`);
+    lines.push(`  back ${k}: event #${p.index} at t=${p.time} (round ${p.round})`);
   }
   if (r.length > LISTED) {
-    lines.push(`  … back ${r.length}: event #${r[0].index} at t=${r[0].state.time}`);
+    lines.push(`  … back ${r.length}: event #${r[0].index} at t=${r[0].time}`);
   }
   return lines;
 }

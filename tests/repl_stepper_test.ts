@@ -7,7 +7,7 @@
 
 import fc from "fast-check";
 import { Resimulation } from "../api/resimulation.ts";
-import { ReplError, type ReplOutput, Stepper } from "../cli/_repl_stepper.ts";
+import { ReplError, type ReplOutput, STATE_EVERY, Stepper } from "../cli/_repl_stepper.ts";
 import { parseLog } from "../io/replay_reader.ts";
 import { saveSnapshot, Simulation } from "../mod.ts";
 import {
@@ -103,14 +103,22 @@ const arbOps: fc.Arbitrary<Op[]> = fc.array(
 function play(s: Stepper, ops: readonly Op[], out: { text(): string }): [number, number] {
   let backs = 0;
   let cuts = 0;
+  // The state first seen at each position: going back must find the same one.
+  const seen = new Map<number, string>([[0, JSON.stringify(saveSnapshot(s.at.state))]]);
   for (const op of ops) {
     try {
       const length = out.text().length;
       if (op.kind === "step") {
-        for (let i = 0; i < op.n && !s.at.ended; i++) s.apply();
+        for (let i = 0; i < op.n && !s.at.ended; i++) {
+          s.apply();
+          if (!seen.has(s.at.index)) seen.set(s.at.index, JSON.stringify(saveSnapshot(s.at.state)));
+        }
       } else if (op.kind === "back") s.back(op.n);
       else s.backSessions(op.n);
-      if (op.kind !== "step") backs++;
+      if (op.kind !== "step") {
+        backs++;
+        assertEquals(JSON.stringify(saveSnapshot(s.at.state)), seen.get(s.at.index));
+      }
       if (out.text().length < length) cuts++;
     } catch (e) {
       if (!(e instanceof ReplError)) throw e;
@@ -189,13 +197,16 @@ Deno.test("REPL stepping: the history holds the last N sessions; back past it, o
   runToEnd(s);
   const r = s.reachable();
   assert(r.length > 0, "some history");
+  // Every STATE_EVERY-th state is kept; the others are computed again when needed.
+  assert(s.positions.some((q) => q.state === undefined), "states not kept");
+  assert(s.positions.every((q) => q.state !== undefined || q.index % STATE_EVERY !== 0), "kept");
   // The oldest reachable position is the latest one at least 2 rounds back.
-  assert(r[0].state.round <= s.at.state.round - 2, "two sessions back");
-  assert(r[1] === undefined || r[1].state.round > s.at.state.round - 2, "not more");
+  assert(r[0].round <= s.at.state.round - 2, "two sessions back");
+  assert(r[1] === undefined || r[1].round > s.at.state.round - 2, "not more");
   assertThrows(() => s.back(r.length + 1), "the history reaches back");
   assertThrows(() => s.backSessions(3), "cannot go back 3 sessions");
   const before = s.backSessions(2);
-  assert(before.state.round <= s.at.state.round, "went back");
+  assert(before.round <= s.at.state.round, "went back");
   const none = stepper(p.text, 0);
   none.apply();
   assertThrows(() => none.back(1), "no history is kept (--history 0)");
