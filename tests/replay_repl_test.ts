@@ -448,3 +448,84 @@ Deno.test("REPL: help lists every command with one line each; help break lists t
     assert(b.some((l) => l.startsWith(`fields of ${t}: `)), t);
   }
 });
+
+Deno.test("REPL: set speed paces the pieces by their simulation times (on a clock of the test's own)", async () => {
+  const { Repl } = await import("../cli/_repl_commands.ts");
+  const { Stepper } = await import("../cli/_repl_stepper.ts");
+  const { Resimulation } = await import("../api/resimulation.ts");
+  const { readLog } = await import("../io/replay_reader.ts");
+  let clock = 1000;
+  const sleeps: number[] = [];
+  const printed: string[] = [];
+  const io = {
+    print: (l: string) => void printed.push(l),
+    openOutput: () => {
+      throw new Error("no output in this test");
+    },
+    writeFile: () => {},
+    now: () => clock,
+    sleep: (ms: number) => {
+      sleeps.push(ms);
+      clock += ms;
+      return Promise.resolve();
+    },
+  };
+  const stepper = new Stepper(new Resimulation({ log: readLog(DEMO) }), 1000);
+  const repl = new Repl(stepper, io, DEMO);
+  await repl.run("step 6");
+  assertEquals(sleeps, [], "speed 0: as fast as possible");
+  const from = stepper.at.time;
+  await repl.run("set speed 10");
+  await repl.run("step 5");
+  // Each piece waits until its time, at 10 simulated seconds per second.
+  const to = stepper.at.time;
+  assert(to > from, "the clock moved");
+  assertEquals(Math.round(sleeps.reduce((a, b) => a + b, 0)), ((to - from) / 10) * 1000);
+  assert(sleeps.length >= 1 && sleeps.length <= 5, `${sleeps.length} waits`);
+  assertEquals(printed.at(-1), `[sim] stopped at event #11 at t=${to} (round ${stepper.at.round})`);
+});
+
+Deno.test("REPL: a log without queues: one implicit queue; a rejected job; nothing waiting", async () => {
+  const { Simulation } = await import("../mod.ts");
+  let text = "";
+  const sim = new Simulation({ totalNodes: 4 });
+  sim.startRecording({ write: (t) => void (text += t) });
+  sim.appendJobs([
+    { submitTime: 0, numNodes: 3, timeLimit: 10 },
+    { submitTime: 0, numNodes: 2, timeLimit: 10 },
+    { submitTime: 1, numNodes: 9, timeLimit: 10 },
+  ]);
+  sim.runToCompletion();
+  sim.stopRecording();
+  const log = `${dir}/plain.replay`;
+  await Deno.writeTextFile(log, text);
+  const r = await repl(log, [
+    "step 2", // the append, then the instant 0 (the rejected job never arrives)
+    "info queue all",
+    "info queue x",
+    "info pending",
+    "info resource",
+    "info job 2",
+    "info job 1",
+    "continue",
+    "info pending",
+    "info job 1",
+  ]);
+  assertEquals(r.of("info queue all"), [
+    "no queues configured: one queue; 1 running, 1 waiting: 1(p0)",
+  ]);
+  assertOneError(r.of("info queue x"), "no queue 'x': no queues are configured");
+  assertEquals(r.of("info pending"), [
+    "1 waiting at t=0, in the picker's order:",
+    "  job 1 (2 nodes, since 0): insufficient_nodes: needs 2 nodes, 1 free",
+  ]);
+  assertEquals(r.of("info resource"), [
+    "nodes: 4 total, 4 usable, 3 in use, 1 free; 1 jobs running",
+    "head: job 1 needs 2 nodes; reservation (shadow time) at 10",
+    "next releases by limit: 10: job 0 (3 nodes)",
+  ]);
+  assertEquals(r.of("info job 2"), ["job 2: rejected: needs 9 nodes, the machine has 4"]);
+  assertEquals(r.of("info job 1")[0], "job 1: waiting since 0 (0 s)");
+  assertEquals(r.of("info pending", 1), ["no job is waiting at t=20"]);
+  assertEquals(r.of("info job 1", 1)[0], "job 1: completed at 20");
+});
