@@ -5,6 +5,7 @@
 // the `info` views of a state cli/_repl_inspect.ts; this file parses the
 // commands, runs the pieces, checks breakpoints and prints.
 
+import { EvtsimError } from "../core/errors.ts";
 import { mismatchText } from "./replay_command.ts";
 import {
   type Breakpoint,
@@ -84,7 +85,9 @@ export class Repl {
     try {
       return await this.#dispatch(words);
     } catch (e) {
-      if (!(e instanceof ReplError)) throw e;
+      // A broken log met on the way stops the command where it is; the
+      // session goes on (the state before it can still be inspected).
+      if (!(e instanceof ReplError || e instanceof EvtsimError)) throw e;
       this.#io.print(`error: ${e.message}`);
       return undefined;
     }

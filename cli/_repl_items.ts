@@ -2,7 +2,7 @@
 // event source as they are first needed and kept while a position of the
 // history may step through them again.
 
-import type { Resimulation } from "../api/resimulation.ts";
+import type { Marker, Resimulation } from "../api/resimulation.ts";
 import type { EndItem, EventItem } from "./_repl_types.ts";
 
 /** Log events by index (0: the first after the start snapshot), then the end. */
@@ -11,6 +11,8 @@ export class LogItems {
   readonly #items: (EventItem | EndItem | undefined)[] = [];
   /** Items before this one have been dropped. */
   #from = 0;
+  /** The error reading the log stopped at: reading on would be reading after a broken line. */
+  #error: unknown;
 
   constructor(sim: Resimulation) {
     this.#sim = sim;
@@ -18,6 +20,20 @@ export class LogItems {
 
   /** The item at index `i`, read from the log when first needed. */
   at(i: number): EventItem | EndItem {
+    const items = this.#items;
+    if (items.length <= i && this.#error !== undefined) throw this.#error;
+    try {
+      this.#read(i);
+    } catch (e) {
+      this.#error = e;
+      throw e;
+    }
+    const item = items[i];
+    if (item === undefined) throw new Error(`item ${i} has left the history`);
+    return item;
+  }
+
+  #read(i: number): void {
     const items = this.#items;
     while (items.length <= i) {
       const last = items[items.length - 1];
@@ -32,9 +48,19 @@ export class LogItems {
           : { kind: "event", lead: markers, event },
       );
     }
-    const item = items[i];
-    if (item === undefined) throw new Error(`item ${i} has left the history`);
-    return item;
+  }
+
+  /** The markers right after an event item (read after its last piece is applied). */
+  trailingOf(item: EventItem): readonly Marker[] {
+    if (item.trailing !== undefined) return item.trailing;
+    if (this.#error !== undefined) throw this.#error;
+    try {
+      item.trailing = this.#sim.readMarkers();
+    } catch (e) {
+      this.#error = e;
+      throw e;
+    }
+    return item.trailing;
   }
 
   /** Forgets the items before index `first` (no kept position needs them). */

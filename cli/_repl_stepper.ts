@@ -179,9 +179,9 @@ export class Stepper {
       if (out !== undefined) {
         text += eventText(seq, at.eventStart.time, item.event.input, collect(made, madeCount));
       }
-      item.trailing ??= this.sim.readMarkers();
+      const trailing = this.#items.trailingOf(item);
       if (out !== undefined) {
-        for (const m of item.trailing) text += markerText(m, seq + 1, state);
+        for (const m of trailing) text += markerText(m, seq + 1, state);
       }
       const following = this.itemAt(at.item + 1);
       const ended = following.kind === "end";

@@ -529,3 +529,15 @@ Deno.test("REPL: a log without queues: one implicit queue; a rejected job; nothi
   assertEquals(r.of("info pending", 1), ["no job is waiting at t=20"]);
   assertEquals(r.of("info job 1", 1)[0], "job 1: completed at 20");
 });
+
+Deno.test("REPL: a broken line met while stepping is one error line; the session stays where it was", async () => {
+  const lines = (await Deno.readTextFile(DEMO)).split("\n");
+  lines[9] = lines[9].slice(0, 20); // a session torn in the middle of the log
+  const torn = `${dir}/torn.replay`;
+  await Deno.writeTextFile(torn, lines.join("\n"));
+  const r = await repl(torn, ["continue", "info session", "continue"]);
+  assertOneError(r.of("continue"), `${torn}:10`);
+  assert(r.of("info session")[0].startsWith("event #"), "still answers");
+  assertEquals(r.of("continue", 1), r.of("continue"));
+  assertEquals(r.code, 0);
+});
