@@ -38,17 +38,20 @@ import { type Reconfiguration, reconfigure } from "../core/reconfigure.ts";
 import { restoreSnapshot, type SnapshotData } from "../core/snapshot.ts";
 import type { SimState } from "../core/state.ts";
 import { type Input, step, type StepResult } from "../core/step.ts";
-import { decisionRow, encode, inputOf, type LogEntry } from "../io/replay_log.ts";
+import { encode, inputOf, type LogEntry } from "../io/replay_log.ts";
 import { LogReader, type ReadLog } from "../io/replay_reader.ts";
-import type {
-  EventMessage,
-  HeaderMessage,
-  LogDecision,
-  SessionMessage,
-  SnapshotMessage,
-} from "../io/replay_schema.ts";
+import type { HeaderMessage, SessionMessage, SnapshotMessage } from "../io/replay_schema.ts";
 import { defaultRegistry } from "../schedulers/registry.ts";
 import type { RecordingSink } from "./recorder.ts";
+import {
+  compareMade,
+  compareMissing,
+  type EventEntry,
+  type Mismatch,
+  RecordedDecisions,
+} from "./_resimulation_compare.ts";
+
+export { type EventEntry, type Mismatch, sameDecision } from "./_resimulation_compare.ts";
 
 /** How to re-simulate a log. */
 export interface ResimulationOptions {
@@ -70,24 +73,7 @@ export interface ResimulationOptions {
   readonly output?: RecordingSink;
 }
 
-/** A decision that differs from the recorded one (or has no counterpart). */
-export interface Mismatch {
-  /** Sequence number of the event whose step made it. */
-  readonly seq: number;
-  /** Line of that event in its file. */
-  readonly line: number;
-  /** The decision's position among the event's decisions. */
-  readonly index: number;
-  /** Simulation time of the decision. */
-  readonly time: number;
-  /** What the log says, if it has a decision at this position. */
-  readonly recorded?: DecisionRow;
-  /** What the re-simulation decided, if it made one at this position. */
-  readonly resimulated?: DecisionRow;
-}
-
 type SnapshotEntry = SnapshotMessage & { line: number };
-type EventEntry = EventMessage & { line: number };
 
 /** Messages one at a time, from a reader or from a log read whole. */
 interface Source {
@@ -191,13 +177,7 @@ export class Resimulation {
     }
     this.#verify = options.verify === true;
     this.#output = options.output;
-    this.#output?.write(
-      encode.header(this.#state, {
-        wallStart: null,
-        snapshotInterval: this.header.snapshotInterval,
-        origin: "resimulation",
-      }) + encode.snapshot(snap.seq, this.#state),
-    );
+    this.#output?.write(outputStart(this.#state, snap.seq, this.header.snapshotInterval));
   }
 
   /** The current state. */
@@ -237,14 +217,16 @@ export class Resimulation {
       : e.time;
   }
 
-  /** Applies the next event; returns its step result, or undefined when done. */
-  step(): StepResult | undefined {
-    // Without an output nothing is encoded (a --verify run must not pay for it).
-    const out = this.#output !== undefined;
-    let text = "";
+  /**
+   * Reads up to the next event: the snapshot and end markers met before it
+   * (to be written with the state as it is), and the event with the
+   * sessions recorded after it (undefined when no event is left).
+   */
+  readEvent(): { markers: Marker[]; event: ReadEvent | undefined } {
+    const markers: Marker[] = [];
     for (let e = this.#take(); e !== undefined; e = this.#take()) {
       if (e.type === "snapshot" || e.type === "end") {
-        if (out) text += this.#marker(e.type);
+        markers.push(e.type);
         continue;
       }
       if (e.type !== "event") continue; // sessions of an event not replayed
@@ -261,46 +243,60 @@ export class Resimulation {
       for (let s = this.#peek(0); s?.type === "session"; s = this.#peek(0)) {
         sessions.push(this.#ahead.shift() as SessionMessage);
       }
-      const input: Input = inputOf(entry.input);
-      const before = this.#state.time;
-      let r: StepResult;
-      try {
-        r = step(this.#state, input);
-      } catch (err) {
-        if (!(err instanceof EvtsimError)) throw err;
-        throw new EvtsimError(
-          err.kind,
-          `event seq ${entry.seq} (${entry.input.kind}): ${err.message}`,
-          { file: this.#events.file, line: entry.line },
-        );
-      }
-      this.#state = r.state;
-      const decisions = r.rows.decisions;
-      this.counts.events++;
-      this.counts.decisions += decisions.length;
-      if (decisions.length > 0) {
-        let rounds = 1;
-        for (let i = 1; i < decisions.length; i++) {
-          if (decisions[i].round !== decisions[i - 1].round) rounds++;
-        }
-        this.counts.sessions += rounds;
-      }
-      if (this.#verify) this.#compare(entry, sessions, decisions);
-      const seq = this.#outSeq++;
-      if (out) {
-        text += encode.event(seq, before, input);
-        if (decisions.length > 0) text += encode.sessions(decisions, 0);
-      }
-      // Snapshots and the end right after this event go out with it.
-      for (let m = this.#peek(0); m?.type === "snapshot" || m?.type === "end"; m = this.#peek(0)) {
-        this.#ahead.shift();
-        if (out) text += this.#marker(m.type);
-      }
-      if (out) this.#output!.write(text);
-      return r;
+      return { markers, event: { entry, input: inputOf(entry.input), sessions } };
     }
-    if (text !== "") this.#output!.write(text);
-    return undefined;
+    return { markers, event: undefined };
+  }
+
+  /** The snapshot and end markers right after the event just read (to follow it in the output). */
+  readMarkers(): Marker[] {
+    const markers: Marker[] = [];
+    for (let m = this.#peek(0); m?.type === "snapshot" || m?.type === "end"; m = this.#peek(0)) {
+      this.#ahead.shift();
+      markers.push(m.type);
+    }
+    return markers;
+  }
+
+  /** The file events are read from. */
+  get eventsFile(): string {
+    return this.#events.file;
+  }
+
+  /** Applies the next event; returns its step result, or undefined when done. */
+  step(): StepResult | undefined {
+    // Without an output nothing is encoded (a --verify run must not pay for it).
+    const out = this.#output !== undefined;
+    const { markers, event } = this.readEvent();
+    let text = "";
+    if (out) { for (const m of markers) text += markerText(m, this.#outSeq, this.#state); }
+    if (event === undefined) {
+      if (text !== "") this.#output!.write(text);
+      return undefined;
+    }
+    const { entry, input, sessions } = event;
+    const before = this.#state.time;
+    const r = applyEvent(this.#state, input, entry, this.#events.file);
+    this.#state = r.state;
+    const decisions = r.rows.decisions;
+    this.counts.events++;
+    this.counts.decisions += decisions.length;
+    this.counts.sessions += countRounds(decisions, undefined);
+    if (this.#verify) {
+      const recorded = new RecordedDecisions(sessions);
+      this.mismatches.push(
+        ...compareMade(entry, recorded, decisions, 0),
+        ...compareMissing(entry, recorded, decisions.length),
+      );
+    }
+    const seq = this.#outSeq++;
+    if (out) text += eventText(seq, before, input, decisions);
+    // Snapshots and the end right after this event go out with it.
+    for (const m of this.readMarkers()) {
+      if (out) text += markerText(m, this.#outSeq, this.#state);
+    }
+    if (out) this.#output!.write(text);
+    return r;
   }
 
   #take(): LogEntry | undefined {
@@ -325,72 +321,78 @@ export class Resimulation {
   close(): void {
     this.#output?.close?.();
   }
-
-  // A snapshot of the state now, or the end message, for the output.
-  #marker(kind: "snapshot" | "end"): string {
-    return kind === "snapshot"
-      ? encode.snapshot(this.#outSeq, this.#state)
-      : encode.end(this.#outSeq, this.#state.time);
-  }
-
-  #compare(entry: EventEntry, sessions: readonly SessionMessage[], made: readonly DecisionRow[]) {
-    let i = 0;
-    for (const s of sessions) {
-      for (const d of s.decisions) {
-        const b = made[i];
-        // Compared as logged; a decision row is built only for a mismatch.
-        if (b === undefined || !sameAsLogged(d, s.time, s.round, b)) {
-          this.#mismatch(entry, i, decisionRow(d, s.time, s.round), b);
-        }
-        i++;
-      }
-    }
-    for (; i < made.length; i++) this.#mismatch(entry, i, undefined, made[i]);
-  }
-
-  #mismatch(
-    entry: EventEntry,
-    i: number,
-    a: DecisionRow | undefined,
-    b: DecisionRow | undefined,
-  ): void {
-    this.mismatches.push({
-      seq: entry.seq,
-      line: entry.line,
-      index: i,
-      time: (b ?? a)!.time,
-      ...(a === undefined ? {} : { recorded: a }),
-      ...(b === undefined ? {} : { resimulated: b }),
-    });
-  }
 }
 
-function sameAsLogged(d: LogDecision, time: number, round: number, b: DecisionRow): boolean {
-  if (b.time !== time || b.round !== round || b.jobId !== d[1]) return false;
-  if (d[0] === "DISPATCH") {
-    return b.type === "DISPATCH" && b.numNodes === d[2] && b.backfill === (d.length === 4);
-  }
-  return b.type === "PEND" && sameDecision(decisionRow(d, time, round), b);
+/** A message the output repeats where the event source had it. */
+export type Marker = "snapshot" | "end";
+
+/** An event read from the event source, with the sessions recorded after it. */
+export interface ReadEvent {
+  /** The message, with its line. */
+  readonly entry: EventEntry;
+  /** Its input, as the reducer takes it. */
+  readonly input: Input;
+  /** The sessions recorded after it (what `verify` compares its decisions with). */
+  readonly sessions: readonly SessionMessage[];
 }
 
 /**
- * Whether two decisions are the same: type, time, round, job, nodes and
- * backfill, or every field of the pend reason. (A DISPATCH's queue is the
- * job's own, which the events decide; the log does not repeat it.)
+ * Applies an event's input (or a piece of it, core/_instant_steps.ts) to a
+ * state; a failing step is reported with the event's seq, kind, file and line.
  */
-export function sameDecision(a: DecisionRow, b: DecisionRow): boolean {
-  if (a.type !== b.type || a.time !== b.time || a.round !== b.round || a.jobId !== b.jobId) {
-    return false;
+export function applyEvent(
+  state: SimState,
+  input: Input,
+  entry: EventEntry,
+  file: string,
+): StepResult {
+  try {
+    return step(state, input);
+  } catch (err) {
+    if (!(err instanceof EvtsimError)) throw err;
+    throw new EvtsimError(
+      err.kind,
+      `event seq ${entry.seq} (${entry.input.kind}): ${err.message}`,
+      { file, line: entry.line },
+    );
   }
-  if (a.type === "DISPATCH" && b.type === "DISPATCH") {
-    return a.numNodes === b.numNodes && a.backfill === b.backfill;
+}
+
+/**
+ * Scheduling rounds among decisions (in order); `previous` is the round of
+ * the decision before them, if they continue a list.
+ */
+export function countRounds(decisions: readonly DecisionRow[], previous: number | undefined) {
+  let rounds = 0;
+  let last = previous;
+  for (const d of decisions) {
+    if (d.round !== last) rounds++;
+    last = d.round;
   }
-  if (a.type === "PEND" && b.type === "PEND") {
-    const x = a.reason;
-    const y = b.reason;
-    return x.code === y.code && x.message === y.message && x.needed === y.needed &&
-      x.free === y.free && x.end === y.end && x.reservation === y.reservation &&
-      x.blockedBy === y.blockedBy && x.queue === y.queue;
-  }
-  return false;
+  return rounds;
+}
+
+/** The output's text for an event applied at clock `before` and its decisions. */
+export function eventText(
+  seq: number,
+  before: number,
+  input: Input,
+  decisions: readonly DecisionRow[],
+): string {
+  const text = encode.event(seq, before, input);
+  return decisions.length > 0 ? text + encode.sessions(decisions, 0) : text;
+}
+
+/** The output's text for a snapshot of the state, or the end message, after `seq` events. */
+export function markerText(kind: Marker, seq: number, state: SimState): string {
+  return kind === "snapshot" ? encode.snapshot(seq, state) : encode.end(seq, state.time);
+}
+
+/** The output's first lines: a re-simulation's header and the snapshot it starts from. */
+export function outputStart(state: SimState, seq: number, snapshotInterval: number): string {
+  return encode.header(state, {
+    wallStart: null,
+    snapshotInterval,
+    origin: "resimulation",
+  }) + encode.snapshot(seq, state);
 }

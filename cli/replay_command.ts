@@ -64,8 +64,23 @@ const OPTIONS: Readonly<Record<string, CommandOption>> = {
     value: "FILE",
     help: "re-simulate with these queues (YAML or JSON, as for simulate --queues)",
   },
+  interactive: {
+    type: "boolean",
+    short: "i",
+    help: "open the REPL (prompt '(sim) ') before the first event: step, break, inspect, " +
+      "snapshot, go back; 'help' at the prompt lists the commands",
+  },
+  history: {
+    type: "string",
+    value: "N",
+    help: "with -i: keep the positions of the last N scheduling sessions for 'back' " +
+      "(default 1000; 0 = none)",
+  },
   help: { type: "boolean", short: "h", help: "show this help" },
 };
+
+/** Sessions of history the REPL keeps by default. */
+export const DEFAULT_HISTORY = 1000;
 
 function help(): string {
   return [
@@ -86,6 +101,17 @@ function help(): string {
     "  evtsim replay run.replay --verify",
     "  evtsim replay run.replay --alt_events whatif.replay --output whatif_out.replay",
     "  diff <(evtsim dump run.replay) <(evtsim dump whatif_out.replay)",
+    "  evtsim replay run.replay -i",
+    "",
+    "With --interactive (-i) the log is loaded and a REPL waits before the first event; its",
+    "commands are read from stdin (a terminal gets line editing and history; a pipe works too):",
+    "  step [N], next [N], continue, back [N], back session [N], history, quit;",
+    "  break TYPE [key=value ...] (TYPE: JOB_PUSH, JOB_STATE_CHANGE, JOB_UPDATE, QUEUE_UPDATE,",
+    "  BEGIN_ROUND, DECISION), info break, delete ID|all; info session|job ID|queue NAME|all|",
+    "  pending|resource|summary|config; snapshot [FILE]; set speed X|output FILE|off|verify on|off;",
+    "  help. An event is one instant of the log: the ends, arrivals and live events due then and",
+    "  the scheduling rounds they cause. --verify, --output and --speed set the REPL's starting",
+    "  'set verify', 'set output' and 'set speed'.",
     "",
     "options:",
     ...optionHelp(OPTIONS),
@@ -110,8 +136,15 @@ export function mismatchText(file: string, m: Mismatch): string {
   }): recorded: ${text(m.recorded)}; re-simulated: ${text(m.resimulated)}`;
 }
 
-/** Runs `evtsim replay ARGS`; returns the exit code. */
-export async function replayCommand(args: readonly string[], con: Console): Promise<number> {
+/**
+ * Runs `evtsim replay ARGS`; returns the exit code. `input` replaces stdin
+ * as the REPL's lines (tests).
+ */
+export async function replayCommand(
+  args: readonly string[],
+  con: Console,
+  input?: AsyncIterable<string>,
+): Promise<number> {
   const parsed = parseCommandArgs(args, OPTIONS, "replay");
   if (parsed.values.get("help") === true) {
     con.out(help());
@@ -142,8 +175,41 @@ export async function replayCommand(args: readonly string[], con: Console): Prom
       : { queues: (await readQueues(queuesPath)).map((e) => e.queue) }),
   };
 
+  const interactive = parsed.values.get("interactive") === true;
+  const history = numberValue(parsed, "history", 0) ?? DEFAULT_HISTORY;
+  if (!Number.isSafeInteger(history)) {
+    throw new EvtsimError("usage", `--history must be a whole number of sessions, got ${history}`);
+  }
+  if (parsed.values.has("history") && !interactive) {
+    throw new EvtsimError("usage", "--history needs --interactive (-i)");
+  }
+
   const log = LogReader.open(path, "log");
   const alt = altPath === undefined ? undefined : LogReader.open(altPath, "events");
+
+  if (interactive) {
+    try {
+      const sim = new Resimulation({
+        log,
+        ...(alt === undefined ? {} : { events: alt }),
+        ...(startTime === undefined ? {} : { startTime }),
+        ...(Object.keys(change).length === 0 ? {} : { reconfigure: change }),
+      });
+      const { runRepl } = await import("./replay_repl.ts");
+      const code = await runRepl(sim, con, {
+        file: path,
+        history,
+        speed,
+        verify,
+        ...(outputPath === undefined ? {} : { output: outputPath }),
+      }, input);
+      for (const w of [...log.warnings, ...(alt?.warnings ?? [])]) con.err(w);
+      return code;
+    } finally {
+      log.close();
+      alt?.close();
+    }
+  }
 
   const outputs = new AtomicOutputSet();
   const writer = outputPath === undefined ? undefined : outputs.open(outputPath);

@@ -128,19 +128,38 @@ export function headJob(state: SimState): JobRecord | undefined {
  * ```
  */
 export function pendingReason(state: SimState, id: number): PendReason | undefined {
-  if (state.replay || state.finished) return undefined;
+  return waitingReasons(state).get(id);
+}
+
+/**
+ * Why each waiting job has not started: {@link pendingReason} for every
+ * waiting job at once, from one probe round (a job the round would start
+ * has no entry).
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, initialState, step } from "@evtsim/evtsim";
+ * import { waitingReasons } from "./queries.ts";
+ * const jobs = [{ submitTime: 0, numNodes: 10, timeLimit: 30 }, { submitTime: 0, numNodes: 5, timeLimit: 10 }];
+ * let s = step(initialState({ totalNodes: 10 }), appendJobs(jobs)).state;
+ * s = step(s, advanceTo(0)).state;
+ * console.assert([...waitingReasons(s).keys()].join() === "1");
+ * ```
+ */
+export function waitingReasons(state: SimState): Map<number, PendReason> {
+  const reasons = new Map<number, PendReason>();
+  if (state.replay || state.finished) return reasons;
   const probe = new Working({
     ...state,
     config: { ...state.config, decisions: true },
     pendCodes: emptyPendCodes(),
   });
   probe.scheduleUntilStalled();
-  let reason: PendReason | undefined;
   for (const d of probe.decisionRows) {
-    if (d.jobId !== id) continue;
-    reason = d.type === "PEND" ? d.reason : undefined;
+    if (d.type === "PEND") reasons.set(d.jobId, d.reason);
+    else reasons.delete(d.jobId);
   }
-  return reason;
+  return reasons;
 }
 
 /**

@@ -1,0 +1,196 @@
+// The REPL's `info` views of a state (seed 003 AC 22): one job, the queues,
+// every waiting job with its pend reason, the nodes, a summary. Read-only:
+// each one reads the state at the current position through the core's
+// queries and changes nothing.
+
+import { headJob, headShadowTime, statistics, waitingReasons } from "../core/queries.ts";
+import { queueBlock, type QueueState } from "../core/queues.ts";
+import type { SimState } from "../core/state.ts";
+import type { JobRecord } from "../core/types.ts";
+import { ReplError } from "./_repl_types.ts";
+
+/** How many waiting jobs `info queue` lists before "… and N more". */
+const LISTED = 20;
+
+function recordOf(state: SimState, id: number): JobRecord | undefined {
+  return id >= state.store.firstId ? state.store.records.get(id - state.store.firstId) : undefined;
+}
+
+function jobFacts(r: JobRecord): string {
+  const queue = r.queue === undefined ? "" : `queue ${r.queue}, `;
+  return `  ${queue}priority ${r.priority}, ${r.numNodes} nodes, limit ${r.timeLimit} s, submitted at ${r.submitTime}`;
+}
+
+/** `info job ID`: state, queue, priority, times; a waiting job's pend reason. */
+export function jobInfo(state: SimState, arg: string | undefined): string[] {
+  if (arg === undefined || !/^\d+$/.test(arg)) {
+    throw new ReplError(`info job needs a job id (a whole number), got '${arg ?? ""}'`);
+  }
+  const id = Number(arg);
+  if (id >= state.nextJobId) {
+    throw new ReplError(
+      state.nextJobId === 0
+        ? `no job ${id}: no job has been created yet`
+        : `no job ${id}: the jobs so far are 0..${state.nextJobId - 1}`,
+    );
+  }
+  const r = recordOf(state, id);
+  if (r === undefined) {
+    return [`job ${id}: finished and written to the schedule (its record has left the job store)`];
+  }
+  const now = state.time;
+  if (r.rejected) {
+    return [
+      `job ${id}: rejected: needs ${r.numNodes} nodes, the machine has ${state.config.totalNodes}`,
+    ];
+  }
+  if (r.unsubmitted === true) return [`job ${id}: created, not submitted`, jobFacts(r)];
+  if (r.endTime >= 0) {
+    const how = r.outcome ?? "completed";
+    const ran = r.beginTime >= 0 && how !== "cancelled"
+      ? `, began at ${r.beginTime}, waited ${r.beginTime - r.submitTime} s`
+      : "";
+    return [`job ${id}: ${how} at ${r.endTime}`, jobFacts(r) + ran];
+  }
+  if (r.beginTime >= 0) {
+    return [
+      `job ${id}: running since ${r.beginTime} on ${r.numNodes} nodes (its limit ends at ${
+        r.beginTime + r.timeLimit
+      })`,
+      `${jobFacts(r)}, waited ${r.beginTime - r.submitTime} s`,
+    ];
+  }
+  if (r.submitTime > now) {
+    return [
+      `job ${id}: submitted for ${r.submitTime}, not arrived yet (the clock is at ${now})`,
+      jobFacts(r),
+    ];
+  }
+  const reason = waitingReasons(state).get(id);
+  return [
+    `job ${id}: waiting since ${r.submitTime} (${now - r.submitTime} s)`,
+    jobFacts(r),
+    reason === undefined
+      ? "  pend reason: none (a scheduling round now would start it)"
+      : `  pend reason: ${reason.code}: ${reason.message}`,
+  ];
+}
+
+function waitingBy(state: SimState): Map<string | undefined, JobRecord[]> {
+  const by = new Map<string | undefined, JobRecord[]>();
+  for (const job of state.picker.pending(state.pickerState)) {
+    const list = by.get(job.queue);
+    if (list === undefined) by.set(job.queue, [job]);
+    else list.push(job);
+  }
+  return by;
+}
+
+function listJobs(jobs: readonly JobRecord[]): string {
+  if (jobs.length === 0) return "";
+  const shown = jobs.slice(0, LISTED).map((j) => `${j.id}(p${j.priority})`).join(" ");
+  return `: ${shown}${jobs.length > LISTED ? ` … and ${jobs.length - LISTED} more` : ""}`;
+}
+
+function queueLine(q: QueueState, waiting: readonly JobRecord[]): string {
+  const d = q.def;
+  const block = queueBlock(q);
+  const state = !d.open
+    ? "closed"
+    : block === "queue_limit"
+    ? "open, at its running limit"
+    : "open";
+  const limit = d.maxRunning === undefined ? "no running limit" : `maxRunning ${d.maxRunning}`;
+  const extra = [
+    d.picker === undefined ? "" : `, picker ${d.picker}`,
+    d.project === undefined ? "" : `, project ${d.project}`,
+  ].join("");
+  return `queue ${d.name}: priority ${d.priority}, ${state}, ${limit}${extra}; ${q.running} running, ${waiting.length} waiting${
+    listJobs(waiting)
+  }`;
+}
+
+/** `info queue NAME|all`: priority, state, limits, running count, waiting jobs in the picker's order. */
+export function queueInfo(state: SimState, arg: string | undefined): string[] {
+  if (arg === undefined) throw new ReplError("info queue needs a queue name or 'all'");
+  const list = state.queues.list;
+  const by = waitingBy(state);
+  if (list.length === 0) {
+    if (arg !== "all") throw new ReplError(`no queue '${arg}': no queues are configured`);
+    const waiting = by.get(undefined) ?? [];
+    return [
+      `no queues configured: one queue; ${state.running.size} running, ${waiting.length} waiting${
+        listJobs(waiting)
+      }`,
+    ];
+  }
+  if (arg === "all") return list.map((q) => queueLine(q, by.get(q.def.name) ?? []));
+  const i = state.queues.byName.get(arg);
+  if (i === undefined) {
+    throw new ReplError(`no queue '${arg}' (queues: ${list.map((q) => q.def.name).join(", ")})`);
+  }
+  return [queueLine(list[i], by.get(arg) ?? [])];
+}
+
+/** `info pending`: every waiting job, in the picker's order, with its pend reason. */
+export function pendingInfo(state: SimState): string[] {
+  const waiting = [...state.picker.pending(state.pickerState)];
+  if (waiting.length === 0) return [`no job is waiting at t=${state.time}`];
+  const reasons = waitingReasons(state);
+  return [
+    `${waiting.length} waiting at t=${state.time}, in the picker's order:`,
+    ...waiting.map((j) => {
+      const r = reasons.get(j.id);
+      const queue = j.queue === undefined ? "" : `${j.queue}, `;
+      return `  job ${j.id} (${queue}${j.numNodes} nodes, since ${j.submitTime}): ${
+        r === undefined ? "none (a round now would start it)" : `${r.code}: ${r.message}`
+      }`;
+    }),
+  ];
+}
+
+/** `info resource`: nodes, running jobs, the head's reservation and the next releases. */
+export function resourceInfo(state: SimState): string[] {
+  const c = state.config;
+  const free = Math.max(0, state.capacity - state.allocatedNodes);
+  const lines = [
+    `nodes: ${c.totalNodes} total, ${state.capacity} usable, ${state.allocatedNodes} in use, ${free} free; ${state.running.size} jobs running`,
+  ];
+  const head = headJob(state);
+  if (head !== undefined) {
+    lines.push(
+      `head: job ${head.id} needs ${head.numNodes} nodes; reservation (shadow time) at ${
+        headShadowTime(state)
+      }`,
+    );
+  }
+  const releases: string[] = [];
+  for (const r of state.running.values()) {
+    if (releases.length === 5) break;
+    releases.push(`${r.projectedEnd}: job ${r.id} (${r.numNodes} nodes)`);
+  }
+  if (releases.length > 0) lines.push(`next releases by limit: ${releases.join(", ")}`);
+  const schedule = c.capacitySchedule;
+  if (state.capacityIndex < schedule.length) {
+    const next = schedule[state.capacityIndex];
+    lines.push(`next capacity change: ${next.capacity} nodes at ${next.time}`);
+  }
+  return lines;
+}
+
+/** `info summary`: jobs by state, queues, nodes. */
+export function summaryInfo(state: SimState): string[] {
+  const s = statistics(state);
+  const waiting = state.replay ? 0 : state.picker.size(state.pickerState);
+  const finished = s.jobsCompleted + s.jobsCancelled + s.jobsFailed + s.jobsKilled;
+  const queues = state.queues.list.length;
+  const wait = s.jobsStarted > 0
+    ? `; average wait so far ${Math.round(s.averageWait * 10) / 10} s`
+    : "";
+  return [
+    `t=${state.time}: ${state.nextJobId} jobs (${waiting} waiting, ${state.running.size} running, ${state.arrivals.size} not arrived yet, ${finished} finished, ${s.jobsRejected} rejected)${wait}`,
+    `${
+      queues === 0 ? "no queues configured" : `${queues} queues`
+    }; ${state.config.totalNodes} nodes, ${state.allocatedNodes} in use; ${state.round} scheduling rounds`,
+  ];
+}
