@@ -36,6 +36,9 @@ const USAGE = [
   "                             columns); see 'evtsim help simulate'",
   "  replay LOG [options]       re-simulate a recorded session (.replay log), --verify it",
   "  dump LOG                   print a .replay log as diffable text",
+  "  topo schedule|compare|simulate [flags]",
+  "                             topology-aware admission as TopoQueue does it; see",
+  "                             'evtsim help topo'",
   "  help [COMMAND]             show this help, or a command's help",
   "",
   "options: -h, --help   show this help;  --version   print the version",
@@ -70,10 +73,15 @@ export async function main(
           return await (await import("./replay_command.ts")).replayCommand(["--help"], con);
         } else if (rest[0] === "dump" && rest.length === 1) {
           return (await import("./dump_command.ts")).dumpCommand(["--help"], con);
+        } else if (rest[0] === "topo" && rest.length <= 2) {
+          return await (await import("./topo_command.ts")).topoCommand(
+            rest.length === 1 ? ["--help"] : [rest[1], "--help"],
+            con,
+          );
         } else {
           throw new EvtsimError(
             "usage",
-            `no help for '${rest.join(" ")}' (commands: simulate, replay, dump)`,
+            `no help for '${rest.join(" ")}' (commands: simulate, replay, dump, topo)`,
           );
         }
         return 0;
@@ -88,10 +96,13 @@ export async function main(
         return await (await import("./replay_command.ts")).replayCommand(rest, con);
       case "dump":
         return (await import("./dump_command.ts")).dumpCommand(rest, con);
+      // TopoQueue's commands: their YAML reader, schemas and model load only here.
+      case "topo":
+        return await (await import("./topo_command.ts")).topoCommand(rest, con);
       default:
         throw new EvtsimError(
           "usage",
-          `unknown command '${command}' (expected: simulate, replay, dump)`,
+          `unknown command '${command}' (expected: simulate, replay, dump, topo)`,
         );
     }
   } catch (e) {
