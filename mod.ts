@@ -146,3 +146,36 @@ export {
   memoryPressureLimit,
   type MemoryPressureOptions,
 } from "./api/memory.ts";
+// Resource models: the contract, the topology cluster, TopoQueue's two
+// admission policies, and TopoQueue's schedule and simulate on the engine.
+export type {
+  NodeShare,
+  Placement,
+  PlaceResult,
+  ResourceDemand,
+  ResourceModel,
+} from "./core/resource_model.ts";
+export type { ResourceModelState } from "./core/state.ts";
+export {
+  topologyCluster,
+  type TopologyNode,
+  type TopologyState,
+} from "./schedulers/topology_cluster.ts";
+export { greedyBackfillAdmission, strictFifoAdmission } from "./schedulers/topology_admission.ts";
+export {
+  scheduleTopology,
+  type TopoCluster,
+  type TopoJob,
+  type TopoJobResult,
+  type TopoPolicy,
+  type TopoPolicyResult,
+  type TopoReason,
+  type TopoResources,
+  type TopoTimedJob,
+} from "./api/topology.ts";
+export {
+  simulateTopology,
+  type TopoEvent,
+  type TopoJobLifecycle,
+  type TopoSimulationResult,
+} from "./api/topology_simulation.ts";

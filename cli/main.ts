@@ -44,6 +44,9 @@ const USAGE = [
   "                             'evtsim help report'",
   "  serve [options]            serve live scheduling sessions over HTTP/JSON and DR_EVT's",
   "                             gRPC Session stream; see 'evtsim help serve'",
+  "  topo schedule|compare|simulate [flags]",
+  "                             topology-aware admission as TopoQueue does it; see",
+  "                             'evtsim help topo'",
   "  help [COMMAND]             show this help, or a command's help",
   "",
   "options: -h, --help   show this help;  --version   print the version",
@@ -84,12 +87,17 @@ export async function main(
           con.out((await import("./report_command.ts")).reportHelp());
         } else if (rest[0] === "serve" && rest.length === 1) {
           return await (await import("./serve_command.ts")).serveCommand(["--help"], con);
+        } else if (rest[0] === "topo" && rest.length <= 2) {
+          return await (await import("./topo_command.ts")).topoCommand(
+            rest.length === 1 ? ["--help"] : [rest[1], "--help"],
+            con,
+          );
         } else {
           throw new EvtsimError(
             "usage",
             `no help for '${
               rest.join(" ")
-            }' (commands: simulate, replay, dump, compare, report, serve)`,
+            }' (commands: simulate, replay, dump, compare, report, serve, topo)`,
           );
         }
         return 0;
@@ -112,10 +120,13 @@ export async function main(
       // Loads hono and grpc-js: only for this command.
       case "serve":
         return await (await import("./serve_command.ts")).serveCommand(rest, con);
+      // TopoQueue's commands: their YAML reader, schemas and model load only here.
+      case "topo":
+        return await (await import("./topo_command.ts")).topoCommand(rest, con);
       default:
         throw new EvtsimError(
           "usage",
-          `unknown command '${command}' (expected: simulate, replay, dump, compare, report, serve)`,
+          `unknown command '${command}' (expected: simulate, replay, dump, compare, report, serve, topo)`,
         );
     }
   } catch (e) {

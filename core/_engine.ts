@@ -20,6 +20,7 @@ import type { Picker } from "./picker.ts";
 import type { PolicyRegistry } from "./policies.ts";
 import type { QueueState, QueueTable } from "./queues.ts";
 import { drawnEndTime } from "./_run_time_draws.ts";
+import type { Placement, ResourceModel } from "./resource_model.ts";
 import type { RngState } from "./rng.ts";
 import { runningJob, type RunningSet } from "./running.ts";
 import type { ResourceEvent, SimState } from "./state.ts";
@@ -88,6 +89,11 @@ export class Working {
   readonly submissionRows: SubmissionRow[] = [];
   readonly decisionRows: DecisionRow[] = [];
   private overallocationReported = false;
+  /** The configuration's resource model (undefined: the node-count pool alone). */
+  readonly resourceModel: ResourceModel | undefined;
+  /** Its state; this step's own copy once `resourcesOwned`. */
+  resourceState: unknown;
+  private resourcesOwned = false;
 
   constructor(s: SimState) {
     this.config = s.config;
@@ -121,11 +127,13 @@ export class Working {
     this.finished = s.finished;
     this.drawn = !s.replay && s.config.runTimeMode === "distribution";
     this.overallocationReported = s.overallocationReported;
+    this.resourceModel = s.resources?.model;
+    this.resourceState = s.resources?.state;
   }
 
   /** The next state. */
   freeze(): SimState {
-    return Object.freeze({
+    const next: SimState = {
       config: this.config,
       picker: this.picker,
       pickerState: this.replay || this.picker.endEdit === undefined
@@ -166,7 +174,20 @@ export class Working {
       replay: this.replay,
       finished: this.finished,
       overallocationReported: this.overallocationReported,
-    });
+    };
+    const model = this.resourceModel;
+    if (model === undefined) return Object.freeze(next);
+    const state = this.resourcesOwned ? model.endEdit(this.resourceState) : this.resourceState;
+    return Object.freeze({ ...next, resources: Object.freeze({ model, state }) });
+  }
+
+  /** The resource model's state, copied for this step on first change. */
+  private ownResources(model: ResourceModel): unknown {
+    if (!this.resourcesOwned) {
+      this.resourceState = model.beginEdit(this.resourceState);
+      this.resourcesOwned = true;
+    }
+    return this.resourceState;
   }
 
   /** What this step emitted. */
@@ -343,11 +364,22 @@ export class Working {
   scheduleUntilStalled(): void {
     if (this.waitingCount() === 0) return;
     this.round++;
+    if (this.admission.singleSession === true) {
+      runRound(this);
+      return;
+    }
     while (runRound(this) > 0) { /* the next session sees the new state */ }
   }
 
-  /** Starts a waiting job now: nodes, running set, end event (unless ended externally). */
-  startJob(job: JobRecord, now: number): void {
+  /**
+   * Starts a waiting job now: nodes, running set, end event (unless ended
+   * externally), and, with a resource model, the resources of `placement`.
+   */
+  startJob(job: JobRecord, now: number, placement?: Placement): void {
+    const model = this.resourceModel;
+    if (model !== undefined && placement !== undefined) {
+      this.resourceState = model.allocate(this.ownResources(model), job, placement);
+    }
     const r = runningJob(job.id, job.numNodes, job.timeLimit, now);
     this.running = this.running.add(r);
     if (this.config.runTimeMode !== "external") {
@@ -443,6 +475,8 @@ export class Working {
     this.allocatedNodes -= numNodes;
     this.pushResourceRow(end);
     const rec = this.recordOf(id);
+    const model = this.resourceModel;
+    if (model !== undefined) this.resourceState = model.release(this.ownResources(model), rec);
     const done: JobRecord = outcome === undefined
       ? { ...rec, beginTime, endTime: end }
       : { ...rec, beginTime, endTime: end, outcome, exitStatus };

@@ -112,6 +112,20 @@ function chooseRunTime(w: Working, spec: JobSpec, g: RngCursor | undefined, id: 
   }
 }
 
+// A demand a resource model can read: positive integer replicas, and
+// non-negative integer units per replica.
+function isDemand(d: unknown): boolean {
+  if (typeof d !== "object" || d === null) return false;
+  const { replicas, perReplica, topologyKey } = d as Record<string, unknown>;
+  if (!Number.isSafeInteger(replicas) || (replicas as number) <= 0) return false;
+  if (topologyKey !== undefined && typeof topologyKey !== "string") return false;
+  if (typeof perReplica !== "object" || perReplica === null) return false;
+  for (const v of Object.values(perReplica)) {
+    if (!Number.isSafeInteger(v) || (v as number) < 0) return false;
+  }
+  return true;
+}
+
 /**
  * Creates records for `specs` (ids `nextJobId`, `nextJobId + 1`, …) and stores
  * them, reclaiming the written front first and growing or refusing per the
@@ -126,8 +140,19 @@ export function appendJobs(
 ): number[] {
   if (w.finished) throw new EvtsimError("state", "the simulation has finished");
   const queued = w.queues.list.length > 0;
+  const model = w.resourceModel;
   for (let i = 0; i < specs.length; i++) {
     if (!isJobSpec(specs[i])) throw jobSpecError(specs[i], `job ${w.nextJobId + i}`);
+    if (model !== undefined && !isDemand(specs[i].demand)) {
+      throw new EvtsimError(
+        "input",
+        `job ${
+          w.nextJobId + i
+        }: resource model ${model.name} needs a demand (a positive integer replicas and perReplica units), got ${
+          describeValue(specs[i].demand)
+        }`,
+      );
+    }
     if (queued) checkQueue(w, specs[i], () => `job ${w.nextJobId + i}`);
     if (submit) {
       if (i > 0 && specs[i].submitTime < specs[i - 1].submitTime) {
@@ -156,7 +181,7 @@ export function appendJobs(
   for (const spec of specs) {
     const id = w.nextJobId++;
     ids.push(id);
-    created.push({
+    const rec: JobRecord = {
       id,
       submitTime: spec.submitTime,
       numNodes: spec.numNodes,
@@ -173,7 +198,9 @@ export function appendJobs(
       unsubmitted: !submit,
       outcome: undefined,
       exitStatus: undefined,
-    });
+    };
+    // Only jobs with a demand carry one: the records of every other run keep their shape.
+    created.push(spec.demand === undefined ? rec : { ...rec, demand: spec.demand });
   }
   if (g !== undefined) w.rng = g.state();
   w.pushRecords(created);

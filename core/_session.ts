@@ -15,6 +15,7 @@ import {
 } from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
 import type { CandidateSearch, PickerSession, SessionContext } from "./picker.ts";
+import type { Placement, PlaceResult } from "./resource_model.ts";
 import { queueBlock } from "./queues.ts";
 import type { RunningSet } from "./running.ts";
 import type { JobRecord } from "./types.ts";
@@ -40,6 +41,9 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   dispatched = 0;
   /** The candidate last handed to the admission policy. */
   current: JobRecord | undefined = undefined;
+  /** The job `place` last answered for, and its answer (until the next dispatch). */
+  private placedJob: JobRecord | undefined = undefined;
+  private placed: PlaceResult | undefined = undefined;
 
   constructor(w: Working) {
     this.w = w;
@@ -102,6 +106,21 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     return this.session.search!.maxNodesBefore(job);
   }
 
+  place(job: JobRecord): PlaceResult {
+    const model = this.w.resourceModel;
+    if (model === undefined) {
+      const free = this.free;
+      return job.numNodes <= free
+        ? { placement: NODE_POOL }
+        : { reason: pendReasons.insufficientNodes(job.numNodes, free) };
+    }
+    if (job === this.placedJob && this.placed !== undefined) return this.placed;
+    const r = model.place(this.w.resourceState, waitingRecord(this.w, job));
+    this.placedJob = job;
+    this.placed = r;
+    return r;
+  }
+
   dispatch(job: JobRecord, backfill: boolean): void {
     const w = this.w;
     const rec = waitingRecord(w, job);
@@ -124,9 +143,26 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
         `admission policy ${w.admission.name} started job ${rec.id}, which is not the candidate just offered`,
       );
     }
+    let placement: Placement | undefined;
+    if (w.resourceModel !== undefined) {
+      const r = this.place(job);
+      if (r.placement === undefined) {
+        throw new EvtsimError(
+          "state",
+          `admission policy ${w.admission.name} started job ${rec.id}, which resource model ${w.resourceModel.name} cannot place now (${r.reason.code}: ${r.reason.message})`,
+        );
+      }
+      placement = r.placement;
+      this.placedJob = undefined;
+      this.placed = undefined;
+    }
     this.session.onDispatch(job);
-    w.startJob(rec, this.now);
+    w.startJob(rec, this.now, placement);
     this.dispatched++;
+    if (placement !== undefined) {
+      if (this.decisions) w.decisionRows.push(placedRow(w, rec, this.now, backfill, placement));
+      return;
+    }
     if (this.decisions) {
       const key = { id: rec.id, code: "insufficient_nodes" as const };
       if (w.pendCodes.has(key)) w.pendCodes = w.pendCodes.delete(key);
@@ -163,6 +199,30 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       recordPend(this.w, job.id, typeof reason === "function" ? reason() : reason);
     }
   }
+}
+
+/** What the node-count pool answers when a job fits: it takes its node count, nothing else. */
+const NODE_POOL: Placement = Object.freeze({ domain: "", allocation: Object.freeze([]) });
+
+// The DISPATCH row of a job a resource model placed: where it went.
+function placedRow(
+  w: Working,
+  rec: JobRecord,
+  now: number,
+  backfill: boolean,
+  p: Placement,
+): DispatchDecision {
+  const row: DispatchDecision = {
+    type: "DISPATCH",
+    time: now,
+    round: w.round,
+    jobId: rec.id,
+    numNodes: p.allocation.length,
+    backfill,
+    domain: p.domain,
+    allocation: p.allocation,
+  };
+  return rec.queue === undefined ? row : { ...row, queue: rec.queue };
 }
 
 function queueReason(w: Working, job: JobRecord): PendReason | undefined {

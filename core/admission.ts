@@ -6,6 +6,7 @@
 
 import type { PendReason, PendReasonCode } from "./decisions.ts";
 import type { CandidateSearch } from "./picker.ts";
+import type { PlaceResult } from "./resource_model.ts";
 import type { RunningSet } from "./running.ts";
 import type { JobRecord } from "./types.ts";
 
@@ -36,6 +37,13 @@ export interface AdmissionSession {
   readonly endsByShadow: boolean;
   /** The next candidate of a ready queue in the picker's order, or undefined. */
   next(): JobRecord | undefined;
+  /**
+   * Whether `job` can start now, and where: the configuration's resource
+   * model answers (a placement, or the reason it cannot be placed); without
+   * one, the node-count pool does (it fits when `numNodes <= free`, else
+   * `insufficient_nodes`). `dispatch` starts a job only where this places it.
+   */
+  place(job: JobRecord): PlaceResult;
   /**
    * The picker's indexed search, present only when the picker has one and
    * decisions are not `true` (a verdict for every waiting job): then a policy
@@ -111,6 +119,12 @@ export interface Admission {
    * stored in snapshots: a state restored from one starts from `init()` again.
    */
   init?(): unknown;
+  /**
+   * One session per scheduling round: the policy looks at every candidate in
+   * one pass (TopoQueue's admission cycle), so the core does not start
+   * another session after one that started a job.
+   */
+  readonly singleSession?: boolean;
   /** Decides one session: calls `next`, `dispatch` and `pend` on `s`. */
   runSession(s: AdmissionSession): void;
 }

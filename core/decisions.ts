@@ -4,6 +4,8 @@
 // is written when a job's reason code changes, not every round, so the
 // stream stays linear in the trace.
 
+import type { NodeShare } from "./resource_model.ts";
+
 /**
  * Why a waiting job did not start.
  *
@@ -14,6 +16,11 @@
  * - `backfill_skipped`: no node is free, so no backfill pass runs (DR_EVT).
  * - `queue_limit`: its queue runs `maxRunning` jobs already.
  * - `queue_closed`: its queue is closed.
+ * - `insufficient_capacity`: a resource model (topology cluster) has fewer
+ *   replica slots cluster-wide than the job has replicas.
+ * - `topology_fragmented`: enough slots cluster-wide, but no single domain
+ *   of the job's topology key has enough.
+ * - `head_of_line_blocked`: strict FIFO, and an earlier job cannot be placed.
  *
  * @example
  * ```ts
@@ -28,7 +35,10 @@ export type PendReasonCode =
   | "behind_head"
   | "backfill_skipped"
   | "queue_limit"
-  | "queue_closed";
+  | "queue_closed"
+  | "insufficient_capacity"
+  | "topology_fragmented"
+  | "head_of_line_blocked";
 
 /**
  * A pend reason: its code, a one-line message, and the facts behind it.
@@ -57,6 +67,20 @@ export interface PendReason {
   readonly blockedBy?: number;
   /** The queue (queue_limit, queue_closed). */
   readonly queue?: string;
+  /** Replicas the job asks for (insufficient_capacity, topology_fragmented). */
+  readonly requestedReplicas?: number;
+  /** Replica slots free cluster-wide (insufficient_capacity). */
+  readonly availableClusterWideReplicaSlots?: number;
+  /** The job's topology key (topology_fragmented). */
+  readonly topologyKey?: string;
+  /** Replica slots free cluster-wide (topology_fragmented). */
+  readonly totalAvailableReplicaSlots?: number;
+  /** The first domain, by name, with the most free slots (topology_fragmented). */
+  readonly largestTopologyDomain?: string;
+  /** Its free slots (topology_fragmented). */
+  readonly largestTopologyDomainReplicaSlots?: number;
+  /** The name of the job ahead that cannot be placed (head_of_line_blocked). */
+  readonly blockingJob?: string;
 }
 
 /**
@@ -167,12 +191,16 @@ export interface DispatchDecision {
   readonly round: number;
   /** The started job. */
   readonly jobId: number;
-  /** Nodes allocated to it. */
+  /** Nodes allocated to it (with a `resourceModel`: the nodes its allocation spans). */
   readonly numNodes: number;
   /** Whether it started ahead of a waiting job that holds a reservation. */
   readonly backfill: boolean;
   /** Its queue, when it has one. */
   readonly queue?: string;
+  /** The topology domain a resource model placed it in (with a `resourceModel` only). */
+  readonly domain?: string;
+  /** Its replicas per node, by node name (with a `resourceModel` only). */
+  readonly allocation?: readonly NodeShare[];
 }
 
 /**

@@ -261,6 +261,12 @@ export function snapshotOf(state: SimState): SnapshotData {
       "a snapshot is of a simulation, not of the replay of a recorded schedule",
     );
   }
+  if (state.resources !== undefined) {
+    throw new EvtsimError(
+      "state",
+      `a snapshot of a state with a resource model (${state.resources.model.name}) is not supported`,
+    );
+  }
   const rows: ResourceRow[] = state.resourceBuffer.toArray().map((r) => ({
     time: r.time,
     freeNodes: r.freeNodes,

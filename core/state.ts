@@ -8,10 +8,12 @@ import { Vec } from "./_vector.ts";
 import type { Admission } from "./admission.ts";
 import { resolveConfig, type ResolvedConfig } from "./config.ts";
 import type { PendCode } from "./decisions.ts";
+import { EvtsimError } from "./errors.ts";
 import { emptyLiveEvents, type LiveEvent } from "./live.ts";
 import type { Picker } from "./picker.ts";
 import { lookupAdmission, lookupPicker, type PolicyRegistry } from "./policies.ts";
 import { type QueueTable, queueTable } from "./queues.ts";
+import type { ResourceModel } from "./resource_model.ts";
 import { type RngState, seedRng } from "./rng.ts";
 import { emptyRunningSet, type RunningSet } from "./running.ts";
 import { emptyStatistics, type StatisticsAccumulator } from "./statistics.ts";
@@ -221,6 +223,30 @@ export interface SimState {
    * @internal
    */
   readonly overallocationReported: boolean;
+  /**
+   * The configuration's resource model and the state of its resources;
+   * absent without one (the node-count pool alone).
+   */
+  readonly resources?: ResourceModelState;
+}
+
+/**
+ * A resource model and the current state of its resources (`SimState.resources`).
+ *
+ * @example
+ * ```ts
+ * import { initialState, type ResourceModelState, topologyCluster } from "@evtsim/evtsim";
+ * const resourceModel = topologyCluster([{ name: "n1", capacity: { gpu: 4 } }]);
+ * const s = initialState({ totalNodes: 1, resourceModel });
+ * const r: ResourceModelState | undefined = s.resources;
+ * if (r?.model !== resourceModel || r.state !== resourceModel.initial) throw new Error("empty cluster");
+ * ```
+ */
+export interface ResourceModelState {
+  /** The model. */
+  readonly model: ResourceModel;
+  /** Its state: what is free, and what each running job holds. */
+  readonly state: unknown;
 }
 
 /** An empty event queue. */
@@ -287,7 +313,11 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     pickerNamed: (name) => lookupPicker(registry, name),
   });
   const baseline: ResourceRow = { time: c.startTime, freeNodes: capacity, allocatedNodes: 0 };
-  return Object.freeze({
+  const model = config.resourceModel;
+  if (model !== undefined && options.replay) {
+    throw new EvtsimError("usage", "a replay state takes no resource model");
+  }
+  const state: SimState = {
     config: c,
     picker,
     pickerState,
@@ -321,5 +351,10 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     replay: options.replay ?? false,
     finished: false,
     overallocationReported: false,
-  });
+  };
+  return Object.freeze(
+    model === undefined
+      ? state
+      : { ...state, resources: Object.freeze({ model, state: model.initial }) },
+  );
 }

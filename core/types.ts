@@ -6,6 +6,7 @@ import type { Admission } from "./admission.ts";
 import type { DecisionRow } from "./decisions.ts";
 import type { Picker } from "./picker.ts";
 import type { QueueDef } from "./queues.ts";
+import type { ResourceDemand, ResourceModel } from "./resource_model.ts";
 
 /**
  * Backfilling policy, as DR_EVT's `--backfill_policy` names it.
@@ -189,6 +190,12 @@ export interface SimulationConfig {
   readonly startTime?: number;
   /** Usable-capacity change points `(time, capacity)`, sorted by time. */
   readonly capacitySchedule?: ReadonlyArray<CapacityChange>;
+  /**
+   * A resource model that places jobs besides the node-count pool (e.g.
+   * `topologyCluster(nodes)`): a job then starts only where the model places
+   * it, and every job needs a `demand`. Not for replay states or snapshots.
+   */
+  readonly resourceModel?: ResourceModel;
 }
 
 /**
@@ -242,6 +249,8 @@ export interface JobSpec {
   readonly user?: string;
   /** The account or group (trace column `account`, SWF field 13), carried for pickers that use it. */
   readonly account?: string;
+  /** What the job asks of the configuration's `resourceModel` (required when there is one). */
+  readonly demand?: ResourceDemand;
 }
 
 /**
@@ -317,6 +326,8 @@ export interface JobRecord {
   readonly outcome?: JobOutcome;
   /** Exit status of a job that did not complete normally. */
   readonly exitStatus?: number;
+  /** What the job asks of the configuration's `resourceModel`, when it has one. */
+  readonly demand?: ResourceDemand;
 }
 
 /**

@@ -19,6 +19,9 @@ const PEND_CODES = [
   "backfill_skipped",
   "queue_limit",
   "queue_closed",
+  "insufficient_capacity",
+  "topology_fragmented",
+  "head_of_line_blocked",
 ] as const;
 
 /** A queue definition; `maxRunning: null` means explicitly no limit. */

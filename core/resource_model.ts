@@ -1,0 +1,129 @@
+// The resource-model contract: what decides whether a job can be placed
+// now, and where, and what an allocation gives back when the job ends. The
+// engine's own node-count pool (`SimState.allocatedNodes` of
+// `config.totalNodes`, which the built-in admission policies read as
+// `free`) is always there; a resource model given in the configuration
+// (`resourceModel`) places jobs in addition to it — e.g. a topology cluster
+// of multi-resource nodes (`topologyCluster`). The event loop, the event
+// order, the picker, the admission session and the decision rows are the
+// same either way: only placement and release go through the model.
+
+import type { PendReason } from "./decisions.ts";
+import type { JobRecord } from "./types.ts";
+
+/**
+ * What a job asks of a multi-resource model: `replicas` identical replicas,
+ * each placed whole on one node and needing `perReplica` of each named
+ * resource; with `topologyKey`, every replica in one domain of that key.
+ *
+ * @example
+ * ```ts
+ * import type { JobSpec, ResourceDemand } from "@evtsim/evtsim";
+ * const demand: ResourceDemand = { name: "train", replicas: 8, perReplica: { cpu: 4, gpu: 1 }, topologyKey: "rack" };
+ * // A job placed by a resource model holds no share of the node-count pool: numNodes 0.
+ * const job: JobSpec = { submitTime: 0, numNodes: 0, timeLimit: 60, demand };
+ * if (job.demand?.replicas !== 8) throw new Error("demand");
+ * ```
+ */
+export interface ResourceDemand {
+  /** The job's name, used by reasons that name a job (TopoQueue names jobs, not ids). */
+  readonly name?: string;
+  /** Identical replicas (a positive integer). */
+  readonly replicas: number;
+  /** Units of each resource one replica needs; a resource left out or 0 is not needed. */
+  readonly perReplica: Readonly<Record<string, number>>;
+  /** Place every replica in one domain of this topology key; absent: one domain, `global`. */
+  readonly topologyKey?: string;
+}
+
+/**
+ * Replicas on one node.
+ *
+ * @example
+ * ```ts
+ * import type { NodeShare } from "@evtsim/evtsim";
+ * const share: NodeShare = { nodeName: "node-a1", replicas: 4 };
+ * if (share.replicas !== 4) throw new Error("share");
+ * ```
+ */
+export interface NodeShare {
+  /** The node. */
+  readonly nodeName: string;
+  /** Replicas placed on it. */
+  readonly replicas: number;
+}
+
+/**
+ * Where a job goes: the domain chosen and the replicas per node (listed by node name).
+ *
+ * @example
+ * ```ts
+ * import type { Placement } from "@evtsim/evtsim";
+ * const p: Placement = { domain: "rack-a", allocation: [{ nodeName: "node-a1", replicas: 4 }] };
+ * if (p.allocation.length !== 1) throw new Error("one node");
+ * ```
+ */
+export interface Placement {
+  /** The topology domain the replicas sit in (`global` without a topology key). */
+  readonly domain: string;
+  /** Replicas per node, by node name. */
+  readonly allocation: readonly NodeShare[];
+}
+
+/**
+ * The answer to "can this job be placed now": a placement, or the reason it cannot.
+ *
+ * @example
+ * ```ts
+ * import type { PlaceResult } from "@evtsim/evtsim";
+ * const no: PlaceResult = { reason: { code: "insufficient_nodes", message: "needs 8 nodes, 3 free" } };
+ * if (no.placement !== undefined || no.reason.code !== "insufficient_nodes") throw new Error("no");
+ * ```
+ */
+export type PlaceResult =
+  | { readonly placement: Placement; readonly reason?: undefined }
+  | { readonly placement?: undefined; readonly reason: PendReason };
+
+/**
+ * A resource model: the state of the machine's resources (`S`) and the three
+ * questions the engine asks of it. `place` is pure. `allocate` and `release`
+ * are called only on a state `beginEdit` returned (the engine calls it once
+ * per step, before the first change) and may change that state in place;
+ * `endEdit` ends the editing, after which the state never changes again — so
+ * a `SimState` holding it stays an immutable value.
+ *
+ * @example
+ * ```ts
+ * import { type ResourceModel, topologyCluster } from "@evtsim/evtsim";
+ * const model: ResourceModel = topologyCluster([
+ *   { name: "n1", capacity: { cpu: 8 } },
+ *   { name: "n2", capacity: { cpu: 8 } },
+ * ]);
+ * const job = {
+ *   id: 0, submitTime: 0, numNodes: 0, timeLimit: 1, runTime: 1, queue: undefined, priority: 0,
+ *   beginTime: -1, endTime: -1, rejected: false, hidden: false,
+ *   demand: { replicas: 3, perReplica: { cpu: 4 } },
+ * };
+ * const r = model.place(model.initial, job);
+ * // Compact packing: two replicas on n1, one on n2.
+ * if (r.placement?.allocation.map((a) => `${a.nodeName}=${a.replicas}`).join() !== "n1=2,n2=1") {
+ *   throw new Error("placement");
+ * }
+ * ```
+ */
+export interface ResourceModel<S = unknown> {
+  /** A name for messages. */
+  readonly name: string;
+  /** The state of the empty machine. */
+  readonly initial: S;
+  /** Whether `job` can be placed in `state` now, and where (pure). */
+  place(state: S, job: JobRecord): PlaceResult;
+  /** A private copy of `state` that `allocate` and `release` may change in place. */
+  beginEdit(state: S): S;
+  /** Gives `job` the resources of `placement` (a result of `place` on this state). */
+  allocate(state: S, job: JobRecord, placement: Placement): S;
+  /** Gives back everything `job` was allocated. */
+  release(state: S, job: JobRecord): S;
+  /** Ends the editing of a state `beginEdit` returned: it never changes again. */
+  endEdit(state: S): S;
+}
