@@ -132,6 +132,14 @@ function pass(admission: Admission, q: SizeClassedQueue, running0: RunningSet): 
       started.push(job);
     },
     pend: (job) => session.onPend(job),
+    // The node-count pool's answer, as the core gives it without a resource model.
+    place: (job) =>
+      job.numNodes <= free ? { placement: { domain: "", allocation: [] } } : {
+        reason: {
+          code: "insufficient_nodes",
+          message: `needs ${job.numNodes} nodes, ${free} free`,
+        },
+      },
   };
   admission.runSession(api);
   session.endSession();
