@@ -10,7 +10,6 @@ import {
   type DecisionRow,
   EvtsimError,
   initialState,
-  type JobRecord,
   type JobSpec,
   noBackfill,
   type ResourceDemand,
@@ -23,6 +22,7 @@ import {
 } from "../mod.ts";
 import { goQuote } from "../schedulers/topology_reasons.ts";
 import { assert, assertEquals, assertThrows } from "./_assert.ts";
+import { demandRecord } from "./_topo_helpers.ts";
 
 const node = (
   name: string,
@@ -35,22 +35,7 @@ const node = (
   capacity: { cpu, gpu },
 });
 
-function record(id: number, demand: ResourceDemand): JobRecord {
-  return {
-    id,
-    submitTime: 0,
-    numNodes: 0,
-    timeLimit: 1,
-    runTime: 1,
-    queue: undefined,
-    priority: 0,
-    beginTime: -1,
-    endTime: -1,
-    rejected: false,
-    hidden: false,
-    demand,
-  };
-}
+const record = demandRecord;
 
 /** `domain node=replicas,…`, or `code: message`. */
 function placed(nodes: TopologyNode[], demand: ResourceDemand, state?: TopologyState): string {

@@ -11,7 +11,6 @@ import {
   appendJobs,
   finish,
   initialState,
-  type JobRecord,
   type JobRow,
   type JobSpec,
   type Placement,
@@ -28,6 +27,7 @@ import {
   type TopoTimedJob,
 } from "../mod.ts";
 import { assert, assertEquals } from "./_assert.ts";
+import { demandRecord } from "./_topo_helpers.ts";
 
 const RUNS = Number(Deno.env.get("EVTSIM_PROPERTY_RUNS") ?? 150);
 const PARAMS = { seed: 13, numRuns: RUNS };
@@ -243,20 +243,7 @@ function describe(r: PlaceResult): string {
     : `${x.code} ${x.totalAvailableReplicaSlots} ${x.largestTopologyDomain} ${x.largestTopologyDomainReplicaSlots}`;
 }
 
-const record = (id: number, demand: ResourceDemand): JobRecord => ({
-  id,
-  submitTime: 0,
-  numNodes: 0,
-  timeLimit: 1,
-  runTime: 1,
-  queue: undefined,
-  priority: 0,
-  beginTime: -1,
-  endTime: -1,
-  rejected: false,
-  hidden: false,
-  demand,
-});
+const record = demandRecord;
 
 Deno.test("topo property: the model places as the rules read plainly, on partly used clusters", () => {
   fc.assert(
