@@ -12,18 +12,11 @@ import { formatG } from "./report.ts";
 import type { Console } from "./simulate.ts";
 import { simulateCommand } from "./simulate.ts";
 import { jobFigures, readScheduleCsv } from "./_run_files.ts";
+import type { RunSummary } from "./report_command.ts";
 
 /** One policy's figures, as the table and `--json` show them. */
-export interface PolicySummary {
+export interface PolicySummary extends Omit<RunSummary, "totalNodes"> {
   readonly policy: string;
-  readonly jobs: number;
-  readonly averageWait: number;
-  readonly medianWait: number | null;
-  readonly p95Wait: number | null;
-  readonly maxWait: number;
-  readonly averageBoundedSlowdown: number;
-  readonly utilization: number;
-  readonly makespan: number;
   readonly simulationSeconds: number;
 }
 
