@@ -116,25 +116,21 @@ export type TopoPolicy = "strict-fifo" | "backfill";
  * if (r.blockingJob !== "train") throw new Error("blocker");
  * ```
  */
-export interface TopoReason {
+export interface TopoReason extends
+  Pick<
+    PendReason,
+    | "requestedReplicas"
+    | "availableClusterWideReplicaSlots"
+    | "topologyKey"
+    | "totalAvailableReplicaSlots"
+    | "largestTopologyDomain"
+    | "largestTopologyDomainReplicaSlots"
+    | "blockingJob"
+  > {
   /** The reason code. */
   readonly code: string;
   /** The message TopoQueue prints after the code. */
   readonly message: string;
-  /** Replicas the job asks for. */
-  readonly requestedReplicas?: number;
-  /** Replica slots free cluster-wide (insufficient_capacity). */
-  readonly availableClusterWideReplicaSlots?: number;
-  /** The topology key the job requires (topology_fragmented). */
-  readonly topologyKey?: string;
-  /** Replica slots free cluster-wide (topology_fragmented). */
-  readonly totalAvailableReplicaSlots?: number;
-  /** The first domain, by name, with the most free slots. */
-  readonly largestTopologyDomain?: string;
-  /** Its free slots. */
-  readonly largestTopologyDomainReplicaSlots?: number;
-  /** The job ahead that blocks the line (head_of_line_blocked). */
-  readonly blockingJob?: string;
 }
 
 /**
