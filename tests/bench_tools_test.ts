@@ -8,6 +8,8 @@ import { generateTrace, traceToCsv } from "../bench/gen_trace.ts";
 import { fitExponent, formatTable } from "../bench/_util.ts";
 import { intArg, parseScriptArgs } from "../bench/_args.ts";
 import { POLICIES, runEngine } from "../bench/engine_throughput.ts";
+import { generateTopoWorkload, timePolicy } from "../bench/topo_placement.ts";
+import { simulateTopology } from "../mod.ts";
 
 Deno.test("generateTrace is deterministic for a seed and differs across seeds", () => {
   const a = generateTrace({ seed: 5, jobs: 500, nodes: 128, load: 1.2 });
@@ -151,4 +153,17 @@ Deno.test("runEngine completes every job under each policy, sliced or not", () =
     assertEquals(sliced.averageWait, whole.averageWait);
     assertEquals(sliced.jobsCompleted, whole.jobsCompleted);
   }
+});
+
+Deno.test("generateTopoWorkload: deterministic, and every job fits one domain of its key when the cluster is empty", () => {
+  const o = { seed: 4, racks: 4, nodesPerRack: 4, zones: 2, jobs: 200, load: 0.9 };
+  const a = generateTopoWorkload(o);
+  assertEquals(a, generateTopoWorkload(o));
+  assertEquals(a.cluster.nodes.length, 16);
+  for (let i = 1; i < a.jobs.length; i++) {
+    assert(a.jobs[i - 1].arrivalTick <= a.jobs[i].arrivalTick, "arrivals unsorted");
+  }
+  const r = simulateTopology(a.cluster, a.jobs, "backfill");
+  assertEquals(r.completedJobCount, 200);
+  assertEquals(timePolicy(a.cluster, a.jobs, "strict-fifo", 1).result.completedJobCount, 200);
 });
