@@ -282,6 +282,71 @@ Deno.test("topo property: the model places as the rules read plainly, on partly 
   );
 });
 
+Deno.test("topo property: placements stay as the rules read plainly while jobs start and end (cached slots)", () => {
+  // The model caches slots per replica shape and updates them as jobs start
+  // and end; a fresh reading of the rules after every change must agree.
+  fc.assert(
+    fc.property(
+      arbCluster,
+      arbJobs(10),
+      fc.array(fc.nat(), { minLength: 10, maxLength: 10 }),
+      (cluster, jobs, picks) => {
+        const model = topologyCluster(
+          cluster.nodes.map((n) => ({ ...n, capacity: { ...n.capacity } })),
+        );
+        const free = new Map(
+          cluster.nodes.map((n) => [n.name, { ...n.capacity } as Record<string, number>]),
+        );
+        const demands = jobs.map((j): ResourceDemand => ({
+          replicas: j.replicas,
+          perReplica: { ...j.resourcesPerReplica },
+          ...(j.requiredTopology === undefined ? {} : { topologyKey: j.requiredTopology }),
+        }));
+        const nodes = () =>
+          cluster.nodes.map((n) => ({
+            name: n.name,
+            topology: { ...n.topology },
+            free: free.get(n.name)!,
+          }));
+        const held = new Map<number, Placement>();
+        const move = (id: number, p: Placement, sign: number) => {
+          for (const a of p.allocation) {
+            const f = free.get(a.nodeName)!;
+            for (const [res, v] of Object.entries(demands[id].perReplica)) {
+              f[res] += sign * v * a.replicas;
+            }
+          }
+        };
+        let state = model.beginEdit(model.initial);
+        demands.forEach((demand, id) => {
+          // Every demand seen so far, again: the cached shapes must follow the changes.
+          for (let k = 0; k <= id; k++) {
+            assertEquals(
+              describe(model.place(state, record(k, demands[k]))),
+              referencePlace(nodes(), demands[k]),
+            );
+          }
+          const r = model.place(state, record(id, demand));
+          if (r.placement !== undefined) {
+            state = model.allocate(state, record(id, demand), r.placement as Placement);
+            held.set(id, r.placement as Placement);
+            move(id, r.placement, -1);
+          }
+          if (picks[id] % 3 === 0 && held.size > 0) {
+            const out = [...held.keys()][picks[id] % held.size];
+            state = model.release(state, record(out, demands[out]));
+            move(out, held.get(out)!, +1);
+            held.delete(out);
+          }
+          if (picks[id] % 4 === 1) state = model.beginEdit(model.endEdit(state));
+        });
+        model.endEdit(state);
+      },
+    ),
+    PARAMS,
+  );
+});
+
 // ---- one resource, no labels, one replica per job ≡ the node-count pool --
 
 const arbTrace = (nodes: number): fc.Arbitrary<JobSpec[]> =>
