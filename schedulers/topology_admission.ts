@@ -6,7 +6,7 @@
 // TopoQueue runs one admission cycle per event tick.
 
 import type { Admission } from "../core/admission.ts";
-import type { JobRecord } from "../core/types.ts";
+import type { PendReason } from "../core/decisions.ts";
 import { headOfLineBlocked } from "./topology_reasons.ts";
 
 /**
@@ -30,16 +30,18 @@ export const strictFifoAdmission: Admission = {
   name: "strict-fifo",
   singleSession: true,
   runSession(s) {
-    let head: JobRecord | undefined;
+    let blocked: PendReason | undefined;
     for (let job = s.next(); job !== undefined; job = s.next()) {
-      if (head !== undefined) {
-        s.pend(job, headOfLineBlocked(head));
+      if (blocked !== undefined) {
+        s.pend(job, blocked);
         continue;
       }
       const r = s.place(job);
       if (r.placement === undefined) {
         s.pend(job, r.reason);
-        head = job;
+        // Without a verdict for every waiting job, the jobs behind the head need none.
+        if (s.search !== undefined) return;
+        blocked = Object.freeze(headOfLineBlocked(job));
       } else s.dispatch(job, false);
     }
   },
