@@ -85,6 +85,7 @@ export {
   fairsharePicker,
   type FairshareSettings,
   type FairshareState,
+  type FairshareUsage,
   limitOrderPicker,
   noBackfill,
   orderedPicker,

@@ -10,9 +10,23 @@ import type { Picker, PickerSession, PickerSetup, SessionContext } from "../core
 import type { JobRecord } from "../core/types.ts";
 import { type ResolvedFairshare, resolveFairshare } from "./fairshare_settings.ts";
 
-/** An entity's decayed usage: `value` node-seconds as of time `at`. */
-interface Usage {
+/**
+ * A user's (or account's) decayed usage: `value` node-seconds as of time
+ * `at` (the end of its last charged job); at a later time t it is
+ * `value·2^(−(t−at)/H)`.
+ *
+ * @example
+ * ```ts
+ * import type { FairshareUsage } from "@evtsim/evtsim";
+ * const u: FairshareUsage = { value: 1000, at: 0 };
+ * // One half-life (here 3600 s) later it counts half.
+ * if (u.value * Math.pow(2, -(3600 - u.at) / 3600) !== 500) throw new Error("decay");
+ * ```
+ */
+export interface FairshareUsage {
+  /** Node-seconds, decayed to `at`. */
   readonly value: number;
+  /** The time `value` is taken at. */
   readonly at: number;
 }
 
@@ -41,7 +55,7 @@ export interface FairshareState {
   /** The waiting jobs, by id. */
   readonly waiting: OrderedSet<JobRecord>;
   /** Usage of every entity a job has arrived for. */
-  readonly usage: ReadonlyMap<string, Usage>;
+  readonly usage: ReadonlyMap<string, FairshareUsage>;
   /** The time of the last session. */
   readonly clock: number;
 }
@@ -66,7 +80,7 @@ function chargeOf(nodes: number, begin: number, end: number, halfLife: number): 
 }
 
 /** Decayed usage `u` as of `now`. */
-function decayed(u: Usage, now: number, halfLife: number): number {
+function decayed(u: FairshareUsage, now: number, halfLife: number): number {
   return u.value * Math.pow(2, -(now - u.at) / halfLife);
 }
 
@@ -170,7 +184,7 @@ function restore(state: FairshareState, memory: unknown): FairshareState {
   if (!Array.isArray(rows)) {
     throw new EvtsimError("input", "snapshot: fairshare memory must hold a usage list");
   }
-  const usage = new Map<string, Usage>();
+  const usage = new Map<string, FairshareUsage>();
   for (const r of rows) {
     if (
       !Array.isArray(r) || r.length !== 3 || typeof r[0] !== "string" ||
@@ -229,7 +243,7 @@ export const fairsharePicker: Picker<FairshareState> = Object.freeze({
       settings: resolveFairshare(setup.settings),
       totalNodes: setup.totalNodes ?? 1,
       waiting: OrderedSet.empty(BY_ID),
-      usage: new Map<string, Usage>(),
+      usage: new Map<string, FairshareUsage>(),
       clock: -Infinity,
     }),
   onQueueUpdate: (s: FairshareState) => s,

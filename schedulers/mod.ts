@@ -13,6 +13,7 @@ export {
   fairshareFactors,
   fairsharePicker,
   type FairshareState,
+  type FairshareUsage,
   rankFairshare,
 } from "./fairshare.ts";
 export {
