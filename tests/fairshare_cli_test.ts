@@ -119,7 +119,9 @@ Deno.test("cli: fairshare combines with every admission policy and in compare", 
 });
 
 Deno.test("cli: a recorded fairshare run passes replay --verify (the settings are in the header)", async () => {
-  const f = await files(BLOCK);
+  // Age only: FCFS order, unlike the defaults' fair-share order, so a
+  // re-simulation without the recorded settings would decide otherwise.
+  const f = await files("fairshare:\n  half_life: 3600\n  weights: { fairshare: 0 }\n");
   const log = `${f.dir}/run.replay`;
   const r = await runCli([
     "simulate",
@@ -140,6 +142,8 @@ Deno.test("cli: a recorded fairshare run passes replay --verify (the settings ar
   assertEquals(r.code, 0, r.err.join("\n"));
   const header = JSON.parse((await Deno.readTextFile(log)).split("\n")[0]);
   assertEquals(header.config.pickerSettings.fairshare.halfLife, 3600);
+  const begins = (await Deno.readTextFile(`${f.dir}/out.csv`)).trim().split("\n").slice(1);
+  assertEquals(begins[1].split(",").slice(0, 2), ["60", "3600"]);
   const v = await runCli(["replay", log, "--verify"]);
   assertEquals(v.code, 0, v.err.join("\n"));
   assert(v.out.concat(v.err).some((l) => l.includes("every decision matches")));
