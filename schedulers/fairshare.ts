@@ -56,6 +56,8 @@ export interface FairshareState {
   readonly waiting: OrderedSet<JobRecord>;
   /** Usage of every entity a job has arrived for. */
   readonly usage: ReadonlyMap<string, FairshareUsage>;
+  /** The keys of `usage` in code-unit order (the order the sums run in). */
+  readonly names: readonly string[];
   /** The time of the last session. */
   readonly clock: number;
 }
@@ -98,22 +100,48 @@ function decayed(u: FairshareUsage, now: number, halfLife: number): number {
  * ```
  */
 export function fairshareFactors(state: FairshareState, now: number): Map<string, number> {
+  const at = usageAt(state, now);
+  const out = new Map<string, number>();
+  for (let i = 0; i < state.names.length; i++) out.set(state.names[i], factorOf(state, at, i));
+  return out;
+}
+
+/** Every known entity's decayed usage at `now`, their total and the sum of their shares. */
+interface UsageAt {
+  readonly now: number;
+  readonly used: Float64Array;
+  readonly total: number;
+  readonly shareSum: number;
+}
+
+// Sessions at one instant share the sums: cached by the usage map (a new
+// map on every change) and the time.
+const USAGE_AT = new WeakMap<ReadonlyMap<string, FairshareUsage>, UsageAt>();
+
+function usageAt(state: FairshareState, now: number): UsageAt {
+  const cached = USAGE_AT.get(state.usage);
+  if (cached !== undefined && cached.now === now) return cached;
   const cfg = state.settings;
-  const names = [...state.usage.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const used = names.map((n) => decayed(state.usage.get(n)!, now, cfg.halfLife));
+  const names = state.names;
+  const used = new Float64Array(names.length);
   let total = 0;
   let shareSum = 0;
   for (let i = 0; i < names.length; i++) {
+    const u = state.usage.get(names[i])!;
+    used[i] = u.value === 0 ? 0 : decayed(u, now, cfg.halfLife);
     total += used[i];
     shareSum += cfg.shares.get(names[i]) ?? 1;
   }
-  const out = new Map<string, number>();
-  for (let i = 0; i < names.length; i++) {
-    const normUsage = total > 0 ? used[i] / total : 0;
-    const share = (cfg.shares.get(names[i]) ?? 1) / shareSum;
-    out.set(names[i], Math.pow(2, -normUsage / share));
-  }
+  const out = { now, used, total, shareSum };
+  USAGE_AT.set(state.usage, out);
   return out;
+}
+
+/** F = 2^(−Ū/S) of the entity `names[i]`. */
+function factorOf(state: FairshareState, at: UsageAt, i: number): number {
+  const normUsage = at.total > 0 ? at.used[i] / at.total : 0;
+  const share = (state.settings.shares.get(state.names[i]) ?? 1) / at.shareSum;
+  return Math.pow(2, -normUsage / share);
 }
 
 /** A job's priority at `now` given its entity's fair-share factor. */
@@ -139,10 +167,22 @@ export function rankFairshare(
   state: FairshareState,
   now: number,
 ): { readonly job: JobRecord; readonly priority: number }[] {
-  const factors = fairshareFactors(state, now);
+  if (state.waiting.size === 0) return [];
+  const at = usageAt(state, now);
+  // Factors of the entities that have waiting jobs only, each computed once.
+  const factors = new Map<string, number>();
+  const factor = (who: string): number => {
+    let f = factors.get(who);
+    if (f === undefined) {
+      const i = binarySearch(state.names, who);
+      f = i < 0 ? 1 : factorOf(state, at, i);
+      factors.set(who, f);
+    }
+    return f;
+  };
   const ranked = state.waiting.toArray().map((job) => ({
     job,
-    priority: priorityOf(state, job, factors.get(entityOf(state.settings, job)) ?? 1, now),
+    priority: priorityOf(state, job, factor(entityOf(state.settings, job)), now),
   }));
   ranked.sort((a, b) =>
     b.priority - a.priority || a.job.submitTime - b.job.submitTime || a.job.id - b.job.id
@@ -155,7 +195,25 @@ function known(state: FairshareState, job: JobRecord): FairshareState {
   if (state.usage.has(who)) return state;
   const usage = new Map(state.usage);
   usage.set(who, Object.freeze({ value: 0, at: job.submitTime }));
-  return Object.freeze({ ...state, usage });
+  return Object.freeze({ ...state, usage, names: sortedNames(usage) });
+}
+
+function binarySearch(names: readonly string[], x: string): number {
+  let lo = 0;
+  let hi = names.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (names[mid] === x) return mid;
+    if (names[mid] < x) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function sortedNames(usage: ReadonlyMap<string, FairshareUsage>): readonly string[] {
+  return Object.freeze([...usage.keys()].sort(byCodeUnits));
 }
 
 function withWaiting(state: FairshareState, waiting: OrderedSet<JobRecord>): FairshareState {
@@ -198,7 +256,7 @@ function restore(state: FairshareState, memory: unknown): FairshareState {
     }
     usage.set(r[0], Object.freeze({ value: r[1], at: r[2] }));
   }
-  return Object.freeze({ ...state, usage });
+  return Object.freeze({ ...state, usage, names: sortedNames(usage) });
 }
 
 /**
@@ -244,6 +302,7 @@ export const fairsharePicker: Picker<FairshareState> = Object.freeze({
       totalNodes: setup.totalNodes ?? 1,
       waiting: OrderedSet.empty(BY_ID),
       usage: new Map<string, FairshareUsage>(),
+      names: Object.freeze([]),
       clock: -Infinity,
     }),
   onQueueUpdate: (s: FairshareState) => s,
@@ -265,10 +324,11 @@ export const fairsharePicker: Picker<FairshareState> = Object.freeze({
       chargeOf(job.numNodes, job.beginTime, job.endTime, h);
     const usage = new Map(s.usage);
     usage.set(who, Object.freeze({ value, at: job.endTime }));
-    return Object.freeze({ ...s, usage });
+    const names = s.usage.has(who) ? s.names : sortedNames(usage);
+    return Object.freeze({ ...s, usage, names });
   },
   saveMemory: (s: FairshareState) => ({
-    usage: [...s.usage.keys()].sort().map((n) => {
+    usage: s.names.map((n) => {
       const u = s.usage.get(n)!;
       return [n, u.value, u.at];
     }),
