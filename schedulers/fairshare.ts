@@ -44,7 +44,7 @@ export interface FairshareUsage {
  *   pickerNamed: () => fairsharePicker,
  *   totalNodes: 8,
  * });
- * if (s.usage.size !== 0 || s.waiting.size !== 0) throw new Error("empty");
+ * if (s.usage.length !== 0 || s.waiting.size !== 0) throw new Error("empty");
  * ```
  */
 export interface FairshareState {
@@ -54,10 +54,16 @@ export interface FairshareState {
   readonly totalNodes: number;
   /** The waiting jobs, by id. */
   readonly waiting: OrderedSet<JobRecord>;
-  /** Usage of every entity a job has arrived for. */
-  readonly usage: ReadonlyMap<string, FairshareUsage>;
-  /** The keys of `usage` in code-unit order (the order the sums run in). */
+  /** Every entity a job has arrived for, in code-unit order (the order the sums run in). */
   readonly names: readonly string[];
+  /** Each name's index in `names`. */
+  readonly index: ReadonlyMap<string, number>;
+  /** `usage[i]` is the usage of `names[i]`. */
+  readonly usage: readonly FairshareUsage[];
+  /** `shares[i]` is the raw share of `names[i]` (1 unless configured). */
+  readonly shares: readonly number[];
+  /** The sum of `shares`, in order. */
+  readonly shareSum: number;
   /** The time of the last session. */
   readonly clock: number;
 }
@@ -114,25 +120,23 @@ interface UsageAt {
   readonly shareSum: number;
 }
 
-// Sessions at one instant share the sums: cached by the usage map (a new
-// map on every change) and the time.
-const USAGE_AT = new WeakMap<ReadonlyMap<string, FairshareUsage>, UsageAt>();
+// Sessions at one instant share the sums: cached by the usage array (a new
+// array on every change) and the time.
+const USAGE_AT = new WeakMap<readonly FairshareUsage[], UsageAt>();
 
 function usageAt(state: FairshareState, now: number): UsageAt {
   const cached = USAGE_AT.get(state.usage);
   if (cached !== undefined && cached.now === now) return cached;
-  const cfg = state.settings;
-  const names = state.names;
-  const used = new Float64Array(names.length);
+  const h = state.settings.halfLife;
+  const usage = state.usage;
+  const used = new Float64Array(usage.length);
   let total = 0;
-  let shareSum = 0;
-  for (let i = 0; i < names.length; i++) {
-    const u = state.usage.get(names[i])!;
-    used[i] = u.value === 0 ? 0 : decayed(u, now, cfg.halfLife);
+  for (let i = 0; i < usage.length; i++) {
+    const u = usage[i];
+    used[i] = u.value === 0 ? 0 : decayed(u, now, h);
     total += used[i];
-    shareSum += cfg.shares.get(names[i]) ?? 1;
   }
-  const out = { now, used, total, shareSum };
+  const out = { now, used, total, shareSum: state.shareSum };
   USAGE_AT.set(state.usage, out);
   return out;
 }
@@ -140,7 +144,7 @@ function usageAt(state: FairshareState, now: number): UsageAt {
 /** F = 2^(−Ū/S) of the entity `names[i]`. */
 function factorOf(state: FairshareState, at: UsageAt, i: number): number {
   const normUsage = at.total > 0 ? at.used[i] / at.total : 0;
-  const share = (state.settings.shares.get(state.names[i]) ?? 1) / at.shareSum;
+  const share = state.shares[i] / at.shareSum;
   return Math.pow(2, -normUsage / share);
 }
 
@@ -174,8 +178,8 @@ export function rankFairshare(
   const factor = (who: string): number => {
     let f = factors.get(who);
     if (f === undefined) {
-      const i = binarySearch(state.names, who);
-      f = i < 0 ? 1 : factorOf(state, at, i);
+      const i = state.index.get(who);
+      f = i === undefined ? 1 : factorOf(state, at, i);
       factors.set(who, f);
     }
     return f;
@@ -192,29 +196,37 @@ export function rankFairshare(
 
 function known(state: FairshareState, job: JobRecord): FairshareState {
   const who = entityOf(state.settings, job);
-  if (state.usage.has(who)) return state;
-  const usage = new Map(state.usage);
-  usage.set(who, Object.freeze({ value: 0, at: job.submitTime }));
-  return Object.freeze({ ...state, usage, names: sortedNames(usage) });
+  if (state.index.has(who)) return state;
+  return withEntity(state, who, { value: 0, at: job.submitTime });
 }
 
-function binarySearch(names: readonly string[], x: string): number {
-  let lo = 0;
-  let hi = names.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (names[mid] === x) return mid;
-    if (names[mid] < x) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
+/** The state with one more entity (rare: the tables are rebuilt). */
+function withEntity(state: FairshareState, who: string, u: FairshareUsage): FairshareState {
+  const all = new Map(state.names.map((n, i) => [n, state.usage[i]]));
+  all.set(who, u);
+  return withEntities(state, all);
+}
+
+/** The state with exactly these entities and usages. */
+function withEntities(
+  state: FairshareState,
+  all: ReadonlyMap<string, FairshareUsage>,
+): FairshareState {
+  const names = Object.freeze([...all.keys()].sort(byCodeUnits));
+  const shares = Object.freeze(names.map((n) => state.settings.shares.get(n) ?? 1));
+  let shareSum = 0;
+  for (const x of shares) shareSum += x;
+  return Object.freeze({
+    ...state,
+    names,
+    index: new Map(names.map((n, i) => [n, i])),
+    usage: names.map((n) => Object.freeze({ ...all.get(n)! })),
+    shares,
+    shareSum,
+  });
 }
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-function sortedNames(usage: ReadonlyMap<string, FairshareUsage>): readonly string[] {
-  return Object.freeze([...usage.keys()].sort(byCodeUnits));
-}
 
 function withWaiting(state: FairshareState, waiting: OrderedSet<JobRecord>): FairshareState {
   return waiting === state.waiting ? state : Object.freeze({ ...state, waiting });
@@ -243,7 +255,7 @@ function restore(state: FairshareState, memory: unknown): FairshareState {
     throw new EvtsimError("input", "snapshot: fairshare memory must hold a usage list");
   }
   const usage = new Map<string, FairshareUsage>();
-  for (const r of rows) {
+  for (const r of rows as unknown[]) {
     if (
       !Array.isArray(r) || r.length !== 3 || typeof r[0] !== "string" ||
       typeof r[1] !== "number" || typeof r[2] !== "number" || !Number.isFinite(r[1]) ||
@@ -254,9 +266,9 @@ function restore(state: FairshareState, memory: unknown): FairshareState {
         `snapshot: fairshare usage entry ${JSON.stringify(r)} is not [name, usage, time]`,
       );
     }
-    usage.set(r[0], Object.freeze({ value: r[1], at: r[2] }));
+    usage.set(r[0], { value: r[1], at: r[2] });
   }
-  return Object.freeze({ ...state, usage, names: sortedNames(usage) });
+  return withEntities(state, usage);
 }
 
 /**
@@ -301,8 +313,11 @@ export const fairsharePicker: Picker<FairshareState> = Object.freeze({
       settings: resolveFairshare(setup.settings),
       totalNodes: setup.totalNodes ?? 1,
       waiting: OrderedSet.empty(BY_ID),
-      usage: new Map<string, FairshareUsage>(),
       names: Object.freeze([]),
+      index: new Map(),
+      usage: Object.freeze([]),
+      shares: Object.freeze([]),
+      shareSum: 0,
       clock: -Infinity,
     }),
   onQueueUpdate: (s: FairshareState) => s,
@@ -319,19 +334,16 @@ export const fairsharePicker: Picker<FairshareState> = Object.freeze({
   onJobEnd: (s: FairshareState, job: JobRecord) => {
     const who = entityOf(s.settings, job);
     const h = s.settings.halfLife;
-    const old = s.usage.get(who) ?? { value: 0, at: job.endTime };
-    const value = decayed(old, job.endTime, h) +
+    const k = s.index.has(who) ? s : withEntity(s, who, { value: 0, at: job.endTime });
+    const i = k.index.get(who)!;
+    const value = decayed(k.usage[i], job.endTime, h) +
       chargeOf(job.numNodes, job.beginTime, job.endTime, h);
-    const usage = new Map(s.usage);
-    usage.set(who, Object.freeze({ value, at: job.endTime }));
-    const names = s.usage.has(who) ? s.names : sortedNames(usage);
-    return Object.freeze({ ...s, usage, names });
+    const usage = k.usage.slice();
+    usage[i] = Object.freeze({ value, at: job.endTime });
+    return Object.freeze({ ...k, usage });
   },
   saveMemory: (s: FairshareState) => ({
-    usage: s.names.map((n) => {
-      const u = s.usage.get(n)!;
-      return [n, u.value, u.at];
-    }),
+    usage: s.names.map((n, i) => [n, s.usage[i].value, s.usage[i].at]),
   }),
   restoreMemory: restore,
   beginSession: session,
