@@ -302,3 +302,29 @@ Deno.test("fairshare: a run restored from a snapshot taken mid-run gives the uni
   );
   assert(withUsage >= 100, `only ${withUsage} cuts had usage to carry`);
 });
+
+Deno.test("fairshare: a snapshot's usage memory is checked when it is loaded", () => {
+  const sim = new Simulation({ totalNodes: 4, picker: "fairshare" });
+  sim.appendJobs(EXAMPLE.map((j) => ({ ...j, numNodes: 4 })));
+  sim.advanceTo(4000);
+  const data = saveSnapshot(sim.state);
+  const memory = data.pickerMemory as { usage: [string, number, number][] };
+  assertEquals(memory.usage.map(([n]) => n), ["alice", "bob"]);
+  assert(memory.usage[0][1] > 0 && memory.usage[0][2] === 3600, JSON.stringify(memory));
+  for (
+    const [bad, message] of [
+      [{}, "snapshot: fairshare memory must hold a usage list"],
+      [
+        { usage: [["a", -1, 0]] },
+        'snapshot: fairshare usage entry ["a",-1,0] is not [name, usage, time]',
+      ],
+    ] as const
+  ) {
+    try {
+      loadSnapshot({ ...data, pickerMemory: bad });
+      throw new Error("a bad memory must be refused");
+    } catch (e) {
+      assertEquals((e as Error).message, message);
+    }
+  }
+});
