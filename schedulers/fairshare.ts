@@ -289,7 +289,8 @@ function restore(state: FairshareState, memory: unknown): FairshareState {
  * submit time, then lower id. Settings come from the configuration's
  * `pickerSettings.fairshare` (see {@link FairshareSettings}; defaults: H and
  * max_age 7 days, weights 1000/100/0). Queue priorities and per-queue pickers
- * are not used (queues still limit and close). The usage is the picker's
+ * are not used (queues still limit and close); as a queue's own picker (under
+ * `builtin_fcfs`) it gets no job ends and no settings, so it orders by age. The usage is the picker's
  * memory: snapshots store it.
  *
  * @example
