@@ -81,10 +81,18 @@ export {
   defaultRegistry,
   easyBackfill,
   easyExtraBackfill,
+  fairshareFactors,
+  fairsharePicker,
+  type FairshareSettings,
+  type FairshareState,
+  type FairshareUsage,
   limitOrderPicker,
   noBackfill,
   orderedPicker,
   type OrderedPickerOptions,
+  rankFairshare,
+  type ResolvedFairshare,
+  resolveFairshare,
   withPolicies,
 } from "./schedulers/mod.ts";
 export { type Input, step, type StepResult } from "./core/step.ts";

@@ -111,15 +111,15 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     name: "priority_policy",
     short: "p",
     kind: "enum",
-    values: ["fcfs", "fcfs_alt", "fcfs_conservative", "sjf", "ljf"],
-    help: "queue order (default fcfs)",
+    values: ["fcfs", "fcfs_alt", "fcfs_conservative", "sjf", "ljf", "fairshare"],
+    help: "queue order (default fcfs; fairshare: the fairshare picker, see --queues)",
   },
   {
     name: "picker",
     kind: "string",
     placeholder: "NAME",
     help:
-      "job picker: builtin_fcfs, sjf, ljf or one from --policy_module (default: from --priority_policy)",
+      "job picker: builtin_fcfs, sjf, ljf, fairshare or one from --policy_module (default: from --priority_policy)",
   },
   {
     name: "admission",
@@ -145,7 +145,8 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     name: "queues",
     kind: "string",
     placeholder: "FILE",
-    help: "queue definitions (YAML or JSON): name, priority, max_running, open, picker, project",
+    help:
+      "queue definitions (YAML or JSON): name, priority, max_running, open, picker, project; and a fairshare: block",
   },
   {
     name: "decisions",

@@ -8,7 +8,7 @@ import { type Mismatch, Resimulation } from "../api/resimulation.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { Reconfiguration } from "../core/reconfigure.ts";
 import { AtomicOutputSet } from "../io/atomic_writer.ts";
-import { readQueues } from "../io/queues_file.ts";
+import { readQueuesFile } from "../io/queues_file.ts";
 import { dumpDecision, Dumper } from "../io/replay_dump.ts";
 import { LogReader, parseLog } from "../io/replay_reader.ts";
 import type { DecisionRow } from "../core/decisions.ts";
@@ -165,14 +165,18 @@ export async function replayCommand(
   const outputPath = stringValue(parsed, "output");
   const altPath = stringValue(parsed, "alt_events");
   const queuesPath = stringValue(parsed, "queues");
+  const queuesFile = queuesPath === undefined ? undefined : await readQueuesFile(queuesPath);
   const change: Reconfiguration = {
     ...(parsed.values.has("picker") ? { picker: stringValue(parsed, "picker") } : {}),
     ...(parsed.values.has("backfill_policy")
       ? { backfillPolicy: stringValue(parsed, "backfill_policy") }
       : {}),
-    ...(queuesPath === undefined
+    ...(queuesFile === undefined || queuesFile.queues.length === 0
       ? {}
-      : { queues: (await readQueues(queuesPath)).map((e) => e.queue) }),
+      : { queues: queuesFile.queues.map((e) => e.queue) }),
+    ...(queuesFile?.fairshare === undefined
+      ? {}
+      : { pickerSettings: { fairshare: queuesFile.fairshare } }),
   };
 
   const interactive = parsed.values.get("interactive") === true;

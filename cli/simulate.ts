@@ -156,7 +156,8 @@ export async function simulateCommand(
       return input;
     };
     const registry = await registryOf(o);
-    const queues = await queuesOf(o, registry);
+    const queuesFile = await queuesOf(o, registry);
+    const queues = queuesFile?.queues;
     if (queues !== undefined) {
       loadOptions = { ...loadOptions, queues: new Set(queues.map((q) => q.name)) };
     }
@@ -177,14 +178,17 @@ export async function simulateCommand(
       backfillPolicy: o.get("no_compression") === true
         ? "conservative_profile_no_compression"
         : admission,
-      ...(str(o, "picker") !== undefined ? { picker: str(o, "picker") } : {}),
+      ...(pickerOf(o) !== undefined ? { picker: pickerOf(o) } : {}),
       ...(queues !== undefined ? { queues } : {}),
+      ...(queuesFile?.fairshare !== undefined
+        ? { pickerSettings: { fairshare: queuesFile.fairshare } }
+        : {}),
       decisions: named.decisions === undefined
         ? false
         : str(o, "decisions_detail") === "all"
         ? true
         : "heads",
-      priorityPolicy: (str(o, "priority_policy") ?? "fcfs") as SimulationConfig["priorityPolicy"],
+      priorityPolicy: priorityOf(o),
       runTimeMode,
       runTimeDistribution: str(o, "run_time_distribution") as SimulationConfig[
         "runTimeDistribution"
@@ -320,8 +324,9 @@ async function queuesOf(o: ParsedOptions, registry: PolicyRegistry) {
   const path = str(o, "queues");
   if (path === undefined) return undefined;
   // The YAML and schema libraries are loaded only for a queues file.
-  const { readQueues } = await import("../io/queues_file.ts");
-  const entries = await readQueues(path);
+  const { readQueuesFile } = await import("../io/queues_file.ts");
+  const file = await readQueuesFile(path);
+  const entries = file.queues;
   entries.forEach(({ queue, fieldLines }, i) => {
     if (queue.picker === undefined) return;
     try {
@@ -334,7 +339,21 @@ async function queuesOf(o: ParsedOptions, registry: PolicyRegistry) {
       );
     }
   });
-  return entries.map((e) => e.queue);
+  return {
+    queues: entries.length === 0 ? undefined : entries.map((e) => e.queue),
+    fairshare: file.fairshare,
+  };
+}
+
+// `-p fairshare` names the fairshare picker (DR_EVT's priority policies name
+// the others); --picker wins over it.
+function pickerOf(o: ParsedOptions): string | undefined {
+  return str(o, "picker") ?? (str(o, "priority_policy") === "fairshare" ? "fairshare" : undefined);
+}
+
+function priorityOf(o: ParsedOptions): SimulationConfig["priorityPolicy"] {
+  const p = str(o, "priority_policy") ?? "fcfs";
+  return (p === "fairshare" ? "fcfs" : p) as SimulationConfig["priorityPolicy"];
 }
 
 // --- option helpers -----------------------------------------------------

@@ -481,6 +481,9 @@ export class Working {
       ? { ...rec, beginTime, endTime: end }
       : { ...rec, beginTime, endTime: end, outcome, exitStatus };
     this.completeRecord(done);
+    if (!this.replay && this.picker.onJobEnd !== undefined) {
+      this.pickerState = this.picker.onJobEnd(this.pickerState, done);
+    }
     if (this.queues.list.length > 0) this.countRunning(rec.queue, -1);
     if (rec.hidden) return;
     if (outcome === undefined) {

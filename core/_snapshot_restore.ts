@@ -146,8 +146,13 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
     queues: config.queues,
     searchByLimit: admission.searchesByLimit === true,
     pickerNamed: (name) => lookupPicker(registry, name),
+    totalNodes: config.totalNodes,
+    settings: config.pickerSettings?.[picker.name],
   });
   for (const q of queues.list) pickerState = picker.onQueueUpdate(pickerState, q.def);
+  if (picker.restoreMemory !== undefined && data.pickerMemory !== undefined) {
+    pickerState = picker.restoreMemory(pickerState, data.pickerMemory);
+  }
   waiting.sort((a, b) => a.submitTime - b.submitTime || a.id - b.id);
   for (const r of waiting) pickerState = picker.onJobPush(pickerState, r);
 

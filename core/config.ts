@@ -61,6 +61,8 @@ export interface ResolvedConfig {
   readonly startTime: number;
   /** Usable-capacity change points, sorted by time. */
   readonly capacitySchedule: ReadonlyArray<CapacityChange>;
+  /** Settings of pickers by name (JSON data), absent when none are given. */
+  readonly pickerSettings?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -214,7 +216,37 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
     ),
     startTime,
     capacitySchedule: Object.freeze([...capacitySchedule]),
+    ...(config.pickerSettings === undefined
+      ? {}
+      : { pickerSettings: jsonSettings(config.pickerSettings) }),
   });
+}
+
+// A deep, frozen copy of the picker settings; they must be JSON data (they
+// are recorded with the configuration).
+function jsonSettings(v: unknown): Readonly<Record<string, unknown>> {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) {
+    throw new EvtsimError("usage", "picker settings must be an object keyed by picker name");
+  }
+  const copy = (x: unknown, at: string): unknown => {
+    if (x === null || typeof x === "string" || typeof x === "boolean") return x;
+    if (typeof x === "number") {
+      if (!Number.isFinite(x)) {
+        throw new EvtsimError("usage", `picker settings: ${at} must be a finite number`);
+      }
+      return x;
+    }
+    if (Array.isArray(x)) return Object.freeze(x.map((e, i) => copy(e, `${at}[${i}]`)));
+    if (typeof x === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, e] of Object.entries(x as Record<string, unknown>)) {
+        if (e !== undefined) out[k] = copy(e, at === "" ? k : `${at}.${k}`);
+      }
+      return Object.freeze(out);
+    }
+    throw new EvtsimError("usage", `picker settings: ${at} must be JSON data`);
+  };
+  return copy(v, "") as Readonly<Record<string, unknown>>;
 }
 
 function pickerName(picker: SimulationConfig["picker"], priority: PriorityPolicy): string {

@@ -32,6 +32,13 @@ export interface PickerSetup {
   readonly searchByLimit: boolean;
   /** A registered picker by name; throws a usage error for an unknown name. */
   pickerNamed(name: string): Picker;
+  /** The machine's node count (the core always gives it). */
+  readonly totalNodes?: number;
+  /**
+   * The configuration's settings for this picker (`pickerSettings[name]`),
+   * plain JSON data the picker checks itself; undefined when none are given.
+   */
+  readonly settings?: unknown;
 }
 
 /**
@@ -211,6 +218,23 @@ export interface Picker<P = unknown> {
   onJobStateChange(state: P, job: JobRecord, change: JobStateChange): P;
   /** A waiting job's priority or queue changed (`before` is its old record). */
   onJobUpdate(state: P, before: JobRecord, after: JobRecord): P;
+  /**
+   * Optional: a running job left (completed, failed or killed); `job` is its
+   * final record, with `beginTime` and `endTime`. For pickers that charge
+   * usage (`fairshare`). Not called for cancelled waiting jobs.
+   */
+  onJobEnd?(state: P, job: JobRecord): P;
+  /**
+   * Optional: the part of the state that the waiting jobs cannot rebuild
+   * (e.g. accumulated usage), as JSON-safe data. A snapshot stores it and
+   * hands it to {@link Picker.restoreMemory} when it is loaded.
+   */
+  saveMemory?(state: P): unknown;
+  /**
+   * Optional: `state` (fresh from `init` and the queue updates, before the
+   * waiting jobs are pushed) with the memory {@link Picker.saveMemory} gave.
+   */
+  restoreMemory?(state: P, memory: unknown): P;
   /**
    * Optional, for a picker whose state is a persistent structure: a copy of
    * `state` that the current step may change in place under the edit token

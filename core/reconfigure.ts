@@ -32,6 +32,8 @@ export interface Reconfiguration {
   readonly backfillPolicy?: string;
   /** Another set of queues (replaces both the configured and the current queues). */
   readonly queues?: readonly QueueDef[];
+  /** Other picker settings, by picker name (replace the configured ones). */
+  readonly pickerSettings?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -42,8 +44,13 @@ export interface Reconfiguration {
  */
 export function reconfigure(data: SnapshotData, change: Reconfiguration): SnapshotData {
   let out: SnapshotData = data;
-  if (change.picker !== undefined) {
-    out = { ...out, config: { ...out.config, picker: change.picker } };
+  if (change.picker !== undefined && change.picker !== out.config.picker) {
+    // The old picker's memory means nothing to another one.
+    const { pickerMemory: _dropped, ...rest } = out;
+    out = { ...rest, config: { ...out.config, picker: change.picker } };
+  }
+  if (change.pickerSettings !== undefined) {
+    out = { ...out, config: { ...out.config, pickerSettings: change.pickerSettings } };
   }
   if (change.backfillPolicy !== undefined) {
     out = { ...out, config: { ...out.config, backfillPolicy: change.backfillPolicy } };

@@ -51,6 +51,8 @@ export interface ConfigData {
   readonly resourceHistoryCapacity: number;
   readonly startTime: number;
   readonly capacitySchedule: readonly { readonly time: number; readonly capacity: number }[];
+  /** Settings of pickers by name; absent when none are given. */
+  readonly pickerSettings?: Readonly<Record<string, unknown>>;
 }
 
 /** A job record as stored. */
@@ -122,6 +124,8 @@ export interface SnapshotData {
   readonly stats: StatisticsData;
   readonly finished: boolean;
   readonly overallocationReported: boolean;
+  /** The picker's memory (`Picker.saveMemory`), absent for a picker without one. */
+  readonly pickerMemory?: unknown;
 }
 
 // ---- state -> data --------------------------------------------------------
@@ -157,6 +161,7 @@ export function configData(c: ResolvedConfig): ConfigData {
     resourceHistoryCapacity: c.resourceHistoryCapacity,
     startTime: c.startTime,
     capacitySchedule: c.capacitySchedule.map((x) => ({ time: x.time, capacity: x.capacity })),
+    ...(c.pickerSettings === undefined ? {} : { pickerSettings: c.pickerSettings }),
   };
 }
 
@@ -306,6 +311,9 @@ export function snapshotOf(state: SimState): SnapshotData {
     stats: statsData(state.stats),
     finished: state.finished,
     overallocationReported: state.overallocationReported,
+    ...(state.picker.saveMemory === undefined
+      ? {}
+      : { pickerMemory: state.picker.saveMemory(state.pickerState) }),
   };
 }
 

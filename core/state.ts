@@ -311,6 +311,8 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     queues: c.queues,
     searchByLimit: admission.searchesByLimit === true,
     pickerNamed: (name) => lookupPicker(registry, name),
+    totalNodes: c.totalNodes,
+    settings: c.pickerSettings?.[picker.name],
   });
   const baseline: ResourceRow = { time: c.startTime, freeNodes: capacity, allocatedNodes: 0 };
   const model = config.resourceModel;

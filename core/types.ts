@@ -153,6 +153,12 @@ export interface SimulationConfig {
   /** An admission policy value of your own; overrides `backfillPolicy`. */
   readonly admission?: Admission;
   /**
+   * Settings of pickers, by picker name (e.g. `{ fairshare: { halfLife: 86400 } }`):
+   * plain JSON data handed to the picker of that name, which checks it. Recorded
+   * with the configuration (snapshots, `.replay` headers).
+   */
+  readonly pickerSettings?: Readonly<Record<string, unknown>>;
+  /**
    * Queues (name, priority, limits, open/closed, per-queue picker). With
    * queues, every job's `queue` must name one of them (a job without one goes
    * to the first); without, `queue` is only a label carried to the output.

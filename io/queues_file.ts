@@ -7,6 +7,7 @@ import { isMap, isSeq, LineCounter, type Node, parseAllDocuments } from "yaml";
 import { z } from "zod";
 import { EvtsimError } from "../core/errors.ts";
 import type { QueueDef } from "../core/queues.ts";
+import type { FairshareSettings } from "../schedulers/fairshare_settings.ts";
 
 const expected = (what: string) => ({ error: `expected ${what}` });
 
@@ -21,9 +22,32 @@ const QUEUE = z.strictObject({
   open: z.boolean(expected("true or false")).optional(),
 }, { error: (issue) => issue.code === "unrecognized_keys" ? "unknown field" : undefined });
 
+const unknownField = {
+  error: (issue: { code?: string }) =>
+    issue.code === "unrecognized_keys" ? "unknown field" : undefined,
+};
+const positive = z.number(expected("a positive number")).positive(expected("a positive number"));
+const weight = z.number(expected("a non-negative number")).nonnegative(
+  expected("a non-negative number"),
+);
+
+const FAIRSHARE = z.strictObject({
+  by: z.enum(["user", "account"], expected("user or account")).optional(),
+  half_life: positive.optional(),
+  max_age: positive.optional(),
+  weights: z.strictObject({
+    fairshare: weight.optional(),
+    age: weight.optional(),
+    size: weight.optional(),
+  }, unknownField).optional(),
+  shares: z.record(z.string(), positive, expected("a map of user or account to share")).optional(),
+}, unknownField);
+
 const FILE = z.strictObject({
-  queues: z.array(QUEUE, expected("a list of queues")).min(1, "must list at least one queue"),
-}, { error: (issue) => issue.code === "unrecognized_keys" ? "unknown field" : undefined });
+  queues: z.array(QUEUE, expected("a list of queues")).min(1, "must list at least one queue")
+    .optional(),
+  fairshare: FAIRSHARE.optional(),
+}, unknownField);
 
 /**
  * A queue definition as read, with the line it starts on.
@@ -73,6 +97,39 @@ export interface QueueEntry {
  * ```
  */
 export function parseQueues(text: string, file: string): QueueEntry[] {
+  return parseQueuesFile(text, file).queues;
+}
+
+/**
+ * What a queues file says: its queues (none when it has only a `fairshare:`
+ * block) and the `fairshare` picker's settings, when given:
+ *
+ * ```yaml
+ * fairshare:
+ *   by: user               # or account: whose usage counts (default user)
+ *   half_life: 604800      # seconds (default 7 days)
+ *   max_age: 604800        # seconds to the full age factor (default 7 days)
+ *   weights: { fairshare: 1000, age: 100, size: 0 }
+ *   shares: { alice: 2, bob: 1 }   # default 1 each
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { parseQueuesFile } from "./queues_file.ts";
+ * const f = parseQueuesFile("fairshare:\n  half_life: 3600\n  weights: { age: 0 }\n", "q.yaml");
+ * if (f.queues.length !== 0 || f.fairshare?.halfLife !== 3600) throw new Error("fairshare");
+ * try {
+ *   parseQueuesFile("fairshare:\n  half_life: -1\n", "q.yaml");
+ *   throw new Error("a negative half-life must be refused");
+ * } catch (e) {
+ *   if ((e as Error).message !== "q.yaml:2: fairshare.half_life: expected a positive number") throw e;
+ * }
+ * ```
+ */
+export function parseQueuesFile(
+  text: string,
+  file: string,
+): { readonly queues: QueueEntry[]; readonly fairshare?: FairshareSettings } {
   const lines = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: lines });
   if (!Array.isArray(docs)) {
@@ -121,8 +178,12 @@ export function parseQueues(text: string, file: string): QueueEntry[] {
     const path = [...issue.path, ...keys].map((k) => (typeof k === "number" ? k : String(k)));
     throw located(file, lineOf(path), raw, path, issue.message);
   }
+  const data = parsed.data;
+  if (data.queues === undefined && data.fairshare === undefined) {
+    throw new EvtsimError("input", "queues: required (or a fairshare: block)", { file, line: 1 });
+  }
   const seen = new Map<string, number>();
-  return parsed.data.queues.map((q, i) => {
+  const queues = (data.queues ?? []).map((q, i) => {
     const line = lineOf(["queues", i]) ?? 1;
     const first = seen.get(q.name);
     if (first !== undefined) {
@@ -145,6 +206,16 @@ export function parseQueues(text: string, file: string): QueueEntry[] {
     for (const key of Object.keys(q)) fieldLines[key] = lineOf(["queues", i, key]) ?? line;
     return { queue, line, fieldLines };
   });
+  const f = data.fairshare;
+  if (f === undefined) return { queues };
+  const fairshare: FairshareSettings = {
+    ...(f.by === undefined ? {} : { by: f.by }),
+    ...(f.half_life === undefined ? {} : { halfLife: f.half_life }),
+    ...(f.max_age === undefined ? {} : { maxAge: f.max_age }),
+    ...(f.weights === undefined ? {} : { weights: { ...f.weights } }),
+    ...(f.shares === undefined ? {} : { shares: { ...f.shares } }),
+  };
+  return { queues, fairshare };
 }
 
 function located(
@@ -181,11 +252,29 @@ function located(
  * ```
  */
 export async function readQueues(path: string): Promise<QueueEntry[]> {
+  return (await readQueuesFile(path)).queues;
+}
+
+/**
+ * Reads a queues file with its `fairshare:` block (see {@link parseQueuesFile}).
+ *
+ * @example
+ * ```ts
+ * import { readQueuesFile } from "./queues_file.ts";
+ * const path = await Deno.makeTempFile({ suffix: ".yaml" });
+ * await Deno.writeTextFile(path, "fairshare:\n  by: account\n");
+ * if ((await readQueuesFile(path)).fairshare?.by !== "account") throw new Error("read");
+ * await Deno.remove(path);
+ * ```
+ */
+export async function readQueuesFile(
+  path: string,
+): Promise<{ readonly queues: QueueEntry[]; readonly fairshare?: FairshareSettings }> {
   let text: string;
   try {
     text = await Deno.readTextFile(path);
   } catch (e) {
     throw new EvtsimError("input", `cannot read: ${(e as Error).message}`, { file: path });
   }
-  return parseQueues(text, path);
+  return parseQueuesFile(text, path);
 }

@@ -53,6 +53,7 @@ export const ConfigSchema = z.strictObject({
   resourceHistoryCapacity: nat,
   startTime: num,
   capacitySchedule: z.array(z.strictObject({ time: num, capacity: nat })),
+  pickerSettings: z.record(z.string(), z.unknown()).optional(),
 });
 
 const OUTCOME = z.enum(["cancelled", "failed", "killed"]);
@@ -158,6 +159,7 @@ export const SnapshotSchema = z.strictObject({
   stats: StatsSchema,
   finished: z.boolean(),
   overallocationReported: z.boolean(),
+  pickerMemory: z.unknown().optional(),
 });
 
 /** The fields of a job, in the order a job table's columns list them. */

@@ -9,6 +9,18 @@ export {
   conservativeProfileNoCompression,
 } from "./conservative_profile.ts";
 export { easyExtraBackfill } from "./easy_extra.ts";
+export {
+  fairshareFactors,
+  fairsharePicker,
+  type FairshareState,
+  type FairshareUsage,
+  rankFairshare,
+} from "./fairshare.ts";
+export {
+  type FairshareSettings,
+  type ResolvedFairshare,
+  resolveFairshare,
+} from "./fairshare_settings.ts";
 export { limitOrderPicker } from "./limit_order_picker.ts";
 export { orderedPicker, type OrderedPickerOptions } from "./ordered_picker.ts";
 export { defaultRegistry, withPolicies } from "./registry.ts";

@@ -13,6 +13,7 @@ import {
   conservativeProfileNoCompression,
 } from "./conservative_profile.ts";
 import { easyExtraBackfill } from "./easy_extra.ts";
+import { fairsharePicker } from "./fairshare.ts";
 import { limitOrderPicker } from "./limit_order_picker.ts";
 
 const BUILT_IN: PolicyRegistry = Object.freeze({
@@ -20,6 +21,7 @@ const BUILT_IN: PolicyRegistry = Object.freeze({
     ["builtin_fcfs", builtinFcfs as Picker],
     ["sjf", limitOrderPicker(false) as Picker],
     ["ljf", limitOrderPicker(true) as Picker],
+    ["fairshare", fairsharePicker as Picker],
   ]),
   admissions: new Map<string, Admission>([
     ["none", noBackfill],
@@ -32,7 +34,7 @@ const BUILT_IN: PolicyRegistry = Object.freeze({
 });
 
 /**
- * evtsim's own policies: pickers `builtin_fcfs`, `sjf`, `ljf`; admission
+ * evtsim's own policies: pickers `builtin_fcfs`, `sjf`, `ljf`, `fairshare`; admission
  * policies `none`, `easy`, `conservative` (DR_EVT's), and the textbook
  * `easy_extra`, `conservative_profile` and `conservative_profile_no_compression`.
  *
@@ -40,7 +42,7 @@ const BUILT_IN: PolicyRegistry = Object.freeze({
  * ```ts
  * import { defaultRegistry } from "@evtsim/evtsim";
  * const names = [...defaultRegistry().pickers.keys()].join();
- * if (names !== "builtin_fcfs,sjf,ljf") throw new Error(names);
+ * if (names !== "builtin_fcfs,sjf,ljf,fairshare") throw new Error(names);
  * ```
  */
 export function defaultRegistry(): PolicyRegistry {

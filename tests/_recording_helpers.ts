@@ -59,7 +59,14 @@ export const REGISTRY: PolicyRegistry = withPolicies({
 });
 
 /** Every registered picker. */
-export const PICKERS = ["builtin_fcfs", "sjf", "ljf", "smallest_first", "walk_only"] as const;
+export const PICKERS = [
+  "builtin_fcfs",
+  "sjf",
+  "ljf",
+  "fairshare",
+  "smallest_first",
+  "walk_only",
+] as const;
 /** Every admission policy. */
 export const ADMISSIONS = ["none", "easy", "conservative"] as const;
 
@@ -93,7 +100,10 @@ export const arbLivePlan: fc.Arbitrary<LivePlan> = fc.integer({ min: 1, max: 12 
     decisions: fc.constantFrom(false as const, true as const, "heads" as const),
     runTimeMode: fc.constantFrom("actual" as const, "external" as const, "distribution" as const),
     store: fc.constantFrom(0, 3),
-    trace: arbTrace({ totalNodes, maxJobs: 30, allowOversized: true }),
+    // Users for the fairshare picker (some jobs have none).
+    trace: arbTrace({ totalNodes, maxJobs: 30, allowOversized: true }).map((t) =>
+      t.map((j, i) => (i % 4 === 3 ? j : { ...j, user: `u${(i * 7) % 3}` }))
+    ),
     stops: fc.uniqueArray(fc.integer({ min: 1, max: 400 }), { maxLength: 14, size: "max" }).map((
       xs,
     ) => xs.sort((a, b) => a - b)),

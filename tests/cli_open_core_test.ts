@@ -123,7 +123,10 @@ Deno.test("cli: bad pickers, admissions, modules and queue files are one line, e
   await Deno.writeTextFile(`${d}/typo.yaml`, "queues:\n  - name: batch\n    priorty: 2\n");
   await Deno.writeTextFile(`${d}/pick.yaml`, "queues:\n  - name: batch\n    picker: nope\n");
   const cases: [string[], string][] = [
-    [["--picker", "nope"], "evtsim: unknown picker 'nope' (registered: builtin_fcfs, ljf, sjf)"],
+    [
+      ["--picker", "nope"],
+      "evtsim: unknown picker 'nope' (registered: builtin_fcfs, fairshare, ljf, sjf)",
+    ],
     [
       ["--admission", "greedy"],
       "evtsim: unknown backfill policy 'greedy' (registered: conservative, conservative_profile, conservative_profile_no_compression, easy, easy_extra, none)",

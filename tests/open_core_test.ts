@@ -158,7 +158,10 @@ Deno.test("a picker registered by name is found; an unknown name lists the regis
   const s = initialState({ totalNodes: 4, picker: "largest_first" }, { registry });
   assertEquals(s.picker.name, "largest_first");
   const e = evtsimError(() => initialState({ totalNodes: 4, picker: "largest_first" }));
-  assertEquals(e.message, "unknown picker 'largest_first' (registered: builtin_fcfs, ljf, sjf)");
+  assertEquals(
+    e.message,
+    "unknown picker 'largest_first' (registered: builtin_fcfs, fairshare, ljf, sjf)",
+  );
   const a = evtsimError(() => initialState({ totalNodes: 4, backfillPolicy: "greedy" }));
   assertEquals(
     a.message,

@@ -79,7 +79,7 @@ const BAD: { name: string; lines: string[]; line?: number; message: string; dump
     name: "picker nobody registered",
     lines: edit(1, (m) => ((m.state as { config: { picker: string } }).config.picker = "nope")),
     line: 2,
-    message: "unknown picker 'nope' (registered: builtin_fcfs, ljf, sjf)",
+    message: "unknown picker 'nope' (registered: builtin_fcfs, fairshare, ljf, sjf)",
     dump: false,
   },
   {

@@ -91,7 +91,7 @@ Deno.test("snapshot: bad values are one clear error each; the state is never hal
     [{ ...good, config: { ...good.config, totalNodes: 0 } }, "snapshot: config.totalNodes"],
     [
       { ...good, config: { ...good.config, picker: "nobody_registered_this" } },
-      "unknown picker 'nobody_registered_this' (registered: builtin_fcfs, ljf, sjf)",
+      "unknown picker 'nobody_registered_this' (registered: builtin_fcfs, fairshare, ljf, sjf)",
     ],
     [
       { ...good, config: { ...good.config, backfillPolicy: "greedy" } },
