@@ -367,3 +367,34 @@ Deno.test("serve HTTP: stored jobs, job and queue updates, capacity and dropping
     assertEquals(server.sessions.size, 0);
   });
 });
+
+Deno.test("serve HTTP: a fairshare session takes pickerSettings and jobs with users, as the library does", async () => {
+  const settings = { fairshare: { halfLife: 3600, maxAge: 3600, weights: { age: 0 } } };
+  const jobs = [
+    { submitTime: 0, numNodes: 10, timeLimit: 3600, user: "alice" },
+    { submitTime: 100, numNodes: 10, timeLimit: 600, user: "alice" },
+    { submitTime: 200, numNodes: 10, timeLimit: 600, user: "bob" },
+  ];
+  await withServer({}, async (_server, api) => {
+    const { sessionId: id } = await api.ok("POST", "/sessions", {
+      totalNodes: 10,
+      picker: "fairshare",
+      pickerSettings: settings,
+    });
+    await api.ok("POST", `/sessions/${id}/jobs`, { jobs });
+    const out = await api.ok("POST", `/sessions/${id}/finish`, {});
+    const sim = new Simulation({ totalNodes: 10, picker: "fairshare", pickerSettings: settings });
+    sim.appendJobs(jobs);
+    const lib = JSON.parse(JSON.stringify(sim.finish().jobs));
+    assertEquals(out.jobs, lib);
+    // Bob has no usage when alice's first job ends, so his later job goes first.
+    assertEquals(out.jobs.map((r: { beginTime: number }) => r.beginTime), [0, 4200, 3600]);
+    const bad = await api.send("POST", "/sessions", {
+      totalNodes: 10,
+      picker: "fairshare",
+      pickerSettings: { fairshare: { half_life: 3600 } },
+    });
+    assertEquals(bad.status, 400);
+    assert(JSON.stringify(bad.body).includes("half_life"), JSON.stringify(bad.body));
+  });
+});

@@ -15,6 +15,12 @@ export const JobSpecSchema = z.object({
   actualRunTime: z.number().nonnegative().optional(),
   queue: z.string().min(1).max(256).optional(),
   priority: z.number().optional(),
+  user: z.string().min(1).max(256).optional().openapi({
+    description: "Who submitted it (fair share)",
+  }),
+  account: z.string().min(1).max(256).optional().openapi({
+    description: "The account it is charged to (fair share with by: account)",
+  }),
 }).strict().openapi("JobSpec");
 
 /** A queue definition as a request gives it. */
@@ -39,6 +45,10 @@ export const CreateSessionSchema = z.object({
   backfillPolicy: z.enum(["easy", "conservative", "none"]).optional(),
   priorityPolicy: z.enum(["fcfs", "fcfs_alt", "fcfs_conservative", "sjf", "ljf"]).optional(),
   picker: z.string().min(1).optional().openapi({ description: "A registered picker's name" }),
+  pickerSettings: z.record(z.string(), z.unknown()).optional().openapi({
+    description:
+      "Settings per picker name, e.g. { fairshare: { by, halfLife, maxAge, weights, shares } }",
+  }),
   queues: z.array(QueueDefSchema).max(1024).optional(),
   runTimeMode: z.enum(["actual", "limit", "distribution", "external"]).optional(),
   runTimeDistribution: z.enum(["normal", "lognormal", "uniform"]).optional(),

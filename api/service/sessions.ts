@@ -33,6 +33,7 @@ export interface SessionParams extends
     | "runTimeStddev"
     | "seed"
     | "startTime"
+    | "pickerSettings"
   > {
   /** A label, used in recording file names (letters, digits, `.`, `_`, `-`). */
   readonly name?: string;
