@@ -27,6 +27,7 @@ import type {
 } from "../core/resource_model.ts";
 import type { JobRecord } from "../core/types.ts";
 import { insufficientCapacity, topologyFragmented } from "./topology_reasons.ts";
+import { SlotCaches } from "./_topology_slots.ts";
 
 /**
  * A node of a topology cluster: its name, topology labels and capacity.
@@ -65,29 +66,6 @@ export interface TopologyState {
     number,
     { readonly nodes: readonly number[]; readonly replicas: readonly number[] }
   >;
-}
-
-/** At most this many replica shapes keep their slots cached at once. */
-const SLOT_CACHE_SHAPES = 64;
-
-/** The slots of one replica shape in one state (see `slotsFor`). */
-interface SlotCache {
-  readonly state: TopologyState;
-  stamp: number;
-  /** Resource columns a replica needs, and how many units of each. */
-  readonly cols: readonly number[];
-  readonly amounts: readonly number[];
-  readonly slots: Float64Array;
-  total: number;
-  /** Per topology key ("" = global). */
-  readonly domains: Map<string, DomainSlots>;
-}
-
-/** Slots per domain, and the largest domain (first by name with the most). */
-interface DomainSlots {
-  readonly sums: Float64Array;
-  largest: number;
-  largestSlots: number;
 }
 
 interface Domain {
@@ -145,18 +123,14 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   /** Resource names, sorted; `free` has one column per resource. */
   private readonly resources: readonly string[];
   private readonly column = new Map<string, number>();
-  /** Per topology key: each node's domain (its index in `domainCache`'s list). */
-  private readonly domainIndex = new Map<string, Int32Array>();
   /** Domains per topology key, built on first use ("" = the global domain). */
   private readonly domainCache = new Map<string, readonly Domain[]>();
   /** States `beginEdit` returned and `endEdit` has not ended. */
   private readonly editing = new WeakSet<TopologyState>();
-  /** Slots per node for the placement being computed (one of `slotCache`'s arrays). */
+  /** Slots per node for the placement being computed (one of `slotCaches`' arrays). */
   private slots: Float64Array;
-  /** Slots per replica shape (see `slotsFor`). */
-  private readonly slotCache = new Map<string, SlotCache>();
-  /** Bumped by every change to a state (`allocate`, `release`). */
-  private stamp = 0;
+  /** Replica slots per shape, kept up to date as jobs start and end. */
+  private readonly slotCaches: SlotCaches;
 
   constructor(input: readonly TopologyNode[]) {
     const nodes = [...input].sort((a, b) => compareNames(a.name, b.name));
@@ -188,17 +162,22 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     });
     this.initial = Object.freeze({ free, held: new Map() });
     this.slots = new Float64Array(nodes.length);
+    this.slotCaches = new SlotCaches(nodes.length, R, this.column);
   }
 
   place(state: TopologyState, job: JobRecord): PlaceResult {
     const d = demandOf(job);
     const replicas = d.replicas;
-    const shape = this.slotsFor(state, d);
+    const shape = this.slotCaches.slotsFor(state, state.free, d);
     this.slots = shape.slots;
     const clusterSlots = shape.total;
     const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
     const domains = this.domains(key);
-    const { sums: domainSlots, largest, largestSlots } = this.domainSlots(shape, key, domains);
+    const { sums: domainSlots, largest, largestSlots } = this.slotCaches.domainSlots(
+      shape,
+      key ?? "",
+      domains,
+    );
     let bestSlots = Infinity;
     for (let k = 0; k < domains.length; k++) {
       const sum = domainSlots[k];
@@ -273,7 +252,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         `topology cluster: job ${job.id}: allocation holds ${total} replicas, not ${d.replicas}`,
       );
     }
-    this.change(state, nodes, () => this.take(free, d, nodes, replicas, -1));
+    this.slotCaches.change(state, free, nodes, () => this.take(free, d, nodes, replicas, -1));
     (state.held as Map<number, Held>).set(job.id, { nodes, replicas });
     return state;
   }
@@ -284,8 +263,9 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     if (h === undefined) {
       throw new EvtsimError("state", `topology cluster: job ${job.id} holds no resources`);
     }
-    this.change(
+    this.slotCaches.change(
       state,
+      state.free,
       h.nodes,
       () => this.take(state.free, demandOf(job), h.nodes, h.replicas, +1),
     );
@@ -323,137 +303,6 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     }
   }
 
-  /**
-   * Slots per node for `d`'s units per replica, and their total. Placing a
-   * job scans every node, and a backfill pass places every waiting job, so
-   * the slots are cached per replica shape: valid while the same state has
-   * not been changed since (a frozen state never is; the editing copy only
-   * by `allocate` and `release`, which bump `stamp`).
-   */
-  private slotsFor(state: TopologyState, d: ResourceDemand): SlotCache {
-    const cols: number[] = [];
-    const amounts: number[] = [];
-    let unknown = false;
-    let shapeKey = "";
-    for (const r in d.perReplica) {
-      const amount = d.perReplica[r];
-      if (!(amount > 0)) continue;
-      const c = this.column.get(r);
-      if (c === undefined) unknown = true; // no node has any of it
-      else {
-        cols.push(c);
-        amounts.push(amount);
-        shapeKey += `${c}:${amount},`;
-      }
-    }
-    if (unknown || cols.length === 0) {
-      shapeKey = "none";
-      cols.length = 0;
-    }
-    const cached = this.slotCache.get(shapeKey);
-    if (cached !== undefined && cached.state === state && cached.stamp === this.stamp) {
-      return cached;
-    }
-    if (this.slotCache.size >= SLOT_CACHE_SHAPES) this.slotCache.clear();
-    const n = this.names.length;
-    const slots = cached?.slots ?? new Float64Array(n);
-    const entry: SlotCache = {
-      state,
-      stamp: this.stamp,
-      cols,
-      amounts,
-      slots,
-      total: 0,
-      domains: new Map(),
-    };
-    this.slotCache.set(shapeKey, entry);
-    if (shapeKey === "none") {
-      slots.fill(0);
-      return entry;
-    }
-    let total = 0;
-    for (let i = 0; i < n; i++) total += slots[i] = this.nodeSlots(state.free, entry, i);
-    entry.total = total;
-    return entry;
-  }
-
-  /** Replica slots of node `i` for a shape: min over its resources of floor(free / units). */
-  private nodeSlots(free: Float64Array, shape: SlotCache, i: number): number {
-    const cols = shape.cols;
-    const amounts = shape.amounts;
-    const base = i * this.resources.length;
-    let s = Infinity;
-    for (let k = 0; k < cols.length; k++) {
-      const f = free[base + cols[k]];
-      const a = amounts[k];
-      let q = Math.floor(f / a);
-      if (q * a > f) q--; // a quotient rounded up to the next integer
-      if (q < s) s = q;
-    }
-    return s;
-  }
-
-  /**
-   * Applies a change to `nodes` of `state` and keeps the slot caches of
-   * `state` that were current: only those nodes' slots (and their domains'
-   * sums) are recomputed, as a backfill pass starts jobs between placements.
-   */
-  private change(state: TopologyState, nodes: readonly number[], apply: () => void): void {
-    const current: SlotCache[] = [];
-    for (const e of this.slotCache.values()) {
-      if (e.state === state && e.stamp === this.stamp && e.cols.length > 0) current.push(e);
-    }
-    apply();
-    this.stamp++;
-    for (const e of current) {
-      for (const i of nodes) {
-        const delta = this.nodeSlots(state.free, e, i) - e.slots[i];
-        if (delta === 0) continue;
-        e.slots[i] += delta;
-        e.total += delta;
-        for (const [key, ds] of e.domains) ds.sums[this.domainIndex.get(key)![i]] += delta;
-      }
-      for (const ds of e.domains.values()) {
-        ds.largest = -1;
-        ds.largestSlots = 0;
-        for (let k = 0; k < ds.sums.length; k++) {
-          if (ds.largest < 0 || ds.sums[k] > ds.largestSlots) {
-            ds.largest = k;
-            ds.largestSlots = ds.sums[k];
-          }
-        }
-      }
-      e.stamp = this.stamp;
-    }
-  }
-
-  /** Slots per domain of `key`, and the largest (first by name with the most), cached with the slots. */
-  private domainSlots(
-    shape: SlotCache,
-    key: string | undefined,
-    domains: readonly Domain[],
-  ): DomainSlots {
-    const cached = shape.domains.get(key ?? "");
-    if (cached !== undefined) return cached;
-    const slots = shape.slots;
-    const sums = new Float64Array(domains.length);
-    let largest = -1;
-    let largestSlots = 0;
-    for (let k = 0; k < domains.length; k++) {
-      const members = domains[k].nodes;
-      let sum = 0;
-      for (let j = 0; j < members.length; j++) sum += slots[members[j]];
-      sums[k] = sum;
-      if (largest < 0 || sum > largestSlots) {
-        largest = k;
-        largestSlots = sum;
-      }
-    }
-    const result = { sums, largest, largestSlots };
-    shape.domains.set(key ?? "", result);
-    return result;
-  }
-
   /** The domains of `key` (undefined: the one `global` domain), in name order. */
   private domains(key: string | undefined): readonly Domain[] {
     const cacheKey = key ?? "";
@@ -476,9 +325,6 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       }));
     }
     this.domainCache.set(cacheKey, domains);
-    const index = new Int32Array(this.names.length);
-    domains.forEach((domain, k) => domain.nodes.forEach((i) => index[i] = k));
-    this.domainIndex.set(cacheKey, index);
     return domains;
   }
 
