@@ -12,7 +12,7 @@
 // round, time, …); the log's longer spellings (jobId, numNodes, timeLimit)
 // are accepted in filters too.
 
-import type { DecisionRow } from "../core/decisions.ts";
+import { type DecisionRow, PEND_REASON_CODES } from "../core/decisions.ts";
 import type { SimState } from "../core/state.ts";
 import type { JobRecord } from "../core/types.ts";
 import type { Candidate } from "./_repl_types.ts";
@@ -41,14 +41,6 @@ export interface ReplEvent {
 
 type FieldKind = "number" | "string" | "boolean" | readonly string[];
 
-const PEND_CODES = [
-  "insufficient_nodes",
-  "reservation_blocked",
-  "behind_head",
-  "backfill_skipped",
-  "queue_limit",
-  "queue_closed",
-] as const;
 const STATES = ["RUN", "DONE", "FAILED", "KILLED", "CANCELLED"] as const;
 
 /** The fields of each event type and their kinds. */
@@ -76,7 +68,7 @@ const FIELDS: Readonly<Record<EventType, Readonly<Record<string, FieldKind>>>> =
     job: "number",
     nodes: "number",
     backfill: "boolean",
-    reason: PEND_CODES,
+    reason: PEND_REASON_CODES,
     queue: "string",
     round: "number",
     time: "number",

@@ -40,6 +40,33 @@ export type PendReasonCode =
   | "topology_fragmented"
   | "head_of_line_blocked";
 
+// A record, so that the compiler sees a code missing from the list.
+const CODES: Readonly<Record<PendReasonCode, true>> = {
+  insufficient_nodes: true,
+  reservation_blocked: true,
+  behind_head: true,
+  backfill_skipped: true,
+  queue_limit: true,
+  queue_closed: true,
+  insufficient_capacity: true,
+  topology_fragmented: true,
+  head_of_line_blocked: true,
+};
+
+/**
+ * Every pend reason code, for readers that check codes (the `.replay` log
+ * reader, the REPL's breakpoint filters).
+ *
+ * @example
+ * ```ts
+ * import { PEND_REASON_CODES } from "./decisions.ts";
+ * if (!PEND_REASON_CODES.includes("queue_closed")) throw new Error("listed");
+ * ```
+ */
+export const PEND_REASON_CODES = Object.freeze(
+  Object.keys(CODES) as [PendReasonCode, ...PendReasonCode[]],
+);
+
 /**
  * A pend reason: its code, a one-line message, and the facts behind it.
  *

@@ -5,24 +5,13 @@
 // when it is loaded.
 
 import { z } from "zod/v4";
+import { PEND_REASON_CODES } from "../core/decisions.ts";
 
 const num = z.number();
 const int = z.number().int();
 const nat = int.min(0);
 const u32 = nat.max(0xffffffff);
 const name = z.string().min(1);
-
-const PEND_CODES = [
-  "insufficient_nodes",
-  "reservation_blocked",
-  "behind_head",
-  "backfill_skipped",
-  "queue_limit",
-  "queue_closed",
-  "insufficient_capacity",
-  "topology_fragmented",
-  "head_of_line_blocked",
-] as const;
 
 /** A queue definition; `maxRunning: null` means explicitly no limit. */
 export const QueueDefSchema = z.strictObject({
@@ -142,7 +131,7 @@ export const SnapshotSchema = z.strictObject({
   liveEvents: z.array(LiveEventSchema),
   liveSeq: nat,
   round: nat,
-  pendCodes: z.array(z.tuple([nat, z.enum(PEND_CODES)])),
+  pendCodes: z.array(z.tuple([nat, z.enum(PEND_REASON_CODES)])),
   events: z.array(z.strictObject({
     time: num,
     kind: z.union([z.literal(0), z.literal(1)]),
@@ -276,7 +265,7 @@ export const InputSchema = z.discriminatedUnion("kind", [
 ]);
 
 const REASON = z.strictObject({
-  code: z.enum(PEND_CODES),
+  code: z.enum(PEND_REASON_CODES),
   message: z.string(),
   needed: num.optional(),
   free: num.optional(),
