@@ -190,15 +190,17 @@ export async function replayCommand(
 
   const log = LogReader.open(path, "log");
   const alt = altPath === undefined ? undefined : LogReader.open(altPath, "events");
+  // What the re-simulation reads and changes, interactive or not.
+  const source = {
+    log,
+    ...(alt === undefined ? {} : { events: alt }),
+    ...(startTime === undefined ? {} : { startTime }),
+    ...(Object.keys(change).length === 0 ? {} : { reconfigure: change }),
+  };
 
   if (interactive) {
     try {
-      const sim = new Resimulation({
-        log,
-        ...(alt === undefined ? {} : { events: alt }),
-        ...(startTime === undefined ? {} : { startTime }),
-        ...(Object.keys(change).length === 0 ? {} : { reconfigure: change }),
-      });
+      const sim = new Resimulation(source);
       const { runRepl } = await import("./replay_repl.ts");
       const code = await runRepl(sim, con, {
         file: path,
@@ -227,10 +229,7 @@ export async function replayCommand(
   };
   try {
     const sim = new Resimulation({
-      log,
-      ...(alt === undefined ? {} : { events: alt }),
-      ...(startTime === undefined ? {} : { startTime }),
-      ...(Object.keys(change).length === 0 ? {} : { reconfigure: change }),
+      ...source,
       verify,
       ...(writer !== undefined
         ? { output: { write: (t: string) => writer.line(t.slice(0, -1)) } }
