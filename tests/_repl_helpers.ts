@@ -9,6 +9,25 @@ import { assert, assertEquals } from "./_assert.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
+/**
+ * Issue 12's acceptance walk on the demo log: write the decisions to `out`,
+ * break on job 3's DISPATCH, see it wait, step it to running, go back one
+ * step (waiting again), then run to the end.
+ */
+export function dispatchWalk(out: string): string[] {
+  return [
+    `set output ${out}`,
+    "break DECISION type=DISPATCH job=3",
+    "continue",
+    "info job 3",
+    "step",
+    "info job 3",
+    "back 1",
+    "info job 3",
+    "continue",
+  ];
+}
+
 /** Records the queued demo run (2000 jobs, queues pbatch and pdebug) into `dir/base.replay`. */
 export async function recordDemo(dir: string): Promise<string> {
   const log = `${dir}/base.replay`;

@@ -6,7 +6,7 @@
 // ends the session (exit 0), and a broken log is one line and exit 1.
 
 import { cliCommand, recordProcessRun, runCliProcess, STACK_FRAME } from "./_cli.ts";
-import { recordDemo, transcript } from "./_repl_helpers.ts";
+import { dispatchWalk, recordDemo, transcript } from "./_repl_helpers.ts";
 import { assert, assertEquals } from "./_assert.ts";
 
 /** Runs `evtsim ARGS` as a process with `input` on its stdin. */
@@ -37,18 +37,7 @@ Deno.test("process: replay -i driven through stdin: break, continue, info job, s
   const out = `${dir}/interactive.replay`;
   const r = await withStdin(
     ["replay", log, "--interactive"],
-    [
-      `set output ${out}`,
-      "break DECISION type=DISPATCH job=3",
-      "continue",
-      "info job 3",
-      "step",
-      "info job 3",
-      "back 1",
-      "info job 3",
-      "continue",
-      "", // an empty line does nothing
-    ].join("\n") + "\n",
+    [...dispatchWalk(out), ""].join("\n") + "\n", // an empty line does nothing
   );
   assertEquals(r.code, 0, r.err);
   assert(!STACK_FRAME.test(r.err), r.err);

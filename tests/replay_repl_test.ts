@@ -8,7 +8,13 @@
 import { parseLog } from "../io/replay_reader.ts";
 import { HELP } from "../cli/_repl_commands.ts";
 import { runCli } from "./_cli.ts";
-import { assertOneError, recordDemo, recordLiveEvents, repl } from "./_repl_helpers.ts";
+import {
+  assertOneError,
+  dispatchWalk,
+  recordDemo,
+  recordLiveEvents,
+  repl,
+} from "./_repl_helpers.ts";
 import { assert, assertEquals } from "./_assert.ts";
 
 async function tempDir(): Promise<string> {
@@ -24,15 +30,7 @@ Deno.test("REPL: break on a DISPATCH, the job waits with its reason, step runs i
   assertEquals((await runCli(["replay", DEMO, "--output", ref])).code, 0);
   const out = `${dir}/repl.replay`;
   const r = await repl(DEMO, [
-    `set output ${out}`,
-    "break DECISION type=DISPATCH job=3",
-    "continue",
-    "info job 3",
-    "step",
-    "info job 3",
-    "back 1",
-    "info job 3",
-    "continue",
+    ...dispatchWalk(out),
     "quit",
     "info summary", // never read: quit ended the session
   ]);
