@@ -1,0 +1,494 @@
+// A real single-node Slurm on localhost for tests (issue 17): Debian's
+// `munged`, `slurmctld` and `slurmd`, installed with apt when missing, run as
+// child processes of the test with every file (munge key and socket,
+// slurm.conf, state, spool, logs) in one temporary folder, and stopped by
+// `stop()`. Where Slurm cannot be installed or does not come up,
+// `startSlurmCluster` returns `{ skip: reason }` instead.
+//
+// Usage:
+//
+//   const c = await startSlurmCluster();
+//   if ("skip" in c) { console.log(`skipped: ${c.skip}`); return; }
+//   try {
+//     const r = await c.run(["sbatch", "--parsable", "--wrap", "true"]);
+//     await c.waitForJob(r.stdout.trim().split(";")[0], 30_000);
+//   } finally {
+//     await c.stop();
+//   }
+//
+// Child processes that talk to this Slurm (sbatch, squeue, scancel, an
+// `evtsim` that calls sbatch) need `c.env` (PATH with the sbin folders,
+// SLURM_CONF, HOME): pass it as their environment.
+
+/** What a command run printed, and its exit code. */
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of {@link SlurmCluster.run}. */
+export interface RunOptions {
+  /** Working directory (default: the cluster's folder, so stray slurm-*.out land there). */
+  readonly cwd?: string;
+  /** Extra environment variables on top of {@link SlurmCluster.env}. */
+  readonly env?: Record<string, string>;
+}
+
+/** A running single-node Slurm. */
+export interface SlurmCluster {
+  /** The environment for child processes: the test's, plus PATH (with sbin) and SLURM_CONF. */
+  readonly env: Record<string, string>;
+  /** The temporary folder holding everything (removed by stop). */
+  readonly dir: string;
+  /** The node's name (the short host name). */
+  readonly hostname: string;
+  /** Path of the generated slurm.conf. */
+  readonly conf: string;
+  /** Runs a command (e.g. sbatch, squeue, scancel) with {@link env}. */
+  run(cmd: string[], opts?: RunOptions): Promise<RunResult>;
+  /**
+   * Waits until `squeue` no longer lists the job (or any task of the array
+   * job), i.e. every task has finished, failed or been cancelled. Throws
+   * after `timeoutMs`.
+   */
+  waitForJob(jobId: string, timeoutMs?: number): Promise<void>;
+  /** The last lines of the daemons' logs, for failure messages. */
+  logTail(lines?: number): string;
+  /**
+   * Cancels every job, stops slurmd, slurmctld and munged (SIGTERM, SIGKILL
+   * after 10 s), kills any process left over from this cluster, and removes
+   * the folder. Safe to call twice.
+   */
+  stop(): Promise<void>;
+}
+
+/** Returned by {@link startSlurmCluster} when Slurm cannot be used here. */
+export interface SlurmSkip {
+  skip: string;
+}
+
+const PACKAGES = ["munge", "slurmctld", "slurmd", "slurm-client"];
+const BINARIES = ["munged", "slurmctld", "slurmd", "sbatch", "squeue", "scancel", "sinfo"];
+const DAEMONS = ["munged", "slurmctld", "slurmd", "slurmstepd"];
+/** Prefix of the temporary folder; also marks this harness's processes. */
+const PREFIX = "evtsim-slurm-";
+
+const decoder = new TextDecoder();
+
+function basePath(): string {
+  const parts = (Deno.env.get("PATH") ?? "").split(":").filter((p) => p !== "");
+  for (const p of ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]) {
+    if (!parts.includes(p)) parts.push(p);
+  }
+  return parts.join(":");
+}
+
+function which(name: string, path: string): string | undefined {
+  for (const d of path.split(":")) {
+    try {
+      const st = Deno.statSync(`${d}/${name}`);
+      if (st.isFile && ((st.mode ?? 0) & 0o111) !== 0) return `${d}/${name}`;
+    } catch {
+      // not there
+    }
+  }
+  return undefined;
+}
+
+async function exec(
+  cmd: string[],
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<RunResult> {
+  try {
+    const r = await new Deno.Command(cmd[0], {
+      args: cmd.slice(1),
+      env,
+      cwd,
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return { code: r.code, stdout: decoder.decode(r.stdout), stderr: decoder.decode(r.stderr) };
+  } catch (e) {
+    return { code: 127, stdout: "", stderr: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Processes (pid, comm, cmdline) as /proc lists them. */
+function processes(): { pid: number; comm: string; cmdline: string; environ: string }[] {
+  const out: { pid: number; comm: string; cmdline: string; environ: string }[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const comm = Deno.readTextFileSync(`/proc/${e.name}/comm`).trim();
+      const cmdline = Deno.readTextFileSync(`/proc/${e.name}/cmdline`).replaceAll("\0", " ");
+      let environ = "";
+      try {
+        environ = Deno.readTextFileSync(`/proc/${e.name}/environ`);
+      } catch {
+        // not readable
+      }
+      out.push({ pid: Number(e.name), comm, cmdline, environ });
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+/**
+ * Pids of processes belonging to the cluster in `dir`: the daemons, the
+ * slurmstepds and the job processes (all carry the folder in their command
+ * line or in SLURM_CONF). The calling process is never included.
+ */
+export function clusterProcesses(dir: string): number[] {
+  return processes()
+    .filter((p) => p.pid !== Deno.pid && (p.cmdline.includes(dir) || p.environ.includes(dir)))
+    .map((p) => p.pid);
+}
+
+function daemonPids(): Set<number> {
+  return new Set(processes().filter((p) => DAEMONS.includes(p.comm)).map((p) => p.pid));
+}
+
+/**
+ * Installs munge and Slurm with apt-get when a binary is missing. Returns a
+ * reason string when that is impossible. Daemons that the packages' postinst
+ * scripts start are killed (a policy-rc.d answering 101 is put in place for
+ * the install when there is none).
+ */
+async function ensureInstalled(path: string): Promise<string | undefined> {
+  const missing = BINARIES.filter((b) => which(b, path) === undefined);
+  if (missing.length === 0) return undefined;
+  if (Deno.uid() !== 0) return `not root, cannot install ${PACKAGES.join(" ")} (missing ${missing})`;
+  const aptGet = which("apt-get", path);
+  if (aptGet === undefined) return `no apt-get to install ${PACKAGES.join(" ")} (missing ${missing})`;
+  const env = { ...Deno.env.toObject(), PATH: path, DEBIAN_FRONTEND: "noninteractive" };
+  const policy = "/usr/sbin/policy-rc.d";
+  let ownPolicy = false;
+  try {
+    Deno.statSync(policy);
+  } catch {
+    try {
+      Deno.writeTextFileSync(policy, "#!/bin/sh\nexit 101\n", { mode: 0o755 });
+      ownPolicy = true;
+    } catch {
+      // go on without it; started daemons are killed below
+    }
+  }
+  const before = daemonPids();
+  const install = [
+    aptGet,
+    "install",
+    "-y",
+    "-q",
+    "--no-install-recommends",
+    "-o",
+    "DPkg::Lock::Timeout=300",
+    ...PACKAGES,
+  ];
+  console.log(`slurm harness: installing ${PACKAGES.join(" ")} with apt-get (missing ${missing})`);
+  let r = await exec(install, env);
+  if (r.code !== 0) {
+    // Stale package lists: update once and try again.
+    await exec([aptGet, "update", "-q", "-o", "DPkg::Lock::Timeout=300"], env);
+    r = await exec(install, env);
+  }
+  if (ownPolicy) {
+    try {
+      Deno.removeSync(policy);
+    } catch {
+      // already gone
+    }
+  }
+  // Daemons started by postinst (not by a harness: those have our folder in argv).
+  for (const p of processes()) {
+    if (DAEMONS.includes(p.comm) && !before.has(p.pid) && !p.cmdline.includes(PREFIX)) {
+      try {
+        Deno.kill(p.pid, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+  }
+  if (r.code !== 0) {
+    const tail = (r.stderr || r.stdout).trim().split("\n").slice(-5).join("\n");
+    return `apt-get install ${PACKAGES.join(" ")} failed (exit ${r.code}): ${tail}`;
+  }
+  const still = BINARIES.filter((b) => which(b, path) === undefined);
+  if (still.length > 0) return `after apt-get install, still missing: ${still}`;
+  return undefined;
+}
+
+/** A free TCP port on 127.0.0.1 that is also free at +1 (some daemons take a range). */
+function freePort(exclude: number[]): number {
+  for (let i = 0; i < 200; i++) {
+    const port = 20000 + Math.floor(Math.random() * 40000);
+    if (exclude.includes(port)) continue;
+    try {
+      const l = Deno.listen({ hostname: "0.0.0.0", port });
+      l.close();
+      return port;
+    } catch {
+      // taken
+    }
+  }
+  throw new Error("no free port found");
+}
+
+function slurmConf(o: {
+  dir: string;
+  host: string;
+  cpus: number;
+  ctldPort: number;
+  slurmdPort: number;
+}): string {
+  const d = o.dir;
+  return [
+    "ClusterName=evtsimtest",
+    `SlurmctldHost=${o.host}(127.0.0.1)`,
+    `SlurmctldPort=${o.ctldPort}`,
+    `SlurmdPort=${o.slurmdPort}`,
+    "SlurmUser=root",
+    "SlurmdUser=root",
+    "AuthType=auth/munge",
+    "CredType=cred/munge",
+    `AuthInfo=socket=${d}/munge.socket`,
+    `StateSaveLocation=${d}/state`,
+    `SlurmdSpoolDir=${d}/spool`,
+    `SlurmctldPidFile=${d}/slurmctld.pid`,
+    `SlurmdPidFile=${d}/slurmd.pid`,
+    `SlurmctldLogFile=${d}/slurmctld.log`,
+    `SlurmdLogFile=${d}/slurmd.log`,
+    "SlurmctldDebug=info",
+    "SlurmdDebug=info",
+    "ProctrackType=proctrack/linuxproc",
+    "TaskPlugin=task/none",
+    "JobAcctGatherType=jobacct_gather/none",
+    "AccountingStorageType=accounting_storage/none",
+    "JobCompType=jobcomp/none",
+    "SwitchType=switch/none",
+    "MpiDefault=none",
+    "SelectType=select/cons_tres",
+    "SelectTypeParameters=CR_Core",
+    "SchedulerType=sched/builtin",
+    "ReturnToService=2",
+    "SlurmctldTimeout=30",
+    "SlurmdTimeout=30",
+    "InactiveLimit=0",
+    "MinJobAge=2",
+    "KillWait=2",
+    "Waittime=0",
+    "MaxArraySize=10001",
+    `NodeName=${o.host} NodeAddr=127.0.0.1 CPUs=${o.cpus} RealMemory=1000 State=UNKNOWN`,
+    "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
+    "",
+  ].join("\n");
+}
+
+function tail(file: string, n: number): string {
+  try {
+    const lines = Deno.readTextFileSync(file).trimEnd().split("\n");
+    return lines.slice(-n).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+/**
+ * Starts munged, slurmctld and slurmd in a new temporary folder and waits
+ * (up to `readyTimeoutMs`, default 60 s) until the node is idle. Installs the
+ * packages first when missing. Returns `{ skip }` with a reason when Slurm
+ * cannot be installed or does not come up (everything started is stopped).
+ */
+export async function startSlurmCluster(
+  readyTimeoutMs = 60_000,
+): Promise<SlurmCluster | SlurmSkip> {
+  if (Deno.build.os !== "linux") return { skip: `Slurm harness needs Linux (${Deno.build.os})` };
+  const path = basePath();
+  const why = await ensureInstalled(path);
+  if (why !== undefined) return { skip: why };
+
+  const host = Deno.hostname().split(".")[0];
+  const dir = await Deno.makeTempDir({ prefix: PREFIX });
+  await Deno.chmod(dir, 0o755);
+  for (const sub of ["state", "spool", "munge"]) await Deno.mkdir(`${dir}/${sub}`, { mode: 0o700 });
+  const conf = `${dir}/slurm.conf`;
+  const env: Record<string, string> = {
+    ...Deno.env.toObject(),
+    PATH: path,
+    SLURM_CONF: conf,
+  };
+  if (env.HOME === undefined) env.HOME = "/root";
+  // The submitter's SLURM_* (e.g. inside a Slurm job) must not leak into ours.
+  for (const k of Object.keys(env)) {
+    if (k.startsWith("SLURM_") && k !== "SLURM_CONF") delete env[k];
+  }
+
+  const children: { name: string; child: Deno.ChildProcess }[] = [];
+  let stopped = false;
+
+  const spawn = (name: string, argv: string[], log: string) => {
+    const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+    const child = new Deno.Command("/bin/sh", {
+      args: ["-c", `exec ${argv.map(q).join(" ")} >>${q(log)} 2>&1`],
+      env,
+      clearEnv: true,
+      cwd: dir,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    children.push({ name, child });
+    return child;
+  };
+
+  const logTail = (n = 15) =>
+    ["munged", "slurmctld", "slurmd"].map((d) =>
+      `--- ${d}.log ---\n${tail(`${dir}/${d}.log`, n)}\n--- ${d}.out ---\n${
+        tail(`${dir}/${d}.out`, n)
+      }`
+    ).join("\n");
+
+  const run = (cmd: string[], opts: RunOptions = {}) =>
+    exec(cmd, { ...env, ...(opts.env ?? {}) }, opts.cwd ?? dir);
+
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    // Cancel every job while slurmctld still runs.
+    if (children.some((c) => c.name === "slurmctld")) {
+      const q = await run(["squeue", "-h", "-o", "%A"]);
+      const ids = [...new Set(q.stdout.split("\n").map((s) => s.trim()).filter((s) => s))];
+      if (ids.length > 0) {
+        await run(["scancel", ...ids]);
+        const end = Date.now() + 10_000;
+        while (Date.now() < end) {
+          const r = await run(["squeue", "-h", "-o", "%A"]);
+          if (r.code !== 0 || r.stdout.trim() === "") break;
+          await sleep(200);
+        }
+      }
+    }
+    // Daemons in reverse start order: slurmd, slurmctld, munged.
+    for (const { child } of [...children].reverse()) {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // already exited
+      }
+      const t = setTimeout(() => {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // exited meanwhile
+        }
+      }, 10_000);
+      await child.status;
+      clearTimeout(t);
+    }
+    // slurmstepd and job processes detach from slurmd: kill what is left.
+    for (let i = 0; i < 20; i++) {
+      const left = clusterProcesses(dir);
+      if (left.length === 0) break;
+      for (const pid of left) {
+        try {
+          Deno.kill(pid, i < 5 ? "SIGTERM" : "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+      await sleep(100);
+    }
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  };
+
+  const fail = async (reason: string): Promise<SlurmSkip> => {
+    const logs = logTail();
+    await stop();
+    return { skip: `${reason}\n${logs}` };
+  };
+
+  try {
+    // munge: a fresh key, socket, pid, log and seed files in the folder.
+    const key = new Uint8Array(1024);
+    crypto.getRandomValues(key);
+    await Deno.writeFile(`${dir}/munge/munge.key`, key, { mode: 0o400 });
+    await Deno.chmod(`${dir}/munge/munge.key`, 0o400);
+    const munged = which("munged", path)!;
+    spawn("munged", [
+      munged,
+      "--foreground",
+      "--force",
+      `--key-file=${dir}/munge/munge.key`,
+      `--socket=${dir}/munge.socket`,
+      `--pid-file=${dir}/munge/munged.pid`,
+      `--log-file=${dir}/munged.log`,
+      `--seed-file=${dir}/munge/munged.seed`,
+    ], `${dir}/munged.out`);
+    for (let i = 0; ; i++) {
+      try {
+        if (Deno.statSync(`${dir}/munge.socket`).isSocket) break;
+      } catch {
+        // not yet
+      }
+      if (i > 100) return await fail("munged did not create its socket within 10 s");
+      await sleep(100);
+    }
+
+    const ctldPort = freePort([]);
+    const slurmdPort = freePort([ctldPort, ctldPort + 1]);
+    const cpus = navigator.hardwareConcurrency || 1;
+    await Deno.writeTextFile(conf, slurmConf({ dir, host, cpus, ctldPort, slurmdPort }));
+    spawn(
+      "slurmctld",
+      [which("slurmctld", path)!, "-D", "-i", "-f", conf],
+      `${dir}/slurmctld.out`,
+    );
+    spawn("slurmd", [which("slurmd", path)!, "-D", "-f", conf, "-N", host], `${dir}/slurmd.out`);
+
+    const end = Date.now() + readyTimeoutMs;
+    let last = "";
+    while (true) {
+      const r = await run(["sinfo", "-h", "-N", "-o", "%N %t"]);
+      last = (r.stdout + r.stderr).trim();
+      if (r.code === 0 && /^\S+ idle$/m.test(last)) break;
+      if (/\b(down|drain|fail)/.test(last)) {
+        // ReturnToService=2 should bring it back; nudge it.
+        await run(["scontrol", "update", `NodeName=${host}`, "State=RESUME"]);
+      }
+      if (Date.now() > end) {
+        return await fail(
+          `Slurm node not idle within ${readyTimeoutMs / 1000} s (sinfo: ${last})`,
+        );
+      }
+      await sleep(250);
+    }
+  } catch (e) {
+    return await fail(`starting Slurm failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+
+  const waitForJob = async (jobId: string, timeoutMs = 60_000) => {
+    const end = Date.now() + timeoutMs;
+    while (true) {
+      const r = await run(["squeue", "-h", "-j", jobId, "-o", "%i %T"]);
+      // Once the job (all of its array tasks) left the queue and MinJobAge
+      // purged it, squeue says "Invalid job id specified" (exit 1).
+      if (r.code === 0 && r.stdout.trim() === "") return;
+      if (r.code !== 0 && /Invalid job id/i.test(r.stderr)) return;
+      if (Date.now() > end) {
+        throw new Error(
+          `job ${jobId} still queued after ${timeoutMs} ms: ${r.stdout}${r.stderr}\n${logTail()}`,
+        );
+      }
+      await sleep(250);
+    }
+  };
+
+  return { env, dir, hostname: host, conf, run, waitForJob, logTail, stop };
+}
