@@ -119,23 +119,28 @@ async function exec(
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Processes (pid, comm, cmdline) as /proc lists them. */
-function processes(): { pid: number; comm: string; cmdline: string; environ: string }[] {
-  const out: { pid: number; comm: string; cmdline: string; environ: string }[] = [];
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    try {
-      const comm = Deno.readTextFileSync(`/proc/${e.name}/comm`).trim();
-      const cmdline = Deno.readTextFileSync(`/proc/${e.name}/cmdline`).replaceAll("\0", " ");
-      let environ = "";
-      try {
-        environ = Deno.readTextFileSync(`/proc/${e.name}/environ`);
-      } catch {
-        // not readable
-      }
-      out.push({ pid: Number(e.name), comm, cmdline, environ });
-    } catch {
-      // gone
+interface Proc {
+  pid: number;
+  comm: string;
+  /** The command line followed by the environment (`ps e`). */
+  argsEnv: string;
+}
+
+/** Every process as `ps` lists it (reading /proc directly needs --allow-all). */
+async function processes(): Promise<Proc[]> {
+  const env = Deno.env.toObject();
+  const comms = await exec(["ps", "-e", "-o", "pid=,comm="], env);
+  const args = await exec(["ps", "-e", "-ww", "e", "-o", "pid=,args="], env);
+  const byPid = new Map<number, string>();
+  for (const line of args.stdout.split("\n")) {
+    const m = /^\s*(\d+)\s(.*)$/.exec(line);
+    if (m) byPid.set(Number(m[1]), m[2]);
+  }
+  const out: Proc[] = [];
+  for (const line of comms.stdout.split("\n")) {
+    const m = /^\s*(\d+)\s+(.*)$/.exec(line);
+    if (m) {
+      out.push({ pid: Number(m[1]), comm: m[2].trim(), argsEnv: byPid.get(Number(m[1])) ?? "" });
     }
   }
   return out;
@@ -146,14 +151,14 @@ function processes(): { pid: number; comm: string; cmdline: string; environ: str
  * slurmstepds and the job processes (all carry the folder in their command
  * line or in SLURM_CONF). The calling process is never included.
  */
-export function clusterProcesses(dir: string): number[] {
-  return processes()
-    .filter((p) => p.pid !== Deno.pid && (p.cmdline.includes(dir) || p.environ.includes(dir)))
+export async function clusterProcesses(dir: string): Promise<number[]> {
+  return (await processes())
+    .filter((p) => p.pid !== Deno.pid && p.argsEnv.includes(dir) && p.comm !== "ps")
     .map((p) => p.pid);
 }
 
-function daemonPids(): Set<number> {
-  return new Set(processes().filter((p) => DAEMONS.includes(p.comm)).map((p) => p.pid));
+async function daemonPids(): Promise<Set<number>> {
+  return new Set((await processes()).filter((p) => DAEMONS.includes(p.comm)).map((p) => p.pid));
 }
 
 /**
@@ -165,9 +170,13 @@ function daemonPids(): Set<number> {
 async function ensureInstalled(path: string): Promise<string | undefined> {
   const missing = BINARIES.filter((b) => which(b, path) === undefined);
   if (missing.length === 0) return undefined;
-  if (Deno.uid() !== 0) return `not root, cannot install ${PACKAGES.join(" ")} (missing ${missing})`;
+  if (Deno.uid() !== 0) {
+    return `not root, cannot install ${PACKAGES.join(" ")} (missing ${missing})`;
+  }
   const aptGet = which("apt-get", path);
-  if (aptGet === undefined) return `no apt-get to install ${PACKAGES.join(" ")} (missing ${missing})`;
+  if (aptGet === undefined) {
+    return `no apt-get to install ${PACKAGES.join(" ")} (missing ${missing})`;
+  }
   const env = { ...Deno.env.toObject(), PATH: path, DEBIAN_FRONTEND: "noninteractive" };
   const policy = "/usr/sbin/policy-rc.d";
   let ownPolicy = false;
@@ -181,7 +190,7 @@ async function ensureInstalled(path: string): Promise<string | undefined> {
       // go on without it; started daemons are killed below
     }
   }
-  const before = daemonPids();
+  const before = await daemonPids();
   const install = [
     aptGet,
     "install",
@@ -207,8 +216,8 @@ async function ensureInstalled(path: string): Promise<string | undefined> {
     }
   }
   // Daemons started by postinst (not by a harness: those have our folder in argv).
-  for (const p of processes()) {
-    if (DAEMONS.includes(p.comm) && !before.has(p.pid) && !p.cmdline.includes(PREFIX)) {
+  for (const p of await processes()) {
+    if (DAEMONS.includes(p.comm) && !before.has(p.pid) && !p.argsEnv.includes(PREFIX)) {
       try {
         Deno.kill(p.pid, "SIGKILL");
       } catch {
@@ -285,6 +294,7 @@ function slurmConf(o: {
     "KillWait=2",
     "Waittime=0",
     "MaxArraySize=10001",
+    "MailProg=/bin/true",
     `NodeName=${o.host} NodeAddr=127.0.0.1 CPUs=${o.cpus} RealMemory=1000 State=UNKNOWN`,
     "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
     "",
@@ -394,7 +404,7 @@ export async function startSlurmCluster(
     }
     // slurmstepd and job processes detach from slurmd: kill what is left.
     for (let i = 0; i < 20; i++) {
-      const left = clusterProcesses(dir);
+      const left = await clusterProcesses(dir);
       if (left.length === 0) break;
       for (const pid of left) {
         try {
@@ -431,7 +441,7 @@ export async function startSlurmCluster(
       `--log-file=${dir}/munged.log`,
       `--seed-file=${dir}/munge/munged.seed`,
     ], `${dir}/munged.out`);
-    for (let i = 0; ; i++) {
+    for (let i = 0;; i++) {
       try {
         if (Deno.statSync(`${dir}/munge.socket`).isSocket) break;
       } catch {
