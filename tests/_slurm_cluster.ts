@@ -320,6 +320,8 @@ export async function startSlurmCluster(
   readyTimeoutMs = 60_000,
 ): Promise<SlurmCluster | SlurmSkip> {
   if (Deno.build.os !== "linux") return { skip: `Slurm harness needs Linux (${Deno.build.os})` };
+  // slurmd launches jobs as their submitter and slurmctld runs as SlurmUser=root.
+  if (Deno.uid() !== 0) return { skip: "the Slurm harness runs slurmd and slurmctld as root" };
   const path = basePath();
   const why = await ensureInstalled(path);
   if (why !== undefined) return { skip: why };

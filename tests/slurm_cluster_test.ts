@@ -50,10 +50,11 @@ Deno.test("a single-node Slurm on localhost runs array jobs, deno, and cancels o
     return;
   }
   const dir = c.dir;
-  const daemons = await clusterProcesses(dir);
-  assert(daemons.length >= 3, `munged, slurmctld and slurmd should run: ${daemons}`);
+  let daemons: number[] = [];
   console.log(`slurm up on ${c.hostname} in ${Date.now() - t0} ms (${dir})`);
   try {
+    daemons = await clusterProcesses(dir);
+    assert(daemons.length >= 3, `munged, slurmctld and slurmd should run: ${daemons}`);
     const out = `${dir}/out`;
     await Deno.mkdir(out);
     // 1. An array of four, at most two at a time; each task writes its id.
