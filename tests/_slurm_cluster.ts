@@ -48,6 +48,17 @@ export interface SlurmCluster {
   /** Runs a command (e.g. sbatch, squeue, scancel) with {@link env}. */
   run(cmd: string[], opts?: RunOptions): Promise<RunResult>;
   /**
+   * Runs `sbatch --parsable ARGS` and returns the job id; throws (with the
+   * daemons' log tails) when sbatch fails.
+   */
+  sbatch(args: string[], opts?: RunOptions): Promise<string>;
+  /**
+   * The queued tasks of a job and their states, one entry per array task
+   * (`squeue -r`), e.g. `{ "7_0": "RUNNING", "7_1": "PENDING" }`. Finished
+   * tasks are not listed.
+   */
+  taskStates(jobId: string): Promise<Record<string, string>>;
+  /**
    * Waits until `squeue` no longer lists the job (or any task of the array
    * job), i.e. every task has finished, failed or been cancelled. Throws
    * after `timeoutMs`.
@@ -295,6 +306,7 @@ function slurmConf(o: {
     "Waittime=0",
     "MaxArraySize=10001",
     "MailProg=/bin/true",
+    "SchedulerParameters=sched_interval=1,sched_min_interval=0",
     `NodeName=${o.host} NodeAddr=127.0.0.1 CPUs=${o.cpus} RealMemory=1000 State=UNKNOWN`,
     "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
     "",
@@ -360,11 +372,11 @@ export async function startSlurmCluster(
     return child;
   };
 
+  // munged (in the foreground) logs to its stderr, kept in munged.out; the
+  // Slurm daemons' stderr (slurmctld.out, slurmd.out) repeats their log files.
   const logTail = (n = 15) =>
-    ["munged", "slurmctld", "slurmd"].map((d) =>
-      `--- ${d}.log ---\n${tail(`${dir}/${d}.log`, n)}\n--- ${d}.out ---\n${
-        tail(`${dir}/${d}.out`, n)
-      }`
+    ["munged.out", "slurmctld.log", "slurmd.log"].map((f) =>
+      `--- ${f} ---\n${tail(`${dir}/${f}`, n)}`
     ).join("\n");
 
   const run = (cmd: string[], opts: RunOptions = {}) =>
@@ -485,6 +497,29 @@ export async function startSlurmCluster(
     return await fail(`starting Slurm failed: ${e instanceof Error ? e.message : String(e)}`);
   }
 
+  const sbatch = async (args: string[], opts: RunOptions = {}) => {
+    const r = await run(["sbatch", "--parsable", ...args], opts);
+    // --parsable prints "JOBID" or "JOBID;CLUSTER".
+    const id = r.stdout.trim().split(";")[0];
+    if (r.code !== 0 || !/^\d+$/.test(id)) {
+      throw new Error(
+        `sbatch ${args.join(" ")} failed (${r.code}): ${r.stderr}${r.stdout}\n${logTail()}`,
+      );
+    }
+    return id;
+  };
+
+  const taskStates = async (jobId: string) => {
+    const r = await run(["squeue", "-h", "-r", "-j", jobId, "-o", "%i %T"]);
+    const states: Record<string, string> = {};
+    if (r.code !== 0) return states;
+    for (const line of r.stdout.split("\n")) {
+      const [id, state] = line.trim().split(/\s+/);
+      if (id) states[id] = state;
+    }
+    return states;
+  };
+
   const waitForJob = async (jobId: string, timeoutMs = 60_000) => {
     const end = Date.now() + timeoutMs;
     while (true) {
@@ -502,5 +537,5 @@ export async function startSlurmCluster(
     }
   };
 
-  return { env, dir, hostname: host, conf, run, waitForJob, logTail, stop };
+  return { env, dir, hostname: host, conf, run, sbatch, taskStates, waitForJob, logTail, stop };
 }

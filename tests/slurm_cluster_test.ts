@@ -6,30 +6,10 @@
 // Slurm cannot be installed the test prints `skipped: REASON` and passes.
 
 import { assert, assertEquals } from "./_assert.ts";
-import { clusterProcesses, type SlurmCluster, startSlurmCluster } from "./_slurm_cluster.ts";
+import { clusterProcesses, startSlurmCluster } from "./_slurm_cluster.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function sbatch(c: SlurmCluster, args: string[]): Promise<string> {
-  const r = await c.run(["sbatch", "--parsable", ...args]);
-  assert(r.code === 0, `sbatch ${args.join(" ")} failed (${r.code}): ${r.stderr}\n${c.logTail()}`);
-  // --parsable prints "JOBID" or "JOBID;CLUSTER".
-  const id = r.stdout.trim().split(";")[0];
-  assert(/^\d+$/.test(id), `sbatch printed no job id: ${r.stdout}`);
-  return id;
-}
-
-/** States of the job's tasks as squeue lists them, e.g. {"7_0": "RUNNING"}. */
-async function taskStates(c: SlurmCluster, jobId: string): Promise<Record<string, string>> {
-  const r = await c.run(["squeue", "-h", "-r", "-j", jobId, "-o", "%i %T"]);
-  const states: Record<string, string> = {};
-  for (const line of r.stdout.split("\n")) {
-    const [id, state] = line.trim().split(/\s+/);
-    if (id) states[id] = state;
-  }
-  return states;
-}
 
 function files(dir: string, prefix: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -58,7 +38,7 @@ Deno.test("a single-node Slurm on localhost runs array jobs, deno, and cancels o
     const out = `${dir}/out`;
     await Deno.mkdir(out);
     // 1. An array of four, at most two at a time; each task writes its id.
-    const arrayJob = await sbatch(c, [
+    const arrayJob = await c.sbatch([
       "--array=0-3%2",
       `--output=${out}/slurm-%A_%a.log`,
       "--wrap",
@@ -71,7 +51,7 @@ Deno.test("a single-node Slurm on localhost runs array jobs, deno, and cancels o
       `${out}/npm_check.ts`,
       `import { stringify } from "yaml";\nconsole.log(stringify({ npm: "ok" }).trim());\n`,
     );
-    const denoJob = await sbatch(c, [
+    const denoJob = await c.sbatch([
       `--output=${out}/deno_job.log`,
       "--wrap",
       [
@@ -102,7 +82,7 @@ Deno.test("a single-node Slurm on localhost runs array jobs, deno, and cancels o
 
     // 3. Fault: three tasks that sleep, then write a marker; task 1 is
     // cancelled while it runs.
-    const faultJob = await sbatch(c, [
+    const faultJob = await c.sbatch([
       "--array=0-2",
       `--output=${out}/fault-%A_%a.log`,
       "--wrap",
@@ -110,10 +90,10 @@ Deno.test("a single-node Slurm on localhost runs array jobs, deno, and cancels o
     ]);
     const task1 = `${faultJob}_1`;
     const end = Date.now() + 20_000;
-    while ((await taskStates(c, faultJob))[task1] !== "RUNNING") {
+    while ((await c.taskStates(faultJob))[task1] !== "RUNNING") {
       assert(
         Date.now() < end,
-        `task ${task1} never ran: ${JSON.stringify(await taskStates(c, faultJob))}`,
+        `task ${task1} never ran: ${JSON.stringify(await c.taskStates(faultJob))}`,
       );
       await sleep(100);
     }
