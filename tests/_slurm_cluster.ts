@@ -10,15 +10,34 @@
 //   const c = await startSlurmCluster();
 //   if ("skip" in c) { console.log(`skipped: ${c.skip}`); return; }
 //   try {
-//     const r = await c.run(["sbatch", "--parsable", "--wrap", "true"]);
-//     await c.waitForJob(r.stdout.trim().split(";")[0], 30_000);
+//     const id = await c.sbatch(["--array=0-5%2", `--output=${c.dir}/%A_%a.log`, "--wrap", "true"]);
+//     await c.waitForJob(id, 30_000);
 //   } finally {
 //     await c.stop();
 //   }
 //
 // Child processes that talk to this Slurm (sbatch, squeue, scancel, an
-// `evtsim` that calls sbatch) need `c.env` (PATH with the sbin folders,
-// SLURM_CONF, HOME): pass it as their environment.
+// `evtsim` that calls sbatch) need `c.env` (the test's environment plus a PATH
+// with the sbin folders and SLURM_CONF=<dir>/slurm.conf): pass it as their
+// environment, e.g. `runCliProcess(args, { env: c.env })`. sbatch hands the
+// submitter's whole environment to the job (HOME, PATH, DENO_DIR, SLURM_CONF),
+// and jobs run as the submitter (root), so `deno run` works inside a job.
+//
+// Gotchas:
+// - Without --output, sbatch writes slurm-%A_%a.out into the submitter's
+//   working directory (for `run`/`sbatch`: the cluster folder by default).
+// - There is no accounting (no slurmdbd): `sacct` does not work. A job is
+//   finished when `squeue -h -j ID` lists nothing (exit 0) or says
+//   "Invalid job id specified" (exit 1, after MinJobAge=2 s purged the
+//   record); until then `scontrol show job ID` gives its final state.
+//   Judge a task's success by the files it wrote.
+// - `scancel ID_TASK` cancels one array task, pending or running; a running
+//   one gets SIGTERM (then SIGKILL after KillWait=2 s).
+// - slurmstepd double-forks away from slurmd: after stop() a finished one can
+//   show as a `[slurmstepd] <defunct>` zombie of pid 1 until init reaps it.
+// - The node has the machine's CPUs; each task takes one CPU (CR_Core), so
+//   `--array=...%2` runs two at a time on two or more CPUs.
+// - Reading /proc needs --allow-all in Deno 2, so processes are listed with `ps`.
 
 /** What a command run printed, and its exit code. */
 export interface RunResult {
