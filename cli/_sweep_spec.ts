@@ -36,7 +36,6 @@ const TOP = z.strictObject({
   options: z.unknown().optional(),
 });
 
-const expected = (what: string) => ({ error: `expected ${what}` });
 const ITEM: Record<keyof typeof AXES, { schema: z.ZodType; what: string }> = {
   traces: { schema: z.string().min(1), what: "a trace file (CSV or SWF)" },
   policies: { schema: z.string().min(1), what: "a policy name (ADMISSION or PICKER+ADMISSION)" },
@@ -107,7 +106,13 @@ export async function parseSweepSpec(text: string, file: string, absolute: strin
     throw new EvtsimError("input", detail, { file, line: line ?? 1, field });
   };
   if (doc.errors.length > 0) {
-    fail(lines.linePos(doc.errors[0].pos[0]).line, undefined, doc.errors[0].message.split("\n")[0]);
+    fail(
+      lines.linePos(doc.errors[0].pos[0]).line,
+      undefined,
+      `not valid YAML: ${
+        doc.errors[0].message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "")
+      }`,
+    );
   }
   const lineOf = (path: readonly (string | number)[]): number | undefined => {
     let node: unknown = doc.contents;
@@ -148,7 +153,7 @@ export async function parseSweepSpec(text: string, file: string, absolute: strin
   const spec = raw as Record<string, unknown>;
   const listOf = <T>(key: string, value: unknown, schema: z.ZodType, what: string): T[] => {
     const items = Array.isArray(value) ? value : [value];
-    if (items.length === 0) fail(lineOf([key]), key, `expected a non-empty list of ${what}s`);
+    if (items.length === 0) fail(lineOf([key]), key, `expected a non-empty list (of ${what})`);
     const seen = new Set<string>();
     return items.map((item, i) => {
       const at = Array.isArray(value) ? [key, i] : [key];
