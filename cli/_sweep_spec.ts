@@ -181,10 +181,16 @@ export async function parseSweepSpec(text: string, file: string, absolute: strin
     const o = OPTIONS.get(name);
     if (NOT_OPTIONS[name] !== undefined) fail(lineOf(["options", name]), field, NOT_OPTIONS[name]);
     if (o === undefined || o.commandLineOnly === true) {
+      const alias = SIMULATE_OPTIONS.find((x) => x.aliases?.includes(name) || x.short === name);
+      const kebab = OPTIONS.get(name.replaceAll("-", "_"));
       fail(
         lineOf(["options", name]),
         field,
-        "unknown simulate option (see 'evtsim help simulate')",
+        o !== undefined
+          ? "a command-line option of simulate, not accepted in a sweep"
+          : alias !== undefined || kebab !== undefined
+          ? `write it as ${(alias ?? kebab)!.name}`
+          : "unknown simulate option (see 'evtsim help simulate')",
       );
     }
     if (name === "policy_module" && Array.isArray(value)) {

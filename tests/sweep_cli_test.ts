@@ -232,6 +232,13 @@ Deno.test("sweep: a bad spec or command line is one line, exit 1, no results fol
       assertEquals(r.out, []);
       if (args[0] === "sweep") assert(!exists(`${dir}/out`), `${args.join(" ")} wrote the folder`);
     }
+    for (const command of ["sweep", "sweep-cell"]) {
+      const h = await runCli(["help", command]);
+      assertEquals(h.code, 0);
+      assert(h.out.join("\n").startsWith(`usage: evtsim ${command} SPEC`), h.out[0]);
+    }
+    const usage = await runCli(["help"]);
+    assert(usage.out.join("\n").includes("  sweep SPEC [options]"));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -116,6 +116,18 @@ const BAD: [string, string][] = [
     "s.yaml:3: options.run_time_scale: must be > 0, got 0",
   ],
   ["traces: demo_trace.csv\noptions:\n  queues: none.yaml\n", "s.yaml:3: options.queues: cannot"],
+  [
+    "traces: demo_trace.csv\noptions:\n  duration_scale: 2\n",
+    "s.yaml:3: options.duration_scale: write it as run_time_scale",
+  ],
+  [
+    "traces: demo_trace.csv\noptions:\n  swf-unit: nodes\n",
+    "s.yaml:3: options.swf-unit: write it as swf_unit",
+  ],
+  [
+    "traces: demo_trace.csv\noptions:\n  config: run.yaml\n",
+    "s.yaml:3: options.config: a command-line option of simulate, not accepted in a sweep",
+  ],
   ["traces: [demo_trace.csv\n", "s.yaml:2: not valid YAML"],
   ["- a\n", "s.yaml:1: expected a mapping"],
 ];
