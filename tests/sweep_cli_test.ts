@@ -8,7 +8,7 @@
 // very bytes of a local sweep.
 
 import { assert, assertEquals } from "./_assert.ts";
-import { cliCommand, recordProcessRun, ROOT, runCli } from "./_cli.ts";
+import { cliCommand, recordProcessRun, ROOT, runCli, runCliProcess } from "./_cli.ts";
 import type { ProgressSink } from "../cli/progress.ts";
 
 const DEMO = `${ROOT}examples/demo_trace.csv`;
@@ -145,7 +145,8 @@ Deno.test("sweep: a failing cell is reported, the others finish; --retry_failed 
       `${dir}/s.yaml`,
       "traces: [demo_trace.csv, broken.csv]\npolicies: [easy]\ntotal_nodes: 128\n",
     );
-    const first = await runCli(["sweep", `${dir}/s.yaml`, "--results", `${dir}/r`]);
+    // As a real process, the way a user runs it.
+    const first = await runCliProcess(["sweep", "s.yaml", "--results", "r"], { cwd: dir });
     assertEquals(first.code, 1);
     const failed = first.err.filter((l) => l.startsWith("evtsim: sweep: cell "));
     assertEquals(failed.length, 1, first.err.join("\n"));
@@ -244,11 +245,10 @@ Deno.test("sweep: a bad spec or command line is one line, exit 1, no results fol
   }
 });
 
-// `evtsim` as a process with --allow-run (to run sbatch) and this PATH.
+// `evtsim` as a process (its argv grants --allow-run, for sbatch) with this PATH.
 async function evtsimWithPath(args: string[], path: string, cwd: string) {
-  const argv = cliCommand(args);
   const r = await new Deno.Command(Deno.execPath(), {
-    args: [argv[0], "--allow-run", ...argv.slice(1)],
+    args: cliCommand(args),
     env: { PATH: path },
     cwd,
     stdin: "null",
