@@ -223,7 +223,8 @@ export async function parseSweepSpec(text: string, file: string, absolute: strin
       run_time_modes: ["actual"],
       seeds: [0],
     };
-    const value = spec[key] ?? defaults[key];
+    // A key given with no value (`traces:`) is an error, not the default.
+    const value = key in spec ? spec[key] : defaults[key];
     if (value === undefined) continue;
     axes.push([option, listOf<CellValue>(key, value, ITEM[key].schema, ITEM[key].what)]);
   }

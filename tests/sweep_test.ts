@@ -86,6 +86,8 @@ const BAD: [string, string][] = [
   ["traces: [demo_trace.csv]\npolices: [easy]\n", "s.yaml:2: polices: unknown field"],
   ["policies: [easy]\n", "s.yaml:1: traces: required"],
   ["traces: []\n", "s.yaml:1: traces: expected a non-empty list"],
+  ["traces:\n", "s.yaml:1: traces: expected a trace file (CSV or SWF), got nothing"],
+  ["traces: demo_trace.csv\npolicies:\n", "s.yaml:2: policies: expected a policy name"],
   ["traces: [demo_trace.csv, nope.csv]\n", "s.yaml:1: traces[1]: cannot read nope.csv"],
   [
     "traces: demo_trace.csv\ntotal_nodes:\n  - 64\n  - x\n",
