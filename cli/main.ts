@@ -47,6 +47,11 @@ const USAGE = [
   "  topo schedule|compare|simulate [flags]",
   "                             topology-aware admission as TopoQueue does it; see",
   "                             'evtsim help topo'",
+  "  sweep SPEC [options]       a grid of simulate runs (policies x sizes x ...), here",
+  "                             or as a Slurm job array; see 'evtsim help sweep'",
+  "  sweep collect DIR          merge the results of a Slurm sweep",
+  "  sweep-cell SPEC --cell INDEX --results DIR",
+  "                             run one cell of a sweep (what each sweep task runs)",
   "  help [COMMAND]             show this help, or a command's help",
   "",
   "options: -h, --help   show this help;  --version   print the version",
@@ -87,6 +92,10 @@ export async function main(
           con.out((await import("./report_command.ts")).reportHelp());
         } else if (rest[0] === "serve" && rest.length === 1) {
           return await (await import("./serve_command.ts")).serveCommand(["--help"], con);
+        } else if ((rest[0] === "sweep" || rest[0] === "sweep-cell") && rest.length === 1) {
+          const sweep = await import("./sweep_command.ts");
+          if (rest[0] === "sweep") con.out(sweep.sweepHelp());
+          else return await sweep.sweepCellCommand(["--help"], con);
         } else if (rest[0] === "topo" && rest.length <= 2) {
           return await (await import("./topo_command.ts")).topoCommand(
             rest.length === 1 ? ["--help"] : [rest[1], "--help"],
@@ -97,7 +106,7 @@ export async function main(
             "usage",
             `no help for '${
               rest.join(" ")
-            }' (commands: simulate, replay, dump, compare, report, serve, topo)`,
+            }' (commands: simulate, replay, dump, compare, report, serve, topo, sweep, sweep-cell)`,
           );
         }
         return 0;
@@ -123,10 +132,15 @@ export async function main(
       // TopoQueue's commands: their YAML reader, schemas and model load only here.
       case "topo":
         return await (await import("./topo_command.ts")).topoCommand(rest, con);
+      // A grid of simulate runs; the spec reader (YAML, zod) loads only for a spec.
+      case "sweep":
+        return await (await import("./sweep_command.ts")).sweepCommand(rest, con, deps);
+      case "sweep-cell":
+        return await (await import("./sweep_command.ts")).sweepCellCommand(rest, con);
       default:
         throw new EvtsimError(
           "usage",
-          `unknown command '${command}' (expected: simulate, replay, dump, compare, report, serve, topo)`,
+          `unknown command '${command}' (expected: simulate, replay, dump, compare, report, serve, topo, sweep, sweep-cell)`,
         );
     }
   } catch (e) {

@@ -63,11 +63,12 @@ export function progressText(
   total: number,
   seconds: number,
   columns: number,
+  unit = "jobs",
 ): string {
   const frac = total > 0 ? Math.min(1, done / total) : 0;
   const rate = seconds > 0 ? done / seconds : 0;
   const eta = rate > 0 && done < total ? `, ETA ${formatDuration((total - done) / rate)}` : "";
-  const tail = ` ${(frac * 100).toFixed(1)}% ${done}/${total} jobs, ${Math.round(rate)}/s${eta}`;
+  const tail = ` ${(frac * 100).toFixed(1)}% ${done}/${total} ${unit}, ${Math.round(rate)}/s${eta}`;
   const room = Math.max(0, columns - 1);
   // The bar takes what is left, between 10 and 30 characters.
   const barWidth = Math.min(30, room - label.length - tail.length - 3);
@@ -92,6 +93,7 @@ export class Progress {
     private readonly total: number,
     enabled: boolean,
     private readonly sink: ProgressSink = STDERR_SINK,
+    private readonly unit = "jobs",
   ) {
     this.enabled = enabled && total > 0;
   }
@@ -108,6 +110,7 @@ export class Progress {
       this.total,
       (now - this.started) / 1000,
       this.sink.columns(),
+      this.unit,
     );
     // Pad over a longer previous line so it leaves no leftovers.
     this.sink.write(`\r${text.padEnd(this.width)}`);

@@ -79,6 +79,8 @@ export function cliCommand(args: readonly string[]): string[] {
     "--allow-write",
     "--allow-env",
     "--allow-sys",
+    // `sweep` runs its cells (and sbatch) as processes.
+    "--allow-run",
     "--config",
     `${ROOT}deno.json`,
     `${ROOT}cli/main.ts`,

@@ -277,7 +277,7 @@ async function scratchFolder(): Promise<string> {
   await Deno.writeTextFile(
     `${folder}/.bin/evtsim`,
     '#!/bin/sh\nexec "$EVTSIM_DENO" run --quiet --allow-read --allow-write --allow-env ' +
-      '--allow-sys --allow-net --config "$EVTSIM_ROOT/deno.json" "$EVTSIM_ROOT/cli/main.ts" "$@"\n',
+      '--allow-sys --allow-net --allow-run --config "$EVTSIM_ROOT/deno.json" "$EVTSIM_ROOT/cli/main.ts" "$@"\n',
     { mode: 0o755 },
   );
   return await Deno.realPath(folder);

@@ -1,0 +1,79 @@
+// One cell of a sweep: `evtsim sweep-cell SPEC --cell INDEX --results DIR`.
+// Both executors run a cell through this command (the local one as a child
+// process, Slurm as an array task), so a cell's result file is written by the
+// same code wherever it runs. The cell is the ordinary `simulate` command
+// with the cell's options, its outputs in a temporary folder; the row is read
+// back from its statistics JSON, so it can never disagree with `evtsim
+// simulate` run by hand with the same options.
+
+import { EvtsimError } from "../core/errors.ts";
+import { describeFsError, isFsError } from "../io/fs_errors.ts";
+import { type Console, simulateCommand } from "./simulate.ts";
+import { type CellResult, rowOf, writeCellResult } from "./_sweep_results.ts";
+import type { Cell, Sweep } from "./_sweep_model.ts";
+
+/**
+ * Runs `cell` and writes its result file into `dir`; returns the result. A
+ * usage, input or file error fails the cell (its line is the result's
+ * error); anything else is a bug: recorded as a failure, then rethrown.
+ */
+export async function runCell(
+  sweep: Sweep,
+  cell: Cell,
+  dir: string,
+  con: Console,
+): Promise<CellResult> {
+  const started = performance.now();
+  const tmp = await Deno.makeTempDir({ prefix: `evtsim-sweep-${cell.id}-` });
+  const wall = () => Math.round(performance.now() - started) / 1000;
+  let result: CellResult;
+  try {
+    await simulateCommand(
+      [
+        ...cell.args,
+        `--outfile=${tmp}/schedule.csv`,
+        `--resource_trace=${tmp}/resources.csv`,
+        `--stats_json=${tmp}/stats.json`,
+        "--no_progress",
+      ],
+      { out: () => {}, err: con.err, isTerminal: false },
+    );
+    const stats = JSON.parse(await Deno.readTextFile(`${tmp}/stats.json`)).statistics;
+    result = {
+      id: cell.id,
+      index: cell.index,
+      status: "ok",
+      row: rowOf(cell, sweep.optionKeys, stats),
+      wall_seconds: wall(),
+    };
+  } catch (e) {
+    const known = e instanceof EvtsimError || isFsError(e);
+    const error = e instanceof EvtsimError
+      ? e.message
+      : isFsError(e)
+      ? describeFsError(e)
+      : `internal error: ${(e as Error)?.message ?? String(e)}`.split("\n")[0];
+    result = { id: cell.id, index: cell.index, status: "failed", error, wall_seconds: wall() };
+    if (!known) {
+      writeCellResult(dir, result);
+      throw e;
+    }
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+  writeCellResult(dir, result);
+  return result;
+}
+
+/** The cell at `index`, or a usage error naming the valid range. */
+export function cellAt(sweep: Sweep, raw: string): Cell {
+  const index = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  const cell = sweep.cells[index];
+  if (cell === undefined) {
+    throw new EvtsimError(
+      "usage",
+      `--cell expects an index from 0 to ${sweep.cells.length - 1}, got '${raw}'`,
+    );
+  }
+  return cell;
+}

@@ -1,0 +1,289 @@
+// The results folder of a sweep: `sweep.json` records the spec (its path,
+// hashes and the cells in id order, with their simulate arguments) so that
+// `sweep-cell` and `collect` know the whole sweep and refuse a folder whose
+// spec changed; `cells/<id>.json` holds one cell's result, written
+// atomically by whoever ran it; `results.csv` / `results.json` are merged
+// from those files by one function for every executor, so they are the same
+// bytes whichever ran the cells. Wall times go only to `timings.csv`.
+
+import { EvtsimError } from "../core/errors.ts";
+import { AtomicOutputSet } from "../io/atomic_writer.ts";
+import { describeFsError } from "../io/fs_errors.ts";
+import { sha256Hex } from "../io/_sha256.ts";
+import { absolutePath, type Cell, type CellValue, type Sweep } from "./_sweep_model.ts";
+
+/** A result row: the cell's id, index and options, then its figures. */
+export type Row = Record<string, CellValue | null>;
+
+/** What `cells/<id>.json` holds. */
+export interface CellResult {
+  readonly id: string;
+  readonly index: number;
+  readonly status: "ok" | "failed";
+  /** The row (status ok). */
+  readonly row?: Row;
+  /** The error line (status failed). */
+  readonly error?: string;
+  readonly wall_seconds: number;
+}
+
+/** The figure columns of a row, after the options. */
+export const FIGURES = [
+  "jobs",
+  "avg_wait_s",
+  "max_wait_s",
+  "avg_bounded_slowdown",
+  "utilization",
+  "makespan_s",
+  "throughput_jobs_per_s",
+] as const;
+
+const OPTION_COLUMNS = ["trace", "policy", "total_nodes", "run_time_mode", "seed"];
+
+const RECORD_VERSION = 1;
+
+export const recordPath = (dir: string) => `${dir}/sweep.json`;
+export const cellPath = (dir: string, id: string) => `${dir}/cells/${id}.json`;
+
+/** The row's columns for a sweep with these extra option keys. */
+export function columnsOf(optionKeys: readonly string[]): string[] {
+  return ["id", "index", ...OPTION_COLUMNS, ...optionKeys, ...FIGURES];
+}
+
+/** The row of a cell from the statistics of its simulate run (`--stats_json`). */
+export function rowOf(cell: Cell, optionKeys: readonly string[], statistics: StatisticsJson): Row {
+  const row: Row = { id: cell.id, index: cell.index };
+  for (const k of [...OPTION_COLUMNS, ...optionKeys]) row[k] = cell.options[k] ?? null;
+  const s = statistics;
+  const finite = (x: number) => Number.isFinite(x) ? x : null;
+  row.jobs = s.jobsCompleted;
+  row.avg_wait_s = finite(s.averageWait);
+  row.max_wait_s = finite(s.maxWait);
+  row.avg_bounded_slowdown = finite(s.averageBoundedSlowdown);
+  row.utilization = finite(s.utilization);
+  row.makespan_s = finite(s.makespan);
+  // Simulated time, not wall time: results must not depend on the machine.
+  row.throughput_jobs_per_s = s.makespan > 0 ? s.jobsCompleted / s.makespan : null;
+  return row;
+}
+
+/** The statistics a row is made of, as `--stats_json` writes them. */
+export interface StatisticsJson {
+  readonly jobsCompleted: number;
+  readonly averageWait: number;
+  readonly maxWait: number;
+  readonly averageBoundedSlowdown: number;
+  readonly utilization: number;
+  readonly makespan: number;
+}
+
+interface Record_ {
+  readonly evtsim_sweep: number;
+  readonly spec: string;
+  readonly spec_sha256: string;
+  readonly cells_sha256: string;
+  readonly option_keys: readonly string[];
+  readonly cells: readonly Cell[];
+}
+
+/** The sweep recorded in `dir`, or undefined when `dir` has no record. */
+export async function readRecord(dir: string): Promise<Sweep | undefined> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(recordPath(dir));
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw new EvtsimError("input", `cannot read: ${describeFsError(e)}`, { file: recordPath(dir) });
+  }
+  let r: Record_;
+  try {
+    r = JSON.parse(text);
+  } catch {
+    throw new EvtsimError("input", "not a sweep record (invalid JSON)", { file: recordPath(dir) });
+  }
+  if (r?.evtsim_sweep !== RECORD_VERSION || !Array.isArray(r.cells)) {
+    throw new EvtsimError(
+      "input",
+      `not a sweep record of this evtsim (version ${RECORD_VERSION})`,
+      {
+        file: recordPath(dir),
+      },
+    );
+  }
+  return {
+    specPath: r.spec,
+    specSha256: r.spec_sha256,
+    cellsSha256: r.cells_sha256,
+    optionKeys: r.option_keys,
+    cells: r.cells,
+  };
+}
+
+/** Refuses a folder that holds the results of another sweep. */
+export function checkSameSweep(dir: string, recorded: Sweep, sweep: Sweep): void {
+  if (recorded.cellsSha256 !== sweep.cellsSha256) {
+    throw new EvtsimError(
+      "usage",
+      `${dir} holds the results of another sweep (spec ${recorded.specPath} as it was; ` +
+        "its cells changed): use another --results folder",
+    );
+  }
+}
+
+/**
+ * Makes `dir` the results folder of `sweep` (its record, a copy of the spec,
+ * `cells/`), or checks that it is one already.
+ */
+export async function prepareFolder(dir: string, sweep: Sweep, specText?: string): Promise<void> {
+  const recorded = await readRecord(dir);
+  if (recorded !== undefined) {
+    checkSameSweep(dir, recorded, sweep);
+  } else {
+    const record: Record_ = {
+      evtsim_sweep: RECORD_VERSION,
+      spec: sweep.specPath,
+      spec_sha256: sweep.specSha256,
+      cells_sha256: sweep.cellsSha256,
+      option_keys: sweep.optionKeys,
+      cells: sweep.cells,
+    };
+    const set = new AtomicOutputSet();
+    try {
+      set.open(recordPath(dir)).line(JSON.stringify(record, null, 1));
+      const text = specText ?? await Deno.readTextFile(sweep.specPath);
+      set.open(`${dir}/spec.yaml`).text(text);
+      set.commit();
+    } catch (e) {
+      set.abort();
+      throw e;
+    }
+  }
+  await Deno.mkdir(`${dir}/cells`, { recursive: true });
+}
+
+/**
+ * The sweep of `dir`'s record, checked against the spec file: when the spec's
+ * text is unchanged the record is used as it is (no YAML to parse: each
+ * cell's process starts fast); otherwise the spec is read again and must
+ * give the same cells. Without a record the spec is read and recorded.
+ */
+export async function sweepOf(specPath: string | undefined, dir: string): Promise<Sweep> {
+  const recorded = await readRecord(dir);
+  const path = specPath ?? recorded?.specPath;
+  if (path === undefined) {
+    throw new EvtsimError("usage", `${dir} is not a sweep results folder (no sweep.json)`);
+  }
+  let text: string | undefined;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    // collect without the spec file: the record alone still lists every cell.
+    if (specPath === undefined && recorded !== undefined && e instanceof Deno.errors.NotFound) {
+      return recorded;
+    }
+    throw new EvtsimError("input", `cannot read the sweep spec: ${describeFsError(e)}`, {
+      file: path,
+    });
+  }
+  if (recorded !== undefined && sha256Hex(text) === recorded.specSha256) return recorded;
+  const { readSweepSpec } = await import("./_sweep_spec.ts");
+  const sweep = await readSweepSpec(path);
+  if (recorded !== undefined) {
+    if (recorded.cellsSha256 !== sweep.cellsSha256) {
+      throw new EvtsimError(
+        "usage",
+        `the spec ${path} changed since the sweep in ${dir} started (its cells differ): ` +
+          "run it into another --results folder",
+      );
+    }
+    return recorded;
+  }
+  await prepareFolder(dir, sweep, text);
+  return sweep;
+}
+
+/** The result of each cell that has one (index → result). */
+export async function readCellResults(dir: string, sweep: Sweep): Promise<Map<number, CellResult>> {
+  const out = new Map<number, CellResult>();
+  for (const cell of sweep.cells) {
+    const r = await readCellResult(dir, cell);
+    if (r !== undefined) out.set(cell.index, r);
+  }
+  return out;
+}
+
+/** A cell's result, or undefined when it has none (or an unreadable one). */
+export async function readCellResult(dir: string, cell: Cell): Promise<CellResult | undefined> {
+  try {
+    const r = JSON.parse(await Deno.readTextFile(cellPath(dir, cell.id))) as CellResult;
+    return r.id === cell.id && (r.status === "ok" || r.status === "failed") ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a cell's result file atomically. */
+export function writeCellResult(dir: string, result: CellResult): void {
+  const set = new AtomicOutputSet();
+  try {
+    set.open(cellPath(dir, result.id)).line(JSON.stringify(result));
+    set.commit();
+  } catch (e) {
+    set.abort();
+    throw e;
+  }
+}
+
+/** What a merge found. */
+export interface MergeSummary {
+  readonly ok: number;
+  readonly failed: CellResult[];
+  readonly missing: Cell[];
+}
+
+/**
+ * Writes `results.csv`, `results.json` (rows of the cells that ran fine, in
+ * index order) and `timings.csv` (every cell with a result).
+ */
+export async function writeResults(dir: string, sweep: Sweep): Promise<MergeSummary> {
+  const results = await readCellResults(dir, sweep);
+  const columns = columnsOf(sweep.optionKeys);
+  const rows: Row[] = [];
+  const failed: CellResult[] = [];
+  const missing: Cell[] = [];
+  for (const cell of sweep.cells) {
+    const r = results.get(cell.index);
+    if (r === undefined) missing.push(cell);
+    else if (r.status === "failed") failed.push(r);
+    else rows.push(Object.fromEntries(columns.map((c) => [c, r.row?.[c] ?? null])));
+  }
+  const set = new AtomicOutputSet();
+  try {
+    const csv = set.open(`${dir}/results.csv`);
+    csv.line(columns.join(","));
+    for (const row of rows) csv.line(columns.map((c) => csvField(row[c])).join(","));
+    set.open(`${dir}/results.json`).line(JSON.stringify(rows, null, 2));
+    const timings = set.open(`${dir}/timings.csv`);
+    timings.line("id,index,status,wall_seconds");
+    for (const cell of sweep.cells) {
+      const r = results.get(cell.index);
+      if (r !== undefined) timings.line(`${r.id},${r.index},${r.status},${r.wall_seconds}`);
+    }
+    set.commit();
+  } catch (e) {
+    set.abort();
+    throw e;
+  }
+  return { ok: rows.length, failed, missing };
+}
+
+function csvField(v: CellValue | null | undefined): string {
+  if (v === null || v === undefined) return "";
+  const s = String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+/** `path` absolute from the working directory. */
+export function absoluteDir(path: string): string {
+  return absolutePath(path, Deno.cwd());
+}

@@ -1,0 +1,345 @@
+// The sweep spec: a YAML file naming traces and lists of policies, machine
+// sizes, run-time modes, seeds and other simulate options, whose product is
+// the sweep's cells. Everything a cell will be given is checked here, against
+// simulate's own option table and the policy registry, so a typo is one line
+// (`SPEC:LINE: field: what was expected`) before any cell runs or any file
+// is written. Paths in the spec are taken from the spec's folder, so a sweep
+// means the same from any working directory; rows keep the spec's spelling.
+
+import { isMap, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { z } from "zod";
+import { EvtsimError } from "../core/errors.ts";
+import type { PolicyRegistry } from "../core/policies.ts";
+import { describeFsError } from "../io/fs_errors.ts";
+import { sha256Hex } from "../io/_sha256.ts";
+import { absolutePath, canonicalJson, cellId, type CellValue, type Sweep } from "./_sweep_model.ts";
+import { defaultRegistry } from "../schedulers/registry.ts";
+import { parsePolicies } from "./compare_command.ts";
+import { type OptionSpec, SIMULATE_OPTIONS } from "./option_table.ts";
+import { enumValueProblem, rangeProblem } from "./option_values.ts";
+
+/** Top-level keys and the cell option each one sets. */
+const AXES = {
+  traces: "trace",
+  policies: "policy",
+  total_nodes: "total_nodes",
+  run_time_modes: "run_time_mode",
+  seeds: "seed",
+} as const;
+
+const TOP = z.strictObject({
+  traces: z.unknown(),
+  policies: z.unknown().optional(),
+  total_nodes: z.unknown().optional(),
+  run_time_modes: z.unknown().optional(),
+  seeds: z.unknown().optional(),
+  options: z.unknown().optional(),
+});
+
+const ITEM: Record<keyof typeof AXES, { schema: z.ZodType; what: string }> = {
+  traces: { schema: z.string().min(1), what: "a trace file (CSV or SWF)" },
+  policies: { schema: z.string().min(1), what: "a policy name (ADMISSION or PICKER+ADMISSION)" },
+  total_nodes: { schema: z.int().positive(), what: "a positive integer" },
+  run_time_modes: {
+    schema: z.enum(["actual", "limit", "distribution"]),
+    what: "one of actual, limit, distribution",
+  },
+  seeds: { schema: z.int(), what: "an integer" },
+};
+
+/** Why simulate options may not appear under `options:`. */
+const NOT_OPTIONS: Record<string, string> = {
+  total_nodes: "give it as the top-level total_nodes list",
+  run_time_mode: "give it as the top-level run_time_modes list",
+  duration_mode: "give it as the top-level run_time_modes list",
+  seed: "give it as the top-level seeds list",
+  backfill_policy: "give it in the top-level policies list",
+  admission: "give it in the top-level policies list",
+  picker: "give it in the top-level policies list (PICKER+ADMISSION)",
+  infile: "give it in the top-level traces list",
+  infile_list: "give the traces in the top-level traces list",
+};
+for (
+  const o of [
+    "outfile",
+    "resource_trace",
+    "stats_json",
+    "report",
+    "record",
+    "snapshot_interval",
+    "record_decisions",
+    "decisions",
+    "decisions_detail",
+    "submission_stats",
+    "extended_output",
+    "msec_output",
+    "verbose",
+  ]
+) NOT_OPTIONS[o] = "sweep sets each cell's outputs itself";
+
+/** Options whose value is a file: taken from the spec's folder. */
+const PATH_OPTIONS = new Set(["queues", "capacity_schedule", "policy_module", "from_snapshot"]);
+
+const OPTIONS = new Map(SIMULATE_OPTIONS.map((o) => [o.name, o]));
+
+/** Reads and checks the spec at `path` (relative to the working directory). */
+export async function readSweepSpec(path: string): Promise<Sweep> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    throw new EvtsimError("input", `cannot read the sweep spec: ${describeFsError(e)}`, {
+      file: path,
+    });
+  }
+  return await parseSweepSpec(text, path, absolutePath(path, Deno.cwd()));
+}
+
+/**
+ * Checks spec `text`; `file` names it in errors and `absolute` is where it
+ * is (its folder is where relative paths start).
+ */
+export async function parseSweepSpec(text: string, file: string, absolute: string): Promise<Sweep> {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
+  const fail = (line: number | undefined, field: string | undefined, detail: string): never => {
+    throw new EvtsimError("input", detail, { file, line: line ?? 1, field });
+  };
+  if (doc.errors.length > 0) {
+    fail(
+      lines.linePos(doc.errors[0].pos[0]).line,
+      undefined,
+      `not valid YAML: ${
+        doc.errors[0].message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "")
+      }`,
+    );
+  }
+  const lineOf = (path: readonly (string | number)[]): number | undefined => {
+    let node: unknown = doc.contents;
+    let line: number | undefined;
+    for (const key of path) {
+      if (!isMap(node) && !isSeq(node)) break;
+      const range = (node as Node).range;
+      if (range) line = lines.linePos(range[0]).line;
+      const pair = isMap(node)
+        ? node.items.find((p) => (p.key as { value?: unknown } | null)?.value === key)
+        : undefined;
+      if (pair !== undefined) line = lines.linePos((pair.key as Node).range![0]).line;
+      node = (node as { get(k: unknown, keep: true): unknown }).get(key, true);
+    }
+    const range = (node as Node | undefined)?.range;
+    return range ? lines.linePos(range[0]).line : line;
+  };
+  const raw = doc.toJS() as unknown;
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    fail(
+      1,
+      undefined,
+      "expected a mapping with traces: and lists to sweep (see 'evtsim help sweep')",
+    );
+  }
+  const top = TOP.safeParse(raw);
+  if (!top.success) {
+    const issue = top.error.issues[0];
+    if (issue.code === "unrecognized_keys") {
+      fail(
+        lineOf([issue.keys[0]]),
+        issue.keys[0],
+        `unknown field (expected traces, policies, total_nodes, run_time_modes, seeds, options)`,
+      );
+    }
+    fail(lineOf(issue.path as string[]), String(issue.path[0]), "required");
+  }
+  const spec = raw as Record<string, unknown>;
+  const listOf = <T>(key: string, value: unknown, schema: z.ZodType, what: string): T[] => {
+    const items = Array.isArray(value) ? value : [value];
+    if (items.length === 0) fail(lineOf([key]), key, `expected a non-empty list (of ${what})`);
+    const seen = new Set<string>();
+    return items.map((item, i) => {
+      const at = Array.isArray(value) ? [key, i] : [key];
+      const field = Array.isArray(value) ? `${key}[${i}]` : key;
+      if (!schema.safeParse(item).success) {
+        fail(lineOf(at), field, `expected ${what}, got ${show(item)}`);
+      }
+      if (seen.has(JSON.stringify(item))) fail(lineOf(at), field, `${show(item)} is listed twice`);
+      seen.add(JSON.stringify(item));
+      return item as T;
+    });
+  };
+  const folder = absolute.slice(0, absolute.lastIndexOf("/")) || "/";
+
+  // options: simulate's own checks, value by value.
+  const extra = new Map<string, CellValue[]>();
+  const given = spec.options;
+  if (
+    given !== undefined && (given === null || typeof given !== "object" || Array.isArray(given))
+  ) {
+    fail(lineOf(["options"]), "options", "expected a mapping of simulate options");
+  }
+  for (const [name, value] of Object.entries((given ?? {}) as Record<string, unknown>)) {
+    const field = `options.${name}`;
+    const o = OPTIONS.get(name);
+    if (NOT_OPTIONS[name] !== undefined) fail(lineOf(["options", name]), field, NOT_OPTIONS[name]);
+    if (o === undefined || o.commandLineOnly === true) {
+      const alias = SIMULATE_OPTIONS.find((x) => x.aliases?.includes(name) || x.short === name);
+      const kebab = OPTIONS.get(name.replaceAll("-", "_"));
+      fail(
+        lineOf(["options", name]),
+        field,
+        o !== undefined
+          ? "a command-line option of simulate, not accepted in a sweep"
+          : alias !== undefined || kebab !== undefined
+          ? `write it as ${(alias ?? kebab)!.name}`
+          : "unknown simulate option (see 'evtsim help simulate')",
+      );
+    }
+    if (name === "policy_module" && Array.isArray(value)) {
+      fail(
+        lineOf(["options", name]),
+        field,
+        "expected one file (the policies are checked against it)",
+      );
+    }
+    const values = Array.isArray(value) ? value : [value];
+    if (values.length === 0) fail(lineOf(["options", name]), field, "expected a non-empty list");
+    const seen = new Set<string>();
+    extra.set(
+      name,
+      values.map((v, i) => {
+        const at = Array.isArray(value) ? ["options", name, i] : ["options", name];
+        const where = Array.isArray(value) ? `${field}[${i}]` : field;
+        const problem = optionProblem(o!, v);
+        if (problem !== undefined) fail(lineOf(at), where, problem);
+        if (seen.has(JSON.stringify(v))) fail(lineOf(at), where, `${show(v)} is listed twice`);
+        seen.add(JSON.stringify(v));
+        return (o!.kind === "string" ? String(v) : v) as CellValue;
+      }),
+    );
+  }
+  const axes: [string, CellValue[]][] = [];
+  for (const [key, option] of Object.entries(AXES) as [keyof typeof AXES, string][]) {
+    const defaults: Record<string, unknown> = {
+      policies: ["easy"],
+      run_time_modes: ["actual"],
+      seeds: [0],
+    };
+    // A key given with no value (`traces:`) is an error, not the default.
+    const value = key in spec ? spec[key] : defaults[key];
+    if (value === undefined) continue;
+    axes.push([option, listOf<CellValue>(key, value, ITEM[key].schema, ITEM[key].what)]);
+  }
+  for (const [name, values] of extra) axes.push([name, values]);
+
+  // Files must exist now, not when their cells run.
+  const checkFile = async (path: string, at: (string | number)[], field: string) => {
+    try {
+      const info = await Deno.stat(absolutePath(path, folder));
+      if (!info.isFile) fail(lineOf(at), field, `not a file: ${path}`);
+    } catch (e) {
+      if (e instanceof EvtsimError) throw e;
+      fail(lineOf(at), field, `cannot read ${path}: ${describeFsError(e)}`);
+    }
+  };
+  const traces = axes.find(([k]) => k === "trace")![1] as string[];
+  for (const [i, t] of traces.entries()) {
+    const listed = Array.isArray(spec.traces);
+    await checkFile(t, listed ? ["traces", i] : ["traces"], listed ? `traces[${i}]` : "traces");
+  }
+  for (const [name, values] of extra) {
+    if (!PATH_OPTIONS.has(name)) continue;
+    for (const [i, v] of values.entries()) {
+      const listed = Array.isArray((given as Record<string, unknown>)[name]);
+      await checkFile(
+        String(v),
+        listed ? ["options", name, i] : ["options", name],
+        listed ? `options.${name}[${i}]` : `options.${name}`,
+      );
+    }
+  }
+
+  // Policies against the registry they will run with.
+  let registry: PolicyRegistry = defaultRegistry();
+  const module = extra.get("policy_module")?.[0];
+  if (module !== undefined) {
+    const { loadPolicyModule } = await import("./policy_module.ts");
+    try {
+      registry = await loadPolicyModule(absolutePath(String(module), folder));
+    } catch (e) {
+      if (!(e instanceof EvtsimError)) throw e;
+      fail(lineOf(["options", "policy_module"]), "options.policy_module", e.message);
+    }
+  }
+  const policies = axes.find(([k]) => k === "policy")![1] as string[];
+  for (const [i, p] of policies.entries()) {
+    try {
+      parsePolicies(p, registry);
+    } catch (e) {
+      if (!(e instanceof EvtsimError)) throw e;
+      const listed = Array.isArray(spec.policies);
+      fail(
+        lineOf(listed ? ["policies", i] : ["policies"]),
+        listed ? `policies[${i}]` : "policies",
+        e.message.replace(/^--policies: /, ""),
+      );
+    }
+  }
+
+  let combos: Record<string, CellValue>[] = [{}];
+  for (const [name, values] of axes) {
+    combos = combos.flatMap((c) => values.map((v) => ({ ...c, [name]: v })));
+  }
+  const cells = combos
+    .map((options) => ({ id: cellId(options), options }))
+    .sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+    .map(({ id, options }, index) => ({ id, index, options, args: cellArgs(options, folder) }));
+  return {
+    specPath: absolute,
+    specSha256: sha256Hex(text),
+    cellsSha256: sha256Hex(JSON.stringify(cells.map((c) => canonicalJson(c.options)))),
+    optionKeys: [...extra.keys()].sort(),
+    cells,
+  };
+}
+
+function optionProblem(o: OptionSpec, v: unknown): string | undefined {
+  switch (o.kind) {
+    case "flag":
+      return typeof v === "boolean" ? undefined : `expected true or false, got ${show(v)}`;
+    case "string":
+      return typeof v === "string" && v !== "" || typeof v === "number"
+        ? undefined
+        : `expected a string, got ${show(v)}`;
+    case "enum":
+      return typeof v === "string"
+        ? enumValueProblem(o, v)
+        : `expected one of ${o.values!.join(", ")}, got ${show(v)}`;
+    case "int":
+    case "number":
+      return typeof v === "number"
+        ? rangeProblem(o, v)
+        : `expected ${o.kind === "int" ? "an integer" : "a number"}, got ${show(v)}`;
+  }
+}
+
+/** simulate's arguments for a cell, paths made absolute from the spec's folder. */
+function cellArgs(options: Readonly<Record<string, CellValue>>, folder: string): string[] {
+  const args = [absolutePath(String(options.trace), folder)];
+  for (const [name, v] of Object.entries(options)) {
+    if (name === "trace") continue;
+    if (name === "policy") {
+      const [picker, admission] = String(v).includes("+") ? String(v).split("+") : [undefined, v];
+      args.push(`--admission=${admission}`);
+      if (picker !== undefined) args.push(`--picker=${picker}`);
+    } else if (typeof v === "boolean") {
+      if (v) args.push(`--${name}`);
+    } else {
+      args.push(`--${name}=${PATH_OPTIONS.has(name) ? absolutePath(String(v), folder) : v}`);
+    }
+  }
+  return args;
+}
+
+function show(v: unknown): string {
+  if (v === null || v === undefined) return "nothing";
+  return JSON.stringify(v) ?? String(v);
+}

@@ -1,0 +1,287 @@
+// `evtsim sweep SPEC`: the product of a spec's traces, policies, machine
+// sizes, run-time modes, seeds and options, one `simulate` run per cell, run
+// here by a pool of processes or on Slurm as a job array; `evtsim sweep
+// collect DIR` merges a Slurm sweep's results; `evtsim sweep-cell` runs one
+// cell (what both executors run). See 'evtsim help sweep'.
+
+import { EvtsimError } from "../core/errors.ts";
+import {
+  type CommandOption,
+  numberValue,
+  optionHelp,
+  parseCommandArgs,
+  stringValue,
+} from "./_command_args.ts";
+import type { Console, SimulateDeps } from "./simulate.ts";
+import {
+  absoluteDir,
+  type CellResult,
+  checkSameSweep,
+  type MergeSummary,
+  prepareFolder,
+  readCellResults,
+  readRecord,
+  sweepOf,
+  writeResults,
+} from "./_sweep_results.ts";
+import type { Cell, Sweep } from "./_sweep_model.ts";
+
+const SWEEP_OPTIONS: Record<string, CommandOption> = {
+  results: {
+    type: "string",
+    value: "DIR",
+    help: "the results folder (default: the spec's name without .yaml, plus _results)",
+  },
+  jobs: {
+    type: "string",
+    short: "j",
+    value: "N",
+    help: "local: cells run at once (default: the number of cores)",
+  },
+  retry_failed: {
+    type: "boolean",
+    help: "run the failed cells again (local: with the cells that have no result yet)",
+  },
+  executor: { type: "string", value: "local|slurm", help: "where the cells run (default local)" },
+  partition: { type: "string", value: "P", help: "slurm: the partition (#SBATCH --partition)" },
+  max_parallel: {
+    type: "string",
+    value: "K",
+    help: "slurm: array tasks running at once (--array=...%K)",
+  },
+  dry_run: { type: "boolean", help: "slurm: print the sbatch script; write and submit nothing" },
+  evtsim: {
+    type: "string",
+    value: "CMD",
+    help: "slurm: the command line the tasks run evtsim with (default: this Deno, its\n" +
+      "        permissions and this main.ts, by absolute paths)",
+  },
+  progress: { type: "boolean", help: "local: show the progress bar even when not on a terminal" },
+  no_progress: { type: "boolean", help: "local: never show the progress bar" },
+  help: { type: "boolean", short: "h", help: "show this help" },
+};
+
+/** The text of `evtsim help sweep`. */
+export function sweepHelp(): string {
+  return [
+    "usage: evtsim sweep SPEC [--results DIR] [--jobs N] [--retry_failed] [--executor local|slurm]",
+    "                         [--partition P] [--max_parallel K] [--dry_run] [--evtsim CMD]",
+    "       evtsim sweep collect DIR",
+    "       evtsim sweep-cell SPEC --cell INDEX --results DIR",
+    "",
+    "Runs every combination (cell) of a spec's lists, each an ordinary 'evtsim simulate' run,",
+    "and writes one row per cell to DIR/results.csv and DIR/results.json, in cell-id order:",
+    "the cell's id, index and options, then jobs, avg_wait_s, max_wait_s, avg_bounded_slowdown",
+    "(tau = 10 s), utilization, makespan_s and throughput_jobs_per_s (jobs / makespan, in",
+    "simulated time). The files hold no wall-clock figure, so they are the same bytes whichever",
+    "executor ran the cells; each cell's wall time is in DIR/timings.csv.",
+    "",
+    "The spec (YAML; paths are taken from the spec's folder; a scalar is a list of one):",
+    "  traces: [demo_trace.csv]           # required: CSV or SWF traces",
+    "  policies: [easy, sjf+easy]         # ADMISSION or PICKER+ADMISSION (default [easy])",
+    "  total_nodes: [64, 128]             # default: simulate's (795, or the SWF header's)",
+    "  run_time_modes: [actual, limit]    # actual, limit, distribution (default [actual])",
+    "  seeds: [0, 1]                      # default [0]",
+    "  options:                           # any other simulate option, by its underscore name;",
+    "    swf_unit: nodes                  #   a list multiplies the cells",
+    "    run_time_scale: [1, 1.5]",
+    "Outputs (outfile, stats_json, record, decisions, report ...) are sweep's own and refused",
+    "in options; a bad spec is one line SPEC:LINE: field: problem, before anything is written.",
+    "",
+    "A cell's id is the first 12 hex digits of the SHA-256 of its options as canonical JSON",
+    "(keys sorted, the trace as the spec spells it); its INDEX is its place in id order.",
+    "Each cell's result is DIR/cells/ID.json (status ok with its row, or failed with its",
+    "error). A rerun skips the cells that have a result: --retry_failed runs the failed ones",
+    "again. DIR/sweep.json records the spec; a folder of another spec is refused.",
+    "",
+    "Executors:",
+    "  local  (default) --jobs N processes at once, each 'evtsim sweep-cell'; a progress bar",
+    "         on a terminal; a failed cell is reported and the others go on.",
+    "  slurm  writes DIR/sweep.sbatch, a job array with one task per cell to run (array",
+    "         index = cell INDEX; without --retry_failed the cells with no result, with it",
+    "         only the failed ones), and submits it with sbatch; the output of task i goes to",
+    "         DIR/logs/JOBID_i.out. Then 'evtsim sweep collect DIR' writes the results of",
+    "         the cells that ran fine and lists the missing and failed ones.",
+    "",
+    "options:",
+    ...optionHelp(SWEEP_OPTIONS),
+    "",
+    "Exit status: 0 when every cell has a result and none failed; 1 otherwise (or on a usage,",
+    "spec or file error).",
+  ].join("\n");
+}
+
+/** Runs `evtsim sweep ARGS`; returns the exit code. */
+export async function sweepCommand(
+  args: readonly string[],
+  con: Console,
+  deps: SimulateDeps = {},
+): Promise<number> {
+  const a = parseCommandArgs(args, SWEEP_OPTIONS, "sweep");
+  if (a.values.get("help") === true) {
+    con.out(sweepHelp());
+    return 0;
+  }
+  if (a.positionals[0] === "collect") {
+    const other = [...a.values.keys()];
+    if (other.length > 0) throw new EvtsimError("usage", `sweep collect takes no --${other[0]}`);
+    if (a.positionals.length !== 2) {
+      throw new EvtsimError("usage", "usage: evtsim sweep collect DIR");
+    }
+    return await collect(a.positionals[1], con);
+  }
+  if (a.positionals.length !== 1) {
+    throw new EvtsimError(
+      "usage",
+      a.positionals.length === 0
+        ? "no sweep spec given (see 'evtsim help sweep')"
+        : `unexpected arguments: ${a.positionals.slice(1).join(" ")}`,
+    );
+  }
+  const executor = stringValue(a, "executor") ?? "local";
+  if (executor !== "local" && executor !== "slurm") {
+    throw new EvtsimError("usage", `--executor expects local or slurm, got '${executor}'`);
+  }
+  const only = executor === "local"
+    ? ["partition", "max_parallel", "dry_run", "evtsim"]
+    : ["jobs", "progress", "no_progress"];
+  for (const name of only) {
+    if (a.values.has(name)) {
+      throw new EvtsimError("usage", `--${name} is not an option of --executor ${executor}`);
+    }
+  }
+  const jobs = integer(numberValue(a, "jobs", 1), "jobs") ?? navigator.hardwareConcurrency ?? 1;
+  const maxParallel = integer(numberValue(a, "max_parallel", 1), "max_parallel");
+  const specArg = a.positionals[0];
+  const resultsArg = stringValue(a, "results") ?? `${specArg.replace(/\.ya?ml$/i, "")}_results`;
+  const dir = absoluteDir(resultsArg);
+  const { readSweepSpec } = await import("./_sweep_spec.ts");
+  const sweep = await readSweepSpec(specArg);
+  const recorded = await readRecord(dir);
+  if (recorded !== undefined) checkSameSweep(resultsArg, recorded, sweep);
+  const retry = a.values.get("retry_failed") === true;
+  const have = recorded === undefined ? new Map() : await readCellResults(dir, sweep);
+  const failedBefore = sweep.cells.filter((c) => have.get(c.index)?.status === "failed");
+  const missing = sweep.cells.filter((c) => !have.has(c.index));
+
+  if (executor === "slurm") {
+    const { runSlurm } = await import("./_sweep_slurm.ts");
+    return await runSlurm({
+      sweep,
+      dir,
+      shown: resultsArg,
+      todo: retry ? failedBefore : missing,
+      retry,
+      partition: stringValue(a, "partition"),
+      maxParallel,
+      evtsim: stringValue(a, "evtsim"),
+      dryRun: a.values.get("dry_run") === true,
+    }, con);
+  }
+  const { checkRunPermission, runLocal } = await import("./_sweep_local.ts");
+  checkRunPermission("sweep (each cell is a process)");
+  await prepareFolder(dir, sweep);
+  const todo = retry ? [...failedBefore, ...missing].sort((x, y) => x.index - y.index) : missing;
+  const show = a.values.get("no_progress") !== true &&
+    (a.values.get("progress") === true || con.isTerminal);
+  const started = performance.now();
+  const failedNow = await runLocal(sweep, dir, todo, jobs, con, show, deps.progressSink);
+  const summary = await writeResults(dir, sweep);
+  if (!retry) {
+    for (const c of failedBefore) {
+      const r = have.get(c.index) as CellResult;
+      con.err(
+        `evtsim: sweep: cell ${c.index} (${c.id}) failed in an earlier run: ${r.error} ` +
+          "(--retry_failed runs it again)",
+      );
+    }
+  }
+  con.err(
+    `sweep: ${todo.length} cells run in ${((performance.now() - started) / 1000).toFixed(2)} s`,
+  );
+  con.out(
+    `sweep: ${sweep.cells.length} cells: ${todo.length} run, ${
+      sweep.cells.length - todo.length
+    } already done; ${summary.ok} ok, ${summary.failed.length} failed` +
+      (failedNow.length > 0 ? ` (${failedNow.length} in this run)` : ""),
+  );
+  printWritten(con, resultsArg, summary, sweep);
+  return summary.failed.length > 0 || summary.missing.length > 0 ? 1 : 0;
+}
+
+function printWritten(con: Console, shown: string, s: MergeSummary, sweep: Sweep): void {
+  con.out(
+    `Results written to: ${shown}/results.csv and ${shown}/results.json ` +
+      `(${s.ok} of ${sweep.cells.length} cells)`,
+  );
+}
+
+function integer(v: number | undefined, name: string): number | undefined {
+  if (v !== undefined && !Number.isInteger(v)) {
+    throw new EvtsimError("usage", `--${name} expects an integer, got ${v}`);
+  }
+  return v;
+}
+
+/** `evtsim sweep collect DIR`. */
+async function collect(shown: string, con: Console): Promise<number> {
+  const dir = absoluteDir(shown);
+  const sweep = await sweepOf(undefined, dir);
+  const s = await writeResults(dir, sweep);
+  for (const c of s.missing) {
+    con.err(`evtsim: sweep collect: cell ${c.index} (${c.id}) is missing (no result yet)`);
+  }
+  for (const r of s.failed) {
+    con.err(`evtsim: sweep collect: cell ${r.index} (${r.id}) failed: ${r.error}`);
+  }
+  printWritten(con, shown, s, sweep);
+  if (s.missing.length + s.failed.length === 0) return 0;
+  con.err(
+    `evtsim: sweep collect: ${s.missing.length} cells missing, ${s.failed.length} failed: ` +
+      `the results hold only the ${s.ok} cells that ran fine`,
+  );
+  return 1;
+}
+
+const CELL_OPTIONS: Record<string, CommandOption> = {
+  cell: { type: "string", value: "INDEX", help: "the cell's index (its place in id order)" },
+  results: { type: "string", value: "DIR", help: "the sweep's results folder" },
+  help: { type: "boolean", short: "h", help: "show this help" },
+};
+
+/** Runs `evtsim sweep-cell SPEC --cell INDEX --results DIR`; returns the exit code. */
+export async function sweepCellCommand(args: readonly string[], con: Console): Promise<number> {
+  const a = parseCommandArgs(args, CELL_OPTIONS, "sweep-cell");
+  if (a.values.get("help") === true) {
+    con.out(
+      [
+        "usage: evtsim sweep-cell SPEC --cell INDEX --results DIR",
+        "",
+        "Runs one cell of a sweep and writes DIR/cells/ID.json (what 'evtsim sweep' runs for each",
+        "cell, locally or as a Slurm array task); see 'evtsim help sweep'.",
+        "",
+        "options:",
+        ...optionHelp(CELL_OPTIONS),
+      ].join("\n"),
+    );
+    return 0;
+  }
+  const raw = stringValue(a, "cell");
+  const results = stringValue(a, "results");
+  if (a.positionals.length !== 1 || raw === undefined || results === undefined) {
+    throw new EvtsimError("usage", "usage: evtsim sweep-cell SPEC --cell INDEX --results DIR");
+  }
+  const dir = absoluteDir(results);
+  const sweep = await sweepOf(absoluteDir(a.positionals[0]), dir);
+  const { cellAt, runCell } = await import("./_sweep_cells.ts");
+  const cell: Cell = cellAt(sweep, raw);
+  const r = await runCell(sweep, cell, dir, con);
+  if (r.status === "failed") {
+    con.err(`evtsim: sweep-cell: cell ${cell.index} (${cell.id}) failed: ${r.error}`);
+    return 1;
+  }
+  con.out(
+    `cell ${cell.index} (${cell.id}) ok in ${r.wall_seconds} s: ${results}/cells/${cell.id}.json`,
+  );
+  return 0;
+}
