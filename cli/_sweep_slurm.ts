@@ -123,6 +123,41 @@ export function noSbatch(): EvtsimError {
   );
 }
 
+/** The ids of the job arrays submitted for a results folder, one per line. */
+const JOBS_FILE = "slurm_jobs";
+
+/**
+ * The first job this folder submitted that Slurm still lists (pending or
+ * running tasks), or undefined. Without squeue nothing can be seen, so
+ * nothing is refused.
+ */
+async function stillQueued(dir: string): Promise<string | undefined> {
+  let ids: string[];
+  try {
+    ids = (await Deno.readTextFile(`${dir}/${JOBS_FILE}`)).split("\n").filter((l) => l !== "");
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw e;
+  }
+  for (const id of ids) {
+    let r: Deno.CommandOutput;
+    try {
+      r = await new Deno.Command("squeue", {
+        args: ["-h", "-j", id, "-o", "%i"],
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return undefined;
+      throw e;
+    }
+    // A job Slurm has forgotten makes squeue fail ("Invalid job id"): gone.
+    if (r.code === 0 && new TextDecoder().decode(r.stdout).trim() !== "") return id;
+  }
+  return undefined;
+}
+
 /** What `sweep --executor slurm` was asked to do. */
 export interface SlurmRun {
   readonly sweep: Sweep;
@@ -147,12 +182,27 @@ export async function runSlurm(r: SlurmRun, con: Console): Promise<number> {
   if (!r.dryRun) {
     if (onPath("sbatch") === undefined) throw noSbatch();
     checkRunPermission("--executor slurm (to run sbatch)");
+    if (/\s/.test(r.dir)) {
+      // #SBATCH lines are not shell: a path with blanks would be cut there.
+      throw new EvtsimError(
+        "usage",
+        `--executor slurm needs a results folder without blanks in its path (got '${r.dir}')`,
+      );
+    }
+    const queued = await stillQueued(r.dir);
+    if (queued !== undefined) {
+      throw new EvtsimError(
+        "usage",
+        `job ${queued} of ${r.shown} is still in Slurm's queue: wait for it (squeue -j ${queued}) ` +
+          `or cancel it (scancel ${queued}) before submitting more cells`,
+      );
+    }
   }
   const total = r.sweep.cells.length;
   if (r.todo.length === 0) {
     con.out(
       r.retry
-        ? `sweep: no failed cell among the ${total} cells: nothing to submit`
+        ? `sweep: every one of the ${total} cells has a result and none failed: nothing to submit`
         : `sweep: every one of the ${total} cells has a result: nothing to submit ` +
           "(--retry_failed runs the failed ones again)",
     );
@@ -184,6 +234,8 @@ export async function runSlurm(r: SlurmRun, con: Console): Promise<number> {
     throw e;
   }
   const id = await submit(path);
+  // Remembered so that a later submission can see this array still queued.
+  await Deno.writeTextFile(`${r.dir}/${JOBS_FILE}`, `${id}\n`, { append: true });
   con.out(
     `Submitted batch job ${id}: ${r.todo.length} of the ${total} cells ` +
       `(array ${arrayList(r.todo.map((c) => c.index))}), script ${r.shown}/sweep.sbatch`,

@@ -98,10 +98,12 @@ export function sweepHelp(): string {
     "  local  (default) --jobs N processes at once, each 'evtsim sweep-cell'; a progress bar",
     "         on a terminal; a failed cell is reported and the others go on.",
     "  slurm  writes DIR/sweep.sbatch, a job array with one task per cell to run (array",
-    "         index = cell INDEX; without --retry_failed the cells with no result, with it",
-    "         only the failed ones), and submits it with sbatch; the output of task i goes to",
-    "         DIR/logs/JOBID_i.out. Then 'evtsim sweep collect DIR' writes the results of",
-    "         the cells that ran fine and lists the missing and failed ones.",
+    "         index = cell INDEX: the cells with no result, and with --retry_failed the",
+    "         failed ones too), and submits it with sbatch; the output of task i goes to",
+    "         DIR/logs/JOBID_i.out. While a job this folder submitted is still in the",
+    "         queue, nothing more is submitted (so no cell runs twice). Then 'evtsim sweep",
+    "         collect DIR' writes the results of the cells that ran fine and lists the",
+    "         missing and failed ones.",
     "",
     "options:",
     ...optionHelp(SWEEP_OPTIONS),
@@ -170,7 +172,7 @@ export async function sweepCommand(
       sweep,
       dir,
       shown: resultsArg,
-      todo: retry ? failedBefore : missing,
+      todo: retry ? [...failedBefore, ...missing].sort((x, y) => x.index - y.index) : missing,
       retry,
       partition: stringValue(a, "partition"),
       maxParallel,
@@ -223,6 +225,8 @@ function integer(v: number | undefined, name: string): number | undefined {
   return v;
 }
 
+const cells = (n: number) => n === 1 ? "1 cell" : `${n} cells`;
+
 /** `evtsim sweep collect DIR`. */
 async function collect(shown: string, con: Console): Promise<number> {
   const dir = absoluteDir(shown);
@@ -237,8 +241,8 @@ async function collect(shown: string, con: Console): Promise<number> {
   printWritten(con, shown, s, sweep);
   if (s.missing.length + s.failed.length === 0) return 0;
   con.err(
-    `evtsim: sweep collect: ${s.missing.length} cells missing, ${s.failed.length} failed: ` +
-      `the results hold only the ${s.ok} cells that ran fine`,
+    `evtsim: sweep collect: ${cells(s.missing.length)} missing, ${s.failed.length} failed: ` +
+      `the results hold only the ${cells(s.ok)} that ran fine`,
   );
   return 1;
 }

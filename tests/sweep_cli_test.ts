@@ -374,6 +374,19 @@ Deno.test("sweep --executor slurm: dry run, missing sbatch, submission; the arra
       dir,
     );
     assert(resub.out.includes("#SBATCH --array=5%3"), resub.out.join("\n"));
+    // While the folder's array is still queued (a stand-in squeue lists it),
+    // nothing more is submitted: cell 5 may still be pending there.
+    await Deno.writeTextFile(`${bin}/squeue`, `#!/bin/sh\necho 4242_5\n`, { mode: 0o755 });
+    const queued = await evtsimWithPath(
+      ["sweep", "sweep.yaml", "--executor", "slurm", "--results", "slurm", "--retry_failed"],
+      `${bin}:/usr/bin:/bin`,
+      dir,
+    );
+    assertEquals(queued.code, 1);
+    assertEquals(queued.err, [
+      "evtsim: job 4242 of slurm is still in Slurm's queue: wait for it (squeue -j 4242) " +
+      "or cancel it (scancel 4242) before submitting more cells",
+    ]);
     const last = await runCli([
       "sweep-cell",
       `${dir}/sweep.yaml`,
