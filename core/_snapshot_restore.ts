@@ -148,6 +148,7 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
     pickerNamed: (name) => lookupPicker(registry, name),
     totalNodes: config.totalNodes,
     settings: config.pickerSettings?.[picker.name],
+    settingsOf: (name) => config.pickerSettings?.[name],
   });
   for (const q of queues.list) pickerState = picker.onQueueUpdate(pickerState, q.def);
   if (picker.restoreMemory !== undefined && data.pickerMemory !== undefined) {

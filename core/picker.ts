@@ -39,6 +39,11 @@ export interface PickerSetup {
    * plain JSON data the picker checks itself; undefined when none are given.
    */
   readonly settings?: unknown;
+  /**
+   * The configuration's settings for any picker by name: for a picker that
+   * sets up others (a queue's own picker, under `builtin_fcfs`).
+   */
+  settingsOf?(name: string): unknown;
 }
 
 /**

@@ -280,6 +280,7 @@ export function snapshotOf(state: SimState): SnapshotData {
   const pend: [number, PendReasonCode][] = [];
   for (const { id, code } of state.pendCodes.toArray()) pend.push([id, code]);
   pend.sort((a, b) => a[0] - b[0]);
+  const pickerMemory = state.picker.saveMemory?.(state.pickerState);
   return {
     version: SNAPSHOT_VERSION,
     config: configData(state.config),
@@ -311,9 +312,8 @@ export function snapshotOf(state: SimState): SnapshotData {
     stats: statsData(state.stats),
     finished: state.finished,
     overallocationReported: state.overallocationReported,
-    ...(state.picker.saveMemory === undefined
-      ? {}
-      : { pickerMemory: state.picker.saveMemory(state.pickerState) }),
+    // A picker may have no memory in this run (builtin_fcfs without a queue picker that keeps one).
+    ...(pickerMemory === undefined ? {} : { pickerMemory }),
   };
 }
 

@@ -313,6 +313,7 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     pickerNamed: (name) => lookupPicker(registry, name),
     totalNodes: c.totalNodes,
     settings: c.pickerSettings?.[picker.name],
+    settingsOf: (name) => c.pickerSettings?.[name],
   });
   const baseline: ResourceRow = { time: c.startTime, freeNodes: capacity, allocatedNodes: 0 };
   const model = config.resourceModel;

@@ -12,6 +12,7 @@ import type {
   PickerSetup,
   SessionContext,
 } from "../core/picker.ts";
+import { EvtsimError } from "../core/errors.ts";
 import type { ResolvedQueue } from "../core/queues.ts";
 import type { JobRecord } from "../core/types.ts";
 import { keyOrderPicker, orderedSession } from "./ordered_picker.ts";
@@ -114,6 +115,48 @@ function builtinFcfsPicker(): Picker<State> {
       const out = withSlot(s, from, (p, st) => p.onJobStateChange(st, before, "cancelled"), -1);
       return withSlot(out, to, (p, st) => p.onJobPush(st, after), +1);
     },
+    // Every queue picker that keeps a memory (fairshare's usage) sees every
+    // job end, whichever queue it ran in: usage is the whole machine's.
+    onJobEnd: (s, job) =>
+      isQueued(s) && s.slots.some((x) => x.picker.onJobEnd !== undefined)
+        ? mapSlots(s, (p, st) => p.onJobEnd?.(st, job) ?? st)
+        : s,
+    saveMemory(s) {
+      if (!isQueued(s)) return undefined;
+      const queues: Record<string, unknown> = {};
+      let any = false;
+      for (const slot of s.slots) {
+        if (slot.picker.saveMemory === undefined) continue;
+        queues[slot.name] = slot.picker.saveMemory(slot.state);
+        any = true;
+      }
+      return any ? { queues } : undefined;
+    },
+    restoreMemory(s, memory) {
+      const queues = (memory as { queues?: unknown } | null)?.queues;
+      if (!isQueued(s) || typeof queues !== "object" || queues === null || Array.isArray(queues)) {
+        throw new EvtsimError(
+          "input",
+          "snapshot: builtin_fcfs memory must hold a queues object (queue name -> its picker's memory)",
+        );
+      }
+      const saved = queues as Record<string, unknown>;
+      for (const name of Object.keys(saved)) {
+        const at = s.index.get(name);
+        if (at === undefined || s.slots[at].picker.restoreMemory === undefined) {
+          throw new EvtsimError(
+            "input",
+            `snapshot: builtin_fcfs memory names queue '${name}', which has no picker memory here`,
+          );
+        }
+      }
+      const slots = s.slots.map((slot) =>
+        saved[slot.name] === undefined
+          ? slot
+          : { ...slot, state: slot.picker.restoreMemory!(slot.state, saved[slot.name]) }
+      );
+      return { ...s, slots };
+    },
     size: (s) => (isQueued(s) ? s.size : s.all.size),
     pending: (s) => (isQueued(s) ? allPending(s) : s.all.values()),
     beginSession: (s, ctx) => (isQueued(s) ? queuedSession(s, ctx) : orderedSession(s, ctx, true)),
@@ -147,6 +190,11 @@ function withSlot(
   return { ...s, slots, size: s.size + sizeDelta };
 }
 
+// A queue's own picker gets its own settings (`pickerSettings[its name]`), not builtin_fcfs's.
+function initSlot(setup: PickerSetup, picker: Picker): unknown {
+  return picker.init({ ...setup, settings: setup.settingsOf?.(picker.name) });
+}
+
 function upsertQueue(s: BuiltinFcfsQueues, def: ResolvedQueue): BuiltinFcfsQueues {
   const picker = def.picker === undefined ? FCFS_WITHIN : s.setup.pickerNamed(def.picker);
   const at = s.index.get(def.name);
@@ -158,14 +206,14 @@ function upsertQueue(s: BuiltinFcfsQueues, def: ResolvedQueue): BuiltinFcfsQueue
       priority: def.priority,
       order,
       picker,
-      state: picker.init(s.setup),
+      state: initSlot(s.setup, picker),
     });
   } else {
     const old = slots[at];
     let state = old.state;
     if (old.picker !== picker) {
       // A new per-queue picker: rebuild its state from the queue's candidates.
-      state = picker.init(s.setup);
+      state = initSlot(s.setup, picker);
       for (const job of old.picker.pending(old.state)) state = picker.onJobPush(state, job);
     }
     slots[at] = { ...old, priority: def.priority, picker, state };
