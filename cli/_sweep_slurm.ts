@@ -48,6 +48,8 @@ export interface ScriptOptions {
   readonly totalCells: number;
   readonly partition?: string;
   readonly maxParallel?: number;
+  /** More sbatch options, one `#SBATCH` line each (see {@link sbatchOptionLines}). */
+  readonly sbatchOptions?: readonly string[];
   /** The command line that runs evtsim (default: this Deno, flags and main.ts). */
   readonly evtsim?: string;
   /** The folder the tasks start in (absolute). */
@@ -64,6 +66,7 @@ export function sbatchScript(o: ScriptOptions): string {
     `#SBATCH --array=${arrayList(o.indices)}${throttle}`,
     `#SBATCH --output=${o.dir}/logs/%A_%a.out`,
     ...(o.partition === undefined ? [] : [`#SBATCH --partition=${o.partition}`]),
+    ...(o.sbatchOptions ?? []).map((line) => `#SBATCH ${line}`),
     `# evtsim sweep: ${o.indices.length} of the ${o.totalCells} cells of ${o.spec}.`,
     `# Each array task runs the cell whose index is its task id; then run`,
     `#   evtsim sweep collect ${o.dir}`,
@@ -73,6 +76,43 @@ export function sbatchScript(o: ScriptOptions): string {
     `--results ${shellQuote(o.dir)}`,
     "",
   ].join("\n");
+}
+
+// Options the script sets itself: another value would break the cell <-> task mapping or the logs.
+const OWN_SBATCH = /^(--array|-a|--output|-o|--parsable|--wrap)(=|$)/;
+
+/**
+ * `--sbatch_options` as `#SBATCH` lines: each word starting with `-` opens a
+ * line, and the words after it (a value written with a blank) join it.
+ *
+ * @example
+ * ```ts
+ * import { sbatchOptionLines } from "./_sweep_slurm.ts";
+ * const lines = sbatchOptionLines("--time 00:30:00 --account=proj -N 1");
+ * console.assert(lines.join("|") === "--time 00:30:00|--account=proj|-N 1");
+ * ```
+ */
+export function sbatchOptionLines(text: string | undefined): string[] {
+  if (text === undefined) return [];
+  const lines: string[] = [];
+  for (const word of text.trim().split(/\s+/)) {
+    if (word === "") continue;
+    if (word.startsWith("-")) {
+      if (OWN_SBATCH.test(word)) {
+        throw new EvtsimError(
+          "usage",
+          `--sbatch_options: ${word.split("=")[0]} is set by the sweep itself`,
+        );
+      }
+      lines.push(word);
+    } else if (lines.length === 0) {
+      throw new EvtsimError(
+        "usage",
+        `--sbatch_options expects sbatch options starting with '-', got '${word}'`,
+      );
+    } else lines[lines.length - 1] += ` ${word}`;
+  }
+  return lines;
 }
 
 /** The path of `command` on PATH, or undefined. */
@@ -169,6 +209,7 @@ export interface SlurmRun {
   readonly retry: boolean;
   readonly partition?: string;
   readonly maxParallel?: number;
+  readonly sbatchOptions?: readonly string[];
   readonly evtsim?: string;
   readonly dryRun: boolean;
 }
@@ -214,6 +255,7 @@ export async function runSlurm(r: SlurmRun, con: Console): Promise<number> {
     indices: r.todo.map((c) => c.index),
     totalCells: total,
     partition: r.partition,
+    sbatchOptions: r.sbatchOptions,
     maxParallel: r.maxParallel,
     evtsim: r.evtsim,
     cwd: Deno.cwd(),

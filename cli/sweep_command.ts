@@ -44,6 +44,12 @@ const SWEEP_OPTIONS: Record<string, CommandOption> = {
   },
   executor: { type: "string", value: "local|slurm", help: "where the cells run (default local)" },
   partition: { type: "string", value: "P", help: "slurm: the partition (#SBATCH --partition)" },
+  sbatch_options: {
+    type: "string",
+    value: "'OPTS'",
+    help: "slurm: more sbatch options, one #SBATCH line each, e.g.\n" +
+      "        --sbatch_options='--time=00:30:00 --account=proj --mem=2G'",
+  },
   max_parallel: {
     type: "string",
     value: "K",
@@ -65,7 +71,8 @@ const SWEEP_OPTIONS: Record<string, CommandOption> = {
 export function sweepHelp(): string {
   return [
     "usage: evtsim sweep SPEC [--results DIR] [--jobs N] [--retry_failed] [--executor local|slurm]",
-    "                         [--partition P] [--max_parallel K] [--dry_run] [--evtsim CMD]",
+    "                         [--partition P] [--max_parallel K] [--sbatch_options 'OPTS']",
+    "                         [--dry_run] [--evtsim CMD]",
     "       evtsim sweep collect DIR",
     "       evtsim sweep-cell SPEC --cell INDEX --results DIR",
     "",
@@ -145,7 +152,7 @@ export async function sweepCommand(
     throw new EvtsimError("usage", `--executor expects local or slurm, got '${executor}'`);
   }
   const only = executor === "local"
-    ? ["partition", "max_parallel", "dry_run", "evtsim"]
+    ? ["partition", "max_parallel", "sbatch_options", "dry_run", "evtsim"]
     : ["jobs", "progress", "no_progress"];
   for (const name of only) {
     if (a.values.has(name)) {
@@ -167,7 +174,7 @@ export async function sweepCommand(
   const missing = sweep.cells.filter((c) => !have.has(c.index));
 
   if (executor === "slurm") {
-    const { runSlurm } = await import("./_sweep_slurm.ts");
+    const { runSlurm, sbatchOptionLines } = await import("./_sweep_slurm.ts");
     return await runSlurm({
       sweep,
       dir,
@@ -175,6 +182,7 @@ export async function sweepCommand(
       todo: retry ? [...failedBefore, ...missing].sort((x, y) => x.index - y.index) : missing,
       retry,
       partition: stringValue(a, "partition"),
+      sbatchOptions: sbatchOptionLines(stringValue(a, "sbatch_options")),
       maxParallel,
       evtsim: stringValue(a, "evtsim"),
       dryRun: a.values.get("dry_run") === true,

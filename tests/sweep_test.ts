@@ -4,11 +4,11 @@
 // working directory, and every bad spec is one line SPEC:LINE: field. Also
 // the sbatch script's pieces.
 
-import { assert, assertEquals, assertRejects } from "./_assert.ts";
+import { assert, assertEquals, assertRejects, assertThrows } from "./_assert.ts";
 import { ROOT } from "./_cli.ts";
 import { parseSweepSpec, readSweepSpec } from "../cli/_sweep_spec.ts";
 import { canonicalJson, cellId } from "../cli/_sweep_model.ts";
-import { arrayList, sbatchScript, shellQuote } from "../cli/_sweep_slurm.ts";
+import { arrayList, sbatchOptionLines, sbatchScript, shellQuote } from "../cli/_sweep_slurm.ts";
 
 const EXAMPLE = `${ROOT}examples/sweep.yaml`;
 
@@ -157,6 +157,7 @@ Deno.test("sweep slurm: array lists, quoting and the script's lines", () => {
     maxParallel: 2,
     evtsim: "evtsim",
     cwd: "/w d",
+    sbatchOptions: sbatchOptionLines(" --time 00:30:00  --account=proj -N 1 "),
   });
   const lines = script.split("\n");
   assertEquals(lines[0], "#!/bin/bash");
@@ -166,8 +167,19 @@ Deno.test("sweep slurm: array lists, quoting and the script's lines", () => {
       "#SBATCH --array=1-2,5%2",
       "#SBATCH --output=/r/logs/%A_%a.out",
       "#SBATCH --partition=debug",
+      "#SBATCH --time 00:30:00",
+      "#SBATCH --account=proj",
+      "#SBATCH -N 1",
       "cd '/w d'",
       'exec evtsim sweep-cell /s/sweep.yaml --cell "$SLURM_ARRAY_TASK_ID" --results /r',
     ]
   ) assert(lines.includes(l), `no line ${l} in:\n${script}`);
+  // The options that map tasks to cells and place the logs are the sweep's own.
+  for (const own of ["--array=0-3", "-a 1", "--output=x", "-o x", "--parsable"]) {
+    assertThrows(
+      () => sbatchOptionLines(own),
+      `${own.split(/[= ]/)[0]} is set by the sweep itself`,
+    );
+  }
+  assertThrows(() => sbatchOptionLines("time=1"), "expects sbatch options starting with '-'");
 });
