@@ -264,10 +264,16 @@ export async function writeResults(dir: string, sweep: Sweep): Promise<MergeSumm
     for (const row of rows) csv.line(columns.map((c) => csvField(row[c])).join(","));
     set.open(`${dir}/results.json`).line(JSON.stringify(rows, null, 2));
     const timings = set.open(`${dir}/timings.csv`);
-    timings.line("id,index,status,wall_seconds");
+    // The machine's speed: jobs simulated per second of the cell's wall time.
+    timings.line("id,index,status,wall_seconds,jobs_per_wall_s");
     for (const cell of sweep.cells) {
       const r = results.get(cell.index);
-      if (r !== undefined) timings.line(`${r.id},${r.index},${r.status},${r.wall_seconds}`);
+      if (r === undefined) continue;
+      const jobs = r.row?.jobs;
+      const rate = typeof jobs === "number" && r.wall_seconds > 0
+        ? Math.round(jobs / r.wall_seconds)
+        : "";
+      timings.line(`${r.id},${r.index},${r.status},${r.wall_seconds},${rate}`);
     }
     set.commit();
   } catch (e) {

@@ -60,6 +60,12 @@ Deno.test("sweep: rows equal simulate's figures, --jobs 1 and 2 agree byte for b
     assert(!(await Deno.readTextFile(`${dir}/two/results.csv`)).includes("wall"));
     const timings = (await Deno.readTextFile(`${dir}/two/timings.csv`)).trim().split("\n");
     assertEquals(timings.length, 7);
+    assertEquals(timings[0], "id,index,status,wall_seconds,jobs_per_wall_s");
+    for (const t of timings.slice(1)) {
+      const [, , status, wall, rate] = t.split(",");
+      assertEquals(status, "ok");
+      assertEquals(Number(rate), Math.round(2000 / Number(wall)));
+    }
 
     // The cell sjf+easy on 256 nodes against simulate run by hand.
     const rows = JSON.parse(await Deno.readTextFile(`${dir}/two/results.json`));
