@@ -130,3 +130,64 @@ Deno.test("serve gRPC: token, message size, undecodable bytes; the server serves
     assertEquals((await ok.close()).code, grpc.status.OK);
   });
 });
+
+Deno.test("serve gRPC: evtsim's own init and job fields give a fairshare session the library's schedule", async () => {
+  const settings = { fairshare: { halfLife: 3600, maxAge: 3600, weights: { age: 0 } } };
+  const jobs = [
+    { submitTime: 0, numNodes: 10, timeLimit: 3600, user: "alice" },
+    { submitTime: 100, numNodes: 10, timeLimit: 600, user: "alice" },
+    { submitTime: 200, numNodes: 10, timeLimit: 600, user: "bob", account: "physics" },
+  ];
+  await withServer({}, async (server, api) => {
+    const g = new GrpcSession(server.grpcPort!);
+    try {
+      for (
+        const [init, message] of [
+          [{ picker: "nope" }, "unknown picker 'nope'"],
+          [{ picker: "fairshare", picker_settings_json: "{" }, "not valid JSON"],
+          [{ picker: "fairshare", picker_settings_json: "[1]" }, "must be a JSON object"],
+          [
+            { picker: "fairshare", picker_settings_json: '{"fairshare": {"half_life": 1}}' },
+            "half_life",
+          ],
+        ] as const
+      ) {
+        const r = await g.request({ init: { total_nodes: 10, session_name: "fs", ...init } });
+        assertEquals(r.response, "error", JSON.stringify(r));
+        assert(r.error.message.includes(message), r.error.message);
+      }
+      const init = await g.ok({
+        init: {
+          total_nodes: 10,
+          session_name: "fs",
+          picker: "fairshare",
+          picker_settings_json: JSON.stringify(settings),
+        },
+      });
+      await g.ok({
+        append_jobs: {
+          requests: jobs.map((j) => ({
+            submit_time: j.submitTime,
+            num_nodes: j.numNodes,
+            limit_time: j.timeLimit,
+            user: j.user,
+            account: j.account ?? "",
+          })),
+        },
+      });
+      for (const [id, j] of jobs.entries()) {
+        await g.ok({ submit_job: { job_idx: id, submit_time: j.submitTime } });
+      }
+      // The schedule, through the HTTP front's finish of the same session.
+      const out = await api.ok("POST", `/sessions/${init.session_id}/finish`, {});
+      const sim = new Simulation({ totalNodes: 10, picker: "fairshare", pickerSettings: settings });
+      sim.appendJobs(jobs);
+      const lib = JSON.parse(JSON.stringify(sim.finish().jobs));
+      assertEquals(out.jobs, lib);
+      // Bob has no usage when alice's first job ends, so his later job goes first.
+      assertEquals(out.jobs.map((r: { beginTime: number }) => r.beginTime), [0, 4200, 3600]);
+    } finally {
+      await g.close();
+    }
+  });
+});

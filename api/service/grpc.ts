@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import type { Statistics } from "../../core/statistics.ts";
 import type { JobSpec, RunTimeMode } from "../../core/types.ts";
 import { MAX_BODY_BYTES } from "./http.ts";
-import { ServiceError, type Session, type SessionHost } from "./sessions.ts";
+import { ServiceError, serviceError, type Session, type SessionHost } from "./sessions.ts";
 import { tokenMatches } from "./token.ts";
 
 /** The .proto file of the protocol (checked in beside this module). */
@@ -79,8 +79,19 @@ function jobOf(m: Msg): JobSpec {
   const numNodes = num(m.num_nodes);
   const timeLimit = num(m.limit_time);
   if (numNodes < 1) bad("num_nodes must be at least 1");
-  const queue = typeof m.queue === "string" && m.queue !== "" ? m.queue : undefined;
-  return { submitTime, numNodes, timeLimit, ...(queue === undefined ? {} : { queue }) };
+  // Proto3 strings default to "": an empty one is no value.
+  const text = (
+    k: string,
+  ) => (typeof m[k] === "string" && m[k] !== "" ? m[k] as string : undefined);
+  const [queue, user, account] = [text("queue"), text("user"), text("account")];
+  return {
+    submitTime,
+    numNodes,
+    timeLimit,
+    ...(queue === undefined ? {} : { queue }),
+    ...(user === undefined ? {} : { user }),
+    ...(account === undefined ? {} : { account }),
+  };
 }
 
 /** One stream's state: the session its `init` created, if any. */
@@ -176,13 +187,36 @@ class StreamSession {
     if (overflow !== "" && overflow !== "abort" && overflow !== "grow") {
       bad(`wait_queue_overflow must be abort or grow, got '${overflow}'`);
     }
-    const session = this.host.create({
-      name,
-      totalNodes: num(m.total_nodes),
-      backfillPolicy: pick("backfill_policy", BACKFILL, "easy"),
-      priorityPolicy: pick("priority_policy", PRIORITY, "fcfs") as "fcfs",
-      runTimeMode: pick("run_time_mode", RUN_TIME, "actual") as RunTimeMode,
-    });
+    const settingsText = str("picker_settings_json");
+    let pickerSettings: Record<string, unknown> | undefined;
+    if (settingsText !== "") {
+      try {
+        pickerSettings = JSON.parse(settingsText);
+      } catch {
+        bad("picker_settings_json is not valid JSON");
+      }
+      if (
+        typeof pickerSettings !== "object" || pickerSettings === null ||
+        Array.isArray(pickerSettings)
+      ) {
+        bad('picker_settings_json must be a JSON object (e.g. {"fairshare": {"halfLife": 3600}})');
+      }
+    }
+    let session: Session;
+    try {
+      session = this.host.create({
+        name,
+        totalNodes: num(m.total_nodes),
+        backfillPolicy: pick("backfill_policy", BACKFILL, "easy"),
+        priorityPolicy: pick("priority_policy", PRIORITY, "fcfs") as "fcfs",
+        runTimeMode: pick("run_time_mode", RUN_TIME, "actual") as RunTimeMode,
+        ...(str("picker") === "" ? {} : { picker: str("picker") }),
+        ...(pickerSettings === undefined ? {} : { pickerSettings }),
+      });
+    } catch (e) {
+      // An unknown picker or bad settings: the client's error, not the server's.
+      throw serviceError(e);
+    }
     this.#id = session.id;
     return { ok: true, session_id: session.id };
   }
