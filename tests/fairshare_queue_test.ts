@@ -5,17 +5,7 @@
 // and a run restored from a mid-run snapshot exactly as the uninterrupted one.
 
 import fc from "fast-check";
-import {
-  initialState,
-  type Input,
-  type JobRow,
-  loadSnapshot,
-  type ResourceRow,
-  saveSnapshot,
-  Simulation,
-  type SimulationConfig,
-  step,
-} from "../mod.ts";
+import { initialState, loadSnapshot, saveSnapshot, Simulation, step } from "../mod.ts";
 import {
   arbScenario,
   arbStreamingSchedule,
@@ -24,6 +14,7 @@ import {
   streamingInputs,
 } from "../testing/mod.ts";
 import { assert, assertEquals, assertThrows } from "./_assert.ts";
+import { rowsThroughSnapshot } from "./_snapshot_cut.ts";
 
 const USERS = [undefined, "u1", "u2", "u3"] as const;
 
@@ -83,20 +74,6 @@ Deno.test("fairshare as the only queue's picker schedules exactly as the global 
   assert(reordered >= 50, `only ${reordered} of 300 traces were scheduled unlike FCFS`);
 });
 
-function rowsOf(config: SimulationConfig, inputs: readonly Input[], cut: number) {
-  let s = initialState(config);
-  const jobs: JobRow[] = [];
-  const resources: ResourceRow[] = [];
-  inputs.forEach((input, i) => {
-    if (i === cut) s = loadSnapshot(JSON.parse(JSON.stringify(saveSnapshot(s))));
-    const r = step(s, input);
-    jobs.push(...r.rows.jobs);
-    resources.push(...r.rows.resources);
-    s = r.state;
-  });
-  return { jobs, resources };
-}
-
 Deno.test("fairshare as a queue's picker: a run restored from a mid-run snapshot gives the uninterrupted run's rows", () => {
   let withUsage = 0;
   const seed = 1622;
@@ -118,8 +95,8 @@ Deno.test("fairshare as a queue's picker: a run restored from a mid-run snapshot
             jobStoreCapacity: 2,
             jobFlushInterval: 1,
           };
-          const whole = rowsOf(c, inputs, -1);
-          const restored = rowsOf(c, inputs, cut);
+          const whole = rowsThroughSnapshot(c, inputs, -1);
+          const restored = rowsThroughSnapshot(c, inputs, cut);
           assertEquals(restored.jobs, whole.jobs);
           assertEquals(restored.resources, whole.resources);
           let s = initialState(c);

@@ -9,7 +9,6 @@ import {
   fairsharePicker,
   type FairshareState,
   initialState,
-  type Input,
   type JobRecord,
   type JobSpec,
   loadSnapshot,
@@ -30,8 +29,8 @@ import {
   type Scenario,
   streamingInputs,
 } from "../testing/mod.ts";
-import type { JobRow, ResourceRow } from "../core/types.ts";
 import { referenceFairshare } from "./_reference_fairshare.ts";
+import { rowsThroughSnapshot } from "./_snapshot_cut.ts";
 import { assert, assertEquals } from "./_assert.ts";
 
 // ---- the worked example ----------------------------------------------------
@@ -264,26 +263,6 @@ Deno.test("fairshare: a streaming plan gives exactly the batch run's rows", () =
   );
 });
 
-function rowsOf(
-  config: SimulationConfig,
-  inputs: readonly Input[],
-  cut: number,
-): { jobs: JobRow[]; resources: ResourceRow[] } {
-  let s = initialState(config);
-  const jobs: JobRow[] = [];
-  const resources: ResourceRow[] = [];
-  inputs.forEach((input, i) => {
-    if (i === cut) {
-      s = loadSnapshot(JSON.parse(JSON.stringify(saveSnapshot(s))));
-    }
-    const r = step(s, input);
-    jobs.push(...r.rows.jobs);
-    resources.push(...r.rows.resources);
-    s = r.state;
-  });
-  return { jobs, resources };
-}
-
 Deno.test("fairshare: a run restored from a snapshot taken mid-run gives the uninterrupted run's rows", () => {
   let withUsage = 0;
   fc.assert(
@@ -292,8 +271,8 @@ Deno.test("fairshare: a run restored from a snapshot taken mid-run gives the uni
       const cut = 1 + (k % (inputs.length - 1));
       // Finished records are reclaimed early, so usage cannot be rebuilt from them.
       const c = { ...config, jobStoreCapacity: 2, jobFlushInterval: 1 };
-      const whole = rowsOf(c, inputs, -1);
-      const restored = rowsOf(c, inputs, cut);
+      const whole = rowsThroughSnapshot(c, inputs, -1);
+      const restored = rowsThroughSnapshot(c, inputs, cut);
       assertEquals(restored.jobs, whole.jobs);
       assertEquals(restored.resources, whole.resources);
       let s = initialState(c);
