@@ -37,8 +37,18 @@ export function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+/** The site's choices for the job array, as given on the command line. */
+export interface ArrayChoices {
+  readonly partition?: string;
+  readonly maxParallel?: number;
+  /** More sbatch options, one `#SBATCH` line each (see {@link sbatchOptionLines}). */
+  readonly sbatchOptions?: readonly string[];
+  /** The command line that runs evtsim (default: this Deno, flags and main.ts). */
+  readonly evtsim?: string;
+}
+
 /** What the sbatch script is made of. */
-export interface ScriptOptions {
+export interface ScriptOptions extends ArrayChoices {
   /** Absolute results folder. */
   readonly dir: string;
   /** Absolute spec path. */
@@ -46,12 +56,6 @@ export interface ScriptOptions {
   /** Cell indices to run, ascending. */
   readonly indices: readonly number[];
   readonly totalCells: number;
-  readonly partition?: string;
-  readonly maxParallel?: number;
-  /** More sbatch options, one `#SBATCH` line each (see {@link sbatchOptionLines}). */
-  readonly sbatchOptions?: readonly string[];
-  /** The command line that runs evtsim (default: this Deno, flags and main.ts). */
-  readonly evtsim?: string;
   /** The folder the tasks start in (absolute). */
   readonly cwd: string;
 }
@@ -199,7 +203,7 @@ async function stillQueued(dir: string): Promise<string | undefined> {
 }
 
 /** What `sweep --executor slurm` was asked to do. */
-export interface SlurmRun {
+export interface SlurmRun extends ArrayChoices {
   readonly sweep: Sweep;
   /** Absolute results folder, and as the user gave it. */
   readonly dir: string;
@@ -207,10 +211,6 @@ export interface SlurmRun {
   /** The cells to submit, in index order. */
   readonly todo: readonly Cell[];
   readonly retry: boolean;
-  readonly partition?: string;
-  readonly maxParallel?: number;
-  readonly sbatchOptions?: readonly string[];
-  readonly evtsim?: string;
   readonly dryRun: boolean;
 }
 
@@ -249,15 +249,16 @@ export async function runSlurm(r: SlurmRun, con: Console): Promise<number> {
     );
     return 0;
   }
+  const { partition, maxParallel, sbatchOptions, evtsim } = r;
   const script = sbatchScript({
     dir: r.dir,
     spec: r.sweep.specPath,
     indices: r.todo.map((c) => c.index),
     totalCells: total,
-    partition: r.partition,
-    sbatchOptions: r.sbatchOptions,
-    maxParallel: r.maxParallel,
-    evtsim: r.evtsim,
+    partition,
+    maxParallel,
+    sbatchOptions,
+    evtsim,
     cwd: Deno.cwd(),
   });
   if (r.dryRun) {
