@@ -232,7 +232,11 @@ export async function logPolicies(
     if (loaded.registry[kind].has(name)) continue;
     throw new EvtsimError(
       "usage",
-      `unknown ${what} '${name}': the log names no policy module that has it; give --policy_module FILE`,
+      `unknown ${what} '${name}': ${
+        recorded.length === 0
+          ? "the log names no policy module"
+          : `not in the policy module ${recorded[0].path} the log names`
+      }; give --policy_module FILE that exports it`,
       { file: log, line: 1 },
     );
   }
