@@ -156,6 +156,41 @@ Deno.test("own scheduler: a picker and an admission policy from a module outside
     const batch = await runCliProcess(["replay", log, "--output", ref]);
     assertEquals(batch.code, 0, batch.err.join("\n"));
 
+    // --alt_events (here the log itself) re-simulates with the recorded module too.
+    const alt = await runCli(["replay", log, "--alt_events", log, "--verify"]);
+    assertEquals(alt.code, 0, alt.err.join("\n"));
+    // A what-if from a run of evtsim's own policies to the module's: the run of simulate.
+    const base = await runCli([
+      "simulate",
+      trace,
+      "-n",
+      "128",
+      "-o",
+      `${dir}/easy.csv`,
+      "--record",
+      `${dir}/easy.replay`,
+      "--no_progress",
+    ]);
+    assertEquals(base.code, 0, base.err.join("\n"));
+    const whatIf = await runCli([
+      "replay",
+      `${dir}/easy.replay`,
+      ...own.map((a) => a === "--admission" ? "--backfill_policy" : a),
+      "--output",
+      `${dir}/what_if.replay`,
+    ]);
+    assertEquals(whatIf.code, 0, whatIf.err.join("\n"));
+    const decisions = async (file: string) =>
+      (await runCli(["dump", file])).out.join("\n").split("\n").filter((l) => l.startsWith("  t="));
+    const recorded = await decisions(ref);
+    assert(recorded.length >= 300, `${recorded.length} decisions`);
+    assertEquals(await decisions(`${dir}/what_if.replay`), recorded);
+    const help = await runCli(["help", "replay"]);
+    assert(
+      help.out.join("\n").includes("--policy_module FILE"),
+      "help replay lists --policy_module",
+    );
+
     // replay -i through stdin: step, break, back; then to the end, writing what replay --output writes.
     const begins = beginTimes(schedule);
     const job = begins.findIndex((b, i) => b > Number(schedule.split("\n")[i + 1].split(",")[0]));
