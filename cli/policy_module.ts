@@ -159,8 +159,11 @@ function toFileUrl(path: string): string {
 
 /** What `replay` may change about the recorded configuration (so its names need no check). */
 export interface Overrides {
+  /** `--picker` replaces the recorded picker. */
   readonly picker?: boolean;
+  /** `--backfill_policy` replaces the recorded admission policy. */
   readonly admission?: boolean;
+  /** `--queues` replaces the recorded queues (and their pickers). */
   readonly queues?: boolean;
 }
 
@@ -241,9 +244,4 @@ export async function logPolicies(
     );
   }
   return loaded;
-}
-
-/** One line per module, as `replay` and `dump` name them. */
-export function describePolicyModules(modules: readonly PolicyModuleRef[]): string[] {
-  return modules.map((m) => `policy module: ${m.path} (sha256 ${m.sha256})`);
 }
