@@ -153,6 +153,11 @@ export async function policyRegistry(file: string | undefined): Promise<LoadedPo
   }
 }
 
+/** The registry of {@link policyRegistry} for the module at `path`, without the module's description. */
+export async function loadPolicyModule(path: string): Promise<PolicyRegistry> {
+  return (await policyRegistry(path)).registry;
+}
+
 function toFileUrl(path: string): string {
   return "file://" + path.split("/").map(encodeURIComponent).join("/");
 }
