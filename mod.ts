@@ -187,3 +187,9 @@ export {
   type TopoJobLifecycle,
   type TopoSimulationResult,
 } from "./api/topology_simulation.ts";
+// Re-simulating a recorded `.replay` log (what `evtsim replay` does), with
+// policies of your own through `registry`.
+export { resimulate, type ResimulateOptions, type ResimulateResult } from "./api/resimulate.ts";
+export type { Mismatch } from "./api/_resimulation_compare.ts";
+export type { Reconfiguration } from "./core/reconfigure.ts";
+export type { PolicyModuleRef } from "./io/replay_schema.ts";

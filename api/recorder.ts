@@ -21,6 +21,7 @@ import { withDecisions } from "../core/reconfigure.ts";
 import type { SimState } from "../core/state.ts";
 import type { Input, StepResult } from "../core/step.ts";
 import { encode } from "../io/replay_log.ts";
+import type { PolicyModuleRef } from "../io/replay_schema.ts";
 
 /**
  * Where a recording goes: `write` receives whole lines (each ending in a
@@ -75,6 +76,12 @@ export interface RecordingOptions {
   readonly decisions?: true | "heads";
   /** Told when the sink fails and the recording stops. */
   readonly onError?: (error: Error) => void;
+  /**
+   * The modules the run's own policies came from (absolute path and SHA-256
+   * of the source), named in the header so that a replay can load them
+   * again (`evtsim replay` does; `evtsim simulate --policy_module` fills it).
+   */
+  readonly policyModules?: readonly PolicyModuleRef[];
 }
 
 /**
@@ -144,6 +151,7 @@ export class Recorder {
       wallStart: new Date().toISOString(),
       snapshotInterval: interval,
       origin: "recording",
+      ...(options.policyModules !== undefined ? { policyModules: options.policyModules } : {}),
     }) + encode.snapshot(0, this.initial);
     try {
       sink.write(text);

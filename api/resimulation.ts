@@ -40,7 +40,12 @@ import type { SimState } from "../core/state.ts";
 import { type Input, step, type StepResult } from "../core/step.ts";
 import { encode, inputOf, type LogEntry } from "../io/replay_log.ts";
 import { LogReader, type ReadLog } from "../io/replay_reader.ts";
-import type { HeaderMessage, SessionMessage, SnapshotMessage } from "../io/replay_schema.ts";
+import type {
+  HeaderMessage,
+  PolicyModuleRef,
+  SessionMessage,
+  SnapshotMessage,
+} from "../io/replay_schema.ts";
 import { defaultRegistry } from "../schedulers/registry.ts";
 import type { RecordingSink } from "./recorder.ts";
 import {
@@ -65,8 +70,16 @@ export interface ResimulationOptions {
   readonly startSeq?: number;
   /** Another picker, admission policy or queue set. */
   readonly reconfigure?: Reconfiguration;
-  /** Where policy names are looked up (default: evtsim's own). */
+  /**
+   * Where policy names are looked up (default: evtsim's own). A log recorded
+   * with policies of your own needs a registry that has them (`withPolicies`).
+   */
   readonly registry?: PolicyRegistry;
+  /**
+   * The policy modules `registry` came from, named in the output's header
+   * (default: those the log's header names).
+   */
+  readonly policyModules?: readonly PolicyModuleRef[];
   /** Compare each decision with the recorded one. */
   readonly verify?: boolean;
   /** Where the re-simulation's own log goes. */
@@ -93,6 +106,8 @@ export class Resimulation {
   readonly start: { readonly seq: number; readonly time: number; readonly line: number };
   /** The log's header. */
   readonly header: HeaderMessage;
+  /** The policy modules the output's header names. */
+  readonly policyModules: readonly PolicyModuleRef[];
   #state: SimState;
   readonly #events: Source;
   /** Messages read ahead of the next step (after the start snapshot). */
@@ -116,6 +131,7 @@ export class Resimulation {
   constructor(options: ResimulationOptions) {
     const base = sourceOf(options.log);
     this.header = base.next() as HeaderMessage & { line: number };
+    this.policyModules = options.policyModules ?? this.header.policyModules ?? [];
     let snap = base.next() as SnapshotEntry;
     if (options.startSeq !== undefined) {
       while (snap.seq !== options.startSeq) {
@@ -177,7 +193,9 @@ export class Resimulation {
     }
     this.#verify = options.verify === true;
     this.#output = options.output;
-    this.#output?.write(outputStart(this.#state, snap.seq, this.header.snapshotInterval));
+    this.#output?.write(
+      outputStart(this.#state, snap.seq, this.header.snapshotInterval, this.policyModules),
+    );
   }
 
   /** The current state. */
@@ -388,11 +406,20 @@ export function markerText(kind: Marker, seq: number, state: SimState): string {
   return kind === "snapshot" ? encode.snapshot(seq, state) : encode.end(seq, state.time);
 }
 
-/** The output's first lines: a re-simulation's header and the snapshot it starts from. */
-export function outputStart(state: SimState, seq: number, snapshotInterval: number): string {
+/**
+ * The output's first lines: a re-simulation's header (naming the policy
+ * modules its policies came from) and the snapshot it starts from.
+ */
+export function outputStart(
+  state: SimState,
+  seq: number,
+  snapshotInterval: number,
+  policyModules: readonly PolicyModuleRef[] = [],
+): string {
   return encode.header(state, {
     wallStart: null,
     snapshotInterval,
     origin: "resimulation",
+    policyModules,
   }) + encode.snapshot(seq, state);
 }

@@ -363,7 +363,12 @@ export class Stepper {
   // counts the new file's bytes.
   #startOutput(o: OpenOutput): void {
     const p = this.at;
-    let text = outputStart(p.eventStart, this.seqOf(p.item), this.sim.header.snapshotInterval);
+    let text = outputStart(
+      p.eventStart,
+      this.seqOf(p.item),
+      this.sim.header.snapshotInterval,
+      this.sim.policyModules,
+    );
     if (p.ended) {
       for (const m of this.itemAt(p.item).lead) text += markerText(m, this.seqOf(p.item), p.state);
     }
@@ -378,7 +383,12 @@ export class Stepper {
   /** The current state as a standalone log: a header and a snapshot. */
   snapshotText(): string {
     const at = this.at;
-    return outputStart(at.state, this.seqOf(at.item), this.sim.header.snapshotInterval);
+    return outputStart(
+      at.state,
+      this.seqOf(at.item),
+      this.sim.header.snapshotInterval,
+      this.sim.policyModules,
+    );
   }
 
   /** Closes the output, if open; returns what it held. */

@@ -6,12 +6,16 @@ import { restoreSnapshot, type SnapshotData } from "../core/snapshot.ts";
 import type { SimState } from "../core/state.ts";
 import { parseLog } from "../io/replay_reader.ts";
 import { defaultRegistry } from "../schedulers/registry.ts";
+import type { PolicyRegistry } from "../core/policies.ts";
 
 /**
  * The state in a snapshot file: a `.replay` log (its last snapshot) or a
  * JSON snapshot value (as `saveSnapshot` returns it).
  */
-export async function readSnapshotFile(path: string): Promise<SimState> {
+export async function readSnapshotFile(
+  path: string,
+  registry: PolicyRegistry = defaultRegistry(),
+): Promise<SimState> {
   let text: string;
   try {
     text = await Deno.readTextFile(path);
@@ -44,7 +48,7 @@ export async function readSnapshotFile(path: string): Promise<SimState> {
     }
   }
   try {
-    return restoreSnapshot(data, defaultRegistry());
+    return restoreSnapshot(data, registry);
   } catch (e) {
     if (!(e instanceof EvtsimError)) throw e;
     throw new EvtsimError(e.kind, e.message, { file: path, line });

@@ -261,9 +261,9 @@ export async function parseSweepSpec(text: string, file: string, absolute: strin
   let registry: PolicyRegistry = defaultRegistry();
   const module = extra.get("policy_module")?.[0];
   if (module !== undefined) {
-    const { loadPolicyModule } = await import("./policy_module.ts");
+    const { policyRegistry } = await import("./policy_module.ts");
     try {
-      registry = await loadPolicyModule(absolutePath(String(module), folder));
+      registry = (await policyRegistry(absolutePath(String(module), folder))).registry;
     } catch (e) {
       if (!(e instanceof EvtsimError)) throw e;
       fail(lineOf(["options", "policy_module"]), "options.policy_module", e.message);

@@ -6,8 +6,8 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
-import { defaultRegistry } from "../schedulers/registry.ts";
 import { percentile } from "../io/stats_json.ts";
+import { policyRegistry } from "./policy_module.ts";
 import { formatG } from "./report.ts";
 import type { Console } from "./simulate.ts";
 import { simulateCommand } from "./simulate.ts";
@@ -179,9 +179,7 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
     con.out(compareHelp());
     return 0;
   }
-  const registry = parsed.policyModule === undefined
-    ? defaultRegistry()
-    : await (await import("./policy_module.ts")).loadPolicyModule(parsed.policyModule);
+  const { registry } = await policyRegistry(parsed.policyModule);
   const policies = parsePolicies(parsed.policies, registry, parsed.picker);
   const dir = await Deno.makeTempDir({ prefix: "evtsim-compare-" });
   try {

@@ -13,6 +13,7 @@ import { EvtsimError } from "../core/errors.ts";
 import type { SimState } from "../core/state.ts";
 import type { Input, StepResult } from "../core/step.ts";
 import type { JobSpec } from "../core/types.ts";
+import type { PolicyModuleRef } from "../io/replay_schema.ts";
 import type { ParsedOptions } from "./options.ts";
 
 /** The configuration options a snapshot already fixes (refused with --from_snapshot). */
@@ -48,9 +49,11 @@ export class RunHooks {
   #recorder: Recorder | undefined;
   readonly #recordPath: string | undefined;
   readonly #options: ParsedOptions;
+  readonly #policyModules: readonly PolicyModuleRef[];
 
-  private constructor(o: ParsedOptions, state: SimState) {
+  private constructor(o: ParsedOptions, state: SimState, modules: readonly PolicyModuleRef[]) {
     this.#options = o;
+    this.#policyModules = modules;
     this.#state = state;
     this.#toSkip = 0;
     this.#recordPath = str(o, "record");
@@ -58,14 +61,17 @@ export class RunHooks {
 
   /**
    * Checks the options and, with --from_snapshot, loads the snapshot (the
-   * state to continue from). `state` is the fresh state of the options.
+   * state to continue from). `state` is the fresh state of the options;
+   * `modules` are the policy modules its registry came from (named in the
+   * recording's header).
    */
   static async create(
     o: ParsedOptions,
     state: SimState,
     mode: "simulation" | "replay",
+    modules: readonly PolicyModuleRef[] = [],
   ): Promise<RunHooks> {
-    const hooks = new RunHooks(o, state);
+    const hooks = new RunHooks(o, state, modules);
     const from = str(o, "from_snapshot");
     for (const name of ["record", "from_snapshot"]) {
       if (o.has(name) && mode === "replay") {
@@ -89,7 +95,8 @@ export class RunHooks {
         );
       }
       const { readSnapshotFile } = await import("./_snapshot_file.ts");
-      hooks.#state = await readSnapshotFile(from);
+      // Policies of --policy_module resolve in the snapshot too.
+      hooks.#state = await readSnapshotFile(from, state.registry);
       // The snapshot has seen the first nextJobId jobs of the run's trace.
       hooks.#toSkip = hooks.#state.nextJobId;
     }
@@ -116,6 +123,7 @@ export class RunHooks {
       {
         ...(typeof interval === "number" ? { snapshotInterval: interval } : {}),
         decisions: level,
+        policyModules: this.#policyModules,
       },
     );
     this.#state = this.#recorder.initial;

@@ -12,6 +12,7 @@ import { readQueuesFile } from "../io/queues_file.ts";
 import { dumpDecision, Dumper } from "../io/replay_dump.ts";
 import { LogReader, parseLog } from "../io/replay_reader.ts";
 import type { DecisionRow } from "../core/decisions.ts";
+import type { HeaderMessage } from "../io/replay_schema.ts";
 import {
   type CommandOption,
   numberValue,
@@ -19,6 +20,7 @@ import {
   parseCommandArgs,
   stringValue,
 } from "./_command_args.ts";
+import { logPolicies, type Overrides } from "./policy_module.ts";
 import type { Console } from "./simulate.ts";
 
 /** Exit status when --verify finds a decision that differs from the recording. */
@@ -51,6 +53,12 @@ const OPTIONS: Readonly<Record<string, CommandOption>> = {
     value: "X",
     help: "pace wall time: X simulated seconds per second (0 = as fast as possible, default); " +
       "the decisions never depend on it",
+  },
+  policy_module: {
+    type: "string",
+    value: "FILE",
+    help: "load pickers and admission policies from FILE (default: the module the log names, " +
+      "if its source is unchanged); needed to replay with another module",
   },
   picker: { type: "string", value: "NAME", help: "re-simulate under another picker" },
   backfill_policy: {
@@ -96,6 +104,10 @@ function help(): string {
     "and end_time columns replays who ran when and never asks the scheduler; 'evtsim replay' asks",
     "the scheduler again and checks that it decides as it did.",
     "",
+    "A log recorded with --policy_module names the module (absolute path and SHA-256 of its",
+    "source): replay loads it from that path when the source is unchanged, and refuses a changed",
+    "or missing module unless --policy_module FILE is given (then FILE's policies are used).",
+    "",
     "examples:",
     "  evtsim simulate trace.csv -n 128 --record run.replay",
     "  evtsim replay run.replay --verify",
@@ -122,6 +134,16 @@ function help(): string {
 
 function text(d: DecisionRow | undefined): string {
   return d === undefined ? "(none)" : dumpDecision(d).trim();
+}
+
+// The registry to replay `path` with: its header names the policy modules.
+async function policiesOfLog(path: string, given: string | undefined, overrides: Overrides) {
+  const head = LogReader.open(path, "log");
+  try {
+    return await logPolicies(path, head.next() as HeaderMessage, given, overrides);
+  } finally {
+    head.close();
+  }
 }
 
 /** The one-line report of a mismatch: time, job, and both decisions. */
@@ -188,6 +210,11 @@ export async function replayCommand(
     throw new EvtsimError("usage", "--history needs --interactive (-i)");
   }
 
+  const policies = await policiesOfLog(path, stringValue(parsed, "policy_module"), {
+    picker: change.picker !== undefined,
+    admission: change.backfillPolicy !== undefined,
+    queues: change.queues !== undefined,
+  });
   const log = LogReader.open(path, "log");
   const alt = altPath === undefined ? undefined : LogReader.open(altPath, "events");
   // What the re-simulation reads and changes, interactive or not.
@@ -196,6 +223,8 @@ export async function replayCommand(
     ...(alt === undefined ? {} : { events: alt }),
     ...(startTime === undefined ? {} : { startTime }),
     ...(Object.keys(change).length === 0 ? {} : { reconfigure: change }),
+    registry: policies.registry,
+    policyModules: policies.modules,
   };
 
   if (interactive) {

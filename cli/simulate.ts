@@ -12,7 +12,6 @@ import { statistics } from "../core/queries.ts";
 import type { SimulationConfig } from "../core/types.ts";
 import { lookupPicker, type PolicyRegistry } from "../core/policies.ts";
 import { readCapacitySchedule } from "../io/capacity_schedule.ts";
-import { defaultRegistry } from "../schedulers/registry.ts";
 import { memoryPressureLimit } from "../api/memory.ts";
 import type { OutputFileSystem } from "../io/atomic_writer.ts";
 import { SLOWDOWN_TAU, statsJsonText } from "../io/stats_json.ts";
@@ -34,6 +33,7 @@ import { isSwfPath, RunOutputs } from "./outputs.ts";
 import { checkOutputPaths, type NamedPath } from "./paths.ts";
 import { Progress, type ProgressSink } from "./progress.ts";
 import { statisticsBlock } from "./report.ts";
+import { policyRegistry } from "./policy_module.ts";
 import { RunHooks } from "./record_hooks.ts";
 import { type LoopContext, replayAll, simulateFiles, Yielder } from "./run_loop.ts";
 import { VERSION } from "./version.ts";
@@ -155,7 +155,7 @@ export async function simulateCommand(
       readSeconds += (performance.now() - t0) / 1000;
       return input;
     };
-    const registry = await registryOf(o);
+    const { registry, modules } = await policyRegistry(str(o, "policy_module"));
     const queuesFile = await queuesOf(o, registry);
     const queues = queuesFile?.queues;
     if (queues !== undefined) {
@@ -213,7 +213,8 @@ export async function simulateCommand(
       );
     }
     state = initialState(config, { replay: first.mode === "replay", registry });
-    const run = await RunHooks.create(o, state, first.mode); // --record, --from_snapshot
+    // --record, --from_snapshot
+    const run = await RunHooks.create(o, state, first.mode, modules);
     state = await run.start((line) => outputs.recordLine(line));
     if (o.get("verbose") === true) printParams(con, config, sources.paths);
     const msec = o.get("msec_output") === true;
@@ -309,13 +310,6 @@ export async function simulateCommand(
   if (named.report !== undefined) con.out(`Report written to: ${named.report}`);
   for (const line of recorded) con.out(line);
   return 0;
-}
-
-async function registryOf(o: ParsedOptions): Promise<PolicyRegistry> {
-  const module = str(o, "policy_module");
-  if (module === undefined) return defaultRegistry();
-  const { loadPolicyModule } = await import("./policy_module.ts");
-  return await loadPolicyModule(module);
 }
 
 // The --queues file, with every per-queue picker checked against the registry

@@ -9,6 +9,7 @@
 // another clock; decisions carry their own times).
 //
 //   header format=1 evtsim=0.1.0 config=sha256:… picker=builtin_fcfs admission=easy nodes=128 …
+//   policy_module /home/me/my_policies.ts sha256=…   (one per module the run's policies came from)
 //   snapshot
 //   event runUntilExclusive {"time":112}
 //   event appendJobs 2 jobs
@@ -24,7 +25,7 @@
 
 import type { DecisionRow } from "../core/decisions.ts";
 import { decisionRow, jobsOf, type LogEntry } from "./replay_log.ts";
-import type { HeaderMessage, InputData } from "./replay_schema.ts";
+import type { HeaderMessage, InputData, PolicyModuleRef } from "./replay_schema.ts";
 
 /** The header line. */
 export function dumpHeader(h: HeaderMessage): string {
@@ -33,6 +34,11 @@ export function dumpHeader(h: HeaderMessage): string {
     ? ""
     : ` queues=${c.queues.map((q) => `${q.name}:${q.priority ?? 0}`).join(",")}`;
   return `header format=${h.version} evtsim=${h.evtsim} config=${h.configHash} picker=${c.picker} admission=${c.backfillPolicy} nodes=${c.totalNodes}${queues} decisions=${c.decisions} start=${h.startTime}`;
+}
+
+/** The line naming a policy module the run used (after the header line). */
+export function dumpPolicyModule(m: PolicyModuleRef): string {
+  return `policy_module ${m.path} sha256=${m.sha256}`;
 }
 
 /**
@@ -70,7 +76,7 @@ export class Dumper {
   lines(e: LogEntry): string[] {
     switch (e.type) {
       case "header":
-        return [dumpHeader(e)];
+        return [dumpHeader(e), ...(e.policyModules ?? []).map(dumpPolicyModule)];
       case "snapshot":
         this.nextJobId = e.state.nextJobId;
         return ["snapshot"];

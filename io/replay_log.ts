@@ -51,6 +51,7 @@ import type {
   JobColumn,
   LogDecision,
   LogMessage,
+  PolicyModuleRef,
   SessionMessage,
 } from "./replay_schema.ts";
 
@@ -230,6 +231,8 @@ export interface HeaderFacts {
   readonly snapshotInterval: number;
   /** A recording of a run, or the log a re-simulation writes. */
   readonly origin: "recording" | "resimulation";
+  /** The policy modules the run's policies came from (written only when there are some). */
+  readonly policyModules?: readonly PolicyModuleRef[];
 }
 
 /**
@@ -249,6 +252,9 @@ export const encode = {
       wallStart: facts.wallStart,
       snapshotInterval: facts.snapshotInterval,
       origin: facts.origin,
+      ...(facts.policyModules !== undefined && facts.policyModules.length > 0
+        ? { policyModules: facts.policyModules }
+        : {}),
     };
     return JSON.stringify(msg) + "\n";
   },

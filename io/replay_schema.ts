@@ -306,6 +306,31 @@ export const LogDecisionSchema: z.ZodType<LogDecision> = z.custom<LogDecision>(i
 
 const version = nat;
 
+/**
+ * A policy module a recording used (`--policy_module`): its absolute path and
+ * the SHA-256 of its source (64 hex digits, as `sha256sum` prints it), so a
+ * replay loads the same code or says that it cannot.
+ *
+ * @example
+ * ```ts
+ * import type { PolicyModuleRef } from "@evtsim/evtsim";
+ * const m: PolicyModuleRef = { path: "/home/me/my_policies.ts", sha256: "0".repeat(64) };
+ * if (!m.path.startsWith("/")) throw new Error("absolute");
+ * ```
+ */
+export interface PolicyModuleRef {
+  /** The module's absolute path. */
+  readonly path: string;
+  /** SHA-256 of the module's source file (64 lower-case hex digits). */
+  readonly sha256: string;
+}
+
+/** The schema of a {@link PolicyModuleRef} in a header. */
+export const PolicyModuleSchema = z.strictObject({
+  path: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, "expected 64 hex digits"),
+});
+
 /** The schema of each message type. */
 export const MESSAGE_SCHEMAS = {
   header: z.strictObject({
@@ -318,6 +343,8 @@ export const MESSAGE_SCHEMAS = {
     wallStart: z.string().nullable(),
     snapshotInterval: nat,
     origin: z.enum(["recording", "resimulation"]),
+    // Absent in logs of runs without policy modules (and in older logs).
+    policyModules: z.array(PolicyModuleSchema).optional(),
   }),
   snapshot: z.strictObject({
     type: z.literal("snapshot"),

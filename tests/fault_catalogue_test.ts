@@ -52,8 +52,113 @@ const SERVER_ROWS: FaultRow[] = [];
 /** Oversized and malicious inputs: nesting, YAML aliases, long lines, report files (items 9, 11, 16, 23). */
 const INPUT_ROWS: FaultRow[] = [];
 
+/** A policy module (first fit) and a run of it recorded into `dir/run.replay`. */
+async function recordWithModule(dir: string): Promise<{ log: string; module: string }> {
+  const module = `${dir}/my_policies.ts`;
+  await Deno.writeTextFile(
+    module,
+    `export const admissions = [{
+  name: "first_fit",
+  runSession(s) {
+    for (let job = s.next(); job !== undefined; job = s.next()) {
+      if (job.numNodes <= s.free) s.dispatch(job, false);
+      else s.pend(job, { code: "insufficient_nodes", message: "needs " + job.numNodes });
+    }
+  },
+}];
+`,
+  );
+  await Deno.writeTextFile(
+    `${dir}/jobs.csv`,
+    "job_submit_time,num_nodes,time_limit,actual_run_time\n0,3,10,8\n1,2,10,5\n2,1,10,5\n",
+  );
+  const log = `${dir}/run.replay`;
+  const r = await runCli([
+    "simulate",
+    `${dir}/jobs.csv`,
+    "-n",
+    "4",
+    "--policy_module",
+    module,
+    "--admission",
+    "first_fit",
+    "-o",
+    `${dir}/out.csv`,
+    "--record",
+    log,
+  ]);
+  assert(r.code === 0, r.err.join("\n"));
+  return { log, module };
+}
+
 /** Policy modules and recordings across commands (issue 27). */
-const REGISTRY_ROWS: FaultRow[] = [];
+const REGISTRY_ROWS: FaultRow[] = [
+  {
+    surface: "in-process",
+    input: "replay of a log whose policy module changed since the recording",
+    run: async (dir) => {
+      const { log, module } = await recordWithModule(dir);
+      await Deno.writeTextFile(module, "// edited\n", { append: true });
+      const r = await runCli(["replay", log, "--verify"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected:
+      /run\.replay:1: the policy module \S+my_policies\.ts has changed since the recording \(sha256 [0-9a-f]{12}… recorded, [0-9a-f]{12}… now\); give --policy_module \S+my_policies\.ts to replay with it as it is now$/,
+  },
+  {
+    surface: "in-process",
+    input: "replay of a log whose policy module is missing",
+    run: async (dir) => {
+      const { log, module } = await recordWithModule(dir);
+      await Deno.remove(module);
+      const r = await runCli(["replay", log, "-i"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected:
+      /run\.replay:1: the policy module it was recorded with, \S+my_policies\.ts, cannot be read \(no such file or folder\); give --policy_module FILE to replay with another module$/,
+  },
+  {
+    surface: "in-process",
+    input: "replay of a log naming a policy of no module it names",
+    run: async (dir) => {
+      const { log } = await recordWithModule(dir);
+      // The log as an older recording (or a library one) would have it: no module named.
+      const lines = (await Deno.readTextFile(log)).split("\n");
+      const header = JSON.parse(lines[0]);
+      delete header.policyModules;
+      await Deno.writeTextFile(log, [JSON.stringify(header), ...lines.slice(1)].join("\n"));
+      const r = await runCli(["replay", log]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected:
+      /run\.replay:1: unknown backfill policy 'first_fit': the log names no policy module; give --policy_module FILE that exports it$/,
+  },
+  {
+    surface: "in-process",
+    input: "replay what-if under a picker nobody registered",
+    run: async (dir) => {
+      const { log } = await recordWithModule(dir);
+      const r = await runCli(["replay", log, "--picker", "largest_first"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /unknown picker 'largest_first' \(registered: builtin_fcfs, fairshare, ljf, sjf\)$/,
+  },
+  {
+    surface: "library",
+    input: "resimulate a log recorded with a policy module, without its registry",
+    run: async (dir) => {
+      const { log } = await recordWithModule(dir);
+      const { resimulate } = await import("../mod.ts");
+      try {
+        resimulate(await Deno.readTextFile(log), { file: log });
+        return { code: 0, error: "" };
+      } catch (e) {
+        return { code: 1, error: (e as Error).message };
+      }
+    },
+    expected: /run\.replay:2: unknown backfill policy 'first_fit' \(registered: /,
+  },
+];
 
 /** Replay, what-if and first-day usage (issue 27). */
 const USAGE_ROWS: FaultRow[] = [
