@@ -105,7 +105,8 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     short: "b",
     kind: "enum",
     values: ["easy", "conservative", "none"],
-    help: "backfilling (default easy)",
+    help:
+      "backfilling (default easy); conservative is DR_EVT's strict rule, not textbook conservative backfilling (--admission conservative_profile): see the note below",
   },
   {
     name: "priority_policy",
