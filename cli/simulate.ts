@@ -87,6 +87,7 @@ export async function simulateCommand(
     procsPerNode: num(o, "procs_per_node"),
     swfReplayWait: o.get("swf_replay_wait") === true,
     requireSorted: sources.list !== undefined,
+    totalNodes: num(o, "total_nodes"),
   };
 
   if (o.has("decisions_detail") && !o.has("decisions")) {
@@ -217,14 +218,18 @@ export async function simulateCommand(
     state = await run.start((line) => outputs.recordLine(line));
     if (o.get("verbose") === true) printParams(con, config, sources.paths);
     const msec = o.get("msec_output") === true;
-    outputs.begin({
-      format: swf ? "swf" : "csv",
-      extended,
-      queueColumn: first.queueColumn,
-      msec,
-      totalNodes,
-      version: VERSION,
-    }, con.err);
+    outputs.begin(
+      {
+        format: swf ? "swf" : "csv",
+        extended,
+        queueColumn: first.queueColumn,
+        msec,
+        totalNodes,
+        version: VERSION,
+      },
+      con.err,
+      o.get("verbose") === true,
+    );
 
     const total = sources.paths.length === 1
       ? (first.mode === "replay" ? first.recorded.length : first.jobs.length)

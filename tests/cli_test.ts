@@ -141,6 +141,12 @@ Deno.test("rejected job is reported on stderr and left out of the schedule", asy
     const r = await run(["simulate", `${dir}/r.csv`, "-n", "10", "-r", "limit"]);
     assertEquals(r.code, 0);
     assertEquals(r.err, [
+      "1 job rejected: it requests more nodes than total_nodes (10) and can never be scheduled (job 1; --verbose lists each)",
+    ]);
+    // --verbose: DR_EVT's line for each rejected job, no summary.
+    const v = await run(["simulate", `${dir}/r.csv`, "-n", "10", "-r", "limit", "-v"]);
+    assertEquals(v.code, 0);
+    assertEquals(v.err, [
       "Job 1 rejected: requests 50 nodes, exceeds total_nodes (10); this job can never be scheduled.",
     ]);
     assertEquals(Deno.readTextFileSync(`${dir}/r_sim.csv`).trim().split("\n").length, 3);
