@@ -37,6 +37,8 @@ export interface ScheduleLayout extends ScheduleCsvOptions {
   readonly totalNodes: number;
   /** evtsim version (SWF header). */
   readonly version: string;
+  /** DR_EVT's stderr line for each rejected job (`--verbose`) instead of one summary line. */
+  readonly listRejected?: boolean;
 }
 
 /**
@@ -94,13 +96,12 @@ export class RunOutputs {
 
   /**
    * Writes the headers, once the layout is known (after the first input is
-   * read). Rejected jobs are one summary line at the end unless
+   * read). Rejected jobs are one summary line at the end unless the layout's
    * `listRejected` (`--verbose`) asks for DR_EVT's line per job.
    */
-  begin(layout: ScheduleLayout, warn: (line: string) => void, listRejected = false): void {
+  begin(layout: ScheduleLayout, warn: (line: string) => void): void {
     this.layout = layout;
     this.warn = warn;
-    this.listRejected = listRejected;
     if (layout.format === "swf") {
       this.swf = new SwfScheduleWriter((l) => this.jobs.line(l), layout);
     } else {
@@ -113,7 +114,6 @@ export class RunOutputs {
   }
 
   private warn: (line: string) => void = () => {};
-  private listRejected = false;
   /** Ids of the rejected jobs not listed one by one. */
   private readonly rejected: number[] = [];
 
@@ -126,7 +126,7 @@ export class RunOutputs {
   write(rows: StepRows): void {
     const layout = this.layout!;
     for (const n of rows.notices) {
-      if (n.kind === "rejected" && !this.listRejected) this.rejected.push(n.jobId);
+      if (n.kind === "rejected" && layout.listRejected !== true) this.rejected.push(n.jobId);
       else this.warn(noticeText(n, layout.totalNodes));
     }
     for (const r of rows.jobs) this.jobRow(r, layout);

@@ -218,18 +218,15 @@ export async function simulateCommand(
     state = await run.start((line) => outputs.recordLine(line));
     if (o.get("verbose") === true) printParams(con, config, sources.paths);
     const msec = o.get("msec_output") === true;
-    outputs.begin(
-      {
-        format: swf ? "swf" : "csv",
-        extended,
-        queueColumn: first.queueColumn,
-        msec,
-        totalNodes,
-        version: VERSION,
-      },
-      con.err,
-      o.get("verbose") === true,
-    );
+    outputs.begin({
+      format: swf ? "swf" : "csv",
+      extended,
+      queueColumn: first.queueColumn,
+      msec,
+      totalNodes,
+      version: VERSION,
+      listRejected: o.get("verbose") === true,
+    }, con.err);
 
     const total = sources.paths.length === 1
       ? (first.mode === "replay" ? first.recorded.length : first.jobs.length)
