@@ -7,7 +7,8 @@
 import { assert, assertEquals } from "./_assert.ts";
 import { ROOT } from "./_cli.ts";
 
-const tasks = JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`)).tasks;
+const config = JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`));
+const tasks = config.tasks;
 
 Deno.test("deno task test leaves tests/slurm/ out; test:slurm runs it and says what it does", () => {
   const test: string = tasks.test.command;
@@ -45,4 +46,13 @@ async function ciRun(withSlurm: boolean): Promise<string[]> {
 Deno.test(".ci/run: test:slurm only where slurmctld is installed; the default task last", async () => {
   assertEquals(await ciRun(false), ["deno --version", "deno task test"]);
   assertEquals(await ciRun(true), ["deno --version", "deno task test:slurm", "deno task test"]);
+});
+
+Deno.test("first use prints no build-script warning: protobufjs's postinstall is denied by name", () => {
+  // grpc-js's protobufjs has a postinstall (a version check of its own CLI, which
+  // evtsim does not use); without a decision Deno warns "Ignored build scripts"
+  // on the first `deno task demo`. A fresh DENO_DIR shows it (README, Testing).
+  const lock = Deno.readTextFileSync(`${ROOT}deno.lock`);
+  assert(/"protobufjs@[\d.]+"/.test(lock), "protobufjs is no longer a dependency: drop the entry");
+  assertEquals(config.allowScripts, { deny: ["npm:protobufjs"] });
 });
