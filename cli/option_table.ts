@@ -66,7 +66,8 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     short: "o",
     kind: "string",
     placeholder: "FILE",
-    help: "schedule CSV (default <input stem>_sim.csv); a name ending in .swf writes SWF",
+    help:
+      "schedule CSV (default <input name>_sim.csv in the current folder); a name ending in .swf writes SWF",
   },
   {
     name: "resource_trace",
