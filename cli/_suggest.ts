@@ -23,8 +23,8 @@ function distance(a: string, b: string): number {
 /**
  * The candidate `word` most likely meant, or undefined. Case and `-`/`_` do
  * not count; a prefix of 3 or more characters picks the shortest name it
- * starts; otherwise the nearest name within 1 edit per 3 characters (at
- * least 1, at most 3).
+ * starts, and so does one of 5 or more one slip away from a start; otherwise
+ * the nearest name within 1 edit per 3 characters (at least 1, at most 3).
  *
  * @example
  * ```ts
@@ -38,11 +38,15 @@ export function closest(word: string, candidates: readonly string[]): string | u
   const norm = (s: string) => s.toLowerCase().replaceAll("-", "_");
   const w = norm(word);
   if (w === "") return undefined;
+  const shortest = (cs: string[]) => cs.reduce((best, c) => c.length < best.length ? c : best);
   if (w.length >= 3) {
     const starting = candidates.filter((c) => norm(c).startsWith(w));
-    if (starting.length > 0) {
-      return starting.reduce((best, c) => c.length < best.length ? c : best);
-    }
+    if (starting.length > 0) return shortest(starting);
+  }
+  // A slip in a longer start: `policy` for `policies`.
+  if (w.length >= 5) {
+    const near = candidates.filter((c) => distance(w, norm(c).slice(0, w.length)) === 1);
+    if (near.length > 0) return shortest(near);
   }
   const limit = Math.min(3, Math.max(1, Math.floor(w.length / 3)));
   let best: string | undefined;

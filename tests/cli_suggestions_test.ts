@@ -19,6 +19,7 @@ Deno.test("closest: a prefix or a slip or two away; nothing far", () => {
   assertEquals(closest("conservativ", ["conservative", "conservative_profile"]), "conservative");
   assertEquals(closest("greedy", ["easy", "conservative", "none"]), undefined);
   assertEquals(closest("x", options), undefined);
+  assertEquals(closest("policy", ["traces", "policies", "seeds"]), "policies");
   assertEquals(closest("", options), undefined);
 });
 
@@ -53,13 +54,39 @@ Deno.test("did you mean: options, values and commands of every command line", as
       "evtsim: unknown command 'simulat' (expected: simulate, replay, dump, compare, report, serve, topo, sweep, sweep-cell); did you mean 'simulate'?",
     ],
     [
+      ["simulate", "x.csv", "-c", "CONFIG"],
+      "evtsim: CONFIG: total_node: unknown field (expected a Simulation_Params field such as total_nodes; see 'evtsim simulate --help'); did you mean 'total_nodes'?",
+    ],
+    [
       ["help", "comapre"],
       "evtsim: no help for 'comapre' (commands: simulate, replay, dump, compare, report, serve, topo, sweep, sweep-cell); did you mean 'compare'?",
     ],
   ];
-  for (const [args, line] of cases) {
-    const r = await runCli(args);
-    assertEquals([r.code, r.err], [1, [line]], args.join(" "));
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-suggest-" });
+  try {
+    await Deno.writeTextFile(`${dir}/c.yaml`, "total_node: 5\n");
+    await Deno.writeTextFile(`${dir}/s.yaml`, "traces: t.csv\npolicy: [easy]\n");
+    await Deno.writeTextFile(`${dir}/o.yaml`, "traces: t.csv\noptions:\n  swf_unt: nodes\n");
+    await Deno.writeTextFile(`${dir}/t.csv`, "job_submit_time,num_nodes,time_limit\n0,1,1\n");
+    const files = (s: string) =>
+      s.replace("CONFIG", `${dir}/c.yaml`).replace("SPEC", `${dir}/s.yaml`)
+        .replace("OPTS", `${dir}/o.yaml`);
+    cases.push(
+      [
+        ["sweep", "SPEC", "--results", `${dir}/r`],
+        "evtsim: SPEC:2: policy: unknown field (expected traces, policies, total_nodes, run_time_modes, seeds, options); did you mean 'policies'?",
+      ],
+      [
+        ["sweep", "OPTS", "--results", `${dir}/r`],
+        "evtsim: OPTS:3: options.swf_unt: unknown simulate option; did you mean 'swf_unit'? (see 'evtsim help simulate')",
+      ],
+    );
+    for (const [args, line] of cases) {
+      const r = await runCli(args.map(files));
+      assertEquals([r.code, r.err], [1, [files(line)]], args.join(" "));
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
 
