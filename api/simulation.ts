@@ -616,7 +616,8 @@ export class Simulation {
 
   /**
    * Why a waiting job has not started ("why is my job waiting?"): the reason
-   * a round at the clock would give it. Undefined when the job is not waiting.
+   * a round at the clock would give it. Undefined when the job is not waiting;
+   * a job id never created is a `state` error ("no job 9: the jobs so far are 0..2").
    *
    * @example
    * ```ts

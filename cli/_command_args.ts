@@ -4,6 +4,7 @@
 
 import { parseArgs } from "node:util";
 import { EvtsimError } from "../core/errors.ts";
+import { didYouMean } from "./_suggest.ts";
 
 /** One option: its value type, short letter and help text. */
 export interface CommandOption {
@@ -40,7 +41,11 @@ export function parseCommandArgs(
     const option = /'(-[^' ]+)/.exec(m)?.[1] ?? "";
     const code = (e as { code?: string }).code;
     const what = code === "ERR_PARSE_ARGS_UNKNOWN_OPTION"
-      ? `unknown option '${option}'`
+      ? `unknown option '${option}'${
+        option.startsWith("--")
+          ? didYouMean(option.slice(2), Object.keys(options), (n) => `--${n}`)
+          : ""
+      }`
       : /argument missing/.test(m)
       ? `option '${option}' needs a value`
       : /does not take an argument/.test(m)

@@ -16,6 +16,7 @@ import { absolutePath, canonicalJson, cellId, type CellValue, type Sweep } from 
 import { defaultRegistry } from "../schedulers/registry.ts";
 import { parsePolicies } from "./compare_command.ts";
 import { type OptionSpec, SIMULATE_OPTIONS } from "./option_table.ts";
+import { didYouMean } from "./_suggest.ts";
 import { enumValueProblem, rangeProblem } from "./option_values.ts";
 
 /** Top-level keys and the cell option each one sets. */
@@ -145,7 +146,9 @@ export async function parseSweepSpec(text: string, file: string, absolute: strin
       fail(
         lineOf([issue.keys[0]]),
         issue.keys[0],
-        `unknown field (expected traces, policies, total_nodes, run_time_modes, seeds, options)`,
+        `unknown field (expected traces, policies, total_nodes, run_time_modes, seeds, options)${
+          didYouMean(String(issue.keys[0]), Object.keys(TOP.shape))
+        }`,
       );
     }
     fail(lineOf(issue.path as string[]), String(issue.path[0]), "required");
@@ -190,7 +193,12 @@ export async function parseSweepSpec(text: string, file: string, absolute: strin
           ? "a command-line option of simulate, not accepted in a sweep"
           : alias !== undefined || kebab !== undefined
           ? `write it as ${(alias ?? kebab)!.name}`
-          : "unknown simulate option (see 'evtsim help simulate')",
+          : `unknown simulate option${
+            didYouMean(
+              name,
+              SIMULATE_OPTIONS.filter((x) => x.commandLineOnly !== true).map((x) => x.name),
+            )
+          } (see 'evtsim help simulate')`,
       );
     }
     if (name === "policy_module" && Array.isArray(value)) {

@@ -13,6 +13,8 @@ import type { Console } from "./simulate.ts";
 import { simulateCommand } from "./simulate.ts";
 import { jobFigures, readScheduleCsv } from "./_run_files.ts";
 import type { RunSummary } from "./report_command.ts";
+import { didYouMean } from "./_suggest.ts";
+import { CONSERVATIVE_NOTE, isDrEvtConservative } from "./_policy_notes.ts";
 
 /** One policy's figures, as the table and `--json` show them. */
 export interface PolicySummary extends Omit<RunSummary, "totalNodes"> {
@@ -57,6 +59,8 @@ export function compareHelp(): string {
     "        the policy registry (with --policy_module, its policies too).",
     "        Default: every registered admission policy. A plain admission name",
     "        uses --picker when given.",
+    ...CONSERVATIVE_NOTE.map((l) => `        ${l}`),
+    "        The table marks its rows with '*' and says so under it.",
     "  --json",
     "        print the rows as a JSON array instead of the table",
     "  --report FILE",
@@ -150,13 +154,15 @@ export function parsePolicies(
         "usage",
         `--policies: unknown admission policy '${a}' in '${name}' (registered: ${
           admissions.join(", ")
-        })`,
+        })${didYouMean(a, admissions)}`,
       );
     }
     if (p !== undefined && !registry.pickers.has(p)) {
       throw new EvtsimError(
         "usage",
-        `--policies: unknown picker '${p}' in '${name}' (registered: ${pickers.join(", ")})`,
+        `--policies: unknown picker '${p}' in '${name}' (registered: ${pickers.join(", ")})${
+          didYouMean(p, pickers)
+        }`,
       );
     }
     if (seen.has(name)) throw new EvtsimError("usage", `--policies: '${name}' given twice`);
@@ -292,12 +298,15 @@ const HEADERS = [
 /**
  * The table's lines: a header and one right-aligned row per policy (the
  * policy name left-aligned). Numbers as `simulate` prints them (6
- * significant digits); the simulation time with two decimals.
+ * significant digits); the simulation time with two decimals. A policy
+ * running DR_EVT's conservative rule is marked `*`, with the note under the
+ * table.
  */
 export function compareTable(rows: readonly PolicySummary[]): string[] {
   const g = (x: number | null) => x === null ? "-" : formatG(x);
+  const marked = rows.some((r) => isDrEvtConservative(r.policy));
   const cells = rows.map((r) => [
-    r.policy,
+    r.policy + (isDrEvtConservative(r.policy) ? "*" : ""),
     String(r.jobs),
     g(r.averageWait),
     g(r.medianWait),
@@ -311,5 +320,8 @@ export function compareTable(rows: readonly PolicySummary[]): string[] {
   const widths = HEADERS.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c].length)));
   const line = (row: string[]) =>
     row.map((v, c) => c === 0 ? v.padEnd(widths[c]) : v.padStart(widths[c])).join("  ");
-  return [line(HEADERS), ...cells.map(line)];
+  const note = marked
+    ? ["", "* " + CONSERVATIVE_NOTE[0], ...CONSERVATIVE_NOTE.slice(1).map((l) => `  ${l}`)]
+    : [];
+  return [line(HEADERS), ...cells.map(line), ...note];
 }

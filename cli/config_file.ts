@@ -12,6 +12,7 @@ import { EvtsimError } from "../core/errors.ts";
 import { describeFsError } from "../io/fs_errors.ts";
 import { type OptionSpec, SIMULATE_OPTIONS } from "./option_table.ts";
 import { enumValueProblem, rangeProblem } from "./option_values.ts";
+import { didYouMean } from "./_suggest.ts";
 
 /** Wrapper blocks DR_EVT's documents put the fields in. */
 const WRAPPERS = ["simulation_params", "sim_setup"];
@@ -119,7 +120,7 @@ export function parseConfigText(text: string, file: string): [string, Value][] {
       throw new EvtsimError(
         "input",
         "unknown field (expected a Simulation_Params field such as total_nodes; see " +
-          "'evtsim simulate --help')",
+          `'evtsim simulate --help')${didYouMean(key, [...FIELDS.keys()])}`,
         { file, field: key },
       );
     }

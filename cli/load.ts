@@ -33,6 +33,8 @@ export interface LoadOptions {
   readonly procsPerNode?: number;
   readonly swfReplayWait: boolean;
   readonly requireSorted: boolean;
+  /** The machine size given on the command line (-n), which an SWF report then names. */
+  readonly totalNodes?: number;
   /** The queues of `--queues`: a trace job naming another is an error at its line. */
   readonly queues?: ReadonlySet<string>;
 }
@@ -59,7 +61,7 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
       recorded: swf.recorded,
       queueColumn: undefined,
       machineSize: swf.machineSize,
-      messages: formatSwfReport(swf.report, path),
+      messages: formatSwfReport(swf.report, path, o.totalNodes),
       linesRead: swf.report.read,
     };
   }

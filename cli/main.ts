@@ -24,6 +24,7 @@ import { type Console, simulateCommand, type SimulateDeps } from "./simulate.ts"
 import { VERSION } from "./version.ts";
 import { userFolder } from "./_user_folder.ts";
 import { runShutdownHooks } from "./_shutdown.ts";
+import { didYouMean } from "./_suggest.ts";
 
 export type { Console, SimulateDeps };
 export type { OutputFile, OutputFileSystem } from "../io/atomic_writer.ts";
@@ -60,6 +61,26 @@ const USAGE = [
   "  evtsim simulate jobs.csv -n 128 --stats_json stats.json",
 ].join("\n");
 
+const COMMANDS = [
+  "simulate",
+  "replay",
+  "dump",
+  "compare",
+  "report",
+  "serve",
+  "topo",
+  "sweep",
+  "sweep-cell",
+];
+
+const HELP_HELP = [
+  "usage: evtsim help [COMMAND]",
+  "",
+  "Without COMMAND, lists the commands; with one, shows its help (the same as",
+  `'evtsim COMMAND --help'). COMMAND is one of: ${COMMANDS.join(", ")}, help;`,
+  "'evtsim help topo SUBCOMMAND' shows a topo subcommand's flags.",
+].join("\n");
+
 /**
  * Runs the command line `args`; returns the exit code. `deps` replaces the
  * output file system or the progress sink (tests).
@@ -81,6 +102,7 @@ export async function main(
         return 0;
       case "help":
         if (rest.length === 0) con.out(USAGE);
+        else if (rest[0] === "help" && rest.length === 1) con.out(HELP_HELP);
         else if (rest[0] === "simulate" && rest.length === 1) con.out(simulateHelp());
         else if (rest[0] === "replay" && rest.length === 1) {
           return await (await import("./replay_command.ts")).replayCommand(["--help"], con);
@@ -104,9 +126,9 @@ export async function main(
         } else {
           throw new EvtsimError(
             "usage",
-            `no help for '${
-              rest.join(" ")
-            }' (commands: simulate, replay, dump, compare, report, serve, topo, sweep, sweep-cell)`,
+            `no help for '${rest.join(" ")}' (commands: ${COMMANDS.join(", ")})${
+              rest.length === 1 ? didYouMean(rest[0], [...COMMANDS, "help"]) : ""
+            }`,
           );
         }
         return 0;
@@ -140,7 +162,9 @@ export async function main(
       default:
         throw new EvtsimError(
           "usage",
-          `unknown command '${command}' (expected: simulate, replay, dump, compare, report, serve, topo, sweep, sweep-cell)`,
+          `unknown command '${command}' (expected: ${COMMANDS.join(", ")})${
+            didYouMean(command, [...COMMANDS, "help", "version"])
+          }`,
         );
     }
   } catch (e) {

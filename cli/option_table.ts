@@ -66,7 +66,8 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     short: "o",
     kind: "string",
     placeholder: "FILE",
-    help: "schedule CSV (default <input stem>_sim.csv); a name ending in .swf writes SWF",
+    help:
+      "schedule CSV (default <input name>_sim.csv in the current folder); a name ending in .swf writes SWF",
   },
   {
     name: "resource_trace",
@@ -105,7 +106,8 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     short: "b",
     kind: "enum",
     values: ["easy", "conservative", "none"],
-    help: "backfilling (default easy)",
+    help:
+      "backfilling (default easy); conservative is DR_EVT's strict rule, not textbook conservative backfilling (--admission conservative_profile): see the note below",
   },
   {
     name: "priority_policy",

@@ -3,6 +3,7 @@
 // and exactness (a value a double cannot hold is refused, never rounded).
 
 import type { OptionSpec } from "./option_table.ts";
+import { didYouMean } from "./_suggest.ts";
 
 /** Largest integer a double holds exactly; larger option values are refused. */
 export const LARGEST_EXACT = Number.MAX_SAFE_INTEGER;
@@ -48,7 +49,8 @@ export function parseValue(
 
 function enumProblem(spec: OptionSpec, raw: string): { error: string } | undefined {
   if (!spec.values!.includes(raw)) {
-    return { error: `unknown value '${raw}' (expected ${spec.values!.join(", ")})` };
+    const guess = didYouMean(raw, spec.values!.filter((v) => spec.unsupported?.[v] === undefined));
+    return { error: `unknown value '${raw}' (expected ${spec.values!.join(", ")})${guess}` };
   }
   const why = spec.unsupported?.[raw];
   return why !== undefined ? { error: why } : undefined;

@@ -10,6 +10,8 @@
 import { EvtsimError } from "../core/errors.ts";
 import { OPTION_LOOKUP, type OptionSpec, placeholderOf, SIMULATE_OPTIONS } from "./option_table.ts";
 import { parseValue } from "./option_values.ts";
+import { didYouMean } from "./_suggest.ts";
+import { CONSERVATIVE_NOTE } from "./_policy_notes.ts";
 
 export { SIMULATE_OPTIONS };
 
@@ -150,7 +152,12 @@ export function parseCommandLine(
 }
 
 function unknown(key: string): EvtsimError {
-  return new EvtsimError("usage", `unknown option '${key}' (see 'evtsim simulate --help')`);
+  const names = SIMULATE_OPTIONS.flatMap((o) => [o.name, ...(o.aliases ?? [])]);
+  const guess = didYouMean(key.replace(/^--/, ""), names, (n) => `--${n}`);
+  return new EvtsimError(
+    "usage",
+    `unknown option '${key}'${guess} (see 'evtsim simulate --help')`,
+  );
 }
 
 function needsValue(key: string): EvtsimError {
@@ -176,6 +183,9 @@ export function simulateHelp(): string {
     lines.push(`        ${o.help}`);
   }
   lines.push(
+    "",
+    "Note: " + CONSERVATIVE_NOTE[0],
+    ...CONSERVATIVE_NOTE.slice(1).map((l) => `      ${l}`),
     "",
     "Examples:",
     "  evtsim simulate jobs.csv -n 128",

@@ -37,6 +37,8 @@ export interface ScheduleLayout extends ScheduleCsvOptions {
   readonly totalNodes: number;
   /** evtsim version (SWF header). */
   readonly version: string;
+  /** DR_EVT's stderr line for each rejected job (`--verbose`) instead of one summary line. */
+  readonly listRejected?: boolean;
 }
 
 /**
@@ -92,7 +94,11 @@ export class RunOutputs {
     }
   }
 
-  /** Writes the headers, once the layout is known (after the first input is read). */
+  /**
+   * Writes the headers, once the layout is known (after the first input is
+   * read). Rejected jobs are one summary line at the end unless the layout's
+   * `listRejected` (`--verbose`) asks for DR_EVT's line per job.
+   */
   begin(layout: ScheduleLayout, warn: (line: string) => void): void {
     this.layout = layout;
     this.warn = warn;
@@ -108,6 +114,8 @@ export class RunOutputs {
   }
 
   private warn: (line: string) => void = () => {};
+  /** Ids of the rejected jobs not listed one by one. */
+  private readonly rejected: number[] = [];
 
   /** Writes one line of the `--record` log. */
   recordLine(text: string): void {
@@ -117,7 +125,10 @@ export class RunOutputs {
   /** Writes one step's rows and reports its notices. */
   write(rows: StepRows): void {
     const layout = this.layout!;
-    for (const n of rows.notices) this.warn(noticeText(n, layout.totalNodes));
+    for (const n of rows.notices) {
+      if (n.kind === "rejected" && layout.listRejected !== true) this.rejected.push(n.jobId);
+      else this.warn(noticeText(n, layout.totalNodes));
+    }
     for (const r of rows.jobs) this.jobRow(r, layout);
     const msec = layout.msec === true;
     for (const r of rows.resources) this.resources.line(resourceLine(r, msec));
@@ -146,6 +157,9 @@ export class RunOutputs {
 
   /** Writes the statistics JSON (when asked for) and moves every file into place. */
   commit(statsJson: () => string): void {
+    if (this.rejected.length > 0) {
+      this.warn(rejectedSummary(this.rejected, this.layout!.totalNodes));
+    }
     this.swf?.finish();
     this.stats?.text(statsJson());
     this.set.commit();
@@ -155,6 +169,30 @@ export class RunOutputs {
   abort(): void {
     this.set.abort();
   }
+}
+
+/**
+ * One stderr line for every rejected job (a log run on a smaller machine can
+ * reject thousands): how many, the first ids, and how to list them all.
+ *
+ * @example
+ * ```ts
+ * import { rejectedSummary } from "./outputs.ts";
+ * console.assert(
+ *   rejectedSummary([3, 9], 50) ===
+ *     "2 jobs rejected: they request more nodes than total_nodes (50) and can never be scheduled (jobs 3, 9; --verbose lists each)",
+ * );
+ * ```
+ */
+export function rejectedSummary(ids: readonly number[], totalNodes: number): string {
+  const SHOWN = 5;
+  const list = ids.slice(0, SHOWN).join(", ") +
+    (ids.length > SHOWN ? ` and ${ids.length - SHOWN} more` : "");
+  return `${ids.length} job${ids.length === 1 ? "" : "s"} rejected: ${
+    ids.length === 1 ? "it requests" : "they request"
+  } more nodes than total_nodes (${totalNodes}) and can never be scheduled (job${
+    ids.length === 1 ? "" : "s"
+  } ${list}; --verbose lists each)`;
 }
 
 /** The stderr line for a notice, in DR_EVT's words where it has them. */

@@ -36,7 +36,7 @@ const OPTIONS: Readonly<Record<string, CommandOption>> = {
   record_dir: {
     type: "string",
     value: "DIR",
-    help: "record every session from its start into DIR as a .replay log " +
+    help: "record every session from its start into DIR (made if missing) as a .replay log " +
       "(and allow recording control)",
   },
   max_sessions: { type: "string", value: "N", help: "most sessions open at once (default 64)" },

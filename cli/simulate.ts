@@ -87,6 +87,7 @@ export async function simulateCommand(
     procsPerNode: num(o, "procs_per_node"),
     swfReplayWait: o.get("swf_replay_wait") === true,
     requireSorted: sources.list !== undefined,
+    totalNodes: num(o, "total_nodes"),
   };
 
   if (o.has("decisions_detail") && !o.has("decisions")) {
@@ -225,6 +226,7 @@ export async function simulateCommand(
       msec,
       totalNodes,
       version: VERSION,
+      listRejected: o.get("verbose") === true,
     }, con.err);
 
     const total = sources.paths.length === 1
@@ -443,9 +445,14 @@ function startTimeOf(o: ParsedOptions, timezone: string, mode: "simulation" | "r
   return t;
 }
 
-/** `<input without .csv/.swf/.swf.gz>_sim.csv`, as DR_EVT names it. */
+/**
+ * `<input's name without .csv/.swf/.swf.gz>_sim.csv`, DR_EVT's name, in the
+ * folder the command runs in (not beside the input, which may be a shared
+ * or read-only data folder).
+ */
 export function defaultOutfile(input: string): string {
-  const stem = input.replace(/\.swf\.gz$/i, "").replace(/\.(csv|swf|txt|list)$/i, "");
+  const name = input.slice(input.lastIndexOf("/") + 1);
+  const stem = name.replace(/\.swf\.gz$/i, "").replace(/\.(csv|swf|txt|list)$/i, "");
   return `${stem}_sim.csv`;
 }
 

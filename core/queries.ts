@@ -1,5 +1,6 @@
 // Read-only monitors over a state: what DR_EVT's get_* calls report.
 
+import { EvtsimError } from "./errors.ts";
 import { Working } from "./_engine.ts";
 import type { PendReason } from "./decisions.ts";
 import { queueBlock } from "./queues.ts";
@@ -115,7 +116,9 @@ export function headJob(state: SimState): JobRecord | undefined {
  * Why a waiting job has not started: the reason a scheduling round at the
  * clock would give it now ("why is my job waiting?"). Undefined when the job
  * is not waiting (not arrived yet, running, finished) or would start in that
- * round. Costs one round's walk over the waiting jobs; nothing changes.
+ * round; a job id that was never created is a `state` {@link EvtsimError}
+ * ("no job 7: the jobs so far are 0..1"), so a typo is not taken for a
+ * running job. Costs one round's walk over the waiting jobs; nothing changes.
  *
  * @example
  * ```ts
@@ -125,9 +128,26 @@ export function headJob(state: SimState): JobRecord | undefined {
  * s = step(s, advanceTo(0)).state;
  * console.assert(pendingReason(s, 1)?.message === "needs 5 nodes, 0 free");
  * console.assert(pendingReason(s, 0) === undefined); // running
+ * let unknown = "";
+ * try {
+ *   pendingReason(s, 7);
+ * } catch (e) {
+ *   unknown = (e as Error).message;
+ * }
+ * console.assert(unknown === "no job 7: the jobs so far are 0..1");
  * ```
  */
 export function pendingReason(state: SimState, id: number): PendReason | undefined {
+  if (!Number.isSafeInteger(id) || id < 0 || id >= state.nextJobId) {
+    throw new EvtsimError(
+      "state",
+      `no job ${id}: ${
+        state.nextJobId === 0
+          ? "no job has been created yet"
+          : `the jobs so far are 0..${state.nextJobId - 1}`
+      }`,
+    );
+  }
   return waitingReasons(state).get(id);
 }
 

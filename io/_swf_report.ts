@@ -12,7 +12,8 @@ const OVERRUN_WORDS: Record<OverrunPolicy, string> = {
 /**
  * The load report as human-readable lines (for stderr), each prefixed with
  * `file`. The read/accepted line and the overrun line are always present;
- * the others only when they have something to say.
+ * the others only when they have something to say. `totalNodes` is the
+ * machine size the run was given (`-n`), if any.
  *
  * @example
  * ```ts
@@ -21,9 +22,16 @@ const OVERRUN_WORDS: Record<OverrunPolicy, string> = {
  * const lines = formatSwfReport(report, "log.swf");
  * console.assert(lines[0] === "log.swf: read 1 jobs, accepted 1, skipped 0");
  * console.assert(lines.includes("log.swf: machine size from the header: 8 procs"));
+ * // With the machine size given (-n), the report says so rather than the header's.
+ * const given = formatSwfReport(report, "log.swf", 4);
+ * console.assert(given.includes("log.swf: machine size: 4 (--total_nodes; the header's 8 procs is not used)"));
  * ```
  */
-export function formatSwfReport(report: SwfLoadReport, file: string): string[] {
+export function formatSwfReport(
+  report: SwfLoadReport,
+  file: string,
+  totalNodes?: number,
+): string[] {
   const s = report.skipped;
   const skipped = s.missingSubmitTime + s.nonPositiveSize + s.nonPositiveRunTime + s.missingWait;
   const lines = [`read ${report.read} jobs, accepted ${report.accepted}, skipped ${skipped}`];
@@ -54,10 +62,20 @@ export function formatSwfReport(report: SwfLoadReport, file: string): string[] {
       `sizes in nodes of ${report.procsPerNode} processors (${from[report.procsPerNodeFrom]})`,
     );
   }
-  if (report.machineSize !== undefined) {
-    lines.push(`machine size from the header: ${report.machineSize} ${report.unit}`);
+  // Given -n, the header's size and the jobs larger than it are not what the
+  // run uses: the simulator's one rejected-jobs line counts against -n.
+  if (totalNodes !== undefined) {
+    if (report.machineSize !== undefined) {
+      lines.push(
+        `machine size: ${totalNodes} (--total_nodes; the header's ${report.machineSize} ${report.unit} is not used)`,
+      );
+    }
+  } else {
+    if (report.machineSize !== undefined) {
+      lines.push(`machine size from the header: ${report.machineSize} ${report.unit}`);
+    }
+    if (report.oversized) lines.push(`${report.oversized} jobs are larger than the machine`);
   }
-  if (report.oversized) lines.push(`${report.oversized} jobs are larger than the machine`);
   if (report.outOfOrder) lines.push(`${report.outOfOrder} jobs were out of submit order (sorted)`);
   if (report.stoppedAtMaxJobs) lines.push(`stopped after ${report.read} jobs (max jobs)`);
   return lines.map((l) => `${file}: ${l}`);

@@ -297,6 +297,10 @@ export class LogReader {
     }
     this.#ahead = next;
     if (text.trim() === "") throw located(this.file, line, "empty line");
+    // A CSV, a trace or any other file given as a log: say so, not "torn".
+    if (line === 1 && this.#check.role === "log" && !isJson(text)) {
+      throw located(this.file, line, "not a .replay log (no header)");
+    }
     let msg: LogMessage;
     try {
       msg = parseMessage(text, this.file, line);

@@ -4,6 +4,12 @@
 // reproduce the failure. Private: the public entry is testing/fuzz_scheduler.ts.
 
 import type { CapacityChange, JobSpec, SimulationConfig } from "../core/types.ts";
+import {
+  absolutePath,
+  type CommandSetting,
+  currentSetting,
+  evtsimCommand,
+} from "./_cli_command.ts";
 
 /** Header of the trace CSV written for a counterexample. */
 export const TRACE_HEADER = "job_submit_time,num_nodes,time_limit,actual_run_time";
@@ -128,6 +134,8 @@ export interface ReportInput {
   readonly reproduce: string;
   /** `--policy_module` for a picker or admission policy of the caller's own. */
   readonly policyModule?: string;
+  /** How the CLI view runs evtsim (default: this process's: see _cli_command.ts). */
+  readonly setting?: CommandSetting;
 }
 
 /** A report and its parts. */
@@ -148,13 +156,17 @@ export function counterexampleReport(f: ReportInput): Report {
   const schedule = f.config.capacitySchedule ?? [];
   const capacity = schedule.length > 0 ? capacityCsv(schedule) : undefined;
   const capacityPath = f.capacityPath ?? f.tracePath.replace(/(\.csv)?$/, "-capacity.csv");
+  // Runs from the user's folder: evtsim (installed) or this clone's task, absolute paths.
+  const setting = f.setting ?? currentSetting();
+  const abs = (path: string) => absolutePath(path, setting);
   const command = [
-    "deno task evtsim simulate",
-    quote(f.tracePath),
-    ...cliOptions(f.config, f.policyModule).map(quote),
-    ...(capacity !== undefined ? ["--capacity_schedule", quote(capacityPath)] : []),
+    `${evtsimCommand(setting, quote)} simulate`,
+    quote(abs(f.tracePath)),
+    ...cliOptions(f.config, f.policyModule === undefined ? undefined : abs(f.policyModule))
+      .map(quote),
+    ...(capacity !== undefined ? ["--capacity_schedule", quote(abs(capacityPath))] : []),
     "--outfile",
-    quote(f.tracePath.replace(/(\.csv)?$/, "_sim.csv")),
+    quote(abs(f.tracePath.replace(/(\.csv)?$/, "_sim.csv"))),
   ].join(" ");
   const caveats: string[] = [];
   if (!trace.exact) caveats.push("some times lost precision in the CSV; the exact case has them");

@@ -5,6 +5,7 @@
 // CLI test anywhere can print a stack trace unnoticed.
 
 import { main, type SimulateDeps } from "../cli/main.ts";
+import { STACK_FRAME, stderrLogPath } from "./_temp_root.ts";
 
 /** What one command run printed, and its exit code. */
 export interface Captured {
@@ -17,10 +18,10 @@ export interface Captured {
 export const ROOT = new URL("../", import.meta.url).pathname;
 
 /** A stack frame line as V8 prints it. */
-export const STACK_FRAME = /^\s{4}at /m;
+export { STACK_FRAME };
 
 /** Where every CLI run of this test process records its stderr (JSON lines). */
-export const STDERR_LOG = `${Deno.env.get("TMPDIR") ?? "/tmp"}/evtsim-cli-stderr-${Deno.pid}.jsonl`;
+export const STDERR_LOG = stderrLogPath();
 
 function record(args: readonly string[], err: readonly string[], how: string): void {
   Deno.writeTextFileSync(

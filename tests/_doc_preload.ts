@@ -3,6 +3,8 @@
 // `console.assert`, which by default only logs, so a wrong example would
 // still pass; with this preload it fails its test.
 
+import { enterRunTempFolder } from "./_temp_root.ts";
+
 const original = console.assert.bind(console);
 
 console.assert = (condition?: boolean, ...data: unknown[]): void => {
@@ -12,3 +14,6 @@ console.assert = (condition?: boolean, ...data: unknown[]): void => {
     `console.assert failed${data.length > 0 ? ": " + data.map(String).join(" ") : ""}`,
   );
 };
+
+// Every temp folder of the run in one folder of its own: tests/_temp_root.ts.
+enterRunTempFolder();

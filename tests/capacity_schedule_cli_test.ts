@@ -82,7 +82,15 @@ async function withSchedule(
     Deno.writeTextFileSync(`${dir}/jobs.csv`, trace);
     Deno.writeTextFileSync(`${dir}/cap.csv`, schedule);
     body(
-      await run(["simulate", `${dir}/jobs.csv`, ...extra, "--capacity_schedule", `${dir}/cap.csv`]),
+      await run([
+        "simulate",
+        `${dir}/jobs.csv`,
+        ...extra,
+        "--capacity_schedule",
+        `${dir}/cap.csv`,
+        "-o",
+        `${dir}/jobs_sim.csv`,
+      ]),
       dir,
     );
   } finally {

@@ -127,6 +127,8 @@ Deno.test("--stats_json of an empty trace has null percentiles", async () => {
       "limit",
       "--stats_json",
       `${d}/s.json`,
+      "-o",
+      `${d}/e_sim.csv`,
     ]);
     assertEquals(r.code, 0, r.err.join("\n"));
     const doc = JSON.parse(Deno.readTextFileSync(`${d}/s.json`));

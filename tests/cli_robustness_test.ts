@@ -48,7 +48,15 @@ async function refused(
   how: "process" | "in-process" = "in-process",
 ): Promise<void> {
   const before = snapshot(dir);
-  const r = how === "process" ? await runCliProcess(args) : await runCli(args);
+  // Run in `dir`, where the default outputs would go, so they are checked too.
+  const here = Deno.cwd();
+  Deno.chdir(dir);
+  let r;
+  try {
+    r = how === "process" ? await runCliProcess(args, { cwd: dir }) : await runCli(args);
+  } finally {
+    Deno.chdir(here);
+  }
   assertEquals(r.code, 1, `${args.join(" ")}\n${r.err.join("\n")}`);
   assertEquals(r.err.length, 1, r.err.join("\n"));
   assert(r.err[0].startsWith("evtsim: "), r.err[0]);
@@ -274,6 +282,7 @@ Deno.test("a closed stdout after a successful run is not an error (exit 0, outpu
     const args = ["simulate", `${d}/in.csv`, "-n", "10"];
     const child = new Deno.Command(Deno.execPath(), {
       args: cliCommand(args),
+      cwd: d, // the default outputs go to the folder it runs in
       stdout: "piped",
       stderr: "piped",
     }).spawn();

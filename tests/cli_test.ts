@@ -3,7 +3,7 @@
 
 import { defaultOutfile, defaultResourceFile } from "../cli/simulate.ts";
 import { assert, assertEquals } from "./_assert.ts";
-import { runCli } from "./_cli.ts";
+import { runCli, runCliProcess } from "./_cli.ts";
 
 const run = runCli;
 
@@ -25,10 +25,13 @@ function listDir(dir: string): string[] {
 
 Deno.test("simulate writes the schedule, the resources and the statistics block", async () => {
   await withDir(async (dir) => {
-    Deno.writeTextFileSync(`${dir}/jobs.csv`, TRACE);
-    const r = await run(["simulate", `${dir}/jobs.csv`, "-n", "100"]);
+    // The default outputs go to the folder the command runs in, not beside the input.
+    Deno.mkdirSync(`${dir}/data`);
+    Deno.writeTextFileSync(`${dir}/data/jobs.csv`, TRACE);
+    const r = await runCliProcess(["simulate", "data/jobs.csv", "-n", "100"], { cwd: dir });
     assertEquals(r.code, 0, r.err.join("\n"));
-    assertEquals(listDir(dir), ["jobs.csv", "jobs_sim.csv", "jobs_sim_resources.csv"]);
+    assertEquals(listDir(dir), ["data", "jobs_sim.csv", "jobs_sim_resources.csv"]);
+    assertEquals(listDir(`${dir}/data`), ["jobs.csv"]);
     assertEquals(Deno.readTextFileSync(`${dir}/jobs_sim.csv`).trim().split("\n"), [
       "job_submit_time,begin_time,end_time,num_nodes,exit_status,queue,time_limit",
       "0,0,200,70,0,pbatch,200",
@@ -111,7 +114,7 @@ Deno.test("actual_run_time above time_limit runs in full with one counting warni
       `${dir}/over.csv`,
       "job_submit_time,num_nodes,time_limit,actual_run_time\n0,1,10,30\n0,1,10,5\n1,1,10,40\n",
     );
-    const r = await run(["simulate", `${dir}/over.csv`, "-n", "10"]);
+    const r = await run(["simulate", `${dir}/over.csv`, "-n", "10", "-o", `${dir}/over_sim.csv`]);
     assertEquals(r.code, 0);
     assertEquals(r.err.length, 1);
     assert(r.err[0].includes("2 job(s)"), r.err[0]);
@@ -138,9 +141,16 @@ Deno.test("rejected job is reported on stderr and left out of the schedule", asy
       `${dir}/r.csv`,
       "job_submit_time,num_nodes,time_limit\n0,5,10\n1,50,10\n2,5,10\n",
     );
-    const r = await run(["simulate", `${dir}/r.csv`, "-n", "10", "-r", "limit"]);
+    const o = ["-o", `${dir}/r_sim.csv`];
+    const r = await run(["simulate", `${dir}/r.csv`, "-n", "10", "-r", "limit", ...o]);
     assertEquals(r.code, 0);
     assertEquals(r.err, [
+      "1 job rejected: it requests more nodes than total_nodes (10) and can never be scheduled (job 1; --verbose lists each)",
+    ]);
+    // --verbose: DR_EVT's line for each rejected job, no summary.
+    const v = await run(["simulate", `${dir}/r.csv`, "-n", "10", "-r", "limit", "-v", ...o]);
+    assertEquals(v.code, 0);
+    assertEquals(v.err, [
       "Job 1 rejected: requests 50 nodes, exceeds total_nodes (10); this job can never be scheduled.",
     ]);
     assertEquals(Deno.readTextFileSync(`${dir}/r_sim.csv`).trim().split("\n").length, 3);
@@ -150,7 +160,16 @@ Deno.test("rejected job is reported on stderr and left out of the schedule", asy
 Deno.test("an empty trace (header only) gives empty outputs", async () => {
   await withDir(async (dir) => {
     Deno.writeTextFileSync(`${dir}/e.csv`, "job_submit_time,num_nodes,time_limit\n");
-    const r = await run(["simulate", `${dir}/e.csv`, "-n", "10", "-r", "limit"]);
+    const r = await run([
+      "simulate",
+      `${dir}/e.csv`,
+      "-n",
+      "10",
+      "-r",
+      "limit",
+      "-o",
+      `${dir}/e_sim.csv`,
+    ]);
     assertEquals(r.code, 0, r.err.join("\n"));
     assertEquals(
       Deno.readTextFileSync(`${dir}/e_sim.csv`).trim(),
@@ -203,8 +222,9 @@ Deno.test("--infile_list gives the same outputs as the whole trace; out-of-order
   });
 });
 
-Deno.test("default output names follow DR_EVT", () => {
-  assertEquals(defaultOutfile("dir/jobs.csv"), "dir/jobs_sim.csv");
+Deno.test("default output names follow DR_EVT, in the current folder", () => {
+  assertEquals(defaultOutfile("dir/jobs.csv"), "jobs_sim.csv");
+  assertEquals(defaultOutfile("/data/logs/kth.swf"), "kth_sim.csv");
   assertEquals(defaultOutfile("log.swf.gz"), "log_sim.csv");
   assertEquals(defaultResourceFile("dir/jobs_sim.csv"), "dir/jobs_sim_resources.csv");
   assertEquals(defaultResourceFile("out"), "out_resources.csv");
@@ -213,7 +233,16 @@ Deno.test("default output names follow DR_EVT", () => {
 Deno.test("--max_time processes events at T and leaves unfinished jobs out", async () => {
   await withDir(async (dir) => {
     Deno.writeTextFileSync(`${dir}/jobs.csv`, TRACE);
-    const r = await run(["simulate", `${dir}/jobs.csv`, "-n", "100", "-t", "200"]);
+    const r = await run([
+      "simulate",
+      `${dir}/jobs.csv`,
+      "-n",
+      "100",
+      "-t",
+      "200",
+      "-o",
+      `${dir}/jobs_sim.csv`,
+    ]);
     assertEquals(r.code, 0);
     const rows = Deno.readTextFileSync(`${dir}/jobs_sim.csv`).trim().split("\n").slice(1);
     assertEquals(rows, ["0,0,200,70,0,pbatch,200", "20,20,70,20,0,pbatch,50"]);

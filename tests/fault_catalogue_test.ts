@@ -171,6 +171,57 @@ const USAGE_ROWS: FaultRow[] = [
     },
     expected: /missing\.csv/,
   },
+  {
+    surface: "in-process",
+    input: "simulate with a mistyped long option (--backfil)",
+    run: async () => {
+      const r = await runCli(["simulate", "x.csv", "--backfil", "easy"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /^evtsim: unknown option '--backfil'; did you mean '--backfill_policy'\?/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate with a mistyped option value (-b eassy)",
+    run: async () => {
+      const r = await runCli(["simulate", "x.csv", "-b", "eassy"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /^evtsim: -b: unknown value 'eassy' .*; did you mean 'easy'\?$/,
+  },
+  {
+    surface: "in-process",
+    input: "a mistyped command (simulat)",
+    run: async () => {
+      const r = await runCli(["simulat", "x.csv"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /^evtsim: unknown command 'simulat' .*; did you mean 'simulate'\?$/,
+  },
+  {
+    surface: "in-process",
+    input: "replay given a CSV trace",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/t.csv`, "job_submit_time,num_nodes,time_limit\n0,1,1\n");
+      const r = await runCli(["replay", `${dir}/t.csv`]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /t\.csv:1: not a \.replay log \(no header\)$/,
+  },
+  {
+    surface: "library",
+    input: "pendingReason of a job that does not exist",
+    run: async () => {
+      const { Simulation } = await import("../mod.ts");
+      try {
+        new Simulation({ totalNodes: 4 }).pendingReason(3);
+        return { code: 0, error: "" };
+      } catch (e) {
+        return { code: 1, error: (e as Error).message };
+      }
+    },
+    expected: /^no job 3: no job has been created yet$/,
+  },
 ];
 
 /** The one table. */

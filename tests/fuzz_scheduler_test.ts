@@ -111,7 +111,7 @@ Deno.test("fuzzScheduler: the report's trace CSV and command reproduce the same 
         tracePath,
       }));
       await Deno.writeTextFile(tracePath, r.traceCsv);
-      const cli = r.command.match(/^deno task evtsim (simulate .*)$/);
+      const cli = r.command.match(/^(?:evtsim|deno task --cwd \S+ evtsim) (simulate .*)$/);
       assert(cli !== null && !r.report.includes("MODULE.ts"), r.command);
       const args = cli[1].split(" ");
       const run = await runCli(args);

@@ -86,7 +86,7 @@ Deno.test("a failing property writes the shrunk trace, the case, and commands th
     assertEquals(read.jobs.map(comparable), exact.trace.map(comparable));
 
     // The CLI command, run in-process, shows the failure: some job waits.
-    const cli = note.match(/\n {2}deno task evtsim (simulate .*)\n/);
+    const cli = note.match(/\n {2}(?:evtsim|deno task --cwd \S+ evtsim) (simulate .*)\n/);
     assert(cli !== null, note);
     const args = cli[1].split(" ");
     assert(args.includes("--total_nodes") && args.includes(`${dir}/no-wait-42.csv`), cli[1]);
@@ -124,7 +124,7 @@ Deno.test("a counterexample with a capacity schedule writes it and passes it to 
     assert(w.note.includes("deno task fuzz --only p --seed -7 --path 1:2\n"), w.note);
     assert(w.note.includes("  boom\n  second line\n"), w.note);
     assert(w.note.includes("note: the property feeds the trace live"), w.note);
-    const cli = w.note.match(/\n {2}deno task evtsim (simulate .*)\n/)!;
+    const cli = w.note.match(/\n {2}(?:evtsim|deno task --cwd \S+ evtsim) (simulate .*)\n/)!;
     const args = cli[1].split(" ");
     assertEquals(args.slice(args.indexOf("--capacity_schedule"))[1], w.capacityPath);
     assertEquals(await main(args, { out: () => {}, err: () => {}, isTerminal: false }), 0);

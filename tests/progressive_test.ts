@@ -197,7 +197,15 @@ Deno.test("an unreadable listed file is one clear error, exit 1, and no output f
       Deno.writeTextFileSync(`${dir}/parts.list`, files.join("\n") + "\n");
       const before = listDir(dir);
       const bad = files.find((f) => f !== "p1.csv" && f !== "p3.csv")!;
-      const r = await run(["simulate", "-L", `${dir}/parts.list`, "-n", "4"]);
+      const r = await run([
+        "simulate",
+        "-L",
+        `${dir}/parts.list`,
+        "-n",
+        "4",
+        "-o",
+        `${dir}/parts_sim.csv`,
+      ]);
       assertEquals(r.code, 1, files.join());
       assertEquals(r.err.length, 1, r.err.join("\n"));
       assert(r.err[0].startsWith(`evtsim: ${dir}/${bad}: cannot read`), r.err[0]);

@@ -18,7 +18,8 @@
 // in a fresh clone, a block can use the files an earlier one wrote, and
 // nothing is written into the repository. Only wall-clock figures are
 // normalised (the statistics block's "Wall clock time" and "Time reading
-// input", the sim_s column of a compare table) and leading or trailing blank lines, which a Markdown block cannot
+// input", the sim_s column of a compare table), the clone's folder (`<clone>`) and leading or
+// trailing blank lines, which a Markdown block cannot
 // keep; everything else must match byte for byte. Set
 // EVTSIM_UPDATE_README=1 to write the outputs of this run into README.md
 // instead of comparing (then review the diff).
@@ -125,7 +126,8 @@ function normalise(text: string, folder?: string): string {
     // The last column (sim_s) of an `evtsim compare` table row.
     .replace(/^((?:\S+ +){9})\d+\.\d\d$/gm, "$1<seconds>");
   if (folder !== undefined) t = t.replaceAll(folder, "<tmp>");
-  return t;
+  // The clone's own folder (a fuzz report's command runs the clone's task).
+  return t.replaceAll(ROOT.replace(/\/$/, ""), "<clone>");
 }
 
 Deno.test("README: the block convention is parsed as documented", () => {
@@ -238,7 +240,10 @@ Deno.test("README: every shown output is what its command or program prints", as
         const shown = r.out.endsWith("\n") || r.out === "" ? r.out : r.out + "\n";
         const got = normalise(shown, folder);
         if (UPDATE) {
-          updates.push({ block: p.output, text: shown.replaceAll(folder, "<tmp>") });
+          updates.push({
+            block: p.output,
+            text: shown.replaceAll(folder, "<tmp>").replaceAll(ROOT.replace(/\/$/, ""), "<clone>"),
+          });
           return;
         }
         assertEquals(
@@ -271,6 +276,9 @@ async function scratchFolder(): Promise<string> {
     `${ROOT}api/service/dr_evt_service.proto`,
     `${folder}/api/service/dr_evt_service.proto`,
   );
+  // The clone beside the user's project, as "Using the library from a clone"
+  // has it (`../evtsim` from a project folder).
+  await Deno.symlink(ROOT.replace(/\/$/, ""), `${folder}/evtsim`);
   // `evtsim` as an installed command is: a script that execs deno (so `$!` of
   // `evtsim serve &` is the server itself). Hidden, outside what blocks list.
   await Deno.mkdir(`${folder}/.bin`);

@@ -22,6 +22,9 @@ async function tempDir(): Promise<string> {
 }
 
 const dir = await tempDir();
+// The recordings serve every test of this file; they go when the file is done
+// (beforeunload: before the preload checks the run's temp folder on unload).
+globalThis.addEventListener("beforeunload", () => Deno.removeSync(dir, { recursive: true }));
 const DEMO = await recordDemo(dir);
 const LIVE = await recordLiveEvents(dir);
 

@@ -2,7 +2,7 @@
 // that prints where it listens, serves, and on SIGTERM ends its sessions'
 // recordings cleanly (exit 143).
 
-import { cliCommand, recordProcessRun, runCli } from "./_cli.ts";
+import { cliCommand, recordProcessRun, ROOT, runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { HttpClient } from "./_service_helpers.ts";
 
@@ -19,7 +19,7 @@ Deno.test("evtsim serve: help and start-up refusals are one line, exit 1", async
       [["--port", "70000", "--grpc_port", "off"], /port number 0-65535/],
       [["--token", "short", "--port", "0", "--grpc_port", "off"], /at least 8 characters/],
       [["--max_sessions", "0"], /must be >= 1/],
-      [["--record_dir", "/no/such/folder", "--port", "0", "--grpc_port", "off"], /not a folder/],
+      [["--record_dir", `${ROOT}deno.json`, "--port", "0", "--grpc_port", "off"], /not a folder/],
       [["extra"], /unexpected argument 'extra'/],
       [["--nope"], /unknown option '--nope'/],
     ] as const

@@ -84,71 +84,84 @@ Deno.test("topo simulate: one policy prints its own block; the default policy is
   assertEquals(await output(["simulate", ...CLUSTER, ...TIMED]), all.slice(start).join("\n"));
 });
 
-async function write(name: string, text: string): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "evtsim-topo-" });
-  const path = `${dir}/${name}`;
-  await Deno.writeTextFile(path, text);
-  return path;
+/** A test given a `write(name, text)` into a fresh folder, removed after it. */
+function inFolder(
+  test: (write: (name: string, text: string) => Promise<string>) => Promise<void>,
+): () => Promise<void> {
+  return async () => {
+    const dir = await Deno.makeTempDir({ prefix: "evtsim-topo-" });
+    try {
+      await test(async (name, text) => {
+        await Deno.writeTextFile(`${dir}/${name}`, text);
+        return `${dir}/${name}`;
+      });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  };
 }
 
-Deno.test("topo simulate: jobs that can never start end unscheduled with their reasons", async () => {
-  const cluster = await write(
-    "c.yaml",
-    "nodes:\n  - {name: n1, topology: {rack: r1}, capacity: {cpu: 8, gpu: 0}}\n  - {name: n2, topology: {rack: r2}, capacity: {cpu: 8, gpu: 0}}\n",
-  );
-  const jobs = await write(
-    "j.yaml",
-    [
-      "jobs:",
-      "  - {name: ok, replicas: 1, resourcesPerReplica: {cpu: 8}, arrivalTick: 0, durationTicks: 5}",
-      "  - {name: wide, replicas: 3, resourcesPerReplica: {cpu: 4}, requiredTopology: rack, arrivalTick: 1, durationTicks: 5}",
-      "  - {name: huge, replicas: 5, resourcesPerReplica: {cpu: 4}, arrivalTick: 1, durationTicks: 5}",
-      "  - {name: late, replicas: 1, resourcesPerReplica: {cpu: 4}, arrivalTick: 3, durationTicks: 1}",
-      "",
-    ].join("\n"),
-  );
-  const reasons = async (policy: string) => {
-    const r = JSON.parse(
-      await output([
-        "simulate",
-        "--cluster",
-        cluster,
-        "--jobs",
-        jobs,
-        "--policy",
-        policy,
-        "--output",
-        "json",
-      ]),
+Deno.test(
+  "topo simulate: jobs that can never start end unscheduled with their reasons",
+  inFolder(async (write) => {
+    const cluster = await write(
+      "c.yaml",
+      "nodes:\n  - {name: n1, topology: {rack: r1}, capacity: {cpu: 8, gpu: 0}}\n  - {name: n2, topology: {rack: r2}, capacity: {cpu: 8, gpu: 0}}\n",
     );
-    return [
-      r.completedJobCount,
-      r.unscheduledJobCount,
-      r.endTick,
-      ...r.jobs.map((j: { status: string; reason?: { message: string } }) =>
-        `${j.status} ${j.reason?.message ?? "-"}`
-      ),
-    ];
-  };
-  assertEquals(await reasons("backfill"), [
-    2,
-    2,
-    5,
-    "completed -",
-    'unscheduled requested 3 replicas in one "rack" domain; 4 slots are available cluster-wide, but the largest domain "r1" has 2',
-    "unscheduled requested 5 replicas, but only 4 cluster-wide replica slots are available",
-    "completed -",
-  ]);
-  assertEquals(await reasons("strict-fifo"), [
-    1,
-    3,
-    5,
-    "completed -",
-    'unscheduled requested 3 replicas in one "rack" domain; 4 slots are available cluster-wide, but the largest domain "r1" has 2',
-    "unscheduled head_of_line_blocked_by=wide",
-    "unscheduled head_of_line_blocked_by=wide",
-  ]);
-});
+    const jobs = await write(
+      "j.yaml",
+      [
+        "jobs:",
+        "  - {name: ok, replicas: 1, resourcesPerReplica: {cpu: 8}, arrivalTick: 0, durationTicks: 5}",
+        "  - {name: wide, replicas: 3, resourcesPerReplica: {cpu: 4}, requiredTopology: rack, arrivalTick: 1, durationTicks: 5}",
+        "  - {name: huge, replicas: 5, resourcesPerReplica: {cpu: 4}, arrivalTick: 1, durationTicks: 5}",
+        "  - {name: late, replicas: 1, resourcesPerReplica: {cpu: 4}, arrivalTick: 3, durationTicks: 1}",
+        "",
+      ].join("\n"),
+    );
+    const reasons = async (policy: string) => {
+      const r = JSON.parse(
+        await output([
+          "simulate",
+          "--cluster",
+          cluster,
+          "--jobs",
+          jobs,
+          "--policy",
+          policy,
+          "--output",
+          "json",
+        ]),
+      );
+      return [
+        r.completedJobCount,
+        r.unscheduledJobCount,
+        r.endTick,
+        ...r.jobs.map((j: { status: string; reason?: { message: string } }) =>
+          `${j.status} ${j.reason?.message ?? "-"}`
+        ),
+      ];
+    };
+    assertEquals(await reasons("backfill"), [
+      2,
+      2,
+      5,
+      "completed -",
+      'unscheduled requested 3 replicas in one "rack" domain; 4 slots are available cluster-wide, but the largest domain "r1" has 2',
+      "unscheduled requested 5 replicas, but only 4 cluster-wide replica slots are available",
+      "completed -",
+    ]);
+    assertEquals(await reasons("strict-fifo"), [
+      1,
+      3,
+      5,
+      "completed -",
+      'unscheduled requested 3 replicas in one "rack" domain; 4 slots are available cluster-wide, but the largest domain "r1" has 2',
+      "unscheduled head_of_line_blocked_by=wide",
+      "unscheduled head_of_line_blocked_by=wide",
+    ]);
+  }),
+);
 
 Deno.test("topo: flags as Go's flag package reads them", async () => {
   const ok = await runCli([
@@ -238,15 +251,18 @@ Deno.test("topo: help on stdout; usage on stderr without a command", async () =>
   );
 });
 
-Deno.test("topo: as a process, an input error is one line on stderr and exit 1", async () => {
-  const jobs = await write("j.yaml", "jobs:\n  - name: a\n    replicas: 0\n");
-  const r = await runCliProcess(["topo", "compare", ...CLUSTER, "--jobs", jobs]);
-  assertEquals(r.code, 1);
-  assertEquals(r.err, [
-    `evtsim: validate jobs file "${jobs}": job "a": replicas must be greater than zero, got 0`,
-  ]);
-  assertEquals(r.out, []);
-});
+Deno.test(
+  "topo: as a process, an input error is one line on stderr and exit 1",
+  inFolder(async (write) => {
+    const jobs = await write("j.yaml", "jobs:\n  - name: a\n    replicas: 0\n");
+    const r = await runCliProcess(["topo", "compare", ...CLUSTER, "--jobs", jobs]);
+    assertEquals(r.code, 1);
+    assertEquals(r.err, [
+      `evtsim: validate jobs file "${jobs}": job "a": replicas must be greater than zero, got 0`,
+    ]);
+    assertEquals(r.out, []);
+  }),
+);
 
 Deno.test("topo: 'evtsim simulate' does not load the topo code at start-up", async () => {
   const r = await new Deno.Command(Deno.execPath(), {

@@ -4,6 +4,7 @@
 // port; the bound ports are returned).
 
 import { EvtsimError } from "../../core/errors.ts";
+import { describeFsError } from "../../io/fs_errors.ts";
 import { httpApp } from "./http.ts";
 import { SessionHost, type SessionHostOptions } from "./sessions.ts";
 
@@ -65,8 +66,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   checkServerOptions(options);
   const host = options.host ?? "127.0.0.1";
   if (options.recordDir !== undefined) {
+    // A missing folder is made, as simulate makes a missing output folder.
     const info = await Deno.stat(options.recordDir).catch(() => undefined);
-    if (info === undefined || !info.isDirectory) {
+    if (info === undefined) {
+      try {
+        await Deno.mkdir(options.recordDir, { recursive: true });
+      } catch (e) {
+        throw new EvtsimError(
+          "usage",
+          `--record_dir ${options.recordDir}: cannot make the folder (${describeFsError(e)})`,
+        );
+      }
+    } else if (!info.isDirectory) {
       throw new EvtsimError("usage", `--record_dir ${options.recordDir} is not a folder`);
     }
   }

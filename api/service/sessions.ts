@@ -213,9 +213,17 @@ export class Session {
     return this.#sim.backfillWindow();
   }
 
-  /** Why a waiting job waits (404 for a job that is not waiting or not known). */
+  /** Why a waiting job waits (404 for a job that is not waiting, or that does not exist: each says which). */
   pendingReason(job: number): PendReason {
-    const r = this.call((sim) => sim.pendingReason(job)).result;
+    let r: PendReason | undefined;
+    try {
+      r = this.call((sim) => sim.pendingReason(job)).result;
+    } catch (e) {
+      if (e instanceof ServiceError && e.kind === "state") {
+        throw new ServiceError(404, "not_found", e.message);
+      }
+      throw e;
+    }
     if (r === undefined) throw new ServiceError(404, "not_found", `job ${job} is not waiting`);
     return r;
   }

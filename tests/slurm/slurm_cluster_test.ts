@@ -5,10 +5,10 @@
 // that task's output missing, and stop() leaves no process behind. Where
 // Slurm cannot be installed the test prints `skipped: REASON` and passes.
 
-import { assert, assertEquals } from "./_assert.ts";
+import { assert, assertEquals } from "../_assert.ts";
 import { clusterProcesses, startSlurmCluster } from "./_slurm_cluster.ts";
 
-const ROOT = new URL("../", import.meta.url).pathname;
+const ROOT = new URL("../../", import.meta.url).pathname;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function files(dir: string, prefix: string): Record<string, string> {

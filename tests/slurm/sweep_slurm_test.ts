@@ -6,8 +6,8 @@
 // cell missing, and `--retry_failed` then completes it. Where Slurm cannot be
 // installed or started the test prints `skipped: REASON` and passes.
 
-import { assert, assertEquals } from "./_assert.ts";
-import { ROOT, runCli, runCliProcess } from "./_cli.ts";
+import { assert, assertEquals } from "../_assert.ts";
+import { ROOT, runCli, runCliProcess } from "../_cli.ts";
 import { type SlurmCluster, startSlurmCluster } from "./_slurm_cluster.ts";
 
 const RESULTS = ["results.csv", "results.json"] as const;

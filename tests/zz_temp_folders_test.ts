@@ -1,0 +1,21 @@
+// Tests touch nothing outside their own temp folders, and remove those
+// (issue 27). The preload (tests/_doc_preload.ts, tests/_temp_root.ts) made
+// one temp folder for this whole run; this file sorts last, after
+// tests/zz_cli_stack_frames_test.ts has removed the CLI stderr log, so the
+// folder must be empty now. The doc tests, which run after every test file,
+// get the real temp folder back.
+
+import { assertEquals } from "./_assert.ts";
+import { leaveRunTempFolder, RUN_TMPDIR } from "./_temp_root.ts";
+
+Deno.test("the test run left nothing in its temp folder", () => {
+  const run = Deno.env.get(RUN_TMPDIR);
+  if (run === undefined || run === "") {
+    console.log("skipped: run without tests/_doc_preload.ts, which makes the run's temp folder");
+    return;
+  }
+  const left = [...Deno.readDirSync(run)].map((e) => e.name).sort();
+  leaveRunTempFolder();
+  Deno.removeSync(run, { recursive: true });
+  assertEquals(left, [], `left in the run's temp folder ${run} (now removed)`);
+});
