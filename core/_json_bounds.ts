@@ -38,8 +38,8 @@ function pathOf(item: Item, root: string): string {
 }
 
 /**
- * What is wrong with `value`'s size, as `path: text`, or undefined when it
- * is within the bounds. Only the size is checked (depth, count, string
+ * What is wrong with `value`'s size, as `path: text` (or `text` when the
+ * whole value is at fault), or undefined when it is within the bounds. Only the size is checked (depth, count, string
  * lengths), not that the values are JSON data.
  */
 export function jsonBoundProblem(value: unknown, root = ""): string | undefined {
@@ -61,7 +61,7 @@ export function jsonBoundProblem(value: unknown, root = ""): string | undefined 
     const keys = Array.isArray(v) ? undefined : Object.keys(v);
     count += keys === undefined ? (v as unknown[]).length : keys.length;
     if (count > MAX_JSON_VALUES) {
-      return `${root || "the value"}: more than ${MAX_JSON_VALUES} values`;
+      return `${root === "" ? "" : `${root}: `}more than ${MAX_JSON_VALUES} values`;
     }
     const depth = item.depth + 1;
     if (keys === undefined) {
