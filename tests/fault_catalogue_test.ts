@@ -9,6 +9,19 @@
 
 import { assert } from "./_assert.ts";
 import { runCli } from "./_cli.ts";
+import {
+  ALIAS_BOMB,
+  cli,
+  cliProcess,
+  DEEP,
+  deepJson,
+  deepJsonText,
+  deepRecording,
+  grpcInit,
+  httpCreate,
+  library,
+} from "./_input_faults.ts";
+import { initialState, loadSnapshot, saveSnapshot, Simulation } from "../mod.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -50,7 +63,111 @@ const POLICY_ROWS: FaultRow[] = [];
 const SERVER_ROWS: FaultRow[] = [];
 
 /** Oversized and malicious inputs: nesting, YAML aliases, long lines, report files (items 9, 11, 16, 23). */
-const INPUT_ROWS: FaultRow[] = [];
+const INPUT_ROWS: FaultRow[] = [
+  // Item 9: free-form JSON nested thousands deep overflowed the stack.
+  {
+    surface: "library",
+    input: "picker settings nested 100,000 deep",
+    run: () =>
+      Promise.resolve(
+        library(() => new Simulation({ totalNodes: 8, pickerSettings: { x: deepJson(DEEP) } })),
+      ),
+    expected: /^picker settings: x\.a\.a.*: nested more than 64 levels deep$/,
+  },
+  {
+    surface: "library",
+    input: "a snapshot whose picker memory is nested 100,000 deep",
+    run: () => {
+      const snap = {
+        ...saveSnapshot(initialState({ totalNodes: 8 })),
+        pickerMemory: deepJson(DEEP),
+      };
+      return Promise.resolve(library(() => loadSnapshot(snap)));
+    },
+    expected: /pickerMemory: a\.a\.a.*: nested more than 64 levels deep$/,
+  },
+  {
+    surface: "http",
+    input: "POST /sessions with pickerSettings nested 100,000 deep",
+    run: () => httpCreate({ totalNodes: 8, pickerSettings: { x: deepJson(DEEP) } }),
+    expected: /^picker settings: x\.a\.a.*: nested more than 64 levels deep$/,
+    code: 400,
+  },
+  {
+    surface: "grpc",
+    input: "init with picker_settings_json nested 100,000 deep",
+    run: () => grpcInit({ picker_settings_json: `{"x":${deepJsonText(DEEP)}}` }),
+    expected: /^picker settings: x\.a\.a.*: nested more than 64 levels deep$/,
+  },
+  {
+    surface: "process",
+    input: "replay of a log whose picker settings are nested 100,000 deep",
+    run: async (dir) =>
+      cliProcess(["replay", await deepRecording(dir, DEEP), "-o", `${dir}/r.csv`]),
+    expected:
+      /deep\.replay:1: header: config\.pickerSettings: x\.a\.a.*: nested more than 64 levels/,
+  },
+  // Item 11: YAML alias bombs escaped as the yaml package's ReferenceError.
+  {
+    surface: "process",
+    input: "simulate --queues with a YAML alias bomb",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/q.yaml`, ALIAS_BOMB);
+      return await cliProcess([
+        "simulate",
+        "examples/demo_trace.csv",
+        "-n",
+        "8",
+        "--queues",
+        `${dir}/q.yaml`,
+        "-o",
+        `${dir}/o.csv`,
+      ]);
+    },
+    expected: /q\.yaml:2: its aliases expand to too many nodes \(a YAML alias bomb/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate -c with a YAML alias bomb",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/c.yaml`, ALIAS_BOMB);
+      return await cli([
+        "simulate",
+        "examples/demo_trace.csv",
+        "-c",
+        `${dir}/c.yaml`,
+        "-o",
+        `${dir}/o.csv`,
+      ]);
+    },
+    expected: /c\.yaml:2: its aliases expand to too many nodes \(a YAML alias bomb/,
+  },
+  {
+    surface: "in-process",
+    input: "sweep with a spec that is a YAML alias bomb",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/s.yaml`, ALIAS_BOMB);
+      return await cli(["sweep", `${dir}/s.yaml`, "--results", `${dir}/out`]);
+    },
+    expected: /s\.yaml:2: its aliases expand to too many nodes \(a YAML alias bomb/,
+  },
+  {
+    surface: "in-process",
+    input: "topo compare --cluster with a YAML alias bomb",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/c.yaml`, ALIAS_BOMB);
+      return await cli([
+        "topo",
+        "compare",
+        "--cluster",
+        `${dir}/c.yaml`,
+        "--jobs",
+        "examples/topo/jobs.yaml",
+      ]);
+    },
+    expected: /cluster file ".*c\.yaml": yaml: line 2: its aliases expand to too many nodes/,
+  },
+];
 
 /** Policy modules and recordings across commands (issue 27). */
 const REGISTRY_ROWS: FaultRow[] = [];
