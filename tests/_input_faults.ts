@@ -49,6 +49,17 @@ export function library(f: () => unknown): Outcome {
   }
 }
 
+/** As {@link library}, for a call that returns a promise. */
+export async function libraryAsync(f: () => Promise<unknown>): Promise<Outcome> {
+  try {
+    await f();
+    return { code: 0, error: "" };
+  } catch (e) {
+    if (e instanceof EvtsimError) return { code: 1, error: e.message };
+    return { code: 99, error: String((e as Error)?.stack ?? e) };
+  }
+}
+
 /** An in-process CLI run. */
 export async function cli(args: string[]): Promise<Outcome> {
   const r = await runCli(args);
@@ -130,4 +141,17 @@ export async function deepRecording(dir: string, depth: number): Promise<string>
   lines[1] = JSON.stringify(snapshot).replace('{"x":0}', `{"x":${deepJsonText(depth)}}`);
   await Deno.writeTextFile(`${dir}/deep.replay`, lines.join("\n"));
   return `${dir}/deep.replay`;
+}
+
+/**
+ * Writes a multi-member gzip file of `mib` MiB of ASCII zeros and no
+ * newline (each member one MiB, so the file is about 1 KB per MiB): 600 MiB
+ * outgrow the largest string the runtime holds.
+ */
+export async function zerosGzip(path: string, mib: number): Promise<void> {
+  const { gzipSync } = await import("node:zlib");
+  const member = gzipSync(new Uint8Array(1 << 20).fill(0x30));
+  const out = new Uint8Array(member.length * mib);
+  for (let i = 0; i < mib; i++) out.set(member, i * member.length);
+  await Deno.writeFile(path, out);
 }

@@ -20,7 +20,10 @@ import {
   grpcInit,
   httpCreate,
   library,
+  libraryAsync,
+  zerosGzip,
 } from "./_input_faults.ts";
+import { readTraceStream } from "../io/mod.ts";
 import { initialState, loadSnapshot, saveSnapshot, Simulation } from "../mod.ts";
 
 /** Where a fault is fed in. */
@@ -166,6 +169,36 @@ const INPUT_ROWS: FaultRow[] = [
       ]);
     },
     expected: /cluster file ".*c\.yaml": yaml: line 2: its aliases expand to too many nodes/,
+  },
+  // Item 16: a gzip of zeros (no newline) outgrew the largest string: RangeError.
+  {
+    surface: "process",
+    input: "simulate on a .swf.gz of 600 MiB of zeros",
+    run: async (dir) => {
+      await zerosGzip(`${dir}/zeros.swf.gz`, 600);
+      return await cliProcess(["simulate", `${dir}/zeros.swf.gz`, "-n", "8", "-o", `${dir}/o.csv`]);
+    },
+    expected: /zeros\.swf\.gz:1: line longer than 1048576 characters \(is this a trace\?\)$/,
+  },
+  {
+    surface: "library",
+    input: "readTraceStream of a gzip stream of 600 MiB of zeros",
+    run: async (dir) => {
+      await zerosGzip(`${dir}/zeros.gz`, 600);
+      const file = await Deno.open(`${dir}/zeros.gz`);
+      return await libraryAsync(() => readTraceStream(file.readable, { file: "zeros.gz" }));
+    },
+    expected: /^zeros\.gz:1: line longer than 1048576 characters \(is this a trace\?\)$/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate on a CSV trace with a 2 MiB line",
+    run: async (dir) => {
+      const row = "0".repeat(2 << 20);
+      await Deno.writeTextFile(`${dir}/t.csv`, `job_submit_time,num_nodes,time_limit\n${row}\n`);
+      return await cli(["simulate", `${dir}/t.csv`, "-n", "8", "-o", `${dir}/o.csv`]);
+    },
+    expected: /t\.csv:2: line longer than 1048576 characters \(is this a trace\?\)$/,
   },
 ];
 
