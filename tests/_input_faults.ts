@@ -155,3 +155,43 @@ export async function zerosGzip(path: string, mib: number): Promise<void> {
   for (let i = 0; i < mib; i++) out.set(member, i * member.length);
   await Deno.writeFile(path, out);
 }
+
+/**
+ * A finished run of the demo trace in `dir` (run.csv and run_resources.csv)
+ * whose files are then edited by `edit` (line arrays, header first); returns
+ * the schedule's path.
+ */
+export async function editedRun(
+  dir: string,
+  edit: { schedule?: (lines: string[]) => string[]; resources?: (lines: string[]) => string[] },
+): Promise<string> {
+  const r = await runCli([
+    "simulate",
+    `${ROOT}examples/demo_trace.csv`,
+    "-n",
+    "128",
+    "-o",
+    `${dir}/run.csv`,
+  ]);
+  if (r.code !== 0) throw new Error(r.err.join("\n"));
+  for (
+    const [file, f] of [["run.csv", edit.schedule], ["run_resources.csv", edit.resources]] as const
+  ) {
+    if (f === undefined) continue;
+    const lines = (await Deno.readTextFile(`${dir}/${file}`)).split("\n");
+    await Deno.writeTextFile(`${dir}/${file}`, f(lines).join("\n"));
+  }
+  return `${dir}/run.csv`;
+}
+
+/** `lines` with lines `i` and `i + 1` (0-based) joined, as a lost newline leaves them. */
+export function merged(lines: string[], i: number): string[] {
+  return [...lines.slice(0, i), lines[i] + lines[i + 1], ...lines.slice(i + 2)];
+}
+
+/** `lines` with field `field` of line `i` (0-based) replaced by `value`. */
+export function withField(lines: string[], i: number, field: number, value: string): string[] {
+  const f = lines[i].split(",");
+  f[field] = value;
+  return lines.map((l, k) => (k === i ? f.join(",") : l));
+}

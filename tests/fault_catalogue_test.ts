@@ -17,10 +17,13 @@ import {
   deepJson,
   deepJsonText,
   deepRecording,
+  editedRun,
   grpcInit,
   httpCreate,
   library,
   libraryAsync,
+  merged,
+  withField,
   zerosGzip,
 } from "./_input_faults.ts";
 import { readTraceStream } from "../io/mod.ts";
@@ -199,6 +202,84 @@ const INPUT_ROWS: FaultRow[] = [
       return await cli(["simulate", `${dir}/t.csv`, "-n", "8", "-o", `${dir}/o.csv`]);
     },
     expected: /t\.csv:2: line longer than 1048576 characters \(is this a trace\?\)$/,
+  },
+  // Item 23: report read rows with more fields than the header (a lost
+  // newline) as numbers: a node count of 112127 drew for minutes and ~19 GB.
+  {
+    surface: "process",
+    input: "report with two lines of the resource CSV merged",
+    run: async (dir) =>
+      cliProcess([
+        "report",
+        await editedRun(dir, { resources: (l) => merged(l, 1) }),
+        "-o",
+        `${dir}/r.html`,
+      ]),
+    expected: /run_resources\.csv:2: expected 3 fields \(time,free_nodes,allocated_nodes\), got 5$/,
+  },
+  {
+    surface: "in-process",
+    input: "report with two rows of the schedule CSV merged",
+    run: async (dir) =>
+      cli([
+        "report",
+        await editedRun(dir, { schedule: (l) => merged(l, 2) }),
+        "-o",
+        `${dir}/r.html`,
+      ]),
+    expected: /run\.csv:3: expected 7 fields \(job_submit_time,.*,time_limit\), got 13$/,
+  },
+  {
+    surface: "in-process",
+    input: "report with a schedule row of too few fields",
+    run: async (dir) =>
+      cli([
+        "report",
+        await editedRun(dir, { schedule: (l) => l.map((x, i) => (i === 4 ? "1,2,3" : x)) }),
+        "-o",
+        `${dir}/r.html`,
+      ]),
+    expected: /run\.csv:5: expected 7 fields \(job_submit_time,.*\), got 3$/,
+  },
+  {
+    surface: "in-process",
+    input: "report with a schedule num_nodes of 0x10",
+    run: async (dir) =>
+      cli([
+        "report",
+        await editedRun(dir, { schedule: (l) => withField(l, 2, 3, "0x10") }),
+        "-o",
+        `${dir}/r.html`,
+      ]),
+    expected: /run\.csv:3: num_nodes: expected a number, got '0x10'$/,
+  },
+  {
+    surface: "in-process",
+    input: "report with a resource allocated_nodes of 1.5",
+    run: async (dir) =>
+      cli([
+        "report",
+        await editedRun(dir, { resources: (l) => withField(l, 3, 2, "1.5") }),
+        "-o",
+        `${dir}/r.html`,
+      ]),
+    expected:
+      /run_resources\.csv:4: allocated_nodes: expected a whole number of at least 0, got '1\.5'$/,
+  },
+  {
+    surface: "in-process",
+    input: "report with a schedule header of an unknown column",
+    run: async (dir) =>
+      cli([
+        "report",
+        await editedRun(dir, {
+          schedule: (l) => [l[0] + ",user", ...l.slice(1).map((x) => x && x + ",7")],
+        }),
+        "-o",
+        `${dir}/r.html`,
+      ]),
+    expected:
+      /run\.csv:1: not a schedule CSV \(simulate --outfile\): header has an unknown column 'user'$/,
   },
 ];
 

@@ -1,6 +1,7 @@
 // Bounds on oversized inputs (issue 32): free-form JSON is bounded in depth
-// and size, YAML aliases in expansion, while every ordinary input (settings
-// at the bound, a file that reuses an anchor a few times) still reads. The
+// and size, YAML aliases in expansion, report's files row by row, while every
+// ordinary input (settings at the bound, a file that reuses an anchor a few
+// times, each schedule layout simulate writes) still reads. The
 // faults themselves are rows of the fault catalogue (INPUT_ROWS).
 
 import { assert, assertEquals } from "./_assert.ts";
@@ -9,6 +10,8 @@ import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from "../core/_json_bounds.ts";
 import { Simulation } from "../mod.ts";
 import { parseQueuesFile } from "../io/queues_file.ts";
 import { deepJson } from "./_input_faults.ts";
+import { runCli } from "./_cli.ts";
+import { readResourceCsv, readScheduleCsv } from "../cli/_run_files.ts";
 
 function refusal(f: () => unknown): string {
   try {
@@ -44,4 +47,35 @@ Deno.test("queues file: an anchor reused a few times still reads", () => {
     "q.yaml",
   );
   assertEquals(f.fairshare?.shares, { alice: 1, bob: 1, carol: 1 });
+});
+
+Deno.test("report's readers: every layout simulate writes reads, a quoted queue with a comma is one field", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-bounds-" });
+  try {
+    const trace = `${dir}/t.csv`;
+    await Deno.writeTextFile(
+      trace,
+      'job_submit_time,num_nodes,queue,time_limit,actual_run_time\n0,2,"a,b",100,50\n5,1,c,10,10\n',
+    );
+    const plain = `${dir}/plain.csv`;
+    await Deno.writeTextFile(plain, "job_submit_time,num_nodes,time_limit\n0,2,100\n5,1,10\n");
+    for (
+      const [input, flags] of [
+        [trace, []],
+        [trace, ["--extended_output", "-M"]],
+        [plain, []],
+        [plain, ["--extended_output"]],
+      ] as const
+    ) {
+      const r = await runCli(["simulate", input, "-n", "4", "-o", `${dir}/run.csv`, ...flags]);
+      assertEquals(r.code, 0, r.err.join("\n"));
+      const s = await readScheduleCsv(`${dir}/run.csv`);
+      assertEquals([...s.submit], [0, 5], flags.join(" "));
+      assertEquals([...s.nodes], [2, 1]);
+      const res = await readResourceCsv(`${dir}/run_resources.csv`);
+      assertEquals(res.totalNodes, 4);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
