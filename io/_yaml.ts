@@ -8,6 +8,7 @@ import {
   type Document,
   type DocumentOptions,
   isAlias,
+  isCollection,
   LineCounter,
   parseAllDocuments,
   parseDocument,
@@ -16,6 +17,7 @@ import {
   visit,
 } from "yaml";
 import { EvtsimError } from "../core/errors.ts";
+import { MAX_JSON_DEPTH } from "../core/_json_bounds.ts";
 
 /**
  * Most alias expansions a YAML file may make (the yaml package's
@@ -53,8 +55,11 @@ export function parseYaml(text: string, fail: YamlFail, options: Options = {}): 
   const lines = new LineCounter();
   try {
     const docs = parseAllDocuments(text, { ...options, lineCounter: lines });
-    return { docs: Array.isArray(docs) ? docs : [], lines };
+    const all = Array.isArray(docs) ? docs : [];
+    for (const doc of all) checkNesting(doc, lines, fail);
+    return { docs: all, lines };
   } catch (e) {
+    if (e instanceof EvtsimError) throw e;
     return fail(undefined, `not valid YAML: ${firstLine(e)}`);
   }
 }
@@ -70,8 +75,11 @@ export function parseYamlDocument(
 ): { readonly doc: Document.Parsed; readonly lines: LineCounter } {
   const lines = new LineCounter();
   try {
-    return { doc: parseDocument(text, { ...options, lineCounter: lines }), lines };
+    const doc = parseDocument(text, { ...options, lineCounter: lines });
+    checkNesting(doc, lines, fail);
+    return { doc, lines };
   } catch (e) {
+    if (e instanceof EvtsimError) throw e;
     return fail(undefined, `not valid YAML: ${firstLine(e)}`);
   }
 }
@@ -98,6 +106,30 @@ export function yamlValue(
     }
     return fail(undefined, `not valid YAML: ${firstLine(e)}`);
   }
+}
+
+// Nesting beyond MAX_JSON_DEPTH (the bound of free-form JSON) is refused
+// at the line of the first collection too deep; nesting beyond what the
+// parser's own recursion holds is an error the package records, said the
+// same way.
+function checkNesting(doc: Document.Parsed, lines: LineCounter, fail: YamlFail): void {
+  const overflow = doc.errors.find((e) => e.message.includes("Maximum call stack size exceeded"));
+  if (overflow !== undefined) fail(lines.linePos(overflow.pos[0]).line, tooDeep());
+  let line: number | undefined;
+  visit(doc, {
+    Collection(_, node, path) {
+      let depth = 1;
+      for (const p of path) if (isCollection(p)) depth++;
+      if (depth <= MAX_JSON_DEPTH) return;
+      line = node.range ? lines.linePos(node.range[0]).line : undefined;
+      return visit.BREAK;
+    },
+  });
+  if (line !== undefined) fail(line, tooDeep());
+}
+
+function tooDeep(): string {
+  return `nested more than ${MAX_JSON_DEPTH} levels deep`;
 }
 
 function firstAliasLine(doc: Document.Parsed, lines: LineCounter): number | undefined {

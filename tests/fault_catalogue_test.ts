@@ -173,6 +173,25 @@ const INPUT_ROWS: FaultRow[] = [
     },
     expected: /cluster file ".*c\.yaml": yaml: line 2: its aliases expand to too many nodes/,
   },
+  {
+    surface: "in-process",
+    input: "simulate --queues with JSON nested 100,000 deep",
+    run: async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/q.json`,
+        `{"fairshare": {"weights": ${deepJsonText(DEEP)}}}`,
+      );
+      return await cli([
+        "simulate",
+        "examples/demo_trace.csv",
+        "-n",
+        "8",
+        "--queues",
+        `${dir}/q.json`,
+      ]);
+    },
+    expected: /q\.json:1: nested more than 64 levels deep$/,
+  },
   // Item 16: a gzip of zeros (no newline) outgrew the largest string: RangeError.
   {
     surface: "process",
