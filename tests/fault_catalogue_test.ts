@@ -188,6 +188,8 @@ const INPUT_ROWS: FaultRow[] = [
         "8",
         "--queues",
         `${dir}/q.json`,
+        "-o",
+        `${dir}/o.csv`,
       ]);
     },
     expected: /q\.json:1: nested more than 64 levels deep$/,
