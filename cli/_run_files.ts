@@ -40,19 +40,18 @@ const SCHEDULE_HEADER_COLUMNS = new Set([
   "bounded_slowdown",
 ]);
 
-/** The columns that hold whole numbers. */
-const WHOLE_COLUMNS = new Set([
-  "num_nodes",
-  "job_id",
-  "exit_status",
-  "free_nodes",
-  "allocated_nodes",
-]);
-/** Whole-number columns that are never negative (free nodes are, under a capacity cut). */
-const COUNT_COLUMNS = new Set(["num_nodes", "job_id", "allocated_nodes"]);
-
-// A decimal number as simulate writes it (no hex, no Infinity, no blanks).
-const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+// What a column holds: text (the queue), a number, a whole number, or a
+// whole number of at least 0 (free nodes are negative under a capacity cut).
+const TEXT = 0, NUMBER = 1, WHOLE = 2, COUNT = 3;
+const KIND: Readonly<Record<string, number>> = {
+  queue: TEXT,
+  q_id: TEXT,
+  num_nodes: COUNT,
+  job_id: COUNT,
+  allocated_nodes: COUNT,
+  exit_status: WHOLE,
+  free_nodes: WHOLE,
+};
 
 // The fields of one data line, as many as the header has; a quoted field
 // (a queue name with a comma) is one field.
@@ -62,7 +61,7 @@ function fieldsOf(
   file: string,
   lineNo: number,
 ): string[] {
-  const f = line.includes('"') ? splitAll(line) : line.split(",");
+  const f = line.indexOf('"') === -1 ? line.split(",") : splitAll(line);
   if (f.length !== header.length) {
     throw new EvtsimError(
       "input",
@@ -73,27 +72,40 @@ function fieldsOf(
   return f;
 }
 
-// The number in field `text` of column `column`, or a one-line error.
-function numberAt(text: string, column: string, file: string, line: number): number {
-  const v = NUMBER.test(text) ? Number(text) : NaN;
-  if (!Number.isFinite(v) || Math.abs(v) > Number.MAX_SAFE_INTEGER) {
-    throw new EvtsimError("input", `expected a number, got '${shown(text)}'`, {
-      file,
-      line,
-      field: column,
-    });
+// The value of a plain decimal as simulate writes it, or NaN for anything
+// else (hex, Infinity, blanks, an empty field): only digits, signs, the
+// point and exponents pass to Number, which then takes only decimals.
+function plainNumber(text: string): number {
+  const n = text.length;
+  if (n === 0) return NaN;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if ((c < 48 || c > 57) && c !== 46 && c !== 45 && c !== 43 && c !== 101 && c !== 69) {
+      return NaN;
+    }
   }
+  return +text;
+}
+
+// Field `text` of a column of `kind` as a number, or a one-line error.
+function numberAt(text: string, kind: number, column: string, file: string, line: number): number {
+  const v = plainNumber(text);
   if (
-    WHOLE_COLUMNS.has(column) && !(Number.isInteger(v) && (v >= 0 || !COUNT_COLUMNS.has(column)))
+    Math.abs(v) <= Number.MAX_SAFE_INTEGER &&
+    (kind === NUMBER || (Number.isInteger(v) && (kind === WHOLE || v >= 0)))
   ) {
-    const what = COUNT_COLUMNS.has(column) ? "a whole number of at least 0" : "a whole number";
-    throw new EvtsimError("input", `expected ${what}, got '${text}'`, {
-      file,
-      line,
-      field: column,
-    });
+    return v;
   }
-  return v;
+  const what = !(Math.abs(v) <= Number.MAX_SAFE_INTEGER)
+    ? "a number"
+    : kind === COUNT
+    ? "a whole number of at least 0"
+    : "a whole number";
+  throw new EvtsimError("input", `expected ${what}, got '${shown(text)}'`, {
+    file,
+    line,
+    field: column,
+  });
 }
 
 function shown(text: string): string {
@@ -121,17 +133,20 @@ export async function readScheduleCsv(path: string): Promise<ScheduleColumns> {
       line: 1,
     });
   }
-  const idx = SCHEDULE_COLUMNS.map((c) => header.indexOf(c));
-  const numeric = header.map((c) => c !== "queue" && c !== "q_id");
+  const kinds = header.map((c) => KIND[c] ?? NUMBER);
   let n = lines.length - 1;
   while (n > 0 && lines[n] === "") n--;
   const cols = Array.from({ length: 5 }, () => new Float64Array(n));
+  // The array each header column's values go to, if the report keeps them.
+  const into = header.map((c) => cols[SCHEDULE_COLUMNS.indexOf(c)]);
   for (let i = 1; i <= n; i++) {
     const f = fieldsOf(lines[i], header, path, i + 1);
     for (let c = 0; c < f.length; c++) {
-      if (numeric[c]) numberAt(f[c], header[c], path, i + 1);
+      if (kinds[c] === TEXT) continue;
+      const v = numberAt(f[c], kinds[c], header[c], path, i + 1);
+      const to = into[c];
+      if (to !== undefined) to[i - 1] = v;
     }
-    for (let c = 0; c < 5; c++) cols[c][i - 1] = Number(f[idx[c]]);
   }
   const [submit, begin, end, nodes, exit] = cols;
   return { path, count: n, submit, begin, end, nodes, exit };
@@ -157,9 +172,9 @@ export async function readResourceCsv(path: string): Promise<ResourceColumns> {
   let totalNodes = 0;
   for (let i = 1; i <= n; i++) {
     const f = fieldsOf(lines[i], RESOURCE_HEADER, path, i + 1);
-    time[i - 1] = numberAt(f[0], "time", path, i + 1);
-    const free = numberAt(f[1], "free_nodes", path, i + 1);
-    allocated[i - 1] = numberAt(f[2], "allocated_nodes", path, i + 1);
+    time[i - 1] = numberAt(f[0], NUMBER, "time", path, i + 1);
+    const free = numberAt(f[1], WHOLE, "free_nodes", path, i + 1);
+    allocated[i - 1] = numberAt(f[2], COUNT, "allocated_nodes", path, i + 1);
     totalNodes = Math.max(totalNodes, free + allocated[i - 1]);
   }
   return { path, time, allocated, totalNodes };
