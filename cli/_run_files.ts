@@ -154,6 +154,13 @@ export async function readScheduleCsv(path: string): Promise<ScheduleColumns> {
 
 const RESOURCE_HEADER = ["time", "free_nodes", "allocated_nodes"];
 
+/**
+ * Most nodes a run may have to be reported: the occupancy chart keeps one
+ * slot per node (2^24 is far beyond any machine's node count, and bounds
+ * what a hostile resource file can make the report allocate).
+ */
+export const MAX_REPORT_NODES = 1 << 24;
+
 /** Reads a resource CSV (`time,free_nodes,allocated_nodes`), row by row as strictly. */
 export async function readResourceCsv(path: string): Promise<ResourceColumns> {
   const lines = await linesOf(path, "resource CSV");
@@ -175,7 +182,15 @@ export async function readResourceCsv(path: string): Promise<ResourceColumns> {
     time[i - 1] = numberAt(f[0], NUMBER, "time", path, i + 1);
     const free = numberAt(f[1], WHOLE, "free_nodes", path, i + 1);
     allocated[i - 1] = numberAt(f[2], COUNT, "allocated_nodes", path, i + 1);
-    totalNodes = Math.max(totalNodes, free + allocated[i - 1]);
+    const nodes = free + allocated[i - 1];
+    if (nodes > MAX_REPORT_NODES) {
+      throw new EvtsimError(
+        "input",
+        `free_nodes + allocated_nodes is ${nodes} nodes, more than a report draws (${MAX_REPORT_NODES})`,
+        { file: path, line: i + 1 },
+      );
+    }
+    if (nodes > totalNodes) totalNodes = nodes;
   }
   return { path, time, allocated, totalNodes };
 }

@@ -302,6 +302,19 @@ const INPUT_ROWS: FaultRow[] = [
     expected:
       /run\.csv:1: not a schedule CSV \(simulate --outfile\): header has an unknown column 'user'$/,
   },
+  {
+    surface: "in-process",
+    input: "report with a resource row of 999,999,999,999 free nodes",
+    run: async (dir) =>
+      cli([
+        "report",
+        await editedRun(dir, { resources: (l) => withField(l, 1, 1, "999999999999") }),
+        "-o",
+        `${dir}/r.html`,
+      ]),
+    expected:
+      /run_resources\.csv:2: free_nodes \+ allocated_nodes is 999999999999 nodes, more than a report draws \(16777216\)$/,
+  },
 ];
 
 /** Policy modules and recordings across commands (issue 27). */
