@@ -5,6 +5,7 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import { boundedSlowdown } from "../io/stats_json.ts";
+import { splitAll } from "../io/_csv_fields.ts";
 
 /** The finished jobs of a schedule CSV, one typed array per column. */
 export interface ScheduleColumns {
@@ -28,52 +29,142 @@ export interface ResourceColumns {
 
 const SCHEDULE_COLUMNS = ["job_submit_time", "begin_time", "end_time", "num_nodes", "exit_status"];
 
+/** Every column a schedule CSV of simulate's may have (any layout); all but the queue are numbers. */
+const SCHEDULE_HEADER_COLUMNS = new Set([
+  ...SCHEDULE_COLUMNS,
+  "q_id",
+  "queue",
+  "time_limit",
+  "job_id",
+  "wait_time",
+  "bounded_slowdown",
+]);
+
+// What a column holds: text (the queue), a number, a whole number, or a
+// whole number of at least 0 (free nodes are negative under a capacity cut).
+const TEXT = 0, NUMBER = 1, WHOLE = 2, COUNT = 3;
+const KIND: Readonly<Record<string, number>> = {
+  queue: TEXT,
+  q_id: TEXT,
+  num_nodes: COUNT,
+  job_id: COUNT,
+  allocated_nodes: COUNT,
+  exit_status: WHOLE,
+  free_nodes: WHOLE,
+};
+
+// The fields of one data line, as many as the header has; a quoted field
+// (a queue name with a comma) is one field.
+function fieldsOf(
+  line: string,
+  header: readonly string[],
+  file: string,
+  lineNo: number,
+): string[] {
+  const f = line.indexOf('"') === -1 ? line.split(",") : splitAll(line);
+  if (f.length !== header.length) {
+    throw new EvtsimError(
+      "input",
+      `expected ${header.length} fields (${header.join(",")}), got ${f.length}`,
+      { file, line: lineNo },
+    );
+  }
+  return f;
+}
+
+// The value of a plain decimal as simulate writes it, or NaN for anything
+// else (hex, Infinity, blanks, an empty field): only digits, signs, the
+// point and exponents pass to Number, which then takes only decimals.
+function plainNumber(text: string): number {
+  const n = text.length;
+  if (n === 0) return NaN;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if ((c < 48 || c > 57) && c !== 46 && c !== 45 && c !== 43 && c !== 101 && c !== 69) {
+      return NaN;
+    }
+  }
+  return +text;
+}
+
+// Field `text` of a column of `kind` as a number, or a one-line error.
+function numberAt(text: string, kind: number, column: string, file: string, line: number): number {
+  const v = plainNumber(text);
+  if (
+    Math.abs(v) <= Number.MAX_SAFE_INTEGER &&
+    (kind === NUMBER || (Number.isInteger(v) && (kind === WHOLE || v >= 0)))
+  ) {
+    return v;
+  }
+  const what = !(Math.abs(v) <= Number.MAX_SAFE_INTEGER)
+    ? "a number"
+    : kind === COUNT
+    ? "a whole number of at least 0"
+    : "a whole number";
+  throw new EvtsimError("input", `expected ${what}, got '${shown(text)}'`, {
+    file,
+    line,
+    field: column,
+  });
+}
+
+function shown(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
 /**
  * Reads a schedule CSV (any of simulate's layouts: with or without a queue
- * column, extended output, whole seconds or msec).
+ * column, extended output, whole seconds or msec). Every row must have the
+ * header's fields, and every field but the queue must be a number.
  */
 export async function readScheduleCsv(path: string): Promise<ScheduleColumns> {
   const lines = await linesOf(path, "schedule CSV");
   const header = (lines[0] ?? "").split(",");
-  const idx = SCHEDULE_COLUMNS.map((c) => header.indexOf(c));
-  const missing = SCHEDULE_COLUMNS.filter((_, i) => idx[i] < 0);
-  if (missing.length > 0) {
-    throw new EvtsimError(
-      "input",
-      `not a schedule CSV (simulate --outfile): header lacks ${missing.join(", ")}`,
-      { file: path, line: 1 },
-    );
+  const notOurs = header.find((c, i) => !SCHEDULE_HEADER_COLUMNS.has(c) || header.indexOf(c) < i);
+  const missing = SCHEDULE_COLUMNS.filter((c) => !header.includes(c));
+  if (missing.length > 0 || notOurs !== undefined) {
+    const why = missing.length > 0
+      ? `header lacks ${missing.join(", ")}`
+      : header.indexOf(notOurs!) < header.lastIndexOf(notOurs!)
+      ? `header has column '${notOurs}' twice`
+      : `header has an unknown column '${shown(notOurs!)}'`;
+    throw new EvtsimError("input", `not a schedule CSV (simulate --outfile): ${why}`, {
+      file: path,
+      line: 1,
+    });
   }
+  const kinds = header.map((c) => KIND[c] ?? NUMBER);
   let n = lines.length - 1;
   while (n > 0 && lines[n] === "") n--;
   const cols = Array.from({ length: 5 }, () => new Float64Array(n));
+  // The array each header column's values go to, if the report keeps them.
+  const into = header.map((c) => cols[SCHEDULE_COLUMNS.indexOf(c)]);
   for (let i = 1; i <= n; i++) {
-    const f = lines[i].split(",");
-    // A quoted queue name may hold commas; the columns after it shift right.
-    const shift = f.length - header.length;
-    for (let c = 0; c < 5; c++) {
-      const at = idx[c] > header.indexOf("queue") && header.indexOf("queue") >= 0
-        ? idx[c] + shift
-        : idx[c];
-      const v = Number(f[at]);
-      if (f[at] === undefined || f[at] === "" || !Number.isFinite(v)) {
-        throw new EvtsimError(
-          "input",
-          `expected a number, got '${f[at] ?? ""}'`,
-          { file: path, line: i + 1, field: SCHEDULE_COLUMNS[c] },
-        );
-      }
-      cols[c][i - 1] = v;
+    const f = fieldsOf(lines[i], header, path, i + 1);
+    for (let c = 0; c < f.length; c++) {
+      if (kinds[c] === TEXT) continue;
+      const v = numberAt(f[c], kinds[c], header[c], path, i + 1);
+      const to = into[c];
+      if (to !== undefined) to[i - 1] = v;
     }
   }
   const [submit, begin, end, nodes, exit] = cols;
   return { path, count: n, submit, begin, end, nodes, exit };
 }
 
-/** Reads a resource CSV (`time,free_nodes,allocated_nodes`). */
+const RESOURCE_HEADER = ["time", "free_nodes", "allocated_nodes"];
+
+/**
+ * Most nodes a run may have to be reported: the occupancy chart keeps one
+ * slot per node (2^24 is far beyond any machine's node count, and bounds
+ * what a hostile resource file can make the report allocate).
+ */
+export const MAX_REPORT_NODES = 1 << 24;
+
+/** Reads a resource CSV (`time,free_nodes,allocated_nodes`), row by row as strictly. */
 export async function readResourceCsv(path: string): Promise<ResourceColumns> {
   const lines = await linesOf(path, "resource CSV");
-  if (lines[0] !== "time,free_nodes,allocated_nodes") {
+  if (lines[0] !== RESOURCE_HEADER.join(",")) {
     throw new EvtsimError(
       "input",
       "not a resource CSV (simulate --resource_trace): expected the header " +
@@ -86,22 +177,20 @@ export async function readResourceCsv(path: string): Promise<ResourceColumns> {
   const time = new Float64Array(n);
   const allocated = new Float64Array(n);
   let totalNodes = 0;
-  const names = ["time", "free_nodes", "allocated_nodes"];
   for (let i = 1; i <= n; i++) {
-    const f = lines[i].split(",");
-    const v = f.map(Number);
-    for (let c = 0; c < 3; c++) {
-      if (f[c] === undefined || f[c] === "" || !Number.isFinite(v[c])) {
-        throw new EvtsimError("input", `expected a number, got '${f[c] ?? ""}'`, {
-          file: path,
-          line: i + 1,
-          field: names[c],
-        });
-      }
+    const f = fieldsOf(lines[i], RESOURCE_HEADER, path, i + 1);
+    time[i - 1] = numberAt(f[0], NUMBER, "time", path, i + 1);
+    const free = numberAt(f[1], WHOLE, "free_nodes", path, i + 1);
+    allocated[i - 1] = numberAt(f[2], COUNT, "allocated_nodes", path, i + 1);
+    const nodes = free + allocated[i - 1];
+    if (nodes > MAX_REPORT_NODES) {
+      throw new EvtsimError(
+        "input",
+        `free_nodes + allocated_nodes is ${nodes} nodes, more than a report draws (${MAX_REPORT_NODES})`,
+        { file: path, line: i + 1 },
+      );
     }
-    time[i - 1] = v[0];
-    allocated[i - 1] = v[2];
-    totalNodes = Math.max(totalNodes, v[1] + v[2]);
+    if (nodes > totalNodes) totalNodes = nodes;
   }
   return { path, time, allocated, totalNodes };
 }

@@ -6,11 +6,12 @@
 // is written. Paths in the spec are taken from the spec's folder, so a sweep
 // means the same from any working directory; rows keep the spec's spelling.
 
-import { isMap, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isMap, isSeq, type Node } from "yaml";
 import { z } from "zod";
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
 import { describeFsError } from "../io/fs_errors.ts";
+import { parseYamlDocument, yamlValue } from "../io/_yaml.ts";
 import { sha256Hex } from "../io/_sha256.ts";
 import { absolutePath, canonicalJson, cellId, type CellValue, type Sweep } from "./_sweep_model.ts";
 import { defaultRegistry } from "../schedulers/registry.ts";
@@ -101,11 +102,11 @@ export async function readSweepSpec(path: string): Promise<Sweep> {
  * is (its folder is where relative paths start).
  */
 export async function parseSweepSpec(text: string, file: string, absolute: string): Promise<Sweep> {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
   const fail = (line: number | undefined, field: string | undefined, detail: string): never => {
     throw new EvtsimError("input", detail, { file, line: line ?? 1, field });
   };
+  const yamlFail = (line: number | undefined, detail: string) => fail(line, undefined, detail);
+  const { doc, lines } = parseYamlDocument(text, yamlFail, { uniqueKeys: true });
   if (doc.errors.length > 0) {
     fail(
       lines.linePos(doc.errors[0].pos[0]).line,
@@ -131,7 +132,7 @@ export async function parseSweepSpec(text: string, file: string, absolute: strin
     const range = (node as Node | undefined)?.range;
     return range ? lines.linePos(range[0]).line : line;
   };
-  const raw = doc.toJS() as unknown;
+  const raw = yamlValue(doc, lines, yamlFail);
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     fail(
       1,

@@ -6,10 +6,10 @@
 // so a field is checked exactly as the same option on the command line, and
 // the first problem is reported in one line naming the file and the field.
 
-import { parse as parseYaml, YAMLParseError } from "yaml";
 import { z } from "zod";
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError } from "../io/fs_errors.ts";
+import { failAt, parseYamlDocument, yamlValue } from "../io/_yaml.ts";
 import { type OptionSpec, SIMULATE_OPTIONS } from "./option_table.ts";
 import { enumValueProblem, rangeProblem } from "./option_values.ts";
 import { didYouMean } from "./_suggest.ts";
@@ -84,17 +84,17 @@ export const CONFIG_SCHEMA = z.strictObject(
  * ```
  */
 export function parseConfigText(text: string, file: string): [string, Value][] {
-  let doc: unknown;
-  try {
-    doc = parseYaml(text, { intAsBigInt: true, uniqueKeys: true, prettyErrors: true });
-  } catch (e) {
-    if (e instanceof YAMLParseError) {
-      const line = e.linePos?.[0]?.line;
-      const what = e.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-      throw new EvtsimError("input", `not valid YAML or JSON: ${what}`, { file, line });
-    }
-    throw e;
+  const fail = failAt(file);
+  const parsed = parseYamlDocument(text, fail, { intAsBigInt: true, uniqueKeys: true });
+  const err = parsed.doc.errors[0];
+  if (err !== undefined) {
+    const what = err.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+    throw new EvtsimError("input", `not valid YAML or JSON: ${what}`, {
+      file,
+      line: parsed.lines.linePos(err.pos[0]).line,
+    });
   }
+  const doc = yamlValue(parsed.doc, parsed.lines, fail);
   if (doc === null || doc === undefined) return [];
   if (typeof doc !== "object" || Array.isArray(doc)) {
     throw new EvtsimError(

@@ -4,6 +4,7 @@
 import { EvtsimError } from "./errors.ts";
 import { type QueueDef, queueTable, type ResolvedQueue } from "./queues.ts";
 import { checkConfigShape, MAX_EXACT } from "./_input_check.ts";
+import { checkJsonBounds } from "./_json_bounds.ts";
 import type {
   BackfillPolicy,
   CapacityChange,
@@ -223,11 +224,13 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
 }
 
 // A deep, frozen copy of the picker settings; they must be JSON data (they
-// are recorded with the configuration).
+// are recorded with the configuration), and bounded before the recursive
+// copy walks them.
 function jsonSettings(v: unknown): Readonly<Record<string, unknown>> {
   if (v === null || typeof v !== "object" || Array.isArray(v)) {
     throw new EvtsimError("usage", "picker settings must be an object keyed by picker name");
   }
+  checkJsonBounds(v, "picker settings");
   const copy = (x: unknown, at: string): unknown => {
     if (x === null || typeof x === "string" || typeof x === "boolean") return x;
     if (typeof x === "number") {

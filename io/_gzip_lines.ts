@@ -17,6 +17,23 @@ import { EvtsimError } from "../core/errors.ts";
  */
 export type LineHandler = (text: string, start: number, end: number, line: number) => boolean;
 
+/**
+ * Longest line a trace reader accepts, in characters. A trace line is a few
+ * hundred at most; the bound turns a file that is no trace (a gzip of zeros
+ * decompressing to gigabytes without a newline) into one error before the
+ * line outgrows the largest string the runtime can hold.
+ */
+export const MAX_LINE_CHARS = 1 << 20;
+
+/** The error for a line longer than {@link MAX_LINE_CHARS}, at `file:line`. */
+export function lineTooLong(file: string, line: number): EvtsimError {
+  return new EvtsimError(
+    "input",
+    `line longer than ${MAX_LINE_CHARS} characters (is this a trace?)`,
+    { file, line },
+  );
+}
+
 /** True when `path` names a gzip file by its extension. */
 export function isGzipPath(path: string): boolean {
   return path.toLowerCase().endsWith(".gz");
@@ -51,7 +68,7 @@ export async function forEachStreamLine(
   gzip?: boolean,
 ): Promise<number> {
   if (gzip === undefined) [gzip, stream] = await sniffGzip(stream);
-  const splitter = new LineSplitter(onLine);
+  const splitter = new LineSplitter(onLine, name);
   let handlerFailed = false;
   const feed = (chunk: string): boolean => {
     handlerFailed = true;
@@ -148,7 +165,7 @@ class LineSplitter {
   #carry = "";
   #stopped = false;
 
-  constructor(private readonly onLine: LineHandler) {}
+  constructor(private readonly onLine: LineHandler, private readonly name: string) {}
 
   /** Delivers the complete lines of `chunk`; false once the handler asked to stop. */
   push(chunk: string): boolean {
@@ -156,6 +173,9 @@ class LineSplitter {
     if (this.#carry.length > 0) {
       const nl = chunk.indexOf("\n");
       if (nl < 0) {
+        if (this.#carry.length + chunk.length > MAX_LINE_CHARS) {
+          throw lineTooLong(this.name, this.lines + 1);
+        }
         this.#carry += chunk;
         return true;
       }
@@ -168,6 +188,7 @@ class LineSplitter {
       if (!this.#deliver(chunk, pos, nl)) return false;
       pos = nl + 1;
     }
+    if (chunk.length - pos > MAX_LINE_CHARS) throw lineTooLong(this.name, this.lines + 1);
     this.#carry = pos < chunk.length ? chunk.slice(pos) : "";
     return true;
   }
@@ -179,6 +200,7 @@ class LineSplitter {
 
   #deliver(text: string, start: number, end: number): boolean {
     this.lines++;
+    if (end - start > MAX_LINE_CHARS) throw lineTooLong(this.name, this.lines);
     if (!this.onLine(text, start, end, this.lines)) this.#stopped = true;
     return !this.#stopped;
   }

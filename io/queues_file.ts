@@ -3,11 +3,12 @@
 // typo is an error naming the file, the line, the queue and the field rather
 // than a silently ignored key.
 
-import { isMap, isSeq, LineCounter, type Node, parseAllDocuments } from "yaml";
+import { isMap, isSeq, type Node } from "yaml";
 import { z } from "zod";
 import { EvtsimError } from "../core/errors.ts";
 import type { QueueDef } from "../core/queues.ts";
 import type { FairshareSettings } from "../schedulers/fairshare_settings.ts";
+import { failAt, parseYaml, yamlValue } from "./_yaml.ts";
 
 const expected = (what: string) => ({ error: `expected ${what}` });
 
@@ -130,11 +131,8 @@ export function parseQueuesFile(
   text: string,
   file: string,
 ): { readonly queues: QueueEntry[]; readonly fairshare?: FairshareSettings } {
-  const lines = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lines });
-  if (!Array.isArray(docs)) {
-    throw new EvtsimError("input", "not a YAML or JSON document", { file });
-  }
+  const fail = failAt(file);
+  const { docs, lines } = parseYaml(text, fail);
   if (docs.length === 0 || docs[0].contents === null) {
     throw new EvtsimError("input", "the file is empty", { file });
   }
@@ -170,7 +168,7 @@ export function parseQueuesFile(
     const range = (node as Node | undefined)?.range ?? last?.range;
     return range === undefined || range === null ? undefined : lines.linePos(range[0]).line;
   };
-  const raw = doc.toJS();
+  const raw = yamlValue(doc, lines, fail);
   const parsed = FILE.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -6,12 +6,22 @@
 
 import { z } from "zod/v4";
 import { PEND_REASON_CODES } from "../core/decisions.ts";
+import { jsonBoundProblem } from "../core/_json_bounds.ts";
 
 const num = z.number();
 const int = z.number().int();
 const nat = int.min(0);
 const u32 = nat.max(0xffffffff);
 const name = z.string().min(1);
+
+// Free-form JSON (picker settings, a picker's memory), bounded in depth and
+// size before anything walks it recursively.
+function boundedJson<T extends z.ZodType>(schema: T) {
+  return schema.superRefine((v, ctx) => {
+    const problem = jsonBoundProblem(v);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+  });
+}
 
 /** A queue definition; `maxRunning: null` means explicitly no limit. */
 export const QueueDefSchema = z.strictObject({
@@ -42,7 +52,7 @@ export const ConfigSchema = z.strictObject({
   resourceHistoryCapacity: nat,
   startTime: num,
   capacitySchedule: z.array(z.strictObject({ time: num, capacity: nat })),
-  pickerSettings: z.record(z.string(), z.unknown()).optional(),
+  pickerSettings: boundedJson(z.record(z.string(), z.unknown())).optional(),
 });
 
 const OUTCOME = z.enum(["cancelled", "failed", "killed"]);
@@ -148,7 +158,7 @@ export const SnapshotSchema = z.strictObject({
   stats: StatsSchema,
   finished: z.boolean(),
   overallocationReported: z.boolean(),
-  pickerMemory: z.unknown().optional(),
+  pickerMemory: boundedJson(z.unknown()).optional(),
 });
 
 /** The fields of a job, in the order a job table's columns list them. */

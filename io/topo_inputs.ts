@@ -14,12 +14,13 @@
 // is TopoQueue's; evtsim adds one limit of its own after them: numbers
 // above 2^53 − 1 (which a float64 cannot hold exactly).
 
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from "yaml";
+import { isMap, isScalar, isSeq, type LineCounter, type Node } from "yaml";
 import { z } from "zod";
 import { EvtsimError } from "../core/errors.ts";
 import type { TopoCluster, TopoJob, TopoTimedJob } from "../api/topology.ts";
 import { compareNames } from "../schedulers/topology_cluster.ts";
 import { goQuote } from "../schedulers/topology_reasons.ts";
+import { parseYaml, yamlValue } from "./_yaml.ts";
 
 /** The three kinds of file, as TopoQueue names them in messages. */
 export type TopoFileKind = "cluster" | "jobs" | "timed jobs";
@@ -299,16 +300,24 @@ function fail(
 
 /** Decodes and validates one file's text; `path` names it in messages. */
 function decode(text: string, path: string, kind: TopoFileKind): Record<string, unknown> {
-  const lines = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lines, intAsBigInt: true, uniqueKeys: true });
-  if (!Array.isArray(docs) || docs.length === 0) throw fail(kind, path, "decode", "file is empty");
+  // The yaml package's own failures, said as the other decode errors are.
+  const yamlFail = (line: number | undefined, detail: string): never => {
+    throw fail(
+      kind,
+      path,
+      "decode",
+      `yaml: ${line === undefined ? "" : `line ${line}: `}${detail}`,
+    );
+  };
+  const { docs, lines } = parseYaml(text, yamlFail, { intAsBigInt: true, uniqueKeys: true });
+  if (docs.length === 0) throw fail(kind, path, "decode", "file is empty");
   const doc = docs[0];
   const syntax = (err: { message: string; pos: [number, number] }, after: string) => {
     const m = err.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
     return fail(kind, path, "decode", `${after}yaml: line ${lines.linePos(err.pos[0]).line}: ${m}`);
   };
   if (doc.errors.length > 0) throw syntax(doc.errors[0], "");
-  const raw = doc.toJS({ maxAliasCount: 1000 });
+  const raw = yamlValue(doc, lines, yamlFail);
   const parsed = DECODE[kind].safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => located(issue, doc.contents, lines, kind));

@@ -6,7 +6,7 @@
 import { isPad, splitPlain, splitQuoted } from "./_csv_fields.ts";
 import { readPlainRow } from "./_csv_fast_row.ts";
 import { FieldReader, show } from "./_csv_values.ts";
-import { forEachStreamLine } from "./_gzip_lines.ts";
+import { forEachStreamLine, lineTooLong, MAX_LINE_CHARS } from "./_gzip_lines.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { JobSpec, RecordedJob } from "../core/types.ts";
 import { lassenPlan } from "./lassen.ts";
@@ -181,6 +181,7 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
     let nl = text.indexOf("\n", pos);
     if (nl === -1) nl = len;
     r.line++;
+    if (nl - pos > MAX_LINE_CHARS) throw lineTooLong(r.file, r.line);
     let end = nl;
     while (end > pos && isPad(text.charCodeAt(end - 1))) end--;
     const start = pos;

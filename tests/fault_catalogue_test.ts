@@ -9,6 +9,25 @@
 
 import { assert } from "./_assert.ts";
 import { runCli } from "./_cli.ts";
+import {
+  ALIAS_BOMB,
+  cli,
+  cliProcess,
+  DEEP,
+  deepJson,
+  deepJsonText,
+  deepRecording,
+  editedRun,
+  grpcInit,
+  httpCreate,
+  library,
+  libraryAsync,
+  merged,
+  withField,
+  zerosGzip,
+} from "./_input_faults.ts";
+import { readTraceStream } from "../io/mod.ts";
+import { initialState, loadSnapshot, saveSnapshot, Simulation } from "../mod.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -50,7 +69,253 @@ const POLICY_ROWS: FaultRow[] = [];
 const SERVER_ROWS: FaultRow[] = [];
 
 /** Oversized and malicious inputs: nesting, YAML aliases, long lines, report files (items 9, 11, 16, 23). */
-const INPUT_ROWS: FaultRow[] = [];
+const INPUT_ROWS: FaultRow[] = [
+  // Item 9: free-form JSON nested thousands deep overflowed the stack.
+  {
+    surface: "library",
+    input: "picker settings nested 100,000 deep",
+    run: () =>
+      Promise.resolve(
+        library(() => new Simulation({ totalNodes: 8, pickerSettings: { x: deepJson(DEEP) } })),
+      ),
+    expected: /^picker settings: x\.a\.a.*: nested more than 64 levels deep$/,
+  },
+  {
+    surface: "library",
+    input: "a snapshot whose picker memory is nested 100,000 deep",
+    run: () => {
+      const snap = {
+        ...saveSnapshot(initialState({ totalNodes: 8 })),
+        pickerMemory: deepJson(DEEP),
+      };
+      return Promise.resolve(library(() => loadSnapshot(snap)));
+    },
+    expected: /pickerMemory: a\.a\.a.*: nested more than 64 levels deep$/,
+  },
+  {
+    surface: "http",
+    input: "POST /sessions with pickerSettings nested 100,000 deep",
+    run: () => httpCreate({ totalNodes: 8, pickerSettings: { x: deepJson(DEEP) } }),
+    expected: /^picker settings: x\.a\.a.*: nested more than 64 levels deep$/,
+    code: 400,
+  },
+  {
+    surface: "grpc",
+    input: "init with picker_settings_json nested 100,000 deep",
+    run: () => grpcInit({ picker_settings_json: `{"x":${deepJsonText(DEEP)}}` }),
+    expected: /^picker settings: x\.a\.a.*: nested more than 64 levels deep$/,
+  },
+  {
+    surface: "process",
+    input: "replay of a log whose picker settings are nested 100,000 deep",
+    run: async (dir) =>
+      cliProcess(["replay", await deepRecording(dir, DEEP), "-o", `${dir}/r.csv`]),
+    expected:
+      /deep\.replay:1: header: config\.pickerSettings: x\.a\.a.*: nested more than 64 levels/,
+  },
+  // Item 11: YAML alias bombs escaped as the yaml package's ReferenceError.
+  {
+    surface: "process",
+    input: "simulate --queues with a YAML alias bomb",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/q.yaml`, ALIAS_BOMB);
+      return await cliProcess([
+        "simulate",
+        "examples/demo_trace.csv",
+        "-n",
+        "8",
+        "--queues",
+        `${dir}/q.yaml`,
+        "-o",
+        `${dir}/o.csv`,
+      ]);
+    },
+    expected: /q\.yaml:2: its aliases expand to too many nodes \(a YAML alias bomb/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate -c with a YAML alias bomb",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/c.yaml`, ALIAS_BOMB);
+      return await cli([
+        "simulate",
+        "examples/demo_trace.csv",
+        "-c",
+        `${dir}/c.yaml`,
+        "-o",
+        `${dir}/o.csv`,
+      ]);
+    },
+    expected: /c\.yaml:2: its aliases expand to too many nodes \(a YAML alias bomb/,
+  },
+  {
+    surface: "in-process",
+    input: "sweep with a spec that is a YAML alias bomb",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/s.yaml`, ALIAS_BOMB);
+      return await cli(["sweep", `${dir}/s.yaml`, "--results", `${dir}/out`]);
+    },
+    expected: /s\.yaml:2: its aliases expand to too many nodes \(a YAML alias bomb/,
+  },
+  {
+    surface: "in-process",
+    input: "topo compare --cluster with a YAML alias bomb",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/c.yaml`, ALIAS_BOMB);
+      return await cli([
+        "topo",
+        "compare",
+        "--cluster",
+        `${dir}/c.yaml`,
+        "--jobs",
+        "examples/topo/jobs.yaml",
+      ]);
+    },
+    expected: /cluster file ".*c\.yaml": yaml: line 2: its aliases expand to too many nodes/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate --queues with JSON nested 100,000 deep",
+    run: async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/q.json`,
+        `{"fairshare": {"weights": ${deepJsonText(DEEP)}}}`,
+      );
+      return await cli([
+        "simulate",
+        "examples/demo_trace.csv",
+        "-n",
+        "8",
+        "--queues",
+        `${dir}/q.json`,
+        "-o",
+        `${dir}/o.csv`,
+      ]);
+    },
+    expected: /q\.json:1: nested more than 64 levels deep$/,
+  },
+  // Item 16: a gzip of zeros (no newline) outgrew the largest string: RangeError.
+  {
+    surface: "process",
+    input: "simulate on a .swf.gz of 600 MiB of zeros",
+    run: async (dir) => {
+      await zerosGzip(`${dir}/zeros.swf.gz`, 600);
+      return await cliProcess(["simulate", `${dir}/zeros.swf.gz`, "-n", "8", "-o", `${dir}/o.csv`]);
+    },
+    expected: /zeros\.swf\.gz:1: line longer than 1048576 characters \(is this a trace\?\)$/,
+  },
+  {
+    surface: "library",
+    input: "readTraceStream of a gzip stream of 600 MiB of zeros",
+    run: async (dir) => {
+      await zerosGzip(`${dir}/zeros.gz`, 600);
+      const file = await Deno.open(`${dir}/zeros.gz`);
+      return await libraryAsync(() => readTraceStream(file.readable, { file: "zeros.gz" }));
+    },
+    expected: /^zeros\.gz:1: line longer than 1048576 characters \(is this a trace\?\)$/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate on a CSV trace with a 2 MiB line",
+    run: async (dir) => {
+      const row = "0".repeat(2 << 20);
+      await Deno.writeTextFile(`${dir}/t.csv`, `job_submit_time,num_nodes,time_limit\n${row}\n`);
+      return await cli(["simulate", `${dir}/t.csv`, "-n", "8", "-o", `${dir}/o.csv`]);
+    },
+    expected: /t\.csv:2: line longer than 1048576 characters \(is this a trace\?\)$/,
+  },
+  // Item 23: report read rows with more fields than the header (a lost
+  // newline) as numbers: a node count of 112127 drew for minutes and ~19 GB.
+  {
+    surface: "process",
+    input: "report with two lines of the resource CSV merged",
+    run: async (dir) =>
+      cliProcess([
+        "report",
+        await editedRun(dir, { resources: (l) => merged(l, 1) }),
+        "-o",
+        `${dir}/r.html`,
+      ]),
+    expected: /run_resources\.csv:2: expected 3 fields \(time,free_nodes,allocated_nodes\), got 5$/,
+  },
+  {
+    surface: "in-process",
+    input: "report with two rows of the schedule CSV merged",
+    run: async (dir) =>
+      cli([
+        "report",
+        await editedRun(dir, { schedule: (l) => merged(l, 2) }),
+        "-o",
+        `${dir}/r.html`,
+      ]),
+    expected: /run\.csv:3: expected 7 fields \(job_submit_time,.*,time_limit\), got 13$/,
+  },
+  {
+    surface: "in-process",
+    input: "report with a schedule row of too few fields",
+    run: async (dir) =>
+      cli([
+        "report",
+        await editedRun(dir, { schedule: (l) => l.map((x, i) => (i === 4 ? "1,2,3" : x)) }),
+        "-o",
+        `${dir}/r.html`,
+      ]),
+    expected: /run\.csv:5: expected 7 fields \(job_submit_time,.*\), got 3$/,
+  },
+  {
+    surface: "in-process",
+    input: "report with a schedule num_nodes of 0x10",
+    run: async (dir) =>
+      cli([
+        "report",
+        await editedRun(dir, { schedule: (l) => withField(l, 2, 3, "0x10") }),
+        "-o",
+        `${dir}/r.html`,
+      ]),
+    expected: /run\.csv:3: num_nodes: expected a number, got '0x10'$/,
+  },
+  {
+    surface: "in-process",
+    input: "report with a resource allocated_nodes of 1.5",
+    run: async (dir) =>
+      cli([
+        "report",
+        await editedRun(dir, { resources: (l) => withField(l, 3, 2, "1.5") }),
+        "-o",
+        `${dir}/r.html`,
+      ]),
+    expected:
+      /run_resources\.csv:4: allocated_nodes: expected a whole number of at least 0, got '1\.5'$/,
+  },
+  {
+    surface: "in-process",
+    input: "report with a schedule header of an unknown column",
+    run: async (dir) =>
+      cli([
+        "report",
+        await editedRun(dir, {
+          schedule: (l) => [l[0] + ",user", ...l.slice(1).map((x) => x && x + ",7")],
+        }),
+        "-o",
+        `${dir}/r.html`,
+      ]),
+    expected:
+      /run\.csv:1: not a schedule CSV \(simulate --outfile\): header has an unknown column 'user'$/,
+  },
+  {
+    surface: "in-process",
+    input: "report with a resource row of 999,999,999,999 free nodes",
+    run: async (dir) =>
+      cli([
+        "report",
+        await editedRun(dir, { resources: (l) => withField(l, 1, 1, "999999999999") }),
+        "-o",
+        `${dir}/r.html`,
+      ]),
+    expected:
+      /run_resources\.csv:2: free_nodes \+ allocated_nodes is 999999999999 nodes, more than a report draws \(16777216\)$/,
+  },
+];
 
 /** A policy module (first fit) and a run of it recorded into `dir/run.replay`. */
 async function recordWithModule(dir: string): Promise<{ log: string; module: string }> {
