@@ -3,7 +3,15 @@
 // every file of an --infile_list in turn. Between chunks the loop gives the
 // event loop a turn now and then, so a SIGINT/SIGTERM handler can run during
 // a long simulation.
+//
+// A recorded run is fed at the granularity the core works at instead: the
+// jobs of one submit time at a time, and every advance cut into its instants
+// (core/_instant_steps.ts), so the log has one event per instant and its
+// periodic snapshots are seek points spread over the run's time (`replay
+// --start_time`). The streaming contract and the instant pieces give the
+// same rows and the same final state as the chunks.
 
+import { nextPiece } from "../core/_instant_steps.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { SimState } from "../core/state.ts";
 import type { Input } from "../core/step.ts";
@@ -37,6 +45,37 @@ export interface LoopContext {
   readonly yielder: Yielder;
   /** Drops the jobs a run continued from a snapshot has already seen. */
   readonly unseen?: (jobs: JobSpec[]) => JobSpec[];
+  /** Feed one submit time and one instant per step (a recorded run). */
+  readonly byInstant?: boolean;
+}
+
+/**
+ * Applies an input; one that moves the clock is applied instant by instant
+ * when the context asks for it (the pieces end with the input itself).
+ */
+export function applyAdvance(input: Input, c: LoopContext): void {
+  if (c.byInstant !== true) return c.apply(input);
+  for (let first = true;; first = false) {
+    const piece = nextPiece(c.current(), input, first);
+    c.apply(piece.input);
+    if (piece.last) return;
+  }
+}
+
+// The jobs of each submit time in turn, the clock run up to (not including)
+// it first, instant by instant.
+async function feedByInstant(jobs: readonly JobSpec[], c: LoopContext): Promise<void> {
+  for (let i = 0; i < jobs.length;) {
+    const t = jobs[i].submitTime;
+    let j = i + 1;
+    while (j < jobs.length && jobs[j].submitTime === t) j++;
+    const limit = c.maxTime === undefined ? t : Math.min(t, c.maxTime);
+    if (limit > c.current().time) c.apply({ kind: "runUntilExclusive", time: limit });
+    c.apply({ kind: "appendJobs", jobs: jobs.slice(i, j), maxStoreCapacity: c.memoryLimit?.() });
+    c.progress.update(c.current().stats.jobsCompleted);
+    await c.yielder.maybe();
+    i = j;
+  }
 }
 
 // Jobs go in as chunks; before each chunk the clock runs up to (not
@@ -44,6 +83,7 @@ export interface LoopContext {
 // so the result equals appending everything at once, while finished records
 // are reclaimed and written as the run goes and progress can be shown.
 async function feedJobs(jobs: readonly JobSpec[], c: LoopContext): Promise<void> {
+  if (c.byInstant === true) return await feedByInstant(jobs, c);
   for (let i = 0; i < jobs.length; i += DRAIN_CHUNK) {
     const chunk = jobs.slice(i, i + DRAIN_CHUNK);
     const t = chunk[0].submitTime;
