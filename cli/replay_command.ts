@@ -251,7 +251,7 @@ export async function replayCommand(
     const wallStart = performance.now();
     let reported = 0;
     const compared = whatIf ? await whatIfRun(path, source, sim) : [];
-    for (; !whatIf;) {
+    while (!whatIf) {
       if (speed > 0) {
         const t = sim.nextTime();
         if (t !== undefined) {

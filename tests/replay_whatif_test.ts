@@ -157,3 +157,21 @@ Deno.test("what-if: statistics of both runs side by side and the first divergenc
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("README: the alt-events table has every input kind, each with an example the reader accepts", async () => {
+  const { InputSchema } = await import("../io/replay_schema.ts");
+  const readme = await Deno.readTextFile(`${ROOT}README.md`);
+  const from = readme.indexOf("#### The alt-events file");
+  const section = readme.slice(from, readme.indexOf("\n### ", from));
+  const rows = section.split("\n").filter((l) =>
+    /^\| `[a-zA-Z]+` +\|/.test(l) && !l.startsWith("| `kind`")
+  );
+  const kinds = InputSchema.options.map((o) => o.shape.kind.value);
+  assertEquals(rows.map((r) => /^\| `([a-zA-Z]+)`/.exec(r)![1]), kinds);
+  for (const r of rows) {
+    const example = /`(\{"kind".*\})` *\|$/.exec(r);
+    assert(example !== null, `no example in ${r}`);
+    const parsed = InputSchema.safeParse(JSON.parse(example[1]));
+    assert(parsed.success, `${example[1]}: ${parsed.error?.message}`);
+  }
+});
