@@ -60,6 +60,12 @@ const OPTIONS: Readonly<Record<string, CommandOption>> = {
     value: "NAME",
     help: "re-simulate under another admission (backfill) policy",
   },
+  admission: {
+    type: "string",
+    value: "NAME",
+    help: "re-simulate under another admission policy (as simulate's --admission; " +
+      "the same as -b)",
+  },
   queues: {
     type: "string",
     value: "FILE",
@@ -90,10 +96,11 @@ function help(): string {
     "Re-simulates a recorded scheduling session: FILE is a .replay log written by",
     "'evtsim simulate --record' or by Simulation.startRecording. The header and the snapshot at",
     "or before --start_time are loaded and every recorded event (job submissions, ends, cancels,",
-    "updates, queue and capacity changes) is run through the scheduler again. Without --verify or",
-    "--output the re-simulated events and decisions are printed as 'evtsim dump' prints them.",
+    "updates, queue and capacity changes) is run through the scheduler again. Without --verify,",
+    "--output or a what-if the re-simulated events and decisions are printed as 'evtsim dump'",
+    "prints them.",
     "",
-    "A what-if (--alt_events, --picker, --backfill_policy or --queues without --verify) runs the",
+    "A what-if (--alt_events, --picker, --admission/-b or --queues, without --verify) runs the",
     "log as recorded and as changed from the same snapshot, and prints the statistics of both",
     "side by side (jobs, waits, bounded slowdown, utilization, makespan) and the first decision",
     "where they part (time, job, both decisions; round numbers are not compared).",
@@ -174,8 +181,10 @@ export async function replayCommand(
   const queuesFile = queuesPath === undefined ? undefined : await readQueuesFile(queuesPath);
   const change: Reconfiguration = {
     ...(parsed.values.has("picker") ? { picker: stringValue(parsed, "picker") } : {}),
-    ...(parsed.values.has("backfill_policy")
-      ? { backfillPolicy: stringValue(parsed, "backfill_policy") }
+    ...(parsed.values.has("admission") || parsed.values.has("backfill_policy")
+      ? {
+        backfillPolicy: stringValue(parsed, "admission") ?? stringValue(parsed, "backfill_policy"),
+      }
       : {}),
     ...(queuesFile === undefined || queuesFile.queues.length === 0
       ? {}
@@ -230,7 +239,7 @@ export async function replayCommand(
   }
   const outputs = new AtomicOutputSet();
   const writer = outputPath === undefined ? undefined : outputs.open(outputPath);
-  // Without --verify or --output, the re-simulation's own log is printed as `dump` prints it.
+  // Without --verify, --output or a what-if, the re-simulation's own log is printed as `dump` prints it.
   const print = !verify && !whatIf && writer === undefined;
   let printed = "";
   const lines: string[] = [];

@@ -81,7 +81,7 @@ Deno.test("what-if: statistics of both runs side by side and the first divergenc
       log,
       "--picker",
       "sjf",
-      "--backfill_policy",
+      "--admission",
       "conservative",
     ]);
     assertEquals(other.code, 0, other.err.join("\n"));
