@@ -77,21 +77,26 @@ function mismatch(
 
 /**
  * Mismatches among decisions `made`, the event's decisions from position
- * `offset` on, against the recorded ones at the same positions.
+ * `offset` on, against the recorded ones at the same positions. After a
+ * divergence (`diverged`, or a mismatch found here) the round numbers are
+ * left out of the comparison: one extra or missing round shifts every later
+ * round number, and the decisions after it would all count as mismatches.
  */
 export function compareMade(
   entry: EventEntry,
   recorded: RecordedDecisions,
   made: readonly DecisionRow[],
   offset: number,
+  diverged = false,
 ): Mismatch[] {
   const out: Mismatch[] = [];
   for (let k = 0; k < made.length; k++) {
     const i = offset + k;
     const r = recorded.at(i);
     // Compared as logged; a decision row is built only for a mismatch.
+    const round = diverged || out.length > 0 ? made[k].round : r?.round;
     if (r === undefined) out.push(mismatch(entry, i, undefined, made[k]));
-    else if (!sameAsLogged(r.d, r.time, r.round, made[k])) {
+    else if (!sameAsLogged(r.d, r.time, round!, made[k])) {
       out.push(mismatch(entry, i, decisionRow(r.d, r.time, r.round), made[k]));
     }
   }
@@ -121,12 +126,16 @@ function sameAsLogged(d: LogDecision, time: number, round: number, b: DecisionRo
 }
 
 /**
- * Whether two decisions are the same: type, time, round, job, nodes and
- * backfill, or every field of the pend reason. (A DISPATCH's queue is the
- * job's own, which the events decide; the log does not repeat it.)
+ * Whether two decisions are the same: type, time, round (unless
+ * `ignoreRound`), job, nodes and backfill, or every field of the pend
+ * reason. (A DISPATCH's queue is the job's own, which the events decide; the
+ * log does not repeat it.)
  */
-export function sameDecision(a: DecisionRow, b: DecisionRow): boolean {
-  if (a.type !== b.type || a.time !== b.time || a.round !== b.round || a.jobId !== b.jobId) {
+export function sameDecision(a: DecisionRow, b: DecisionRow, ignoreRound = false): boolean {
+  if (
+    a.type !== b.type || a.time !== b.time || (!ignoreRound && a.round !== b.round) ||
+    a.jobId !== b.jobId
+  ) {
     return false;
   }
   if (a.type === "DISPATCH" && b.type === "DISPATCH") {

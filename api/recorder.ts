@@ -171,6 +171,11 @@ export class Recorder {
     return this.#events;
   }
 
+  /** Whether a snapshot follows the next recorded event. */
+  get snapshotNext(): boolean {
+    return this.#interval > 0 && (this.#events + 1) % this.#interval === 0;
+  }
+
   /** The sink's failure, if it stopped the recording. */
   get error(): Error | undefined {
     return this.#error;

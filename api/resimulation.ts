@@ -303,7 +303,7 @@ export class Resimulation {
     if (this.#verify) {
       const recorded = new RecordedDecisions(sessions);
       this.mismatches.push(
-        ...compareMade(entry, recorded, decisions, 0),
+        ...compareMade(entry, recorded, decisions, 0, this.mismatches.length > 0),
         ...compareMissing(entry, recorded, decisions.length),
       );
     }

@@ -144,7 +144,9 @@ export class Stepper {
     const mismatches: Mismatch[] = [];
     if (this.#verify && decisions.length > 0) {
       item.recorded ??= new RecordedDecisions(item.event.sessions);
-      mismatches.push(...compareMade(item.event.entry, item.recorded, decisions, at.madeCount));
+      mismatches.push(
+        ...compareMade(item.event.entry, item.recorded, decisions, at.madeCount, at.mismatches > 0),
+      );
     }
     const made = decisions.length > 0 ? { prev: at.made, rows: decisions } : at.made;
     const madeCount = at.madeCount + decisions.length;

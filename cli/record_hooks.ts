@@ -130,12 +130,27 @@ export class RunHooks {
     return this.#state;
   }
 
+  /** Whether the run is recorded (it is then fed one instant per step: cli/run_loop.ts). */
+  get recording(): boolean {
+    return this.#recordPath !== undefined;
+  }
+
   /** Jobs of the trace the snapshot has not seen (all of them without --from_snapshot). */
   skip(jobs: JobSpec[]): JobSpec[] {
     if (this.#toSkip === 0) return jobs;
     const n = Math.min(this.#toSkip, jobs.length);
     this.#toSkip -= n;
     return jobs.slice(n);
+  }
+
+  /**
+   * Whether a snapshot follows the next recorded step. The run then applies
+   * a `flush` first (finished records written and dropped from the job
+   * store; the outputs are the same, in the same order), so that the
+   * snapshot after it holds the live jobs, not thousands of finished ones.
+   */
+  get snapshotNext(): boolean {
+    return this.#recorder?.snapshotNext === true;
   }
 
   /** Records one applied step (when recording). */

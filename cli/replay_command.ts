@@ -4,7 +4,7 @@
 // `evtsim simulate` on a trace with begin/end columns, which replays a
 // recorded *schedule* without asking the scheduler anything.
 
-import { type Mismatch, Resimulation } from "../api/resimulation.ts";
+import { type Mismatch, Resimulation, type ResimulationOptions } from "../api/resimulation.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { Reconfiguration } from "../core/reconfigure.ts";
 import { AtomicOutputSet } from "../io/atomic_writer.ts";
@@ -29,7 +29,8 @@ export const EXIT_MISMATCH = 3;
 const OPTIONS: Readonly<Record<string, CommandOption>> = {
   verify: {
     type: "boolean",
-    help: "compare every decision with the recorded one; print each difference, exit 3 if any",
+    help: "compare every decision with the recorded one; print the first difference and the " +
+      "count (round numbers are not compared after it), exit 3 if any",
   },
   output: {
     type: "string",
@@ -67,6 +68,12 @@ const OPTIONS: Readonly<Record<string, CommandOption>> = {
     value: "NAME",
     help: "re-simulate under another admission (backfill) policy",
   },
+  admission: {
+    type: "string",
+    value: "NAME",
+    help: "re-simulate under another admission policy (as simulate's --admission; " +
+      "the same as -b)",
+  },
   queues: {
     type: "string",
     value: "FILE",
@@ -97,8 +104,14 @@ function help(): string {
     "Re-simulates a recorded scheduling session: FILE is a .replay log written by",
     "'evtsim simulate --record' or by Simulation.startRecording. The header and the snapshot at",
     "or before --start_time are loaded and every recorded event (job submissions, ends, cancels,",
-    "updates, queue and capacity changes) is run through the scheduler again. Without --verify or",
-    "--output the re-simulated events and decisions are printed as 'evtsim dump' prints them.",
+    "updates, queue and capacity changes) is run through the scheduler again. Without --verify,",
+    "--output or a what-if the re-simulated events and decisions are printed as 'evtsim dump'",
+    "prints them.",
+    "",
+    "A what-if (--alt_events, --picker, --admission/-b or --queues, without --verify) runs the",
+    "log as recorded and as changed from the same snapshot, and prints the statistics of both",
+    "side by side (jobs, waits, bounded slowdown, utilization, makespan) and the first decision",
+    "where they part (time, job, both decisions; round numbers are not compared).",
     "",
     "Not the same as a replay of a recorded *schedule*: 'evtsim simulate TRACE' with begin_time",
     "and end_time columns replays who ran when and never asks the scheduler; 'evtsim replay' asks",
@@ -190,8 +203,10 @@ export async function replayCommand(
   const queuesFile = queuesPath === undefined ? undefined : await readQueuesFile(queuesPath);
   const change: Reconfiguration = {
     ...(parsed.values.has("picker") ? { picker: stringValue(parsed, "picker") } : {}),
-    ...(parsed.values.has("backfill_policy")
-      ? { backfillPolicy: stringValue(parsed, "backfill_policy") }
+    ...(parsed.values.has("admission") || parsed.values.has("backfill_policy")
+      ? {
+        backfillPolicy: stringValue(parsed, "admission") ?? stringValue(parsed, "backfill_policy"),
+      }
       : {}),
     ...(queuesFile === undefined || queuesFile.queues.length === 0
       ? {}
@@ -246,10 +261,15 @@ export async function replayCommand(
     }
   }
 
+  // Another event stream or policy without --verify: a what-if (cli/_replay_whatif.ts).
+  const whatIf = !verify && (alt !== undefined || Object.keys(change).length > 0);
+  if (whatIf && speed > 0) {
+    throw new EvtsimError("usage", "--speed paces a replay; a what-if runs as fast as it can");
+  }
   const outputs = new AtomicOutputSet();
   const writer = outputPath === undefined ? undefined : outputs.open(outputPath);
-  // Without --verify or --output, the re-simulation's own log is printed as `dump` prints it.
-  const print = !verify && writer === undefined;
+  // Without --verify, --output or a what-if, the re-simulation's own log is printed as `dump` prints it.
+  const print = !verify && !whatIf && writer === undefined;
   let printed = "";
   const lines: string[] = [];
   const flushLines = () => {
@@ -268,7 +288,8 @@ export async function replayCommand(
     });
     const wallStart = performance.now();
     let reported = 0;
-    for (;;) {
+    const compared = whatIf ? await whatIfRun(path, source, sim) : [];
+    while (!whatIf) {
       if (speed > 0) {
         const t = sim.nextTime();
         if (t !== undefined) {
@@ -278,7 +299,8 @@ export async function replayCommand(
         }
       }
       if (sim.step() === undefined) break;
-      for (; reported < sim.mismatches.length; reported++) {
+      // The first mismatch in full; the count follows at the end.
+      for (; reported < Math.min(1, sim.mismatches.length); reported++) {
         lines.push(mismatchText(alt?.file ?? path, sim.mismatches[reported]));
       }
     }
@@ -294,11 +316,12 @@ export async function replayCommand(
     lines.push(
       `replayed ${c.events} events from the snapshot at time ${sim.start.time} (seq ${sim.start.seq}, ${path}:${sim.start.line}): ${c.sessions} sessions, ${c.decisions} decisions`,
     );
+    lines.push(...compared);
     if (verify) {
       lines.push(
         sim.mismatches.length === 0
           ? "verify: every decision matches the recording"
-          : `verify: ${sim.mismatches.length} decision(s) differ from the recording`,
+          : `verify: ${sim.mismatches.length} decision(s) differ from the recording (the first above; rounds not compared after it)`,
       );
     }
     if (outputPath !== undefined) lines.push(`Re-simulation log written to: ${outputPath}`);
@@ -310,5 +333,21 @@ export async function replayCommand(
   } finally {
     log.close();
     alt?.close();
+  }
+}
+
+// The what-if against the log's own run from the same snapshot: the lines to print.
+async function whatIfRun(
+  path: string,
+  source: ResimulationOptions,
+  sim: Resimulation,
+): Promise<string[]> {
+  const { runWhatIf, whatIfLines } = await import("./_replay_whatif.ts");
+  const { events: _events, reconfigure: _change, ...same } = source;
+  const log = LogReader.open(path, "log");
+  try {
+    return whatIfLines(runWhatIf({ ...same, log }, sim));
+  } finally {
+    log.close();
   }
 }

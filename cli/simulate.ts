@@ -35,7 +35,7 @@ import { Progress, type ProgressSink } from "./progress.ts";
 import { statisticsBlock } from "./report.ts";
 import { policyRegistry } from "./policy_module.ts";
 import { RunHooks } from "./record_hooks.ts";
-import { type LoopContext, replayAll, simulateFiles, Yielder } from "./run_loop.ts";
+import { applyAdvance, type LoopContext, replayAll, simulateFiles, Yielder } from "./run_loop.ts";
 import { VERSION } from "./version.ts";
 
 /** Where the command writes its text. */
@@ -238,13 +238,17 @@ export async function simulateCommand(
       o.get("no_progress") !== true && (o.get("progress") === true || con.isTerminal),
       deps.progressSink,
     );
-    const apply = (input: Input): void => {
+    const applyOne = (input: Input): void => {
       const before = state;
       const t0 = performance.now();
       const r = step(state, input);
       state = r.state;
       outputs.write(r.rows);
       run.record(input, before, r, t0);
+    };
+    const apply = (input: Input): void => {
+      if (run.snapshotNext && input.kind !== "flush") applyOne({ kind: "flush" });
+      applyOne(input);
     };
     const memoryFraction = num(o, "check_memory_pressure");
     const loop: LoopContext = {
@@ -257,13 +261,15 @@ export async function simulateCommand(
         : undefined,
       yielder: new Yielder(),
       unseen: (jobs) => run.skip(jobs),
+      byInstant: run.recording,
     };
     if (first.mode === "replay") await replayAll(first, loop);
     else await simulateFiles(sources.paths, first, maxJobs, load, con.err, loop);
-    apply(
+    applyAdvance(
       maxTime !== undefined
         ? { kind: "advanceTo", time: Math.max(maxTime, state.time) }
         : { kind: "runToCompletion" },
+      loop,
     );
     apply({ kind: "finish" });
     progress.update(total);

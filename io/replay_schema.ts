@@ -438,10 +438,13 @@ export type InputData = z.infer<typeof InputSchema>;
 export function describeIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   let path = issue.path.map(String);
-  let text = issue.message.replace(/^Invalid input: /, "");
+  let text = issue.message.replace(/^Invalid (input|option): /, "");
   if (issue.code === "unrecognized_keys") {
     path = [...path, issue.keys[0]];
     text = "unknown field";
+  } else if (issue.code === "invalid_union" && "options" in issue && Array.isArray(issue.options)) {
+    // A discriminated union (an input's kind): name what it may be.
+    text = `expected one of ${issue.options.join(", ")}`;
   } else if (issue.code === "invalid_union" && issue.path.length > 0) {
     text = "unknown value";
   } else if (issue.code === "invalid_type" && /received undefined$/.test(text)) {

@@ -28,6 +28,7 @@ import {
 } from "./_input_faults.ts";
 import { readTraceStream } from "../io/mod.ts";
 import { initialState, loadSnapshot, saveSnapshot, Simulation } from "../mod.ts";
+import { altEvents, tinyLog } from "./_replay_fault_logs.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -486,6 +487,51 @@ const USAGE_ROWS: FaultRow[] = [
       }
     },
     expected: /^no job 3: no job has been created yet$/,
+  },
+  {
+    surface: "in-process",
+    input: "replay --alt_events with an event of an unknown kind",
+    run: async (dir) => {
+      const { log, alt } = await altEvents(dir, { kind: "cancelJobs", id: 1 });
+      const r = await runCli(["replay", log, "--alt_events", alt]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected:
+      /alt\.replay:4: event: input\.kind: expected one of appendJobs, submitJob, .*, changeCapacity$/,
+  },
+  {
+    surface: "in-process",
+    input: "replay --alt_events with a field of the wrong type",
+    run: async (dir) => {
+      const { log, alt } = await altEvents(dir, {
+        kind: "updateQueue",
+        queue: { name: "a", priority: "high" },
+      });
+      const r = await runCli(["replay", log, "--alt_events", alt]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /alt\.replay:4: event: input\.queue\.priority: expected number, received string$/,
+  },
+  {
+    surface: "in-process",
+    input: "replay --alt_events with an end outcome it does not know",
+    run: async (dir) => {
+      const { log, alt } = await altEvents(dir, { kind: "endJob", id: 0, outcome: "exploded" });
+      const r = await runCli(["replay", log, "--alt_events", alt]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected:
+      /alt\.replay:4: event: input\.outcome: expected one of "completed"\|"failed"\|"killed"$/,
+  },
+  {
+    surface: "in-process",
+    input: "replay what-if with --speed",
+    run: async (dir) => {
+      const log = await tinyLog(dir);
+      const r = await runCli(["replay", log, "--picker", "sjf", "--speed", "10"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /--speed paces a replay; a what-if runs as fast as it can$/,
   },
 ];
 
