@@ -1,0 +1,463 @@
+// The invariants every state `step` produces, checked on a snapshot's data
+// before it becomes a state (core/_snapshot_restore.ts): a snapshot comes
+// from a file, a log or a caller, and a state that lies (a running job on
+// more nodes than the machine has, a running job without its end event, a
+// negative sum of waits) would otherwise run on to negative free nodes or
+// absurd statistics with exit 0. The schema (io/replay_schema.ts) has checked
+// the shapes; this checks the facts, in one pass over the records (linear in
+// the snapshot's size), and names the field at fault in one line.
+//
+// What holds in a state of a simulation (replayed schedules and resource
+// models are never snapshotted):
+// - every time is exact (|t| ≤ 2^53 − 1), and every job's computed times
+//   (begin + run time, begin + time limit) stay exact too;
+// - each record is in one of the job's lifecycle forms: not submitted,
+//   rejected (more nodes than the machine), waiting (future arrivals in
+//   `arrivals`, arrived ones with the picker), running (begun at or before
+//   the clock, with exactly one end event that matches its record, unless
+//   ends are external), or finished (completed, cancelled, failed, killed;
+//   at or before the clock);
+// - allocated nodes = the running jobs' nodes ≤ total nodes; capacity ≤ total;
+// - pending events and live events are at or after the clock, resource rows
+//   at or before it, in order, within the machine;
+// - the statistics agree with the jobs: created = next job id, started =
+//   ended + running, created = rejected + cancelled + started + not started,
+//   sums non-negative and within what the jobs' times allow.
+
+import type { ResolvedConfig } from "./config.ts";
+import { DEFAULT_RESOURCE_HISTORY_CAPACITY } from "./config.ts";
+import { EvtsimError } from "./errors.ts";
+import { MAX_EXACT } from "./_input_check.ts";
+import { drawnEndTime } from "./_run_time_draws.ts";
+import type { JobRecordData, SnapshotData } from "./snapshot.ts";
+
+function bad(field: string, detail: string): EvtsimError {
+  return new EvtsimError("input", `snapshot: ${field}: ${detail}`);
+}
+
+const exact = (x: number) => Number.isFinite(x) && Math.abs(x) <= MAX_EXACT;
+const count = (x: number) => Number.isSafeInteger(x) && x >= 0;
+
+function checkExact(field: string, x: number): void {
+  if (!exact(x)) throw bad(field, `${x} is not a finite time of at most 2^53 - 1`);
+}
+
+/** The lifecycle form of a record, as the checks below classify it. */
+type Form = "unsubmitted" | "rejected" | "notStarted" | "running" | "finished";
+
+/**
+ * Throws an `EvtsimError` naming the field (`snapshot: store.records[3].numNodes: …`)
+ * unless `data` describes a state `step` could have produced under `config`
+ * (its resolved configuration). Ids, store continuity and the allocated sum
+ * are checked by the caller first.
+ */
+export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): void {
+  const total = config.totalNodes;
+  const now = data.time;
+  const start = config.startTime;
+  checkExact("time", now);
+  if (now < start) throw bad("time", `the clock ${now} is before the start time ${start}`);
+  if (!count(data.nextJobId) || data.nextJobId > MAX_EXACT) {
+    throw bad("nextJobId", `${data.nextJobId} is not a job count`);
+  }
+  const drawn = config.runTimeMode === "distribution";
+  if ((data.rng === null) === drawn) {
+    throw bad(
+      "rng",
+      drawn
+        ? "drawn run times need the generator's state"
+        : `a generator's state, but run times are not drawn (run time mode ${config.runTimeMode})`,
+    );
+  }
+  const { firstId, records } = data.store;
+  const store = data.store;
+  if (config.jobStoreCapacity === 0 ? store.capacity !== 0 : store.capacity < records.length) {
+    throw bad(
+      "store.capacity",
+      config.jobStoreCapacity === 0
+        ? `${store.capacity}, but the configured store is unbounded (0)`
+        : `${store.capacity} is less than the ${records.length} records held`,
+    );
+  }
+
+  // Every record: its values, then its form.
+  const arrivals = new Set<number>();
+  data.arrivals.forEach((id, i) => {
+    if (arrivals.has(id)) throw bad(`arrivals[${i}]`, `job ${id} is listed twice`);
+    arrivals.add(id);
+  });
+  const external = config.runTimeMode === "external";
+  const endOf = (r: JobRecordData) =>
+    drawn ? drawnEndTime(r.beginTime, r.runTime) : r.beginTime + r.runTime;
+  const forms: Form[] = new Array(records.length);
+  let running = 0;
+  let notStarted = 0;
+  let allocated = 0;
+  let storeRejected = 0;
+  let storeCancelled = 0;
+  let storeEnded = 0;
+  records.forEach((r, i) => {
+    const at = `store.records[${i}]`;
+    checkExact(`${at}.submitTime`, r.submitTime);
+    if (!(r.timeLimit >= 0 && exact(r.timeLimit))) {
+      throw bad(`${at}.timeLimit`, `${r.timeLimit} is not a time limit of 0..2^53 - 1 s`);
+    }
+    if (!(r.runTime >= 0 && exact(r.runTime))) {
+      throw bad(`${at}.runTime`, `${r.runTime} is not a run time of 0..2^53 - 1 s`);
+    }
+    if (!Number.isSafeInteger(r.priority)) {
+      throw bad(`${at}.priority`, `${r.priority} is not an integer`);
+    }
+    if (r.hidden) throw bad(`${at}.hidden`, "only a replayed schedule hides a job");
+    if ((r.outcome === undefined) !== (r.exitStatus === undefined)) {
+      throw bad(`${at}.exitStatus`, "an exit status goes with an outcome (and only with one)");
+    }
+    const form = formOf(r, at, now);
+    forms[i] = form;
+    if (form !== "rejected" && r.numNodes > total) {
+      throw bad(
+        `${at}.numNodes`,
+        `job ${r.id} holds ${r.numNodes} nodes, more than the ${total} of the machine`,
+      );
+    }
+    if (form !== "unsubmitted" && form !== "rejected" && r.submitTime < start) {
+      throw bad(`${at}.submitTime`, `${r.submitTime} is before the start time ${start}`);
+    }
+    switch (form) {
+      case "rejected":
+        if (r.numNodes <= total) {
+          throw bad(
+            `${at}.rejected`,
+            `job ${r.id} asks for ${r.numNodes} nodes, which fit the ${total} of the machine`,
+          );
+        }
+        storeRejected++;
+        break;
+      case "notStarted":
+        notStarted++;
+        if (arrivals.has(r.id) ? r.submitTime < now : r.submitTime > now) {
+          throw bad(
+            "arrivals",
+            arrivals.has(r.id)
+              ? `job ${r.id} was submitted at ${r.submitTime}, before the clock ${now}, but has not arrived`
+              : `job ${r.id} is submitted at ${r.submitTime}, after the clock ${now}, but is not an arrival`,
+          );
+        }
+        break;
+      case "unsubmitted":
+        notStarted++;
+        break;
+      case "running": {
+        running++;
+        allocated += r.numNodes;
+        const end = endOf(r);
+        if (!exact(end) || !exact(r.beginTime + r.timeLimit)) {
+          throw bad(`${at}.beginTime`, `job ${r.id}'s end would be beyond 2^53 - 1 s`);
+        }
+        break;
+      }
+      case "finished":
+        if (r.outcome === "cancelled") storeCancelled++;
+        else storeEnded++;
+        break;
+    }
+  });
+  const formOfId = (id: number): Form | undefined =>
+    Number.isSafeInteger(id) && id >= firstId ? forms[id - firstId] : undefined;
+  data.arrivals.forEach((id, i) => {
+    if (formOfId(id) !== "notStarted") {
+      throw bad(`arrivals[${i}]`, `job ${id} is not a submitted job that waits to start`);
+    }
+  });
+  if (allocated > total) {
+    throw bad(
+      "allocatedNodes",
+      `${allocated} nodes are allocated, more than the ${total} of the machine`,
+    );
+  }
+  if (!(data.capacity <= total)) {
+    throw bad("capacity", `${data.capacity} is more than the ${total} nodes of the machine`);
+  }
+
+  // One end event per running job, matching its record.
+  if (external && data.events.length > 0) {
+    throw bad("events", "an end event, but jobs end only when told (run time mode external)");
+  }
+  if (!external && data.events.length !== running) {
+    throw bad("events", `${data.events.length} end events for ${running} running jobs`);
+  }
+  const ended = new Set<number>();
+  data.events.forEach((e, i) => {
+    const at = `events[${i}]`;
+    if (e.kind !== 0) throw bad(`${at}.kind`, "only a replayed schedule has start events");
+    const r = formOfId(e.id) === "running" ? records[e.id - firstId] : undefined;
+    if (r === undefined) throw bad(`${at}.id`, `job ${e.id} is not running`);
+    if (ended.has(e.id)) throw bad(`${at}.id`, `a second end event of job ${e.id}`);
+    ended.add(e.id);
+    if (e.numNodes !== r.numNodes || e.beginTime !== r.beginTime || e.timeLimit !== r.timeLimit) {
+      throw bad(at, `job ${e.id}'s end event does not match its record (nodes, begin, limit)`);
+    }
+    if (e.time !== endOf(r)) {
+      throw bad(
+        `${at}.time`,
+        `${e.time}, but job ${e.id} begun at ${r.beginTime} ends at ${endOf(r)}`,
+      );
+    }
+    if (e.time < now) throw bad(`${at}.time`, `${e.time} is before the clock ${now}`);
+  });
+
+  // Live events: at or after the clock, numbered below liveSeq, once each.
+  const seqs = new Set<number>();
+  const queueNames = new Set(data.queues.map((q) => q.name));
+  data.liveEvents.forEach((e, i) => {
+    const at = `liveEvents[${i}]`;
+    checkExact(`${at}.time`, e.time);
+    if (e.time < now) throw bad(`${at}.time`, `${e.time} is before the clock ${now}`);
+    if (e.seq >= data.liveSeq || seqs.has(e.seq)) {
+      throw bad(`${at}.seq`, `${e.seq} is not a sequence number below ${data.liveSeq} used once`);
+    }
+    seqs.add(e.seq);
+    if ("id" in e && !(e.id < data.nextJobId)) {
+      throw bad(`${at}.id`, `job ${e.id} does not exist (next job id ${data.nextJobId})`);
+    }
+    if (e.kind === "capacity" && e.capacity > total) {
+      throw bad(`${at}.capacity`, `${e.capacity} is more than the ${total} nodes of the machine`);
+    }
+    if (e.kind === "updateJob" && e.update.queue !== undefined && !queueNames.has(e.update.queue)) {
+      throw bad(`${at}.update.queue`, `queue '${e.update.queue}' is not defined`);
+    }
+    if (e.kind === "updateQueue" && queueNames.size === 0) {
+      throw bad(`${at}.queue`, "a queue update, but no queues are configured");
+    }
+  });
+
+  // Queues in force: the configured ones first (updates add, never remove).
+  config.queues.forEach((q, i) => {
+    if (data.queues[i]?.name !== q.name) {
+      throw bad(`queues[${i}]`, `expected the configured queue '${q.name}'`);
+    }
+  });
+  if (config.queues.length === 0 && data.queues.length > 0) {
+    throw bad("queues", "queues in force, but none are configured");
+  }
+
+  // Pend reasons: only with decisions on, only for jobs that have arrived and wait.
+  const pended = new Set<number>();
+  data.pendCodes.forEach(([id], i) => {
+    const at = `pendCodes[${i}]`;
+    if (config.decisions === false) throw bad(at, "a pend reason, but decisions are off");
+    if (formOfId(id) !== "notStarted" || arrivals.has(id) || pended.has(id)) {
+      throw bad(at, `job ${id} is not a waiting job (or is listed twice)`);
+    }
+    pended.add(id);
+  });
+
+  // Capacity changes applied: exactly those at or before the clock.
+  const schedule = config.capacitySchedule;
+  let due = 0;
+  while (due < schedule.length && schedule[due].time <= now) due++;
+  if (data.capacityIndex !== due) {
+    throw bad(
+      "capacityIndex",
+      `${data.capacityIndex}, but ${due} capacity changes are at or before the clock ${now}`,
+    );
+  }
+
+  // Unwritten resource rows: in order, not after the clock, within the machine.
+  const rows = data.resourceBuffer;
+  const history = config.resourceHistoryCapacity > 0
+    ? config.resourceHistoryCapacity
+    : DEFAULT_RESOURCE_HISTORY_CAPACITY;
+  if (rows.length > Math.max(1, history)) {
+    throw bad("resourceBuffer", `${rows.length} rows, more than the history capacity ${history}`);
+  }
+  rows.forEach((row, i) => {
+    const at = `resourceBuffer[${i}]`;
+    checkExact(`${at}.time`, row.time);
+    if (row.time < start || row.time > now || (i > 0 && row.time < rows[i - 1].time)) {
+      throw bad(`${at}.time`, `${row.time} is out of order (start ${start}, clock ${now})`);
+    }
+    const held = row.freeNodes + row.allocatedNodes;
+    if (row.allocatedNodes > total || held < 0 || held > total) {
+      throw bad(
+        at,
+        `${row.allocatedNodes} allocated and ${row.freeNodes} free do not fit ${total} nodes`,
+      );
+    }
+  });
+  const last = rows[rows.length - 1];
+  if (last !== undefined && last.allocatedNodes !== data.allocatedNodes) {
+    throw bad(
+      `resourceBuffer[${rows.length - 1}].allocatedNodes`,
+      `${last.allocatedNodes}, but ${data.allocatedNodes} nodes are allocated`,
+    );
+  }
+
+  checkStatistics(data, {
+    running,
+    notStarted,
+    storeRejected,
+    storeCancelled,
+    storeEnded,
+    total,
+    start,
+  });
+}
+
+function formOf(r: JobRecordData, at: string, now: number): Form {
+  const untouched = r.beginTime === -1 && r.endTime === -1 && r.outcome === undefined;
+  if (r.rejected) {
+    if (!untouched || r.unsubmitted === true) {
+      throw bad(
+        `${at}.rejected`,
+        `job ${r.id} was rejected at submission but has begin, end or outcome`,
+      );
+    }
+    return "rejected";
+  }
+  if (r.unsubmitted === true) {
+    if (!untouched) throw bad(`${at}.unsubmitted`, `job ${r.id} is not submitted but has begun`);
+    return "unsubmitted";
+  }
+  if (untouched) return "notStarted";
+  const { beginTime: begin, endTime: end } = r;
+  checkExact(`${at}.beginTime`, begin);
+  if (begin < 0 && begin !== -1) {
+    throw bad(`${at}.beginTime`, `${begin} is not a time the job began`);
+  }
+  if (begin === -1 && r.outcome !== "cancelled") {
+    throw bad(`${at}.beginTime`, `job ${r.id} has not begun but has an end or outcome`);
+  }
+  if (begin !== -1 && begin < r.submitTime) {
+    throw bad(`${at}.beginTime`, `${begin} is before the job's submit time ${r.submitTime}`);
+  }
+  if (begin > now) throw bad(`${at}.beginTime`, `${begin} is after the clock ${now}`);
+  if (end === -1) {
+    if (r.outcome !== undefined) throw bad(`${at}.outcome`, `job ${r.id} runs but has an outcome`);
+    return "running";
+  }
+  checkExact(`${at}.endTime`, end);
+  if (end < begin || end > now) {
+    throw bad(`${at}.endTime`, `${end} is not between the begin ${begin} and the clock ${now}`);
+  }
+  if (r.outcome === "cancelled" && (end !== begin || end < r.submitTime)) {
+    throw bad(`${at}.endTime`, `a cancelled job ends when it begins, at or after its submission`);
+  }
+  return "finished";
+}
+
+interface Counts {
+  readonly running: number;
+  readonly notStarted: number;
+  readonly storeRejected: number;
+  readonly storeCancelled: number;
+  readonly storeEnded: number;
+  readonly total: number;
+  readonly start: number;
+}
+
+// Float sums may exceed an exact bound by rounding; this margin covers that, never a corruption
+// of any size that matters.
+const SLACK = 1 + 1e-9;
+
+function checkStatistics(data: SnapshotData, c: Counts): void {
+  const s = data.stats;
+  const stat = (k: string) => `stats.${k}`;
+  for (const [k, v] of Object.entries(s)) {
+    if (v !== null && !(typeof v === "number" && v >= 0 && exact(v))) {
+      if (k !== "firstSubmit" && k !== "lastEnd") {
+        throw bad(stat(k), `${v} is not a non-negative number of at most 2^53 - 1`);
+      }
+      checkExact(stat(k), v as number);
+    }
+  }
+  const ended = s.jobsCompleted + s.jobsFailed + s.jobsKilled;
+  if (s.jobsCreated !== data.nextJobId) {
+    throw bad(stat("jobsCreated"), `${s.jobsCreated}, but ${data.nextJobId} jobs were created`);
+  }
+  if (s.jobsStarted !== ended + c.running) {
+    throw bad(
+      stat("jobsStarted"),
+      `${s.jobsStarted}, but ${ended} jobs ended and ${c.running} run`,
+    );
+  }
+  const accounted = s.jobsRejected + s.jobsCancelled + s.jobsStarted + c.notStarted;
+  if (!data.finished && accounted !== s.jobsCreated) {
+    throw bad(
+      stat("jobsRejected"),
+      `${s.jobsRejected} rejected, ${s.jobsCancelled} cancelled, ${s.jobsStarted} started and ${c.notStarted} not started do not add up to the ${s.jobsCreated} jobs created`,
+    );
+  }
+  if (
+    s.jobsRejected < c.storeRejected || s.jobsCancelled < c.storeCancelled || ended < c.storeEnded
+  ) {
+    throw bad(stat("jobsRejected"), "fewer jobs counted than the store holds");
+  }
+  const n = s.jobsCompleted;
+  if ((s.firstSubmit === null) !== (n === 0)) {
+    throw bad(
+      stat("firstSubmit"),
+      n === 0 ? "set, but no job completed" : "missing, but jobs completed",
+    );
+  }
+  if ((s.lastEnd === null) !== (ended === 0)) {
+    throw bad(stat("lastEnd"), ended === 0 ? "set, but no job ended" : "missing, but jobs ended");
+  }
+  const lastEnd = s.lastEnd ?? c.start;
+  if (lastEnd > data.time || lastEnd < c.start) {
+    throw bad(
+      stat("lastEnd"),
+      `${lastEnd} is not between the start ${c.start} and the clock ${data.time}`,
+    );
+  }
+  const first = s.firstSubmit ?? c.start;
+  if (first < c.start || first > lastEnd) {
+    throw bad(
+      stat("firstSubmit"),
+      `${first} is not between the start ${c.start} and the last end ${lastEnd}`,
+    );
+  }
+  const span = lastEnd - first;
+  if (
+    n === 0 &&
+    (s.sumWait !== 0 || s.maxWait !== 0 || s.sumTurnaround !== 0 || s.sumBoundedSlowdown !== 0)
+  ) {
+    throw bad(stat("sumWait"), "waits and turnarounds summed, but no job completed");
+  }
+  if (s.maxWait > span || s.maxWait > s.sumWait || s.sumWait > n * s.maxWait * SLACK) {
+    throw bad(
+      stat("sumWait"),
+      `${s.sumWait} (largest ${s.maxWait}) does not fit ${n} completed jobs`,
+    );
+  }
+  if (s.sumTurnaround < s.sumWait || s.sumTurnaround > n * span * SLACK) {
+    throw bad(
+      stat("sumTurnaround"),
+      `${s.sumTurnaround} does not fit ${n} completed jobs over ${span} s`,
+    );
+  }
+  if (s.sumBoundedSlowdown < n || s.sumBoundedSlowdown > n * Math.max(1, span / 10) * SLACK) {
+    throw bad(
+      stat("sumBoundedSlowdown"),
+      `${s.sumBoundedSlowdown} does not fit ${n} completed jobs`,
+    );
+  }
+  if (s.nodeSeconds > c.total * (lastEnd - c.start) * SLACK) {
+    throw bad(stat("nodeSeconds"), `${s.nodeSeconds} is more than ${c.total} nodes could give`);
+  }
+  if (data.round > s.queueSamples) {
+    throw bad("round", `${data.round} rounds, but ${s.queueSamples} queue samples`);
+  }
+  if (data.sampled !== s.queueSamples > 0) {
+    throw bad("sampled", `${data.sampled}, but ${s.queueSamples} queue samples were taken`);
+  }
+  if (
+    s.queueSampleMax > s.queueSampleSum || s.queueSampleSum > s.queueSamples * s.queueSampleMax ||
+    s.queueSampleMax > s.jobsCreated
+  ) {
+    throw bad(
+      stat("queueSampleSum"),
+      `${s.queueSampleSum} (largest ${s.queueSampleMax}) does not fit ${s.queueSamples} samples`,
+    );
+  }
+}
