@@ -241,16 +241,19 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
     throw bad("queues", "queues in force, but none are configured");
   }
 
-  // Pend reasons: only with decisions on, only for jobs that have arrived and wait.
+  // Pend reasons: only with decisions on, only for jobs that have arrived and
+  // wait (a finished run has written and dropped every record).
   const pended = new Set<number>();
-  data.pendCodes.forEach(([id], i) => {
-    const at = `pendCodes[${i}]`;
-    if (config.decisions === false) throw bad(at, "a pend reason, but decisions are off");
-    if (formOfId(id) !== "notStarted" || arrivals.has(id) || pended.has(id)) {
-      throw bad(at, `job ${id} is not a waiting job (or is listed twice)`);
-    }
-    pended.add(id);
-  });
+  if (!data.finished) {
+    data.pendCodes.forEach(([id], i) => {
+      const at = `pendCodes[${i}]`;
+      if (config.decisions === false) throw bad(at, "a pend reason, but decisions are off");
+      if (formOfId(id) !== "notStarted" || arrivals.has(id) || pended.has(id)) {
+        throw bad(at, `job ${id} is not a waiting job (or is listed twice)`);
+      }
+      pended.add(id);
+    });
+  }
 
   // Capacity changes applied: exactly those at or before the clock.
   const schedule = config.capacitySchedule;
