@@ -7,8 +7,9 @@
 // The table is assembled from one array per area so that work on different
 // areas never edits the same lines; `CATALOGUE` below is the one table.
 
+import { initialState, loadSnapshot, saveSnapshot, step } from "../mod.ts";
 import { assert } from "./_assert.ts";
-import { runCli } from "./_cli.ts";
+import { runCli, runCliProcess } from "./_cli.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -38,7 +39,121 @@ export interface FaultRow {
 // Each area appends its rows to its own array.
 
 /** Snapshots, recordings and computed-time bounds (issue 32 items 1, 19, 20). */
-const STATE_ROWS: FaultRow[] = [];
+const STATE_ROWS: FaultRow[] = [
+  {
+    surface: "process",
+    input:
+      "simulate --from_snapshot: a running job holds 100 nodes of 8 (record, end event, allocated agree)",
+    run: (dir) =>
+      fromSnapshot(dir, (v) => {
+        v.store.records[0].numNodes = 100;
+        v.events[0].numNodes = 100;
+        v.allocatedNodes = 100;
+      }, runCliProcess),
+    expected: /bad\.json: snapshot: store\.records\[0\]\.numNodes: job 0 holds 100 nodes/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate --from_snapshot: a running job has no end event",
+    run: (dir) => fromSnapshot(dir, (v) => v.events.length = 0),
+    expected: /bad\.json: snapshot: events: 0 end events for 1 running jobs/,
+  },
+  {
+    surface: "library",
+    input: "loadSnapshot: a negative sum of waits",
+    run: () => {
+      const v = runningSnapshot();
+      v.stats.sumWait = -5e305;
+      return Promise.resolve(thrown(() => loadSnapshot(v)));
+    },
+    expected: /^snapshot: stats\.sumWait: -5e\+305 is not a non-negative number/,
+  },
+  {
+    surface: "in-process",
+    input: "replay: the log's first snapshot has a negative sum of waits",
+    run: async (dir) => {
+      await recordLog(dir);
+      await editLine(`${dir}/r.replay`, 2, (m) => m.state.stats.sumWait = -5e305);
+      const r = await runCli(["replay", `${dir}/r.replay`, "--verify"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /r\.replay:2: snapshot: stats\.sumWait: -5e\+305/,
+  },
+];
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** A snapshot's JSON at t=5 of an 8-node run: job 0 runs on 4 nodes, job 1 (8 nodes) waits. */
+function runningSnapshot(): Json {
+  let s = initialState({ totalNodes: 8 });
+  s = step(s, {
+    kind: "appendJobs",
+    jobs: [
+      { submitTime: 0, numNodes: 4, timeLimit: 100, actualRunTime: 100 },
+      { submitTime: 0, numNodes: 8, timeLimit: 100, actualRunTime: 50 },
+    ],
+  }).state;
+  return JSON.parse(JSON.stringify(saveSnapshot(step(s, { kind: "advanceTo", time: 5 }).state)));
+}
+
+const TRACE = "job_submit_time,num_nodes,time_limit,actual_run_time\n0,4,100,100\n0,8,100,50\n";
+
+/** `simulate TRACE --from_snapshot bad.json` with the running snapshot changed by `edit`. */
+async function fromSnapshot(
+  dir: string,
+  edit: (v: Json) => void,
+  run: (args: string[]) => Promise<{ code: number; err: string[] }> = runCli,
+): Promise<FaultOutcome> {
+  const v = runningSnapshot();
+  edit(v);
+  await Deno.writeTextFile(`${dir}/t.csv`, TRACE);
+  await Deno.writeTextFile(`${dir}/bad.json`, JSON.stringify(v));
+  const r = await run([
+    "simulate",
+    `${dir}/t.csv`,
+    "--from_snapshot",
+    `${dir}/bad.json`,
+    "-o",
+    `${dir}/out.csv`,
+  ]);
+  return { code: r.code, error: r.err.join("\n") };
+}
+
+/** Records `dir/r.replay` of the small trace. */
+async function recordLog(dir: string): Promise<void> {
+  await Deno.writeTextFile(`${dir}/t.csv`, TRACE);
+  const r = await runCli([
+    "simulate",
+    `${dir}/t.csv`,
+    "-n",
+    "8",
+    "-o",
+    `${dir}/out.csv`,
+    "--record",
+    `${dir}/r.replay`,
+  ]);
+  assert(r.code === 0, r.err.join("\n"));
+}
+
+/** Changes the JSON message on line `n` (1-based) of a log. */
+async function editLine(path: string, n: number, edit: (m: Json) => void): Promise<void> {
+  const lines = (await Deno.readTextFile(path)).split("\n");
+  const m = JSON.parse(lines[n - 1]);
+  edit(m);
+  lines[n - 1] = JSON.stringify(m);
+  await Deno.writeTextFile(path, lines.join("\n"));
+}
+
+/** What a library call threw. */
+function thrown(f: () => unknown): FaultOutcome {
+  try {
+    f();
+  } catch (e) {
+    return { code: 1, error: (e as Error).message };
+  }
+  return { code: 0, error: "" };
+}
 
 /** Outputs that would overwrite inputs, folders, interrupts, sweeps (items 2, 4, 17, 18, 21). */
 const COMMAND_ROWS: FaultRow[] = [];
