@@ -38,8 +38,13 @@ function bad(field: string, detail: string): EvtsimError {
 const exact = (x: number) => Number.isFinite(x) && Math.abs(x) <= MAX_EXACT;
 const count = (x: number) => Number.isSafeInteger(x) && x >= 0;
 
-function checkExact(field: string, x: number): void {
-  if (!exact(x)) throw bad(field, `${x} is not a finite time of at most 2^53 - 1`);
+// The field's name is built only for the message (a string per record would cost more than the check).
+function checkExact(field: string | (() => string), x: number): void {
+  if (exact(x)) return;
+  throw bad(
+    typeof field === "string" ? field : field(),
+    `${x} is not a finite time of at most 2^53 - 1`,
+  );
 }
 
 /** The lifecycle form of a record, as the checks below classify it. */
@@ -97,37 +102,45 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
   let storeCancelled = 0;
   let storeEnded = 0;
   records.forEach((r, i) => {
-    const at = `store.records[${i}]`;
-    checkExact(`${at}.submitTime`, r.submitTime);
+    checkExact(() => `store.records[${i}].submitTime`, r.submitTime);
     if (!(r.timeLimit >= 0 && exact(r.timeLimit))) {
-      throw bad(`${at}.timeLimit`, `${r.timeLimit} is not a time limit of 0..2^53 - 1 s`);
+      throw bad(
+        `store.records[${i}].timeLimit`,
+        `${r.timeLimit} is not a time limit of 0..2^53 - 1 s`,
+      );
     }
     if (!(r.runTime >= 0 && exact(r.runTime))) {
-      throw bad(`${at}.runTime`, `${r.runTime} is not a run time of 0..2^53 - 1 s`);
+      throw bad(`store.records[${i}].runTime`, `${r.runTime} is not a run time of 0..2^53 - 1 s`);
     }
     if (!Number.isSafeInteger(r.priority)) {
-      throw bad(`${at}.priority`, `${r.priority} is not an integer`);
+      throw bad(`store.records[${i}].priority`, `${r.priority} is not an integer`);
     }
-    if (r.hidden) throw bad(`${at}.hidden`, "only a replayed schedule hides a job");
+    if (r.hidden) throw bad(`store.records[${i}].hidden`, "only a replayed schedule hides a job");
     if ((r.outcome === undefined) !== (r.exitStatus === undefined)) {
-      throw bad(`${at}.exitStatus`, "an exit status goes with an outcome (and only with one)");
+      throw bad(
+        `store.records[${i}].exitStatus`,
+        "an exit status goes with an outcome (and only with one)",
+      );
     }
-    const form = formOf(r, at, now);
+    const form = formOf(r, i, now);
     forms[i] = form;
     if (form !== "rejected" && r.numNodes > total) {
       throw bad(
-        `${at}.numNodes`,
+        `store.records[${i}].numNodes`,
         `job ${r.id} holds ${r.numNodes} nodes, more than the ${total} of the machine`,
       );
     }
     if (form !== "unsubmitted" && form !== "rejected" && r.submitTime < start) {
-      throw bad(`${at}.submitTime`, `${r.submitTime} is before the start time ${start}`);
+      throw bad(
+        `store.records[${i}].submitTime`,
+        `${r.submitTime} is before the start time ${start}`,
+      );
     }
     switch (form) {
       case "rejected":
         if (r.numNodes <= total) {
           throw bad(
-            `${at}.rejected`,
+            `store.records[${i}].rejected`,
             `job ${r.id} asks for ${r.numNodes} nodes, which fit the ${total} of the machine`,
           );
         }
@@ -152,7 +165,10 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
         allocated += r.numNodes;
         const end = endOf(r);
         if (!exact(end) || !exact(r.beginTime + r.timeLimit)) {
-          throw bad(`${at}.beginTime`, `job ${r.id}'s end would be beyond 2^53 - 1 s`);
+          throw bad(
+            `store.records[${i}].beginTime`,
+            `job ${r.id}'s end would be beyond 2^53 - 1 s`,
+          );
         }
         break;
       }
@@ -188,46 +204,56 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
   }
   const ended = new Set<number>();
   data.events.forEach((e, i) => {
-    const at = `events[${i}]`;
-    if (e.kind !== 0) throw bad(`${at}.kind`, "only a replayed schedule has start events");
+    if (e.kind !== 0) throw bad(`events[${i}].kind`, "only a replayed schedule has start events");
     const r = formOfId(e.id) === "running" ? records[e.id - firstId] : undefined;
-    if (r === undefined) throw bad(`${at}.id`, `job ${e.id} is not running`);
-    if (ended.has(e.id)) throw bad(`${at}.id`, `a second end event of job ${e.id}`);
+    if (r === undefined) throw bad(`events[${i}].id`, `job ${e.id} is not running`);
+    if (ended.has(e.id)) throw bad(`events[${i}].id`, `a second end event of job ${e.id}`);
     ended.add(e.id);
     if (e.numNodes !== r.numNodes || e.beginTime !== r.beginTime || e.timeLimit !== r.timeLimit) {
-      throw bad(at, `job ${e.id}'s end event does not match its record (nodes, begin, limit)`);
+      throw bad(
+        `events[${i}]`,
+        `job ${e.id}'s end event does not match its record (nodes, begin, limit)`,
+      );
     }
     if (e.time !== endOf(r)) {
       throw bad(
-        `${at}.time`,
+        `events[${i}].time`,
         `${e.time}, but job ${e.id} begun at ${r.beginTime} ends at ${endOf(r)}`,
       );
     }
-    if (e.time < now) throw bad(`${at}.time`, `${e.time} is before the clock ${now}`);
+    if (e.time < now) throw bad(`events[${i}].time`, `${e.time} is before the clock ${now}`);
   });
 
   // Live events: at or after the clock, numbered below liveSeq, once each.
   const seqs = new Set<number>();
   const queueNames = new Set(data.queues.map((q) => q.name));
   data.liveEvents.forEach((e, i) => {
-    const at = `liveEvents[${i}]`;
-    checkExact(`${at}.time`, e.time);
-    if (e.time < now) throw bad(`${at}.time`, `${e.time} is before the clock ${now}`);
+    checkExact(() => `liveEvents[${i}].time`, e.time);
+    if (e.time < now) throw bad(`liveEvents[${i}].time`, `${e.time} is before the clock ${now}`);
     if (e.seq >= data.liveSeq || seqs.has(e.seq)) {
-      throw bad(`${at}.seq`, `${e.seq} is not a sequence number below ${data.liveSeq} used once`);
+      throw bad(
+        `liveEvents[${i}].seq`,
+        `${e.seq} is not a sequence number below ${data.liveSeq} used once`,
+      );
     }
     seqs.add(e.seq);
     if ("id" in e && !(e.id < data.nextJobId)) {
-      throw bad(`${at}.id`, `job ${e.id} does not exist (next job id ${data.nextJobId})`);
+      throw bad(
+        `liveEvents[${i}].id`,
+        `job ${e.id} does not exist (next job id ${data.nextJobId})`,
+      );
     }
     if (e.kind === "capacity" && e.capacity > total) {
-      throw bad(`${at}.capacity`, `${e.capacity} is more than the ${total} nodes of the machine`);
+      throw bad(
+        `liveEvents[${i}].capacity`,
+        `${e.capacity} is more than the ${total} nodes of the machine`,
+      );
     }
     if (e.kind === "updateJob" && e.update.queue !== undefined && !queueNames.has(e.update.queue)) {
-      throw bad(`${at}.update.queue`, `queue '${e.update.queue}' is not defined`);
+      throw bad(`liveEvents[${i}].update.queue`, `queue '${e.update.queue}' is not defined`);
     }
     if (e.kind === "updateQueue" && queueNames.size === 0) {
-      throw bad(`${at}.queue`, "a queue update, but no queues are configured");
+      throw bad(`liveEvents[${i}].queue`, "a queue update, but no queues are configured");
     }
   });
 
@@ -246,10 +272,11 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
   const pended = new Set<number>();
   if (!data.finished) {
     data.pendCodes.forEach(([id], i) => {
-      const at = `pendCodes[${i}]`;
-      if (config.decisions === false) throw bad(at, "a pend reason, but decisions are off");
+      if (config.decisions === false) {
+        throw bad(`pendCodes[${i}]`, "a pend reason, but decisions are off");
+      }
       if (formOfId(id) !== "notStarted" || arrivals.has(id) || pended.has(id)) {
-        throw bad(at, `job ${id} is not a waiting job (or is listed twice)`);
+        throw bad(`pendCodes[${i}]`, `job ${id} is not a waiting job (or is listed twice)`);
       }
       pended.add(id);
     });
@@ -275,15 +302,17 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
     throw bad("resourceBuffer", `${rows.length} rows, more than the history capacity ${history}`);
   }
   rows.forEach((row, i) => {
-    const at = `resourceBuffer[${i}]`;
-    checkExact(`${at}.time`, row.time);
+    checkExact(() => `resourceBuffer[${i}].time`, row.time);
     if (row.time < start || row.time > now || (i > 0 && row.time < rows[i - 1].time)) {
-      throw bad(`${at}.time`, `${row.time} is out of order (start ${start}, clock ${now})`);
+      throw bad(
+        `resourceBuffer[${i}].time`,
+        `${row.time} is out of order (start ${start}, clock ${now})`,
+      );
     }
     const held = row.freeNodes + row.allocatedNodes;
     if (row.allocatedNodes > total || held < 0 || held > total) {
       throw bad(
-        at,
+        `resourceBuffer[${i}]`,
         `${row.allocatedNodes} allocated and ${row.freeNodes} free do not fit ${total} nodes`,
       );
     }
@@ -307,44 +336,60 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
   });
 }
 
-function formOf(r: JobRecordData, at: string, now: number): Form {
+function formOf(r: JobRecordData, i: number, now: number): Form {
   const untouched = r.beginTime === -1 && r.endTime === -1 && r.outcome === undefined;
   if (r.rejected) {
     if (!untouched || r.unsubmitted === true) {
       throw bad(
-        `${at}.rejected`,
+        `store.records[${i}].rejected`,
         `job ${r.id} was rejected at submission but has begin, end or outcome`,
       );
     }
     return "rejected";
   }
   if (r.unsubmitted === true) {
-    if (!untouched) throw bad(`${at}.unsubmitted`, `job ${r.id} is not submitted but has begun`);
+    if (!untouched) {
+      throw bad(`store.records[${i}].unsubmitted`, `job ${r.id} is not submitted but has begun`);
+    }
     return "unsubmitted";
   }
   if (untouched) return "notStarted";
   const { beginTime: begin, endTime: end } = r;
-  checkExact(`${at}.beginTime`, begin);
+  checkExact(() => `store.records[${i}].beginTime`, begin);
   if (begin < 0 && begin !== -1) {
-    throw bad(`${at}.beginTime`, `${begin} is not a time the job began`);
+    throw bad(`store.records[${i}].beginTime`, `${begin} is not a time the job began`);
   }
   if (begin === -1 && r.outcome !== "cancelled") {
-    throw bad(`${at}.beginTime`, `job ${r.id} has not begun but has an end or outcome`);
+    throw bad(
+      `store.records[${i}].beginTime`,
+      `job ${r.id} has not begun but has an end or outcome`,
+    );
   }
   if (begin !== -1 && begin < r.submitTime) {
-    throw bad(`${at}.beginTime`, `${begin} is before the job's submit time ${r.submitTime}`);
+    throw bad(
+      `store.records[${i}].beginTime`,
+      `${begin} is before the job's submit time ${r.submitTime}`,
+    );
   }
-  if (begin > now) throw bad(`${at}.beginTime`, `${begin} is after the clock ${now}`);
+  if (begin > now) throw bad(`store.records[${i}].beginTime`, `${begin} is after the clock ${now}`);
   if (end === -1) {
-    if (r.outcome !== undefined) throw bad(`${at}.outcome`, `job ${r.id} runs but has an outcome`);
+    if (r.outcome !== undefined) {
+      throw bad(`store.records[${i}].outcome`, `job ${r.id} runs but has an outcome`);
+    }
     return "running";
   }
-  checkExact(`${at}.endTime`, end);
+  checkExact(() => `store.records[${i}].endTime`, end);
   if (end < begin || end > now) {
-    throw bad(`${at}.endTime`, `${end} is not between the begin ${begin} and the clock ${now}`);
+    throw bad(
+      `store.records[${i}].endTime`,
+      `${end} is not between the begin ${begin} and the clock ${now}`,
+    );
   }
   if (r.outcome === "cancelled" && (end !== begin || end < r.submitTime)) {
-    throw bad(`${at}.endTime`, `a cancelled job ends when it begins, at or after its submission`);
+    throw bad(
+      `store.records[${i}].endTime`,
+      `a cancelled job ends when it begins, at or after its submission`,
+    );
   }
   return "finished";
 }
