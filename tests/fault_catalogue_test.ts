@@ -8,6 +8,7 @@
 // areas never edits the same lines; `CATALOGUE` below is the one table.
 
 import { initialState, loadSnapshot, saveSnapshot, step } from "../mod.ts";
+import { configHash } from "../io/replay_log.ts";
 import { assert } from "./_assert.ts";
 import { runCli, runCliProcess } from "./_cli.ts";
 
@@ -78,6 +79,33 @@ const STATE_ROWS: FaultRow[] = [
       return { code: r.code, error: r.err.join("\n") };
     },
     expected: /r\.replay:2: snapshot: stats\.sumWait: -5e\+305/,
+  },
+  {
+    surface: "process",
+    input: "replay --verify: the header's totalNodes edited 8 -> 64, configHash left as it was",
+    run: async (dir) => {
+      await recordLog(dir);
+      await editLine(`${dir}/r.replay`, 1, (m) => m.config.totalNodes = 64);
+      const r = await runCliProcess(["replay", `${dir}/r.replay`, "--verify"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected:
+      /r\.replay:1: header: configHash sha256:[0-9a-f]{64} is not the hash of the header's config/,
+  },
+  {
+    surface: "in-process",
+    input: "dump: the header's config and hash edited, its first snapshot not",
+    run: async (dir) => {
+      await recordLog(dir);
+      await editLine(`${dir}/r.replay`, 1, (m) => {
+        m.config.totalNodes = 64;
+        m.configHash = configHash(m.config);
+      });
+      const r = await runCli(["dump", `${dir}/r.replay`]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected:
+      /r\.replay:2: snapshot: state\.config\.totalNodes is 8 but the header \(line 1\) says 64/,
   },
 ];
 
