@@ -140,7 +140,7 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
     }
   }
   // Every invariant a state of `step` has (core/_state_check.ts).
-  checkSnapshotState(data, config);
+  const timeBound = checkSnapshotState(data, config);
   for (const q of table.list) if (q.def.picker !== undefined) lookupPicker(registry, q.def.picker);
   for (const e of data.liveEvents) {
     if (e.kind === "updateQueue" && e.queue.picker !== undefined) {
@@ -229,5 +229,6 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
     replay: false,
     finished: data.finished,
     overallocationReported: data.overallocationReported,
+    timeBound,
   });
 }

@@ -30,6 +30,7 @@ import { EvtsimError } from "./errors.ts";
 import { MAX_EXACT } from "./_input_check.ts";
 import { drawnEndTime } from "./_run_time_draws.ts";
 import type { JobRecordData, SnapshotData } from "./snapshot.ts";
+import type { TimeBound } from "./state.ts";
 
 function bad(field: string, detail: string): EvtsimError {
   return new EvtsimError("input", `snapshot: ${field}: ${detail}`);
@@ -54,9 +55,11 @@ type Form = "unsubmitted" | "rejected" | "notStarted" | "running" | "finished";
  * Throws an `EvtsimError` naming the field (`snapshot: store.records[3].numNodes: …`)
  * unless `data` describes a state `step` could have produced under `config`
  * (its resolved configuration). Ids, store continuity and the allocated sum
- * are checked by the caller first.
+ * are checked by the caller first. Returns the bound on the times the state
+ * can compute from here (`TimeBound`): the latest time its jobs, events and
+ * capacity changes name, and the spans of the jobs not finished.
  */
-export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): void {
+export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): TimeBound {
   const total = config.totalNodes;
   const now = data.time;
   const start = config.startTime;
@@ -101,6 +104,10 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
   let storeRejected = 0;
   let storeCancelled = 0;
   let storeEnded = 0;
+  // The time bound from here on: finished jobs no longer add to it.
+  let latest = Math.max(start, ...config.capacitySchedule.slice(-1).map((c) => c.time));
+  let spans = 0;
+  const rounding = drawn ? 1 : 0;
   records.forEach((r, i) => {
     checkExact(() => `store.records[${i}].submitTime`, r.submitTime);
     if (!(r.timeLimit >= 0 && exact(r.timeLimit))) {
@@ -135,6 +142,11 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
         `store.records[${i}].submitTime`,
         `${r.submitTime} is before the start time ${start}`,
       );
+    }
+    if (form === "notStarted" || form === "unsubmitted" || form === "running") {
+      spans += (r.runTime > r.timeLimit ? r.runTime : r.timeLimit) + rounding;
+      const t = form === "running" ? r.beginTime : form === "notStarted" ? r.submitTime : latest;
+      if (t > latest) latest = t;
     }
     switch (form) {
       case "rejected":
@@ -325,6 +337,16 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
     );
   }
 
+  for (const e of data.liveEvents) if (e.time > latest) latest = e.time;
+  if (latest + spans > MAX_EXACT) {
+    throw bad(
+      "store.records",
+      `the jobs' times could reach ${
+        latest + spans
+      } s (from ${latest} s, ${spans} s of time limits and run times), beyond 2^53 - 1 s`,
+    );
+  }
+
   checkStatistics(data, {
     running,
     notStarted,
@@ -334,6 +356,7 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
     total,
     start,
   });
+  return Object.freeze({ latestInput: latest, jobSpans: spans });
 }
 
 function formOf(r: JobRecordData, i: number, now: number): Form {

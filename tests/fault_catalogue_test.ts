@@ -107,6 +107,57 @@ const STATE_ROWS: FaultRow[] = [
     expected:
       /r\.replay:2: snapshot: state\.config\.totalNodes is 8 but the header \(line 1\) says 64/,
   },
+  {
+    surface: "process",
+    input:
+      "simulate: a job whose limit is 2^53-1, then a 50 s job (it would end at ...1040, not ...1041)",
+    run: async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/big.csv`,
+        "job_submit_time,num_nodes,time_limit,actual_run_time\n" +
+          "0,8,9007199254740991,9007199254740991\n0,8,50,50\n",
+      );
+      const r = await runCliProcess([
+        "simulate",
+        `${dir}/big.csv`,
+        "-n",
+        "8",
+        "-o",
+        `${dir}/o.csv`,
+      ]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /big\.csv: job 1 \(submitted at 0 s\): .* could take times past 2\^53 - 1 s/,
+  },
+  {
+    surface: "library",
+    input: "step appendJobs: a job whose limit is 2^53-1, then a 50 s job",
+    run: () =>
+      Promise.resolve(thrown(() =>
+        step(initialState({ totalNodes: 8 }), {
+          kind: "appendJobs",
+          jobs: [
+            { submitTime: 0, numNodes: 8, timeLimit: 2 ** 53 - 1 },
+            { submitTime: 0, numNodes: 8, timeLimit: 50 },
+          ],
+        })
+      )),
+    expected: /^job 1: from the latest input time 0 s, .* past 2\^53 - 1 s/,
+  },
+  {
+    surface: "library",
+    input: "step changeCapacity: at 2^53-20 while a 50 s job waits",
+    run: () => {
+      const s = step(initialState({ totalNodes: 8 }), {
+        kind: "appendJobs",
+        jobs: [{ submitTime: 0, numNodes: 8, timeLimit: 50 }],
+      }).state;
+      return Promise.resolve(
+        thrown(() => step(s, { kind: "changeCapacity", capacity: 8, time: 2 ** 53 - 20 })),
+      );
+    },
+    expected: /^changeCapacity at 9007199254740972: .* past 2\^53 - 1 s/,
+  },
 ];
 
 // deno-lint-ignore no-explicit-any

@@ -326,6 +326,15 @@ const CORRUPTIONS: readonly Corruption[] = [
     apply: (v) => v.store.records.length > 0 && (v.store.records[0].runTime = 2 ** 60, true),
   },
   {
+    name: "jobs whose time limits together pass 2^53",
+    apply: (v) => {
+      const open = [...waitingOf(v), ...runningOf(v)];
+      if (open.length < 2) return false;
+      for (const r of open) r.timeLimit = r.runTime = 2 ** 52;
+      return true;
+    },
+  },
+  {
     name: "a negative time limit",
     apply: (v) => v.store.records.length > 0 && (v.store.records[0].timeLimit = -5, true),
   },
