@@ -131,7 +131,8 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
     }
     const form = formOf(r, i, now);
     forms[i] = form;
-    if (form !== "rejected" && r.numNodes > total) {
+    // A stored job that was never submitted may ask for anything: it is rejected when submitted.
+    if (form !== "rejected" && form !== "unsubmitted" && r.numNodes > total) {
       throw bad(
         `store.records[${i}].numNodes`,
         `job ${r.id} holds ${r.numNodes} nodes, more than the ${total} of the machine`,

@@ -521,3 +521,26 @@ Deno.test("snapshot invariants: every corruption in the catalogue is refused nam
   // Every corruption met a snapshot it applies to.
   for (const [name, n] of applied) assert(n > 0, `the corruption '${name}' was never applied`);
 });
+
+Deno.test("snapshot invariants: jobs stored without submission (any size, any submit time) load and run on", () => {
+  let s = initialState({ totalNodes: 4 });
+  s = step(s, {
+    kind: "appendJobs",
+    jobs: [
+      { submitTime: 0, numNodes: 4, timeLimit: 10 },
+      { submitTime: 999, numNodes: 9, timeLimit: 10 },
+      { submitTime: 3, numNodes: 2, timeLimit: 10 },
+    ],
+    submit: false,
+  }).state;
+  s = step(s, { kind: "submitJob", id: 0, submitTime: 0 }).state;
+  s = step(s, { kind: "advanceTo", time: 5 }).state;
+  const rest: Input[] = [
+    { kind: "submitJob", id: 1, submitTime: 6 },
+    { kind: "submitJob", id: 2, submitTime: 7 },
+    { kind: "runToCompletion" },
+    { kind: "finish" },
+  ];
+  const copy = loadSnapshot(copyOf(s));
+  assertEquals(continuation(copy, rest), continuation(s, rest));
+});
