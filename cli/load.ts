@@ -2,6 +2,7 @@
 // engine: DR_EVT CSV (simple or lassen) or SWF, simulation or replay.
 
 import { EvtsimError } from "../core/errors.ts";
+import { checkTimeBound, MAX_EXACT } from "../core/_input_check.ts";
 import type { JobSpec, RecordedJob } from "../core/types.ts";
 import { readTrace } from "../io/trace_csv.ts";
 import { formatSwfReport, readSwf } from "../io/swf.ts";
@@ -55,6 +56,7 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
       maxJobs: o.maxJobs,
       replayRecordedWait: o.swfReplayWait,
     });
+    if (!o.swfReplayWait) checkJobTimes(swf.jobs, path);
     return {
       mode: o.swfReplayWait ? "replay" : "simulation",
       jobs: swf.jobs,
@@ -88,6 +90,7 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
       }`,
     );
   }
+  if (t.mode === "simulation") checkJobTimes(jobs, path);
   return {
     mode: t.mode,
     jobs,
@@ -96,6 +99,30 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
     messages,
     linesRead: t.linesRead,
   };
+}
+
+/**
+ * Refuses a trace whose jobs could take the simulation's times past 2^53 − 1
+ * (a job begins at a submit time or another job's end, and ends at most its
+ * time limit or run time later), naming the file and the job, before
+ * anything runs. The core checks the same bound as jobs are appended.
+ */
+function checkJobTimes(jobs: readonly JobSpec[], path: string): void {
+  let latest = 0;
+  let spans = 0;
+  for (let i = 0; i < jobs.length; i++) {
+    const j = jobs[i];
+    if (j.submitTime > latest) latest = j.submitTime;
+    const run = j.actualRunTime ?? j.timeLimit;
+    spans += run > j.timeLimit ? run : j.timeLimit;
+    if (latest + spans > MAX_EXACT) {
+      try {
+        checkTimeBound(latest, spans, `job ${i} (submitted at ${j.submitTime} s)`);
+      } catch (e) {
+        throw new EvtsimError("input", (e as Error).message, { file: path });
+      }
+    }
+  }
 }
 
 function applyOverrunPolicy(jobs: JobSpec[], policy: OverrunPolicy): JobSpec[] {

@@ -23,7 +23,7 @@ import { drawnEndTime } from "./_run_time_draws.ts";
 import type { Placement, ResourceModel } from "./resource_model.ts";
 import type { RngState } from "./rng.ts";
 import { runningJob, type RunningSet } from "./running.ts";
-import type { ResourceEvent, SimState } from "./state.ts";
+import type { ResourceEvent, SimState, TimeBound } from "./state.ts";
 import { addCompletion, addEarlyEnd, type MutableStatistics } from "./statistics.ts";
 import type {
   JobOutcome,
@@ -79,6 +79,8 @@ export class Working {
   stats: MutableStatistics;
   readonly replay: boolean;
   finished: boolean;
+  /** Replaced (never changed in place) by the inputs that add times or jobs. */
+  timeBound: TimeBound;
   /** Drawn run times: end times follow DR_EVT's float-fraction arithmetic. */
   private readonly drawn: boolean;
 
@@ -125,6 +127,7 @@ export class Working {
     this.stats = { ...s.stats };
     this.replay = s.replay;
     this.finished = s.finished;
+    this.timeBound = s.timeBound;
     this.drawn = !s.replay && s.config.runTimeMode === "distribution";
     this.overallocationReported = s.overallocationReported;
     this.resourceModel = s.resources?.model;
@@ -174,6 +177,7 @@ export class Working {
       replay: this.replay,
       finished: this.finished,
       overallocationReported: this.overallocationReported,
+      timeBound: this.timeBound,
     };
     const model = this.resourceModel;
     if (model === undefined) return Object.freeze(next);

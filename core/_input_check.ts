@@ -25,6 +25,26 @@ export function describeValue(v: unknown): string {
   }
 }
 
+/**
+ * Throws an input error naming `where` when times could pass 2^53 − 1: a
+ * job begins at an input's time or at another job's end and ends at most
+ * its span later, so `latestInput + jobSpans` bounds every time the engine
+ * computes (see `TimeBound`, core/state.ts). Checked when inputs are given,
+ * never in the event loop.
+ */
+export function checkTimeBound(
+  latestInput: number,
+  jobSpans: number,
+  where: string | (() => string),
+): void {
+  if (latestInput + jobSpans <= MAX_EXACT) return;
+  const at = typeof where === "string" ? where : where();
+  throw new EvtsimError(
+    "input",
+    `${at}: from the latest input time ${latestInput} s, the jobs' time limits and run times (${jobSpans} s in all) could take times past 2^53 - 1 s, where they are no longer exact`,
+  );
+}
+
 function usage(detail: string): EvtsimError {
   return new EvtsimError("usage", detail);
 }

@@ -3,7 +3,7 @@
 
 import type { Working } from "./_engine.ts";
 import { EvtsimError } from "./errors.ts";
-import { describeValue, MAX_EXACT } from "./_input_check.ts";
+import { checkTimeBound, describeValue, MAX_EXACT } from "./_input_check.ts";
 import { drawRunTime } from "./_run_time_draws.ts";
 import { RngCursor } from "./rng.ts";
 import type { JobRecord, JobSpec } from "./types.ts";
@@ -178,6 +178,10 @@ export function appendJobs(
   const created: JobRecord[] = [];
   // One cursor per batch: the generator's words are copied at most once per twist.
   const g = w.config.runTimeMode === "distribution" ? RngCursor.from(w.rng) : undefined;
+  // The computed times' bound (TimeBound, core/state.ts); a drawn end may round up a second.
+  let latest = w.timeBound.latestInput;
+  let spans = w.timeBound.jobSpans;
+  const rounding = g === undefined ? 0 : 1;
   for (const spec of specs) {
     const id = w.nextJobId++;
     ids.push(id);
@@ -201,7 +205,11 @@ export function appendJobs(
     };
     // Only jobs with a demand carry one: the records of every other run keep their shape.
     created.push(spec.demand === undefined ? rec : { ...rec, demand: spec.demand });
+    if (submit && spec.submitTime > latest) latest = spec.submitTime;
+    spans += (rec.runTime > rec.timeLimit ? rec.runTime : rec.timeLimit) + rounding;
+    if (latest + spans > MAX_EXACT) checkTimeBound(latest, spans, `job ${id}`);
   }
+  w.timeBound = Object.freeze({ latestInput: latest, jobSpans: spans });
   if (g !== undefined) w.rng = g.state();
   w.pushRecords(created);
   w.stats = { ...w.stats, jobsCreated: w.stats.jobsCreated + specs.length };
@@ -271,6 +279,9 @@ export function submitJob(w: Working, id: number, submitTime: number): void {
       `job ${id}: submit time ${submitTime} is before the clock ${w.time}`,
     );
   }
+  const latest = Math.max(w.timeBound.latestInput, submitTime);
+  checkTimeBound(latest, w.timeBound.jobSpans, `job ${id}`);
+  w.timeBound = Object.freeze({ latestInput: latest, jobSpans: w.timeBound.jobSpans });
   const submitted: JobRecord = { ...rec, submitTime, unsubmitted: false };
   w.replaceRecord(submitted);
   submitRecord(w, submitted);

@@ -5,6 +5,7 @@
 
 import type { Working } from "./_engine.ts";
 import { EvtsimError } from "./errors.ts";
+import { checkTimeBound } from "./_input_check.ts";
 import { defaultExitStatus, type EndOutcome, type JobUpdate, type LiveEvent } from "./live.ts";
 import { lookupPicker } from "./policies.ts";
 import { type QueueDef, type ResolvedQueue, resolveQueue } from "./queues.ts";
@@ -31,6 +32,15 @@ export type LiveInput =
 
 const OUTCOMES: readonly EndOutcome[] = ["completed", "failed", "killed"];
 
+// The reducer input each live event comes from (messages name what the caller gave).
+const INPUT_NAMES: Record<LiveInput["kind"], string> = {
+  cancel: "cancelJob",
+  end: "endJob",
+  updateJob: "updateJob",
+  updateQueue: "updateQueue",
+  capacity: "changeCapacity",
+};
+
 /** Checks a live event against the state and queues it; throws (changing nothing) if it cannot apply. */
 export function pushLiveEvent(w: Working, input: LiveInput): void {
   if (w.finished) throw new EvtsimError("state", "the simulation has finished");
@@ -44,6 +54,9 @@ export function pushLiveEvent(w: Working, input: LiveInput): void {
   if (time < w.time) {
     throw new EvtsimError("time", `event time ${time} is before the clock ${w.time}`);
   }
+  // A job may begin at the event's time: the jobs' spans from there must stay exact.
+  const latest = Math.max(w.timeBound.latestInput, time);
+  checkTimeBound(latest, w.timeBound.jobSpans, () => `${INPUT_NAMES[input.kind]} at ${time}`);
   const seq = w.liveSeq;
   let event: LiveEvent;
   switch (input.kind) {
@@ -118,6 +131,9 @@ export function pushLiveEvent(w: Working, input: LiveInput): void {
   }
   w.liveSeq++;
   w.liveEvents = w.liveEvents.add(event);
+  if (latest > w.timeBound.latestInput) {
+    w.timeBound = Object.freeze({ latestInput: latest, jobSpans: w.timeBound.jobSpans });
+  }
 }
 
 // A job a live event may name: created, submitted, not finished.

@@ -15,6 +15,7 @@ import { emptyRunningSet, runningJob } from "./running.ts";
 import { emptyArrivals, emptyEvents, emptyPendCodes, type SimState } from "./state.ts";
 import type { JobRecord } from "./types.ts";
 import { queueDefOf } from "./_snapshot_queues.ts";
+import { checkSnapshotState } from "./_state_check.ts";
 import {
   eventData,
   type JobRecordData,
@@ -83,12 +84,12 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
   const records = data.store.records.map(jobRecord);
   records.forEach((r, i) => {
     if (r.id !== firstId + i) {
-      throw bad(`store record ${i} has id ${r.id}, expected ${firstId + i}`);
+      throw bad(`store.records[${i}].id: ${r.id}, expected ${firstId + i}`);
     }
   });
   if (firstId + records.length !== data.nextJobId) {
     throw bad(
-      `the store holds jobs ${firstId}..${
+      `nextJobId: the store holds jobs ${firstId}..${
         firstId + records.length - 1
       } but the next job id is ${data.nextJobId}`,
     );
@@ -101,9 +102,11 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
 
   const arrivalIds = new Set<number>();
   const arrivals: JobRecord[] = [];
-  for (const id of data.arrivals) {
-    const r = recordOf(id, "an arrival");
-    if (!isWaiting(r)) throw bad(`arrival ${id} is not a submitted job that waits to start`);
+  for (const [i, id] of data.arrivals.entries()) {
+    const r = recordOf(id, `arrivals[${i}]`);
+    if (!isWaiting(r)) {
+      throw bad(`arrivals[${i}]: job ${id} is not a submitted job that waits to start`);
+    }
     arrivalIds.add(id);
     arrivals.push(r);
   }
@@ -121,15 +124,27 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
   }
   if (allocated !== data.allocatedNodes) {
     throw bad(
-      `${data.allocatedNodes} nodes are allocated but the running jobs hold ${allocated}`,
+      `allocatedNodes: ${data.allocatedNodes} nodes are allocated but the running jobs hold ${allocated}`,
     );
   }
   const waiting = records.filter((r) => isWaiting(r) && !arrivalIds.has(r.id));
   if (table.list.length > 0) {
     for (const r of [...running, ...waiting, ...arrivals]) {
       if (r.queue === undefined || !table.byName.has(r.queue)) {
-        throw bad(`job ${r.id} is in queue '${r.queue}', which is not defined`);
+        throw bad(
+          `store.records[${
+            r.id - firstId
+          }].queue: job ${r.id} is in queue '${r.queue}', which is not defined`,
+        );
       }
+    }
+  }
+  // Every invariant a state of `step` has (core/_state_check.ts).
+  const timeBound = checkSnapshotState(data, config);
+  for (const q of table.list) if (q.def.picker !== undefined) lookupPicker(registry, q.def.picker);
+  for (const e of data.liveEvents) {
+    if (e.kind === "updateQueue" && e.queue.picker !== undefined) {
+      lookupPicker(registry, e.queue.picker);
     }
   }
   const queues = table.list.length === 0 ? table : Object.freeze({
@@ -158,7 +173,9 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
   for (const r of waiting) pickerState = picker.onJobPush(pickerState, r);
 
   for (const e of data.liveEvents) {
-    if (e.seq >= data.liveSeq) throw bad(`live event seq ${e.seq} is not below ${data.liveSeq}`);
+    if (e.seq >= data.liveSeq) {
+      throw bad(`liveSeq: live event seq ${e.seq} is not below ${data.liveSeq}`);
+    }
   }
   const buffer = Vec.of(data.resourceBuffer.map((row) => Object.freeze({ ...row })));
   const s = data.stats;
@@ -212,5 +229,6 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
     replay: false,
     finished: data.finished,
     overallocationReported: data.overallocationReported,
+    timeBound,
   });
 }

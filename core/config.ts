@@ -158,6 +158,12 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
         `capacity change ${i}: capacity must be an integer in 0..${totalNodes}, got ${c.capacity}`,
       );
     }
+    if (Math.abs(c.time) > MAX_EXACT) {
+      throw new EvtsimError(
+        "usage",
+        `capacity change ${i}: time must be a finite number of at most 2^53 - 1 seconds, got ${c.time}`,
+      );
+    }
     if (i > 0 && c.time < capacitySchedule[i - 1].time) {
       throw new EvtsimError("usage", `capacity change ${i}: times must be non-decreasing`);
     }

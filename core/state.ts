@@ -224,6 +224,14 @@ export interface SimState {
    */
   readonly overallocationReported: boolean;
   /**
+   * What keeps computed times exact (below 2^53): the latest time any input
+   * named and the sum of the jobs' time spans. Internal: not part of the
+   * stable API, may change in any release.
+   *
+   * @internal
+   */
+  readonly timeBound: TimeBound;
+  /**
    * The configuration's resource model and the state of its resources;
    * absent without one (the node-count pool alone).
    */
@@ -247,6 +255,31 @@ export interface ResourceModelState {
   readonly model: ResourceModel;
   /** Its state: what is free, and what each running job holds. */
   readonly state: unknown;
+}
+
+/**
+ * A bound on every time the engine can compute (issue 32 item 20): a job
+ * begins at an input's time or at another job's end, and ends at most its
+ * span (the larger of its time limit and run time, plus a second for DR_EVT's
+ * rounding of drawn run times) later, so no computed time passes
+ * `latestInput + jobSpans`. Inputs that would take it past 2^53 − 1 are
+ * refused where they are given (core/_input_check.ts), so the event loop
+ * never checks a sum.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, step } from "@evtsim/evtsim";
+ * import type { TimeBound } from "./state.ts";
+ * const s = step(initialState({ totalNodes: 8 }), appendJobs([{ submitTime: 5, numNodes: 1, timeLimit: 60 }])).state;
+ * const b: TimeBound = s.timeBound;
+ * if (b.latestInput !== 5 || b.jobSpans !== 60) throw new Error("bound");
+ * ```
+ */
+export interface TimeBound {
+  /** The latest time any input named (a submit time, a live event's time, a capacity change). */
+  readonly latestInput: number;
+  /** Σ over the jobs of their span (see above). */
+  readonly jobSpans: number;
 }
 
 /** An empty event queue. */
@@ -354,6 +387,10 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     replay: options.replay ?? false,
     finished: false,
     overallocationReported: false,
+    timeBound: Object.freeze({
+      latestInput: Math.max(c.startTime, ...c.capacitySchedule.slice(-1).map((x) => x.time)),
+      jobSpans: 0,
+    }),
   };
   return Object.freeze(
     model === undefined

@@ -10,7 +10,7 @@
 // collection than reading it); `readLog` and `parseLog` read everything.
 
 import { EvtsimError } from "../core/errors.ts";
-import { FORMAT_VERSION, type LogEntry } from "./replay_log.ts";
+import { configHash, FORMAT_VERSION, type LogEntry } from "./replay_log.ts";
 import {
   describeIssue,
   type EventMessage,
@@ -89,9 +89,68 @@ function isJson(text: string): boolean {
   }
 }
 
+/**
+ * The header's own facts: its `configHash` is the hash of its `config` (an
+ * edited configuration is refused, not run under the old hash).
+ */
+function checkHeader(h: HeaderMessage, file: string, line: number): void {
+  const hash = configHash(h.config as Parameters<typeof configHash>[0]);
+  if (h.configHash !== hash) {
+    throw located(
+      file,
+      line,
+      `header: configHash ${h.configHash} is not the hash of the header's config (${hash}): the config or the hash was edited`,
+    );
+  }
+}
+
+/**
+ * A snapshot against the header: the same configuration (field by field, so
+ * the message names the first that differs) and, for the snapshot that
+ * starts the log, the header's start time.
+ */
+function checkAgainstHeader(
+  h: HeaderMessage & { line: number },
+  snap: SnapshotMessage,
+  first: boolean,
+  file: string,
+  line: number,
+): void {
+  const a = h.config as Record<string, unknown>;
+  const b = snap.state.config as Record<string, unknown>;
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const x = JSON.stringify(a[k]);
+    const y = JSON.stringify(b[k]);
+    if (x !== y) {
+      throw located(
+        file,
+        line,
+        `snapshot: state.config.${k} is ${y ?? "absent"} but the header (line ${h.line}) says ${
+          x ?? "absent"
+        }`,
+      );
+    }
+  }
+  if (first && (snap.time !== h.startTime || snap.state.time !== h.startTime)) {
+    throw located(
+      file,
+      line,
+      `snapshot: time ${snap.state.time} is not the header's start time ${h.startTime} (line ${h.line})`,
+    );
+  }
+  if (snap.state.time !== snap.time) {
+    throw located(
+      file,
+      line,
+      `snapshot: state.time ${snap.state.time} is not its time ${snap.time}`,
+    );
+  }
+}
+
 /** The structure rules, checked message by message. */
 class StructureCheck {
   #count = 0;
+  #header: (HeaderMessage & { line: number }) | undefined;
   #nextSeq = -1; // unknown until the first snapshot or event
   #snapshot: (SnapshotMessage & { line: number }) | undefined;
   #lastEvent: (EventMessage & { line: number }) | undefined;
@@ -119,8 +178,19 @@ class StructureCheck {
     switch (e.type) {
       case "header":
         if (n !== 1) throw located(file, e.line, "a second header");
+        checkHeader(e, file, e.line);
+        this.#header = e;
         break;
       case "snapshot":
+        if (this.#header !== undefined) {
+          checkAgainstHeader(
+            this.#header,
+            e,
+            this.role === "log" && this.#snapshot === undefined,
+            file,
+            e.line,
+          );
+        }
         if (this.role === "log" && this.#nextSeq >= 0 && e.seq !== this.#nextSeq) {
           throw located(file, e.line, `snapshot seq ${e.seq}: expected ${this.#nextSeq}`);
         }

@@ -7,8 +7,10 @@
 // The table is assembled from one array per area so that work on different
 // areas never edits the same lines; `CATALOGUE` below is the one table.
 
+import { initialState, loadSnapshot, saveSnapshot, Simulation, step } from "../mod.ts";
+import { configHash } from "../io/replay_log.ts";
 import { assert } from "./_assert.ts";
-import { runCli } from "./_cli.ts";
+import { runCli, runCliProcess } from "./_cli.ts";
 import {
   ALIAS_BOMB,
   cli,
@@ -27,7 +29,6 @@ import {
   zerosGzip,
 } from "./_input_faults.ts";
 import { readTraceStream } from "../io/mod.ts";
-import { initialState, loadSnapshot, saveSnapshot, Simulation } from "../mod.ts";
 import { altEvents, tinyLog } from "./_replay_fault_logs.ts";
 
 /** Where a fault is fed in. */
@@ -58,7 +59,199 @@ export interface FaultRow {
 // Each area appends its rows to its own array.
 
 /** Snapshots, recordings and computed-time bounds (issue 32 items 1, 19, 20). */
-const STATE_ROWS: FaultRow[] = [];
+const STATE_ROWS: FaultRow[] = [
+  {
+    surface: "process",
+    input:
+      "simulate --from_snapshot: a running job holds 100 nodes of 8 (record, end event, allocated agree)",
+    run: (dir) =>
+      fromSnapshot(dir, (v) => {
+        v.store.records[0].numNodes = 100;
+        v.events[0].numNodes = 100;
+        v.allocatedNodes = 100;
+      }, runCliProcess),
+    expected: /bad\.json: snapshot: store\.records\[0\]\.numNodes: job 0 holds 100 nodes/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate --from_snapshot: a running job has no end event",
+    run: (dir) => fromSnapshot(dir, (v) => v.events.length = 0),
+    expected: /bad\.json: snapshot: events: 0 end events for 1 running jobs/,
+  },
+  {
+    surface: "library",
+    input: "loadSnapshot: a negative sum of waits",
+    run: () => {
+      const v = runningSnapshot();
+      v.stats.sumWait = -5e305;
+      return Promise.resolve(thrown(() => loadSnapshot(v)));
+    },
+    expected: /^snapshot: stats\.sumWait: -5e\+305 is not a non-negative number/,
+  },
+  {
+    surface: "in-process",
+    input: "replay: the log's first snapshot has a negative sum of waits",
+    run: async (dir) => {
+      await recordLog(dir);
+      await editLine(`${dir}/r.replay`, 2, (m) => m.state.stats.sumWait = -5e305);
+      const r = await runCli(["replay", `${dir}/r.replay`, "--verify"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /r\.replay:2: snapshot: stats\.sumWait: -5e\+305/,
+  },
+  {
+    surface: "process",
+    input: "replay --verify: the header's totalNodes edited 8 -> 64, configHash left as it was",
+    run: async (dir) => {
+      await recordLog(dir);
+      await editLine(`${dir}/r.replay`, 1, (m) => m.config.totalNodes = 64);
+      const r = await runCliProcess(["replay", `${dir}/r.replay`, "--verify"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected:
+      /r\.replay:1: header: configHash sha256:[0-9a-f]{64} is not the hash of the header's config/,
+  },
+  {
+    surface: "in-process",
+    input: "dump: the header's config and hash edited, its first snapshot not",
+    run: async (dir) => {
+      await recordLog(dir);
+      await editLine(`${dir}/r.replay`, 1, (m) => {
+        m.config.totalNodes = 64;
+        m.configHash = configHash(m.config);
+      });
+      const r = await runCli(["dump", `${dir}/r.replay`]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected:
+      /r\.replay:2: snapshot: state\.config\.totalNodes is 8 but the header \(line 1\) says 64/,
+  },
+  {
+    surface: "process",
+    input:
+      "simulate: a job whose limit is 2^53-1, then a 50 s job (it would end at ...1040, not ...1041)",
+    run: async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/big.csv`,
+        "job_submit_time,num_nodes,time_limit,actual_run_time\n" +
+          "0,8,9007199254740991,9007199254740991\n0,8,50,50\n",
+      );
+      const r = await runCliProcess([
+        "simulate",
+        `${dir}/big.csv`,
+        "-n",
+        "8",
+        "-o",
+        `${dir}/o.csv`,
+      ]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /big\.csv: job 1 \(submitted at 0 s\): .* could take times past 2\^53 - 1 s/,
+  },
+  {
+    surface: "library",
+    input: "step appendJobs: a job whose limit is 2^53-1, then a 50 s job",
+    run: () =>
+      Promise.resolve(thrown(() =>
+        step(initialState({ totalNodes: 8 }), {
+          kind: "appendJobs",
+          jobs: [
+            { submitTime: 0, numNodes: 8, timeLimit: 2 ** 53 - 1 },
+            { submitTime: 0, numNodes: 8, timeLimit: 50 },
+          ],
+        })
+      )),
+    expected: /^job 1: from the latest input time 0 s, .* past 2\^53 - 1 s/,
+  },
+  {
+    surface: "library",
+    input: "step changeCapacity: at 2^53-20 while a 50 s job waits",
+    run: () => {
+      const s = step(initialState({ totalNodes: 8 }), {
+        kind: "appendJobs",
+        jobs: [{ submitTime: 0, numNodes: 8, timeLimit: 50 }],
+      }).state;
+      return Promise.resolve(
+        thrown(() => step(s, { kind: "changeCapacity", capacity: 8, time: 2 ** 53 - 20 })),
+      );
+    },
+    expected: /^changeCapacity at 9007199254740972: .* past 2\^53 - 1 s/,
+  },
+];
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** A snapshot's JSON at t=5 of an 8-node run: job 0 runs on 4 nodes, job 1 (8 nodes) waits. */
+function runningSnapshot(): Json {
+  let s = initialState({ totalNodes: 8 });
+  s = step(s, {
+    kind: "appendJobs",
+    jobs: [
+      { submitTime: 0, numNodes: 4, timeLimit: 100, actualRunTime: 100 },
+      { submitTime: 0, numNodes: 8, timeLimit: 100, actualRunTime: 50 },
+    ],
+  }).state;
+  return JSON.parse(JSON.stringify(saveSnapshot(step(s, { kind: "advanceTo", time: 5 }).state)));
+}
+
+const TRACE = "job_submit_time,num_nodes,time_limit,actual_run_time\n0,4,100,100\n0,8,100,50\n";
+
+/** `simulate TRACE --from_snapshot bad.json` with the running snapshot changed by `edit`. */
+async function fromSnapshot(
+  dir: string,
+  edit: (v: Json) => void,
+  run: (args: string[]) => Promise<{ code: number; err: string[] }> = runCli,
+): Promise<FaultOutcome> {
+  const v = runningSnapshot();
+  edit(v);
+  await Deno.writeTextFile(`${dir}/t.csv`, TRACE);
+  await Deno.writeTextFile(`${dir}/bad.json`, JSON.stringify(v));
+  const r = await run([
+    "simulate",
+    `${dir}/t.csv`,
+    "--from_snapshot",
+    `${dir}/bad.json`,
+    "-o",
+    `${dir}/out.csv`,
+  ]);
+  return { code: r.code, error: r.err.join("\n") };
+}
+
+/** Records `dir/r.replay` of the small trace. */
+async function recordLog(dir: string): Promise<void> {
+  await Deno.writeTextFile(`${dir}/t.csv`, TRACE);
+  const r = await runCli([
+    "simulate",
+    `${dir}/t.csv`,
+    "-n",
+    "8",
+    "-o",
+    `${dir}/out.csv`,
+    "--record",
+    `${dir}/r.replay`,
+  ]);
+  assert(r.code === 0, r.err.join("\n"));
+}
+
+/** Changes the JSON message on line `n` (1-based) of a log. */
+async function editLine(path: string, n: number, edit: (m: Json) => void): Promise<void> {
+  const lines = (await Deno.readTextFile(path)).split("\n");
+  const m = JSON.parse(lines[n - 1]);
+  edit(m);
+  lines[n - 1] = JSON.stringify(m);
+  await Deno.writeTextFile(path, lines.join("\n"));
+}
+
+/** What a library call threw. */
+function thrown(f: () => unknown): FaultOutcome {
+  try {
+    f();
+  } catch (e) {
+    return { code: 1, error: (e as Error).message };
+  }
+  return { code: 0, error: "" };
+}
 
 /** Outputs that would overwrite inputs, folders, interrupts, sweeps (items 2, 4, 17, 18, 21). */
 const COMMAND_ROWS: FaultRow[] = [];

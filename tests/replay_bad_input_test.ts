@@ -6,6 +6,7 @@
 // and the absence of stack traces are checked through a real process.
 
 import { Simulation } from "../mod.ts";
+import { configHash } from "../io/replay_log.ts";
 import { runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 
@@ -50,6 +51,28 @@ function edit(i: number, f: (m: Record<string, unknown>) => void): string[] {
   return lines;
 }
 
+type Config = Parameters<typeof configHash>[0] & { totalNodes: number; picker: string };
+const CONFIG = JSON.parse(LOG[0]).config as Config;
+const HASH = JSON.parse(LOG[0]).configHash as string;
+const SECOND_SNAPSHOT = LOG.findIndex((l, i) => i > 1 && JSON.parse(l).type === "snapshot");
+
+/** The log with its header changed by `f` (the hash left as it is unless `f` changes it). */
+function editHeader(f: (h: Record<string, unknown>) => void): string[] {
+  return edit(0, f);
+}
+
+/** The log with the configuration changed the same way in the header (hash and all) and every snapshot. */
+function editConfig(f: (c: Config) => void): string[] {
+  return LOG.map((l) => {
+    const m = JSON.parse(l);
+    if (m.type === "header") {
+      f(m.config);
+      m.configHash = configHash(m.config);
+    } else if (m.type === "snapshot") f(m.state.config);
+    return JSON.stringify(m);
+  });
+}
+
 const BAD: { name: string; lines: string[]; line?: number; message: string; dump?: boolean }[] = [
   {
     name: "no header",
@@ -77,7 +100,7 @@ const BAD: { name: string; lines: string[]; line?: number; message: string; dump
   },
   {
     name: "picker nobody registered",
-    lines: edit(1, (m) => ((m.state as { config: { picker: string } }).config.picker = "nope")),
+    lines: editConfig((c) => (c.picker = "nope")),
     line: 2,
     message: "unknown picker 'nope' (registered: builtin_fcfs, fairshare, ljf, sjf)",
     dump: false,
@@ -125,6 +148,35 @@ const BAD: { name: string; lines: string[]; line?: number; message: string; dump
     message: "'event' after the end message (line 10)",
   },
   { name: "an empty file", lines: [], message: "empty file: a log starts with a header" },
+  {
+    name: "the header's config edited, its hash not",
+    lines: editHeader((h) => (h.config as Config).totalNodes = 64),
+    line: 1,
+    message: `header: configHash ${HASH} is not the hash of the header's config (${
+      configHash({ ...CONFIG, totalNodes: 64 })
+    }): the config or the hash was edited`,
+  },
+  {
+    name: "the header's config and hash edited, the snapshot's config not",
+    lines: editHeader((h) => {
+      (h.config as Config).totalNodes = 64;
+      h.configHash = configHash(h.config as Config);
+    }),
+    line: 2,
+    message: "snapshot: state.config.totalNodes is 4 but the header (line 1) says 64",
+  },
+  {
+    name: "a later snapshot's config differs from the header's",
+    lines: edit(SECOND_SNAPSHOT, (m) => ((m.state as { config: Config }).config.totalNodes = 2)),
+    line: SECOND_SNAPSHOT + 1,
+    message: "snapshot: state.config.totalNodes is 2 but the header (line 1) says 4",
+  },
+  {
+    name: "the header's start time differs from the first snapshot's time",
+    lines: editHeader((h) => (h.startTime = 3)),
+    line: 2,
+    message: "snapshot: time 0 is not the header's start time 3 (line 1)",
+  },
 ];
 
 for (const c of BAD) {

@@ -135,7 +135,9 @@ Deno.test("values that a double cannot hold exactly are refused", () => {
   ) evtsimError(() => sim.appendJob(job), "input");
   evtsimError(() => new Simulation({ totalNodes: 8, startTime: 2 ** 60 }), "usage");
   evtsimError(() => new Simulation({ totalNodes: 8, jobStoreCapacity: 2 ** 60 }), "usage");
-  assertEquals(sim.appendJob({ submitTime: 2 ** 53 - 1, numNodes: 1, timeLimit: 1 }), 0);
+  // A computed time must stay exact too (issue 32 item 20): the end, 2^53 − 1, is the last one.
+  evtsimError(() => sim.appendJob({ submitTime: 2 ** 53 - 1, numNodes: 1, timeLimit: 1 }), "input");
+  assertEquals(sim.appendJob({ submitTime: 2 ** 53 - 2, numNodes: 1, timeLimit: 1 }), 0);
 });
 
 Deno.test("uniform draws: options and draws are bounded, nothing silently vanishes", () => {

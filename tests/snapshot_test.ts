@@ -97,9 +97,15 @@ Deno.test("snapshot: bad values are one clear error each; the state is never hal
       { ...good, config: { ...good.config, backfillPolicy: "greedy" } },
       "unknown backfill policy 'greedy'",
     ],
-    [{ ...good, nextJobId: 5 }, "snapshot: the store holds jobs 0..0 but the next job id is 5"],
-    [{ ...good, arrivals: [3] }, "snapshot: an arrival names job 3, which is not in the store"],
-    [{ ...good, allocatedNodes: 2 }, "snapshot: 2 nodes are allocated but the running jobs hold 0"],
+    [
+      { ...good, nextJobId: 5 },
+      "snapshot: nextJobId: the store holds jobs 0..0 but the next job id is 5",
+    ],
+    [{ ...good, arrivals: [3] }, "snapshot: arrivals[0] names job 3, which is not in the store"],
+    [
+      { ...good, allocatedNodes: 2 },
+      "snapshot: allocatedNodes: 2 nodes are allocated but the running jobs hold 0",
+    ],
   ];
   for (const [value, message] of cases) {
     const e = assertThrows(() => loadSnapshot(value), message);
