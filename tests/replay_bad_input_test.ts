@@ -101,8 +101,9 @@ const BAD: { name: string; lines: string[]; line?: number; message: string; dump
   {
     name: "picker nobody registered",
     lines: editConfig((c) => (c.picker = "nope")),
-    line: 2,
-    message: "unknown picker 'nope' (registered: builtin_fcfs, fairshare, ljf, sjf)",
+    line: 1,
+    message:
+      "unknown picker 'nope': the log names no policy module; give --policy_module FILE that exports it",
     dump: false,
   },
   {
