@@ -215,6 +215,16 @@ if (import.meta.main) {
       });
     } catch { /* a platform without this signal (SIGTERM on Windows) */ }
   }
+  // A policy that uses its session after it ended (from a timer or a promise)
+  // throws an error the run has recorded: the run's next step fails with it
+  // as one line, so it must not also end the process here with a stack.
+  const recordedPolicyFault = (e: unknown) => e instanceof EvtsimError && e.kind === "policy";
+  globalThis.addEventListener("error", (ev) => {
+    if (recordedPolicyFault(ev.error)) ev.preventDefault();
+  });
+  globalThis.addEventListener("unhandledrejection", (ev) => {
+    if (recordedPolicyFault(ev.reason)) ev.preventDefault();
+  });
   enterUserFolder();
   Deno.exit(await main(Deno.args, processConsole()));
 }

@@ -262,6 +262,10 @@ export async function simulateCommand(
         ? { kind: "advanceTo", time: Math.max(maxTime, state.time) }
         : { kind: "runToCompletion" },
     );
+    // One macrotask before the last step: a policy's timer due by now runs, and
+    // a decision it makes on an ended session fails the run (`finish` refuses
+    // to end a run with one) instead of vanishing after an exit 0.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     apply({ kind: "finish" });
     progress.update(total);
     progress.done();
