@@ -7,6 +7,7 @@ import { appendJobs, submitJob } from "./_jobs.ts";
 import { pushLiveEvent } from "./_live.ts";
 import { EvtsimError } from "./errors.ts";
 import { lateCallOf } from "./_policy_faults.ts";
+import { classifyStranded } from "./_stranded.ts";
 import type { EndOutcome, JobUpdate } from "./live.ts";
 import type { QueueDef } from "./queues.ts";
 import { checkStepArguments } from "./_input_check.ts";
@@ -197,5 +198,8 @@ export function step(state: SimState, input: Input): StepResult {
       }
       break;
   }
+  // Classified on the state `finish` was given (the finished one has written
+  // its records out); a probe of the picker changes nothing.
+  if (input.kind === "finish" && w.notices.length > 0) classifyStranded(w.notices, state);
   return { state: w.freeze(), rows: w.rows(), ids };
 }

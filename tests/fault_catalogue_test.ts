@@ -140,6 +140,23 @@ const POLICY_ROWS: FaultRow[] = [
       ),
     expected: /^evtsim: policy 'timer' called next on its session of t=0 after runSession returned/,
   },
+  {
+    surface: "in-process",
+    input: "jobs held by a queue with max_running 0 are not blamed on capacity",
+    run: async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/t.csv`,
+        "job_submit_time,num_nodes,queue,time_limit,actual_run_time\n0,2,held,10,10\n1,2,held,10,10\n",
+      );
+      await Deno.writeTextFile(`${dir}/q.yaml`, "queues:\n  - name: held\n    max_running: 0\n");
+      const args = ["simulate", `${dir}/t.csv`, "-n", "8", "--queues", `${dir}/q.yaml`];
+      const r = await runCli([...args, "-o", `${dir}/s.csv`]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected:
+      /^Warning: 2 job\(s\) \(the first: job 0\) never started: held by the limits of queue held \(max_running 0\)/,
+    code: 0,
+  },
 ];
 
 /** The server's fronts (items 5, 6, 7, 12, 13, 22). */
