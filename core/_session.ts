@@ -185,7 +185,9 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
         : { reason: pendReasons.insufficientNodes(job.numNodes, free) };
     }
     if (job === this.#placedJob && this.#placed !== undefined) return this.#placed;
-    const r = model.place(w.resourceState, this.#offered(job, "placed"));
+    // Frozen: `dispatch` starts the job where this answer (handed to the
+    // policy) places it, so the policy must not be able to swap the placement.
+    const r = Object.freeze(model.place(w.resourceState, this.#offered(job, "placed")));
     this.#placedJob = job;
     this.#placed = r;
     return r;
