@@ -146,6 +146,11 @@ export async function main(
   } catch (e) {
     if (e instanceof EvtsimError) {
       con.err(`evtsim: ${e.message}`);
+      // `simulate --debug`: where a policy's own exception came from.
+      if (e.kind === "policy" && command === "simulate" && rest.includes("--debug")) {
+        const stack = e.cause instanceof Error ? e.cause.stack : undefined;
+        for (const line of (stack ?? "").split("\n").slice(1)) con.err(line);
+      }
       return 1;
     }
     if (isFsError(e)) {

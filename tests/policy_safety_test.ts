@@ -406,3 +406,30 @@ Deno.test("cli (process): a decision from a timer fails the run instead of vanis
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("cli: --debug adds the stack of what the policy threw (and only then)", async () => {
+  // Called through main() directly: tests/_cli.ts fails any run that prints a
+  // stack, which is exactly what --debug is for.
+  const { main } = await import("../cli/main.ts");
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-policy-safety-" });
+  try {
+    await Deno.writeTextFile(`${dir}/t.csv`, TRACE);
+    await Deno.writeTextFile(
+      `${dir}/p.ts`,
+      'export const admissions = [{ name: "boom", runSession() { throw new Error("boom"); } }];\n',
+    );
+    const args = ["simulate", `${dir}/t.csv`, "-n", "8", "--policy_module", `${dir}/p.ts`];
+    args.push("--admission", "boom", "-o", `${dir}/out.csv`);
+    for (const debug of [false, true]) {
+      const err: string[] = [];
+      const con = { out: () => {}, err: (l: string) => void err.push(l), isTerminal: false };
+      const code = await main(debug ? [...args, "--debug"] : args, con);
+      assertEquals([code, err[0]], [1, "evtsim: policy 'boom' failed at t=0: boom"]);
+      const frames = err.slice(1);
+      if (!debug) assertEquals(frames, []);
+      else assert(frames[0]?.includes(`${dir}/p.ts`), err.join("\n"));
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
