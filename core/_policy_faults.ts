@@ -71,7 +71,7 @@ export function returnedPromise(
   } catch { /* a thenable whose `then` throws: nothing to mark */ }
   return new EvtsimError(
     "policy",
-    `policy '${name}' returned a promise from ${hook} at t=${time}: policies are synchronous, every decision must be made before ${hook} returns`,
+    `policy '${name}' returned a promise from ${hook} at t=${time}: policies are synchronous, every decision must be made before the hook returns`,
   );
 }
 

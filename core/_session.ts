@@ -67,6 +67,10 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     this.queuesConfigured = w.queues.list.length > 0;
     this.endsByShadow = w.picker.backfillEndsByShadow === true;
     this.#decisions = w.config.decisions !== false;
+    // A picker hook that returned a promise made it the picker's state.
+    if (isThenable(w.pickerState)) {
+      throw returnedPromise(w.picker.name, "a hook", w.time, w.pickerState);
+    }
     let session: PickerSession<unknown>;
     try {
       session = w.picker.beginSession(w.pickerState, this);

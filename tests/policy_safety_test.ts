@@ -207,7 +207,31 @@ Deno.test("library: a promise, a kept session or a timer's decision is an error,
   const e = refusal(() => twoFullJobs(asyncPolicy).advanceTo(0));
   assertEquals(
     e.message,
-    "policy 'later' returned a promise from runSession at t=0: policies are synchronous, every decision must be made before runSession returns",
+    "policy 'later' returned a promise from runSession at t=0: policies are synchronous, every decision must be made before the hook returns",
+  );
+  // A picker hook that returns a promise (its state becomes one) is caught at the next session.
+  const asyncPicker = {
+    name: "async_picker",
+    init: () => [],
+    onQueueUpdate: (s: unknown) => s,
+    onJobPush: async (s: unknown) => await s,
+    onJobStateChange: (s: unknown) => s,
+    onJobUpdate: (s: unknown) => s,
+    size: () => 1,
+    pending: () => [],
+    beginSession: () => ({
+      nextJob: () => undefined,
+      onDispatch: () => {},
+      onPend: () => {},
+      endSession: () => [],
+    }),
+  } as unknown as Picker;
+  const ap = new Simulation({ totalNodes: 8, picker: asyncPicker });
+  ap.appendJob({ submitTime: 0, numNodes: 1, timeLimit: 1 });
+  assert(
+    refusal(() => ap.advanceTo(0)).message.startsWith(
+      "policy 'async_picker' returned a promise from a hook at t=0",
+    ),
   );
   // A session kept and used in a later one fails at once.
   let kept: AdmissionSession | undefined;
