@@ -9,6 +9,7 @@
 
 import { assert } from "./_assert.ts";
 import { runCli, runCliProcess } from "./_cli.ts";
+import { type JobRecord, type Picker, Simulation } from "../mod.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -139,6 +140,41 @@ const POLICY_ROWS: FaultRow[] = [
         true,
       ),
     expected: /^evtsim: policy 'timer' called next on its session of t=0 after runSession returned/,
+  },
+  {
+    surface: "library",
+    input: "a picker offers a job that has already started",
+    run: () => {
+      // A picker that offers its first job in every session: the second session at 0 fails.
+      const once: Picker<JobRecord[]> = {
+        name: "offers_again",
+        init: () => [],
+        onQueueUpdate: (s) => s,
+        onJobPush: (s, job) => [...s, job],
+        onJobStateChange: (s) => s,
+        onJobUpdate: (s) => s,
+        size: (s) => s.length,
+        pending: (s) => s,
+        beginSession: (s) => {
+          let i = 0;
+          return {
+            nextJob: () => (i++ === 0 ? s[0] : undefined),
+            onDispatch: () => {},
+            onPend: () => {},
+            endSession: () => s,
+          };
+        },
+      };
+      const sim = new Simulation({ totalNodes: 8, picker: once as Picker });
+      sim.appendJob({ submitTime: 0, numNodes: 1, timeLimit: 10 });
+      try {
+        sim.advanceTo(0);
+        return Promise.resolve({ code: 0, error: "" });
+      } catch (e) {
+        return Promise.resolve({ code: 1, error: (e as Error).message });
+      }
+    },
+    expected: /^picker offers_again offered job 0, which is not waiting \(it started at 0\)$/,
   },
   {
     surface: "in-process",
