@@ -29,10 +29,12 @@ export function runRound(w: Working): number {
   try {
     returned = w.admission.runSession(round);
   } catch (e) {
-    throw policyFailure(w.admission.name, w.time, e);
+    throw round.fault ?? policyFailure(w.admission.name, w.time, e);
   } finally {
     round.end();
   }
+  // A refusal or a picker's failure stands even when the policy caught it.
+  if (round.fault !== undefined) throw round.fault;
   if (returned !== undefined && isThenable(returned)) {
     throw returnedPromise(w.admission.name, "runSession", w.time, returned);
   }
@@ -55,6 +57,8 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   readonly #decisions: boolean;
   #dispatched = 0;
   #ended = false;
+  /** The first refusal or picker failure of this session. */
+  #fault: EvtsimError | undefined = undefined;
   /** The candidate last offered and not yet decided (dispatched or pended). */
   #current: JobRecord | undefined = undefined;
   /** The job `place` last answered for, and its answer (until the next dispatch). */
@@ -88,6 +92,17 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     return this.#dispatched;
   }
 
+  /** The first refusal or picker failure of this session, if any. */
+  get fault(): EvtsimError | undefined {
+    return this.#fault;
+  }
+
+  // Keeps the session's first fault (the root cause) and returns `e` to throw.
+  #fail(e: EvtsimError): EvtsimError {
+    this.#fault ??= e;
+    return e;
+  }
+
   /** Ends the session for the admission policy: any later call is an error. */
   end(): void {
     this.#ended = true;
@@ -98,7 +113,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     try {
       return this.#session.endSession();
     } catch (e) {
-      throw policyFailure(this.#w.picker.name, this.now, e);
+      throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
     }
   }
 
@@ -140,7 +155,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       try {
         job = this.#session.nextJob();
       } catch (e) {
-        throw policyFailure(this.#w.picker.name, this.now, e);
+        throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
       }
       this.#current = job;
       if (job === undefined || !this.queuesConfigured) return job;
@@ -155,7 +170,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     try {
       this.#current = this.#session.search!.nextFitting(maxNodes, limitFits);
     } catch (e) {
-      throw policyFailure(this.#w.picker.name, this.now, e);
+      throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
     }
     return this.#current;
   }
@@ -165,7 +180,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     try {
       return this.#session.search!.minNodesBefore(job);
     } catch (e) {
-      throw policyFailure(this.#w.picker.name, this.now, e);
+      throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
     }
   }
 
@@ -174,7 +189,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     try {
       return this.#session.search!.maxNodesBefore(job);
     } catch (e) {
-      throw policyFailure(this.#w.picker.name, this.now, e);
+      throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
     }
   }
 
@@ -203,14 +218,20 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   #offered(job: JobRecord, verb: string): JobRecord {
     const w = this.#w;
     if (job !== this.#current || job === undefined) {
-      throw new EvtsimError(
-        "state",
-        `admission policy ${w.admission.name} ${verb} ${
-          describeJob(job)
-        }, which is not the candidate just offered (each candidate gets one verdict: dispatch or pend)`,
+      throw this.#fail(
+        new EvtsimError(
+          "state",
+          `admission policy ${w.admission.name} ${verb} ${
+            describeJob(job)
+          }, which is not the candidate just offered (each candidate gets one verdict: dispatch or pend)`,
+        ),
       );
     }
-    return waitingRecord(w, job);
+    try {
+      return waitingRecord(w, job);
+    } catch (e) {
+      throw this.#fail(policyFailure(w.picker.name, this.now, e));
+    }
   }
 
   dispatch(job: JobRecord, backfill: boolean): void {
@@ -219,24 +240,30 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     const rec = this.#offered(job, "started");
     const free = this.free;
     if (rec.numNodes > free) {
-      throw new EvtsimError(
-        "state",
-        `admission policy ${w.admission.name} started job ${rec.id} needing ${rec.numNodes} nodes with ${free} free`,
+      throw this.#fail(
+        new EvtsimError(
+          "state",
+          `admission policy ${w.admission.name} started job ${rec.id} needing ${rec.numNodes} nodes with ${free} free`,
+        ),
       );
     }
     if (this.queuesConfigured && queueReason(w, rec) !== undefined) {
-      throw new EvtsimError(
-        "state",
-        `admission policy ${w.admission.name} started job ${rec.id} of a queue that may not start jobs`,
+      throw this.#fail(
+        new EvtsimError(
+          "state",
+          `admission policy ${w.admission.name} started job ${rec.id} of a queue that may not start jobs`,
+        ),
       );
     }
     let placement: Placement | undefined;
     if (w.resourceModel !== undefined) {
       const r = this.place(job);
       if (r.placement === undefined) {
-        throw new EvtsimError(
-          "state",
-          `admission policy ${w.admission.name} started job ${rec.id}, which resource model ${w.resourceModel.name} cannot place now (${r.reason.code}: ${r.reason.message})`,
+        throw this.#fail(
+          new EvtsimError(
+            "state",
+            `admission policy ${w.admission.name} started job ${rec.id}, which resource model ${w.resourceModel.name} cannot place now (${r.reason.code}: ${r.reason.message})`,
+          ),
         );
       }
       placement = r.placement;
@@ -247,7 +274,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     try {
       this.#session.onDispatch(job);
     } catch (e) {
-      throw policyFailure(w.picker.name, this.now, e);
+      throw this.#fail(policyFailure(w.picker.name, this.now, e));
     }
     w.startJob(rec, this.now, placement);
     this.#dispatched++;
@@ -288,18 +315,20 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     if (this.#ended) throw this.#late("pend");
     const w = this.#w;
     if (job !== this.#current || job === undefined) {
-      throw new EvtsimError(
-        "state",
-        `admission policy ${w.admission.name} pended ${
-          describeJob(job)
-        }, which is not the candidate just offered (each candidate gets one verdict: dispatch or pend)`,
+      throw this.#fail(
+        new EvtsimError(
+          "state",
+          `admission policy ${w.admission.name} pended ${
+            describeJob(job)
+          }, which is not the candidate just offered (each candidate gets one verdict: dispatch or pend)`,
+        ),
       );
     }
     this.#current = undefined;
     try {
       this.#session.onPend(job);
     } catch (e) {
-      throw policyFailure(w.picker.name, this.now, e);
+      throw this.#fail(policyFailure(w.picker.name, this.now, e));
     }
     if (this.#decisions) {
       const id = job.id;

@@ -303,6 +303,18 @@ Deno.test("library: refusals name the component at fault", () => {
       "admission policy pend_other pended job 0, which is not the candidate just offered",
     ),
   );
+  // A refusal stands even when the policy catches it and carries on.
+  const stubborn = admission("stubborn", (s) => {
+    for (let j = s.next(); j !== undefined; j = s.next()) {
+      try {
+        s.dispatch(j, false);
+      } catch { /* ignore the refusal */ }
+    }
+  });
+  assertEquals(
+    refusal(() => twoFullJobs(stubborn).advanceTo(0)).message,
+    "admission policy stubborn started job 1 needing 8 nodes with 0 free",
+  );
   // Offering a job that already runs is the picker's fault, with what is wrong:
   // this picker offers job 0 in every session, so the second one at 0 fails.
   let first: JobRecord | undefined;
