@@ -98,3 +98,9 @@ export function lateCall(run: object, name: string, method: string, time: number
 export function lateCallOf(run: object): EvtsimError | undefined {
   return lateCalls.get(run);
 }
+
+/** Carries a recorded late call over to the same run's new configuration object. */
+export function carryLateCall(from: object, to: object): void {
+  const e = lateCalls.get(from);
+  if (e !== undefined && !lateCalls.has(to)) lateCalls.set(to, e);
+}

@@ -16,6 +16,7 @@ import {
   step,
   withPolicies,
 } from "../mod.ts";
+import { withDecisions } from "../core/reconfigure.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { runCli, runCliProcess } from "./_cli.ts";
 
@@ -271,6 +272,8 @@ Deno.test("library: a promise, a kept session or a timer's decision is an error,
   assert(timerError instanceof EvtsimError, `the late call threw: ${timerError}`);
   const f = refusal(() => t.finish());
   assertEquals(f, timerError);
+  // Also once decisions are switched on (a new configuration object, the same run).
+  assertEquals(refusal(() => step(withDecisions(t.state, true), { kind: "finish" })), timerError);
 });
 
 Deno.test("library: refusals name the component at fault", () => {
