@@ -47,6 +47,7 @@ export type {
   RunTimeMode,
   SimulationConfig,
   StepRows,
+  StrandedCause,
   SubmissionRow,
 } from "./core/types.ts";
 export { type ErrorKind, type ErrorLocation, EvtsimError } from "./core/errors.ts";

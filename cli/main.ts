@@ -170,6 +170,11 @@ export async function main(
   } catch (e) {
     if (e instanceof EvtsimError) {
       con.err(`evtsim: ${e.message}`);
+      // `simulate --debug`: where a policy's own exception came from.
+      if (e.kind === "policy" && command === "simulate" && rest.includes("--debug")) {
+        const stack = e.cause instanceof Error ? e.cause.stack : undefined;
+        for (const line of (stack ?? "").split("\n").slice(1)) con.err(line);
+      }
       return 1;
     }
     if (isFsError(e)) {
@@ -239,6 +244,16 @@ if (import.meta.main) {
       });
     } catch { /* a platform without this signal (SIGTERM on Windows) */ }
   }
+  // A policy that uses its session after it ended (from a timer or a promise)
+  // throws an error the run has recorded: the run's next step fails with it
+  // as one line, so it must not also end the process here with a stack.
+  const recordedPolicyFault = (e: unknown) => e instanceof EvtsimError && e.kind === "policy";
+  globalThis.addEventListener("error", (ev) => {
+    if (recordedPolicyFault(ev.error)) ev.preventDefault();
+  });
+  globalThis.addEventListener("unhandledrejection", (ev) => {
+    if (recordedPolicyFault(ev.reason)) ev.preventDefault();
+  });
   enterUserFolder();
   Deno.exit(await main(Deno.args, processConsole()));
 }

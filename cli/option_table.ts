@@ -418,6 +418,12 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
   },
   { name: "no_progress", kind: "flag", commandLineOnly: true, help: "never show progress" },
   { name: "verbose", short: "v", kind: "flag", help: "print the parameters before the run" },
+  {
+    name: "debug",
+    kind: "flag",
+    commandLineOnly: true,
+    help: "when a policy fails (--policy_module), also print the stack of what it threw",
+  },
   { name: "help", short: "h", kind: "flag", commandLineOnly: true, help: "show this help" },
 ];
 

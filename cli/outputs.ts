@@ -3,7 +3,7 @@
 // All are opened as temporaries before the run and committed together at the
 // end, or none of them (io/atomic_writer.ts).
 
-import type { JobRow, Notice, StepRows } from "../core/types.ts";
+import type { JobRow, Notice, StepRows, StrandedCause } from "../core/types.ts";
 import {
   AtomicOutputSet,
   type AtomicTextWriter,
@@ -127,7 +127,7 @@ export class RunOutputs {
     const layout = this.layout!;
     for (const n of rows.notices) {
       if (n.kind === "rejected" && layout.listRejected !== true) this.rejected.push(n.jobId);
-      else this.warn(noticeText(n, layout.totalNodes));
+      else for (const line of noticeText(n, layout.totalNodes).split("\n")) this.warn(line);
     }
     for (const r of rows.jobs) this.jobRow(r, layout);
     const msec = layout.msec === true;
@@ -201,10 +201,34 @@ export function noticeText(n: Notice, totalNodes: number): string {
     case "rejected":
       return `Job ${n.jobId} rejected: requests ${n.numNodes} nodes, exceeds total_nodes (${totalNodes}); this job can never be scheduled.`;
     case "stranded":
-      return `Warning: ${n.waitingJobs} job(s) never started: at the end of the run (time ${n.time}) they still need more nodes than the usable capacity (${n.capacity} nodes, --capacity_schedule); they are left out of the schedule`;
+      return strandedText(n);
     case "ignored":
       return `Warning: at ${n.time}: ${n.reason}; ignored`;
     case "overallocated":
       return `Warning: the replayed schedule over-allocates the machine: ${n.allocatedNodes} nodes in use at time ${n.time} (total_nodes ${n.totalNodes}); continuing, later over-allocations are not reported`;
   }
+}
+
+// One line per class of jobs that never started (a notice without causes,
+// built by hand, is the capacity's, as before causes were classified).
+function strandedText(n: Extract<Notice, { kind: "stranded" }>): string {
+  const causes = n.causes ??
+    [{ cause: "larger_than_capacity", jobs: n.waitingJobs, firstJob: -1 } as StrandedCause];
+  return causes.map((c) => {
+    const tail = "; they are left out of the schedule";
+    const ids = c.jobs > 1 ? ` (the first: job ${c.firstJob})` : ` (job ${c.firstJob})`;
+    const head = `Warning: ${c.jobs} job(s)${ids} never started: `;
+    switch (c.cause) {
+      case "larger_than_capacity":
+        return `Warning: ${c.jobs} job(s) never started: at the end of the run (time ${n.time}) they still need more nodes than the usable capacity (${n.capacity} nodes, --capacity_schedule)${tail}`;
+      case "held_by_queue":
+        return `${head}held by the limits of queue ${c.queue}${tail}`;
+      case "never_offered":
+        return `${head}never offered by picker ${c.by}${tail}`;
+      case "blocked_behind":
+        return `${head}blocked behind job ${c.behindJob}, which needs more nodes than the usable capacity (${n.capacity} nodes)${tail}`;
+      case "not_started":
+        return `${head}offered but left waiting by admission policy ${c.by}${tail}`;
+    }
+  }).join("\n");
 }

@@ -271,6 +271,10 @@ export async function simulateCommand(
         : { kind: "runToCompletion" },
       loop,
     );
+    // One macrotask before the last step: a policy's timer due by now runs, and
+    // a decision it makes on an ended session fails the run (`finish` refuses
+    // to end a run with one) instead of vanishing after an exit 0.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     apply({ kind: "finish" });
     progress.update(total);
     progress.done();

@@ -36,6 +36,16 @@ import type {
 } from "./types.ts";
 import { applyLiveEventsAt } from "./_live.ts";
 import { runRound } from "./_session.ts";
+import { policyFailure } from "./_policy_faults.ts";
+
+// A picker hook called outside a session (edit begin/end), its failure named.
+function pickerCall<T>(s: { picker: Picker; time: number }, call: () => T): T {
+  try {
+    return call();
+  } catch (e) {
+    throw policyFailure(s.picker.name, s.time, e);
+  }
+}
 
 /** The job store while a step edits it. */
 export interface WorkingStore {
@@ -102,7 +112,7 @@ export class Working {
     this.picker = s.picker;
     this.pickerState = s.replay || s.picker.beginEdit === undefined
       ? s.pickerState
-      : s.picker.beginEdit(s.pickerState, this.owner);
+      : pickerCall(s, () => s.picker.beginEdit!(s.pickerState, this.owner));
     this.admission = s.admission;
     this.admissionMemory = s.admissionMemory;
     this.registry = s.registry;
@@ -141,7 +151,7 @@ export class Working {
       picker: this.picker,
       pickerState: this.replay || this.picker.endEdit === undefined
         ? this.pickerState
-        : this.picker.endEdit(this.pickerState),
+        : pickerCall(this, () => this.picker.endEdit!(this.pickerState)),
       admission: this.admission,
       admissionMemory: this.admissionMemory,
       registry: this.registry,
@@ -205,9 +215,22 @@ export class Working {
     };
   }
 
+  /**
+   * The error for a picker hook that threw: `policy 'NAME' failed at t=T`
+   * (an `EvtsimError` it threw passes unchanged).
+   */
+  pickerFailed(e: unknown): EvtsimError {
+    return policyFailure(this.picker.name, this.time, e);
+  }
+
   /** Jobs waiting with the picker (arrived, not started). */
   waitingCount(): number {
-    return this.replay ? 0 : this.picker.size(this.pickerState);
+    if (this.replay) return 0;
+    try {
+      return this.picker.size(this.pickerState);
+    } catch (e) {
+      throw this.pickerFailed(e);
+    }
   }
 
   // ---- time advancement -------------------------------------------------
@@ -304,7 +327,11 @@ export class Working {
       job = this.arrivals.first()
     ) {
       this.arrivals = this.arrivals.deleteFirst();
-      this.pickerState = this.picker.onJobPush(this.pickerState, job);
+      try {
+        this.pickerState = this.picker.onJobPush(this.pickerState, job);
+      } catch (e) {
+        throw this.pickerFailed(e);
+      }
       moved = true;
     }
     return moved;
@@ -384,7 +411,8 @@ export class Working {
     if (model !== undefined && placement !== undefined) {
       this.resourceState = model.allocate(this.ownResources(model), job, placement);
     }
-    const r = runningJob(job.id, job.numNodes, job.timeLimit, now);
+    // Frozen: admission policies read the running set's entries directly.
+    const r = Object.freeze(runningJob(job.id, job.numNodes, job.timeLimit, now));
     this.running = this.running.add(r);
     if (this.config.runTimeMode !== "external") {
       this.events = this.events.add({
@@ -486,7 +514,11 @@ export class Working {
       : { ...rec, beginTime, endTime: end, outcome, exitStatus };
     this.completeRecord(done);
     if (!this.replay && this.picker.onJobEnd !== undefined) {
-      this.pickerState = this.picker.onJobEnd(this.pickerState, done);
+      try {
+        this.pickerState = this.picker.onJobEnd(this.pickerState, done);
+      } catch (e) {
+        throw this.pickerFailed(e);
+      }
     }
     if (this.queues.list.length > 0) this.countRunning(rec.queue, -1);
     if (rec.hidden) return;
@@ -515,15 +547,19 @@ export class Working {
     if (this.store.completedSinceFlush >= this.flushInterval()) this.reclaimFront();
   }
 
-  /** Replaces a record in the store. */
+  // Stored records are frozen: pickers and admission policies are handed
+  // them as they are, so a policy's write throws instead of changing what
+  // the engine runs (a job's node count, its times).
+
+  /** Replaces a record in the store (freezing it). */
   replaceRecord(rec: JobRecord): void {
-    this.store.records.set(rec.id - this.store.firstId, rec);
+    this.store.records.set(rec.id - this.store.firstId, Object.freeze(rec));
   }
 
-  /** Appends records (ids following the last one) to the store. */
+  /** Appends records (ids following the last one) to the store, freezing each. */
   pushRecords(recs: readonly JobRecord[]): void {
     const records = this.store.records;
-    for (const r of recs) records.push(r);
+    for (const r of recs) records.push(Object.freeze(r));
   }
 
   private flushInterval(): number {

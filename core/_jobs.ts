@@ -6,6 +6,7 @@ import { EvtsimError } from "./errors.ts";
 import { checkTimeBound, describeValue, MAX_EXACT } from "./_input_check.ts";
 import { drawRunTime } from "./_run_time_draws.ts";
 import { RngCursor } from "./rng.ts";
+import type { ResourceDemand } from "./resource_model.ts";
 import type { JobRecord, JobSpec } from "./types.ts";
 
 /** Limits the shell supplies for an append, from facts the core cannot read. */
@@ -126,6 +127,12 @@ function isDemand(d: unknown): boolean {
   return true;
 }
 
+// A record's own copy of a demand, frozen like the record (policies and the
+// resource model read it; the caller's object stays theirs).
+function frozenDemand(d: ResourceDemand): ResourceDemand {
+  return Object.freeze({ ...d, perReplica: Object.freeze({ ...d.perReplica }) });
+}
+
 /**
  * Creates records for `specs` (ids `nextJobId`, `nextJobId + 1`, …) and stores
  * them, reclaiming the written front first and growing or refusing per the
@@ -204,7 +211,7 @@ export function appendJobs(
       exitStatus: undefined,
     };
     // Only jobs with a demand carry one: the records of every other run keep their shape.
-    created.push(spec.demand === undefined ? rec : { ...rec, demand: spec.demand });
+    created.push(spec.demand === undefined ? rec : { ...rec, demand: frozenDemand(spec.demand) });
     if (submit && spec.submitTime > latest) latest = spec.submitTime;
     spans += (rec.runTime > rec.timeLimit ? rec.runTime : rec.timeLimit) + rounding;
     if (latest + spans > MAX_EXACT) checkTimeBound(latest, spans, `job ${id}`);

@@ -234,7 +234,13 @@ function applyOne(w: Working, e: LiveEvent, t: number): boolean {
       } else {
         table.list[i] = { def, running: table.list[i].running };
       }
-      if (!w.replay) w.pickerState = w.picker.onQueueUpdate(w.pickerState, def);
+      if (!w.replay) {
+        try {
+          w.pickerState = w.picker.onQueueUpdate(w.pickerState, def);
+        } catch (e) {
+          throw w.pickerFailed(e);
+        }
+      }
       return true;
     }
     case "capacity":
@@ -261,7 +267,13 @@ function cancel(w: Working, id: number, t: number): boolean {
     return ignored(w, id, t, `cancel of job ${id}: it had started at ${rec.beginTime}`);
   }
   if (w.arrivals.has(rec)) w.arrivals = w.arrivals.delete(rec);
-  else w.pickerState = w.picker.onJobStateChange(w.pickerState, rec, "cancelled");
+  else {
+    try {
+      w.pickerState = w.picker.onJobStateChange(w.pickerState, rec, "cancelled");
+    } catch (e) {
+      throw w.pickerFailed(e);
+    }
+  }
   w.pendCodes = w.pendCodes.delete({ id, code: "insufficient_nodes" });
   w.completeRecord({
     ...rec,
@@ -315,6 +327,12 @@ function updateJob(w: Working, id: number, u: JobUpdate, t: number): boolean {
   };
   w.replaceRecord(next);
   if (w.arrivals.has(rec)) w.arrivals = w.arrivals.delete(rec).add(next);
-  else w.pickerState = w.picker.onJobUpdate(w.pickerState, rec, next);
+  else {
+    try {
+      w.pickerState = w.picker.onJobUpdate(w.pickerState, rec, next);
+    } catch (e) {
+      throw w.pickerFailed(e);
+    }
+  }
   return true;
 }

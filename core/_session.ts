@@ -14,6 +14,8 @@ import {
   pendReasons,
 } from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
+import { describeValue } from "./_input_check.ts";
+import { isThenable, lateCall, policyFailure, returnedPromise } from "./_policy_faults.ts";
 import type { CandidateSearch, PickerSession, SessionContext } from "./picker.ts";
 import type { Placement, PlaceResult } from "./resource_model.ts";
 import { queueBlock } from "./queues.ts";
@@ -23,147 +25,264 @@ import type { JobRecord } from "./types.ts";
 /** Runs one picker session at the clock; returns the number of jobs started. */
 export function runRound(w: Working): number {
   const round = new Round(w);
-  w.admission.runSession(round);
-  w.pickerState = round.session.endSession();
+  let returned: unknown;
+  try {
+    returned = w.admission.runSession(round);
+  } catch (e) {
+    throw round.fault ?? policyFailure(w.admission.name, w.time, e);
+  } finally {
+    round.end();
+  }
+  // A refusal or a picker's failure stands even when the policy caught it.
+  if (round.fault !== undefined) throw round.fault;
+  if (returned !== undefined && isThenable(returned)) {
+    throw returnedPromise(w.admission.name, "runSession", w.time, returned);
+  }
+  w.pickerState = round.endSession();
   return round.dispatched;
 }
 
 // One object per session (a run has hundreds of thousands): the admission
-// session, the picker's session context and the checked search in one.
+// session, the picker's session context and the checked search in one. It is
+// handed to user code, so everything of the engine's is truly private (`#`):
+// a policy sees only the contract's members, and `running` as a read-only
+// view (updating it returns a new set and leaves the engine's unchanged).
 class Round implements AdmissionSession, SessionContext, CandidateSearch {
-  readonly w: Working;
+  readonly #w: Working;
   readonly now: number;
   readonly queuesConfigured: boolean;
   readonly endsByShadow: boolean;
-  readonly session: PickerSession<unknown>;
+  readonly #session: PickerSession<unknown>;
   readonly search: CandidateSearch | undefined;
-  readonly decisions: boolean;
-  dispatched = 0;
-  /** The candidate last handed to the admission policy. */
-  current: JobRecord | undefined = undefined;
+  readonly #decisions: boolean;
+  #dispatched = 0;
+  #ended = false;
+  /** The first refusal or picker failure of this session. */
+  #fault: EvtsimError | undefined = undefined;
+  /** The candidate last offered and not yet decided (dispatched or pended). */
+  #current: JobRecord | undefined = undefined;
   /** The job `place` last answered for, and its answer (until the next dispatch). */
-  private placedJob: JobRecord | undefined = undefined;
-  private placed: PlaceResult | undefined = undefined;
+  #placedJob: JobRecord | undefined = undefined;
+  #placed: PlaceResult | undefined = undefined;
 
   constructor(w: Working) {
-    this.w = w;
+    this.#w = w;
     this.now = w.time;
     this.queuesConfigured = w.queues.list.length > 0;
     this.endsByShadow = w.picker.backfillEndsByShadow === true;
-    this.decisions = w.config.decisions !== false;
-    this.session = w.picker.beginSession(w.pickerState, this);
+    this.#decisions = w.config.decisions !== false;
+    // A picker hook that returned a promise made it the picker's state.
+    if (isThenable(w.pickerState)) {
+      throw returnedPromise(w.picker.name, "a hook", w.time, w.pickerState);
+    }
+    let session: PickerSession<unknown>;
+    try {
+      session = w.picker.beginSession(w.pickerState, this);
+    } catch (e) {
+      throw policyFailure(w.picker.name, w.time, e);
+    }
+    if (isThenable(session)) throw returnedPromise(w.picker.name, "beginSession", w.time, session);
+    this.#session = session;
     // Every waiting job gets a verdict only with `decisions: true`; "heads"
     // keeps the policy on its indexed path and records what it pends there.
-    this.search = w.config.decisions === true || this.session.search === undefined
-      ? undefined
-      : this;
+    this.search = w.config.decisions === true || session.search === undefined ? undefined : this;
+  }
+
+  get dispatched(): number {
+    return this.#dispatched;
+  }
+
+  /** The first refusal or picker failure of this session, if any. */
+  get fault(): EvtsimError | undefined {
+    return this.#fault;
+  }
+
+  // Keeps the session's first fault (the root cause) and returns `e` to throw.
+  #fail(e: EvtsimError): EvtsimError {
+    this.#fault ??= e;
+    return e;
+  }
+
+  /** Ends the session for the admission policy: any later call is an error. */
+  end(): void {
+    this.#ended = true;
+  }
+
+  /** Ends the picker's session and returns its next state. */
+  endSession(): unknown {
+    try {
+      return this.#session.endSession();
+    } catch (e) {
+      throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
+    }
+  }
+
+  // A call after `runSession` returned: recorded for the run (its next step
+  // fails) and thrown, so a kept session used in a later one fails at once.
+  #late(method: string): EvtsimError {
+    const w = this.#w;
+    return lateCall(w.config, w.admission.name, method, this.now);
   }
 
   get free(): number {
-    const f = this.w.capacity - this.w.allocatedNodes;
+    const f = this.#w.capacity - this.#w.allocatedNodes;
     return f > 0 ? f : 0;
   }
 
   get running(): RunningSet {
-    return this.w.running;
+    return this.#w.running.persistent();
   }
 
   get memory(): unknown {
-    return this.w.admissionMemory;
+    return this.#w.admissionMemory;
   }
 
   remember(value: unknown): void {
-    this.w.admissionMemory = value;
+    if (this.#ended) throw this.#late("remember");
+    this.#w.admissionMemory = value;
   }
 
   queueReady(name: string): boolean {
-    const t = this.w.queues;
+    const t = this.#w.queues;
     const i = t.byName.get(name);
     return i === undefined || queueBlock(t.list[i]) === undefined;
   }
 
   next(): JobRecord | undefined {
+    if (this.#ended) throw this.#late("next");
     for (;;) {
-      const job = this.session.nextJob();
-      this.current = job;
+      let job: JobRecord | undefined;
+      try {
+        job = this.#session.nextJob();
+      } catch (e) {
+        throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
+      }
+      this.#current = job;
       if (job === undefined || !this.queuesConfigured) return job;
-      const blocked = queueReason(this.w, job);
+      const blocked = queueReason(this.#w, job);
       if (blocked === undefined) return job;
       this.pend(job, blocked);
     }
   }
 
   nextFitting(maxNodes: number, limitFits: (limit: number) => boolean): JobRecord | undefined {
-    this.current = this.session.search!.nextFitting(maxNodes, limitFits);
-    return this.current;
+    if (this.#ended) throw this.#late("search.nextFitting");
+    try {
+      this.#current = this.#session.search!.nextFitting(maxNodes, limitFits);
+    } catch (e) {
+      throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
+    }
+    return this.#current;
   }
 
   minNodesBefore(job: JobRecord | undefined): number {
-    return this.session.search!.minNodesBefore(job);
+    if (this.#ended) throw this.#late("search.minNodesBefore");
+    try {
+      return this.#session.search!.minNodesBefore(job);
+    } catch (e) {
+      throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
+    }
   }
 
   maxNodesBefore(job: JobRecord | undefined): number {
-    return this.session.search!.maxNodesBefore(job);
+    if (this.#ended) throw this.#late("search.maxNodesBefore");
+    try {
+      return this.#session.search!.maxNodesBefore(job);
+    } catch (e) {
+      throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
+    }
   }
 
   place(job: JobRecord): PlaceResult {
-    const model = this.w.resourceModel;
+    if (this.#ended) throw this.#late("place");
+    const w = this.#w;
+    const model = w.resourceModel;
     if (model === undefined) {
       const free = this.free;
       return job.numNodes <= free
         ? { placement: NODE_POOL }
         : { reason: pendReasons.insufficientNodes(job.numNodes, free) };
     }
-    if (job === this.placedJob && this.placed !== undefined) return this.placed;
-    const r = model.place(this.w.resourceState, waitingRecord(this.w, job));
-    this.placedJob = job;
-    this.placed = r;
+    if (job === this.#placedJob && this.#placed !== undefined) return this.#placed;
+    // Frozen: `dispatch` starts the job where this answer (handed to the
+    // policy) places it, so the policy must not be able to swap the placement.
+    const r = Object.freeze(model.place(w.resourceState, this.#offered(job, "placed")));
+    this.#placedJob = job;
+    this.#placed = r;
     return r;
   }
 
+  // The engine's own record of the candidate a policy names: it must be the
+  // one just offered (each candidate gets one verdict), and waiting. Nothing
+  // of the object the policy hands back is used but its identity.
+  #offered(job: JobRecord, verb: string): JobRecord {
+    const w = this.#w;
+    if (job !== this.#current || job === undefined) {
+      throw this.#fail(
+        new EvtsimError(
+          "state",
+          `admission policy ${w.admission.name} ${verb} ${
+            describeJob(job)
+          }, which is not the candidate just offered (each candidate gets one verdict: dispatch or pend)`,
+        ),
+      );
+    }
+    try {
+      return waitingRecord(w, job);
+    } catch (e) {
+      throw this.#fail(policyFailure(w.picker.name, this.now, e));
+    }
+  }
+
   dispatch(job: JobRecord, backfill: boolean): void {
-    const w = this.w;
-    const rec = waitingRecord(w, job);
+    if (this.#ended) throw this.#late("dispatch");
+    const w = this.#w;
+    const rec = this.#offered(job, "started");
     const free = this.free;
     if (rec.numNodes > free) {
-      throw new EvtsimError(
-        "state",
-        `admission policy ${w.admission.name} started job ${rec.id} needing ${rec.numNodes} nodes with ${free} free`,
+      throw this.#fail(
+        new EvtsimError(
+          "state",
+          `admission policy ${w.admission.name} started job ${rec.id} needing ${rec.numNodes} nodes with ${free} free`,
+        ),
       );
     }
     if (this.queuesConfigured && queueReason(w, rec) !== undefined) {
-      throw new EvtsimError(
-        "state",
-        `admission policy ${w.admission.name} started job ${rec.id} of a queue that may not start jobs`,
-      );
-    }
-    if (job !== this.current) {
-      throw new EvtsimError(
-        "state",
-        `admission policy ${w.admission.name} started job ${rec.id}, which is not the candidate just offered`,
+      throw this.#fail(
+        new EvtsimError(
+          "state",
+          `admission policy ${w.admission.name} started job ${rec.id} of a queue that may not start jobs`,
+        ),
       );
     }
     let placement: Placement | undefined;
     if (w.resourceModel !== undefined) {
       const r = this.place(job);
       if (r.placement === undefined) {
-        throw new EvtsimError(
-          "state",
-          `admission policy ${w.admission.name} started job ${rec.id}, which resource model ${w.resourceModel.name} cannot place now (${r.reason.code}: ${r.reason.message})`,
+        throw this.#fail(
+          new EvtsimError(
+            "state",
+            `admission policy ${w.admission.name} started job ${rec.id}, which resource model ${w.resourceModel.name} cannot place now (${r.reason.code}: ${r.reason.message})`,
+          ),
         );
       }
       placement = r.placement;
-      this.placedJob = undefined;
-      this.placed = undefined;
+      this.#placedJob = undefined;
+      this.#placed = undefined;
     }
-    this.session.onDispatch(job);
+    this.#current = undefined;
+    try {
+      this.#session.onDispatch(job);
+    } catch (e) {
+      throw this.#fail(policyFailure(w.picker.name, this.now, e));
+    }
     w.startJob(rec, this.now, placement);
-    this.dispatched++;
+    this.#dispatched++;
     if (placement !== undefined) {
-      if (this.decisions) w.decisionRows.push(placedRow(w, rec, this.now, backfill, placement));
+      if (this.#decisions) w.decisionRows.push(placedRow(w, rec, this.now, backfill, placement));
       return;
     }
-    if (this.decisions) {
+    if (this.#decisions) {
       const key = { id: rec.id, code: "insufficient_nodes" as const };
       if (w.pendCodes.has(key)) w.pendCodes = w.pendCodes.delete(key);
       const row: DispatchDecision = rec.queue === undefined
@@ -173,7 +292,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
           round: w.round,
           jobId: rec.id,
           numNodes: rec.numNodes,
-          backfill,
+          backfill: backfill === true,
         }
         : {
           type: "DISPATCH",
@@ -181,7 +300,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
           round: w.round,
           jobId: rec.id,
           numNodes: rec.numNodes,
-          backfill,
+          backfill: backfill === true,
           queue: rec.queue,
         };
       w.decisionRows.push(row);
@@ -193,12 +312,36 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     reason: PendReason | (() => PendReason),
     code?: PendReasonCode,
   ): void {
-    this.session.onPend(job);
-    if (this.decisions) {
-      if (code !== undefined && this.w.pendCodes.find({ id: job.id, code })?.code === code) return;
-      recordPend(this.w, job.id, typeof reason === "function" ? reason() : reason);
+    if (this.#ended) throw this.#late("pend");
+    const w = this.#w;
+    if (job !== this.#current || job === undefined) {
+      throw this.#fail(
+        new EvtsimError(
+          "state",
+          `admission policy ${w.admission.name} pended ${
+            describeJob(job)
+          }, which is not the candidate just offered (each candidate gets one verdict: dispatch or pend)`,
+        ),
+      );
+    }
+    this.#current = undefined;
+    try {
+      this.#session.onPend(job);
+    } catch (e) {
+      throw this.#fail(policyFailure(w.picker.name, this.now, e));
+    }
+    if (this.#decisions) {
+      const id = job.id;
+      if (code !== undefined && w.pendCodes.find({ id, code })?.code === code) return;
+      recordPend(w, id, typeof reason === "function" ? reason() : reason);
     }
   }
+}
+
+// A job as a refusal names it: by id when the value has a numeric one.
+function describeJob(job: unknown): string {
+  const id = typeof job === "object" && job !== null ? (job as { id?: unknown }).id : undefined;
+  return typeof id === "number" ? `job ${id}` : describeValue(job);
 }
 
 /** What the node-count pool answers when a job fits: it takes its node count, nothing else. */
@@ -242,11 +385,13 @@ export function recordPend(w: Working, id: number, reason: PendReason): void {
   w.decisionRows.push({ type: "PEND", time: w.time, round: w.round, jobId: id, reason });
 }
 
-// The job's current record, checked to be waiting: a picker that hands out
-// a job twice, a finished job or a stale copy is a bug to report, not to run.
+// The engine's record of a job the picker offered, checked to be waiting: a
+// picker that hands out a job twice, a finished job or a stale copy is a bug
+// to report (naming the picker and what is wrong), not to run.
 function waitingRecord(w: Working, job: JobRecord): JobRecord {
-  const rec = job.id >= w.store.firstId && job.id < w.nextJobId
-    ? w.store.records.get(job.id - w.store.firstId)
+  const id = job.id;
+  const rec = id >= w.store.firstId && id < w.nextJobId
+    ? w.store.records.get(id - w.store.firstId)
     : undefined;
   if (
     rec === undefined || rec.beginTime >= 0 || rec.endTime >= 0 || rec.rejected ||
@@ -254,8 +399,19 @@ function waitingRecord(w: Working, job: JobRecord): JobRecord {
   ) {
     throw new EvtsimError(
       "state",
-      `picker ${w.picker.name} offered job ${job.id}, which is not waiting`,
+      `picker ${w.picker.name} offered ${describeJob(job)}, which is not waiting (${
+        notWaiting(w, rec)
+      })`,
     );
   }
   return rec;
+}
+
+function notWaiting(w: Working, rec: JobRecord | undefined): string {
+  if (rec === undefined) return "no such job in the job store";
+  if (rec.endTime >= 0) return `it ended at ${rec.endTime}`;
+  if (rec.beginTime >= 0) return `it started at ${rec.beginTime}`;
+  if (rec.rejected) return "it was rejected";
+  if (rec.unsubmitted === true) return "it is not submitted";
+  return `it is submitted at ${rec.submitTime}, after the clock ${w.time}`;
 }

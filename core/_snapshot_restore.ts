@@ -209,7 +209,7 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
     pendCodes: emptyPendCodes().addAll(data.pendCodes.map(([id, code]) => ({ id, code }))),
     running: emptyRunningSet().addAll(
       running
-        .map((r) => runningJob(r.id, r.numNodes, r.timeLimit, r.beginTime))
+        .map((r) => Object.freeze(runningJob(r.id, r.numNodes, r.timeLimit, r.beginTime)))
         .sort((a, b) => a.projectedEnd - b.projectedEnd || a.id - b.id),
     ),
     events: emptyEvents().addAll(

@@ -25,6 +25,8 @@ export interface ErrorLocation {
 
 /**
  * Broad class of an error; decides nothing but helps callers branch.
+ * `"policy"`: a picker or admission policy failed (it threw, returned a
+ * promise, or used its session after it ended); the message names it.
  *
  * @example
  * ```ts
@@ -41,7 +43,7 @@ export interface ErrorLocation {
  * if (kind !== "time" || sim.currentTime !== 100) throw new Error(`got ${kind}`);
  * ```
  */
-export type ErrorKind = "input" | "usage" | "time" | "capacity" | "state";
+export type ErrorKind = "input" | "usage" | "time" | "capacity" | "state" | "policy";
 
 /**
  * The error evtsim throws for bad input, bad usage or a broken API contract

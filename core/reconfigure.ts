@@ -6,6 +6,7 @@
 
 import type { ResolvedConfig } from "./config.ts";
 import { EvtsimError } from "./errors.ts";
+import { carryLateCall } from "./_policy_faults.ts";
 import type { QueueDef } from "./queues.ts";
 import { queueDefData, type SnapshotData } from "./snapshot.ts";
 import { emptyPendCodes, type SimState } from "./state.ts";
@@ -18,6 +19,7 @@ import { emptyPendCodes, type SimState } from "./state.ts";
 export function withDecisions(state: SimState, level: ResolvedConfig["decisions"]): SimState {
   if (state.config.decisions === level) return state;
   const config: ResolvedConfig = Object.freeze({ ...state.config, decisions: level });
+  carryLateCall(state.config, config); // still the same run
   const pendCodes = state.config.decisions === false || level === false
     ? emptyPendCodes()
     : state.pendCodes;

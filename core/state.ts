@@ -3,6 +3,7 @@
 // parts between successive states, so keeping an old state costs little and
 // stepping it again gives the same answer.
 
+import { policyFailure } from "./_policy_faults.ts";
 import { OrderedSet, type OrderSpec } from "./_ordered_set.ts";
 import { Vec } from "./_vector.ts";
 import type { Admission } from "./admission.ts";
@@ -340,14 +341,19 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     capacityIndex++;
   }
   const queues = queueTable(c.queues);
-  const pickerState = options.replay ? undefined : picker.init({
-    queues: c.queues,
-    searchByLimit: admission.searchesByLimit === true,
-    pickerNamed: (name) => lookupPicker(registry, name),
-    totalNodes: c.totalNodes,
-    settings: c.pickerSettings?.[picker.name],
-    settingsOf: (name) => c.pickerSettings?.[name],
-  });
+  let pickerState: unknown;
+  try {
+    pickerState = options.replay ? undefined : picker.init({
+      queues: c.queues,
+      searchByLimit: admission.searchesByLimit === true,
+      pickerNamed: (name) => lookupPicker(registry, name),
+      totalNodes: c.totalNodes,
+      settings: c.pickerSettings?.[picker.name],
+      settingsOf: (name) => c.pickerSettings?.[name],
+    });
+  } catch (e) {
+    throw policyFailure(picker.name, c.startTime, e);
+  }
   const baseline: ResourceRow = { time: c.startTime, freeNodes: capacity, allocatedNodes: 0 };
   const model = config.resourceModel;
   if (model !== undefined && options.replay) {
@@ -358,7 +364,7 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     picker,
     pickerState,
     admission,
-    admissionMemory: options.replay ? undefined : admission.init?.(),
+    admissionMemory: options.replay ? undefined : admissionInit(admission, c.startTime),
     registry,
     time: c.startTime,
     rng: seedRng(c.seed),
@@ -397,4 +403,13 @@ export function createState(config: SimulationConfig, options: CreateStateOption
       ? state
       : { ...state, resources: Object.freeze({ model, state: model.initial }) },
   );
+}
+
+// The admission policy's initial state, its failure named.
+function admissionInit(admission: Admission, time: number): unknown {
+  try {
+    return admission.init?.();
+  } catch (e) {
+    throw policyFailure(admission.name, time, e);
+  }
 }

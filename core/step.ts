@@ -6,6 +6,8 @@ import { Working } from "./_engine.ts";
 import { appendJobs, submitJob } from "./_jobs.ts";
 import { pushLiveEvent } from "./_live.ts";
 import { EvtsimError } from "./errors.ts";
+import { lateCallOf } from "./_policy_faults.ts";
+import { classifyStranded } from "./_stranded.ts";
 import type { EndOutcome, JobUpdate } from "./live.ts";
 import type { QueueDef } from "./queues.ts";
 import { checkStepArguments } from "./_input_check.ts";
@@ -129,6 +131,10 @@ export interface StepResult {
  */
 export function step(state: SimState, input: Input): StepResult {
   checkStepArguments(state, input);
+  // A policy that decided after its session ended (a timer, a kept session
+  // object) broke the run: it goes no further.
+  const late = lateCallOf(state.config);
+  if (late !== undefined) throw late;
   const w = new Working(state);
   let ids: number[] = [];
   if (w.replay && (input.kind === "appendJobs" || input.kind === "submitJob")) {
@@ -192,5 +198,8 @@ export function step(state: SimState, input: Input): StepResult {
       }
       break;
   }
+  // Classified on the state `finish` was given (the finished one has written
+  // its records out); a probe of the picker changes nothing.
+  if (input.kind === "finish" && w.notices.length > 0) classifyStranded(w.notices, state);
   return { state: w.freeze(), rows: w.rows(), ids };
 }

@@ -466,7 +466,7 @@ export type Notice =
     readonly reason: string;
   }
   | {
-    /** Jobs still waiting at the end because the usable capacity stayed below their size. */
+    /** Jobs still waiting at the end of the run, with nothing left that could start them. */
     readonly kind: "stranded";
     /** When the run ran out of events. */
     readonly time: number;
@@ -474,7 +474,50 @@ export type Notice =
     readonly waitingJobs: number;
     /** The usable capacity in force at the end. */
     readonly capacity: number;
+    /** What held them, one entry per class (their `jobs` add up to `waitingJobs`). */
+    readonly causes?: readonly StrandedCause[];
   };
+
+/**
+ * One class of jobs that never started (see the `stranded` {@link Notice}):
+ * `larger_than_capacity` (they need more nodes than the usable capacity at
+ * the end), `held_by_queue` (their queue is closed or at its `maxRunning`),
+ * `never_offered` (the picker never offered them), `blocked_behind` (offered
+ * behind job `behindJob`, which is larger than the capacity), `not_started`
+ * (offered, fitting, and left waiting by the admission policy).
+ *
+ * @example
+ * ```ts
+ * import { Simulation, type StrandedCause } from "@evtsim/evtsim";
+ * const sim = new Simulation({ totalNodes: 8, capacitySchedule: [{ time: 0, capacity: 4 }], backfillPolicy: "none" });
+ * sim.appendJobs([{ submitTime: 0, numNodes: 8, timeLimit: 10 }, { submitTime: 0, numNodes: 2, timeLimit: 10 }]);
+ * const out = sim.finish();
+ * const n = out.notices[0];
+ * const causes: readonly StrandedCause[] = n?.kind === "stranded" ? n.causes ?? [] : [];
+ * // Job 0 never fits 4 nodes; job 1 fits but waits behind it.
+ * const seen = causes.map((c) => `${c.cause}:${c.jobs}`).join();
+ * if (seen !== "larger_than_capacity:1,blocked_behind:1") throw new Error(seen);
+ * ```
+ */
+export interface StrandedCause {
+  /** The class. */
+  readonly cause:
+    | "larger_than_capacity"
+    | "held_by_queue"
+    | "never_offered"
+    | "blocked_behind"
+    | "not_started";
+  /** How many jobs are in it. */
+  readonly jobs: number;
+  /** The lowest job id in it. */
+  readonly firstJob: number;
+  /** `blocked_behind`: the job ahead that can never fit. */
+  readonly behindJob?: number;
+  /** `held_by_queue`: the queue and what holds it, e.g. `debug (max_running 0)`. */
+  readonly queue?: string;
+  /** `never_offered`: the picker; `not_started`: the admission policy. */
+  readonly by?: string;
+}
 
 /**
  * Replay: nodes in use when a recorded job was submitted.

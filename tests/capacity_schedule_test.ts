@@ -160,17 +160,28 @@ Deno.test("jobs that never fit the final capacity are reported as stranded at fi
   const config = { totalNodes: 10, capacitySchedule: [{ time: 0, capacity: 4 }] };
   const trace = [job(0, 8, 10), job(5, 2, 10)];
   const r = compact(config, trace);
-  const notice = { kind: "stranded", time: 5, waitingJobs: 2, capacity: 4 } as const;
+  // Each class of waiting job is counted: job 0 never fits, job 1 waits behind it.
+  const notice = {
+    kind: "stranded",
+    time: 5,
+    waitingJobs: 2,
+    capacity: 4,
+    causes: [
+      { cause: "larger_than_capacity", jobs: 1, firstJob: 0 },
+      { cause: "blocked_behind", jobs: 1, firstJob: 1, behindJob: 0 },
+    ],
+  } as const;
   assertEquals([r.jobs, r.out.notices, r.resources], [[], [notice], ["0:4/0"]]);
   const st = r.out.statistics;
   assertEquals([st.jobsWaiting, st.jobsCompleted, st.currentTime], [2, 0, 5]);
   assertEquals(checkBatchEnd(trace, [], r.out.notices, 5, config), []);
-  assertEquals(
-    noticeText(notice, 10),
-    "Warning: 2 job(s) never started: at the end of the run (time 5) they still need more " +
-      "nodes than the usable capacity (4 nodes, --capacity_schedule); they are left out of the " +
-      "schedule",
-  );
+  assertEquals(noticeText(notice, 10).split("\n"), [
+    "Warning: 1 job(s) never started: at the end of the run (time 5) they still need more " +
+    "nodes than the usable capacity (4 nodes, --capacity_schedule); they are left out of the " +
+    "schedule",
+    "Warning: 1 job(s) (job 1) never started: blocked behind job 0, which needs more nodes " +
+    "than the usable capacity (4 nodes); they are left out of the schedule",
+  ]);
   // Only `finish` reports it, once: before that the caller may still append
   // and advance, so the jobs are merely waiting. The notice carries the clock
   // where the caller left it.
@@ -207,7 +218,13 @@ Deno.test("jobs that never fit the final capacity are reported as stranded at fi
     [],
   );
   assertEquals(runBatch(cut, busy).notices, [
-    { kind: "stranded", time: 50, waitingJobs: 1, capacity: 2 },
+    {
+      kind: "stranded",
+      time: 50,
+      waitingJobs: 1,
+      capacity: 2,
+      causes: [{ cause: "larger_than_capacity", jobs: 1, firstJob: 1 }],
+    },
   ]);
   // A capacity that comes back leaves nothing stranded (see the raise test):
   // the same trace with a final raise runs both jobs.
@@ -239,7 +256,13 @@ Deno.test("at one instant: capacity changes, then ends, then one scheduling pass
   const b = compact(down, [job(0, 4, 50), job(0, 6, 100), job(50, 3, 10)]);
   assertEquals(b.jobs, ["0:0/0-50", "1:0/0-100"]);
   assertEquals(b.resources, ["0:10/0", "0:6/4", "0:0/10", "50:-8/10", "50:-4/6", "100:2/0"]);
-  assertEquals(b.out.notices, [{ kind: "stranded", time: 100, waitingJobs: 1, capacity: 2 }]);
+  assertEquals(b.out.notices, [{
+    kind: "stranded",
+    time: 100,
+    waitingJobs: 1,
+    capacity: 2,
+    causes: [{ cause: "larger_than_capacity", jobs: 1, firstJob: 2 }],
+  }]);
   assertEquals(checkCapacityRows(b.out.resourceRows, down), []);
   // Several changes at one instant while a job runs: each one that changes
   // the count writes a row, and the last one holds for the pass (job 1
