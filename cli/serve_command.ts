@@ -2,7 +2,7 @@
 // Session stream (api/service/). Loaded only for this command, so
 // `simulate` never loads hono or grpc-js.
 
-import { startServer } from "../api/service/server.ts";
+import { hostPort, startServer } from "../api/service/server.ts";
 import { EvtsimError } from "../core/errors.ts";
 import {
   type CommandOption,
@@ -88,15 +88,9 @@ export async function serveCommand(args: readonly string[], con: Console): Promi
     recordDir: stringValue(parsed, "record_dir"),
     maxSessions: numberValue(parsed, "max_sessions", 1),
     version: VERSION,
-  }).catch((e) => {
-    if (e instanceof Deno.errors.AddrInUse) {
-      throw new EvtsimError("usage", `cannot listen: ${e.message}`);
-    }
-    throw e;
   });
-  const host = server.host.includes(":") ? `[${server.host}]` : server.host;
-  con.out(`HTTP: http://${host}:${server.httpPort}`);
-  if (server.grpcPort !== undefined) con.out(`gRPC: ${host}:${server.grpcPort}`);
+  con.out(`HTTP: http://${hostPort(server.host, server.httpPort)}`);
+  if (server.grpcPort !== undefined) con.out(`gRPC: ${hostPort(server.host, server.grpcPort)}`);
   // SIGINT/SIGTERM exit at once (cli/main.ts); end the recordings cleanly first.
   onShutdown(() => server.sessions.closeAll());
   await new Promise<never>(() => {});

@@ -47,7 +47,32 @@ const COMMAND_ROWS: FaultRow[] = [];
 const POLICY_ROWS: FaultRow[] = [];
 
 /** The server's fronts (items 5, 6, 7, 12, 13, 22). */
-const SERVER_ROWS: FaultRow[] = [];
+const SERVER_ROWS: FaultRow[] = [
+  {
+    surface: "in-process",
+    input: "serve --grpc_port on a busy port",
+    run: async () => {
+      const busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      try {
+        const port = String((busy.addr as Deno.NetAddr).port);
+        const r = await runCli(["serve", "--port", "0", "--grpc_port", port]);
+        return { code: r.code, error: r.err.join("\n") };
+      } finally {
+        busy.close();
+      }
+    },
+    expected: /cannot listen on 127\.0\.0\.1:\d+ \(gRPC\): the port is in use/,
+  },
+  {
+    surface: "in-process",
+    input: "serve --host 127.999.0.1",
+    run: async () => {
+      const r = await runCli(["serve", "--host", "127.999.0.1", "--port", "0"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /--host 127\.999\.0\.1 is not an IPv4 address/,
+  },
+];
 
 /** Oversized and malicious inputs: nesting, YAML aliases, long lines, report files (items 9, 11, 16, 23). */
 const INPUT_ROWS: FaultRow[] = [];

@@ -281,6 +281,8 @@ export async function startGrpc(
   sessions: SessionHost,
   options: GrpcOptions,
 ): Promise<{ port: number; close(): Promise<void> }> {
+  // grpc-js logs a failed bind to stderr itself; the caller reports it in one line.
+  grpc.setLogVerbosity(grpc.logVerbosity.NONE);
   const proto = loadProto();
   const service = (proto.SimulationService as grpc.ServiceClientConstructor).service;
   const server = new grpc.Server({
