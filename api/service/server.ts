@@ -5,7 +5,7 @@
 
 import { EvtsimError } from "../../core/errors.ts";
 import { httpApp } from "./http.ts";
-import { SessionHost, type SessionHostOptions } from "./sessions.ts";
+import { SessionHost, type SessionHostOptions } from "./session_host.ts";
 
 /** Options of {@link startServer}. */
 export interface ServerOptions extends SessionHostOptions {
@@ -53,6 +53,16 @@ export function checkServerOptions(options: ServerOptions): void {
   }
   if (options.token !== undefined && options.token.length < 8) {
     throw new EvtsimError("usage", "--token must be at least 8 characters");
+  }
+  for (
+    const [name, v] of [
+      ["session_idle_timeout", options.sessionIdleTimeout],
+      ["call_time_limit", options.callTimeLimit],
+    ] as const
+  ) {
+    if (v !== undefined && !(Number.isFinite(v) && v >= 0)) {
+      throw new EvtsimError("usage", `--${name} must be a number of seconds >= 0, got ${v}`);
+    }
   }
   const maxSessions = options.maxSessions ?? 64;
   if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) {
@@ -135,7 +145,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
 }
 
-function serveHttp(host: string, port: number, app: ReturnType<typeof httpApp>): Deno.HttpServer<Deno.NetAddr> {
+function serveHttp(
+  host: string,
+  port: number,
+  app: ReturnType<typeof httpApp>,
+): Deno.HttpServer<Deno.NetAddr> {
   return Deno.serve({
     hostname: host,
     port,

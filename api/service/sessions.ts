@@ -17,6 +17,7 @@ import type { Statistics } from "../../core/statistics.ts";
 import type { JobRow, JobSpec, Notice, ResourceRow, SimulationConfig } from "../../core/types.ts";
 import type { RecordingSink, RecordingStatus } from "../recorder.ts";
 import { Simulation } from "../simulation.ts";
+import type { PolicyRegistry } from "../../core/policies.ts";
 
 /** Parameters a session is created with (checked by the fronts' schemas first). */
 export interface SessionParams extends
@@ -37,14 +38,20 @@ export interface SessionParams extends
   > {
   /** A label, used in recording file names (letters, digits, `.`, `_`, `-`). */
   readonly name?: string;
-  /** A picker of the default registry by name. */
+  /** A registered picker by name (the built-ins, or one of the server's --policy_module). */
   readonly picker?: string;
+  /**
+   * A registered admission (backfill) policy by name, e.g. `easy_extra`,
+   * `conservative_profile` or one of the server's --policy_module; overrides
+   * `backfillPolicy`.
+   */
+  readonly admission?: string;
 }
 
 /** An error reply: the HTTP status, a machine-readable kind and one line. */
 export class ServiceError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413 | 429 | 500,
+    readonly status: 400 | 401 | 404 | 409 | 413 | 429 | 500 | 503,
     readonly kind: string,
     message: string,
   ) {
@@ -97,16 +104,28 @@ export interface SessionOutput {
   readonly recording: SessionRecordingStatus;
 }
 
-/** Options of a {@link SessionHost}. */
-export interface SessionHostOptions {
-  /** Where recordings go; with it every session records from its start. */
+/** Where a session runs: its recording folder, how it opens files, its policies. */
+export interface SessionEnv {
+  /** Where recordings go (recording control needs it). */
   readonly recordDir?: string;
-  /** Most sessions open at once (default 64). */
-  readonly maxSessions?: number;
   /** Opens a recording file (default: {@link writeThroughSink}); tests inject failures. */
   readonly openSink?: (path: string) => RecordingSink;
   /** Snapshot interval of recordings (default 1000 events). */
   readonly snapshotInterval?: number;
+  /** Where picker and admission names are looked up (default: evtsim's own). */
+  readonly registry?: PolicyRegistry;
+}
+
+/** Where a recording stands after a call: what the host needs to end it cleanly itself. */
+export interface RecordingMark {
+  /** The file being written. */
+  readonly file: string;
+  /** Bytes written to it so far (all of them whole answered calls). */
+  readonly bytes: number;
+  /** Events recorded so far. */
+  readonly events: number;
+  /** The clock now. */
+  readonly time: number;
 }
 
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
@@ -120,8 +139,9 @@ export function newSessionId(): string {
 /**
  * A recording file that writes every step's lines at once (no buffer), so a
  * server that is killed leaves a log that ends at the last answered call.
+ * `onBytes` is told how many bytes each write added.
  */
-export function writeThroughSink(path: string): RecordingSink {
+export function writeThroughSink(path: string, onBytes?: (n: number) => void): RecordingSink {
   const file = Deno.openSync(path, { write: true, createNew: true });
   const encoder = new TextEncoder();
   return {
@@ -129,6 +149,7 @@ export function writeThroughSink(path: string): RecordingSink {
       const bytes = encoder.encode(text);
       let off = 0;
       while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
+      onBytes?.(bytes.length);
     },
     close() {
       file.close();
@@ -141,24 +162,26 @@ export class Session {
   readonly id: string;
   readonly name: string;
   readonly #sim: Simulation;
-  readonly #host: SessionHost;
+  readonly #env: SessionEnv;
   readonly #decisions: DecisionRow[] = [];
   readonly #notices: Notice[] = [];
   #recordings = 0;
   #file: string | undefined;
+  #bytes = 0;
 
-  constructor(host: SessionHost, id: string, params: SessionParams) {
-    const { name, ...config } = params;
+  constructor(env: SessionEnv, id: string, params: SessionParams) {
+    const { name, admission, ...given } = params;
+    const config = admission === undefined ? given : { ...given, backfillPolicy: admission };
     if (name !== undefined && !NAME.test(name)) {
       throw new ServiceError(400, "usage", `session name must match ${NAME.source}, got '${name}'`);
     }
     this.id = id;
     this.name = name ?? "session";
-    this.#host = host;
+    this.#env = env;
     try {
       // A decision sink switches decisions on (at every PEND): only when asked for.
       const wants = config.decisions !== undefined && config.decisions !== false;
-      this.#sim = new Simulation(config, {
+      this.#sim = new Simulation({ ...config, registry: env.registry }, {
         ...(wants ? { onDecision: (d: DecisionRow) => void this.#decisions.push(d) } : {}),
         onNotice: (n) => void this.#notices.push(n),
       });
@@ -222,7 +245,7 @@ export class Session {
 
   /** Starts a recording into the host's folder; returns the file it writes. */
   startRecording(): string {
-    const dir = this.#host.recordDir;
+    const dir = this.#env.recordDir;
     if (dir === undefined) {
       throw new ServiceError(409, "state", "recording needs the server's --record_dir");
     }
@@ -231,12 +254,15 @@ export class Session {
     const file = `${dir.replace(/\/+$/, "")}/${this.name}-${this.id}${n > 1 ? `-${n}` : ""}.replay`;
     let sink: RecordingSink;
     try {
-      sink = this.#host.openSink(file);
+      this.#bytes = 0;
+      sink = this.#env.openSink === undefined
+        ? writeThroughSink(file, (n) => void (this.#bytes += n))
+        : this.#env.openSink(file);
     } catch (e) {
       throw new ServiceError(500, "io", `cannot open ${file}: ${(e as Error).message}`);
     }
     try {
-      this.#sim.startRecording(sink, { snapshotInterval: this.#host.snapshotInterval });
+      this.#sim.startRecording(sink, { snapshotInterval: this.#env.snapshotInterval });
     } catch (e) {
       try {
         sink.close?.();
@@ -252,6 +278,13 @@ export class Session {
   stopRecording(): number {
     if (!this.#sim.isRecording) throw new ServiceError(409, "state", "not recording");
     return this.#sim.stopRecording();
+  }
+
+  /** Where a running recording stands (see {@link RecordingMark}); undefined when none runs. */
+  recordingMark(): RecordingMark | undefined {
+    if (!this.#sim.isRecording || this.#file === undefined) return undefined;
+    const { events } = this.#sim.recordingStatus();
+    return { file: this.#file, bytes: this.#bytes, events, time: this.#sim.currentTime };
   }
 
   recordingStatus(): SessionRecordingStatus {
@@ -277,73 +310,5 @@ export class Session {
   /** Ends a recording that is still running (the session is being dropped). */
   close(): void {
     if (this.#sim.isRecording) this.#sim.stopRecording();
-  }
-}
-
-/** The sessions of one server. */
-export class SessionHost {
-  readonly recordDir: string | undefined;
-  readonly maxSessions: number;
-  readonly openSink: (path: string) => RecordingSink;
-  readonly snapshotInterval: number | undefined;
-  readonly #sessions = new Map<string, Session>();
-
-  constructor(options: SessionHostOptions = {}) {
-    this.recordDir = options.recordDir;
-    this.maxSessions = options.maxSessions ?? 64;
-    this.openSink = options.openSink ?? writeThroughSink;
-    this.snapshotInterval = options.snapshotInterval;
-  }
-
-  /** Sessions open now. */
-  get size(): number {
-    return this.#sessions.size;
-  }
-
-  /** Creates a session; with a record folder it records from its start. */
-  create(params: SessionParams): Session {
-    if (this.#sessions.size >= this.maxSessions) {
-      throw new ServiceError(
-        429,
-        "capacity",
-        `too many sessions (--max_sessions ${this.maxSessions})`,
-      );
-    }
-    let id = newSessionId();
-    while (this.#sessions.has(id)) id = newSessionId();
-    const session = new Session(this, id, params);
-    if (this.recordDir !== undefined) session.startRecording();
-    this.#sessions.set(id, session);
-    return session;
-  }
-
-  /** The session `id`; 404 if there is none. */
-  get(id: string): Session {
-    const s = this.#sessions.get(id);
-    if (s === undefined) throw new ServiceError(404, "not_found", `no session '${id}'`);
-    return s;
-  }
-
-  /** Finishes session `id` and drops it; returns its output. */
-  finish(id: string, runToCompletion = true): SessionOutput {
-    const out = this.get(id).finish(runToCompletion);
-    this.#sessions.delete(id);
-    return out;
-  }
-
-  /** Drops session `id` without finishing it (its recording is ended cleanly). */
-  discard(id: string): void {
-    this.get(id).close();
-    this.#sessions.delete(id);
-  }
-
-  /** Ends every session's recording and drops them all (server shutdown). */
-  closeAll(): void {
-    for (const s of this.#sessions.values()) {
-      try {
-        s.close();
-      } catch { /* shutting down: keep closing the others */ }
-    }
-    this.#sessions.clear();
   }
 }
