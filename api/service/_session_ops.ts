@@ -6,12 +6,13 @@
 import type { JobSpec } from "../../core/types.ts";
 import type { PolicyRegistry } from "../../core/policies.ts";
 import {
+  type FinishSummary,
+  type OutputField,
   type RecordingMark,
   ServiceError,
   serviceError,
   Session,
   type SessionEnv,
-  type SessionOutput,
   type SessionParams,
 } from "./sessions.ts";
 
@@ -26,9 +27,6 @@ const STEP_METHODS = new Set([
   "updateQueue",
   "changeCapacity",
 ]);
-
-/** The rows of a finish reply that are sent in pages. */
-export type OutputField = "jobs" | "resources" | "notices" | "decisions";
 
 /** One call on a session. */
 export type SessionOp =
@@ -50,11 +48,7 @@ export type SessionOp =
   }
   | { readonly op: "close" };
 
-/** What `finish` answers first: everything but the rows, and how many rows each field has. */
-export interface FinishSummary {
-  readonly head: Omit<SessionOutput, OutputField>;
-  readonly counts: Readonly<Record<OutputField, number>>;
-}
+export type { FinishSummary, OutputField };
 
 /** How a session is created where it runs. */
 export interface SessionInit {
@@ -64,6 +58,8 @@ export interface SessionInit {
   readonly snapshotInterval?: number;
   /** A policy module whose policies the session may name (loaded where the session runs). */
   readonly policyModule?: string;
+  /** The session's own folder for the rows of its finish reply. */
+  readonly spillDir?: string;
 }
 
 /** An error as it crosses the boundary. */
@@ -80,7 +76,7 @@ export type OpReply =
 
 /** One session where it runs: the session and its finished output (served in pages). */
 export class SessionPlace {
-  #output: SessionOutput | undefined;
+  #finished = false;
 
   constructor(readonly session: Session) {}
 
@@ -132,26 +128,14 @@ export class SessionPlace {
       case "recordingStatus":
         return s.recordingStatus();
       case "finish": {
-        const out = s.finish(op.runToCompletion);
-        this.#output = out;
-        const { jobs, resources, notices, decisions, ...head } = out;
-        return {
-          head,
-          counts: {
-            jobs: jobs.length,
-            resources: resources.length,
-            notices: notices.length,
-            decisions: decisions.length,
-          },
-        } satisfies FinishSummary;
+        const summary: FinishSummary = s.finish(op.runToCompletion);
+        this.#finished = true;
+        return summary;
       }
-      case "page": {
-        const out = this.#output;
-        if (out === undefined) throw new ServiceError(409, "state", "finish first");
+      case "page":
+        if (!this.#finished) throw new ServiceError(409, "state", "finish first");
         // Serialised here, where the rows are, so the host's thread only copies text.
-        return out[op.field].slice(op.from, op.from + op.count).map((r) => JSON.stringify(r))
-          .join(",");
-      }
+        return s.page(op.field, op.from, op.count);
       case "close":
         s.close();
         return true;

@@ -30,6 +30,7 @@ async function init(m: SessionInit): Promise<OpReply> {
     place = SessionPlace.create(m, {
       recordDir: m.recordDir,
       snapshotInterval: m.snapshotInterval,
+      spillDir: m.spillDir,
     }, registry);
     return { ok: true, result: true, mark: place.session.recordingMark() };
   } catch (e) {

@@ -256,6 +256,8 @@ export class SessionHost {
   readonly #options: SessionHostOptions;
   readonly #sessions = new Map<string, SessionHandle>();
   #creating = 0;
+  /** The server's temp folder: one folder per worker session for its finish rows. */
+  #spillRoot: string | undefined;
   #sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: SessionHostOptions = {}) {
@@ -291,7 +293,7 @@ export class SessionHost {
       policyModule: this.#options.policyModule,
     };
     this.#creating++;
-    let runner: Runner;
+    let runner: Runner | undefined;
     let reply: OpReply;
     try {
       if (this.#options.isolation === "inline") {
@@ -307,13 +309,17 @@ export class SessionHost {
           throw toError(opError(e));
         }
       } else {
+        this.#spillRoot ??= Deno.makeTempDirSync({ prefix: "evtsim-serve-" });
+        const spillDir = `${this.#spillRoot}/${id}`;
+        Deno.mkdirSync(spillDir);
         const w = new WorkerRunner();
-        runner = w;
-        reply = await w.init(init);
+        reply = await w.init({ ...init, spillDir });
         if (!reply.ok) {
           w.stop();
+          this.#removeSpill(id);
           throw toError(reply.error);
         }
+        runner = w;
       }
     } finally {
       this.#creating--;
@@ -359,6 +365,14 @@ export class SessionHost {
     this.#sessions.delete(id);
     if (this.#sessions.size === 0) this.#stopSweeper();
     s.stop(why);
+    this.#removeSpill(id);
+  }
+
+  #removeSpill(id: string): void {
+    if (this.#spillRoot === undefined) return;
+    try {
+      Deno.removeSync(`${this.#spillRoot}/${id}`, { recursive: true });
+    } catch { /* never made, or gone already */ }
   }
 
   /** Drops session `id` without finishing it (404 if there is none). */
@@ -374,6 +388,12 @@ export class SessionHost {
       try {
         this.end(id, "the server stopped");
       } catch { /* shutting down: keep closing the others */ }
+    }
+    if (this.#spillRoot !== undefined) {
+      try {
+        Deno.removeSync(this.#spillRoot, { recursive: true });
+      } catch { /* gone already */ }
+      this.#spillRoot = undefined;
     }
   }
 

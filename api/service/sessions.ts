@@ -18,6 +18,7 @@ import type { JobRow, JobSpec, Notice, ResourceRow, SimulationConfig } from "../
 import type { RecordingSink, RecordingStatus } from "../recorder.ts";
 import { Simulation } from "../simulation.ts";
 import type { PolicyRegistry } from "../../core/policies.ts";
+import { FileRows, MemoryRows, type RowStore } from "./_row_store.ts";
 
 /** Parameters a session is created with (checked by the fronts' schemas first). */
 export interface SessionParams extends
@@ -93,7 +94,7 @@ export interface SessionRecordingStatus extends RecordingStatus {
   readonly file?: string;
 }
 
-/** What `finish` returns. */
+/** What a finish reply holds (its rows sent in pages). */
 export interface SessionOutput {
   readonly sessionId: string;
   readonly jobs: readonly JobRow[];
@@ -102,6 +103,15 @@ export interface SessionOutput {
   readonly decisions: readonly DecisionRow[];
   readonly statistics: Statistics;
   readonly recording: SessionRecordingStatus;
+}
+
+/** The rows of a finish reply that are sent in pages. */
+export type OutputField = "jobs" | "resources" | "notices" | "decisions";
+
+/** What `finish` answers first: everything but the rows, and how many rows each field has. */
+export interface FinishSummary {
+  readonly head: Omit<SessionOutput, OutputField>;
+  readonly counts: Readonly<Record<OutputField, number>>;
 }
 
 /** Where a session runs: its recording folder, how it opens files, its policies. */
@@ -114,6 +124,11 @@ export interface SessionEnv {
   readonly snapshotInterval?: number;
   /** Where picker and admission names are looked up (default: evtsim's own). */
   readonly registry?: PolicyRegistry;
+  /**
+   * A folder of the session's own where the rows its finish reply sends are
+   * kept (one file per kind); without it they are kept in memory.
+   */
+  readonly spillDir?: string;
 }
 
 /** Where a recording stands after a call: what the host needs to end it cleanly itself. */
@@ -163,8 +178,10 @@ export class Session {
   readonly name: string;
   readonly #sim: Simulation;
   readonly #env: SessionEnv;
-  readonly #decisions: DecisionRow[] = [];
-  readonly #notices: Notice[] = [];
+  /** Rows kept for the finish reply (in memory, or in files under the env's spill folder). */
+  readonly #kept: Readonly<Record<OutputField, RowStore>>;
+  /** The rows of the call running now (its reply), unless it streams into `#kept`. */
+  #callRows: { decisions: DecisionRow[]; notices: Notice[] } | undefined;
   #recordings = 0;
   #file: string | undefined;
   #bytes = 0;
@@ -181,9 +198,30 @@ export class Session {
     try {
       // A decision sink switches decisions on (at every PEND): only when asked for.
       const wants = config.decisions !== undefined && config.decisions !== false;
+      const store = (field: OutputField): RowStore =>
+        env.spillDir === undefined ? new MemoryRows() : new FileRows(`${env.spillDir}/${field}`);
+      this.#kept = {
+        jobs: store("jobs"),
+        resources: store("resources"),
+        notices: store("notices"),
+        decisions: store("decisions"),
+      };
+      const kept = this.#kept;
       this.#sim = new Simulation({ ...config, registry: env.registry }, {
-        ...(wants ? { onDecision: (d: DecisionRow) => void this.#decisions.push(d) } : {}),
-        onNotice: (n) => void this.#notices.push(n),
+        ...(wants
+          ? {
+            onDecision: (d: DecisionRow) => {
+              kept.decisions.append(d);
+              this.#callRows?.decisions.push(d);
+            },
+          }
+          : {}),
+        onNotice: (n) => {
+          kept.notices.append(n);
+          this.#callRows?.notices.push(n);
+        },
+        onJobRow: (r) => kept.jobs.append(r),
+        onResourceRow: (r) => kept.resources.append(r),
       });
     } catch (e) {
       throw serviceError(e);
@@ -191,21 +229,21 @@ export class Session {
   }
 
   /** Runs `f` on the simulation; maps its errors; returns its result and the rows it made. */
-  call<T>(f: (sim: Simulation) => T): { result: T } & CallRows {
-    const start = { decisions: this.#decisions.length, notices: this.#notices.length };
+  call<T>(f: (sim: Simulation) => T, collect = true): { result: T } & CallRows {
+    const fields = Object.keys(this.#kept) as OutputField[];
+    const marks = fields.map((k) => this.#kept[k].mark());
+    const rows = { decisions: [] as DecisionRow[], notices: [] as Notice[] };
+    this.#callRows = collect ? rows : undefined;
     let result: T;
     try {
       result = f(this.#sim);
     } catch (e) {
-      this.#decisions.length = start.decisions;
-      this.#notices.length = start.notices;
+      fields.forEach((k, i) => this.#kept[k].rollback(marks[i]));
       throw serviceError(e);
+    } finally {
+      this.#callRows = undefined;
     }
-    return {
-      result,
-      decisions: this.#decisions.slice(start.decisions),
-      notices: this.#notices.slice(start.notices),
-    };
+    return { result, ...rows };
   }
 
   /** Appends jobs (all or nothing); `submit: false` only stores them (DR_EVT's gRPC append). */
@@ -292,23 +330,34 @@ export class Session {
     return this.#file === undefined ? s : { ...s, file: this.#file };
   }
 
-  /** Runs the session to its end (or stops at the clock) and returns everything it wrote. */
-  finish(runToCompletion = true): SessionOutput {
-    const out = this.call((sim) => sim.finish({ runToCompletion })).result;
+  /**
+   * Runs the session to its end (or stops at the clock): the output without
+   * its rows, and how many rows of each kind {@link Session.page} serves.
+   * The rows stream into the session's stores as they come (not kept twice).
+   */
+  finish(runToCompletion = true): FinishSummary {
+    const out = this.call((sim) => sim.finish({ runToCompletion }), false).result;
     if (this.#sim.isRecording) this.#sim.stopRecording();
+    const k = this.#kept;
     return {
-      sessionId: this.id,
-      jobs: out.jobs,
-      resources: out.resources,
-      notices: this.#notices.slice(),
-      decisions: this.#decisions.slice(),
-      statistics: out.statistics,
-      recording: this.recordingStatus(),
+      head: { sessionId: this.id, statistics: out.statistics, recording: this.recordingStatus() },
+      counts: {
+        jobs: k.jobs.count,
+        resources: k.resources.count,
+        notices: k.notices.count,
+        decisions: k.decisions.count,
+      },
     };
+  }
+
+  /** Rows `from` .. `from + count - 1` of `field` as JSON text, comma-separated. */
+  page(field: OutputField, from: number, count: number): string {
+    return this.#kept[field].page(from, count);
   }
 
   /** Ends a recording that is still running (the session is being dropped). */
   close(): void {
+    for (const k of Object.values(this.#kept)) k.close();
     if (this.#sim.isRecording) this.#sim.stopRecording();
   }
 }
