@@ -116,7 +116,7 @@ export async function serveCommand(args: readonly string[], con: Console): Promi
   // Checked once here; each session's worker loads it from its absolute path.
   const policyModule = module === undefined
     ? undefined
-    : new URL(module, `file://${Deno.cwd()}/`).pathname;
+    : decodeURIComponent(new URL(module, `file://${Deno.cwd()}/`).pathname);
   const registry = policyModule === undefined ? undefined : await serveRegistry(module!);
   const { hostPort, startServer } = await import("../api/service/server.ts");
   const server = await startServer({
