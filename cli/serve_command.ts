@@ -2,8 +2,8 @@
 // Session stream (api/service/). Loaded only for this command, so
 // `simulate` never loads hono or grpc-js.
 
-import { startServer } from "../api/service/server.ts";
 import { EvtsimError } from "../core/errors.ts";
+import type { PolicyRegistry } from "../core/policies.ts";
 import {
   type CommandOption,
   numberValue,
@@ -40,6 +40,24 @@ const OPTIONS: Readonly<Record<string, CommandOption>> = {
       "(and allow recording control)",
   },
   max_sessions: { type: "string", value: "N", help: "most sessions open at once (default 64)" },
+  session_idle_timeout: {
+    type: "string",
+    value: "S",
+    help: "end a session after S seconds without a call, its recording ended cleanly " +
+      "(default 1800; 0 = never)",
+  },
+  call_time_limit: {
+    type: "string",
+    value: "S",
+    help: "longest one call of a session may run, in seconds (default 300; 0 = no limit); " +
+      "a call over it is answered 503 and its session ended",
+  },
+  policy_module: {
+    type: "string",
+    value: "FILE",
+    help: "a module of your own pickers and admission policies, which sessions may name " +
+      "(CreateSession picker / admission)",
+  },
   help: { type: "boolean", short: "h", help: "show this help" },
 };
 
@@ -53,12 +71,26 @@ function help(): string {
     "dr_evt_grpc.SimulationService/Session (api/service/dr_evt_service.proto). Prints the",
     "addresses it listens on, then serves until SIGINT or SIGTERM.",
     "",
+    "Each session runs in a worker of its own (about 12 MB), so no session's work holds up",
+    "another or /health; DELETE /sessions/ID abandons a call that runs; GET /sessions lists",
+    "the open sessions; idle ones end after --session_idle_timeout.",
+    "",
     "options:",
     ...optionHelp(OPTIONS),
     "",
     "example:",
     "  evtsim serve --port 8787 --record_dir recordings",
   ].join("\n");
+}
+
+/**
+ * The policy registry of serve's `--policy_module FILE`: the one place serve
+ * resolves it (at start-up, to refuse a bad module in one line, and in every
+ * session's worker).
+ */
+export async function serveRegistry(file: string): Promise<PolicyRegistry> {
+  const { loadPolicyModule } = await import("./policy_module.ts");
+  return await loadPolicyModule(file);
 }
 
 /** Runs `evtsim serve ARGS`; returns the exit code once the server stops. */
@@ -80,6 +112,13 @@ export async function serveCommand(args: readonly string[], con: Console): Promi
       token = Deno.env.get("EVTSIM_TOKEN") || undefined;
     } catch { /* no env permission: no token from the environment */ }
   }
+  const module = stringValue(parsed, "policy_module");
+  // Checked once here; each session's worker loads it from its absolute path.
+  const policyModule = module === undefined
+    ? undefined
+    : decodeURIComponent(new URL(module, `file://${Deno.cwd()}/`).pathname);
+  const registry = policyModule === undefined ? undefined : await serveRegistry(module!);
+  const { hostPort, startServer } = await import("../api/service/server.ts");
   const server = await startServer({
     host: stringValue(parsed, "host"),
     port,
@@ -87,16 +126,14 @@ export async function serveCommand(args: readonly string[], con: Console): Promi
     token,
     recordDir: stringValue(parsed, "record_dir"),
     maxSessions: numberValue(parsed, "max_sessions", 1),
+    sessionIdleTimeout: numberValue(parsed, "session_idle_timeout", 0),
+    callTimeLimit: numberValue(parsed, "call_time_limit", 0),
+    policyModule,
+    registry,
     version: VERSION,
-  }).catch((e) => {
-    if (e instanceof Deno.errors.AddrInUse) {
-      throw new EvtsimError("usage", `cannot listen: ${e.message}`);
-    }
-    throw e;
   });
-  const host = server.host.includes(":") ? `[${server.host}]` : server.host;
-  con.out(`HTTP: http://${host}:${server.httpPort}`);
-  if (server.grpcPort !== undefined) con.out(`gRPC: ${host}:${server.grpcPort}`);
+  con.out(`HTTP: http://${hostPort(server.host, server.httpPort)}`);
+  if (server.grpcPort !== undefined) con.out(`gRPC: ${hostPort(server.host, server.grpcPort)}`);
   // SIGINT/SIGTERM exit at once (cli/main.ts); end the recordings cleanly first.
   onShutdown(() => server.sessions.closeAll());
   await new Promise<never>(() => {});

@@ -6,14 +6,14 @@ import * as grpc from "@grpc/grpc-js";
 import { loadProto } from "../api/service/grpc.ts";
 import { type RunningServer, type ServerOptions, startServer } from "../api/service/server.ts";
 
-/** Starts a server on free ports, runs `f`, and always closes it. */
-export async function withServer(
+/** Starts a server on free ports, runs `f`, and always closes it; returns what `f` returns. */
+export async function withServer<T>(
   options: Partial<ServerOptions>,
-  f: (server: RunningServer, http: HttpClient) => Promise<void>,
-): Promise<void> {
+  f: (server: RunningServer, http: HttpClient) => Promise<T>,
+): Promise<T> {
   const server = await startServer({ port: 0, grpcPort: 0, version: "test", ...options });
   try {
-    await f(server, new HttpClient(`http://127.0.0.1:${server.httpPort}`, options.token));
+    return await f(server, new HttpClient(`http://127.0.0.1:${server.httpPort}`, options.token));
   } finally {
     await server.close();
   }

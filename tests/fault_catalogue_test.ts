@@ -38,6 +38,7 @@ import {
 } from "./_input_faults.ts";
 import { readTraceStream } from "../io/mod.ts";
 import { altEvents, tinyLog } from "./_replay_fault_logs.ts";
+import { GrpcSession, HttpClient, withServer } from "./_service_helpers.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -416,7 +417,95 @@ const POLICY_ROWS: FaultRow[] = [
 ];
 
 /** The server's fronts (items 5, 6, 7, 12, 13, 22). */
-const SERVER_ROWS: FaultRow[] = [];
+const SERVER_ROWS: FaultRow[] = [
+  {
+    surface: "in-process",
+    input: "serve --grpc_port on a busy port",
+    run: async () => {
+      const busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      try {
+        const port = String((busy.addr as Deno.NetAddr).port);
+        const r = await runCli(["serve", "--port", "0", "--grpc_port", port]);
+        return { code: r.code, error: r.err.join("\n") };
+      } finally {
+        busy.close();
+      }
+    },
+    expected: /cannot listen on 127\.0\.0\.1:\d+ \(gRPC\): the port is in use/,
+  },
+  {
+    surface: "in-process",
+    input: "serve --host 127.999.0.1",
+    run: async () => {
+      const r = await runCli(["serve", "--host", "127.999.0.1", "--port", "0"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /--host 127\.999\.0\.1 is not an IPv4 address/,
+  },
+  {
+    surface: "in-process",
+    input: "serve --policy_module that exports no policy",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/none.ts`, "export const x = 1;\n");
+      const r = await runCli(["serve", "--port", "0", "--policy_module", `${dir}/none.ts`]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /none\.ts: exports no picker and no admission policy/,
+  },
+  {
+    surface: "http",
+    input: "a call over --call_time_limit",
+    run: () =>
+      withServer({ grpcPort: undefined, callTimeLimit: 0.05 }, async (_s, api) => {
+        const { sessionId } = await api.ok("POST", "/sessions", {
+          totalNodes: 64,
+          backfillPolicy: "conservative",
+          decisions: true,
+        });
+        const jobs = Array.from({ length: 5000 }, (_, i) => ({
+          submitTime: i,
+          numNodes: 1 + (i * 37) % 64,
+          timeLimit: 100 + (i * 7919) % 20000,
+        }));
+        // On a loaded machine the append may already run over the budget: either call does.
+        const a = await api.send("POST", `/sessions/${sessionId}/jobs`, { jobs });
+        const r = a.status !== 200
+          ? a
+          : await api.send("POST", `/sessions/${sessionId}/finish`, {});
+        return { code: r.status, error: r.body.error };
+      }),
+    expected: /^the call ran over the session's time budget \(--call_time_limit 0\.05 s\)/,
+    code: 503,
+  },
+  {
+    surface: "http",
+    input: "GET /sessions without the token",
+    run: () =>
+      withServer({ grpcPort: undefined, token: "catalogue-token" }, async (_s, api) => {
+        const r = await new HttpClient(api.base).send("GET", "/sessions");
+        return { code: r.status, error: r.body.error };
+      }),
+    expected: /^missing or wrong token$/,
+    code: 401,
+  },
+  {
+    surface: "grpc",
+    input: "a request on a stream whose session was deleted over HTTP",
+    run: () =>
+      withServer({}, async (server, api) => {
+        const g = new GrpcSession(server.grpcPort!);
+        try {
+          const id = (await g.ok({ init: { total_nodes: 4, session_name: "a" } })).session_id;
+          await api.ok("DELETE", `/sessions/${id}`);
+          const r = await g.request({ advance_to: { target_time: 1 } });
+          return { code: 1, error: r.error.message };
+        } finally {
+          await g.close();
+        }
+      }),
+    expected: /^session '[0-9a-f]{32}' is gone \(deleted, expired or over its budget\): send init/,
+  },
+];
 
 /** Oversized and malicious inputs: nesting, YAML aliases, long lines, report files (items 9, 11, 16, 23). */
 const INPUT_ROWS: FaultRow[] = [

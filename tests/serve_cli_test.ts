@@ -31,6 +31,36 @@ Deno.test("evtsim serve: help and start-up refusals are one line, exit 1", async
   }
 });
 
+Deno.test("evtsim serve: a busy port or an address that is not one is one line, exit 1", async () => {
+  const busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = String((busy.addr as Deno.NetAddr).port);
+  try {
+    for (
+      const [args, message] of [
+        [
+          ["--port", "0", "--grpc_port", port],
+          /^evtsim: cannot listen on 127\.0\.0\.1:\d+ \(gRPC\): the port is in use$/,
+        ],
+        [
+          ["--port", port, "--grpc_port", "off"],
+          /^evtsim: cannot listen on 127\.0\.0\.1:\d+ \(HTTP\): the port is in use$/,
+        ],
+        [
+          ["--host", "127.999.0.1", "--port", "0"],
+          /^evtsim: --host 127\.999\.0\.1 is not an IPv4 address/,
+        ],
+      ] as const
+    ) {
+      const r = await runCli(["serve", ...args]);
+      assertEquals(r.code, 1, args.join(" "));
+      assertEquals(r.err.length, 1, r.err.join("\n"));
+      assert(message.test(r.err[0]), r.err[0]);
+    }
+  } finally {
+    busy.close();
+  }
+});
+
 Deno.test("evtsim serve: a real process prints its addresses, serves, and stops on SIGTERM", async () => {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-serve-cli-" });
   const argv = cliCommand(["serve", "--port", "0", "--grpc_port", "0", "--record_dir", dir]);
@@ -79,5 +109,33 @@ Deno.test("evtsim serve: a real process prints its addresses, serves, and stops 
     } catch { /* stopped already */ }
     await child.status;
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("evtsim serve --host '[::1]' prints http://[::1]:PORT and answers there", async () => {
+  const argv = cliCommand(["serve", "--host", "[::1]", "--port", "0", "--grpc_port", "0"]);
+  argv.splice(1, 0, "--allow-net");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: argv,
+    stdout: "piped",
+    stderr: "null",
+    stdin: "null",
+  }).spawn();
+  try {
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (seen.split("\n").length < 3) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+    }
+    reader.releaseLock();
+    const http = /^HTTP: (http:\/\/\[::1\]:\d+)$/m.exec(seen)?.[1];
+    assert(http !== undefined && /^gRPC: \[::1\]:\d+$/m.test(seen), seen);
+    assertEquals((await new HttpClient(http).ok("GET", "/health")).ok, true);
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await child.stdout.cancel().catch(() => {});
   }
 });

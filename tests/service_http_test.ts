@@ -4,7 +4,7 @@
 
 import { httpApp } from "../api/service/http.ts";
 import { checkServerOptions } from "../api/service/server.ts";
-import { SessionHost } from "../api/service/sessions.ts";
+import { SessionHost } from "../api/service/session_host.ts";
 import { Simulation } from "../api/simulation.ts";
 import { runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
@@ -229,6 +229,7 @@ Deno.test("serve HTTP: recording control, and --record_dir records every session
 Deno.test("serve HTTP: a recording whose writes fail stops, and the session goes on", async () => {
   let writes = 0;
   const host = new SessionHost({
+    isolation: "inline",
     recordDir: "/nowhere",
     openSink: () => ({
       write: () => {

@@ -19,7 +19,9 @@ import { fileURLToPath } from "node:url";
 import type { Statistics } from "../../core/statistics.ts";
 import type { JobSpec, RunTimeMode } from "../../core/types.ts";
 import { MAX_BODY_BYTES } from "./http.ts";
-import { ServiceError, serviceError, type Session, type SessionHost } from "./sessions.ts";
+import type { SessionOp } from "./_session_ops.ts";
+import type { SessionHandle, SessionHost } from "./session_host.ts";
+import { ServiceError } from "./sessions.ts";
 import { tokenMatches } from "./token.ts";
 
 /** The .proto file of the protocol (checked in beside this module). */
@@ -100,25 +102,49 @@ class StreamSession {
 
   constructor(readonly host: SessionHost) {}
 
-  get session(): Session {
+  /**
+   * The stream's session. One that is gone (deleted over HTTP, expired, over
+   * its budget) is forgotten here, so the next `init` may create another.
+   */
+  get session(): SessionHandle {
     if (this.#id === undefined) throw new ServiceError(409, "state", "send init first");
+    if (!this.host.has(this.#id)) {
+      const id = this.#id;
+      this.#id = undefined;
+      throw new ServiceError(
+        404,
+        "not_found",
+        `session '${id}' is gone (deleted, expired or over its budget): send init for a new one`,
+      );
+    }
     return this.host.get(this.#id);
   }
 
+  #run(op: SessionOp): Promise<unknown> {
+    return this.session.run(op);
+  }
+
+  async #monitors(): Promise<Record<string, number>> {
+    return await this.#run({ op: "monitors" }) as Record<string, number>;
+  }
+
   /** Answers one request: [response field, response message]. */
-  answer(kind: string, body: Msg): [string, Msg] {
+  async answer(kind: string, body: Msg): Promise<[string, Msg, (() => void)?]> {
     switch (kind) {
       case "init":
-        return ["init", this.#init(body)];
+        return ["init", await this.#init(body)];
       case "finish_simulation": {
         const s = this.session;
-        const out = this.host.finish(s.id);
+        const summary = await s.run({ op: "finish", runToCompletion: true }) as {
+          head: { statistics: Statistics };
+        };
         this.#id = undefined;
-        const st = out.statistics;
+        const st = summary.head.statistics;
+        // Dropped once the reply was written, not before.
         return ["finish_simulation", {
           statistics: statisticsMessage(st, st.totalNodes - st.nodesInUse),
           session_id: s.id,
-        }];
+        }, () => this.host.end(s.id, "finished")];
       }
       case "initialize_trace":
         this.session; // no trace is preloaded: appended jobs are the trace
@@ -126,48 +152,55 @@ class StreamSession {
       case "submit_job": {
         const id = num(body.job_idx);
         const t = num(body.submit_time);
-        this.session.call((sim) => sim.submitJob(id, t));
+        await this.#run({ op: "step", method: "submitJob", args: [id, t] });
         return ["submit_job", {}];
       }
-      case "append_job":
-        return ["append_job", { job_idx: this.session.append([jobOf(body)], false).result[0] }];
+      case "append_job": {
+        const r = await this.#run({ op: "append", jobs: [jobOf(body)], submit: false }) as {
+          ids: number[];
+        };
+        return ["append_job", { job_idx: r.ids[0] }];
+      }
       case "append_jobs": {
         const jobs = ((body.requests ?? []) as Msg[]).map(jobOf);
         if (jobs.length === 0) bad("append_jobs needs at least one request");
-        return ["append_jobs", { job_idx: this.session.append(jobs, false).result }];
+        const r = await this.#run({ op: "append", jobs, submit: false }) as { ids: number[] };
+        return ["append_jobs", { job_idx: r.ids }];
       }
       case "advance_to": {
         const t = num(body.target_time);
-        this.session.call((sim) => sim.advanceTo(t));
+        await this.#run({ op: "step", method: "advanceTo", args: [t] });
         return ["advance_to", {}];
       }
       case "run_until_exclusive": {
         const t = num(body.target_time);
-        this.session.call((sim) => sim.runUntilExclusive(t));
+        await this.#run({ op: "step", method: "runUntilExclusive", args: [t] });
         return ["run_until_exclusive", {}];
       }
       case "get_current_time":
-        return [kind, { current_time: this.session.monitors().currentTime }];
+        return [kind, { current_time: (await this.#monitors()).currentTime }];
       case "get_nodes_in_use":
-        return [kind, { nodes_in_use: this.session.monitors().nodesInUse }];
+        return [kind, { nodes_in_use: (await this.#monitors()).nodesInUse }];
       case "get_available_nodes":
-        return [kind, { available_nodes: this.session.monitors().availableNodes }];
+        return [kind, { available_nodes: (await this.#monitors()).availableNodes }];
       case "get_active_job_count":
-        return [kind, { active_job_count: this.session.monitors().activeJobCount }];
+        return [kind, { active_job_count: (await this.#monitors()).activeJobCount }];
       case "get_fcfs_head_shadow_time":
-        return [kind, { shadow_time: this.session.monitors().headShadowTime }];
+        return [kind, { shadow_time: (await this.#monitors()).headShadowTime }];
       case "get_statistics": {
-        const s = this.session;
-        return [kind, statisticsMessage(s.statistics(), s.monitors().availableNodes)];
+        const st = await this.#run({ op: "statistics" }) as Statistics;
+        const m = await this.#monitors();
+        return [kind, statisticsMessage(st, m.availableNodes)];
       }
       case "get_trace_size":
-        return [kind, { trace_size: this.session.monitors().totalJobs }];
+        return [kind, { trace_size: (await this.#monitors()).totalJobs }];
       default:
         bad("empty request: set one of the ClientMessage request fields");
     }
   }
 
-  #init(m: Msg): Msg {
+  async #init(m: Msg): Promise<Msg> {
+    if (this.#id !== undefined && !this.host.has(this.#id)) this.#id = undefined;
     if (this.#id !== undefined) {
       throw new ServiceError(409, "state", "already initialized: send finish_simulation first");
     }
@@ -202,21 +235,17 @@ class StreamSession {
         bad('picker_settings_json must be a JSON object (e.g. {"fairshare": {"halfLife": 3600}})');
       }
     }
-    let session: Session;
-    try {
-      session = this.host.create({
-        name,
-        totalNodes: num(m.total_nodes),
-        backfillPolicy: pick("backfill_policy", BACKFILL, "easy"),
-        priorityPolicy: pick("priority_policy", PRIORITY, "fcfs") as "fcfs",
-        runTimeMode: pick("run_time_mode", RUN_TIME, "actual") as RunTimeMode,
-        ...(str("picker") === "" ? {} : { picker: str("picker") }),
-        ...(pickerSettings === undefined ? {} : { pickerSettings }),
-      });
-    } catch (e) {
-      // An unknown picker or bad settings: the client's error, not the server's.
-      throw serviceError(e);
-    }
+    const admission = str("admission");
+    const session = await this.host.create({
+      name,
+      totalNodes: num(m.total_nodes),
+      backfillPolicy: pick("backfill_policy", BACKFILL, "easy"),
+      priorityPolicy: pick("priority_policy", PRIORITY, "fcfs") as "fcfs",
+      runTimeMode: pick("run_time_mode", RUN_TIME, "actual") as RunTimeMode,
+      ...(str("picker") === "" ? {} : { picker: str("picker") }),
+      ...(admission === "" ? {} : { admission }),
+      ...(pickerSettings === undefined ? {} : { pickerSettings }),
+    });
     this.#id = session.id;
     return { ok: true, session_id: session.id };
   }
@@ -224,9 +253,7 @@ class StreamSession {
   /** The stream ended or broke: drop a session that was not finished. */
   close(): void {
     if (this.#id === undefined) return;
-    try {
-      this.host.discard(this.#id);
-    } catch { /* already dropped (e.g. over HTTP) */ }
+    this.host.end(this.#id, "its gRPC stream ended");
     this.#id = undefined;
   }
 }
@@ -244,25 +271,34 @@ function handle(call: Call, host: SessionHost, token: string | undefined): void 
     }
   }
   const stream = new StreamSession(host);
+  // Requests are answered one at a time, in order (a session's calls are ordered anyway).
+  let tail: Promise<void> = Promise.resolve();
   call.on("data", (m: Msg) => {
-    const requestId = m.request_id ?? "0";
-    const kind = typeof m.request === "string" ? m.request : "";
-    let reply: Msg;
-    try {
-      const [field, body] = stream.answer(kind, (m[kind] ?? {}) as Msg);
-      reply = { request_id: requestId, [field]: body };
-    } catch (e) {
-      if (!(e instanceof ServiceError)) {
-        console.error(`evtsim serve: internal error: ${(e as Error)?.stack ?? e}`);
+    tail = tail.then(async () => {
+      const requestId = m.request_id ?? "0";
+      const kind = typeof m.request === "string" ? m.request : "";
+      let reply: Msg;
+      let after: (() => void) | undefined;
+      try {
+        const [field, body, then] = await stream.answer(kind, (m[kind] ?? {}) as Msg);
+        reply = { request_id: requestId, [field]: body };
+        after = then;
+      } catch (e) {
+        if (!(e instanceof ServiceError)) {
+          console.error(`evtsim serve: internal error: ${(e as Error)?.stack ?? e}`);
+        }
+        reply = { request_id: requestId, error: { message: (e as Error).message } };
       }
-      reply = { request_id: requestId, error: { message: (e as Error).message } };
-    }
-    if (!call.writable || call.destroyed) return;
-    call.write(reply);
+      if (!call.writable || call.destroyed) return;
+      await new Promise<void>((resolve) => call.write(reply, () => resolve()));
+      after?.();
+    });
   });
   call.on("end", () => {
-    stream.close();
-    call.end();
+    void tail.then(() => {
+      stream.close();
+      call.end();
+    });
   });
   call.on("error", () => stream.close());
   call.on("cancelled", () => stream.close());
@@ -281,6 +317,8 @@ export async function startGrpc(
   sessions: SessionHost,
   options: GrpcOptions,
 ): Promise<{ port: number; close(): Promise<void> }> {
+  // grpc-js logs a failed bind to stderr itself; the caller reports it in one line.
+  grpc.setLogVerbosity(grpc.logVerbosity.NONE);
   const proto = loadProto();
   const service = (proto.SimulationService as grpc.ServiceClientConstructor).service;
   const server = new grpc.Server({

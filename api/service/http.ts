@@ -14,7 +14,9 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { JobSpec } from "../../core/types.ts";
 import * as S from "./http_schemas.ts";
-import { ServiceError, type Session, type SessionHost, type SessionParams } from "./sessions.ts";
+import type { FinishSummary, OutputField, SessionOp } from "./_session_ops.ts";
+import type { SessionHandle, SessionHost } from "./session_host.ts";
+import { ServiceError, type SessionParams } from "./sessions.ts";
 import { tokenMatches } from "./token.ts";
 
 /** The largest request body accepted (1 MiB). */
@@ -39,7 +41,7 @@ interface RouteSpec {
   readonly body?: Schema;
   readonly response: Schema;
   readonly status?: 200 | 201;
-  readonly handler: (c: Context, session: Session | undefined) => unknown;
+  readonly handler: (c: Context, session: SessionHandle | undefined) => unknown;
 }
 
 const errorResponse = (description: string) => ({
@@ -61,10 +63,9 @@ function jobParam(c: Context): number {
 
 /** The routes: method, path, schemas and the session-layer call each makes. */
 function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
-  const step = (session: Session, f: (s: Session) => void) => {
-    const r = session.call(() => f(session));
-    return { decisions: r.decisions, notices: r.notices, monitors: session.monitors() };
-  };
+  const step = (session: SessionHandle, method: string, ...args: unknown[]) =>
+    session.run({ op: "step", method, args });
+  const op = (session: SessionHandle, o: SessionOp) => session.run(o);
   return [
     {
       method: "get",
@@ -87,10 +88,17 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       body: S.CreateSessionSchema,
       response: S.CreatedSchema,
       status: 201,
-      handler: (c) => {
-        const s = host.create(valid<SessionParams>(c, "json"));
-        return { sessionId: s.id, recording: s.recordingStatus() };
+      handler: async (c) => {
+        const s = await host.create(valid<SessionParams>(c, "json"));
+        return { sessionId: s.id, recording: await op(s, { op: "recordingStatus" }) };
       },
+    },
+    {
+      method: "get",
+      path: "/sessions",
+      summary: "The open sessions: ids, names, age and idle time in seconds, calls in progress",
+      response: S.SessionListSchema,
+      handler: () => ({ sessions: host.list() }),
     },
     {
       method: "get",
@@ -98,12 +106,13 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       summary: "Monitors: time, nodes in use and free, waiting jobs, the head's shadow time",
       params: S.SessionParam,
       response: S.MonitorsSchema,
-      handler: (_c, s) => s!.monitors(),
+      handler: (_c, s) => op(s!, { op: "monitors" }),
     },
     {
       method: "delete",
       path: "/sessions/{id}",
-      summary: "Drop a session without finishing it (its recording is ended cleanly)",
+      summary:
+        "Drop a session without finishing it (a call running is abandoned; its recording is ended cleanly)",
       params: S.SessionParam,
       response: S.OkSchema,
       handler: (c) => {
@@ -120,8 +129,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       response: S.IdsSchema,
       handler: (c, s) => {
         const b = valid<{ jobs: JobSpec[]; submit?: boolean }>(c, "json");
-        const r = s!.append(b.jobs, b.submit ?? true);
-        return { ids: r.result, decisions: r.decisions, notices: r.notices };
+        return op(s!, { op: "append", jobs: b.jobs, submit: b.submit ?? true });
       },
     },
     {
@@ -133,8 +141,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       response: S.IdsSchema,
       handler: (c, s) => {
         const b = valid<{ job: JobSpec; submit?: boolean }>(c, "json");
-        const r = s!.append([b.job], b.submit ?? true);
-        return { ids: r.result, decisions: r.decisions, notices: r.notices };
+        return op(s!, { op: "append", jobs: [b.job], submit: b.submit ?? true });
       },
     },
     {
@@ -147,7 +154,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       handler: (c, s) => {
         const { time } = valid<{ time: number }>(c, "json");
         const job = jobParam(c);
-        return step(s!, (x) => x.call((sim) => sim.submitJob(job, time)));
+        return step(s!, "submitJob", job, time);
       },
     },
     {
@@ -159,7 +166,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       response: S.StepSchema,
       handler: (c, s) => {
         const { time } = valid<{ time: number }>(c, "json");
-        return step(s!, (x) => x.call((sim) => sim.advanceTo(time)));
+        return step(s!, "advanceTo", time);
       },
     },
     {
@@ -171,7 +178,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       response: S.StepSchema,
       handler: (c, s) => {
         const { time } = valid<{ time: number }>(c, "json");
-        return step(s!, (x) => x.call((sim) => sim.runUntilExclusive(time)));
+        return step(s!, "runUntilExclusive", time);
       },
     },
     {
@@ -184,7 +191,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       handler: (c, s) => {
         const { time } = valid<{ time?: number }>(c, "json");
         const job = jobParam(c);
-        return step(s!, (x) => x.call((sim) => sim.cancelJob(job, time)));
+        return step(s!, "cancelJob", job, time);
       },
     },
     {
@@ -199,7 +206,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
           { time?: number; outcome?: "completed" | "failed" | "killed"; exitStatus?: number }
         >(c, "json");
         const job = jobParam(c);
-        return step(s!, (x) => x.call((sim) => sim.endJob(job, time, options)));
+        return step(s!, "endJob", job, time, options);
       },
     },
     {
@@ -215,7 +222,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
           "json",
         );
         const job = jobParam(c);
-        return step(s!, (x) => x.call((sim) => sim.updateJob(job, update, time)));
+        return step(s!, "updateJob", job, update, time);
       },
     },
     {
@@ -224,7 +231,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       summary: "Why a waiting job waits (PEND reason)",
       params: S.JobParam,
       response: S.PendReasonSchema,
-      handler: (c, s) => s!.pendingReason(jobParam(c)),
+      handler: (c, s) => op(s!, { op: "pendingReason", job: jobParam(c) }),
     },
     {
       method: "post",
@@ -235,7 +242,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       response: S.StepSchema,
       handler: (c, s) => {
         const b = valid<{ queue: S.QueueDef; time?: number }>(c, "json");
-        return step(s!, (x) => x.call((sim) => sim.updateQueue(b.queue, b.time)));
+        return step(s!, "updateQueue", b.queue, b.time);
       },
     },
     {
@@ -247,7 +254,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       response: S.StepSchema,
       handler: (c, s) => {
         const b = valid<{ capacity: number; time?: number }>(c, "json");
-        return step(s!, (x) => x.call((sim) => sim.changeCapacity(b.capacity, b.time)));
+        return step(s!, "changeCapacity", b.capacity, b.time);
       },
     },
     {
@@ -256,7 +263,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       summary: "The statistics so far",
       params: S.SessionParam,
       response: S.StatisticsSchema,
-      handler: (_c, s) => s!.statistics(),
+      handler: (_c, s) => op(s!, { op: "statistics" }),
     },
     {
       method: "get",
@@ -264,7 +271,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       summary: "Free nodes, the head's shadow time and the limit-based releases up to it",
       params: S.SessionParam,
       response: S.BackfillWindowSchema,
-      handler: (_c, s) => s!.backfillWindow(),
+      handler: (_c, s) => op(s!, { op: "backfillWindow" }),
     },
     {
       method: "post",
@@ -273,9 +280,10 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       params: S.SessionParam,
       body: S.FinishSchema,
       response: S.OutputSchema,
-      handler: (c) => {
+      handler: async (c, s) => {
         const b = valid<{ runToCompletion?: boolean }>(c, "json");
-        return host.finish(valid<{ id: string }>(c, "param").id, b.runToCompletion ?? true);
+        const summary = await op(s!, { op: "finish", runToCompletion: b.runToCompletion ?? true });
+        return outputStream(host, s!, summary as FinishSummary);
       },
     },
     {
@@ -285,7 +293,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       params: S.SessionParam,
       response: S.StartedSchema,
       status: 201,
-      handler: (_c, s) => ({ file: s!.startRecording() }),
+      handler: async (_c, s) => ({ file: await op(s!, { op: "startRecording" }) }),
     },
     {
       method: "delete",
@@ -293,7 +301,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       summary: "Stop recording; returns the number of events recorded",
       params: S.SessionParam,
       response: S.StoppedSchema,
-      handler: (_c, s) => ({ events: s!.stopRecording() }),
+      handler: async (_c, s) => ({ events: await op(s!, { op: "stopRecording" }) }),
     },
     {
       method: "get",
@@ -301,9 +309,65 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       summary: "Recording status: running, events, file, and why it stopped",
       params: S.SessionParam,
       response: S.RecordingStatusSchema,
-      handler: (_c, s) => s!.recordingStatus(),
+      handler: (_c, s) => op(s!, { op: "recordingStatus" }),
     },
   ];
+}
+
+/** Rows per page of a finish reply (each page is serialised where the session runs). */
+export const OUTPUT_PAGE_ROWS = 5000;
+
+/**
+ * The finish reply, streamed: the same JSON object as one body would be, but
+ * written a page of rows at a time (so a run with millions of decisions is
+ * never one string), and the session is dropped only once the whole reply
+ * was handed to the connection. A client that goes away mid-reply leaves the
+ * session finished and open: finishing again sends the same output.
+ */
+function outputStream(host: SessionHost, s: SessionHandle, summary: FinishSummary): Response {
+  const { head, counts } = summary;
+  const fields: OutputField[] = ["jobs", "resources", "notices", "decisions"];
+  const parts: (string | { field: OutputField; from: number })[] = [
+    `{"sessionId":${JSON.stringify(head.sessionId)}`,
+  ];
+  for (const field of fields) {
+    parts.push(`,${JSON.stringify(field)}:[`);
+    for (let from = 0; from < counts[field]; from += OUTPUT_PAGE_ROWS) {
+      parts.push({ field, from });
+    }
+    parts.push("]");
+  }
+  parts.push(
+    `,"statistics":${JSON.stringify(head.statistics)},"recording":${
+      JSON.stringify(head.recording)
+    }}`,
+  );
+  const encoder = new TextEncoder();
+  let i = 0;
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (i === parts.length) {
+          controller.close();
+          host.end(s.id, "finished");
+          return;
+        }
+        const part = parts[i++];
+        if (typeof part === "string") {
+          controller.enqueue(encoder.encode(part));
+          return;
+        }
+        const text = await s.run({
+          op: "page",
+          field: part.field,
+          from: part.from,
+          count: OUTPUT_PAGE_ROWS,
+        }) as string;
+        controller.enqueue(encoder.encode(part.from === 0 ? text : `,${text}`));
+      },
+    }),
+    { status: 200, headers: { "content-type": "application/json" } },
+  );
 }
 
 /** The error reply of anything a handler or a check threw. */
@@ -404,13 +468,16 @@ export function httpApp(host: SessionHost, options: HttpOptions): OpenAPIHono {
         404: errorResponse("unknown session, job or route"),
         409: errorResponse("refused by the session's state"),
         413: errorResponse("body over 1 MiB"),
-        429: errorResponse("too many sessions"),
+        429: errorResponse("too many sessions, or too many calls waiting on this session"),
+        503: errorResponse("the call ran over the session's time budget (--call_time_limit)"),
       },
     });
-    const handler = (c: Context) => {
+    const handler = async (c: Context) => {
       const id = r.params === undefined ? undefined : valid<{ id: string }>(c, "param").id;
       const session = id === undefined || r.handler.length < 2 ? undefined : host.get(id);
-      return json(c, r.handler(c, session), r.status ?? 200);
+      const body = await r.handler(c, session);
+      if (body instanceof Response) return body;
+      return json(c, body, r.status ?? 200);
     };
     app.openapi(route, handler as never);
   }

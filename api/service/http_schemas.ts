@@ -44,7 +44,14 @@ export const CreateSessionSchema = z.object({
   totalNodes: z.number().int().positive(),
   backfillPolicy: z.enum(["easy", "conservative", "none"]).optional(),
   priorityPolicy: z.enum(["fcfs", "fcfs_alt", "fcfs_conservative", "sjf", "ljf"]).optional(),
-  picker: z.string().min(1).optional().openapi({ description: "A registered picker's name" }),
+  picker: z.string().min(1).optional().openapi({
+    description: "A registered picker's name (built-in, or from the server's --policy_module)",
+  }),
+  admission: z.string().min(1).max(256).optional().openapi({
+    description:
+      "A registered admission (backfill) policy's name, e.g. easy_extra, conservative_profile " +
+      "or one from the server's --policy_module; overrides backfillPolicy",
+  }),
   pickerSettings: z.record(z.string(), z.unknown()).optional().openapi({
     description:
       "Settings per picker name, e.g. { fairshare: { by, halfLife, maxAge, weights, shares } }",
@@ -229,4 +236,13 @@ export const StartedSchema = z.object({ file: z.string() }).openapi("RecordingSt
 export const StoppedSchema = z.object({ events: z.number() }).openapi("RecordingStopped");
 export const OkSchema = z.object({ ok: z.boolean() }).openapi("Ok");
 export const DocumentSchema = z.record(z.string(), z.unknown()).openapi("OpenAPIDocument");
+export const SessionListSchema = z.object({
+  sessions: z.array(z.object({
+    sessionId: z.string(),
+    name: z.string(),
+    ageSeconds: z.number(),
+    idleSeconds: z.number(),
+    calls: z.number(),
+  })),
+}).openapi("SessionList");
 export const HealthSchema = z.object({ ok: z.boolean(), sessions: z.number() }).openapi("Health");

@@ -17,6 +17,8 @@ import type { Statistics } from "../../core/statistics.ts";
 import type { JobRow, JobSpec, Notice, ResourceRow, SimulationConfig } from "../../core/types.ts";
 import type { RecordingSink, RecordingStatus } from "../recorder.ts";
 import { Simulation } from "../simulation.ts";
+import type { PolicyRegistry } from "../../core/policies.ts";
+import { FileRows, MemoryRows, type RowStore } from "./_row_store.ts";
 
 /** Parameters a session is created with (checked by the fronts' schemas first). */
 export interface SessionParams extends
@@ -37,14 +39,20 @@ export interface SessionParams extends
   > {
   /** A label, used in recording file names (letters, digits, `.`, `_`, `-`). */
   readonly name?: string;
-  /** A picker of the default registry by name. */
+  /** A registered picker by name (the built-ins, or one of the server's --policy_module). */
   readonly picker?: string;
+  /**
+   * A registered admission (backfill) policy by name, e.g. `easy_extra`,
+   * `conservative_profile` or one of the server's --policy_module; overrides
+   * `backfillPolicy`.
+   */
+  readonly admission?: string;
 }
 
 /** An error reply: the HTTP status, a machine-readable kind and one line. */
 export class ServiceError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413 | 429 | 500,
+    readonly status: 400 | 401 | 404 | 409 | 413 | 429 | 500 | 503,
     readonly kind: string,
     message: string,
   ) {
@@ -86,7 +94,7 @@ export interface SessionRecordingStatus extends RecordingStatus {
   readonly file?: string;
 }
 
-/** What `finish` returns. */
+/** What a finish reply holds (its rows sent in pages). */
 export interface SessionOutput {
   readonly sessionId: string;
   readonly jobs: readonly JobRow[];
@@ -97,16 +105,42 @@ export interface SessionOutput {
   readonly recording: SessionRecordingStatus;
 }
 
-/** Options of a {@link SessionHost}. */
-export interface SessionHostOptions {
-  /** Where recordings go; with it every session records from its start. */
+/** The rows of a finish reply that are sent in pages. */
+export type OutputField = "jobs" | "resources" | "notices" | "decisions";
+
+/** What `finish` answers first: everything but the rows, and how many rows each field has. */
+export interface FinishSummary {
+  readonly head: Omit<SessionOutput, OutputField>;
+  readonly counts: Readonly<Record<OutputField, number>>;
+}
+
+/** Where a session runs: its recording folder, how it opens files, its policies. */
+export interface SessionEnv {
+  /** Where recordings go (recording control needs it). */
   readonly recordDir?: string;
-  /** Most sessions open at once (default 64). */
-  readonly maxSessions?: number;
   /** Opens a recording file (default: {@link writeThroughSink}); tests inject failures. */
   readonly openSink?: (path: string) => RecordingSink;
   /** Snapshot interval of recordings (default 1000 events). */
   readonly snapshotInterval?: number;
+  /** Where picker and admission names are looked up (default: evtsim's own). */
+  readonly registry?: PolicyRegistry;
+  /**
+   * A folder of the session's own where the rows its finish reply sends are
+   * kept (one file per kind); without it they are kept in memory.
+   */
+  readonly spillDir?: string;
+}
+
+/** Where a recording stands after a call: what the host needs to end it cleanly itself. */
+export interface RecordingMark {
+  /** The file being written. */
+  readonly file: string;
+  /** Bytes written to it so far (all of them whole answered calls). */
+  readonly bytes: number;
+  /** Events recorded so far. */
+  readonly events: number;
+  /** The clock now. */
+  readonly time: number;
 }
 
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
@@ -120,8 +154,9 @@ export function newSessionId(): string {
 /**
  * A recording file that writes every step's lines at once (no buffer), so a
  * server that is killed leaves a log that ends at the last answered call.
+ * `onBytes` is told how many bytes each write added.
  */
-export function writeThroughSink(path: string): RecordingSink {
+export function writeThroughSink(path: string, onBytes?: (n: number) => void): RecordingSink {
   const file = Deno.openSync(path, { write: true, createNew: true });
   const encoder = new TextEncoder();
   return {
@@ -129,6 +164,7 @@ export function writeThroughSink(path: string): RecordingSink {
       const bytes = encoder.encode(text);
       let off = 0;
       while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
+      onBytes?.(bytes.length);
     },
     close() {
       file.close();
@@ -141,26 +177,51 @@ export class Session {
   readonly id: string;
   readonly name: string;
   readonly #sim: Simulation;
-  readonly #host: SessionHost;
-  readonly #decisions: DecisionRow[] = [];
-  readonly #notices: Notice[] = [];
+  readonly #env: SessionEnv;
+  /** Rows kept for the finish reply (in memory, or in files under the env's spill folder). */
+  readonly #kept: Readonly<Record<OutputField, RowStore>>;
+  /** The rows of the call running now (its reply), unless it streams into `#kept`. */
+  #callRows: { decisions: DecisionRow[]; notices: Notice[] } | undefined;
   #recordings = 0;
   #file: string | undefined;
+  #bytes = 0;
 
-  constructor(host: SessionHost, id: string, params: SessionParams) {
-    const { name, ...config } = params;
+  constructor(env: SessionEnv, id: string, params: SessionParams) {
+    const { name, admission, ...given } = params;
+    const config = admission === undefined ? given : { ...given, backfillPolicy: admission };
     if (name !== undefined && !NAME.test(name)) {
       throw new ServiceError(400, "usage", `session name must match ${NAME.source}, got '${name}'`);
     }
     this.id = id;
     this.name = name ?? "session";
-    this.#host = host;
+    this.#env = env;
     try {
       // A decision sink switches decisions on (at every PEND): only when asked for.
       const wants = config.decisions !== undefined && config.decisions !== false;
-      this.#sim = new Simulation(config, {
-        ...(wants ? { onDecision: (d: DecisionRow) => void this.#decisions.push(d) } : {}),
-        onNotice: (n) => void this.#notices.push(n),
+      const store = (field: OutputField): RowStore =>
+        env.spillDir === undefined ? new MemoryRows() : new FileRows(`${env.spillDir}/${field}`);
+      this.#kept = {
+        jobs: store("jobs"),
+        resources: store("resources"),
+        notices: store("notices"),
+        decisions: store("decisions"),
+      };
+      const kept = this.#kept;
+      this.#sim = new Simulation({ ...config, registry: env.registry }, {
+        ...(wants
+          ? {
+            onDecision: (d: DecisionRow) => {
+              kept.decisions.append(d);
+              this.#callRows?.decisions.push(d);
+            },
+          }
+          : {}),
+        onNotice: (n) => {
+          kept.notices.append(n);
+          this.#callRows?.notices.push(n);
+        },
+        onJobRow: (r) => kept.jobs.append(r),
+        onResourceRow: (r) => kept.resources.append(r),
       });
     } catch (e) {
       throw serviceError(e);
@@ -168,21 +229,21 @@ export class Session {
   }
 
   /** Runs `f` on the simulation; maps its errors; returns its result and the rows it made. */
-  call<T>(f: (sim: Simulation) => T): { result: T } & CallRows {
-    const start = { decisions: this.#decisions.length, notices: this.#notices.length };
+  call<T>(f: (sim: Simulation) => T, collect = true): { result: T } & CallRows {
+    const fields = Object.keys(this.#kept) as OutputField[];
+    const marks = fields.map((k) => this.#kept[k].mark());
+    const rows = { decisions: [] as DecisionRow[], notices: [] as Notice[] };
+    this.#callRows = collect ? rows : undefined;
     let result: T;
     try {
       result = f(this.#sim);
     } catch (e) {
-      this.#decisions.length = start.decisions;
-      this.#notices.length = start.notices;
+      fields.forEach((k, i) => this.#kept[k].rollback(marks[i]));
       throw serviceError(e);
+    } finally {
+      this.#callRows = undefined;
     }
-    return {
-      result,
-      decisions: this.#decisions.slice(start.decisions),
-      notices: this.#notices.slice(start.notices),
-    };
+    return { result, ...rows };
   }
 
   /** Appends jobs (all or nothing); `submit: false` only stores them (DR_EVT's gRPC append). */
@@ -230,7 +291,7 @@ export class Session {
 
   /** Starts a recording into the host's folder; returns the file it writes. */
   startRecording(): string {
-    const dir = this.#host.recordDir;
+    const dir = this.#env.recordDir;
     if (dir === undefined) {
       throw new ServiceError(409, "state", "recording needs the server's --record_dir");
     }
@@ -239,12 +300,15 @@ export class Session {
     const file = `${dir.replace(/\/+$/, "")}/${this.name}-${this.id}${n > 1 ? `-${n}` : ""}.replay`;
     let sink: RecordingSink;
     try {
-      sink = this.#host.openSink(file);
+      this.#bytes = 0;
+      sink = this.#env.openSink === undefined
+        ? writeThroughSink(file, (n) => void (this.#bytes += n))
+        : this.#env.openSink(file);
     } catch (e) {
       throw new ServiceError(500, "io", `cannot open ${file}: ${(e as Error).message}`);
     }
     try {
-      this.#sim.startRecording(sink, { snapshotInterval: this.#host.snapshotInterval });
+      this.#sim.startRecording(sink, { snapshotInterval: this.#env.snapshotInterval });
     } catch (e) {
       try {
         sink.close?.();
@@ -262,96 +326,46 @@ export class Session {
     return this.#sim.stopRecording();
   }
 
+  /** Where a running recording stands (see {@link RecordingMark}); undefined when none runs. */
+  recordingMark(): RecordingMark | undefined {
+    if (!this.#sim.isRecording || this.#file === undefined) return undefined;
+    const { events } = this.#sim.recordingStatus();
+    return { file: this.#file, bytes: this.#bytes, events, time: this.#sim.currentTime };
+  }
+
   recordingStatus(): SessionRecordingStatus {
     const s = this.#sim.recordingStatus();
     return this.#file === undefined ? s : { ...s, file: this.#file };
   }
 
-  /** Runs the session to its end (or stops at the clock) and returns everything it wrote. */
-  finish(runToCompletion = true): SessionOutput {
-    const out = this.call((sim) => sim.finish({ runToCompletion })).result;
+  /**
+   * Runs the session to its end (or stops at the clock): the output without
+   * its rows, and how many rows of each kind {@link Session.page} serves.
+   * The rows stream into the session's stores as they come (not kept twice).
+   */
+  finish(runToCompletion = true): FinishSummary {
+    const out = this.call((sim) => sim.finish({ runToCompletion }), false).result;
     if (this.#sim.isRecording) this.#sim.stopRecording();
+    const k = this.#kept;
     return {
-      sessionId: this.id,
-      jobs: out.jobs,
-      resources: out.resources,
-      notices: this.#notices.slice(),
-      decisions: this.#decisions.slice(),
-      statistics: out.statistics,
-      recording: this.recordingStatus(),
+      head: { sessionId: this.id, statistics: out.statistics, recording: this.recordingStatus() },
+      counts: {
+        jobs: k.jobs.count,
+        resources: k.resources.count,
+        notices: k.notices.count,
+        decisions: k.decisions.count,
+      },
     };
+  }
+
+  /** Rows `from` .. `from + count - 1` of `field` as JSON text, comma-separated. */
+  page(field: OutputField, from: number, count: number): string {
+    return this.#kept[field].page(from, count);
   }
 
   /** Ends a recording that is still running (the session is being dropped). */
   close(): void {
+    for (const k of Object.values(this.#kept)) k.close();
     if (this.#sim.isRecording) this.#sim.stopRecording();
-  }
-}
-
-/** The sessions of one server. */
-export class SessionHost {
-  readonly recordDir: string | undefined;
-  readonly maxSessions: number;
-  readonly openSink: (path: string) => RecordingSink;
-  readonly snapshotInterval: number | undefined;
-  readonly #sessions = new Map<string, Session>();
-
-  constructor(options: SessionHostOptions = {}) {
-    this.recordDir = options.recordDir;
-    this.maxSessions = options.maxSessions ?? 64;
-    this.openSink = options.openSink ?? writeThroughSink;
-    this.snapshotInterval = options.snapshotInterval;
-  }
-
-  /** Sessions open now. */
-  get size(): number {
-    return this.#sessions.size;
-  }
-
-  /** Creates a session; with a record folder it records from its start. */
-  create(params: SessionParams): Session {
-    if (this.#sessions.size >= this.maxSessions) {
-      throw new ServiceError(
-        429,
-        "capacity",
-        `too many sessions (--max_sessions ${this.maxSessions})`,
-      );
-    }
-    let id = newSessionId();
-    while (this.#sessions.has(id)) id = newSessionId();
-    const session = new Session(this, id, params);
-    if (this.recordDir !== undefined) session.startRecording();
-    this.#sessions.set(id, session);
-    return session;
-  }
-
-  /** The session `id`; 404 if there is none. */
-  get(id: string): Session {
-    const s = this.#sessions.get(id);
-    if (s === undefined) throw new ServiceError(404, "not_found", `no session '${id}'`);
-    return s;
-  }
-
-  /** Finishes session `id` and drops it; returns its output. */
-  finish(id: string, runToCompletion = true): SessionOutput {
-    const out = this.get(id).finish(runToCompletion);
-    this.#sessions.delete(id);
-    return out;
-  }
-
-  /** Drops session `id` without finishing it (its recording is ended cleanly). */
-  discard(id: string): void {
-    this.get(id).close();
-    this.#sessions.delete(id);
-  }
-
-  /** Ends every session's recording and drops them all (server shutdown). */
-  closeAll(): void {
-    for (const s of this.#sessions.values()) {
-      try {
-        s.close();
-      } catch { /* shutting down: keep closing the others */ }
-    }
-    this.#sessions.clear();
   }
 }

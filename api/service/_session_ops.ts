@@ -1,0 +1,157 @@
+// The calls a session answers, as plain data: what the session host sends
+// to the place a session runs (its own worker, or in-thread), and what comes
+// back. Everything here crosses a worker boundary, so it is structured-clone
+// data only: no functions, no class instances.
+
+import type { JobSpec } from "../../core/types.ts";
+import type { PolicyRegistry } from "../../core/policies.ts";
+import {
+  type FinishSummary,
+  type OutputField,
+  type RecordingMark,
+  ServiceError,
+  serviceError,
+  Session,
+  type SessionEnv,
+  type SessionParams,
+} from "./sessions.ts";
+
+/** The simulation methods a step call may make (each one `step` of the engine). */
+const STEP_METHODS = new Set([
+  "submitJob",
+  "advanceTo",
+  "runUntilExclusive",
+  "cancelJob",
+  "endJob",
+  "updateJob",
+  "updateQueue",
+  "changeCapacity",
+]);
+
+/** One call on a session. */
+export type SessionOp =
+  | { readonly op: "append"; readonly jobs: readonly JobSpec[]; readonly submit: boolean }
+  | { readonly op: "step"; readonly method: string; readonly args: readonly unknown[] }
+  | { readonly op: "monitors" }
+  | { readonly op: "statistics" }
+  | { readonly op: "backfillWindow" }
+  | { readonly op: "pendingReason"; readonly job: number }
+  | { readonly op: "startRecording" }
+  | { readonly op: "stopRecording" }
+  | { readonly op: "recordingStatus" }
+  | { readonly op: "finish"; readonly runToCompletion: boolean }
+  | {
+    readonly op: "page";
+    readonly field: OutputField;
+    readonly from: number;
+    readonly count: number;
+  }
+  | { readonly op: "close" };
+
+export type { FinishSummary, OutputField };
+
+/** How a session is created where it runs. */
+export interface SessionInit {
+  readonly id: string;
+  readonly params: SessionParams;
+  readonly recordDir?: string;
+  readonly snapshotInterval?: number;
+  /** A policy module whose policies the session may name (loaded where the session runs). */
+  readonly policyModule?: string;
+  /** The session's own folder for the rows of its finish reply. */
+  readonly spillDir?: string;
+}
+
+/** An error as it crosses the boundary. */
+export interface OpError {
+  readonly status: ServiceError["status"];
+  readonly kind: string;
+  readonly message: string;
+}
+
+/** The answer to one call: its result or its error, and where the recording stands. */
+export type OpReply =
+  | { readonly ok: true; readonly result: unknown; readonly mark?: RecordingMark }
+  | { readonly ok: false; readonly error: OpError; readonly mark?: RecordingMark };
+
+/** One session where it runs: the session and its finished output (served in pages). */
+export class SessionPlace {
+  #finished = false;
+
+  constructor(readonly session: Session) {}
+
+  /** Creates the session of `init` (with `registry` for its policy names). */
+  static create(init: SessionInit, env: Omit<SessionEnv, "registry">, registry?: PolicyRegistry) {
+    const session = new Session({ ...env, registry }, init.id, init.params);
+    if (env.recordDir !== undefined) session.startRecording();
+    return new SessionPlace(session);
+  }
+
+  /** Answers `op`; never throws (an error is a reply). */
+  answer(op: SessionOp): OpReply {
+    try {
+      const result = this.#run(op);
+      return { ok: true, result, mark: this.session.recordingMark() };
+    } catch (e) {
+      return { ok: false, error: opError(e), mark: this.session.recordingMark() };
+    }
+  }
+
+  #run(op: SessionOp): unknown {
+    const s = this.session;
+    switch (op.op) {
+      case "append": {
+        const r = s.append(op.jobs, op.submit);
+        return { ids: r.result, decisions: r.decisions, notices: r.notices };
+      }
+      case "step": {
+        if (!STEP_METHODS.has(op.method)) {
+          throw new ServiceError(400, "usage", `no call '${op.method}'`);
+        }
+        const r = s.call((sim) =>
+          (sim as unknown as Record<string, (...a: unknown[]) => unknown>)[op.method](...op.args)
+        );
+        return { decisions: r.decisions, notices: r.notices, monitors: s.monitors() };
+      }
+      case "monitors":
+        return s.monitors();
+      case "statistics":
+        return s.statistics();
+      case "backfillWindow":
+        return s.backfillWindow();
+      case "pendingReason":
+        return s.pendingReason(op.job);
+      case "startRecording":
+        return s.startRecording();
+      case "stopRecording":
+        return s.stopRecording();
+      case "recordingStatus":
+        return s.recordingStatus();
+      case "finish": {
+        const summary: FinishSummary = s.finish(op.runToCompletion);
+        this.#finished = true;
+        return summary;
+      }
+      case "page":
+        if (!this.#finished) throw new ServiceError(409, "state", "finish first");
+        // Serialised here, where the rows are, so the host's thread only copies text.
+        return s.page(op.field, op.from, op.count);
+      case "close":
+        s.close();
+        return true;
+    }
+  }
+}
+
+/** An error of any kind as a reply: a service error as it is, anything else a 500. */
+export function opError(e: unknown): OpError {
+  let se: ServiceError;
+  try {
+    se = serviceError(e);
+  } catch {
+    const message = e instanceof Error ? e.message : String(e);
+    console.error(`evtsim serve: internal error: ${(e as Error)?.stack ?? e}`);
+    return { status: 500, kind: "internal", message: `internal error: ${message.split("\n")[0]}` };
+  }
+  return { status: se.status, kind: se.kind, message: se.message };
+}

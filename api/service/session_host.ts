@@ -1,0 +1,427 @@
+// The sessions of one server. Each session runs where its engine work cannot
+// hold up anything else: by default in a worker of its own (a Deno Worker,
+// one thread per session), so a call that steps 20,000 jobs leaves /health
+// and every other session answering at once. The host keeps, per session,
+// the calls in arrival order (one runs at a time, as before), a time budget
+// per call, and when it was last used; it ends sessions that are deleted,
+// over budget or idle, and ends their recordings cleanly itself when their
+// worker had to be stopped mid-call.
+//
+// `isolation: "inline"` runs sessions on the host's own thread instead (one
+// call cannot then be abandoned or limited while it runs): for embedding
+// and for tests that inject a failing recording sink.
+
+import { encode } from "../../io/replay_log.ts";
+import type { PolicyRegistry } from "../../core/policies.ts";
+import type { RecordingSink } from "../recorder.ts";
+import {
+  opError,
+  type OpReply,
+  type SessionInit,
+  type SessionOp,
+  SessionPlace,
+} from "./_session_ops.ts";
+import { newSessionId, type RecordingMark, ServiceError, type SessionParams } from "./sessions.ts";
+
+/** Options of a {@link SessionHost}. */
+export interface SessionHostOptions {
+  /** Where recordings go; with it every session records from its start. */
+  readonly recordDir?: string;
+  /** Most sessions open at once (default 64). */
+  readonly maxSessions?: number;
+  /** Snapshot interval of recordings (default 1000 events). */
+  readonly snapshotInterval?: number;
+  /** A session idle this many seconds is ended (default 1800; 0 = never). */
+  readonly sessionIdleTimeout?: number;
+  /** Longest one call may run, in seconds (default 300); then the session is ended (503). */
+  readonly callTimeLimit?: number;
+  /** A policy module whose pickers and admission policies sessions may name. */
+  readonly policyModule?: string;
+  /** Its registry, for inline sessions (workers load `policyModule` themselves). */
+  readonly registry?: PolicyRegistry;
+  /** Where sessions run (default "worker"). */
+  readonly isolation?: "worker" | "inline";
+  /** Opens a recording file (inline sessions only); tests inject failures. */
+  readonly openSink?: (path: string) => RecordingSink;
+}
+
+/** A session as `GET /sessions` lists it. */
+export interface SessionListing {
+  readonly sessionId: string;
+  readonly name: string;
+  /** Seconds since it was created. */
+  readonly ageSeconds: number;
+  /** Seconds since its last call ended (0 while a call runs). */
+  readonly idleSeconds: number;
+  /** Calls running or waiting. */
+  readonly calls: number;
+}
+
+/** Most calls one session may have waiting behind the running one. */
+export const MAX_QUEUED_CALLS = 64;
+
+/** Where one session runs. */
+interface Runner {
+  run(op: SessionOp): Promise<OpReply>;
+  /** Stops it at once, even mid-call (a worker is terminated). */
+  stop(): void;
+}
+
+class InlineRunner implements Runner {
+  constructor(readonly place: SessionPlace) {}
+  run(op: SessionOp): Promise<OpReply> {
+    return Promise.resolve(this.place.answer(op));
+  }
+  stop(): void {}
+}
+
+class WorkerRunner implements Runner {
+  readonly #worker: Worker;
+  readonly #waiting = new Map<number, (r: OpReply) => void>();
+  #seq = 0;
+  #failed: string | undefined;
+
+  constructor() {
+    this.#worker = new Worker(new URL("./_session_worker.ts", import.meta.url).href, {
+      type: "module",
+    });
+    this.#worker.onmessage = (e: MessageEvent) => {
+      const { seq, ...reply } = e.data as { seq: number } & OpReply;
+      const f = this.#waiting.get(seq);
+      this.#waiting.delete(seq);
+      f?.(reply as OpReply);
+    };
+    this.#worker.onerror = (e: ErrorEvent) => {
+      e.preventDefault();
+      this.#failed = e.message;
+      for (const f of this.#waiting.values()) {
+        f(internal(`the session's worker failed: ${e.message}`));
+      }
+      this.#waiting.clear();
+    };
+  }
+
+  #send(message: Record<string, unknown>): Promise<OpReply> {
+    if (this.#failed !== undefined) {
+      return Promise.resolve(internal(`the session's worker failed: ${this.#failed}`));
+    }
+    const seq = ++this.#seq;
+    return new Promise((resolve) => {
+      this.#waiting.set(seq, resolve);
+      this.#worker.postMessage({ seq, ...message });
+    });
+  }
+
+  init(init: SessionInit): Promise<OpReply> {
+    return this.#send({ init });
+  }
+
+  run(op: SessionOp): Promise<OpReply> {
+    return this.#send({ op });
+  }
+
+  stop(): void {
+    this.#worker.terminate();
+    for (const f of this.#waiting.values()) f(internal("stopped"));
+    this.#waiting.clear();
+  }
+}
+
+function internal(message: string): OpReply {
+  return { ok: false, error: { status: 500, kind: "internal", message } };
+}
+
+/**
+ * Ends a recording whose writer was stopped: cuts the file back to its last
+ * answered call and appends the end message, as `stopRecording` would have.
+ */
+function endRecordingFile(mark: RecordingMark): void {
+  try {
+    const f = Deno.openSync(mark.file, { write: true });
+    try {
+      f.truncateSync(mark.bytes);
+      f.seekSync(mark.bytes, Deno.SeekMode.Start);
+      const bytes = new TextEncoder().encode(encode.end(mark.events, mark.time));
+      let off = 0;
+      while (off < bytes.length) off += f.writeSync(bytes.subarray(off));
+    } finally {
+      f.close();
+    }
+  } catch (e) {
+    console.error(`evtsim serve: cannot end the recording ${mark.file}: ${(e as Error).message}`);
+  }
+}
+
+/** One session as the host keeps it. */
+export class SessionHandle {
+  readonly createdAt = performance.now();
+  lastUsed = performance.now();
+  /** Calls running or waiting. */
+  calls = 0;
+  #tail: Promise<unknown> = Promise.resolve();
+  #mark: RecordingMark | undefined;
+  /** Why the session is gone (set once it is ended). */
+  ended: string | undefined;
+
+  constructor(
+    readonly host: SessionHost,
+    readonly id: string,
+    readonly name: string,
+    readonly runner: Runner,
+    mark: RecordingMark | undefined,
+  ) {
+    this.#mark = mark;
+  }
+
+  /** Runs `op` after the calls before it; its result, or its error thrown as a ServiceError. */
+  run(op: SessionOp): Promise<unknown> {
+    if (this.ended !== undefined) return Promise.reject(this.#gone());
+    if (this.calls > MAX_QUEUED_CALLS) {
+      return Promise.reject(
+        new ServiceError(
+          429,
+          "busy",
+          `session '${this.id}' has ${this.calls} calls running or waiting; wait for their replies`,
+        ),
+      );
+    }
+    this.calls++;
+    const p = this.#tail.then(() => this.#execute(op));
+    this.#tail = p.catch(() => {});
+    return p.finally(() => {
+      this.calls--;
+      this.lastUsed = performance.now();
+    });
+  }
+
+  async #execute(op: SessionOp): Promise<unknown> {
+    if (this.ended !== undefined) throw this.#gone();
+    this.lastUsed = performance.now();
+    const limit = this.host.callTimeLimit;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const over = new Promise<"over">((resolve) => {
+      if (limit > 0 && this.runner instanceof WorkerRunner) {
+        timer = setTimeout(() => resolve("over"), limit * 1000);
+      }
+    });
+    const reply = await Promise.race([this.runner.run(op), over]);
+    clearTimeout(timer);
+    if (reply === "over") {
+      this.host.end(this.id, `its call ran over the time budget (--call_time_limit ${limit} s)`);
+      throw new ServiceError(
+        503,
+        "budget",
+        `the call ran over the session's time budget (--call_time_limit ${limit} s): ` +
+          "session ended, its recording ends at its last answered call",
+      );
+    }
+    if (this.ended !== undefined) throw this.#gone();
+    this.#mark = reply.mark;
+    if (!reply.ok) {
+      throw new ServiceError(reply.error.status, reply.error.kind, reply.error.message);
+    }
+    return reply.result;
+  }
+
+  #gone(): ServiceError {
+    return new ServiceError(404, "not_found", `no session '${this.id}' (${this.ended})`);
+  }
+
+  /**
+   * Ends the session now. A worker is stopped even mid-call (the call is
+   * abandoned) and its recording is ended here, cut back to the last answered
+   * call; an inline session (never mid-call) closes its recording itself.
+   */
+  stop(why: string): void {
+    if (this.ended !== undefined) return;
+    this.ended = why;
+    if (this.runner instanceof InlineRunner) {
+      try {
+        this.runner.place.session.close();
+      } catch { /* ending anyway */ }
+      return;
+    }
+    this.runner.stop();
+    if (this.#mark !== undefined) endRecordingFile(this.#mark);
+  }
+}
+
+/** The sessions of one server. */
+export class SessionHost {
+  readonly recordDir: string | undefined;
+  readonly maxSessions: number;
+  readonly snapshotInterval: number | undefined;
+  readonly idleTimeout: number;
+  readonly callTimeLimit: number;
+  readonly #options: SessionHostOptions;
+  readonly #sessions = new Map<string, SessionHandle>();
+  #creating = 0;
+  /** The server's temp folder: one folder per worker session for its finish rows. */
+  #spillRoot: string | undefined;
+  #sweeper: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: SessionHostOptions = {}) {
+    this.#options = options;
+    this.recordDir = options.recordDir;
+    this.maxSessions = options.maxSessions ?? 64;
+    this.snapshotInterval = options.snapshotInterval;
+    this.idleTimeout = options.sessionIdleTimeout ?? 1800;
+    this.callTimeLimit = options.callTimeLimit ?? 300;
+  }
+
+  /** Sessions open now. */
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** Creates a session; with a record folder it records from its start. */
+  async create(params: SessionParams): Promise<SessionHandle> {
+    if (this.#sessions.size + this.#creating >= this.maxSessions) {
+      throw new ServiceError(
+        429,
+        "capacity",
+        `too many sessions (--max_sessions ${this.maxSessions})`,
+      );
+    }
+    let id = newSessionId();
+    while (this.#sessions.has(id)) id = newSessionId();
+    const init: SessionInit = {
+      id,
+      params,
+      recordDir: this.recordDir,
+      snapshotInterval: this.snapshotInterval,
+      policyModule: this.#options.policyModule,
+    };
+    this.#creating++;
+    let runner: Runner | undefined;
+    let reply: OpReply;
+    try {
+      if (this.#options.isolation === "inline") {
+        try {
+          const place = SessionPlace.create(init, {
+            recordDir: this.recordDir,
+            snapshotInterval: this.snapshotInterval,
+            openSink: this.#options.openSink,
+          }, this.#options.registry);
+          runner = new InlineRunner(place);
+          reply = { ok: true, result: true, mark: place.session.recordingMark() };
+        } catch (e) {
+          throw toError(opError(e));
+        }
+      } else {
+        this.#spillRoot ??= Deno.makeTempDirSync({ prefix: "evtsim-serve-" });
+        const spillDir = `${this.#spillRoot}/${id}`;
+        Deno.mkdirSync(spillDir);
+        const w = new WorkerRunner();
+        reply = await w.init({ ...init, spillDir });
+        if (!reply.ok) {
+          w.stop();
+          this.#removeSpill(id);
+          throw toError(reply.error);
+        }
+        runner = w;
+      }
+    } finally {
+      this.#creating--;
+    }
+    const handle = new SessionHandle(this, id, params.name ?? "session", runner, reply.mark);
+    this.#sessions.set(id, handle);
+    this.#startSweeper();
+    return handle;
+  }
+
+  /** The session `id`; 404 if there is none. */
+  get(id: string): SessionHandle {
+    const s = this.#sessions.get(id);
+    if (s === undefined) throw new ServiceError(404, "not_found", `no session '${id}'`);
+    return s;
+  }
+
+  /** Whether session `id` is open. */
+  has(id: string): boolean {
+    return this.#sessions.has(id);
+  }
+
+  /** The open sessions: ids, names, age and idle time. */
+  list(): SessionListing[] {
+    const now = performance.now();
+    return [...this.#sessions.values()].map((s) => ({
+      sessionId: s.id,
+      name: s.name,
+      ageSeconds: Math.round((now - s.createdAt) / 10) / 100,
+      idleSeconds: s.calls > 0 ? 0 : Math.round((now - s.lastUsed) / 10) / 100,
+      calls: s.calls,
+    }));
+  }
+
+  /**
+   * Ends session `id` (deleted, over its budget, idle, or its output was
+   * sent): a call running is abandoned, calls waiting are answered 404, and
+   * its recording is ended cleanly.
+   */
+  end(id: string, why: string): void {
+    const s = this.#sessions.get(id);
+    if (s === undefined) return;
+    this.#sessions.delete(id);
+    if (this.#sessions.size === 0) this.#stopSweeper();
+    s.stop(why);
+    this.#removeSpill(id);
+  }
+
+  #removeSpill(id: string): void {
+    if (this.#spillRoot === undefined) return;
+    try {
+      Deno.removeSync(`${this.#spillRoot}/${id}`, { recursive: true });
+    } catch { /* never made, or gone already */ }
+  }
+
+  /** Drops session `id` without finishing it (404 if there is none). */
+  discard(id: string): void {
+    this.get(id);
+    this.end(id, "deleted");
+  }
+
+  /** Ends every session and its recording (server shutdown); synchronous. */
+  closeAll(): void {
+    this.#stopSweeper();
+    for (const id of [...this.#sessions.keys()]) {
+      try {
+        this.end(id, "the server stopped");
+      } catch { /* shutting down: keep closing the others */ }
+    }
+    if (this.#spillRoot !== undefined) {
+      try {
+        Deno.removeSync(this.#spillRoot, { recursive: true });
+      } catch { /* gone already */ }
+      this.#spillRoot = undefined;
+    }
+  }
+
+  #startSweeper(): void {
+    if (this.#sweeper !== undefined || this.idleTimeout <= 0) return;
+    const every = Math.max(50, Math.min(this.idleTimeout * 1000 / 4, 30_000));
+    const timer = setInterval(() => this.#sweep(), every);
+    Deno.unrefTimer(timer);
+    this.#sweeper = timer;
+  }
+
+  #stopSweeper(): void {
+    if (this.#sweeper !== undefined) clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+  }
+
+  #sweep(): void {
+    const now = performance.now();
+    for (const s of [...this.#sessions.values()]) {
+      if (s.calls === 0 && now - s.lastUsed > this.idleTimeout * 1000) {
+        this.end(s.id, `idle over --session_idle_timeout ${this.idleTimeout} s`);
+      }
+    }
+  }
+}
+
+function toError(
+  e: { status: ServiceError["status"]; kind: string; message: string },
+): ServiceError {
+  return new ServiceError(e.status, e.kind, e.message);
+}
