@@ -13,6 +13,7 @@
 
 import { encode } from "../../io/replay_log.ts";
 import type { PolicyRegistry } from "../../core/policies.ts";
+import { checkJsonBounds } from "../../core/_json_bounds.ts";
 import type { RecordingSink } from "../recorder.ts";
 import {
   opError,
@@ -282,6 +283,15 @@ export class SessionHost {
         "capacity",
         `too many sessions (--max_sessions ${this.maxSessions})`,
       );
+    }
+    // Bounded here, before the settings are copied to a worker: the copy
+    // itself recurses, and a value nested deep enough overflows its stack.
+    try {
+      if (params.pickerSettings !== undefined) {
+        checkJsonBounds(params.pickerSettings, "picker settings");
+      }
+    } catch (e) {
+      throw toError(opError(e));
     }
     let id = newSessionId();
     while (this.#sessions.has(id)) id = newSessionId();
