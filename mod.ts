@@ -34,6 +34,8 @@
 export type {
   BackfillPolicy,
   CapacityChange,
+  CapacityCutPolicy,
+  CapacitySemantics,
   JobOutcome,
   JobRecord,
   JobRow,
@@ -104,6 +106,7 @@ export {
   backfillWindow,
   headJob,
   headShadowTime,
+  heldJobCount,
   pendingReason,
   type ProjectedRelease,
   statistics,

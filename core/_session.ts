@@ -39,6 +39,8 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   readonly search: CandidateSearch | undefined;
   readonly decisions: boolean;
   dispatched = 0;
+  /** Jobs needing more nodes than this are held (Infinity: no cut in effect). */
+  readonly capacity: number;
   /** The candidate last handed to the admission policy. */
   current: JobRecord | undefined = undefined;
   /** The job `place` last answered for, and its answer (until the next dispatch). */
@@ -52,9 +54,14 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     this.endsByShadow = w.picker.backfillEndsByShadow === true;
     this.decisions = w.config.decisions !== false;
     this.session = w.picker.beginSession(w.pickerState, this);
+    // Below the machine size a waiting job may need more nodes than there
+    // are: `next` holds it back. The indexed search would still count it
+    // among the jobs ahead, so the policies walk instead while a cut lasts.
+    this.capacity = w.drevtCapacity || w.capacity >= w.config.totalNodes ? Infinity : w.capacity;
     // Every waiting job gets a verdict only with `decisions: true`; "heads"
     // keeps the policy on its indexed path and records what it pends there.
-    this.search = w.config.decisions === true || this.session.search === undefined
+    this.search = w.config.decisions === true || this.session.search === undefined ||
+        this.capacity !== Infinity
       ? undefined
       : this;
   }
@@ -86,7 +93,19 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     for (;;) {
       const job = this.session.nextJob();
       this.current = job;
-      if (job === undefined || !this.queuesConfigured) return job;
+      if (job === undefined) return job;
+      if (job.numNodes > this.capacity) {
+        // It cannot run on the machine as it is now: held, so that it
+        // neither blocks the jobs behind it nor holds a reservation.
+        const capacity = this.capacity;
+        this.pend(
+          job,
+          () => pendReasons.exceedsCapacity(job.numNodes, capacity),
+          "exceeds_capacity",
+        );
+        continue;
+      }
+      if (!this.queuesConfigured) return job;
       const blocked = queueReason(this.w, job);
       if (blocked === undefined) return job;
       this.pend(job, blocked);

@@ -100,9 +100,10 @@ async function withSchedule(
 
 const lines = (path: string) => Deno.readTextFileSync(path).trim().split("\n");
 
-Deno.test("CLI: --capacity_schedule shapes the schedule and the resource timeline", async () => {
+Deno.test("CLI: --capacity_schedule shapes the schedule and the resource timeline (drevt)", async () => {
   // 10 nodes; cut to 6 at 20 while 10 are in use; back to 10 at 150.
-  await withSchedule("time,capacity\n20,6\n150,10\n", ["-n", "10"], (r, dir) => {
+  const args = ["-n", "10", "--capacity_semantics", "drevt"];
+  await withSchedule("time,capacity\n20,6\n150,10\n", args, (r, dir) => {
     assertEquals(r.code, 0, r.err.join("\n"));
     assertEquals(r.err, []);
     // Job 2 (5 nodes) waits for job 0's end at 100 (6 - 6 = 0 free until then);
@@ -130,6 +131,21 @@ Deno.test("CLI: --capacity_schedule shapes the schedule and the resource timelin
     ]);
     assert(r.out.includes("Jobs completed: 4"), r.out.join("\n"));
     assert(r.out.includes("Current time: 160"), r.out.join("\n"));
+  });
+});
+
+Deno.test("CLI: by default the drained nodes are not free: free never goes negative", async () => {
+  await withSchedule("time,capacity\n20,6\n150,10\n", ["-n", "10"], (r, dir) => {
+    assertEquals([r.code, r.err], [0, []]);
+    const res = lines(`${dir}/jobs_sim_resources.csv`);
+    assert(res.includes("20,0,10"), res.join("\n")); // DR_EVT writes 20,-4,10
+    assert(res.slice(1).every((l) => Number(l.split(",")[1]) >= 0), res.join("\n"));
+    assertEquals(lines(`${dir}/jobs_sim.csv`).slice(1), [
+      "0,0,100,6,0,100",
+      "0,0,20,4,0,20",
+      "10,100,110,5,0,10",
+      "30,150,160,10,0,10",
+    ]);
   });
 });
 
