@@ -335,6 +335,12 @@ export class Working {
     const raised = capacity > this.capacity;
     const changed = capacity !== this.capacity;
     this.capacity = capacity;
+    // Which jobs are held changes with the capacity, and a policy's memory
+    // (conservative_profile's reservations) may count a job now held: it
+    // starts again from `init()`, as after a snapshot is restored.
+    if (changed && !this.drevtCapacity && !this.replay && this.admission.init !== undefined) {
+      this.admissionMemory = this.admission.init();
+    }
     // `kill`: the running jobs on the cut nodes end now (each end writes its row).
     const killed = this.allocatedNodes > capacity && this.config.onCapacityCut === "kill" &&
       this.killBeyondCapacity(now);

@@ -67,7 +67,8 @@ export function statistics(state: SimState): Statistics {
 
 /**
  * Waiting jobs that need more nodes than the machine has now (held with
- * `exceeds_capacity`); 0 when no capacity cut is in effect.
+ * `exceeds_capacity`); 0 when no capacity cut is in effect, and under
+ * `capacitySemantics: "drevt"` (which holds no job).
  *
  * @example
  * ```ts
@@ -80,7 +81,11 @@ export function statistics(state: SimState): Statistics {
  * ```
  */
 export function heldJobCount(state: SimState): number {
-  if (state.replay || state.capacity >= state.config.totalNodes) return 0;
+  // DR_EVT's rules hold no job: one that does not fit blocks the queue.
+  if (
+    state.replay || state.capacity >= state.config.totalNodes ||
+    state.config.capacitySemantics === "drevt"
+  ) return 0;
   let held = 0;
   for (const job of state.picker.pending(state.pickerState)) {
     if (job.numNodes > state.capacity) held++;
