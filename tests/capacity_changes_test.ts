@@ -21,6 +21,7 @@ import {
   streamingInputs,
 } from "../testing/mod.ts";
 import { assert, assertEquals } from "./_assert.ts";
+import { withServer } from "./_service_helpers.ts";
 import { referenceCapacityRun } from "./_reference_capacity.ts";
 
 const ADMISSIONS = [
@@ -302,4 +303,26 @@ Deno.test("property: the plain reference agrees with the engine (none and easy, 
     );
     assert(held >= 20, `coverage: ${held} runs with held jobs`);
   }
+});
+
+Deno.test("serve HTTP: a session takes onCapacityCut and capacitySemantics; its cuts follow them", async () => {
+  await withServer({}, async (_server, api) => {
+    const jobs = [job(0, 6, 100), job(0, 2, 100), job(6, 6, 10), job(6, 1, 10)];
+    const { sessionId: id } = await api.ok("POST", "/sessions", {
+      totalNodes: 8,
+      onCapacityCut: "kill",
+    });
+    await api.ok("POST", `/sessions/${id}/jobs`, { jobs });
+    await api.ok("POST", `/sessions/${id}/capacity`, { capacity: 4, time: 5 });
+    const out = await api.ok("POST", `/sessions/${id}/finish`, {});
+    // As the library's live test: both first jobs killed at 5, job 2 held, job 3 runs.
+    assertEquals(out.jobs.map((r: JobRow) => [r.jobId, r.endTime, r.outcome ?? ""]), [
+      [0, 5, "killed"],
+      [1, 5, "killed"],
+      [3, 16, ""],
+    ]);
+    assertEquals(out.statistics.jobsHeld, 1);
+    const bad = await api.send("POST", "/sessions", { totalNodes: 8, capacitySemantics: "x" });
+    assertEquals(bad.status, 400);
+  });
 });
