@@ -191,7 +191,14 @@ Deno.test("CLI: the KTH cut on a small trace: one too-large job no longer strand
     assert(r.err[0].startsWith("Warning: 6 job(s) never started"), r.err.join("\n"));
     assertEquals(lines(`${dir}/jobs_sim.csv`).length, 2); // the header and job 0
   }, trace);
-  await withSchedule(schedule, ["-n", "10", "--decisions", "{dir}/decisions.jsonl"], (r, dir) => {
+  await withSchedule(schedule, [
+    "-n",
+    "10",
+    "--decisions",
+    "{dir}/decisions.jsonl",
+    "--stats_json",
+    "{dir}/stats.json",
+  ], (r, dir) => {
     assertEquals(r.code, 0, r.err.join("\n"));
     assert(r.err[0].startsWith("Warning: 1 job(s) never started"), r.err.join("\n"));
     assertEquals(lines(`${dir}/jobs_sim.csv`).slice(1), [
@@ -206,6 +213,9 @@ Deno.test("CLI: the KTH cut on a small trace: one too-large job no longer strand
       .filter((d) => d.type === "PEND" && d.jobId === 1);
     assertEquals(held.length, 1);
     assertEquals(held[0].reason.code, "exceeds_capacity");
+    const stats = JSON.parse(Deno.readTextFileSync(`${dir}/stats.json`));
+    assertEquals([stats.statistics.jobsHeld, stats.statistics.jobsCompleted], [1, 6]);
+    assertEquals([stats.config.onCapacityCut, stats.config.capacitySemantics], ["drain", "evtsim"]);
     assert(
       r.out.includes(
         "[evtsim] Jobs held (need more nodes than the capacity left them; never started, not in the averages): 1",
