@@ -155,7 +155,7 @@ const capacityCase: fc.Arbitrary<FuzzCase> = fc.integer({ min: 1, max: 16 }).cha
       backfillPolicy: fc.constantFrom("none", "easy", "conservative" as const),
       capacitySchedule: arbCapacitySchedule(total),
       // DR_EVT's rules (a too-large job waits at the head, free goes
-      // negative); evtsim's own are the `capacity-changes` property.
+      // negative); evtsim's own are in tests/capacity_changes_test.ts.
       capacitySemantics: fc.constant("drevt" as const),
     }) as fc.Arbitrary<SimulationConfig>,
     trace: arbTrace({ totalNodes: total, allowOversized: true, maxJobs: 25, maxGap: 20 }),
