@@ -34,6 +34,8 @@
 export type {
   BackfillPolicy,
   CapacityChange,
+  CapacityCutPolicy,
+  CapacitySemantics,
   JobOutcome,
   JobRecord,
   JobRow,
@@ -105,6 +107,7 @@ export {
   backfillWindow,
   headJob,
   headShadowTime,
+  heldJobCount,
   pendingReason,
   type ProjectedRelease,
   statistics,

@@ -86,6 +86,22 @@ export function numberValue(args: CommandArgs, name: string, min = -Infinity): n
   return v;
 }
 
+/** An option's value, one of `allowed` (a usage error naming them otherwise). */
+export function oneOfValue<T extends string>(
+  args: CommandArgs,
+  name: string,
+  allowed: readonly T[],
+): T {
+  const v = stringValue(args, name);
+  if (v === undefined || !(allowed as readonly string[]).includes(v)) {
+    throw new EvtsimError(
+      "usage",
+      `--${name} expects one of ${allowed.join(", ")}, got '${v ?? ""}'`,
+    );
+  }
+  return v as T;
+}
+
 /** A string option's value. */
 export function stringValue(args: CommandArgs, name: string): string | undefined {
   const v = args.values.get(name);

@@ -286,6 +286,20 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     help: "CSV time,capacity: usable node count over time",
   },
   {
+    name: "on_capacity_cut",
+    kind: "enum",
+    values: ["drain", "kill"],
+    help:
+      "running jobs beyond a capacity cut: run on, the nodes leave as they end (drain, default), or end now as killed",
+  },
+  {
+    name: "capacity_semantics",
+    kind: "enum",
+    values: ["evtsim", "drevt"],
+    help:
+      "a job larger than the capacity now is held while later jobs start (evtsim, default), or blocks the queue as in DR_EVT (drevt)",
+  },
+  {
     name: "overrun",
     kind: "enum",
     values: ["kill", "run", "inflate"],

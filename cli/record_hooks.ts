@@ -32,6 +32,8 @@ const CONFIG_OPTIONS = [
   "job_flush_interval",
   "resource_history_capacity",
   "capacity_schedule",
+  "on_capacity_cut",
+  "capacity_semantics",
   "sim_start_time",
   "queues",
   "picker",

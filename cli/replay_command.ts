@@ -16,6 +16,7 @@ import type { HeaderMessage } from "../io/replay_schema.ts";
 import {
   type CommandOption,
   numberValue,
+  oneOfValue,
   optionHelp,
   parseCommandArgs,
   stringValue,
@@ -78,6 +79,16 @@ const OPTIONS: Readonly<Record<string, CommandOption>> = {
     type: "string",
     value: "FILE",
     help: "re-simulate with these queues (YAML or JSON, as for simulate --queues)",
+  },
+  on_capacity_cut: {
+    type: "string",
+    value: "drain|kill",
+    help: "re-simulate with running jobs beyond a capacity cut drained or killed",
+  },
+  capacity_semantics: {
+    type: "string",
+    value: "evtsim|drevt",
+    help: "re-simulate with a job larger than the capacity held (evtsim) or blocking (drevt)",
   },
   interactive: {
     type: "boolean",
@@ -214,6 +225,14 @@ export async function replayCommand(
     ...(queuesFile?.fairshare === undefined
       ? {}
       : { pickerSettings: { fairshare: queuesFile.fairshare } }),
+    ...(parsed.values.has("on_capacity_cut")
+      ? { onCapacityCut: oneOfValue(parsed, "on_capacity_cut", ["drain", "kill"] as const) }
+      : {}),
+    ...(parsed.values.has("capacity_semantics")
+      ? {
+        capacitySemantics: oneOfValue(parsed, "capacity_semantics", ["evtsim", "drevt"] as const),
+      }
+      : {}),
   };
 
   const interactive = parsed.values.get("interactive") === true;

@@ -65,6 +65,11 @@ export function statisticsBlock(
   }
   out.push(
     `[evtsim] Jobs rejected (larger than the machine): ${s.jobsRejected}`,
+    ...(s.jobsHeld !== undefined && s.jobsHeld > 0
+      ? [
+        `[evtsim] Jobs held (need more nodes than the capacity left them; never started, not in the averages): ${s.jobsHeld}`,
+      ]
+      : []),
     ...(s.jobsCancelled + s.jobsFailed + s.jobsKilled > 0
       ? [
         `[evtsim] Jobs cancelled / failed / killed (not in the averages): ${s.jobsCancelled} / ${s.jobsFailed} / ${s.jobsKilled}`,

@@ -205,6 +205,8 @@ export async function simulateCommand(
       capacitySchedule: o.has("capacity_schedule")
         ? await readCapacitySchedule(str(o, "capacity_schedule")!, timezone, totalNodes)
         : undefined,
+      onCapacityCut: str(o, "on_capacity_cut") as SimulationConfig["onCapacityCut"],
+      capacitySemantics: str(o, "capacity_semantics") as SimulationConfig["capacitySemantics"],
     };
     const maxTime = num(o, "max_time");
     if (maxTime !== undefined && maxTime < startTime) {

@@ -15,7 +15,7 @@ import {
 } from "./config.ts";
 import type { DecisionRow, PendCode } from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
-import type { LiveEvent } from "./live.ts";
+import { defaultExitStatus, type LiveEvent } from "./live.ts";
 import type { Picker } from "./picker.ts";
 import type { PolicyRegistry } from "./policies.ts";
 import type { QueueState, QueueTable } from "./queues.ts";
@@ -93,6 +93,8 @@ export class Working {
   timeBound: TimeBound;
   /** Drawn run times: end times follow DR_EVT's float-fraction arithmetic. */
   private readonly drawn: boolean;
+  /** DR_EVT's capacity rules (`capacitySemantics: "drevt"`). */
+  readonly drevtCapacity: boolean;
 
   readonly jobRows: JobRow[] = [];
   readonly resourceRows: ResourceRow[] = [];
@@ -139,6 +141,7 @@ export class Working {
     this.finished = s.finished;
     this.timeBound = s.timeBound;
     this.drawn = !s.replay && s.config.runTimeMode === "distribution";
+    this.drevtCapacity = s.config.capacitySemantics === "drevt";
     this.overallocationReported = s.overallocationReported;
     this.resourceModel = s.resources?.model;
     this.resourceState = s.resources?.state;
@@ -347,29 +350,80 @@ export class Working {
 
   private applyCapacityChanges(now: number): boolean {
     const schedule = this.config.capacitySchedule;
-    let raised = false;
+    let roundDue = false;
     while (this.capacityIndex < schedule.length && schedule[this.capacityIndex].time <= now) {
-      const c = schedule[this.capacityIndex].capacity;
-      const changed = c !== this.capacity;
-      if (c > this.capacity) raised = true;
-      this.capacity = c;
+      roundDue = this.setCapacity(schedule[this.capacityIndex].capacity, now) || roundDue;
       this.capacityIndex++;
-      // Only while a job runs: an idle machine's capacity shows in the next
-      // start's row, and a row for a change after the last job would depend
-      // on how far a streaming caller happened to advance the clock.
-      if (changed && this.running.size > 0) this.pushResourceRow(now);
     }
-    // A raise is a reason to schedule only if someone is waiting for it.
-    return raised && this.waitingCount() > 0;
+    return roundDue;
   }
 
-  /** Sets the usable capacity now (a live capacity change); true if it rose while jobs wait. */
+  /**
+   * Sets the usable capacity now (the schedule's or a live change); true
+   * when jobs wait and it rose, or a kill freed nodes.
+   */
   setCapacity(capacity: number, now: number): boolean {
     const raised = capacity > this.capacity;
     const changed = capacity !== this.capacity;
     this.capacity = capacity;
-    if (changed && this.running.size > 0) this.pushResourceRow(now);
-    return raised && this.waitingCount() > 0;
+    // Which jobs are held changes with the capacity, and a policy's memory
+    // (conservative_profile's reservations) may count a job now held: it
+    // starts again from `init()`, as after a snapshot is restored.
+    if (changed && !this.drevtCapacity && !this.replay && this.admission.init !== undefined) {
+      this.admissionMemory = this.admission.init();
+    }
+    // `kill`: the running jobs on the cut nodes end now (each end writes its row).
+    const killed = this.allocatedNodes > capacity && this.config.onCapacityCut === "kill" &&
+      this.killBeyondCapacity(now);
+    // Only while a job runs: an idle machine's capacity shows in the next
+    // start's row, and a row for a change after the last job would depend
+    // on how far a streaming caller happened to advance the clock.
+    if (changed && !killed && this.running.size > 0) this.pushResourceRow(now);
+    // A raise is a reason to schedule only if someone is waiting for it.
+    return (raised || killed) && this.waitingCount() > 0;
+  }
+
+  /**
+   * Ends running jobs, the latest started first (the least work lost; ties:
+   * the highest id), until the allocation fits the capacity. Each ends as
+   * `killed` (exit status 137), like a job killed at its limit.
+   */
+  private killBeyondCapacity(now: number): boolean {
+    const victims = [...this.running.values()].sort((a, b) =>
+      b.beginTime - a.beginTime || b.id - a.id
+    );
+    let killed = false;
+    for (const r of victims) {
+      if (this.allocatedNodes <= this.capacity) break;
+      this.endEarly(this.recordOf(r.id), now, "killed", defaultExitStatus("killed"));
+      killed = true;
+    }
+    return killed;
+  }
+
+  /**
+   * Ends a running job at `now` before its planned end (a live end or a
+   * capacity kill): its planned end event is dropped. `outcome` undefined
+   * counts it as completed.
+   */
+  endEarly(
+    rec: JobRecord,
+    now: number,
+    outcome: Exclude<JobOutcome, "cancelled"> | undefined,
+    exitStatus: number,
+  ): void {
+    const begin = rec.beginTime;
+    if (this.config.runTimeMode !== "external") {
+      this.events = this.events.delete({
+        time: this.endTimeOf(begin, rec.runTime),
+        kind: 0,
+        id: rec.id,
+        numNodes: rec.numNodes,
+        beginTime: begin,
+        timeLimit: rec.timeLimit,
+      });
+    }
+    this.finishRunning(rec.id, rec.numNodes, rec.timeLimit, begin, now, outcome, exitStatus);
   }
 
   /** Applies every pending event at `now`; true if any end was processed. */
@@ -569,9 +623,12 @@ export class Working {
   }
 
   private pushResourceRow(time: number): void {
+    const free = this.capacity - this.allocatedNodes;
     const row: ResourceRow = {
       time,
-      freeNodes: this.capacity - this.allocatedNodes,
+      // Drained jobs hold nodes beyond the capacity: none of them is free
+      // (DR_EVT's rule shows the difference as negative free nodes).
+      freeNodes: free >= 0 || this.drevtCapacity || this.replay ? free : 0,
       allocatedNodes: this.allocatedNodes,
     };
     this.resourceBuffer.push(row);

@@ -289,28 +289,8 @@ function cancel(w: Working, id: number, t: number): boolean {
 function end(w: Working, id: number, t: number, outcome: EndOutcome, exitStatus: number): boolean {
   const rec = current(w, id);
   if (rec === undefined) return ignored(w, id, t, `end of job ${id}: it had already ended`);
-  const begin = rec.beginTime;
-  if (begin < 0) return ignored(w, id, t, `end of job ${id}: it was not running`);
-  if (w.config.runTimeMode !== "external") {
-    // The end the engine planned is no longer due.
-    w.events = w.events.delete({
-      time: w.endTimeOf(begin, rec.runTime),
-      kind: 0,
-      id,
-      numNodes: rec.numNodes,
-      beginTime: begin,
-      timeLimit: rec.timeLimit,
-    });
-  }
-  w.finishRunning(
-    id,
-    rec.numNodes,
-    rec.timeLimit,
-    begin,
-    t,
-    outcome === "completed" ? undefined : outcome,
-    exitStatus,
-  );
+  if (rec.beginTime < 0) return ignored(w, id, t, `end of job ${id}: it was not running`);
+  w.endEarly(rec, t, outcome === "completed" ? undefined : outcome, exitStatus);
   return true;
 }
 

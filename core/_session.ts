@@ -61,6 +61,8 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   #fault: EvtsimError | undefined = undefined;
   /** The candidate last offered and not yet decided (dispatched or pended). */
   #current: JobRecord | undefined = undefined;
+  /** Jobs needing more nodes than this are held (Infinity: no cut in effect). */
+  readonly capacity: number;
   /** The job `place` last answered for, and its answer (until the next dispatch). */
   #placedJob: JobRecord | undefined = undefined;
   #placed: PlaceResult | undefined = undefined;
@@ -71,6 +73,10 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     this.queuesConfigured = w.queues.list.length > 0;
     this.endsByShadow = w.picker.backfillEndsByShadow === true;
     this.#decisions = w.config.decisions !== false;
+    // Below the machine size a waiting job may need more nodes than there
+    // are: `next` holds it back. The indexed search would still count it
+    // among the jobs ahead, so the policies walk instead while a cut lasts.
+    this.capacity = w.drevtCapacity || w.capacity >= w.config.totalNodes ? Infinity : w.capacity;
     // A picker hook that returned a promise made it the picker's state.
     if (isThenable(w.pickerState)) {
       throw returnedPromise(w.picker.name, "a hook", w.time, w.pickerState);
@@ -85,7 +91,10 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     this.#session = session;
     // Every waiting job gets a verdict only with `decisions: true`; "heads"
     // keeps the policy on its indexed path and records what it pends there.
-    this.search = w.config.decisions === true || session.search === undefined ? undefined : this;
+    this.search =
+      w.config.decisions === true || session.search === undefined || this.capacity !== Infinity
+        ? undefined
+        : this;
   }
 
   get dispatched(): number {
@@ -158,7 +167,19 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
         throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
       }
       this.#current = job;
-      if (job === undefined || !this.queuesConfigured) return job;
+      if (job === undefined) return job;
+      if (job.numNodes > this.capacity) {
+        // It cannot run on the machine as it is now: held, so that it
+        // neither blocks the jobs behind it nor holds a reservation.
+        const capacity = this.capacity;
+        this.pend(
+          job,
+          () => pendReasons.exceedsCapacity(job!.numNodes, capacity),
+          "exceeds_capacity",
+        );
+        continue;
+      }
+      if (!this.queuesConfigured) return job;
       const blocked = queueReason(this.#w, job);
       if (blocked === undefined) return job;
       this.pend(job, blocked);

@@ -8,6 +8,8 @@ import { checkJsonBounds } from "./_json_bounds.ts";
 import type {
   BackfillPolicy,
   CapacityChange,
+  CapacityCutPolicy,
+  CapacitySemantics,
   JobStoreOverflow,
   PriorityPolicy,
   RunTimeDistribution,
@@ -62,6 +64,10 @@ export interface ResolvedConfig {
   readonly startTime: number;
   /** Usable-capacity change points, sorted by time. */
   readonly capacitySchedule: ReadonlyArray<CapacityChange>;
+  /** What a capacity cut does to running jobs beyond it. */
+  readonly onCapacityCut: CapacityCutPolicy;
+  /** Whose capacity-change rules apply. */
+  readonly capacitySemantics: CapacitySemantics;
   /** Settings of pickers by name (JSON data), absent when none are given. */
   readonly pickerSettings?: Readonly<Record<string, unknown>>;
 }
@@ -81,6 +87,8 @@ const PRIORITY: readonly PriorityPolicy[] = ["fcfs", "fcfs_alt", "fcfs_conservat
 const RUN_TIME: readonly RunTimeMode[] = ["actual", "limit", "distribution", "external"];
 const DISTRIBUTION: readonly RunTimeDistribution[] = ["normal", "lognormal", "uniform"];
 const OVERFLOW: readonly JobStoreOverflow[] = ["abort", "grow"];
+const CAPACITY_CUT: readonly CapacityCutPolicy[] = ["drain", "kill"];
+const CAPACITY_SEMANTICS: readonly CapacitySemantics[] = ["evtsim", "drevt"];
 
 function oneOf<T extends string>(
   name: string,
@@ -223,6 +231,13 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
     ),
     startTime,
     capacitySchedule: Object.freeze([...capacitySchedule]),
+    onCapacityCut: oneOf("on capacity cut", config.onCapacityCut, CAPACITY_CUT, "drain"),
+    capacitySemantics: oneOf(
+      "capacity semantics",
+      config.capacitySemantics,
+      CAPACITY_SEMANTICS,
+      "evtsim",
+    ),
     ...(config.pickerSettings === undefined
       ? {}
       : { pickerSettings: jsonSettings(config.pickerSettings) }),

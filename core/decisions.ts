@@ -21,6 +21,9 @@ import type { NodeShare } from "./resource_model.ts";
  * - `topology_fragmented`: enough slots cluster-wide, but no single domain
  *   of the job's topology key has enough.
  * - `head_of_line_blocked`: strict FIFO, and an earlier job cannot be placed.
+ * - `exceeds_capacity`: it needs more nodes than the machine has now (a
+ *   capacity cut): it is held, and later jobs go ahead of it, until the
+ *   capacity comes back.
  *
  * @example
  * ```ts
@@ -38,7 +41,8 @@ export type PendReasonCode =
   | "queue_closed"
   | "insufficient_capacity"
   | "topology_fragmented"
-  | "head_of_line_blocked";
+  | "head_of_line_blocked"
+  | "exceeds_capacity";
 
 // A record, so that the compiler sees a code missing from the list.
 const CODES: Readonly<Record<PendReasonCode, true>> = {
@@ -51,6 +55,7 @@ const CODES: Readonly<Record<PendReasonCode, true>> = {
   insufficient_capacity: true,
   topology_fragmented: true,
   head_of_line_blocked: true,
+  exceeds_capacity: true,
 };
 
 /**
@@ -92,6 +97,8 @@ export interface PendReason {
   readonly reservation?: number;
   /** The job holding that reservation, or the waiting job ahead (behind_head). */
   readonly blockedBy?: number;
+  /** Nodes the machine has now (exceeds_capacity). */
+  readonly capacity?: number;
   /** The queue (queue_limit, queue_closed). */
   readonly queue?: string;
   /** Replicas the job asks for (insufficient_capacity, topology_fragmented). */
@@ -139,6 +146,8 @@ export const pendReasons: {
   queueLimit(queue: string, maxRunning: number): PendReason;
   /** Queue `queue` is closed. */
   queueClosed(queue: string): PendReason;
+  /** Needs `needed` nodes, more than the `capacity` the machine has now: held. */
+  exceedsCapacity(needed: number, capacity: number): PendReason;
 } = {
   /** Needs `needed` nodes, `free` are free. */
   insufficientNodes(needed: number, free: number): PendReason {
@@ -196,6 +205,16 @@ export const pendReasons: {
   /** Queue `queue` is closed. */
   queueClosed(queue: string): PendReason {
     return { code: "queue_closed", message: `queue ${queue} is closed`, queue };
+  },
+  /** Needs `needed` nodes, more than the `capacity` the machine has now: held. */
+  exceedsCapacity(needed: number, capacity: number): PendReason {
+    return {
+      code: "exceeds_capacity",
+      message:
+        `needs ${needed} nodes, the machine has ${capacity} now: held until the capacity comes back`,
+      needed,
+      capacity,
+    };
   },
 };
 

@@ -61,7 +61,36 @@ export function statistics(state: SimState): Statistics {
     nodesInUse: state.allocatedNodes,
     jobsRunning: state.running.size,
     jobsWaiting: activeJobCount(state) + state.arrivals.size,
+    jobsHeld: heldJobCount(state),
   });
+}
+
+/**
+ * Waiting jobs that need more nodes than the machine has now (held with
+ * `exceeds_capacity`); 0 when no capacity cut is in effect, and under
+ * `capacitySemantics: "drevt"` (which holds no job).
+ *
+ * @example
+ * ```ts
+ * import { heldJobCount, Simulation } from "@evtsim/evtsim";
+ * const sim = new Simulation({ totalNodes: 8, capacitySchedule: [{ time: 0, capacity: 4 }] });
+ * sim.appendJobs([{ submitTime: 0, numNodes: 6, timeLimit: 10 }, { submitTime: 0, numNodes: 2, timeLimit: 10 }]);
+ * sim.advanceTo(0);
+ * // Job 0 cannot run on 4 nodes: it is held, and job 1 goes ahead.
+ * if (heldJobCount(sim.state) !== 1 || sim.statistics().jobsHeld !== 1) throw new Error("held");
+ * ```
+ */
+export function heldJobCount(state: SimState): number {
+  // DR_EVT's rules hold no job: one that does not fit blocks the queue.
+  if (
+    state.replay || state.capacity >= state.config.totalNodes ||
+    state.config.capacitySemantics === "drevt"
+  ) return 0;
+  let held = 0;
+  for (const job of state.picker.pending(state.pickerState)) {
+    if (job.numNodes > state.capacity) held++;
+  }
+  return held;
 }
 
 /**

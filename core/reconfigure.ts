@@ -36,6 +36,10 @@ export interface Reconfiguration {
   readonly queues?: readonly QueueDef[];
   /** Other picker settings, by picker name (replace the configured ones). */
   readonly pickerSettings?: Readonly<Record<string, unknown>>;
+  /** What capacity cuts from now on do to running jobs (`drain`, `kill`). */
+  readonly onCapacityCut?: ResolvedConfig["onCapacityCut"];
+  /** Whose capacity-change rules apply from now on (`evtsim`, `drevt`). */
+  readonly capacitySemantics?: ResolvedConfig["capacitySemantics"];
 }
 
 /**
@@ -53,6 +57,25 @@ export function reconfigure(data: SnapshotData, change: Reconfiguration): Snapsh
   }
   if (change.pickerSettings !== undefined) {
     out = { ...out, config: { ...out.config, pickerSettings: change.pickerSettings } };
+  }
+  // Stored only when not the default, as configData writes them.
+  if (change.onCapacityCut !== undefined) {
+    const { onCapacityCut: _old, ...config } = out.config;
+    out = {
+      ...out,
+      config: change.onCapacityCut === "drain"
+        ? config
+        : { ...config, onCapacityCut: change.onCapacityCut },
+    };
+  }
+  if (change.capacitySemantics !== undefined) {
+    const { capacitySemantics: _old, ...config } = out.config;
+    out = {
+      ...out,
+      config: change.capacitySemantics === "evtsim"
+        ? config
+        : { ...config, capacitySemantics: change.capacitySemantics },
+    };
   }
   if (change.backfillPolicy !== undefined) {
     out = { ...out, config: { ...out.config, backfillPolicy: change.backfillPolicy } };

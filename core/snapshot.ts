@@ -51,6 +51,10 @@ export interface ConfigData {
   readonly resourceHistoryCapacity: number;
   readonly startTime: number;
   readonly capacitySchedule: readonly { readonly time: number; readonly capacity: number }[];
+  /** Absent for the default `drain` (files written before it existed stay the same). */
+  readonly onCapacityCut?: ResolvedConfig["onCapacityCut"];
+  /** Absent for the default `evtsim`. */
+  readonly capacitySemantics?: ResolvedConfig["capacitySemantics"];
   /** Settings of pickers by name; absent when none are given. */
   readonly pickerSettings?: Readonly<Record<string, unknown>>;
 }
@@ -161,6 +165,8 @@ export function configData(c: ResolvedConfig): ConfigData {
     resourceHistoryCapacity: c.resourceHistoryCapacity,
     startTime: c.startTime,
     capacitySchedule: c.capacitySchedule.map((x) => ({ time: x.time, capacity: x.capacity })),
+    ...(c.onCapacityCut === "drain" ? {} : { onCapacityCut: c.onCapacityCut }),
+    ...(c.capacitySemantics === "evtsim" ? {} : { capacitySemantics: c.capacitySemantics }),
     ...(c.pickerSettings === undefined ? {} : { pickerSettings: c.pickerSettings }),
   };
 }

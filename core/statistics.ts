@@ -115,6 +115,13 @@ export interface Statistics {
   readonly jobsRunning: number;
   /** Submitted jobs not started yet: waiting in the queue or not yet arrived. */
   readonly jobsWaiting: number;
+  /**
+   * Of the waiting jobs, those held because they need more nodes than the
+   * machine has now (a capacity cut, `exceeds_capacity`); at the end of a
+   * run, the jobs that never started for that reason. They are not in the
+   * averages. Present only when there are any.
+   */
+  readonly jobsHeld?: number;
   /** The simulation clock. */
   readonly currentTime: number;
   /** Nodes in the machine. */
@@ -196,6 +203,7 @@ export function summarize(
     nodesInUse: number;
     jobsRunning: number;
     jobsWaiting: number;
+    jobsHeld?: number;
   },
 ): Statistics {
   const n = s.jobsCompleted;
@@ -210,6 +218,7 @@ export function summarize(
     jobsKilled: s.jobsKilled,
     jobsRunning: live.jobsRunning,
     jobsWaiting: live.jobsWaiting,
+    ...(live.jobsHeld ? { jobsHeld: live.jobsHeld } : {}),
     currentTime: live.currentTime,
     totalNodes: live.totalNodes,
     nodesInUse: live.nodesInUse,

@@ -197,12 +197,51 @@ export interface SimulationConfig {
   /** Usable-capacity change points `(time, capacity)`, sorted by time. */
   readonly capacitySchedule?: ReadonlyArray<CapacityChange>;
   /**
+   * What a capacity cut does to running jobs beyond the new capacity:
+   * `drain` (default) lets them run on, the cut nodes leave as they end;
+   * `kill` ends the latest-started ones at the cut, outcome `killed`.
+   */
+  readonly onCapacityCut?: CapacityCutPolicy;
+  /**
+   * `evtsim` (default): a waiting job needing more nodes than the present
+   * capacity is held (`exceeds_capacity`) while later jobs go ahead, and
+   * free capacity is never negative. `drevt`: DR_EVT's rule, such a job
+   * waits at the head and blocks the jobs behind it, and the resource
+   * timeline shows negative free nodes while drained jobs run.
+   */
+  readonly capacitySemantics?: CapacitySemantics;
+  /**
    * A resource model that places jobs besides the node-count pool (e.g.
    * `topologyCluster(nodes)`): a job then starts only where the model places
    * it, and every job needs a `demand`. Not for replay states or snapshots.
    */
   readonly resourceModel?: ResourceModel;
 }
+
+/**
+ * What a capacity cut does to running jobs beyond the new capacity.
+ *
+ * @example
+ * ```ts
+ * import type { CapacityCutPolicy } from "@evtsim/evtsim";
+ * const p: CapacityCutPolicy = "kill";
+ * if (p !== "kill") throw new Error("policy");
+ * ```
+ */
+export type CapacityCutPolicy = "drain" | "kill";
+
+/**
+ * Whose rules a capacity change follows: evtsim's (held jobs, free never
+ * negative) or DR_EVT's (a too-large job blocks the queue).
+ *
+ * @example
+ * ```ts
+ * import type { CapacitySemantics } from "@evtsim/evtsim";
+ * const s: CapacitySemantics = "drevt";
+ * if (s !== "drevt") throw new Error("semantics");
+ * ```
+ */
+export type CapacitySemantics = "evtsim" | "drevt";
 
 /**
  * A change of the usable node count at a point in time.

@@ -154,6 +154,9 @@ const capacityCase: fc.Arbitrary<FuzzCase> = fc.integer({ min: 1, max: 16 }).cha
       priorityPolicy: fc.constantFrom(...PRIORITIES),
       backfillPolicy: fc.constantFrom("none", "easy", "conservative" as const),
       capacitySchedule: arbCapacitySchedule(total),
+      // DR_EVT's rules (a too-large job waits at the head, free goes
+      // negative); evtsim's own are in tests/capacity_changes_test.ts.
+      capacitySemantics: fc.constant("drevt" as const),
     }) as fc.Arbitrary<SimulationConfig>,
     trace: arbTrace({ totalNodes: total, allowOversized: true, maxJobs: 25, maxGap: 20 }),
   })

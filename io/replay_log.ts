@@ -197,6 +197,7 @@ function reasonData(r: PendReason): PendReason {
   if (r.reservation !== undefined) out.reservation = r.reservation;
   if (r.blockedBy !== undefined) out.blockedBy = r.blockedBy;
   if (r.queue !== undefined) out.queue = r.queue;
+  if (r.capacity !== undefined) out.capacity = r.capacity;
   return out;
 }
 

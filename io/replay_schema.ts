@@ -52,6 +52,8 @@ export const ConfigSchema = z.strictObject({
   resourceHistoryCapacity: nat,
   startTime: num,
   capacitySchedule: z.array(z.strictObject({ time: num, capacity: nat })),
+  onCapacityCut: z.enum(["drain", "kill"]).optional(),
+  capacitySemantics: z.enum(["evtsim", "drevt"]).optional(),
   pickerSettings: boundedJson(z.record(z.string(), z.unknown())).optional(),
 });
 
@@ -283,6 +285,7 @@ const REASON = z.strictObject({
   reservation: num.optional(),
   blockedBy: nat.optional(),
   queue: z.string().optional(),
+  capacity: nat.optional(),
 });
 
 /** A decision inside a session: see {@link LogDecisionSchema}. */

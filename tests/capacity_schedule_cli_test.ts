@@ -70,7 +70,7 @@ const run = runCli;
 const TRACE = "job_submit_time,num_nodes,time_limit,actual_run_time\n" +
   "0,6,100,100\n0,4,20,20\n10,5,10,10\n30,10,10,10\n";
 
-/** Runs `simulate` on TRACE (or `trace`) with `cap.csv` holding `schedule`, in a fresh directory. */
+/** Runs `simulate` on TRACE (or `trace`) with `cap.csv` holding `schedule`, in a fresh directory (`{dir}` in `extra` names it). */
 async function withSchedule(
   schedule: string,
   extra: string[],
@@ -85,7 +85,7 @@ async function withSchedule(
       await run([
         "simulate",
         `${dir}/jobs.csv`,
-        ...extra,
+        ...extra.map((a) => a.replace("{dir}", dir)),
         "--capacity_schedule",
         `${dir}/cap.csv`,
         "-o",
@@ -100,9 +100,10 @@ async function withSchedule(
 
 const lines = (path: string) => Deno.readTextFileSync(path).trim().split("\n");
 
-Deno.test("CLI: --capacity_schedule shapes the schedule and the resource timeline", async () => {
+Deno.test("CLI: --capacity_schedule shapes the schedule and the resource timeline (drevt)", async () => {
   // 10 nodes; cut to 6 at 20 while 10 are in use; back to 10 at 150.
-  await withSchedule("time,capacity\n20,6\n150,10\n", ["-n", "10"], (r, dir) => {
+  const args = ["-n", "10", "--capacity_semantics", "drevt"];
+  await withSchedule("time,capacity\n20,6\n150,10\n", args, (r, dir) => {
     assertEquals(r.code, 0, r.err.join("\n"));
     assertEquals(r.err, []);
     // Job 2 (5 nodes) waits for job 0's end at 100 (6 - 6 = 0 free until then);
@@ -130,6 +131,21 @@ Deno.test("CLI: --capacity_schedule shapes the schedule and the resource timelin
     ]);
     assert(r.out.includes("Jobs completed: 4"), r.out.join("\n"));
     assert(r.out.includes("Current time: 160"), r.out.join("\n"));
+  });
+});
+
+Deno.test("CLI: by default the drained nodes are not free: free never goes negative", async () => {
+  await withSchedule("time,capacity\n20,6\n150,10\n", ["-n", "10"], (r, dir) => {
+    assertEquals([r.code, r.err], [0, []]);
+    const res = lines(`${dir}/jobs_sim_resources.csv`);
+    assert(res.includes("20,0,10"), res.join("\n")); // DR_EVT writes 20,-4,10
+    assert(res.slice(1).every((l) => Number(l.split(",")[1]) >= 0), res.join("\n"));
+    assertEquals(lines(`${dir}/jobs_sim.csv`).slice(1), [
+      "0,0,100,6,0,100",
+      "0,0,20,4,0,20",
+      "10,100,110,5,0,10",
+      "30,150,160,10,0,10",
+    ]);
   });
 });
 
@@ -161,6 +177,52 @@ Deno.test("CLI: jobs stranded below the final capacity get one warning line and 
     assert(r.out.includes("Jobs completed: 3"), r.out.join("\n"));
     assert(r.out.includes("Current time: 110"), r.out.join("\n"));
   });
+});
+
+Deno.test("CLI: the KTH cut on a small trace: one too-large job no longer strands the jobs behind it", async () => {
+  // 10 nodes cut to 8 for good at 50; job 1 (10 nodes) arrives after the cut,
+  // five 2-node jobs behind it. DR_EVT's rule strands all six on an idle
+  // machine; evtsim's holds job 1 alone and says so.
+  const trace = "job_submit_time,num_nodes,time_limit,actual_run_time\n" +
+    "0,10,40,40\n60,10,10,10\n61,2,10,10\n62,2,10,10\n63,2,10,10\n64,2,10,10\n65,2,10,10\n";
+  const schedule = "time,capacity\n50,8\n";
+  await withSchedule(schedule, ["-n", "10", "--capacity_semantics", "drevt"], (r, dir) => {
+    assertEquals(r.code, 0, r.err.join("\n"));
+    assert(r.err[0].startsWith("Warning: 6 job(s) never started"), r.err.join("\n"));
+    assertEquals(lines(`${dir}/jobs_sim.csv`).length, 2); // the header and job 0
+  }, trace);
+  await withSchedule(schedule, [
+    "-n",
+    "10",
+    "--decisions",
+    "{dir}/decisions.jsonl",
+    "--stats_json",
+    "{dir}/stats.json",
+  ], (r, dir) => {
+    assertEquals(r.code, 0, r.err.join("\n"));
+    assert(r.err[0].startsWith("Warning: 1 job(s) never started"), r.err.join("\n"));
+    assertEquals(lines(`${dir}/jobs_sim.csv`).slice(1), [
+      "0,0,40,10,0,40",
+      "61,61,71,2,0,10",
+      "62,62,72,2,0,10",
+      "63,63,73,2,0,10",
+      "64,64,74,2,0,10",
+      "65,71,81,2,0,10",
+    ]);
+    const held = lines(`${dir}/decisions.jsonl`).map((l) => JSON.parse(l))
+      .filter((d) => d.type === "PEND" && d.jobId === 1);
+    assertEquals(held.length, 1);
+    assertEquals(held[0].reason.code, "exceeds_capacity");
+    const stats = JSON.parse(Deno.readTextFileSync(`${dir}/stats.json`));
+    assertEquals([stats.statistics.jobsHeld, stats.statistics.jobsCompleted], [1, 6]);
+    assertEquals([stats.config.onCapacityCut, stats.config.capacitySemantics], ["drain", "evtsim"]);
+    assert(
+      r.out.includes(
+        "[evtsim] Jobs held (need more nodes than the capacity left them; never started, not in the averages): 1",
+      ),
+      r.out.join("\n"),
+    );
+  }, trace);
 });
 
 Deno.test("CLI: a bad capacity schedule is one line naming file, line and field; exit 1; no outputs", async () => {

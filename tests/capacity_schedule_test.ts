@@ -9,11 +9,15 @@
 // not move the clock for a change with nothing left to run, and `finish`
 // reports jobs that never fit as "stranded". The file format and the CLI
 // are in capacity_schedule_cli_test.ts.
+//
+// These are DR_EVT's rules, kept as `capacitySemantics: "drevt"` (every run
+// in this file uses it); evtsim's own (held jobs, free never negative,
+// drain or kill) are in capacity_changes_test.ts.
 
 import fc from "fast-check";
 import { noticeText } from "../cli/outputs.ts";
 import { availableNodes } from "../core/queries.ts";
-import { initialState } from "../api/initial_state.ts";
+import { initialState as initialStateAny } from "../api/initial_state.ts";
 import { step } from "../core/step.ts";
 import type { JobSpec, SimulationConfig } from "../core/types.ts";
 import {
@@ -23,8 +27,19 @@ import {
   checkStartsWithinCapacity,
 } from "../fuzz/capacity_checks.ts";
 import { PROPERTIES } from "../fuzz/properties.ts";
-import { runBatch, runInputs, type RunOutput, streamingInputs } from "../testing/mod.ts";
+import {
+  runBatch as runBatchAny,
+  runInputs as runInputsAny,
+  type RunOutput,
+  streamingInputs,
+} from "../testing/mod.ts";
 import { assert, assertEquals, assertThrows } from "./_assert.ts";
+
+const drevt = (c: SimulationConfig): SimulationConfig => ({ capacitySemantics: "drevt", ...c });
+const initialState = (c: SimulationConfig) => initialStateAny(drevt(c));
+const runBatch = (c: SimulationConfig, t: readonly JobSpec[]) => runBatchAny(drevt(c), t);
+const runInputs = (c: SimulationConfig, i: Parameters<typeof runInputsAny>[1]) =>
+  runInputsAny(drevt(c), i);
 
 const job = (submitTime: number, numNodes: number, timeLimit: number): JobSpec => ({
   submitTime,

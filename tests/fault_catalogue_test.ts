@@ -186,6 +186,28 @@ const STATE_ROWS: FaultRow[] = [
     },
     expected: /^changeCapacity at 9007199254740972: .* past 2\^53 - 1 s/,
   },
+  // Issue 28 item 5: the capacity-change options are checked like the others.
+  {
+    surface: "library",
+    input: "onCapacityCut that is neither drain nor kill",
+    run: () =>
+      Promise.resolve(
+        library(() =>
+          new Simulation({ totalNodes: 8, onCapacityCut: "preempt" as unknown as "kill" })
+        ),
+      ),
+    expected: /^unknown on capacity cut 'preempt' \(expected drain, kill\)$/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate --capacity_semantics that is neither evtsim nor drevt",
+    run: (dir) => {
+      Deno.writeTextFileSync(`${dir}/t.csv`, "job_submit_time,num_nodes,time_limit\n0,1,10\n");
+      return cli(["simulate", `${dir}/t.csv`, "-n", "4", "--capacity_semantics", "dr_evt"]);
+    },
+    expected:
+      /^evtsim: --capacity_semantics: unknown value 'dr_evt' \(expected evtsim, drevt\); did you mean 'drevt'\?$/,
+  },
 ];
 
 // deno-lint-ignore no-explicit-any

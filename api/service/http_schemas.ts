@@ -63,6 +63,13 @@ export const CreateSessionSchema = z.object({
   runTimeStddev: z.number().optional(),
   seed: z.number().int().optional(),
   startTime: time.optional(),
+  onCapacityCut: z.enum(["drain", "kill"]).optional().openapi({
+    description: "Running jobs beyond a capacity cut: drain (default) or kill",
+  }),
+  capacitySemantics: z.enum(["evtsim", "drevt"]).optional().openapi({
+    description:
+      "A job larger than the capacity now: held while later jobs start (evtsim, default) or blocking (drevt)",
+  }),
   decisions: z.union([z.boolean(), z.literal("heads")]).optional().openapi({
     description:
       "Emit scheduling decisions (DISPATCH / PEND with a reason): true, 'heads' or false",

@@ -36,6 +36,8 @@ export interface SessionParams extends
     | "seed"
     | "startTime"
     | "pickerSettings"
+    | "onCapacityCut"
+    | "capacitySemantics"
   > {
   /** A label, used in recording file names (letters, digits, `.`, `_`, `-`). */
   readonly name?: string;
