@@ -62,7 +62,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   /** The candidate last offered and not yet decided (dispatched or pended). */
   #current: JobRecord | undefined = undefined;
   /** Jobs needing more nodes than this are held (Infinity: no cut in effect). */
-  readonly capacity: number;
+  readonly #capacity: number;
   /** The job `place` last answered for, and its answer (until the next dispatch). */
   #placedJob: JobRecord | undefined = undefined;
   #placed: PlaceResult | undefined = undefined;
@@ -76,7 +76,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     // Below the machine size a waiting job may need more nodes than there
     // are: `next` holds it back. The indexed search would still count it
     // among the jobs ahead, so the policies walk instead while a cut lasts.
-    this.capacity = w.drevtCapacity || w.capacity >= w.config.totalNodes ? Infinity : w.capacity;
+    this.#capacity = w.drevtCapacity || w.capacity >= w.config.totalNodes ? Infinity : w.capacity;
     // A picker hook that returned a promise made it the picker's state.
     if (isThenable(w.pickerState)) {
       throw returnedPromise(w.picker.name, "a hook", w.time, w.pickerState);
@@ -92,7 +92,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     // Every waiting job gets a verdict only with `decisions: true`; "heads"
     // keeps the policy on its indexed path and records what it pends there.
     this.search =
-      w.config.decisions === true || session.search === undefined || this.capacity !== Infinity
+      w.config.decisions === true || session.search === undefined || this.#capacity !== Infinity
         ? undefined
         : this;
   }
@@ -168,10 +168,10 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       }
       this.#current = job;
       if (job === undefined) return job;
-      if (job.numNodes > this.capacity) {
+      if (job.numNodes > this.#capacity) {
         // It cannot run on the machine as it is now: held, so that it
         // neither blocks the jobs behind it nor holds a reservation.
-        const capacity = this.capacity;
+        const capacity = this.#capacity;
         this.pend(
           job,
           () => pendReasons.exceedsCapacity(job!.numNodes, capacity),

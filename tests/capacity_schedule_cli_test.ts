@@ -188,7 +188,13 @@ Deno.test("CLI: the KTH cut on a small trace: one too-large job no longer strand
   const schedule = "time,capacity\n50,8\n";
   await withSchedule(schedule, ["-n", "10", "--capacity_semantics", "drevt"], (r, dir) => {
     assertEquals(r.code, 0, r.err.join("\n"));
-    assert(r.err[0].startsWith("Warning: 6 job(s) never started"), r.err.join("\n"));
+    assert(r.err[0].startsWith("Warning: 1 job(s) never started"), r.err.join("\n"));
+    assert(
+      r.err[1].startsWith(
+        "Warning: 5 job(s) (the first: job 2) never started: blocked behind job 1",
+      ),
+      r.err.join("\n"),
+    );
     assertEquals(lines(`${dir}/jobs_sim.csv`).length, 2); // the header and job 0
   }, trace);
   await withSchedule(schedule, [

@@ -57,13 +57,14 @@ Deno.test("library: jobs held by a queue's max_running 0 or a closed queue are n
 });
 
 Deno.test("library: capacity, blocked behind, never offered and not started are told apart", () => {
-  // Capacity cut to 4: job 0 (8 nodes) never fits and, without backfilling,
-  // jobs 1 and 2 wait behind it.
+  // Capacity cut to 4: job 0 (8 nodes) never fits and, under DR_EVT's rule
+  // for cuts without backfilling, jobs 1 and 2 wait behind it.
   assertEquals(
     causesOf({
       totalNodes: 8,
       backfillPolicy: "none",
       capacitySchedule: [{ time: 0, capacity: 4 }],
+      capacitySemantics: "drevt",
     }, [job(0, 8), job(0, 2), job(1, 1)]),
     [
       { cause: "larger_than_capacity", jobs: 1, firstJob: 0 },
