@@ -4,6 +4,7 @@
 // the percentiles) and `report` (for the charts).
 
 import { EvtsimError } from "../core/errors.ts";
+import { describeFsError, isFsError } from "../io/fs_errors.ts";
 import { boundedSlowdown } from "../io/stats_json.ts";
 
 /** The finished jobs of a schedule CSV, one typed array per column. */
@@ -114,7 +115,11 @@ async function linesOf(path: string, what: string): Promise<string[]> {
     if (e instanceof Deno.errors.NotFound) {
       throw new EvtsimError("input", `${what} not found`, { file: path });
     }
-    throw e;
+    if (!isFsError(e)) throw e;
+    // A folder, say: one line naming the path.
+    throw new EvtsimError("input", `cannot read the ${what}: ${describeFsError(e)}`, {
+      file: path,
+    });
   }
   return text.split(/\r?\n/);
 }
