@@ -10,7 +10,9 @@ import { defaultRegistry } from "../schedulers/registry.ts";
 import { percentile } from "../io/stats_json.ts";
 import { formatG } from "./report.ts";
 import type { Console } from "./simulate.ts";
-import { simulateCommand } from "./simulate.ts";
+import { inputsOf, simulateCommand, sourcesOf } from "./simulate.ts";
+import { parseCommandLineAsync } from "./options.ts";
+import { checkOutputPath, type NamedPath } from "./paths.ts";
 import { jobFigures, readScheduleCsv } from "./_run_files.ts";
 import type { RunSummary } from "./report_command.ts";
 
@@ -179,6 +181,9 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
     con.out(compareHelp());
     return 0;
   }
+  // No output may be an input (cli/paths.ts): checked before anything is loaded.
+  const inputs = await simulateInputs(parsed.rest);
+  if (parsed.report !== undefined) checkOutputPath("--report", parsed.report, inputs);
   const registry = parsed.policyModule === undefined
     ? defaultRegistry()
     : await (await import("./policy_module.ts")).loadPolicyModule(parsed.policyModule);
@@ -204,7 +209,7 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
           resources: r.resources,
         })),
         parsed.report,
-        {},
+        { option: "--report", inputs },
       );
     }
     const rows = runs.map((r) => r.summary);
@@ -215,6 +220,13 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+// The files a `simulate` of these arguments reads: no output of compare may be one.
+async function simulateInputs(rest: readonly string[]): Promise<NamedPath[]> {
+  const parsed = await parseCommandLineAsync(rest);
+  const sources = sourcesOf(parsed);
+  return inputsOf(parsed, sources);
 }
 
 async function runPolicy(
