@@ -8,6 +8,7 @@ import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
 import { defaultRegistry } from "../schedulers/registry.ts";
 import { percentile } from "../io/stats_json.ts";
+import { temporaryMade, temporaryReleased } from "../io/_temporaries.ts";
 import { formatG } from "./report.ts";
 import type { Console } from "./simulate.ts";
 import { inputsOf, simulateCommand, sourcesOf } from "./simulate.ts";
@@ -189,6 +190,7 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
     : await (await import("./policy_module.ts")).loadPolicyModule(parsed.policyModule);
   const policies = parsePolicies(parsed.policies, registry, parsed.picker);
   const dir = await Deno.makeTempDir({ prefix: "evtsim-compare-" });
+  temporaryMade(dir, "tree");
   try {
     const runs: PolicyRun[] = [];
     for (const [i, p] of policies.entries()) {
@@ -219,6 +221,7 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
     return 0;
   } finally {
     await Deno.remove(dir, { recursive: true });
+    temporaryReleased(dir);
   }
 }
 

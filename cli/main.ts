@@ -19,8 +19,7 @@
 import { EvtsimError } from "../core/errors.ts";
 import { abortAllOutputs } from "../io/atomic_writer.ts";
 import { describeFsError, isFsError } from "../io/fs_errors.ts";
-import { simulateHelp } from "./options.ts";
-import { type Console, simulateCommand, type SimulateDeps } from "./simulate.ts";
+import type { Console, SimulateDeps } from "./simulate.ts";
 import { VERSION } from "./version.ts";
 import { userFolder } from "./_user_folder.ts";
 import { runShutdownHooks } from "./_shutdown.ts";
@@ -81,8 +80,9 @@ export async function main(
         return 0;
       case "help":
         if (rest.length === 0) con.out(USAGE);
-        else if (rest[0] === "simulate" && rest.length === 1) con.out(simulateHelp());
-        else if (rest[0] === "replay" && rest.length === 1) {
+        else if (rest[0] === "simulate" && rest.length === 1) {
+          con.out((await import("./options.ts")).simulateHelp());
+        } else if (rest[0] === "replay" && rest.length === 1) {
           return await (await import("./replay_command.ts")).replayCommand(["--help"], con);
         } else if (rest[0] === "dump" && rest.length === 1) {
           return (await import("./dump_command.ts")).dumpCommand(["--help"], con);
@@ -114,8 +114,9 @@ export async function main(
       case "version":
         con.out(`evtsim ${VERSION}`);
         return 0;
+      // Loaded on demand too: a process's main thread only supervises (cli/_supervise.ts).
       case "simulate":
-        return await simulateCommand(rest, con, deps);
+        return await (await import("./simulate.ts")).simulateCommand(rest, con, deps);
       // Loaded on demand: the log codec and its schemas cost start-up time.
       case "replay":
         return await (await import("./replay_command.ts")).replayCommand(rest, con);
@@ -205,6 +206,10 @@ function enterUserFolder(): void {
 }
 
 if (import.meta.main) {
+  enterUserFolder();
+  // A command that computes runs in a worker, so that a signal always stops it.
+  const { runsInWorker, superviseWorker } = await import("./_supervise.ts");
+  if (runsInWorker(Deno.args)) await superviseWorker(Deno.args);
   const signals: [Deno.Signal, number][] = [["SIGINT", 130], ["SIGTERM", 143]];
   for (const [signal, code] of signals) {
     try {
@@ -215,6 +220,5 @@ if (import.meta.main) {
       });
     } catch { /* a platform without this signal (SIGTERM on Windows) */ }
   }
-  enterUserFolder();
   Deno.exit(await main(Deno.args, processConsole()));
 }
