@@ -136,3 +136,68 @@ Deno.test("SIGTERM stops one long synchronous engine step (6,000 jobs at t=0, co
     assertEquals(Deno.readTextFileSync(`${d}/s.csv`), "old\n");
   });
 });
+
+// Processes whose command line names `d` (the sweep's cells), by pid.
+function processesIn(d: string): number[] {
+  const pids: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const cmd = Deno.readTextFileSync(`/proc/${e.name}/cmdline`);
+      const state = Deno.readTextFileSync(`/proc/${e.name}/stat`).split(") ")[1]?.[0];
+      if (cmd.includes(d) && state !== "Z") pids.push(Number(e.name));
+    } catch { /* gone */ }
+  }
+  return pids;
+}
+
+Deno.test("SIGINT to `evtsim sweep` stops its cells: no cell goes on, none has a result, a rerun runs them", async () => {
+  await withDir(async (d) => {
+    Deno.writeTextFileSync(`${d}/t.csv`, TRACE);
+    Deno.mkdirSync(`${d}/marks`);
+    Deno.writeTextFileSync(
+      `${d}/loop.ts`,
+      LOOPING_POLICY.replace(
+        '`${Deno.env.get("MARK")}`',
+        '`${Deno.env.get("MARK")}/${Deno.pid}`',
+      ),
+    );
+    Deno.writeTextFileSync(
+      `${d}/spec.yaml`,
+      "traces: [t.csv]\npolicies: [loops_forever]\ntotal_nodes: [8]\nseeds: [0, 1]\n" +
+        "options:\n  policy_module: loop.ts\n",
+    );
+    const args = ["sweep", `${d}/spec.yaml`, "--results", `${d}/res`, "--jobs", "2"];
+    try {
+      const r = await interrupt(
+        args,
+        "SIGINT",
+        () => listDir(`${d}/marks`).length === 2,
+        { MARK: `${d}/marks` },
+      );
+      assertEquals(r.code, 130, r.stderr);
+      // The cells end within moments of the sweep.
+      await waitFor("the cells to end", () => processesIn(d).length === 0);
+      await new Promise((res) => setTimeout(res, 500));
+      assertEquals(listDir(`${d}/res/cells`), []);
+      // A rerun (the policy fixed) runs both cells.
+      Deno.writeTextFileSync(
+        `${d}/loop.ts`,
+        'export const admissions = [{ name: "loops_forever", runSession(s) {\n' +
+          "  for (let j = s.next(); j !== undefined && j.numNodes <= s.free; j = s.next()) " +
+          "s.dispatch(j, false);\n} }];\n",
+      );
+      const again = await new Deno.Command(Deno.execPath(), {
+        args: cliCommand(args),
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const out = new TextDecoder().decode(again.stdout);
+      recordProcessRun(args, new TextDecoder().decode(again.stderr));
+      assertEquals(again.code, 0, new TextDecoder().decode(again.stderr));
+      assert(out.includes("2 run, 0 already done; 2 ok"), out);
+    } finally {
+      for (const pid of processesIn(d)) Deno.kill(pid, "SIGKILL");
+    }
+  });
+});
