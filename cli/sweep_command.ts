@@ -62,6 +62,11 @@ const SWEEP_OPTIONS: Record<string, CommandOption> = {
     help: "slurm: the command line the tasks run evtsim with (default: this Deno, its\n" +
       "        permissions and this main.ts, by absolute paths)",
   },
+  max_cells: {
+    type: "string",
+    value: "N",
+    help: "refuse a spec of more than N cells before planning it (default 100000)",
+  },
   progress: { type: "boolean", help: "local: show the progress bar even when not on a terminal" },
   no_progress: { type: "boolean", help: "local: never show the progress bar" },
   help: { type: "boolean", short: "h", help: "show this help" },
@@ -165,8 +170,9 @@ export async function sweepCommand(
   const specArg = a.positionals[0];
   const resultsArg = stringValue(a, "results") ?? `${specArg.replace(/\.ya?ml$/i, "")}_results`;
   const dir = absoluteDir(resultsArg);
+  const maxCells = integer(numberValue(a, "max_cells", 1), "max_cells");
   const { readSweepSpec } = await import("./_sweep_spec.ts");
-  const sweep = await readSweepSpec(specArg);
+  const sweep = await readSweepSpec(specArg, maxCells);
   const recorded = await readRecord(dir);
   if (recorded !== undefined) checkSameSweep(resultsArg, recorded, sweep);
   const retry = a.values.get("retry_failed") === true;

@@ -8,7 +8,7 @@
 // areas never edits the same lines; `CATALOGUE` below is the one table.
 
 import { assert } from "./_assert.ts";
-import { runCli } from "./_cli.ts";
+import { runCli, runCliProcess } from "./_cli.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -86,6 +86,23 @@ for (
     expected: /\/F\b.*(it is a folder|is a folder|a directory)/i,
   });
 }
+
+// Item 17: a grid over the cell limit, refused with its count before it is planned.
+COMMAND_ROWS.push({
+  surface: "process",
+  input: "sweep of 1,000,000 cells",
+  run: async (d) => {
+    Deno.copyFileSync(DEMO, `${d}/t.csv`);
+    const many = (n: number) => `[${Array.from({ length: n }, (_, i) => i + 1).join(", ")}]`;
+    Deno.writeTextFileSync(
+      `${d}/s.yaml`,
+      `traces: [t.csv]\ntotal_nodes: ${many(1000)}\nseeds: ${many(1000)}\n`,
+    );
+    const r = await runCliProcess(["sweep", `${d}/s.yaml`, "--results", `${d}/res`]);
+    return { code: r.code, error: r.err.join("\n") };
+  },
+  expected: /s\.yaml: the sweep has 1000000 cells .* more than --max_cells 100000/,
+});
 
 // Item 2: an output that is an input, one row per command (the property in
 // tests/output_rule_test.ts covers every command, input and output option).
