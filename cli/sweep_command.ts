@@ -24,7 +24,8 @@ import {
   sweepOf,
   writeResults,
 } from "./_sweep_results.ts";
-import type { Cell, Sweep } from "./_sweep_model.ts";
+import { absolutePath, type Cell, type Sweep } from "./_sweep_model.ts";
+import { checkOutputPaths } from "./paths.ts";
 
 const SWEEP_OPTIONS: Record<string, CommandOption> = {
   results: {
@@ -173,6 +174,7 @@ export async function sweepCommand(
   const maxCells = integer(numberValue(a, "max_cells", 1), "max_cells");
   const { readSweepSpec } = await import("./_sweep_spec.ts");
   const sweep = await readSweepSpec(specArg, maxCells);
+  checkSweepOutputs(dir, sweep);
   const recorded = await readRecord(dir);
   if (recorded !== undefined) checkSameSweep(resultsArg, recorded, sweep);
   const retry = a.values.get("retry_failed") === true;
@@ -224,6 +226,30 @@ export async function sweepCommand(
   );
   printWritten(con, resultsArg, summary, sweep);
   return summary.failed.length > 0 || summary.missing.length > 0 ? 1 : 0;
+}
+
+// The files a sweep reads: its spec, traces and the options' files.
+const PATH_OPTIONS = ["queues", "capacity_schedule", "policy_module", "from_snapshot"];
+
+/**
+ * The one output rule (cli/paths.ts) for a sweep: none of the files it
+ * writes into the results folder may be its spec, a trace or an option's file.
+ */
+function checkSweepOutputs(dir: string, sweep: Sweep): void {
+  const folder = sweep.specPath.slice(0, sweep.specPath.lastIndexOf("/")) || "/";
+  const inputs = new Map<string, string>([[sweep.specPath, "the sweep spec"]]);
+  for (const cell of sweep.cells) {
+    inputs.set(absolutePath(String(cell.options.trace), folder), "a trace of the spec");
+    for (const name of PATH_OPTIONS) {
+      const v = cell.options[name];
+      if (v !== undefined) inputs.set(absolutePath(String(v), folder), `its ${name} file`);
+    }
+  }
+  checkOutputPaths(
+    ["sweep.json", "spec.yaml", "results.csv", "results.json", "timings.csv", "sweep.sbatch"]
+      .map((name) => [`--results (${name})`, `${dir}/${name}`] as const),
+    [...inputs].map(([path, what]) => ({ what, path })),
+  );
 }
 
 function printWritten(con: Console, shown: string, s: MergeSummary, sweep: Sweep): void {

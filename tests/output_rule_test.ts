@@ -303,3 +303,37 @@ Deno.test("no output of any command may be one of its inputs (property over ever
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("sweep: no file it writes into --results may be its spec, a trace or an option's file", async () => {
+  const d = await Deno.makeTempDir({ prefix: "evtsim-output-rule-sweep-" });
+  try {
+    const cases: [string, string, string][] = [
+      // [input the output would overwrite, spec text, spec file name]
+      ["results.csv", "traces: [results.csv]\n", "s.yaml"],
+      ["timings.csv", "traces: [t.csv]\noptions:\n  queues: timings.csv\n", "s.yaml"],
+      ["results.json", "traces: [t.csv]\noptions:\n  capacity_schedule: results.json\n", "s.yaml"],
+      ["spec.yaml", "traces: [t.csv]\n", "spec.yaml"],
+      ["sweep.json", "traces: [t.csv]\n", "sweep.json"],
+    ];
+    for (const [k, [input, spec, specName]] of cases.entries()) {
+      const c = `${d}/case${k}`;
+      Deno.mkdirSync(c);
+      Deno.writeTextFileSync(`${c}/t.csv`, TRACE);
+      Deno.writeTextFileSync(`${c}/${input}`, input === specName ? spec : "precious\n");
+      if (input !== specName) Deno.writeTextFileSync(`${c}/${specName}`, spec);
+      const before = listing(c);
+      const text = Deno.readTextFileSync(`${c}/${input}`);
+      const r = await runCli(["sweep", `${c}/${specName}`, "--results", c, "--no_progress"]);
+      assert(r.code === 1, `${input}: exit ${r.code}: ${r.err.join("\n")}`);
+      assert(
+        r.err.length === 1 && /refusing to overwrite an input/.test(r.err[0]),
+        r.err.join("\n"),
+      );
+      assert(r.err[0].includes(`${c}/${input}`), r.err[0]);
+      assert(Deno.readTextFileSync(`${c}/${input}`) === text, `${input} changed`);
+      assert(JSON.stringify(listing(c)) === JSON.stringify(before), `${input}: files written`);
+    }
+  } finally {
+    await Deno.remove(d, { recursive: true });
+  }
+});
