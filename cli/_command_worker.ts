@@ -10,6 +10,8 @@ import { watchTemporaries } from "../io/_temporaries.ts";
 export type WorkerReport =
   | { readonly made: string; readonly kind: "file" | "folder" | "tree" }
   | { readonly released: string }
+  | { readonly spawned: number }
+  | { readonly reaped: number }
   | { readonly exit: number }
   | { readonly crash: string };
 
@@ -24,6 +26,8 @@ scope.onmessage = async (e) => {
   watchTemporaries({
     made: (path, kind) => post({ made: path, kind }),
     released: (path) => post({ released: path }),
+    spawned: (pid) => post({ spawned: pid }),
+    reaped: (pid) => post({ reaped: pid }),
   });
   try {
     post({ exit: await main(e.data.args, processConsole()) });

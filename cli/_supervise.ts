@@ -15,10 +15,10 @@
 // phase, a looping policy included". The main thread loads nothing but this
 // file and cli/main.ts (simulate loads on demand), so no module loads twice.
 //
-// Commands that wait rather than compute stay on the main thread with their
-// own signal handling: `serve` (its shutdown hooks end recordings cleanly),
-// `sweep` (it stops its cell processes), `replay -i` (the REPL reads the
-// terminal), and help / version.
+// A sweep's cell processes are reported too, and stopped with it. Commands
+// that wait rather than compute stay on the main thread with their own
+// signal handling: `serve` (its shutdown hooks end recordings cleanly),
+// `replay -i` (the REPL reads the terminal), and help / version.
 
 import { removeTemporaries, type TemporaryKind } from "../io/_temporaries.ts";
 import type { WorkerReport } from "./_command_worker.ts";
@@ -32,6 +32,7 @@ export function runsInWorker(args: readonly string[]): boolean {
     case "report":
     case "dump":
     case "topo":
+    case "sweep":
     case "sweep-cell":
       return !rest.some((a) => a === "-h" || a === "--help");
     case "replay":
@@ -48,8 +49,15 @@ export function runsInWorker(args: readonly string[]): boolean {
 export function superviseWorker(args: readonly string[]): Promise<never> {
   const worker = new Worker(new URL("./_command_worker.ts", import.meta.url), { type: "module" });
   const live = new Map<string, TemporaryKind>();
+  const children = new Set<number>();
   const end = (code: number): never => {
     worker.terminate();
+    // A sweep's cells stop with it (each removes its own temporaries).
+    for (const pid of children) {
+      try {
+        Deno.kill(pid, "SIGTERM");
+      } catch { /* it has just ended */ }
+    }
     removeTemporaries(live);
     Deno.exit(code);
   };
@@ -70,6 +78,8 @@ export function superviseWorker(args: readonly string[]): Promise<never> {
       const m = e.data;
       if ("made" in m) live.set(m.made, m.kind);
       else if ("released" in m) live.delete(m.released);
+      else if ("spawned" in m) children.add(m.spawned);
+      else if ("reaped" in m) children.delete(m.reaped);
       else if ("exit" in m) end(m.exit);
       else {
         // A bug: its stack, as an uncaught error would print it.

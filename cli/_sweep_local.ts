@@ -7,6 +7,7 @@
 import { EvtsimError } from "../core/errors.ts";
 import { Progress, type ProgressSink } from "./progress.ts";
 import { onShutdown } from "./_shutdown.ts";
+import { childReaped, childSpawned } from "../io/_temporaries.ts";
 import type { Console } from "./simulate.ts";
 import { type CellResult, readCellResult, writeCellResult } from "./_sweep_results.ts";
 import type { Cell, Sweep } from "./_sweep_model.ts";
@@ -66,8 +67,9 @@ export async function runLocal(
   const argv = selfCommand();
   const progress = new Progress("sweep", todo.length, showProgress, sink, "cells");
   const failed: CellResult[] = [];
-  // SIGINT/SIGTERM to the sweep stop its cells too (cli/main.ts runs the
-  // hook): a cell stopped leaves no result, so a rerun runs it.
+  // SIGINT/SIGTERM to the sweep stop its cells too (cli/_supervise.ts is
+  // told of each one; on the main thread cli/main.ts runs this hook): a cell
+  // stopped leaves no result, so a rerun runs it.
   const live = new Set<Deno.ChildProcess>();
   onShutdown(() => {
     for (const child of live) {
@@ -124,8 +126,10 @@ async function runChild(
     stderr: "piped",
   }).spawn();
   live.add(child);
+  childSpawned(child.pid);
   const r = await child.output();
   live.delete(child);
+  childReaped(child.pid);
   const result = await readCellResult(dir, cell);
   if (result !== undefined) return result;
   // Stopped by SIGINT/SIGTERM (the sweep's, or a terminal's Ctrl-C to the

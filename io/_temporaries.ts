@@ -12,6 +12,10 @@ export type TemporaryKind = "file" | "folder" | "tree";
 export interface TemporaryWatcher {
   made(path: string, kind: TemporaryKind): void;
   released(path: string): void;
+  /** A child process started (a sweep's cell), to be stopped with the command. */
+  spawned?(pid: number): void;
+  /** That child process ended. */
+  reaped?(pid: number): void;
 }
 
 let watcher: TemporaryWatcher | undefined;
@@ -71,4 +75,14 @@ export function removeTemporaries(live: ReadonlyMap<string, TemporaryKind>): voi
       Deno.removeSync(path, { recursive: kind === "tree" });
     } catch { /* gone already, or a folder that is not empty (not ours alone) */ }
   }
+}
+
+/** Notes a child process started, which a signal must stop too. */
+export function childSpawned(pid: number): void {
+  watcher?.spawned?.(pid);
+}
+
+/** Notes a child process ended. */
+export function childReaped(pid: number): void {
+  watcher?.reaped?.(pid);
 }
