@@ -12,6 +12,7 @@ export type WorkerReport =
   | { readonly released: string }
   | { readonly spawned: number }
   | { readonly reaped: number }
+  | { readonly committing: boolean }
   | { readonly exit: number }
   | { readonly crash: string };
 
@@ -28,6 +29,7 @@ scope.onmessage = async (e) => {
     released: (path) => post({ released: path }),
     spawned: (pid) => post({ spawned: pid }),
     reaped: (pid) => post({ reaped: pid }),
+    committing: (busy) => post({ committing: busy }),
   });
   try {
     post({ exit: await main(e.data.args, processConsole()) });

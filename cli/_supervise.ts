@@ -9,11 +9,16 @@
 // removes the temporaries the worker reported (cli/_command_worker.ts,
 // io/_temporaries.ts) and exits 130 / 143, all within milliseconds. Old
 // outputs are untouched: they are replaced only by the commit at the end.
-// The price is one more isolate at start-up: about 20-60 ms of CPU per run
-// (user+sys, medians of 10 runs: 0.10 -> 0.12 s on a 20-job trace, 0.20 ->
-// 0.24 s on the demo, KTH 0.72 -> 0.70 s, within noise), paid to meet "any
-// phase, a looping policy included". The main thread loads nothing but this
-// file and cli/main.ts (simulate loads on demand), so no module loads twice.
+// The price is one more isolate at start-up, a constant of about 40-80 ms
+// of CPU per run (user+sys, medians of 10 runs on a loaded 2-core machine,
+// before -> after: a 20-job trace 0.07 -> 0.11 s, the demo 0.21 -> 0.29 s,
+// KTH 0.80 -> 0.86 s; wall time on KTH within noise), mostly the worker
+// compiling the module graph. It is paid because the cheaper design, a flag
+// the engine checks between events (set by a signal-watching thread), cannot
+// stop a policy that never returns, nor the other long synchronous phases
+// (a replay, a dump, a report's charts) without a check in each. The main
+// thread loads only this file and cli/main.ts (simulate loads on demand),
+// so no module is loaded twice.
 //
 // A sweep's cell processes are reported too, and stopped with it. Commands
 // that wait rather than compute stay on the main thread with their own
@@ -61,11 +66,21 @@ export function superviseWorker(args: readonly string[]): Promise<never> {
     removeTemporaries(live);
     Deno.exit(code);
   };
-  // Reports the worker sent before it was stopped are read first (a
-  // temporary announced a moment before the signal).
-  const interrupted = (code: number) => {
+  // Reports the worker sent before the signal are read first (a temporary
+  // announced a moment before it). A commit under way (a few renames) is
+  // let finish, so the outputs are all old or all new, never a mix.
+  let committing = false;
+  let stopping: number | undefined;
+  const stopNow = (code: number) => {
     worker.terminate();
-    setTimeout(() => end(code), 0);
+    setTimeout(() => end(code), 0); // its last reports first
+  };
+  const interrupted = (code: number) => {
+    stopping ??= code;
+    setTimeout(() => {
+      if (!committing) stopNow(code);
+      else setTimeout(() => stopNow(code), 1000); // a commit that hangs: stop anyway
+    }, 0);
   };
   const signals: [Deno.Signal, number][] = [["SIGINT", 130], ["SIGTERM", 143]];
   for (const [signal, code] of signals) {
@@ -80,7 +95,10 @@ export function superviseWorker(args: readonly string[]): Promise<never> {
       else if ("released" in m) live.delete(m.released);
       else if ("spawned" in m) children.add(m.spawned);
       else if ("reaped" in m) children.delete(m.reaped);
-      else if ("exit" in m) end(m.exit);
+      else if ("committing" in m) {
+        committing = m.committing;
+        if (!committing && stopping !== undefined) stopNow(stopping);
+      } else if ("exit" in m) end(m.exit);
       else {
         // A bug: its stack, as an uncaught error would print it.
         Deno.stderr.writeSync(new TextEncoder().encode(`error: Uncaught ${m.crash}\n`));

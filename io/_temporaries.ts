@@ -16,6 +16,8 @@ export interface TemporaryWatcher {
   spawned?(pid: number): void;
   /** That child process ended. */
   reaped?(pid: number): void;
+  /** Outputs are being moved into place (true) or are all in place or back (false). */
+  committing?(busy: boolean): void;
 }
 
 let watcher: TemporaryWatcher | undefined;
@@ -85,4 +87,12 @@ export function childSpawned(pid: number): void {
 /** Notes a child process ended. */
 export function childReaped(pid: number): void {
   watcher?.reaped?.(pid);
+}
+
+/**
+ * Notes the start (true) and end (false) of a commit's renames: a signal
+ * waits for the end, so the outputs are all old or all new, never a mix.
+ */
+export function commitInProgress(busy: boolean): void {
+  watcher?.committing?.(busy);
 }

@@ -12,7 +12,7 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError } from "./fs_errors.ts";
-import { temporaryMade, temporaryReleased } from "./_temporaries.ts";
+import { commitInProgress, temporaryMade, temporaryReleased } from "./_temporaries.ts";
 
 // Text is encoded into one reusable buffer as it arrives, so no line outlives
 // its call: buffering the strings themselves kept a megabyte of them alive
@@ -294,6 +294,7 @@ export class AtomicOutputSet {
     type Step = { path: string; backup?: string; moved: boolean; renamed: boolean };
     const steps: Step[] = [];
     let current: AtomicTextWriter | undefined;
+    commitInProgress(true);
     try {
       for (const w of this.writers) {
         current = w;
@@ -324,8 +325,10 @@ export class AtomicOutputSet {
         } catch { /* best effort: the error below names the failing path */ }
       }
       this.abort();
+      commitInProgress(false);
       throw outputError(current!.path, "replace it", e);
     }
+    commitInProgress(false);
     const backups = steps.flatMap((s) => s.backup !== undefined ? [s.backup] : []);
     for (const b of backups) this.quietRemove(b);
     this.state = "committed";

@@ -5,6 +5,8 @@
 // leave the old outputs as they were and no temporary behind. Real processes.
 
 import { cliCommand, recordProcessRun } from "./_cli.ts";
+import { AtomicOutputSet } from "../io/atomic_writer.ts";
+import { watchTemporaries } from "../io/_temporaries.ts";
 import { assert, assertEquals } from "./_assert.ts";
 
 const LOOPING_POLICY = `
@@ -201,3 +203,40 @@ Deno.test("SIGINT to `evtsim sweep` stops its cells: no cell goes on, none has a
     }
   });
 });
+
+Deno.test("the supervisor hears of every temporary before it exists and of a commit's renames", async () => {
+  await withDir((d) => {
+    const heard: string[] = [];
+    watchTemporaries({
+      made: (p, kind) => heard.push(`made ${kind} ${p.slice(d.length)} ${exists(p)}`),
+      released: (p) => heard.push(`released ${p.slice(d.length)} ${exists(p)}`),
+      committing: (busy) => heard.push(`committing ${busy}`),
+    });
+    try {
+      const set = new AtomicOutputSet();
+      set.open(`${d}/new/a.csv`).line("x");
+      set.commit();
+    } finally {
+      watchTemporaries(undefined);
+    }
+    const tmp = `/new/a.csv.tmp-${Deno.pid}`;
+    assertEquals(heard, [
+      "made folder /new false",
+      `made file ${tmp} false`,
+      "committing true",
+      "committing false",
+      `released ${tmp} false`,
+      "released /new true",
+    ]);
+    return Promise.resolve();
+  });
+});
+
+function exists(p: string): boolean {
+  try {
+    Deno.lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
