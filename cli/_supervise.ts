@@ -57,30 +57,38 @@ export function superviseWorker(args: readonly string[]): Promise<never> {
   const children = new Set<number>();
   const end = (code: number): never => {
     worker.terminate();
-    // A sweep's cells stop with it (each removes its own temporaries).
-    for (const pid of children) {
-      try {
-        Deno.kill(pid, "SIGTERM");
-      } catch { /* it has just ended */ }
-    }
     removeTemporaries(live);
     Deno.exit(code);
   };
-  // Reports the worker sent before the signal are read first (a temporary
-  // announced a moment before it). A commit under way (a few renames) is
-  // let finish, so the outputs are all old or all new, never a mix.
+  const stopChild = (pid: number) => {
+    try {
+      Deno.kill(pid, "SIGTERM");
+    } catch { /* it has just ended */ }
+  };
+  // On a signal: reports the worker sent before it are read first (a
+  // temporary announced a moment before); a commit under way (a few
+  // renames) is let finish, so the outputs are all old or all new; a
+  // sweep's cells are sent SIGTERM and waited for (each removes its own
+  // temporaries; ending the worker first would kill them outright). Then the
+  // worker is ended, its temporaries removed. At most a second in all.
   let committing = false;
   let stopping: number | undefined;
-  const stopNow = (code: number) => {
+  let stopped = false;
+  const stopNow = () => {
+    if (stopped) return;
+    stopped = true;
     worker.terminate();
-    setTimeout(() => end(code), 0); // its last reports first
+    setTimeout(() => end(stopping!), 0); // its last reports first
+  };
+  const proceed = () => {
+    if (stopping !== undefined && !committing && children.size === 0) stopNow();
   };
   const interrupted = (code: number) => {
-    stopping ??= code;
-    setTimeout(() => {
-      if (!committing) stopNow(code);
-      else setTimeout(() => stopNow(code), 1000); // a commit that hangs: stop anyway
-    }, 0);
+    if (stopping !== undefined) return;
+    stopping = code;
+    for (const pid of children) stopChild(pid);
+    setTimeout(proceed, 0);
+    setTimeout(stopNow, 900); // a commit or a cell that hangs: stop anyway
   };
   const signals: [Deno.Signal, number][] = [["SIGINT", 130], ["SIGTERM", 143]];
   for (const [signal, code] of signals) {
@@ -93,11 +101,15 @@ export function superviseWorker(args: readonly string[]): Promise<never> {
       const m = e.data;
       if ("made" in m) live.set(m.made, m.kind);
       else if ("released" in m) live.delete(m.released);
-      else if ("spawned" in m) children.add(m.spawned);
-      else if ("reaped" in m) children.delete(m.reaped);
-      else if ("committing" in m) {
+      else if ("spawned" in m) {
+        children.add(m.spawned);
+        if (stopping !== undefined) stopChild(m.spawned);
+      } else if ("reaped" in m) {
+        children.delete(m.reaped);
+        proceed();
+      } else if ("committing" in m) {
         committing = m.committing;
-        if (!committing && stopping !== undefined) stopNow(stopping);
+        proceed();
       } else if ("exit" in m) end(m.exit);
       else {
         // A bug: its stack, as an uncaught error would print it.

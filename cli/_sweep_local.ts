@@ -86,6 +86,8 @@ export async function runLocal(
       const r = await runChild(argv, sweep, dir, cell, live);
       done++;
       if (r === undefined) {
+        // The sweep is being stopped (or the cell was): start no more cells.
+        next = todo.length;
         progress.done();
         con.err(
           `evtsim: sweep: cell ${cell.index} (${cell.id}) was interrupted: no result (a rerun runs it)`,

@@ -157,6 +157,7 @@ Deno.test("SIGINT to `evtsim sweep` stops its cells: no cell goes on, none has a
   await withDir(async (d) => {
     Deno.writeTextFileSync(`${d}/t.csv`, TRACE);
     Deno.mkdirSync(`${d}/marks`);
+    Deno.mkdirSync(`${d}/tmp`);
     Deno.writeTextFileSync(
       `${d}/loop.ts`,
       LOOPING_POLICY.replace(
@@ -175,13 +176,15 @@ Deno.test("SIGINT to `evtsim sweep` stops its cells: no cell goes on, none has a
         args,
         "SIGINT",
         () => listDir(`${d}/marks`).length === 2,
-        { MARK: `${d}/marks` },
+        // The cells' scratch folders go here, so that none left behind escapes notice.
+        { MARK: `${d}/marks`, TMPDIR: `${d}/tmp` },
       );
       assertEquals(r.code, 130, r.stderr);
-      // The cells end within moments of the sweep.
-      await waitFor("the cells to end", () => processesIn(d).length === 0);
+      // The cells have ended with the sweep, and cleaned up.
+      assertEquals(processesIn(d), []);
       await new Promise((res) => setTimeout(res, 500));
       assertEquals(listDir(`${d}/res/cells`), []);
+      assertEquals(listDir(`${d}/tmp`), []);
       // A rerun (the policy fixed) runs both cells.
       Deno.writeTextFileSync(
         `${d}/loop.ts`,
