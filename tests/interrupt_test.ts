@@ -243,3 +243,32 @@ function exists(p: string): boolean {
     return false;
   }
 }
+
+Deno.test("SIGTERM stops `evtsim compare` in a looping policy; its scratch folder goes too", async () => {
+  await withDir(async (d) => {
+    Deno.writeTextFileSync(`${d}/t.csv`, TRACE);
+    Deno.writeTextFileSync(`${d}/loop.ts`, LOOPING_POLICY);
+    Deno.mkdirSync(`${d}/tmp`);
+    const r = await interrupt(
+      [
+        "compare",
+        `${d}/t.csv`,
+        "-n",
+        "8",
+        "--policy_module",
+        `${d}/loop.ts`,
+        "--policies",
+        "easy,loops_forever",
+        "--report",
+        `${d}/r.html`,
+      ],
+      "SIGTERM",
+      () => listDir(d).includes("mark"),
+      { MARK: `${d}/mark`, TMPDIR: `${d}/tmp` },
+    );
+    assertEquals(r.code, 143, r.stderr);
+    assert(r.seconds < 5, `took ${r.seconds.toFixed(2)} s to stop`);
+    assertEquals(listDir(`${d}/tmp`), []);
+    assertEquals(listDir(d), ["loop.ts", "mark", "t.csv", "tmp"]);
+  });
+});
