@@ -4,6 +4,7 @@
 // the percentiles) and `report` (for the charts).
 
 import { EvtsimError } from "../core/errors.ts";
+import { describeFsError, isFsError } from "../io/fs_errors.ts";
 import { boundedSlowdown } from "../io/stats_json.ts";
 import { splitAll } from "../io/_csv_fields.ts";
 
@@ -203,7 +204,11 @@ async function linesOf(path: string, what: string): Promise<string[]> {
     if (e instanceof Deno.errors.NotFound) {
       throw new EvtsimError("input", `${what} not found`, { file: path });
     }
-    throw e;
+    if (!isFsError(e)) throw e;
+    // A folder, say: one line naming the path.
+    throw new EvtsimError("input", `cannot read the ${what}: ${describeFsError(e)}`, {
+      file: path,
+    });
   }
   return text.split(/\r?\n/);
 }

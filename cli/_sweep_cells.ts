@@ -8,6 +8,7 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError, isFsError } from "../io/fs_errors.ts";
+import { temporaryMade, temporaryReleased } from "../io/_temporaries.ts";
 import { type Console, simulateCommand } from "./simulate.ts";
 import { type CellResult, rowOf, writeCellResult } from "./_sweep_results.ts";
 import type { Cell, Sweep } from "./_sweep_model.ts";
@@ -25,6 +26,7 @@ export async function runCell(
 ): Promise<CellResult> {
   const started = performance.now();
   const tmp = await Deno.makeTempDir({ prefix: `evtsim-sweep-${cell.id}-` });
+  temporaryMade(tmp, "tree");
   const wall = () => Math.round(performance.now() - started) / 1000;
   let result: CellResult;
   try {
@@ -60,6 +62,7 @@ export async function runCell(
     }
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    temporaryReleased(tmp);
   }
   writeCellResult(dir, result);
   return result;

@@ -6,6 +6,8 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import { Progress, type ProgressSink } from "./progress.ts";
+import { onShutdown } from "./_shutdown.ts";
+import { childReaped, childSpawned } from "../io/_temporaries.ts";
 import type { Console } from "./simulate.ts";
 import { type CellResult, readCellResult, writeCellResult } from "./_sweep_results.ts";
 import type { Cell, Sweep } from "./_sweep_model.ts";
@@ -65,14 +67,32 @@ export async function runLocal(
   const argv = selfCommand();
   const progress = new Progress("sweep", todo.length, showProgress, sink, "cells");
   const failed: CellResult[] = [];
+  // SIGINT/SIGTERM to the sweep stop its cells too (cli/_supervise.ts is
+  // told of each one; on the main thread cli/main.ts runs this hook): a cell
+  // stopped leaves no result, so a rerun runs it.
+  const live = new Set<Deno.ChildProcess>();
+  onShutdown(() => {
+    for (const child of live) {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* it has just ended */ }
+    }
+  });
   let next = 0;
   let done = 0;
   const worker = async () => {
     while (next < todo.length) {
       const cell = todo[next++];
-      const r = await runChild(argv, sweep, dir, cell);
+      const r = await runChild(argv, sweep, dir, cell, live);
       done++;
-      if (r.status === "failed") {
+      if (r === undefined) {
+        // The sweep is being stopped (or the cell was): start no more cells.
+        next = todo.length;
+        progress.done();
+        con.err(
+          `evtsim: sweep: cell ${cell.index} (${cell.id}) was interrupted: no result (a rerun runs it)`,
+        );
+      } else if (r.status === "failed") {
         failed.push(r);
         progress.done();
         con.err(`evtsim: sweep: cell ${cell.index} (${cell.id}) failed: ${r.error}`);
@@ -90,9 +110,10 @@ async function runChild(
   sweep: Sweep,
   dir: string,
   cell: Cell,
-): Promise<CellResult> {
+  live: Set<Deno.ChildProcess>,
+): Promise<CellResult | undefined> {
   const started = performance.now();
-  const r = await new Deno.Command(argv[0], {
+  const child = new Deno.Command(argv[0], {
     args: [
       ...argv.slice(1),
       "sweep-cell",
@@ -105,9 +126,19 @@ async function runChild(
     stdin: "null",
     stdout: "null",
     stderr: "piped",
-  }).output();
+  }).spawn();
+  live.add(child);
+  childSpawned(child.pid);
+  const r = await child.output();
+  live.delete(child);
+  childReaped(child.pid);
   const result = await readCellResult(dir, cell);
   if (result !== undefined) return result;
+  // Stopped by SIGINT/SIGTERM (the sweep's, or a terminal's Ctrl-C to the
+  // whole group): no result, so that a rerun runs the cell.
+  if (
+    r.signal === "SIGINT" || r.signal === "SIGTERM" || r.code === 130 || r.code === 143
+  ) return undefined;
   // The process died before it wrote a result (killed, out of memory, a
   // broken install): record that, so --retry_failed picks the cell up.
   const lines = new TextDecoder().decode(r.stderr).split("\n").filter((l) => l.trim() !== "");

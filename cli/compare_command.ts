@@ -8,9 +8,12 @@ import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
 import { percentile } from "../io/stats_json.ts";
 import { policyRegistry } from "./policy_module.ts";
+import { temporaryMade, temporaryReleased } from "../io/_temporaries.ts";
 import { formatG } from "./report.ts";
 import type { Console } from "./simulate.ts";
-import { simulateCommand } from "./simulate.ts";
+import { inputsOf, simulateCommand, sourcesOf } from "./simulate.ts";
+import { parseCommandLineAsync } from "./options.ts";
+import { checkOutputPath, type NamedPath } from "./paths.ts";
 import { jobFigures, readScheduleCsv } from "./_run_files.ts";
 import type { RunSummary } from "./report_command.ts";
 import { didYouMean } from "./_suggest.ts";
@@ -185,9 +188,13 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
     con.out(compareHelp());
     return 0;
   }
+  // No output may be an input (cli/paths.ts): checked before anything is loaded.
+  const inputs = await simulateInputs(parsed.rest);
+  if (parsed.report !== undefined) checkOutputPath("--report", parsed.report, inputs);
   const { registry } = await policyRegistry(parsed.policyModule);
   const policies = parsePolicies(parsed.policies, registry, parsed.picker);
   const dir = await Deno.makeTempDir({ prefix: "evtsim-compare-" });
+  temporaryMade(dir, "tree");
   try {
     const runs: PolicyRun[] = [];
     for (const [i, p] of policies.entries()) {
@@ -208,7 +215,7 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
           resources: r.resources,
         })),
         parsed.report,
-        {},
+        { option: "--report", inputs },
       );
     }
     const rows = runs.map((r) => r.summary);
@@ -218,7 +225,15 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
     return 0;
   } finally {
     await Deno.remove(dir, { recursive: true });
+    temporaryReleased(dir);
   }
+}
+
+// The files a `simulate` of these arguments reads: no output of compare may be one.
+async function simulateInputs(rest: readonly string[]): Promise<NamedPath[]> {
+  const parsed = await parseCommandLineAsync(rest);
+  const sources = sourcesOf(parsed);
+  return inputsOf(parsed, sources);
 }
 
 async function runPolicy(

@@ -19,8 +19,7 @@
 import { EvtsimError } from "../core/errors.ts";
 import { abortAllOutputs } from "../io/atomic_writer.ts";
 import { describeFsError, isFsError } from "../io/fs_errors.ts";
-import { simulateHelp } from "./options.ts";
-import { type Console, simulateCommand, type SimulateDeps } from "./simulate.ts";
+import type { Console, SimulateDeps } from "./simulate.ts";
 import { VERSION } from "./version.ts";
 import { userFolder } from "./_user_folder.ts";
 import { runShutdownHooks } from "./_shutdown.ts";
@@ -103,8 +102,9 @@ export async function main(
       case "help":
         if (rest.length === 0) con.out(USAGE);
         else if (rest[0] === "help" && rest.length === 1) con.out(HELP_HELP);
-        else if (rest[0] === "simulate" && rest.length === 1) con.out(simulateHelp());
-        else if (rest[0] === "replay" && rest.length === 1) {
+        else if (rest[0] === "simulate" && rest.length === 1) {
+          con.out((await import("./options.ts")).simulateHelp());
+        } else if (rest[0] === "replay" && rest.length === 1) {
           return await (await import("./replay_command.ts")).replayCommand(["--help"], con);
         } else if (rest[0] === "dump" && rest.length === 1) {
           return (await import("./dump_command.ts")).dumpCommand(["--help"], con);
@@ -136,8 +136,9 @@ export async function main(
       case "version":
         con.out(`evtsim ${VERSION}`);
         return 0;
+      // Loaded on demand too: a process's main thread only supervises (cli/_supervise.ts).
       case "simulate":
-        return await simulateCommand(rest, con, deps);
+        return await (await import("./simulate.ts")).simulateCommand(rest, con, deps);
       // Loaded on demand: the log codec and its schemas cost start-up time.
       case "replay":
         return await (await import("./replay_command.ts")).replayCommand(rest, con);
@@ -233,7 +234,26 @@ function enterUserFolder(): void {
   } catch { /* no env permission, or the folder went away: stay where we are */ }
 }
 
+/**
+ * A policy that uses its session after it ended (from a timer or a promise)
+ * throws an error the run has recorded: the run's next step fails with it as
+ * one line, so it must not also end the process (or its worker) with a stack.
+ */
+export function ignoreRecordedPolicyFaults(): void {
+  const recordedPolicyFault = (e: unknown) => e instanceof EvtsimError && e.kind === "policy";
+  globalThis.addEventListener("error", (ev) => {
+    if (recordedPolicyFault(ev.error)) ev.preventDefault();
+  });
+  globalThis.addEventListener("unhandledrejection", (ev) => {
+    if (recordedPolicyFault(ev.reason)) ev.preventDefault();
+  });
+}
+
 if (import.meta.main) {
+  enterUserFolder();
+  // A command that computes runs in a worker, so that a signal always stops it.
+  const { runsInWorker, superviseWorker } = await import("./_supervise.ts");
+  if (runsInWorker(Deno.args)) await superviseWorker(Deno.args);
   const signals: [Deno.Signal, number][] = [["SIGINT", 130], ["SIGTERM", 143]];
   for (const [signal, code] of signals) {
     try {
@@ -244,16 +264,6 @@ if (import.meta.main) {
       });
     } catch { /* a platform without this signal (SIGTERM on Windows) */ }
   }
-  // A policy that uses its session after it ended (from a timer or a promise)
-  // throws an error the run has recorded: the run's next step fails with it
-  // as one line, so it must not also end the process here with a stack.
-  const recordedPolicyFault = (e: unknown) => e instanceof EvtsimError && e.kind === "policy";
-  globalThis.addEventListener("error", (ev) => {
-    if (recordedPolicyFault(ev.error)) ev.preventDefault();
-  });
-  globalThis.addEventListener("unhandledrejection", (ev) => {
-    if (recordedPolicyFault(ev.reason)) ev.preventDefault();
-  });
-  enterUserFolder();
+  ignoreRecordedPolicyFaults();
   Deno.exit(await main(Deno.args, processConsole()));
 }

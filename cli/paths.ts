@@ -169,3 +169,60 @@ export function checkOutputPaths(
   }
   return finalPaths;
 }
+
+/**
+ * Every option, of any command, whose value names a file the command reads,
+ * and how a refusal names it. Output paths of every command (simulate,
+ * replay and its REPL, compare, report, sweep) are checked against these
+ * with {@link checkOutputPaths}: one rule, so an input option added to a
+ * command is protected the moment it is listed here.
+ */
+export const INPUT_OPTIONS: Readonly<Record<string, string>> = {
+  capacity_schedule: "the --capacity_schedule file",
+  queues: "the --queues file",
+  policy_module: "the --policy_module file",
+  from_snapshot: "the --from_snapshot file",
+  alt_events: "the --alt_events log",
+};
+
+/**
+ * The inputs named by a command's options (`value` gives an option's string
+ * value, or undefined when it was not given).
+ *
+ * @example
+ * ```ts
+ * import { optionInputs } from "./paths.ts";
+ * const given = new Map([["queues", "q.yaml"], ["outfile", "out.csv"]]);
+ * const inputs = optionInputs((name) => given.get(name));
+ * console.assert(inputs.length === 1 && inputs[0].what === "the --queues file");
+ * ```
+ */
+export function optionInputs(value: (option: string) => string | undefined): NamedPath[] {
+  const inputs: NamedPath[] = [];
+  for (const [option, what] of Object.entries(INPUT_OPTIONS)) {
+    const path = value(option);
+    if (path !== undefined) inputs.push({ what, path });
+  }
+  return inputs;
+}
+
+/**
+ * Refuses (one line) an output path that is one of `inputs`: the check of
+ * {@link checkOutputPaths} for one output, e.g. a REPL's `snapshot FILE`.
+ * Returns the path the output is really written at.
+ *
+ * @example
+ * ```ts
+ * import { checkOutputPath } from "./paths.ts";
+ * const dir = Deno.makeTempDirSync();
+ * console.assert(checkOutputPath("snapshot", `${dir}/new.replay`, []) === `${dir}/new.replay`);
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export function checkOutputPath(
+  option: string,
+  path: string,
+  inputs: readonly NamedPath[],
+): string {
+  return checkOutputPaths([[option, path]], inputs).get(option)!;
+}

@@ -23,6 +23,7 @@ import {
 } from "./_command_args.ts";
 import { logPolicies, type Overrides } from "./policy_module.ts";
 import type { Console } from "./simulate.ts";
+import { checkOutputPath, optionInputs } from "./paths.ts";
 
 /** Exit status when --verify finds a decision that differs from the recording. */
 export const EXIT_MISMATCH = 3;
@@ -211,6 +212,9 @@ export async function replayCommand(
   const outputPath = stringValue(parsed, "output");
   const altPath = stringValue(parsed, "alt_events");
   const queuesPath = stringValue(parsed, "queues");
+  // No output may be an input (cli/paths.ts): checked before anything is read.
+  const inputs = [{ what: "the log", path }, ...optionInputs((n) => stringValue(parsed, n))];
+  if (outputPath !== undefined) checkOutputPath("--output", outputPath, inputs);
   const queuesFile = queuesPath === undefined ? undefined : await readQueuesFile(queuesPath);
   const change: Reconfiguration = {
     ...(parsed.values.has("picker") ? { picker: stringValue(parsed, "picker") } : {}),
@@ -270,6 +274,7 @@ export async function replayCommand(
         history,
         speed,
         verify,
+        inputs,
         ...(outputPath === undefined ? {} : { output: outputPath }),
       }, input);
       for (const w of [...log.warnings, ...(alt?.warnings ?? [])]) con.err(w);

@@ -7,6 +7,7 @@
 
 import type { Resimulation } from "../api/resimulation.ts";
 import { describeFsError } from "../io/fs_errors.ts";
+import { checkOutputPath, type NamedPath } from "./paths.ts";
 import { Repl, type ReplIO } from "./_repl_commands.ts";
 import { Stepper } from "./_repl_stepper.ts";
 import { ReplError, type ReplOutput } from "./_repl_types.ts";
@@ -25,6 +26,8 @@ export interface ReplStart {
   readonly verify: boolean;
   /** `--output`: written from the start, as `set output` would. */
   readonly output?: string;
+  /** The files the replay reads: `snapshot FILE` and `set output FILE` may not name one. */
+  readonly inputs?: readonly NamedPath[];
 }
 
 const encoder = new TextEncoder();
@@ -81,12 +84,19 @@ function writeWhole(path: string, text: string): void {
   }
 }
 
-/** The REPL's side effects on the real process. */
-export function processReplIO(con: Console): ReplIO {
+/** The REPL's side effects on the real process; no output may be one of `inputs`. */
+export function processReplIO(con: Console, inputs: readonly NamedPath[] = []): ReplIO {
   return {
     print: (line) => con.out(line),
-    openOutput: fileOutput,
-    writeFile: writeWhole,
+    // The one output rule (cli/paths.ts); its error is the REPL's one line and the REPL goes on.
+    openOutput: (path) => {
+      checkOutputPath("set output", path, inputs);
+      return fileOutput(path);
+    },
+    writeFile: (path, text) => {
+      checkOutputPath("snapshot", path, inputs);
+      writeWhole(path, text);
+    },
     now: () => performance.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   };
@@ -115,7 +125,7 @@ export async function runRepl(
   con: Console,
   start: ReplStart,
   input?: AsyncIterable<string>,
-  io: ReplIO = processReplIO(con),
+  io: ReplIO = processReplIO(con, start.inputs),
 ): Promise<number> {
   const repl = new Repl(new Stepper(sim, start.history), io, start.file, start.speed);
   repl.stepper.verify = start.verify;

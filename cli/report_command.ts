@@ -18,6 +18,7 @@ import {
   type ScheduleColumns,
 } from "./_run_files.ts";
 import { optionHelp, parseCommandArgs } from "./_command_args.ts";
+import { checkOutputPath, type NamedPath } from "./paths.ts";
 
 /** One run to report: a label and its two files. */
 export interface RunFiles {
@@ -32,6 +33,10 @@ export interface ReportOptions {
   readonly window?: readonly [number, number];
   /** Allow runs of different traces in one report. */
   readonly allowMixed?: boolean;
+  /** The option that named the output, for messages (default `--out`). */
+  readonly option?: string;
+  /** Files read besides the runs' own, which the output may not be either. */
+  readonly inputs?: readonly NamedPath[];
 }
 
 const WIDTH = 960;
@@ -168,6 +173,14 @@ export async function writeReport(
   out: string,
   options: ReportOptions,
 ): Promise<void> {
+  // No output may be an input (cli/paths.ts): a run's files included.
+  checkOutputPath(options.option ?? "--out", out, [
+    ...files.flatMap((f) => [
+      { what: "a run's schedule", path: f.schedule },
+      { what: "a run's resource file", path: f.resources },
+    ]),
+    ...(options.inputs ?? []),
+  ]);
   const runs: LoadedRun[] = [];
   for (const f of files) {
     const schedule = await readScheduleCsv(f.schedule);

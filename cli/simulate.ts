@@ -30,7 +30,7 @@ import {
   simulateHelp,
 } from "./options.ts";
 import { isSwfPath, RunOutputs } from "./outputs.ts";
-import { checkOutputPaths, type NamedPath } from "./paths.ts";
+import { checkOutputPaths, type NamedPath, optionInputs } from "./paths.ts";
 import { Progress, type ProgressSink } from "./progress.ts";
 import { statisticsBlock } from "./report.ts";
 import { policyRegistry } from "./policy_module.ts";
@@ -376,14 +376,15 @@ function num(o: ParsedOptions, name: string): number | undefined {
   return typeof v === "number" ? v : undefined;
 }
 
-interface Sources {
+/** The traces of a run: one path, or an --infile_list (read later). */
+export interface Sources {
   readonly paths: string[];
   readonly list?: string;
 }
 
 // The command line's trace (positional, --infile or --infile_list) beats a
 // config file's infile / infile_list, as DR_EVT's positional argument does.
-function sourcesOf(p: ParsedCommandLine): Sources {
+export function sourcesOf(p: ParsedCommandLine): Sources {
   const { options: o, positional } = p;
   if (positional.length > 1) {
     throw new EvtsimError("usage", `unexpected arguments: ${positional.slice(1).join(" ")}`);
@@ -408,18 +409,14 @@ function sourcesOf(p: ParsedCommandLine): Sources {
   return list !== undefined ? { paths: [], list } : { paths: [given[0]!] };
 }
 
-function inputsOf(p: ParsedCommandLine, s: Sources): NamedPath[] {
+/** Every file `simulate ARGS` reads (its trace or list, and its options' files). */
+export function inputsOf(p: ParsedCommandLine, s: Sources): NamedPath[] {
   const inputs: NamedPath[] = s.paths.map((path) => ({
     what: s.list !== undefined ? "a trace of --infile_list" : "the input trace",
     path,
   }));
   if (s.list !== undefined) inputs.push({ what: "the --infile_list file", path: s.list });
-  const cap = str(p.options, "capacity_schedule");
-  if (cap !== undefined) inputs.push({ what: "the --capacity_schedule file", path: cap });
-  const queues = str(p.options, "queues");
-  if (queues !== undefined) inputs.push({ what: "the --queues file", path: queues });
-  const module = str(p.options, "policy_module");
-  if (module !== undefined) inputs.push({ what: "the --policy_module file", path: module });
+  inputs.push(...optionInputs((name) => str(p.options, name)));
   for (const c of p.configFiles) inputs.push({ what: "a --config file", path: c });
   return inputs;
 }

@@ -24,7 +24,8 @@ import {
   sweepOf,
   writeResults,
 } from "./_sweep_results.ts";
-import type { Cell, Sweep } from "./_sweep_model.ts";
+import { absolutePath, type Cell, type Sweep } from "./_sweep_model.ts";
+import { checkOutputPaths } from "./paths.ts";
 
 const SWEEP_OPTIONS: Record<string, CommandOption> = {
   results: {
@@ -62,6 +63,11 @@ const SWEEP_OPTIONS: Record<string, CommandOption> = {
     help: "slurm: the command line the tasks run evtsim with (default: this Deno, its\n" +
       "        permissions and this main.ts, by absolute paths)",
   },
+  max_cells: {
+    type: "string",
+    value: "N",
+    help: "refuse a spec of more than N cells before planning it (default 100000)",
+  },
   progress: { type: "boolean", help: "local: show the progress bar even when not on a terminal" },
   no_progress: { type: "boolean", help: "local: never show the progress bar" },
   help: { type: "boolean", short: "h", help: "show this help" },
@@ -72,7 +78,7 @@ export function sweepHelp(): string {
   return [
     "usage: evtsim sweep SPEC [--results DIR] [--jobs N] [--retry_failed] [--executor local|slurm]",
     "                         [--partition P] [--max_parallel K] [--sbatch_options 'OPTS']",
-    "                         [--dry_run] [--evtsim CMD]",
+    "                         [--dry_run] [--evtsim CMD] [--max_cells N]",
     "       evtsim sweep collect DIR",
     "       evtsim sweep-cell SPEC --cell INDEX --results DIR",
     "",
@@ -97,6 +103,10 @@ export function sweepHelp(): string {
     "    run_time_scale: [1, 1.5]",
     "Outputs (outfile, stats_json, record, decisions, report ...) are sweep's own and refused",
     "in options; a bad spec is one line SPEC:LINE: field: problem, before anything is written.",
+    "",
+    "A spec of more than --max_cells cells (default 100000) is refused, with its count, before",
+    "any cell is planned. SIGINT or SIGTERM stops the sweep and its running cells; a cell",
+    "stopped has no result, so a rerun runs it.",
     "",
     "A cell's id is the first 12 hex digits of the SHA-256 of its options as canonical JSON",
     "(keys sorted, the trace as the spec spells it); its INDEX is its place in id order.",
@@ -167,8 +177,10 @@ export async function sweepCommand(
   const specArg = a.positionals[0];
   const resultsArg = stringValue(a, "results") ?? `${specArg.replace(/\.ya?ml$/i, "")}_results`;
   const dir = absoluteDir(resultsArg);
+  const maxCells = integer(numberValue(a, "max_cells", 1), "max_cells");
   const { readSweepSpec } = await import("./_sweep_spec.ts");
-  const sweep = await readSweepSpec(specArg);
+  const sweep = await readSweepSpec(specArg, maxCells);
+  checkSweepOutputs(dir, sweep);
   const recorded = await readRecord(dir);
   if (recorded !== undefined) checkSameSweep(resultsArg, recorded, sweep);
   const retry = a.values.get("retry_failed") === true;
@@ -220,6 +232,30 @@ export async function sweepCommand(
   );
   printWritten(con, resultsArg, summary, sweep);
   return summary.failed.length > 0 || summary.missing.length > 0 ? 1 : 0;
+}
+
+// The files a sweep reads: its spec, traces and the options' files.
+const PATH_OPTIONS = ["queues", "capacity_schedule", "policy_module", "from_snapshot"];
+
+/**
+ * The one output rule (cli/paths.ts) for a sweep: none of the files it
+ * writes into the results folder may be its spec, a trace or an option's file.
+ */
+function checkSweepOutputs(dir: string, sweep: Sweep): void {
+  const folder = sweep.specPath.slice(0, sweep.specPath.lastIndexOf("/")) || "/";
+  const inputs = new Map<string, string>([[sweep.specPath, "the sweep spec"]]);
+  for (const cell of sweep.cells) {
+    inputs.set(absolutePath(String(cell.options.trace), folder), "a trace of the spec");
+    for (const name of PATH_OPTIONS) {
+      const v = cell.options[name];
+      if (v !== undefined) inputs.set(absolutePath(String(v), folder), `its ${name} file`);
+    }
+  }
+  checkOutputPaths(
+    ["sweep.json", "spec.yaml", "results.csv", "results.json", "timings.csv", "sweep.sbatch"]
+      .map((name) => [`--results (${name})`, `${dir}/${name}`] as const),
+    [...inputs].map(([path, what]) => ({ what, path })),
+  );
 }
 
 function printWritten(con: Console, shown: string, s: MergeSummary, sweep: Sweep): void {

@@ -12,6 +12,7 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError } from "./fs_errors.ts";
+import { commitInProgress, temporaryMade, temporaryReleased } from "./_temporaries.ts";
 
 // Text is encoded into one reusable buffer as it arrives, so no line outlives
 // its call: buffering the strings themselves kept a megabyte of them alive
@@ -249,10 +250,14 @@ export class AtomicOutputSet {
     }
     let tmpPath = `${path}.tmp-${Deno.pid}`;
     for (let k = 1; this.fs.exists(tmpPath); k++) tmpPath = `${path}.tmp-${Deno.pid}-${k}`;
+    // Announced before it exists, so that a signal the moment it appears
+    // still finds it on the list (cli/_supervise.ts).
+    temporaryMade(tmpPath, "file");
     let file: OutputFile;
     try {
       file = this.fs.create(tmpPath);
     } catch (e) {
+      temporaryReleased(tmpPath);
       throw outputError(path, "write", e);
     }
     const w = new AtomicTextWriter(path, tmpPath, file);
@@ -263,7 +268,13 @@ export class AtomicOutputSet {
   private makeParents(dir: string): void {
     if (this.fs.exists(dir)) return;
     this.makeParents(parentOf(dir));
-    this.fs.mkdir(dir);
+    temporaryMade(dir, "folder");
+    try {
+      this.fs.mkdir(dir);
+    } catch (e) {
+      temporaryReleased(dir);
+      throw e;
+    }
     this.createdDirs.push(dir);
   }
 
@@ -283,6 +294,7 @@ export class AtomicOutputSet {
     type Step = { path: string; backup?: string; moved: boolean; renamed: boolean };
     const steps: Step[] = [];
     let current: AtomicTextWriter | undefined;
+    commitInProgress(true);
     try {
       for (const w of this.writers) {
         current = w;
@@ -313,12 +325,16 @@ export class AtomicOutputSet {
         } catch { /* best effort: the error below names the failing path */ }
       }
       this.abort();
+      commitInProgress(false);
       throw outputError(current!.path, "replace it", e);
     }
+    commitInProgress(false);
     const backups = steps.flatMap((s) => s.backup !== undefined ? [s.backup] : []);
     for (const b of backups) this.quietRemove(b);
     this.state = "committed";
     LIVE.delete(this);
+    for (const w of this.writers) temporaryReleased(w.tmpPath);
+    for (const d of this.createdDirs) temporaryReleased(d);
   }
 
   /** Removes every temporary and every folder this set created. */
@@ -329,8 +345,12 @@ export class AtomicOutputSet {
     for (const w of this.writers) {
       w.close();
       this.quietRemove(w.tmpPath);
+      temporaryReleased(w.tmpPath);
     }
-    for (const d of this.createdDirs.reverse()) this.quietRemove(d);
+    for (const d of this.createdDirs.reverse()) {
+      this.quietRemove(d);
+      temporaryReleased(d);
+    }
     this.createdDirs.length = 0;
   }
 

@@ -10,6 +10,7 @@
 // collection than reading it); `readLog` and `parseLog` read everything.
 
 import { EvtsimError } from "../core/errors.ts";
+import { describeFsError } from "./fs_errors.ts";
 import { configHash, FORMAT_VERSION, type LogEntry } from "./replay_log.ts";
 import {
   describeIssue,
@@ -335,13 +336,17 @@ export class LogReader {
 
   /** Reads the file at `path`; throws an `EvtsimError` if it cannot be opened. */
   static open(path: string, role: LogRole = "log"): LogReader {
-    let lines: LineSource;
+    // The first read happens in the constructor: a folder fails there
+    // (EISDIR), not at open, and the message must still name the path.
+    let lines: LineSource | undefined;
     try {
       lines = fileLines(path);
+      return new LogReader(path, lines, role);
     } catch (e) {
-      throw new EvtsimError("input", `cannot read: ${(e as Error).message}`, { file: path });
+      lines?.close();
+      if (e instanceof EvtsimError) throw e;
+      throw new EvtsimError("input", `cannot read: ${describeFsError(e)}`, { file: path });
     }
-    return new LogReader(path, lines, role);
   }
 
   /** Reads a log's text (`file` names it in messages). */
@@ -363,7 +368,7 @@ export class LogReader {
     try {
       next = this.#lines.next();
     } catch (e) {
-      throw new EvtsimError("input", `cannot read: ${(e as Error).message}`, { file: this.file });
+      throw new EvtsimError("input", `cannot read: ${describeFsError(e)}`, { file: this.file });
     }
     this.#ahead = next;
     if (text.trim() === "") throw located(this.file, line, "empty line");

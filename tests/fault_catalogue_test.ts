@@ -311,6 +311,98 @@ async function policyModuleRun(
   return { code: r.code, error: r.err.join("\n") };
 }
 
+// Item 21: a folder where a file is expected, for every command's file
+// arguments; the one line names the folder.
+const DEMO = new URL("../examples/demo_trace.csv", import.meta.url).pathname;
+const inProcess = async (args: string[]): Promise<FaultOutcome> => {
+  const r = await runCli(args);
+  return { code: r.code, error: r.err.join("\n") };
+};
+for (
+  const [what, args] of [
+    ["simulate TRACE", (d: string) => ["simulate", `${d}/F`]],
+    ["simulate --infile_list", (d: string) => ["simulate", "--infile_list", `${d}/F`]],
+    ["simulate --queues", (d: string) => ["simulate", DEMO, "-n", "128", "--queues", `${d}/F`]],
+    ["simulate -c", (d: string) => ["simulate", DEMO, "-c", `${d}/F`]],
+    ["simulate --from_snapshot", (d: string) => ["simulate", DEMO, "--from_snapshot", `${d}/F`]],
+    ["simulate --stats_json", (d: string) => ["simulate", DEMO, "--stats_json", `${d}/F`]],
+    ["replay LOG", (d: string) => ["replay", `${d}/F`]],
+    ["replay --alt_events", (d: string) => ["replay", `${d}/log`, "--alt_events", `${d}/F`]],
+    ["replay --output", (d: string) => ["replay", `${d}/log`, "-o", `${d}/F`]],
+    ["dump LOG", (d: string) => ["dump", `${d}/F`]],
+    ["compare TRACE", (d: string) => ["compare", `${d}/F`]],
+    ["compare --report", (d: string) => ["compare", DEMO, "--report", `${d}/F`]],
+    ["report RUN", (d: string) => ["report", `${d}/F`, "--out", `${d}/r.html`]],
+    ["report RUN,RESOURCES", (d: string) => ["report", `${d}/run,${d}/F`, "--out", `${d}/r.html`]],
+    ["report --out", (d: string) => ["report", DEMO, "--out", `${d}/F`]],
+    ["sweep SPEC", (d: string) => ["sweep", `${d}/F`]],
+    ["sweep-cell SPEC", (d: string) => ["sweep-cell", `${d}/F`, "--cell", "0", "--results", d]],
+  ] as const
+) {
+  COMMAND_ROWS.push({
+    surface: "in-process",
+    input: `${what} given a folder`,
+    run: (d) => {
+      Deno.mkdirSync(`${d}/F`);
+      Deno.writeTextFileSync(`${d}/log`, "");
+      Deno.writeTextFileSync(
+        `${d}/run`,
+        "job_submit_time,begin_time,end_time,num_nodes,exit_status\n0,0,10,1,0\n",
+      );
+      return inProcess([...args(d)]);
+    },
+    expected: /\/F\b.*(it is a folder|is a folder|a directory)/i,
+  });
+}
+
+// Item 17: a grid over the cell limit, refused with its count before it is planned.
+COMMAND_ROWS.push({
+  surface: "process",
+  input: "sweep of 1,000,000 cells",
+  run: async (d) => {
+    Deno.copyFileSync(DEMO, `${d}/t.csv`);
+    const many = (n: number) => `[${Array.from({ length: n }, (_, i) => i + 1).join(", ")}]`;
+    Deno.writeTextFileSync(
+      `${d}/s.yaml`,
+      `traces: [t.csv]\ntotal_nodes: ${many(1000)}\nseeds: ${many(1000)}\n`,
+    );
+    const r = await runCliProcess(["sweep", `${d}/s.yaml`, "--results", `${d}/res`]);
+    return { code: r.code, error: r.err.join("\n") };
+  },
+  expected: /s\.yaml: the sweep has 1000000 cells .* more than --max_cells 100000/,
+});
+
+// Item 2: an output that is an input, one row per command (the property in
+// tests/output_rule_test.ts covers every command, input and output option).
+for (
+  const [what, args] of [
+    ["replay LOG -o LOG", (d: string) => ["replay", `${d}/in`, "-o", `${d}/in`]],
+    [
+      "replay A --alt_events B -o B",
+      (d: string) => ["replay", `${d}/log`, "--alt_events", `${d}/in`, "-o", `${d}/in`],
+    ],
+    [
+      "simulate --from_snapshot F -o F",
+      (d: string) => ["simulate", DEMO, "--from_snapshot", `${d}/in`, "-o", `${d}/in`],
+    ],
+    ["compare TRACE --report TRACE", (d: string) => ["compare", `${d}/in`, "--report", `${d}/in`]],
+    ["report RUN.csv --out RUN.csv", (d: string) => ["report", `${d}/in`, "--out", `${d}/in`]],
+  ] as const
+) {
+  COMMAND_ROWS.push({
+    surface: "in-process",
+    input: what,
+    run: async (d) => {
+      Deno.writeTextFileSync(`${d}/in`, "precious\n");
+      Deno.writeTextFileSync(`${d}/log`, "");
+      const got = await inProcess([...args(d)]);
+      const kept = Deno.readTextFileSync(`${d}/in`) === "precious\n";
+      return kept ? got : { code: 0, error: `the input was overwritten: ${got.error}` };
+    },
+    expected: /\/in is .*\(.*\/in\); refusing to overwrite an input/,
+  });
+}
+
 /** Policies that misbehave (items 3, 8, 10, 14, 15). */
 const POLICY_ROWS: FaultRow[] = [
   {
