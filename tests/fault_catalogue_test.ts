@@ -342,9 +342,11 @@ for (
   COMMAND_ROWS.push({
     surface: "in-process",
     input: `${what} given a folder`,
-    run: (d) => {
+    run: async (d) => {
       Deno.mkdirSync(`${d}/F`);
       Deno.writeTextFileSync(`${d}/log`, "");
+      // The alternative events are read once the log has been: a real one.
+      if (what === "replay --alt_events") await Deno.copyFile(await tinyLog(d), `${d}/log`);
       Deno.writeTextFileSync(
         `${d}/run`,
         "job_submit_time,begin_time,end_time,num_nodes,exit_status\n0,0,10,1,0\n",
