@@ -7,6 +7,7 @@
 import { parquetWriteBuffer } from "hyparquet-writer";
 import type { JobRow } from "../core/types.ts";
 import type { ScheduleCsvOptions } from "./schedule_csv.ts";
+import { formatTime } from "./time_format.ts";
 
 /** The per-job figures of `--extended_output`. */
 export interface ExtendedFields {
@@ -26,9 +27,9 @@ export interface ScheduleParquetOptions extends ScheduleCsvOptions {
   readonly extended?: boolean;
 }
 
-// A time as the CSV writes it: whole seconds, or milliseconds, truncated.
+// A time with the value the CSV writes: whole seconds, or milliseconds, truncated.
 function time(t: number, msec: boolean): number {
-  return msec ? Math.trunc(t * 1000) / 1000 : Math.trunc(t);
+  return msec ? Number(formatTime(t, true)) : Math.trunc(t);
 }
 
 /**
