@@ -158,7 +158,8 @@ export async function simulateCommand(
       const t0 = performance.now();
       const input = await loadInput(path, { ...loadOptions, maxJobs: jobsLeft });
       readSeconds += (performance.now() - t0) / 1000;
-      outputs.input(input);
+      // Only these outputs write back what the trace gave (kept alive for them).
+      if (swf || extended) outputs.input(input);
       return input;
     };
     const { registry, modules } = await policyRegistry(str(o, "policy_module"));
