@@ -74,7 +74,7 @@ export class SwfParser {
       );
     }
     this.replay = opts.replayRecordedWait ?? false;
-    if (opts.keepFields === true) this.kept = new Float64Array(SWF_FIELD_COUNT * 1024);
+    if (opts.keepFields === true) this.kept = new Float64Array(SWF_FIELD_COUNT * 4096);
   }
 
   /** Handles one line; false once `maxJobs` data lines have been read. */
@@ -188,12 +188,18 @@ export class SwfParser {
 
     const jobs: JobSpec[] = [];
     const kept = this.kept;
-    const fields = kept === undefined ? undefined : new Float64Array(n * SWF_FIELD_COUNT);
+    // In file order already unless the log had to be sorted.
+    const inPlace = this.outOfOrder === 0;
+    const fields = kept === undefined
+      ? undefined
+      : inPlace
+      ? kept.subarray(0, n * SWF_FIELD_COUNT)
+      : new Float64Array(n * SWF_FIELD_COUNT);
     const recorded: RecordedJob[] = [];
     let oversized = 0;
     for (let j = 0; j < n; j++) {
       const k = order[j];
-      if (fields !== undefined) {
+      if (fields !== undefined && !inPlace) {
         fields.set(
           kept!.subarray(k * SWF_FIELD_COUNT, (k + 1) * SWF_FIELD_COUNT),
           j * SWF_FIELD_COUNT,

@@ -250,3 +250,24 @@ Deno.test("--outfile x.parquet: the Parquet schedule read back equals the CSV sc
     }
   });
 });
+
+Deno.test("readSwf keepFields: each job's 18 fields follow it when the log is sorted by submit time", async () => {
+  const { parseSwfText } = await import("../io/swf.ts");
+  const log = "9 50 1 10 2 -1 -1 2 60 -1 1 4 1 -1 1 -1 -1 -1\n" +
+    "3 20 1 10 4 -1 -1 4 60 -1 5 7 1 -1 2 -1 -1 -1\n" +
+    "5 20 1 10 8 -1 -1 8 60 -1 0 6 1 -1 3 -1 -1 -1\n";
+  for (const keepFields of [true, false]) {
+    const swf = parseSwfText(log, "log.swf", { keepFields });
+    assertEquals(swf.jobs.map((j) => j.numNodes), [4, 8, 2]);
+    if (!keepFields) {
+      assertEquals(swf.fields, undefined);
+      continue;
+    }
+    const numbers = [0, 1, 2].map((i) => [...swf.fields!.subarray(18 * i, 18 * i + 18)]);
+    assertEquals(numbers.map((f) => [f[0], f[4], f[10], f[11]]), [
+      [3, 4, 5, 7],
+      [5, 8, 0, 6],
+      [9, 2, 1, 4],
+    ]);
+  }
+});
