@@ -12,7 +12,6 @@ import {
 import { RESOURCE_HEADER, resourceLine } from "../io/resource_csv.ts";
 import { type ScheduleCsvOptions, scheduleHeader, scheduleLine } from "../io/schedule_csv.ts";
 import { SwfScheduleWriter } from "../io/schedule_swf.ts";
-import type { ScheduleParquet } from "../io/schedule_parquet.ts";
 import { TraceEcho } from "./_trace_echo.ts";
 import type { LoadedInput } from "./load.ts";
 import { JobMetrics } from "../io/stats_json.ts";
@@ -30,6 +29,26 @@ export interface OutputPaths {
   readonly record?: string;
 }
 
+/**
+ * What the run needs of io/schedule_parquet.ts's `ScheduleParquet` (named
+ * here so that the writer package is loaded, and its types resolved, only
+ * for a Parquet schedule).
+ */
+export interface ParquetSchedule {
+  /** Adds one finished job (`extra` with the extended columns). */
+  row(
+    r: JobRow,
+    extra?: {
+      readonly wait: number;
+      readonly boundedSlowdown: number;
+      readonly traceJobId: string;
+      readonly user: string;
+    },
+  ): void;
+  /** The Parquet file of the rows added. */
+  bytes(): Uint8Array;
+}
+
 /** How the schedule is written. */
 export interface ScheduleLayout extends ScheduleCsvOptions {
   /** `csv` (DR_EVT's columns), `swf` or `parquet`. */
@@ -37,7 +56,7 @@ export interface ScheduleLayout extends ScheduleCsvOptions {
   /** Append job_id,wait_time,bounded_slowdown,trace_job_id,user (CSV and Parquet). */
   readonly extended?: boolean;
   /** Makes the Parquet schedule (`parquet`; the writer is loaded only for it). */
-  readonly parquet?: (layout: ScheduleLayout) => ScheduleParquet;
+  readonly parquet?: (layout: ScheduleLayout) => ParquetSchedule;
   /** Machine size (SWF header). */
   readonly totalNodes: number;
   /** evtsim version (SWF header). */
@@ -97,7 +116,7 @@ export class RunOutputs {
   private readonly record: AtomicTextWriter | undefined;
   private layout: ScheduleLayout | undefined;
   private swf: SwfScheduleWriter | undefined;
-  private parquet: ScheduleParquet | undefined;
+  private parquet: ParquetSchedule | undefined;
   /** The inputs' jobs as read, for what the schedule keeps of them. */
   private readonly echo = new TraceEcho();
   /** Per-job wait and slowdown of every written job. */

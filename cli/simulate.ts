@@ -29,7 +29,7 @@ import {
   type ParsedOptions,
   simulateHelp,
 } from "./options.ts";
-import { isParquetPath, isSwfPath, RunOutputs } from "./outputs.ts";
+import { isParquetPath, isSwfPath, RunOutputs, type ScheduleLayout } from "./outputs.ts";
 import { checkOutputPaths, type NamedPath } from "./paths.ts";
 import { Progress, type ProgressSink } from "./progress.ts";
 import { statisticsBlock } from "./report.ts";
@@ -37,7 +37,6 @@ import { policyRegistry } from "./policy_module.ts";
 import { RunHooks } from "./record_hooks.ts";
 import { type LoopContext, replayAll, simulateFiles, Yielder } from "./run_loop.ts";
 import { VERSION } from "./version.ts";
-import type { ScheduleParquetOptions } from "../io/schedule_parquet.ts";
 
 /** Where the command writes its text. */
 export interface Console {
@@ -324,7 +323,7 @@ export async function simulateCommand(
 // The Parquet writer is loaded only for a Parquet schedule.
 async function parquetWriter() {
   const { ScheduleParquet } = await import("../io/schedule_parquet.ts");
-  return (layout: ScheduleParquetOptions) => new ScheduleParquet(layout);
+  return (layout: ScheduleLayout) => new ScheduleParquet(layout);
 }
 
 // The --queues file, with every per-queue picker checked against the registry
