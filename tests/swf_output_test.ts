@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { parquetReadObjects } from "hyparquet";
 import { assert, assertEquals } from "./_assert.ts";
-import { runCli } from "./_cli.ts";
+import { ROOT, runCli } from "./_cli.ts";
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-swfout-" });
@@ -270,4 +270,21 @@ Deno.test("readSwf keepFields: each job's 18 fields follow it when the log is so
       [9, 2, 1, 4],
     ]);
   }
+});
+
+Deno.test("an archive log replayed with its recorded waits (--swf_replay_wait) and written as SWF is the log again, plus one note", async () => {
+  await withDir(async (d) => {
+    const log = `${ROOT}tests/fixtures/swf/kth_500.swf.gz`;
+    const r = await runCli(["simulate", log, "--swf_replay_wait", "-o", `${d}/out.swf`]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    const input = new TextDecoder().decode(
+      await new Response(
+        (await Deno.open(log)).readable.pipeThrough(new DecompressionStream("gzip")),
+      ).arrayBuffer(),
+    ).trim().split("\n").map((l) => l.startsWith(";") ? l : l.trim().split(/\s+/).join(" "));
+    const out = lines(`${d}/out.swf`);
+    const note = out.findIndex((l) => l.startsWith("; Note: schedule simulated by evtsim"));
+    assert(note > 0);
+    assertEquals([...out.slice(0, note), ...out.slice(note + 1)], input);
+  });
 });
