@@ -39,7 +39,7 @@ const SCHEDULE_HEADER_COLUMNS = new Set([
   "wait_time",
   "bounded_slowdown",
   "trace_job_id",
-  "user",
+  "trace_user",
 ]);
 
 // What a column holds: text (the queue), a number, a whole number, or a
@@ -49,7 +49,7 @@ const KIND: Readonly<Record<string, number>> = {
   queue: TEXT,
   q_id: TEXT,
   trace_job_id: TEXT,
-  user: TEXT,
+  trace_user: TEXT,
   num_nodes: COUNT,
   job_id: COUNT,
   allocated_nodes: COUNT,

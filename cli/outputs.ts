@@ -53,7 +53,7 @@ export interface ParquetSchedule {
 export interface ScheduleLayout extends ScheduleCsvOptions {
   /** `csv` (DR_EVT's columns), `swf` or `parquet`. */
   readonly format: "csv" | "swf" | "parquet";
-  /** Append job_id,wait_time,bounded_slowdown,trace_job_id,user (CSV and Parquet). */
+  /** Append job_id,wait_time,bounded_slowdown,trace_job_id,trace_user (CSV and Parquet). */
   readonly extended?: boolean;
   /** Makes the Parquet schedule (`parquet`; the writer is loaded only for it). */
   readonly parquet?: (layout: ScheduleLayout) => ParquetSchedule;
@@ -157,7 +157,7 @@ export class RunOutputs {
     } else {
       this.jobs.line(
         scheduleHeader(layout) +
-          (layout.extended ? ",job_id,wait_time,bounded_slowdown,trace_job_id,user" : ""),
+          (layout.extended ? ",job_id,wait_time,bounded_slowdown,trace_job_id,trace_user" : ""),
       );
     }
     this.resources.line(RESOURCE_HEADER);

@@ -23,7 +23,7 @@ export interface ExtendedFields {
 
 /** Layout of the Parquet schedule: the CSV's, with or without the extended columns. */
 export interface ScheduleParquetOptions extends ScheduleCsvOptions {
-  /** Add job_id, wait_time, bounded_slowdown, trace_job_id and user. */
+  /** Add job_id, wait_time, bounded_slowdown, trace_job_id and trace_user. */
   readonly extended?: boolean;
 }
 
@@ -100,7 +100,7 @@ export class ScheduleParquet {
           { name: "wait_time", data: this.wait, type: "DOUBLE" as const },
           { name: "bounded_slowdown", data: this.slowdown, type: "DOUBLE" as const },
           { name: "trace_job_id", data: this.traceJobId, type: "STRING" as const },
-          { name: "user", data: this.user, type: "STRING" as const },
+          { name: "trace_user", data: this.user, type: "STRING" as const },
         ]
         : []),
     ];

@@ -199,7 +199,7 @@ Deno.test("--extended_output keeps the SWF log's job numbers and users", async (
     assertEquals(r.code, 0, r.err.join("\n"));
     assertEquals(lines(`${d}/o.csv`), [
       "job_submit_time,begin_time,end_time,num_nodes,exit_status,time_limit,job_id,wait_time," +
-      "bounded_slowdown,trace_job_id,user",
+      "bounded_slowdown,trace_job_id,trace_user",
       "10,10,110,16,0,600,0,0,1,31,3",
       "20,20,120,16,0,600,1,0,1,12,9",
     ]);
@@ -210,7 +210,7 @@ Deno.test("--extended_output keeps the SWF log's job numbers and users", async (
 function csvObjects(path: string): Record<string, string | number>[] {
   const [head, ...rows] = lines(path);
   const names = head.split(",");
-  const text = new Set(["queue", "q_id", "trace_job_id", "user"]);
+  const text = new Set(["queue", "q_id", "trace_job_id", "trace_user"]);
   return rows.map((row) => {
     const values = row.split(",");
     return Object.fromEntries(
