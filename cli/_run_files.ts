@@ -30,7 +30,7 @@ export interface ResourceColumns {
 
 const SCHEDULE_COLUMNS = ["job_submit_time", "begin_time", "end_time", "num_nodes", "exit_status"];
 
-/** Every column a schedule CSV of simulate's may have (any layout); all but the queue are numbers. */
+/** Every column a schedule CSV of simulate's may have (any layout); all but the queue, trace job id and user are numbers. */
 const SCHEDULE_HEADER_COLUMNS = new Set([
   ...SCHEDULE_COLUMNS,
   "q_id",
@@ -39,6 +39,8 @@ const SCHEDULE_HEADER_COLUMNS = new Set([
   "job_id",
   "wait_time",
   "bounded_slowdown",
+  "trace_job_id",
+  "trace_user",
 ]);
 
 // What a column holds: text (the queue), a number, a whole number, or a
@@ -47,6 +49,8 @@ const TEXT = 0, NUMBER = 1, WHOLE = 2, COUNT = 3;
 const KIND: Readonly<Record<string, number>> = {
   queue: TEXT,
   q_id: TEXT,
+  trace_job_id: TEXT,
+  trace_user: TEXT,
   num_nodes: COUNT,
   job_id: COUNT,
   allocated_nodes: COUNT,

@@ -6,7 +6,7 @@ import { checkTimeBound, MAX_EXACT } from "../core/_input_check.ts";
 import type { JobSpec, RecordedJob } from "../core/types.ts";
 import { readTrace } from "../io/trace_csv.ts";
 import { formatSwfReport, readSwf } from "../io/swf.ts";
-import type { OverrunPolicy } from "../io/swf.ts";
+import type { OverrunPolicy, SwfHeader, SwfUnit } from "../io/swf.ts";
 import { describeFsError } from "../io/fs_errors.ts";
 
 /** What a whole input file gave. */
@@ -21,6 +21,13 @@ export interface LoadedInput {
   readonly messages: string[];
   /** Data lines read (what --max_jobs counts). */
   readonly linesRead: number;
+  /** For an SWF log: its header, unit and (with `keepSwfFields`) each job's 18 fields. */
+  readonly swf?: {
+    readonly header: SwfHeader;
+    readonly unit: SwfUnit;
+    readonly procsPerNode: number;
+    readonly fields?: Float64Array;
+  };
 }
 
 /** How to read one input file. */
@@ -38,6 +45,8 @@ export interface LoadOptions {
   readonly totalNodes?: number;
   /** The queues of `--queues`: a trace job naming another is an error at its line. */
   readonly queues?: ReadonlySet<string>;
+  /** Keep each SWF job's 18 fields (an SWF schedule or extended CSV writes them back). */
+  readonly keepSwfFields?: boolean;
 }
 
 /** The format for a path when none was given: SWF for .swf / .swf.gz. */
@@ -55,6 +64,7 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
       overrun: o.overrun ?? "kill",
       maxJobs: o.maxJobs,
       replayRecordedWait: o.swfReplayWait,
+      keepFields: o.keepSwfFields,
     });
     if (!o.swfReplayWait) checkJobTimes(swf.jobs, path);
     return {
@@ -65,6 +75,12 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
       machineSize: swf.machineSize,
       messages: formatSwfReport(swf.report, path, o.totalNodes),
       linesRead: swf.report.read,
+      swf: {
+        header: swf.header,
+        unit: swf.report.unit,
+        procsPerNode: swf.report.procsPerNode,
+        fields: swf.fields,
+      },
     };
   }
   const t = await readTrace(path, {

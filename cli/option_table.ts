@@ -67,7 +67,7 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     kind: "string",
     placeholder: "FILE",
     help:
-      "schedule CSV (default <input name>_sim.csv in the current folder); a name ending in .swf writes SWF",
+      "schedule CSV (default <input name>_sim.csv in the current folder); a name ending in .swf writes SWF (an SWF input's fields kept), .parquet writes Parquet",
   },
   {
     name: "resource_trace",
@@ -91,7 +91,8 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
   {
     name: "extended_output",
     kind: "flag",
-    help: "add job_id,wait_time,bounded_slowdown columns to the schedule CSV",
+    help:
+      "add job_id,wait_time,bounded_slowdown,trace_job_id,trace_user columns to the schedule (CSV or Parquet)",
   },
   {
     name: "total_nodes",

@@ -1,4 +1,4 @@
-// The output files of a run: the schedule (CSV, extended CSV or SWF), the
+// The output files of a run: the schedule (CSV, extended CSV, SWF or Parquet), the
 // resource CSV, the replay submission statistics and the statistics JSON.
 // All are opened as temporaries before the run and committed together at the
 // end, or none of them (io/atomic_writer.ts).
@@ -12,6 +12,8 @@ import {
 import { RESOURCE_HEADER, resourceLine } from "../io/resource_csv.ts";
 import { type ScheduleCsvOptions, scheduleHeader, scheduleLine } from "../io/schedule_csv.ts";
 import { SwfScheduleWriter } from "../io/schedule_swf.ts";
+import { TraceEcho } from "./_trace_echo.ts";
+import type { LoadedInput } from "./load.ts";
 import { JobMetrics } from "../io/stats_json.ts";
 import { formatTime } from "../io/time_format.ts";
 
@@ -27,12 +29,34 @@ export interface OutputPaths {
   readonly record?: string;
 }
 
+/**
+ * What the run needs of io/schedule_parquet.ts's `ScheduleParquet` (named
+ * here so that the writer package is loaded, and its types resolved, only
+ * for a Parquet schedule).
+ */
+export interface ParquetSchedule {
+  /** Adds one finished job (`extra` with the extended columns). */
+  row(
+    r: JobRow,
+    extra?: {
+      readonly wait: number;
+      readonly boundedSlowdown: number;
+      readonly traceJobId: string;
+      readonly user: string;
+    },
+  ): void;
+  /** The Parquet file of the rows added. */
+  bytes(): Uint8Array;
+}
+
 /** How the schedule is written. */
 export interface ScheduleLayout extends ScheduleCsvOptions {
-  /** `csv` (DR_EVT's columns) or `swf`. */
-  readonly format: "csv" | "swf";
-  /** Append job_id,wait_time,bounded_slowdown (CSV only). */
+  /** `csv` (DR_EVT's columns), `swf` or `parquet`. */
+  readonly format: "csv" | "swf" | "parquet";
+  /** Append job_id,wait_time,bounded_slowdown,trace_job_id,trace_user (CSV and Parquet). */
   readonly extended?: boolean;
+  /** Makes the Parquet schedule (`parquet`; the writer is loaded only for it). */
+  readonly parquet?: (layout: ScheduleLayout) => ParquetSchedule;
   /** Machine size (SWF header). */
   readonly totalNodes: number;
   /** evtsim version (SWF header). */
@@ -52,6 +76,24 @@ export interface ScheduleLayout extends ScheduleCsvOptions {
  */
 export function isSwfPath(path: string): boolean {
   return /\.swf$/i.test(path);
+}
+
+/**
+ * Whether `path` names a Parquet schedule (`.parquet`).
+ *
+ * @example
+ * ```ts
+ * import { isParquetPath } from "./outputs.ts";
+ * console.assert(isParquetPath("out/sched.parquet") && !isParquetPath("sched.csv"));
+ * ```
+ */
+export function isParquetPath(path: string): boolean {
+  return /\.parquet$/i.test(path);
+}
+
+/** A CSV field, quoted when it holds a comma, quote or line break. */
+function csvField(s: string): string {
+  return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
 /** Bounded slowdown as a CSV field: at most 6 decimals, no trailing zeros. */
@@ -74,6 +116,9 @@ export class RunOutputs {
   private readonly record: AtomicTextWriter | undefined;
   private layout: ScheduleLayout | undefined;
   private swf: SwfScheduleWriter | undefined;
+  private parquet: ParquetSchedule | undefined;
+  /** The inputs' jobs as read, for what the schedule keeps of them. */
+  private readonly echo = new TraceEcho();
   /** Per-job wait and slowdown of every written job. */
   readonly metrics = new JobMetrics();
 
@@ -103,10 +148,16 @@ export class RunOutputs {
     this.layout = layout;
     this.warn = warn;
     if (layout.format === "swf") {
-      this.swf = new SwfScheduleWriter((l) => this.jobs.line(l), layout);
+      this.swf = new SwfScheduleWriter((l) => this.jobs.line(l), {
+        ...layout,
+        source: this.echo.swfSource,
+      });
+    } else if (layout.format === "parquet") {
+      this.parquet = layout.parquet!(layout);
     } else {
       this.jobs.line(
-        scheduleHeader(layout) + (layout.extended ? ",job_id,wait_time,bounded_slowdown" : ""),
+        scheduleHeader(layout) +
+          (layout.extended ? ",job_id,wait_time,bounded_slowdown,trace_job_id,trace_user" : ""),
       );
     }
     this.resources.line(RESOURCE_HEADER);
@@ -116,6 +167,11 @@ export class RunOutputs {
   private warn: (line: string) => void = () => {};
   /** Ids of the rejected jobs not listed one by one. */
   private readonly rejected: number[] = [];
+
+  /** Records an input's jobs (before their rows are written). */
+  input(loaded: LoadedInput): void {
+    this.echo.add(loaded);
+  }
 
   /** Writes one line of the `--record` log. */
   recordLine(text: string): void {
@@ -144,13 +200,24 @@ export class RunOutputs {
 
   private jobRow(r: JobRow, layout: ScheduleLayout): void {
     const m = this.metrics.add(r);
-    if (this.swf !== undefined) return this.swf.row(r);
+    if (this.swf !== undefined) {
+      const spec = this.echo.spec(r.jobId);
+      return this.swf.row(r, this.echo.swfFields(r.jobId), spec?.user, spec?.account);
+    }
+    const extra = layout.extended
+      ? {
+        ...m,
+        traceJobId: this.echo.traceJobId(r.jobId),
+        user: this.echo.spec(r.jobId)?.user ?? "",
+      }
+      : undefined;
+    if (this.parquet !== undefined) return this.parquet.row(r, extra);
     const line = scheduleLine(r, layout);
     this.jobs.line(
-      layout.extended
+      extra !== undefined
         ? `${line},${r.jobId},${formatTime(m.wait, layout.msec === true)},${
           formatSlowdown(m.boundedSlowdown)
-        }`
+        },${extra.traceJobId},${csvField(extra.user)}`
         : line,
     );
   }
@@ -161,6 +228,7 @@ export class RunOutputs {
       this.warn(rejectedSummary(this.rejected, this.layout!.totalNodes));
     }
     this.swf?.finish();
+    if (this.parquet !== undefined) this.jobs.bytes(this.parquet.bytes());
     this.stats?.text(statsJson());
     this.set.commit();
   }

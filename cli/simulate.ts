@@ -29,7 +29,7 @@ import {
   type ParsedOptions,
   simulateHelp,
 } from "./options.ts";
-import { isSwfPath, RunOutputs } from "./outputs.ts";
+import { isParquetPath, isSwfPath, RunOutputs, type ScheduleLayout } from "./outputs.ts";
 import { checkOutputPaths, type NamedPath, optionInputs } from "./paths.ts";
 import { Progress, type ProgressSink } from "./progress.ts";
 import { statisticsBlock } from "./report.ts";
@@ -103,6 +103,9 @@ export async function simulateCommand(
   const schedulePath = str(o, "outfile") ?? defaultOutfile(sources.list ?? firstPath);
   const extended = o.get("extended_output") === true;
   const swf = isSwfPath(schedulePath);
+  const parquet = isParquetPath(schedulePath);
+  // The SWF schedule and the extended columns write back what the log gave.
+  loadOptions = { ...loadOptions, keepSwfFields: swf || extended };
   if (swf && extended) {
     throw new EvtsimError(
       "usage",
@@ -118,7 +121,7 @@ export async function simulateCommand(
     record: str(o, "record"),
     report: str(o, "report"),
   };
-  if (named.report !== undefined && swf) {
+  if (named.report !== undefined && (swf || parquet)) {
     throw new EvtsimError("usage", "--report reads the schedule CSV: it needs a CSV --outfile");
   }
   const real = checkOutputPaths(
@@ -154,6 +157,8 @@ export async function simulateCommand(
       const t0 = performance.now();
       const input = await loadInput(path, { ...loadOptions, maxJobs: jobsLeft });
       readSeconds += (performance.now() - t0) / 1000;
+      // Only these outputs write back what the trace gave (kept alive for them).
+      if (swf || extended) outputs.input(input);
       return input;
     };
     const { registry, modules } = await policyRegistry(str(o, "policy_module"));
@@ -222,7 +227,8 @@ export async function simulateCommand(
     if (o.get("verbose") === true) printParams(con, config, sources.paths);
     const msec = o.get("msec_output") === true;
     outputs.begin({
-      format: swf ? "swf" : "csv",
+      format: swf ? "swf" : parquet ? "parquet" : "csv",
+      parquet: parquet ? await parquetWriter() : undefined,
       extended,
       queueColumn: first.queueColumn,
       msec,
@@ -324,6 +330,12 @@ export async function simulateCommand(
   if (named.report !== undefined) con.out(`Report written to: ${named.report}`);
   for (const line of recorded) con.out(line);
   return 0;
+}
+
+// The Parquet writer is loaded only for a Parquet schedule.
+async function parquetWriter() {
+  const { ScheduleParquet } = await import("../io/schedule_parquet.ts");
+  return (layout: ScheduleLayout) => new ScheduleParquet(layout);
 }
 
 // The --queues file, with every per-queue picker checked against the registry
@@ -465,10 +477,10 @@ export function defaultOutfile(input: string): string {
   return `${stem}_sim.csv`;
 }
 
-/** `<outfile without .csv (or .swf)>_resources.csv`. */
+/** `<outfile without .csv (or .swf, .parquet)>_resources.csv`. */
 export function defaultResourceFile(outfile: string): string {
-  return /\.(csv|swf)$/i.test(outfile)
-    ? `${outfile.slice(0, -4)}_resources.csv`
+  return /\.(csv|swf|parquet)$/i.test(outfile)
+    ? `${outfile.slice(0, outfile.lastIndexOf("."))}_resources.csv`
     : `${outfile}_resources.csv`;
 }
 

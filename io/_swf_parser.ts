@@ -32,6 +32,9 @@ export class SwfParser {
   readonly user: number[] = [];
   readonly group: number[] = [];
   readonly entries: [string, string][] = [];
+  readonly comments: string[] = [];
+  /** The 18 fields of every accepted job, in file order (`keepFields` only). */
+  kept: Float64Array | undefined;
   readonly queues = new Map<number, string>();
   maxNodes: number | undefined;
   maxProcs: number | undefined;
@@ -71,6 +74,7 @@ export class SwfParser {
       );
     }
     this.replay = opts.replayRecordedWait ?? false;
+    if (opts.keepFields === true) this.kept = new Float64Array(SWF_FIELD_COUNT * 4096);
   }
 
   /** Handles one line; false once `maxJobs` data lines have been read. */
@@ -90,6 +94,7 @@ export class SwfParser {
   }
 
   private headerLine(comment: string): void {
+    this.comments.push(comment);
     const entry = parseHeaderEntry(comment);
     if (!entry) return;
     this.entries.push(entry);
@@ -140,6 +145,18 @@ export class SwfParser {
     this.queue.push(queue);
     this.user.push(user);
     this.group.push(group);
+    if (this.kept !== undefined) this.keep(n);
+  }
+
+  // Copies the line's fields into slot n, doubling the buffer when it is full.
+  private keep(n: number): void {
+    let kept = this.kept!;
+    if ((n + 1) * SWF_FIELD_COUNT > kept.length) {
+      const grown = new Float64Array(kept.length * 2);
+      grown.set(kept);
+      this.kept = kept = grown;
+    }
+    kept.set(this.fields, n * SWF_FIELD_COUNT);
   }
 
   finish(): LoadedSwf {
@@ -170,9 +187,24 @@ export class SwfParser {
     const offset = this.opts.relativeTimes && n > 0 ? this.submit[order[0]] : 0;
 
     const jobs: JobSpec[] = [];
+    const kept = this.kept;
+    // In file order already unless the log had to be sorted.
+    const inPlace = this.outOfOrder === 0;
+    const fields = kept === undefined
+      ? undefined
+      : inPlace
+      ? kept.subarray(0, n * SWF_FIELD_COUNT)
+      : new Float64Array(n * SWF_FIELD_COUNT);
     const recorded: RecordedJob[] = [];
     let oversized = 0;
-    for (const k of order) {
+    for (let j = 0; j < n; j++) {
+      const k = order[j];
+      if (fields !== undefined && !inPlace) {
+        fields.set(
+          kept!.subarray(k * SWF_FIELD_COUNT, (k + 1) * SWF_FIELD_COUNT),
+          j * SWF_FIELD_COUNT,
+        );
+      }
       const numNodes = Math.ceil(this.procs[k] / ppn);
       if (machineSize !== undefined && numNodes > machineSize) oversized++;
       const q = this.queue[k];
@@ -224,7 +256,16 @@ export class SwfParser {
       unixStartTime: this.unixStartTime,
       queues: this.queues,
       entries: this.entries,
+      comments: this.comments,
     };
-    return { header, jobs, recorded, report, machineSize, timeOffset: offset };
+    return {
+      header,
+      jobs,
+      recorded,
+      report,
+      machineSize,
+      timeOffset: offset,
+      ...(fields !== undefined ? { fields } : {}),
+    };
   }
 }

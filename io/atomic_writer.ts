@@ -158,6 +158,12 @@ export class AtomicTextWriter {
     this.used = used;
   }
 
+  /** Appends bytes as they are (a binary file such as a Parquet schedule). */
+  bytes(bytes: Uint8Array): void {
+    this.drain();
+    this.writeBytes(bytes);
+  }
+
   private encodeRest(rest: string): void {
     for (;;) {
       const { read, written } = this.encoder.encodeInto(rest, this.buffer.subarray(this.used));

@@ -75,6 +75,12 @@ export interface SwfReadOptions {
   readonly replayRecordedWait?: boolean;
   /** Subtract the earliest accepted submit time from all times (default false). */
   readonly relativeTimes?: boolean;
+  /**
+   * Also keep the 18 fields of every accepted job as the log gives them
+   * ({@link LoadedSwf.fields}), for writing the simulated schedule back as
+   * the same log (default false: 144 bytes a job).
+   */
+  readonly keepFields?: boolean;
 }
 
 /**
@@ -148,6 +154,8 @@ export interface SwfHeader {
   readonly queues: ReadonlyMap<number, string>;
   /** Every `; Key: value` comment, in file order (keys may repeat). */
   readonly entries: ReadonlyArray<readonly [string, string]>;
+  /** Every comment line as written after its `;`, in file order. */
+  readonly comments?: readonly string[];
 }
 
 /**
@@ -174,6 +182,11 @@ export interface LoadedSwf {
   readonly machineSize?: number;
   /** Seconds subtracted from every time (`relativeTimes`), else 0. */
   readonly timeOffset: number;
+  /**
+   * With `keepFields`: the 18 fields of `jobs[i]` as the log gives them, at
+   * `fields[18 * i]` to `fields[18 * i + 17]` (field 1, the job number, first).
+   */
+  readonly fields?: Float64Array;
 }
 
 /**

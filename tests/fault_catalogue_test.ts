@@ -1087,6 +1087,25 @@ const USAGE_ROWS: FaultRow[] = [
     },
     expected: /--speed paces a replay; a what-if runs as fast as it can$/,
   },
+  {
+    surface: "in-process",
+    input: "simulate --report with a Parquet --outfile (the report reads the schedule CSV)",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/t.csv`, "job_submit_time,num_nodes,time_limit\n0,1,1\n");
+      const r = await runCli([
+        "simulate",
+        `${dir}/t.csv`,
+        "-n",
+        "2",
+        "-o",
+        `${dir}/s.parquet`,
+        "--report",
+        `${dir}/r.html`,
+      ]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /^evtsim: --report reads the schedule CSV: it needs a CSV --outfile$/,
+  },
 ];
 
 /** The one table. */
