@@ -3,7 +3,8 @@
 // main thread of every temporary as it is made and released, and sends the
 // exit code (or the stack of a bug, which the main thread prints).
 
-import { ignoreRecordedPolicyFaults, main, processConsole } from "./main.ts";
+import { main, processConsole } from "./main.ts";
+import { ignoreRecordedPolicyFaults } from "./_policy_fault_listeners.ts";
 import { watchTemporaries } from "../io/_temporaries.ts";
 
 /** What the worker sends to the main thread. */

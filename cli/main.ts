@@ -17,6 +17,7 @@
  */
 
 import { EvtsimError } from "../core/errors.ts";
+import { ignoreRecordedPolicyFaults } from "./_policy_fault_listeners.ts";
 import { abortAllOutputs } from "../io/atomic_writer.ts";
 import { describeFsError, isFsError } from "../io/fs_errors.ts";
 import type { Console, SimulateDeps } from "./simulate.ts";
@@ -232,21 +233,6 @@ function enterUserFolder(): void {
     const to = userFolder(Deno.cwd(), Deno.env.get("INIT_CWD"), decodeURIComponent(here.pathname));
     if (to !== undefined) Deno.chdir(to);
   } catch { /* no env permission, or the folder went away: stay where we are */ }
-}
-
-/**
- * A policy that uses its session after it ended (from a timer or a promise)
- * throws an error the run has recorded: the run's next step fails with it as
- * one line, so it must not also end the process (or its worker) with a stack.
- */
-export function ignoreRecordedPolicyFaults(): void {
-  const recordedPolicyFault = (e: unknown) => e instanceof EvtsimError && e.kind === "policy";
-  globalThis.addEventListener("error", (ev) => {
-    if (recordedPolicyFault(ev.error)) ev.preventDefault();
-  });
-  globalThis.addEventListener("unhandledrejection", (ev) => {
-    if (recordedPolicyFault(ev.reason)) ev.preventDefault();
-  });
 }
 
 if (import.meta.main) {
