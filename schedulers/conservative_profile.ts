@@ -15,17 +15,23 @@
 //   that it delays none of them;
 // - a job that holds one keeps it, except in the first session after a job
 //   left before its projected end (an early completion, a cancel, a kill):
-//   then, with compression (the default), each job gets its reservation again
-//   at the earliest start in the profile without its own (the running jobs,
-//   the jobs ahead at their new reservations, the jobs behind at their old
-//   ones). Its old slot is still free then, so a reservation never moves
-//   later ("compression");
+//   then, with compression (the default), the reservations are compressed in
+//   one pass (Mu'alem & Feitelson 2001): in the order they are held, each job
+//   gets its reservation again at the earliest start in the profile without
+//   its own (the running jobs, the jobs ahead at their new reservations, the
+//   jobs behind at their old ones). Its old slot is still free then, so a
+//   reservation never moves later ("compression");
 // - without compression (`conservative_profile_no_compression`), a job that
 //   holds one starts now if the profile without its own reservation has room
 //   for it from now on for its whole limit (that delays no reservation), and
 //   otherwise keeps it while the profile has room for it there: holes left by
 //   early completions go to jobs that can start at once and to new arrivals;
 // - a job whose reservation is now starts, if its nodes are free.
+//
+// The engine wakes the policy at the earliest reservation to come
+// (`wakeTime`), so a job starts at its reservation even when no job arrives
+// or ends then (after a compression a reservation may sit at the projected
+// end of a job that has already left).
 //
 // A job held back pends with `insufficient_nodes` when it does not fit the
 // free nodes, else with `reservation_blocked` naming the reservation it would
@@ -51,6 +57,8 @@ interface Memory {
   readonly nodes: readonly number[];
   /** The running jobs' projected ends when the session ended (to see early ends at the next). */
   readonly running: readonly number[] | undefined;
+  /** The earliest reservation after the session's clock: the engine wakes the policy then. */
+  readonly wake: number;
 }
 
 const EMPTY: Memory = Object.freeze({
@@ -59,6 +67,7 @@ const EMPTY: Memory = Object.freeze({
   limits: Object.freeze([]),
   nodes: Object.freeze([]),
   running: undefined,
+  wake: Infinity,
 });
 
 /**
@@ -199,6 +208,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
   return {
     name: compression ? "conservative_profile" : "conservative_profile_no_compression",
     init: (): Memory => EMPTY,
+    wakeTime: (memory) => (memory as Memory).wake,
     runSession(s) {
       const now = s.now;
       const memory = (s.memory as Memory | undefined) ?? EMPTY;
@@ -247,24 +257,20 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         if (built !== undefined) built.add(blockStart[b], blockEnd[b], blockNodes[b]);
       };
       if (compress) {
-        // Compression: each held reservation, in the order they were held,
-        // is given again at the earliest start without it (never later, as
-        // its own slot is free), pass after pass until none moves.
+        // Compression, one pass (Mu'alem & Feitelson 2001): each held
+        // reservation, in the order they are held, is given again at the
+        // earliest start without it (never later, as its own slot is free).
         const p = profile();
-        for (let moved = true; moved;) {
-          moved = false;
-          for (let b = 0; b < memory.ids.length; b++) {
-            const limit = memory.limits[b];
-            unblock(b);
-            const t = p.earliest(blockNodes[b], limit);
-            if (t < blockStart[b]) {
-              moved = true;
-              blockStart[b] = t;
-              blockEnd[b] = t + limit;
-            }
-            live[b] = true;
-            p.add(blockStart[b], blockEnd[b], -blockNodes[b]);
+        for (let b = 0; b < memory.ids.length; b++) {
+          const limit = memory.limits[b];
+          unblock(b);
+          const t = p.earliest(blockNodes[b], limit);
+          if (t < blockStart[b]) {
+            blockStart[b] = t;
+            blockEnd[b] = t + limit;
           }
+          live[b] = true;
+          p.add(blockStart[b], blockEnd[b], -blockNodes[b]);
         }
       }
       const ids: number[] = [];
@@ -272,6 +278,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       const limits: number[] = [];
       const nodes: number[] = [];
       let waitingAhead = false;
+      let wake = Infinity;
       for (let job = s.next(); job !== undefined; job = s.next()) {
         const b = oldBlock.get(job.id);
         let start: number;
@@ -307,6 +314,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
           built?.add(start, start + job.timeLimit, -job.numNodes);
         }
         pendWith(s.free, job, start);
+        if (start > now && start < wake) wake = start;
         ids.push(job.id);
         starts.push(start);
         limits.push(job.timeLimit);
@@ -319,6 +327,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         limits: Object.freeze(limits),
         nodes: Object.freeze(nodes),
         running: projectedEnds(s.running),
+        wake,
       }));
 
       function pendWith(free: number, job: JobRecord, start: number): void {
