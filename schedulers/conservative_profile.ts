@@ -142,7 +142,6 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       const blockEnd: number[] = [];
       const blockNodes: number[] = [];
       const live: boolean[] = [];
-      const oldBlock = new Map<number, number>();
       const block = (id: number, start: number, limit: number, nodes: number): number => {
         const from = start > now ? start : now;
         if (from !== start && built !== undefined) {
@@ -157,12 +156,30 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         live.push(true);
         return blockId.length - 1;
       };
-      for (let i = 0; i < memory.ids.length; i++) {
-        oldBlock.set(
-          memory.ids[i],
-          block(memory.ids[i], memory.starts[i], memory.limits[i], memory.nodes[i]),
-        );
+      const held = memory.ids;
+      let maxId = -1;
+      for (let i = 0; i < held.length; i++) {
+        block(held[i], memory.starts[i], memory.limits[i], memory.nodes[i]);
+        if (held[i] > maxId) maxId = held[i];
       }
+      // The block a job held (block b is memory entry b), or undefined. The
+      // picker offers the held jobs in the order they are held, save for a
+      // picker whose order changes (fair share): they are looked up one after
+      // the other, and by id only when out of order; a job with a higher id
+      // than every held one is new.
+      let cursor = 0;
+      let byId: Map<number, number> | undefined;
+      const heldBlock = (id: number): number | undefined => {
+        if (cursor < held.length && held[cursor] === id) return cursor++;
+        if (id > maxId) return undefined;
+        if (byId === undefined) {
+          byId = new Map();
+          for (let i = 0; i < held.length; i++) byId.set(held[i], i);
+        }
+        const b = byId.get(id);
+        if (b !== undefined) cursor = b + 1;
+        return b;
+      };
       // Otherwise the profile is built on first need from the running jobs
       // (each releases its nodes at its projected end, or now if overrun) and
       // the live blocks.
@@ -209,7 +226,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       const seen = new Uint8Array(memory.ids.length);
       const started = { ids: [] as number[], ends: [] as number[], nodes: [] as number[] };
       for (let job = s.next(); job !== undefined; job = s.next()) {
-        const b = oldBlock.get(job.id);
+        const b = heldBlock(job.id);
         let start: number;
         let placed = false;
         if (b !== undefined) seen[b] = 1;
