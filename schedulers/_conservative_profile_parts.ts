@@ -68,7 +68,7 @@ export class Profile {
   }
 
   /** Index of the segment starting at `t`, splitting one if needed (t >= now). */
-  private at(t: number): number {
+  at(t: number): number {
     const times = this.times;
     let lo = 0;
     let hi = times.length;
@@ -100,6 +100,37 @@ export class Profile {
     if (this.free[k] < nodes) return false;
     for (k++; k < times.length && times[k] < end; k++) if (this.free[k] < nodes) return false;
     return true;
+  }
+
+  /**
+   * The earliest start before `ownStart` at which `nodes` are free for
+   * `limit` once the block of `nodes` held over [ownStart, ownEnd) is given
+   * back (Infinity if none): what `earliest` finds without the block when
+   * that is earlier, without taking the block out and putting it back.
+   */
+  earlierStart(nodes: number, limit: number, ownStart: number, ownEnd: number): number {
+    const held = ownEnd > ownStart && ownStart !== Infinity;
+    if (held) {
+      this.at(ownStart);
+      if (ownEnd !== Infinity) this.at(ownEnd);
+    }
+    const times = this.times;
+    const free = this.free;
+    const value = (k: number): number =>
+      held && times[k] >= ownStart && times[k] < ownEnd ? free[k] + nodes : free[k];
+    let i = 0;
+    while (i < times.length && times[i] < ownStart) {
+      if (value(i) < nodes) {
+        i++;
+        continue;
+      }
+      const end = times[i] + limit;
+      let k = i + 1;
+      while (k < times.length && times[k] < end && value(k) >= nodes) k++;
+      if (k === times.length || times[k] >= end) return times[i];
+      i = k + 1;
+    }
+    return Infinity;
   }
 
   /** The earliest start at which `nodes` are free for `limit` (Infinity if never). */
@@ -168,6 +199,8 @@ export function runningAfter(
   gone: readonly number[],
   started: Running,
 ): Running {
+  // Nothing started or left early: the same jobs, less those ended by now.
+  if (started.ids.length === 0 && gone.length === 0 && from === 0) return before;
   const ids: number[] = [];
   const ends: number[] = [];
   const nodes: number[] = [];

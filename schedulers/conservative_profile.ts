@@ -203,18 +203,18 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       if (compress) {
         // Compression, one pass (Mu'alem & Feitelson 2001): each held
         // reservation, in the order they are held, is given again at the
-        // earliest start without it (never later, as its own slot is free).
+        // earliest start without it (never later, as its own slot is free);
+        // one that cannot start earlier stays in the profile as it is.
         const p = profile();
         for (let b = 0; b < memory.ids.length; b++) {
           const limit = memory.limits[b];
+          const t = p.earlierStart(blockNodes[b], limit, blockStart[b], blockEnd[b]);
+          if (!(t < blockStart[b])) continue;
           unblock(b);
-          const t = p.earliest(blockNodes[b], limit);
-          if (t < blockStart[b]) {
-            blockStart[b] = t;
-            blockEnd[b] = t + limit;
-          }
+          blockStart[b] = t;
+          blockEnd[b] = t + limit;
           live[b] = true;
-          p.add(blockStart[b], blockEnd[b], -blockNodes[b]);
+          p.add(t, t + limit, -blockNodes[b]);
         }
       }
       const ids: number[] = [];
