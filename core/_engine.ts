@@ -264,7 +264,8 @@ export class Working {
         : Infinity;
       const nextLive = this.liveEvents.first();
       const liveTime = nextLive === undefined ? Infinity : nextLive.time;
-      const next = Math.min(eventTime, arrivalTime, capacityTime, liveTime);
+      const wakeTime = this.admission.wakeTime === undefined ? Infinity : this.wakeTime();
+      const next = Math.min(eventTime, arrivalTime, capacityTime, liveTime, wakeTime);
       if (next === Infinity) break;
       if (inclusive ? next > target : next >= target) break;
       // A capacity change with nothing left to run cannot change any row;
@@ -280,12 +281,19 @@ export class Working {
       let released = capacityTime === next && this.applyCapacityChanges(next);
       if (eventTime === next) released = this.processEventsAt(next) || released;
       if (liveTime === next) released = applyLiveEventsAt(this, next) || released;
-      if (!this.replay && (arrived || released)) {
+      if (!this.replay && (arrived || released || wakeTime === next)) {
         this.scheduleUntilStalled();
         this.sampleQueue();
       }
     }
     if (inclusive && target !== Infinity) this.time = target;
+  }
+
+  /** When the admission policy asked for its next session (Infinity: none, or nobody waits). */
+  private wakeTime(): number {
+    if (this.replay || this.waitingCount() === 0) return Infinity;
+    const t = this.admission.wakeTime!(this.admissionMemory);
+    return t > this.time ? t : Infinity;
   }
 
   /**

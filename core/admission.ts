@@ -120,6 +120,14 @@ export interface Admission {
    */
   init?(): unknown;
   /**
+   * When the policy wants a session although nothing arrives or ends, from
+   * the memory its last session left (`conservative_profile`: the earliest
+   * reservation still to come, so that a job starts at its reservation even
+   * when no event falls there). Infinity for none; a time at or before the
+   * clock is ignored, and so is every time while no job waits.
+   */
+  wakeTime?(memory: unknown): number;
+  /**
    * One session per scheduling round: the policy looks at every candidate in
    * one pass (TopoQueue's admission cycle), so the core does not start
    * another session after one that started a job.

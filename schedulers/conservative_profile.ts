@@ -15,17 +15,23 @@
 //   that it delays none of them;
 // - a job that holds one keeps it, except in the first session after a job
 //   left before its projected end (an early completion, a cancel, a kill):
-//   then, with compression (the default), each job gets its reservation again
-//   at the earliest start in the profile without its own (the running jobs,
-//   the jobs ahead at their new reservations, the jobs behind at their old
-//   ones). Its old slot is still free then, so a reservation never moves
-//   later ("compression");
+//   then, with compression (the default), the reservations are compressed in
+//   one pass (Mu'alem & Feitelson 2001): in the order they are held, each job
+//   gets its reservation again at the earliest start in the profile without
+//   its own (the running jobs, the jobs ahead at their new reservations, the
+//   jobs behind at their old ones). Its old slot is still free then, so a
+//   reservation never moves later ("compression");
 // - without compression (`conservative_profile_no_compression`), a job that
 //   holds one starts now if the profile without its own reservation has room
 //   for it from now on for its whole limit (that delays no reservation), and
 //   otherwise keeps it while the profile has room for it there: holes left by
 //   early completions go to jobs that can start at once and to new arrivals;
 // - a job whose reservation is now starts, if its nodes are free.
+//
+// The engine wakes the policy at the earliest reservation to come
+// (`wakeTime`), so a job starts at its reservation even when no job arrives
+// or ends then (after a compression a reservation may sit at the projected
+// end of a job that has already left).
 //
 // A job held back pends with `insufficient_nodes` when it does not fit the
 // free nodes, else with `reservation_blocked` naming the reservation it would
@@ -37,11 +43,24 @@
 // start jobs now is never offered, so it holds no reservation until it is.
 // The memory is not stored in snapshots: a restored state reserves again, in
 // the picker's order.
+//
+// Cost: the memory keeps the profile a session leaves, so the next one
+// starts from a copy of it (the nodes of jobs that left early given back)
+// instead of building it from every running and waiting job; it is built
+// again only when the capacity changed. A session still walks every waiting
+// job, and a compression re-places every reservation in plain arrays.
 
 import type { Admission } from "../core/admission.ts";
 import { pendReasons } from "../core/decisions.ts";
-import type { RunningSet } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
+import {
+  firstAfter,
+  leftEarly,
+  Profile,
+  type Running,
+  runningAfter,
+  runningNow,
+} from "./_conservative_profile_parts.ts";
 
 /** The reservations a session leaves, in the picker's order (frozen, never changed). */
 interface Memory {
@@ -49,8 +68,19 @@ interface Memory {
   readonly starts: readonly number[];
   readonly limits: readonly number[];
   readonly nodes: readonly number[];
-  /** The running jobs' projected ends when the session ended (to see early ends at the next). */
-  readonly running: readonly number[] | undefined;
+  /**
+   * The running jobs when the session ended, by projected end (to see, and
+   * give back, the nodes of those that left early by the next session).
+   */
+  readonly running: Running | undefined;
+  /** The earliest reservation after the session's clock: the engine wakes the policy then. */
+  readonly wake: number;
+  /**
+   * The profile as the session left it (never changed: the next session
+   * starts from a copy instead of building it again from every job).
+   */
+  readonly times: readonly number[] | undefined;
+  readonly free: readonly number[] | undefined;
 }
 
 const EMPTY: Memory = Object.freeze({
@@ -59,130 +89,10 @@ const EMPTY: Memory = Object.freeze({
   limits: Object.freeze([]),
   nodes: Object.freeze([]),
   running: undefined,
+  wake: Infinity,
+  times: undefined,
+  free: undefined,
 });
-
-/**
- * Free nodes from now on, as a step function: `free[i]` nodes are free in
- * [times[i], times[i + 1]) (the last segment has no end). Plain arrays,
- * built when a session first needs them.
- */
-class Profile {
-  readonly times: number[];
-  readonly free: number[];
-
-  /** From `freeNow` and (time, change) pairs at or after now. */
-  constructor(now: number, freeNow: number, changes: [number, number][]) {
-    changes.sort((a, b) => a[0] - b[0]);
-    this.times = [now];
-    this.free = [freeNow];
-    let f = freeNow;
-    for (const [t, d] of changes) {
-      f += d;
-      if (t === this.times[this.times.length - 1]) this.free[this.free.length - 1] = f;
-      else {
-        this.times.push(t);
-        this.free.push(f);
-      }
-    }
-  }
-
-  /** Index of the segment starting at `t`, splitting one if needed (t >= now). */
-  private at(t: number): number {
-    const times = this.times;
-    let lo = 0;
-    let hi = times.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (times[mid] < t) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo < times.length && times[lo] === t) return lo;
-    times.splice(lo, 0, t);
-    this.free.splice(lo, 0, this.free[lo - 1]);
-    return lo;
-  }
-
-  /** Adds `delta` free nodes over [start, end). */
-  add(start: number, end: number, delta: number): void {
-    if (!(end > start)) return;
-    const i = this.at(start);
-    const j = end === Infinity ? this.times.length : this.at(end);
-    for (let k = i; k < j; k++) this.free[k] += delta;
-  }
-
-  /** Whether `nodes` are free over [start, start + limit). */
-  fits(start: number, nodes: number, limit: number): boolean {
-    const times = this.times;
-    const end = start + limit;
-    let k = 0;
-    while (k + 1 < times.length && times[k + 1] <= start) k++;
-    if (this.free[k] < nodes) return false;
-    for (k++; k < times.length && times[k] < end; k++) if (this.free[k] < nodes) return false;
-    return true;
-  }
-
-  /** The earliest start at which `nodes` are free for `limit` (Infinity if never). */
-  earliest(nodes: number, limit: number): number {
-    const times = this.times;
-    const free = this.free;
-    let i = 0;
-    while (i < times.length) {
-      if (free[i] < nodes) {
-        i++;
-        continue;
-      }
-      const end = times[i] + limit;
-      let k = i + 1;
-      while (k < times.length && times[k] < end && free[k] >= nodes) k++;
-      if (k === times.length || times[k] >= end) return times[i];
-      i = k + 1;
-    }
-    return Infinity;
-  }
-
-  /** The first time before `end` at which fewer than `nodes` are free. */
-  firstShortage(nodes: number, end: number): number | undefined {
-    const times = this.times;
-    for (let k = 0; k < times.length && (k === 0 || times[k] < end); k++) {
-      if (this.free[k] < nodes) return times[k];
-    }
-    return undefined;
-  }
-}
-
-/** The projected ends of the running jobs, ascending (kept in the memory). */
-function projectedEnds(running: RunningSet): readonly number[] {
-  const ends: number[] = [];
-  for (const r of running.values()) ends.push(r.projectedEnd);
-  return Object.freeze(ends);
-}
-
-/**
- * Whether a job left the running set before its projected end since the
- * last session (an early completion, a cancel or a kill). Between sessions
- * jobs only leave the running set, so it is a matter of counting the jobs
- * projected to end after now, then and now.
- */
-function endedEarly(
-  before: readonly number[] | undefined,
-  running: RunningSet,
-  now: number,
-): boolean {
-  if (before === undefined) return false;
-  let lo = 0;
-  let hi = before.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (before[mid] <= now) lo = mid + 1;
-    else hi = mid;
-  }
-  let due = 0;
-  for (const r of running.values()) {
-    if (r.projectedEnd > now) break;
-    due++;
-  }
-  return running.size - due < before.length - lo;
-}
 
 /** Options of {@link conservativeProfilePolicy}. */
 interface ConservativeProfileOptions {
@@ -190,19 +100,41 @@ interface ConservativeProfileOptions {
   readonly compression?: boolean;
   /** Tests only: told every reservation a session gives or keeps (job id, start, clock). */
   readonly observe?: (jobId: number, start: number, now: number) => void;
+  /** Tests only: false builds every session's profile from scratch instead of from the last one. */
+  readonly carry?: boolean;
 }
 
 /** Makes the policy; tests pass an observer to see every reservation. */
 export function conservativeProfilePolicy(options: ConservativeProfileOptions = {}): Admission {
   const compression = options.compression ?? true;
   const observe = options.observe;
+  const carry = options.carry ?? true;
   return {
     name: compression ? "conservative_profile" : "conservative_profile_no_compression",
     init: (): Memory => EMPTY,
+    wakeTime: (memory) => (memory as Memory).wake,
     runSession(s) {
       const now = s.now;
       const memory = (s.memory as Memory | undefined) ?? EMPTY;
-      const compress = compression && endedEarly(memory.running, s.running, now);
+      // The profile: the last session's, from now on, with the nodes of the
+      // jobs that left early given back from now to their projected ends.
+      let built: Profile | undefined = memory.times === undefined || !carry
+        ? undefined
+        : Profile.from(memory.times, memory.free!, now);
+      const before = memory.running ?? runningNow(s.running);
+      const from = firstAfter(before.ends, now);
+      const gone = memory.running === undefined ? [] : leftEarly(before, from, s.running);
+      if (built !== undefined) {
+        for (const k of gone) built.add(now, before.ends[k], before.nodes[k]);
+      }
+      const compress = compression && gone.length > 0;
+      if (built !== undefined) {
+        // Built from scratch it would end with every node free; if not (the
+        // capacity changed), it is built again.
+        let total = s.free;
+        for (const r of s.running.values()) total += r.numNodes;
+        if (built.atEnd !== total) built = undefined;
+      }
       // Blocks: the reservations held (old ones first, then each new one);
       // `live[b]` is false once the block left the profile.
       const blockId: number[] = [];
@@ -210,9 +142,13 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       const blockEnd: number[] = [];
       const blockNodes: number[] = [];
       const live: boolean[] = [];
-      const oldBlock = new Map<number, number>();
       const block = (id: number, start: number, limit: number, nodes: number): number => {
         const from = start > now ? start : now;
+        if (from !== start && built !== undefined) {
+          // A reservation that came without starting holds from now on.
+          built.add(now, start + limit, nodes);
+          built.add(now, now + limit, -nodes);
+        }
         blockId.push(id);
         blockStart.push(from);
         blockEnd.push(from + limit);
@@ -220,15 +156,33 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         live.push(true);
         return blockId.length - 1;
       };
-      for (let i = 0; i < memory.ids.length; i++) {
-        oldBlock.set(
-          memory.ids[i],
-          block(memory.ids[i], memory.starts[i], memory.limits[i], memory.nodes[i]),
-        );
+      const held = memory.ids;
+      let maxId = -1;
+      for (let i = 0; i < held.length; i++) {
+        block(held[i], memory.starts[i], memory.limits[i], memory.nodes[i]);
+        if (held[i] > maxId) maxId = held[i];
       }
-      // The profile, built on first need from the running jobs (each releases
-      // its nodes at its projected end, or now if overrun) and the live blocks.
-      let built: Profile | undefined;
+      // The block a job held (block b is memory entry b), or undefined. The
+      // picker offers the held jobs in the order they are held, save for a
+      // picker whose order changes (fair share): they are looked up one after
+      // the other, and by id only when out of order; a job with a higher id
+      // than every held one is new.
+      let cursor = 0;
+      let byId: Map<number, number> | undefined;
+      const heldBlock = (id: number): number | undefined => {
+        if (cursor < held.length && held[cursor] === id) return cursor++;
+        if (id > maxId) return undefined;
+        if (byId === undefined) {
+          byId = new Map();
+          for (let i = 0; i < held.length; i++) byId.set(held[i], i);
+        }
+        const b = byId.get(id);
+        if (b !== undefined) cursor = b + 1;
+        return b;
+      };
+      // Otherwise the profile is built on first need from the running jobs
+      // (each releases its nodes at its projected end, or now if overrun) and
+      // the live blocks.
       const profile = (): Profile => {
         if (built !== undefined) return built;
         const changes: [number, number][] = [];
@@ -247,24 +201,20 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         if (built !== undefined) built.add(blockStart[b], blockEnd[b], blockNodes[b]);
       };
       if (compress) {
-        // Compression: each held reservation, in the order they were held,
-        // is given again at the earliest start without it (never later, as
-        // its own slot is free), pass after pass until none moves.
+        // Compression, one pass (Mu'alem & Feitelson 2001): each held
+        // reservation, in the order they are held, is given again at the
+        // earliest start without it (never later, as its own slot is free);
+        // one that cannot start earlier stays in the profile as it is.
         const p = profile();
-        for (let moved = true; moved;) {
-          moved = false;
-          for (let b = 0; b < memory.ids.length; b++) {
-            const limit = memory.limits[b];
-            unblock(b);
-            const t = p.earliest(blockNodes[b], limit);
-            if (t < blockStart[b]) {
-              moved = true;
-              blockStart[b] = t;
-              blockEnd[b] = t + limit;
-            }
-            live[b] = true;
-            p.add(blockStart[b], blockEnd[b], -blockNodes[b]);
-          }
+        for (let b = 0; b < memory.ids.length; b++) {
+          const limit = memory.limits[b];
+          const t = p.earlierStart(blockNodes[b], limit, blockStart[b], blockEnd[b]);
+          if (!(t < blockStart[b])) continue;
+          unblock(b);
+          blockStart[b] = t;
+          blockEnd[b] = t + limit;
+          live[b] = true;
+          p.add(t, t + limit, -blockNodes[b]);
         }
       }
       const ids: number[] = [];
@@ -272,10 +222,14 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       const limits: number[] = [];
       const nodes: number[] = [];
       let waitingAhead = false;
+      let wake = Infinity;
+      const seen = new Uint8Array(memory.ids.length);
+      const started = { ids: [] as number[], ends: [] as number[], nodes: [] as number[] };
       for (let job = s.next(); job !== undefined; job = s.next()) {
-        const b = oldBlock.get(job.id);
+        const b = heldBlock(job.id);
         let start: number;
         let placed = false;
+        if (b !== undefined) seen[b] = 1;
         if (b === undefined) {
           // A new job: the earliest start that delays no reservation.
           start = profile().earliest(job.numNodes, job.timeLimit);
@@ -300,6 +254,9 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
           if (placed) unblock(b!);
           s.dispatch(job, waitingAhead);
           built?.add(now, now + job.timeLimit, -job.numNodes);
+          started.ids.push(job.id);
+          started.ends.push(now + job.timeLimit);
+          started.nodes.push(job.numNodes);
           continue;
         }
         if (!placed) {
@@ -307,18 +264,28 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
           built?.add(start, start + job.timeLimit, -job.numNodes);
         }
         pendWith(s.free, job, start);
+        if (start > now && start < wake) wake = start;
         ids.push(job.id);
         starts.push(start);
         limits.push(job.timeLimit);
         nodes.push(job.numNodes);
         waitingAhead = true;
       }
+      // The profile the next session starts from: without the reservations
+      // of jobs no longer offered (cancelled, or of a queue that may not start).
+      const p = profile();
+      for (let b = 0; b < memory.ids.length; b++) {
+        if (live[b] && seen[b] === 0) p.add(blockStart[b], blockEnd[b], blockNodes[b]);
+      }
       s.remember?.(Object.freeze({
         ids: Object.freeze(ids),
         starts: Object.freeze(starts),
         limits: Object.freeze(limits),
         nodes: Object.freeze(nodes),
-        running: projectedEnds(s.running),
+        running: runningAfter(before, from, gone, started),
+        wake,
+        times: p.times,
+        free: p.free,
       }));
 
       function pendWith(free: number, job: JobRecord, start: number): void {

@@ -231,8 +231,8 @@ export function referenceSimulate(
   // A new job gets the earliest start that delays no reservation; held ones
   // keep theirs, except in the first call after a job ended before its
   // projected end (`endedEarly`): then, with compression, each held one is
-  // given the earliest start again in the order they are held, in passes
-  // until none moves. Without compression a held job still starts now if
+  // given the earliest start again in the order they are held, in one pass
+  // (Mu'alem & Feitelson 2001). Without compression a held job still starts now if
   // that delays no reservation. The profile is a sum over blocks, evaluated
   // point by point.
   const held = new Map<number, { start: number; limit: number; nodes: number }>();
@@ -269,17 +269,14 @@ export function referenceSimulate(
       if (at >= 0) blocks.splice(at, 1);
     };
     if (compress) {
-      for (let moved = true; moved;) {
-        moved = false;
-        for (const [id, r] of held) {
-          const i = blocks.findIndex((b) => b.id === id);
-          const mine = blocks[i];
-          blocks.splice(i, 1);
-          const t = earliest(r.nodes, r.limit);
-          const start = t < mine.start ? t : mine.start;
-          if (t < mine.start) moved = true;
-          blocks.splice(i, 0, { id, start, end: start + r.limit, nodes: r.nodes });
-        }
+      // One pass, in the order the reservations are held.
+      for (const [id, r] of held) {
+        const i = blocks.findIndex((b) => b.id === id);
+        const mine = blocks[i];
+        blocks.splice(i, 1);
+        const t = earliest(r.nodes, r.limit);
+        const start = t < mine.start ? t : mine.start;
+        blocks.splice(i, 0, { id, start, end: start + r.limit, nodes: r.nodes });
       }
     }
     const out: Job[] = [];
@@ -364,7 +361,12 @@ export function referenceSimulate(
   for (;;) {
     const nextEnd = Math.min(...running.map((j) => j.begin + j.run));
     const nextArrival = pending.length > 0 ? pending[0].submit : Infinity;
-    const next = Math.min(nextEnd, nextArrival);
+    // Conservative backfilling wakes at the earliest reservation to come.
+    let nextWake = Infinity;
+    if (waiting.length > 0) {
+      for (const r of held.values()) if (r.start > now && r.start < nextWake) nextWake = r.start;
+    }
+    const next = Math.min(nextEnd, nextArrival, nextWake);
     if (next === Infinity) break;
     now = next;
     const arrived = sync();
@@ -378,7 +380,7 @@ export function referenceSimulate(
       allocated -= j.nodes;
       resourceRows.push({ time: j.end, freeNodes: total - allocated, allocatedNodes: allocated });
     }
-    if (arrived || ending.length > 0) scheduleUntilStalled();
+    if (arrived || ending.length > 0 || next === nextWake) scheduleUntilStalled();
   }
 
   const jobRows: JobRow[] = jobs

@@ -140,6 +140,47 @@ for (const actual of ["equalsLimit", "atMostLimit"] as ActualRunTimeKind[]) {
   }
 }
 
+Deno.test("conservative_profile: a session's profile taken from the last one equals one built from scratch (capacity changes, overruns, queues)", () => {
+  let changed = 0;
+  fc.assert(
+    fc.property(
+      arbScenario({ actual: "unbounded", minJobs: 5, maxJobs: 40, queues: ["a", "b"] }),
+      fc.array(
+        fc.record({
+          time: fc.integer({ min: 0, max: 800 }),
+          capacity: fc.integer({ min: 0, max: 24 }),
+        }),
+        { maxLength: 4 },
+      ),
+      fc.boolean(),
+      fc.constantFrom("builtin_fcfs", "sjf"),
+      ({ config, trace }, changes, compression, picker) => {
+        const capacitySchedule = [...changes].sort((a, b) => a.time - b.time)
+          .filter((c, i, all) => i === 0 || c.time !== all[i - 1].time)
+          .map((c) => ({ time: c.time, capacity: Math.min(c.capacity, config.totalNodes) }));
+        const queues = [{ name: "a", maxRunning: 2 }, { name: "b" }];
+        const run = (carry: boolean) =>
+          runBatch({
+            ...config,
+            capacitySchedule,
+            queues,
+            picker,
+            decisions: true,
+            admission: conservativeProfilePolicy({ compression, carry }),
+          }, trace);
+        const carried = run(true);
+        const built = run(false);
+        assertEquals(carried.jobRows, built.jobRows);
+        assertEquals(carried.resourceRows, built.resourceRows);
+        assertEquals(carried.decisions, built.decisions);
+        if (capacitySchedule.length > 0) changed++;
+      },
+    ),
+    { seed: 1627, numRuns: RUNS },
+  );
+  assert(changed > RUNS / 2, `only ${changed} runs changed the capacity`);
+});
+
 // The worked example (README, "Conservative backfilling with a profile"): a
 // 10-node machine. Job 0 holds 6 nodes until 100. Job 1 (8 nodes) is
 // reserved 100-150, job 2 (the whole machine) 150-200. Job 3 (2 nodes, 180 s)
