@@ -8,7 +8,7 @@
 export const CONSERVATIVE_NOTE: readonly string[] = [
   "conservative is DR_EVT's conservative rule: a backfilled job must end before the",
   "reservation of every job ahead of it, far stricter than textbook conservative",
-  "backfilling (KTH log: 38,687 s average wait, against 8,285 s for easy and 7,040 s for",
+  "backfilling (KTH log: 38,687 s average wait, against 8,285 s for easy and 7,006 s for",
   "conservative_profile). Textbook conservative backfilling is conservative_profile",
   "(--admission conservative_profile).",
 ];
