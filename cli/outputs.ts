@@ -13,6 +13,7 @@ import { RESOURCE_HEADER, resourceLine } from "../io/resource_csv.ts";
 import { type ScheduleCsvOptions, scheduleHeader, scheduleLine } from "../io/schedule_csv.ts";
 import { SwfScheduleWriter } from "../io/schedule_swf.ts";
 import { JobMetrics } from "../io/stats_json.ts";
+import { MetricsCollector } from "../core/metrics.ts";
 import { formatTime } from "../io/time_format.ts";
 
 /** Paths of a run's outputs. */
@@ -76,6 +77,8 @@ export class RunOutputs {
   private swf: SwfScheduleWriter | undefined;
   /** Per-job wait and slowdown of every written job. */
   readonly metrics = new JobMetrics();
+  /** The job rows' figures for the metric set (only with a stats JSON). */
+  readonly metricRows: MetricsCollector | undefined;
 
   constructor(readonly paths: OutputPaths, fs?: OutputFileSystem) {
     this.set = new AtomicOutputSet(fs);
@@ -86,6 +89,7 @@ export class RunOutputs {
         ? this.set.open(paths.submissions)
         : undefined;
       this.stats = paths.statsJson !== undefined ? this.set.open(paths.statsJson) : undefined;
+      this.metricRows = paths.statsJson !== undefined ? new MetricsCollector() : undefined;
       this.decisions = paths.decisions !== undefined ? this.set.open(paths.decisions) : undefined;
       this.record = paths.record !== undefined ? this.set.open(paths.record) : undefined;
     } catch (e) {
@@ -144,6 +148,7 @@ export class RunOutputs {
 
   private jobRow(r: JobRow, layout: ScheduleLayout): void {
     const m = this.metrics.add(r);
+    this.metricRows?.add(r);
     if (this.swf !== undefined) return this.swf.row(r);
     const line = scheduleLine(r, layout);
     this.jobs.line(

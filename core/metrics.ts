@@ -4,6 +4,8 @@
 // which keeps the rows' few numbers as they stream by and then calls it).
 // DR_EVT's statistics block (core/statistics.ts) is left as it is.
 
+import { EvtsimError } from "./errors.ts";
+
 /** Default bounded-slowdown threshold τ (seconds). */
 export const DEFAULT_BSLD_TAU = 10;
 
@@ -147,15 +149,18 @@ export function nearestRank(sorted: ArrayLike<number>, p: number): number | null
   return sorted[Math.min(n, Math.max(1, rank)) - 1];
 }
 
-/** Checks the options; throws a RangeError naming the bad one. */
+/** Checks the options; throws a usage {@link EvtsimError} naming the bad one. */
 export function checkMetricsOptions(options: MetricsOptions): void {
   const tau = options.bsldTau;
   if (tau !== undefined && !(tau > 0 && Number.isFinite(tau))) {
-    throw new RangeError(`bsld_tau must be a number of seconds > 0, got ${tau}`);
+    throw new EvtsimError("usage", `bsld_tau must be a number of seconds > 0, got ${tau}`);
   }
   const w = options.measureWindow;
   if (w !== undefined && !(Number.isFinite(w[0]) && Number.isFinite(w[1]) && w[0] < w[1])) {
-    throw new RangeError(`measure_window must be START:END with START < END, got ${w.join(":")}`);
+    throw new EvtsimError(
+      "usage",
+      `measure_window must be START:END with START < END, got ${w.join(":")}`,
+    );
   }
 }
 
