@@ -179,6 +179,8 @@ export interface PolicyRun {
   readonly summary: PolicySummary;
   readonly schedule: string;
   readonly resources: string;
+  /** How its metrics were measured (its options as simulate took them). */
+  readonly metricsOptions: MetricsOptions;
 }
 
 /** Runs `evtsim compare ARGS`; returns the exit code. */
@@ -211,7 +213,7 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
           resources: r.resources,
         })),
         parsed.report,
-        { metrics: metricsOptionsOf(parsed.rest) },
+        { metrics: runs[0].metricsOptions },
       );
     }
     const rows = runs.map((r) => r.summary);
@@ -258,6 +260,7 @@ async function runPolicy(
   return {
     schedule,
     resources,
+    metricsOptions: metricsOptionsOf(doc.options),
     summary: {
       policy: p.name,
       metrics: doc.metrics,
@@ -274,20 +277,13 @@ function jsonRow(r: PolicySummary): Record<string, string | number | null> {
   return row;
 }
 
-// The metric options among simulate's options (for the report's table).
-function metricsOptionsOf(rest: readonly string[]): MetricsOptions {
-  let tau: number | undefined;
-  let window: [number, number] | undefined;
-  for (let i = 0; i < rest.length; i++) {
-    const m = /^--?(bsld_tau|measure_window)(?:=(.*))?$/.exec(rest[i]);
-    if (m === null) continue;
-    const v = m[2] ?? rest[++i];
-    if (m[1] === "bsld_tau") tau = Number(v);
-    else window = parseMeasureWindow(v);
-  }
+// The metric options of a run, as its stats JSON records the options given
+// (command line and config files).
+function metricsOptionsOf(given: Record<string, unknown>): MetricsOptions {
+  const tau = given.bsld_tau, window = given.measure_window;
   return {
-    ...(tau !== undefined ? { bsldTau: tau } : {}),
-    ...(window !== undefined ? { measureWindow: window } : {}),
+    ...(typeof tau === "number" ? { bsldTau: tau } : {}),
+    ...(typeof window === "string" ? { measureWindow: parseMeasureWindow(window) } : {}),
   };
 }
 

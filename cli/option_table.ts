@@ -80,7 +80,8 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     name: "stats_json",
     kind: "string",
     placeholder: "FILE",
-    help: "also write every statistic, wait and slowdown percentiles and the options as JSON",
+    help:
+      "also write every statistic, the metric set (wait, slowdown ... percentiles) and the options as JSON",
   },
   {
     name: "bsld_tau",
