@@ -101,6 +101,17 @@ export {
 export { type Input, step, type StepResult } from "./core/step.ts";
 export type { Statistics } from "./core/statistics.ts";
 export {
+  type CapacityStep,
+  computeMetrics,
+  DEFAULT_BSLD_TAU,
+  METRIC_NAMES,
+  type Metrics,
+  MetricsCollector,
+  type MetricsJob,
+  type MetricsOptions,
+  nearestRank,
+} from "./core/metrics.ts";
+export {
   activeJobCount,
   availableNodes,
   type BackfillWindow,

@@ -7,6 +7,7 @@
 // bytes whichever ran the cells. Wall times go only to `timings.csv`.
 
 import { EvtsimError } from "../core/errors.ts";
+import { METRIC_NAMES, type Metrics } from "../core/metrics.ts";
 import { AtomicOutputSet } from "../io/atomic_writer.ts";
 import { describeFsError } from "../io/fs_errors.ts";
 import { sha256Hex } from "../io/_sha256.ts";
@@ -27,16 +28,8 @@ export interface CellResult {
   readonly wall_seconds: number;
 }
 
-/** The figure columns of a row, after the options. */
-export const FIGURES = [
-  "jobs",
-  "avg_wait_s",
-  "max_wait_s",
-  "avg_bounded_slowdown",
-  "utilization",
-  "makespan_s",
-  "throughput_jobs_per_s",
-] as const;
+/** The figure columns of a row, after the options: the metric set (core/metrics.ts). */
+export const FIGURES: readonly string[] = METRIC_NAMES;
 
 const OPTION_COLUMNS = ["trace", "policy", "total_nodes", "run_time_mode", "seed"];
 
@@ -50,31 +43,14 @@ export function columnsOf(optionKeys: readonly string[]): string[] {
   return ["id", "index", ...OPTION_COLUMNS, ...optionKeys, ...FIGURES];
 }
 
-/** The row of a cell from the statistics of its simulate run (`--stats_json`). */
-export function rowOf(cell: Cell, optionKeys: readonly string[], statistics: StatisticsJson): Row {
+/** The row of a cell from the metric set of its simulate run (`--stats_json`'s `metrics`). */
+export function rowOf(cell: Cell, optionKeys: readonly string[], metrics: Metrics): Row {
   const row: Row = { id: cell.id, index: cell.index };
   for (const k of [...OPTION_COLUMNS, ...optionKeys]) row[k] = cell.options[k] ?? null;
-  const s = statistics;
-  const finite = (x: number) => Number.isFinite(x) ? x : null;
-  row.jobs = s.jobsCompleted;
-  row.avg_wait_s = finite(s.averageWait);
-  row.max_wait_s = finite(s.maxWait);
-  row.avg_bounded_slowdown = finite(s.averageBoundedSlowdown);
-  row.utilization = finite(s.utilization);
-  row.makespan_s = finite(s.makespan);
-  // Simulated time, not wall time: results must not depend on the machine.
-  row.throughput_jobs_per_s = s.makespan > 0 ? s.jobsCompleted / s.makespan : null;
+  // Simulated time only (throughput too), not wall time: results must not
+  // depend on the machine.
+  for (const k of METRIC_NAMES) row[k] = metrics[k];
   return row;
-}
-
-/** The statistics a row is made of, as `--stats_json` writes them. */
-export interface StatisticsJson {
-  readonly jobsCompleted: number;
-  readonly averageWait: number;
-  readonly maxWait: number;
-  readonly averageBoundedSlowdown: number;
-  readonly utilization: number;
-  readonly makespan: number;
 }
 
 interface Record_ {

@@ -6,7 +6,8 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
-import { percentile } from "../io/stats_json.ts";
+import { METRIC_NAMES, type Metrics, type MetricsOptions } from "../core/metrics.ts";
+import { parseMeasureWindow } from "../io/stats_json.ts";
 import { policyRegistry } from "./policy_module.ts";
 import { temporaryMade, temporaryReleased } from "../io/_temporaries.ts";
 import { formatG } from "./report.ts";
@@ -14,14 +15,14 @@ import type { Console } from "./simulate.ts";
 import { inputsOf, simulateCommand, sourcesOf } from "./simulate.ts";
 import { parseCommandLineAsync } from "./options.ts";
 import { checkOutputPath, type NamedPath } from "./paths.ts";
-import { jobFigures, readScheduleCsv } from "./_run_files.ts";
-import type { RunSummary } from "./report_command.ts";
 import { didYouMean } from "./_suggest.ts";
 import { CONSERVATIVE_NOTE, isDrEvtConservative } from "./_policy_notes.ts";
 
 /** One policy's figures, as the table and `--json` show them. */
-export interface PolicySummary extends Omit<RunSummary, "totalNodes"> {
+export interface PolicySummary {
   readonly policy: string;
+  /** The run's metric set, from its stats JSON (core/metrics.ts). */
+  readonly metrics: Metrics;
   readonly simulationSeconds: number;
 }
 
@@ -51,9 +52,11 @@ export function compareHelp(): string {
     "",
     "Simulates TRACE once per policy, with the same simulate options (e.g. -n 128,",
     "--queues FILE, --picker NAME, --swf_unit nodes), and prints one row per policy:",
-    "jobs, average / median / p95 / maximum wait (s), average bounded slowdown",
-    "(tau = 10 s), utilization, makespan (s) and simulation time (s). One progress",
-    "line per policy goes to stderr as it finishes.",
+    "jobs, wait mean / p50 / p95 / max (s), mean bounded slowdown, utilization,",
+    "makespan (s) and simulation time (s), named as in the metrics glossary",
+    "(README); --json gives every metric. --bsld_tau S and --measure_window",
+    "START:END (simulate options) set how they are measured. One progress line",
+    "per policy goes to stderr as it finishes.",
     "",
     "options:",
     "  --policies LIST",
@@ -179,6 +182,8 @@ export interface PolicyRun {
   readonly summary: PolicySummary;
   readonly schedule: string;
   readonly resources: string;
+  /** How its metrics were measured (its options as simulate took them). */
+  readonly metricsOptions: MetricsOptions;
 }
 
 /** Runs `evtsim compare ARGS`; returns the exit code. */
@@ -215,11 +220,11 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
           resources: r.resources,
         })),
         parsed.report,
-        { option: "--report", inputs },
+        { option: "--report", inputs, metrics: runs[0].metricsOptions },
       );
     }
     const rows = runs.map((r) => r.summary);
-    if (parsed.json) con.out(JSON.stringify(rows, null, 2));
+    if (parsed.json) con.out(JSON.stringify(rows.map(jsonRow), null, 2));
     else for (const line of compareTable(rows)) con.out(line);
     if (parsed.report !== undefined) con.out(`Report written to: ${parsed.report}`);
     return 0;
@@ -265,25 +270,35 @@ async function runPolicy(
   );
   if (code !== 0) throw new EvtsimError("usage", `simulate failed for policy '${p.name}'`);
   const doc = JSON.parse(await Deno.readTextFile(stats));
-  const s = doc.statistics;
   const wall = out.map((l) => /^Wall clock time to run simulation: (\S+) \(sec\)$/.exec(l))
     .find((m) => m !== null);
-  const { waits } = jobFigures(await readScheduleCsv(schedule));
   return {
     schedule,
     resources,
+    metricsOptions: metricsOptionsOf(doc.options),
     summary: {
       policy: p.name,
-      jobs: s.jobsCompleted,
-      averageWait: s.averageWait,
-      medianWait: percentile(waits, 50),
-      p95Wait: percentile(waits, 95),
-      maxWait: s.maxWait,
-      averageBoundedSlowdown: s.averageBoundedSlowdown,
-      utilization: s.utilization,
-      makespan: s.makespan,
+      metrics: doc.metrics,
       simulationSeconds: wall !== undefined && wall !== null ? Number(wall[1]) : NaN,
     },
+  };
+}
+
+/** A `--json` row: the policy, every metric by its name, the simulation time. */
+function jsonRow(r: PolicySummary): Record<string, string | number | null> {
+  const row: Record<string, string | number | null> = { policy: r.policy };
+  for (const k of METRIC_NAMES) row[k] = r.metrics[k];
+  row.sim_s = r.simulationSeconds;
+  return row;
+}
+
+// The metric options of a run, as its stats JSON records the options given
+// (command line and config files).
+function metricsOptionsOf(given: Record<string, unknown>): MetricsOptions {
+  const tau = given.bsld_tau, window = given.measure_window;
+  return {
+    ...(typeof tau === "number" ? { bsldTau: tau } : {}),
+    ...(typeof window === "string" ? { measureWindow: parseMeasureWindow(window) } : {}),
   };
 }
 
@@ -297,18 +312,19 @@ function withoutPicker(rest: readonly string[]): string[] {
   return out;
 }
 
-const HEADERS = [
-  "policy",
+/** The table's metric columns (every metric is in `--json`). */
+const TABLE_METRICS = [
   "jobs",
-  "avg_wait",
-  "median_wait",
-  "p95_wait",
-  "max_wait",
-  "avg_bsld",
+  "wait_mean_s",
+  "wait_p50_s",
+  "wait_p95_s",
+  "wait_max_s",
+  "bsld_mean",
   "utilization",
-  "makespan",
-  "sim_s",
-];
+  "makespan_s",
+] as const satisfies readonly (keyof Metrics)[];
+
+const HEADERS = ["policy", ...TABLE_METRICS, "sim_s"];
 
 /**
  * The table's lines: a header and one right-aligned row per policy (the
@@ -322,14 +338,7 @@ export function compareTable(rows: readonly PolicySummary[]): string[] {
   const marked = rows.some((r) => isDrEvtConservative(r.policy));
   const cells = rows.map((r) => [
     r.policy + (isDrEvtConservative(r.policy) ? "*" : ""),
-    String(r.jobs),
-    g(r.averageWait),
-    g(r.medianWait),
-    g(r.p95Wait),
-    g(r.maxWait),
-    g(r.averageBoundedSlowdown),
-    g(r.utilization),
-    g(r.makespan),
+    ...TABLE_METRICS.map((k) => k === "jobs" ? String(r.metrics.jobs) : g(r.metrics[k])),
     r.simulationSeconds.toFixed(2),
   ]);
   const widths = HEADERS.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c].length)));

@@ -80,7 +80,22 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     name: "stats_json",
     kind: "string",
     placeholder: "FILE",
-    help: "also write every statistic, wait and slowdown percentiles and the options as JSON",
+    help:
+      "also write every statistic, the metric set (wait, slowdown ... percentiles) and the options as JSON",
+  },
+  {
+    name: "bsld_tau",
+    kind: "number",
+    placeholder: "S",
+    above: 0,
+    help: "bounded-slowdown threshold tau of the --stats_json metrics, in seconds (default 10)",
+  },
+  {
+    name: "measure_window",
+    kind: "string",
+    placeholder: "START:END",
+    help: "the --stats_json metrics measure only jobs submitted in [START, END) seconds; " +
+      "the others are counted as jobs_excluded",
   },
   {
     name: "report",

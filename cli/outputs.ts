@@ -15,6 +15,7 @@ import { SwfScheduleWriter } from "../io/schedule_swf.ts";
 import { TraceEcho } from "./_trace_echo.ts";
 import type { LoadedInput } from "./load.ts";
 import { JobMetrics } from "../io/stats_json.ts";
+import { MetricsCollector } from "../core/metrics.ts";
 import { formatTime } from "../io/time_format.ts";
 
 /** Paths of a run's outputs. */
@@ -121,6 +122,8 @@ export class RunOutputs {
   private readonly echo = new TraceEcho();
   /** Per-job wait and slowdown of every written job. */
   readonly metrics = new JobMetrics();
+  /** The job rows' figures for the metric set (only with a stats JSON). */
+  readonly metricRows: MetricsCollector | undefined;
 
   constructor(readonly paths: OutputPaths, fs?: OutputFileSystem) {
     this.set = new AtomicOutputSet(fs);
@@ -131,6 +134,7 @@ export class RunOutputs {
         ? this.set.open(paths.submissions)
         : undefined;
       this.stats = paths.statsJson !== undefined ? this.set.open(paths.statsJson) : undefined;
+      this.metricRows = paths.statsJson !== undefined ? new MetricsCollector() : undefined;
       this.decisions = paths.decisions !== undefined ? this.set.open(paths.decisions) : undefined;
       this.record = paths.record !== undefined ? this.set.open(paths.record) : undefined;
     } catch (e) {
@@ -200,6 +204,7 @@ export class RunOutputs {
 
   private jobRow(r: JobRow, layout: ScheduleLayout): void {
     const m = this.metrics.add(r);
+    this.metricRows?.add(r);
     if (this.swf !== undefined) {
       const spec = this.echo.spec(r.jobId);
       return this.swf.row(r, this.echo.swfFields(r.jobId), spec?.user, spec?.account);

@@ -6,7 +6,13 @@
 import * as echarts from "echarts";
 import { EvtsimError } from "../core/errors.ts";
 import { AtomicOutputSet } from "../io/atomic_writer.ts";
-import { percentile } from "../io/stats_json.ts";
+import { parseMeasureWindow, percentile } from "../io/stats_json.ts";
+import {
+  computeMetrics,
+  type Metrics,
+  type MetricsJob,
+  type MetricsOptions,
+} from "../core/metrics.ts";
 import { formatG } from "./report.ts";
 import type { Console } from "./simulate.ts";
 import { defaultResourceFile } from "./simulate.ts";
@@ -37,6 +43,8 @@ export interface ReportOptions {
   readonly option?: string;
   /** Files read besides the runs' own, which the output may not be either. */
   readonly inputs?: readonly NamedPath[];
+  /** How the summary table's metrics are measured (τ, measure window). */
+  readonly metrics?: MetricsOptions;
 }
 
 const WIDTH = 960;
@@ -54,6 +62,16 @@ const OPTIONS = {
     value: "START:END",
     help: "node-occupancy window in trace seconds (default: one day from the first run's " +
       "median job start, or the whole run when shorter)",
+  },
+  bsld_tau: {
+    type: "string",
+    value: "S",
+    help: "bounded-slowdown threshold tau of the summary table, in seconds (default 10)",
+  },
+  measure_window: {
+    type: "string",
+    value: "START:END",
+    help: "the summary table measures only jobs submitted in [START, END) seconds",
   },
   allow_mixed: {
     type: "boolean",
@@ -85,6 +103,18 @@ export function reportHelp(): string {
     "options:",
     ...optionHelp(OPTIONS),
   ].join("\n");
+}
+
+// --bsld_tau and --measure_window of the report command.
+function reportMetricsOptions(tau: unknown, window: unknown): MetricsOptions {
+  const t = typeof tau === "string" ? Number(tau) : undefined;
+  if (t !== undefined && !(t > 0 && Number.isFinite(t))) {
+    throw new EvtsimError("usage", `--bsld_tau: expected seconds > 0, got '${tau}'`);
+  }
+  return {
+    ...(t !== undefined ? { bsldTau: t } : {}),
+    ...(typeof window === "string" ? { measureWindow: parseMeasureWindow(window) } : {}),
+  };
 }
 
 /** Parses one RUN argument: `[LABEL=]SCHEDULE[,RESOURCES]`. */
@@ -124,6 +154,7 @@ export async function reportCommand(args: readonly string[], con: Console): Prom
   await writeReport(runs, out, {
     window,
     allowMixed: a.values.get("allow_mixed") === true,
+    metrics: reportMetricsOptions(a.values.get("bsld_tau"), a.values.get("measure_window")),
   });
   con.out(
     `Report written to: ${out} (${runs.length} run${runs.length === 1 ? "" : "s"}, ${
@@ -153,14 +184,9 @@ interface LoadedRun {
 
 /** The summary table's figures for one run, from its files. */
 export interface RunSummary {
-  readonly jobs: number;
-  readonly averageWait: number;
-  readonly medianWait: number | null;
-  readonly p95Wait: number | null;
-  readonly maxWait: number;
-  readonly averageBoundedSlowdown: number;
-  readonly utilization: number;
-  readonly makespan: number;
+  /** The metric set (core/metrics.ts) of the run's jobs. */
+  readonly metrics: Metrics;
+  /** The machine's nodes, from the resource CSV. */
   readonly totalNodes: number;
 }
 
@@ -185,7 +211,12 @@ export async function writeReport(
   for (const f of files) {
     const schedule = await readScheduleCsv(f.schedule);
     const resources = await readResourceCsv(f.resources);
-    runs.push({ files: f, schedule, resources, summary: summarizeRun(schedule, resources) });
+    runs.push({
+      files: f,
+      schedule,
+      resources,
+      summary: summarizeRun(schedule, resources, options.metrics),
+    });
   }
   if (options.allowMixed !== true) {
     const first = fingerprint(runs[0].schedule);
@@ -224,35 +255,24 @@ function fingerprint(s: ScheduleColumns): string {
   return `${s.count}:${h >>> 0}`;
 }
 
-/** Figures as `simulate` computes them (core/statistics.ts), from the files. */
-export function summarizeRun(s: ScheduleColumns, r: ResourceColumns): RunSummary {
-  let n = 0, sumWait = 0, maxWait = 0, sumBsld = 0, nodeSeconds = 0;
-  let firstSubmit = Infinity, lastEnd = -Infinity;
-  const { waits } = jobFigures(s);
-  for (let i = 0; i < s.count; i++) {
-    nodeSeconds += s.nodes[i] * (s.end[i] - s.begin[i]);
-    if (s.end[i] > lastEnd) lastEnd = s.end[i];
-    if (s.exit[i] !== 0) continue;
-    n++;
-    const wait = s.begin[i] - s.submit[i];
-    sumWait += wait;
-    if (wait > maxWait) maxWait = wait;
-    const run = s.end[i] - s.begin[i];
-    sumBsld += Math.max(1, (s.end[i] - s.submit[i]) / Math.max(run, 10));
-    if (s.submit[i] < firstSubmit) firstSubmit = s.submit[i];
+/** The run's metric set from its files (as `simulate --stats_json` computes it from its rows). */
+export function summarizeRun(
+  s: ScheduleColumns,
+  r: ResourceColumns,
+  options: MetricsOptions = {},
+): RunSummary {
+  function* jobs(): Generator<MetricsJob> {
+    for (let i = 0; i < s.count; i++) {
+      yield {
+        submitTime: s.submit[i],
+        beginTime: s.begin[i],
+        endTime: s.end[i],
+        numNodes: s.nodes[i],
+        ...(s.exit[i] === 0 ? {} : { outcome: "ended" }),
+      };
+    }
   }
-  const makespan = n > 0 ? lastEnd - firstSubmit : 0;
-  return {
-    jobs: n,
-    averageWait: n > 0 ? sumWait / n : 0,
-    medianWait: percentile(waits, 50),
-    p95Wait: percentile(waits, 95),
-    maxWait,
-    averageBoundedSlowdown: n > 0 ? sumBsld / n : 0,
-    utilization: makespan > 0 ? nodeSeconds / (r.totalNodes * makespan) : 0,
-    makespan,
-    totalNodes: r.totalNodes,
-  };
+  return { metrics: computeMetrics(jobs(), r.totalNodes, options), totalNodes: r.totalNodes };
 }
 
 /** One day from the median job start, clipped to the run; the whole run if shorter. */
@@ -527,6 +547,19 @@ export const CHART_TITLES = [
   "Mean wait by job size",
 ];
 
+/** The summary table's metric columns, named as in the metrics glossary. */
+export const SUMMARY_METRICS = [
+  "jobs",
+  "jobs_excluded",
+  "wait_mean_s",
+  "wait_p50_s",
+  "wait_p95_s",
+  "wait_max_s",
+  "bsld_mean",
+  "utilization",
+  "makespan_s",
+] as const satisfies readonly (keyof Metrics)[];
+
 function renderHtml(runs: readonly LoadedRun[], window: readonly [number, number]): string {
   let lo = Infinity, hi = -Infinity;
   for (const r of runs) {
@@ -573,12 +606,10 @@ function renderHtml(runs: readonly LoadedRun[], window: readonly [number, number
   ];
   const g = (x: number | null) => x === null ? "-" : formatG(x);
   const rows = runs.map((r) => {
-    const s = r.summary;
-    return `<tr><td class="l">${esc(r.files.label)}</td><td>${s.jobs}</td><td>${
-      g(s.averageWait)
-    }</td><td>${g(s.medianWait)}</td><td>${g(s.p95Wait)}</td><td>${g(s.maxWait)}</td><td>${
-      g(s.averageBoundedSlowdown)
-    }</td><td>${g(s.utilization)}</td><td>${g(s.makespan)}</td><td>${s.totalNodes}</td></tr>`;
+    const m = r.summary.metrics;
+    return `<tr><td class="l">${esc(r.files.label)}</td>${
+      SUMMARY_METRICS.map((k) => `<td>${k === "jobs" ? m.jobs : g(m[k])}</td>`).join("")
+    }<td>${r.summary.totalNodes}</td></tr>`;
   });
   const sources = runs.map((r) =>
     `<li>${esc(r.files.label)}: ${esc(r.files.schedule)}, ${esc(r.files.resources)}</li>`
@@ -592,12 +623,13 @@ function renderHtml(runs: readonly LoadedRun[], window: readonly [number, number
     "border-bottom:1px solid #ddd}.l{text-align:left}figure{margin:10px 0}</style>",
     "</head><body>",
     "<h1>evtsim report</h1>",
-    '<table id="summary"><thead><tr><th class="l">run</th><th>jobs</th><th>avg wait (s)</th>' +
-    "<th>median wait</th><th>p95 wait</th><th>max wait</th><th>avg bounded slowdown</th>" +
-    "<th>utilization</th><th>makespan (s)</th><th>nodes</th></tr></thead><tbody>",
+    '<table id="summary"><thead><tr><th class="l">run</th>' +
+    SUMMARY_METRICS.map((k) => `<th>${k}</th>`).join("") + "<th>nodes</th></tr></thead><tbody>",
     ...rows,
     "</tbody></table>",
-    `<p>Bounded slowdown with τ = 10 s. Time series are down-sampled to ${BUCKETS} columns ` +
+    `<p>Summary: metrics as in the README's metrics glossary (bounded slowdown τ = ${
+      formatG(runs[0]?.summary.metrics.bsld_tau_s ?? 10)
+    } s); the slowdown CDF uses τ = 10 s. Time series are down-sampled to ${BUCKETS} columns ` +
     `(minimum and maximum per column); CDFs are drawn at up to ${CDF_POINTS} quantiles.</p>`,
     ...charts.map((svg) => `<figure>${svg}</figure>`),
     "<h2>Runs</h2><ul>",

@@ -14,7 +14,8 @@ import { lookupPicker, type PolicyRegistry } from "../core/policies.ts";
 import { readCapacitySchedule } from "../io/capacity_schedule.ts";
 import { memoryPressureLimit } from "../api/memory.ts";
 import type { OutputFileSystem } from "../io/atomic_writer.ts";
-import { SLOWDOWN_TAU, statsJsonText } from "../io/stats_json.ts";
+import { parseMeasureWindow, SLOWDOWN_TAU, statsJsonText } from "../io/stats_json.ts";
+import type { MetricsOptions } from "../core/metrics.ts";
 import { parseTimestamp } from "../io/timestamps.ts";
 import {
   formatFor,
@@ -100,6 +101,7 @@ export async function simulateCommand(
       `--no_compression needs --admission conservative_profile, got '${admission}'`,
     );
   }
+  const metricsOptions = metricsOptionsOf(o);
   const schedulePath = str(o, "outfile") ?? defaultOutfile(sources.list ?? firstPath);
   const extended = o.get("extended_output") === true;
   const swf = isSwfPath(schedulePath);
@@ -296,6 +298,7 @@ export async function simulateCommand(
         statistics: statistics(state),
         waitTime: outputs.metrics.waits(),
         boundedSlowdown: { ...outputs.metrics.slowdowns(), tau: SLOWDOWN_TAU },
+        metrics: outputs.metricRows!.metrics(statistics(state).totalNodes, metricsOptions),
       })
     );
     if (named.report !== undefined) {
@@ -377,6 +380,16 @@ function priorityOf(o: ParsedOptions): SimulationConfig["priorityPolicy"] {
 }
 
 // --- option helpers -----------------------------------------------------
+
+// --bsld_tau and --measure_window: how the stats JSON's metric set is measured.
+function metricsOptionsOf(o: ParsedOptions): MetricsOptions {
+  const w = str(o, "measure_window");
+  const tau = num(o, "bsld_tau");
+  return {
+    ...(tau !== undefined ? { bsldTau: tau } : {}),
+    ...(w !== undefined ? { measureWindow: parseMeasureWindow(w) } : {}),
+  };
+}
 
 function str(o: ParsedOptions, name: string): string | undefined {
   const v = o.get(name);

@@ -5,6 +5,8 @@
 
 import { BOUNDED_SLOWDOWN_THRESHOLD, type Statistics } from "../core/statistics.ts";
 import type { JobRow } from "../core/types.ts";
+import type { Metrics } from "../core/metrics.ts";
+import { EvtsimError } from "../core/errors.ts";
 
 /**
  * A job's bounded slowdown: max(1, turnaround / max(run time, τ)), τ = 10 s,
@@ -134,6 +136,8 @@ export interface StatsDocument {
   readonly waitTime: Distribution;
   /** Bounded slowdowns of the written jobs. */
   readonly boundedSlowdown: Distribution & { readonly tau: number };
+  /** The metric set (core/metrics.ts), as compare, sweep, report and serve give it. */
+  readonly metrics?: Metrics;
 }
 
 /**
@@ -162,3 +166,25 @@ export function statsJsonText(doc: StatsDocument): string {
 
 /** The bounded-slowdown threshold τ (seconds) the figures use. */
 export const SLOWDOWN_TAU = BOUNDED_SLOWDOWN_THRESHOLD;
+
+/**
+ * `--measure_window START:END` (seconds, START < END) as a pair; one usage
+ * line for anything else.
+ *
+ * @example
+ * ```ts
+ * import { parseMeasureWindow } from "./stats_json.ts";
+ * const [start, end] = parseMeasureWindow("3600:86400");
+ * console.assert(start === 3600 && end === 86400);
+ * ```
+ */
+export function parseMeasureWindow(text: string): [number, number] {
+  const m = /^\s*(-?\d+(?:\.\d+)?)\s*:\s*(-?\d+(?:\.\d+)?)\s*$/.exec(text);
+  if (m === null || !(Number(m[1]) < Number(m[2]))) {
+    throw new EvtsimError(
+      "usage",
+      `--measure_window: expected START:END in seconds with START < END, got '${text}'`,
+    );
+  }
+  return [Number(m[1]), Number(m[2])];
+}

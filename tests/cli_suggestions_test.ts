@@ -3,6 +3,7 @@
 // wherever a user picks policies, `conservative` is called what it is
 // (DR_EVT's strict rule) with a pointer to `conservative_profile`.
 
+import { computeMetrics } from "../core/metrics.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { runCli } from "./_cli.ts";
 import { closest } from "../cli/_suggest.ts";
@@ -113,14 +114,7 @@ Deno.test("conservative is called DR_EVT's rule in simulate's, compare's and swe
 Deno.test("compare's table marks DR_EVT's conservative rule and says what it is under the table", () => {
   const row = (policy: string): PolicySummary => ({
     policy,
-    jobs: 1,
-    averageWait: 1,
-    medianWait: 1,
-    p95Wait: 1,
-    maxWait: 1,
-    averageBoundedSlowdown: 1,
-    utilization: 1,
-    makespan: 1,
+    metrics: computeMetrics([], 1),
     simulationSeconds: 0,
   });
   const lines = compareTable(

@@ -338,9 +338,9 @@ function outputStream(host: SessionHost, s: SessionHandle, summary: FinishSummar
     parts.push("]");
   }
   parts.push(
-    `,"statistics":${JSON.stringify(head.statistics)},"recording":${
-      JSON.stringify(head.recording)
-    }}`,
+    `,"statistics":${JSON.stringify(head.statistics)},"metrics":${
+      JSON.stringify(head.metrics)
+    },"recording":${JSON.stringify(head.recording)}}`,
   );
   const encoder = new TextEncoder();
   let i = 0;

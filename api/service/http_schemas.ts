@@ -236,6 +236,8 @@ export const OutputSchema = z.object({
   notices: z.array(NoticeSchema),
   decisions: z.array(DecisionSchema),
   statistics: StatisticsSchema,
+  /** The metric set (README: Metrics glossary). */
+  metrics: z.record(z.string(), z.number().nullable()).openapi("Metrics"),
   recording: RecordingStatusSchema,
 }).openapi("Output");
 

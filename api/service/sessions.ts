@@ -14,6 +14,7 @@ import type { DecisionRow, PendReason } from "../../core/decisions.ts";
 import { EvtsimError } from "../../core/errors.ts";
 import type { BackfillWindow } from "../../core/queries.ts";
 import type { Statistics } from "../../core/statistics.ts";
+import { type Metrics, MetricsCollector } from "../../core/metrics.ts";
 import type { JobRow, JobSpec, Notice, ResourceRow, SimulationConfig } from "../../core/types.ts";
 import type { RecordingSink, RecordingStatus } from "../recorder.ts";
 import { Simulation } from "../simulation.ts";
@@ -104,6 +105,8 @@ export interface SessionOutput {
   readonly notices: readonly Notice[];
   readonly decisions: readonly DecisionRow[];
   readonly statistics: Statistics;
+  /** The metric set of the session's job rows (core/metrics.ts), as `--stats_json` gives it. */
+  readonly metrics: Metrics;
   readonly recording: SessionRecordingStatus;
 }
 
@@ -173,6 +176,8 @@ export function writeThroughSink(path: string, onBytes?: (n: number) => void): R
     },
   };
 }
+
+const METRIC_PAGE_ROWS = 5000;
 
 /** One live session: a `Simulation` and what it has reported so far. */
 export class Session {
@@ -350,7 +355,12 @@ export class Session {
     if (this.#sim.isRecording) this.#sim.stopRecording();
     const k = this.#kept;
     return {
-      head: { sessionId: this.id, statistics: out.statistics, recording: this.recordingStatus() },
+      head: {
+        sessionId: this.id,
+        statistics: out.statistics,
+        metrics: this.#metrics(out.statistics.totalNodes),
+        recording: this.recordingStatus(),
+      },
       counts: {
         jobs: k.jobs.count,
         resources: k.resources.count,
@@ -358,6 +368,17 @@ export class Session {
         decisions: k.decisions.count,
       },
     };
+  }
+
+  // The metric set, read back from the kept job rows (so a failed call's
+  // rows, taken back, never count), a page at a time.
+  #metrics(totalNodes: number): Metrics {
+    const c = new MetricsCollector();
+    const jobs = this.#kept.jobs;
+    for (let from = 0; from < jobs.count; from += METRIC_PAGE_ROWS) {
+      for (const r of JSON.parse(`[${jobs.page(from, METRIC_PAGE_ROWS)}]`)) c.add(r);
+    }
+    return c.metrics(totalNodes);
   }
 
   /** Rows `from` .. `from + count - 1` of `field` as JSON text, comma-separated. */

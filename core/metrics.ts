@@ -1,0 +1,355 @@
+// The metric set of a finished run, computed from its job rows alone, so that
+// every output (stats JSON, compare, sweep, report, serve) reports the same
+// names and values: they all call `computeMetrics` (or `MetricsCollector`,
+// which keeps the rows' few numbers as they stream by and then calls it).
+// DR_EVT's statistics block (core/statistics.ts) is left as it is.
+
+import { EvtsimError } from "./errors.ts";
+
+/** Default bounded-slowdown threshold τ (seconds). */
+export const DEFAULT_BSLD_TAU = 10;
+
+/** The percentiles every distribution reports. */
+export const METRIC_PERCENTILES = [50, 90, 95, 99] as const;
+
+/** The fields of a job row the metrics read (a {@link JobRow} has them all). */
+export interface MetricsJob {
+  /** Submit time (seconds). */
+  readonly submitTime: number;
+  /** Start time (seconds). */
+  readonly beginTime: number;
+  /** End time (seconds). */
+  readonly endTime: number;
+  /** Nodes held. */
+  readonly numNodes: number;
+  /** Set for a job that did not run to its end (cancelled, failed, killed). */
+  readonly outcome?: string;
+}
+
+/** How the metrics are measured. */
+export interface MetricsOptions {
+  /** Bounded-slowdown threshold τ in seconds, > 0 (default 10). */
+  readonly bsldTau?: number;
+  /**
+   * `[start, end)` in seconds: only jobs submitted in it are measured; the
+   * others are counted in `jobs_excluded`. Default: every job.
+   */
+  readonly measureWindow?: readonly [number, number];
+}
+
+/** The usable nodes from `time` on (a step of a capacity function). */
+export interface CapacityStep {
+  /** From this time on (seconds). */
+  readonly time: number;
+  /** Usable nodes. */
+  readonly nodes: number;
+}
+
+/**
+ * The metric set; names carry their units (`_s` seconds). A statistic of
+ * no jobs is null.
+ */
+export interface Metrics {
+  /** Jobs measured: ran to their end, submitted in the measure window. */
+  readonly jobs: number;
+  /** Jobs that ran to their end but were submitted outside the measure window. */
+  readonly jobs_excluded: number;
+  /** The τ the bounded slowdowns use (seconds). */
+  readonly bsld_tau_s: number;
+  /** Mean wait (begin − submit, seconds) of the measured jobs. */
+  readonly wait_mean_s: number | null;
+  /** Median (nearest rank) wait (begin − submit, seconds) of the measured jobs. */
+  readonly wait_p50_s: number | null;
+  /** 90th percentile (nearest rank) wait (begin − submit, seconds) of the measured jobs. */
+  readonly wait_p90_s: number | null;
+  /** 95th percentile (nearest rank) wait (begin − submit, seconds) of the measured jobs. */
+  readonly wait_p95_s: number | null;
+  /** 99th percentile (nearest rank) wait (begin − submit, seconds) of the measured jobs. */
+  readonly wait_p99_s: number | null;
+  /** Largest wait (begin − submit, seconds) of the measured jobs. */
+  readonly wait_max_s: number | null;
+  /** Mean response time (end − submit, seconds) of the measured jobs. */
+  readonly response_mean_s: number | null;
+  /** Median (nearest rank) response time (end − submit, seconds) of the measured jobs. */
+  readonly response_p50_s: number | null;
+  /** 90th percentile (nearest rank) response time (end − submit, seconds) of the measured jobs. */
+  readonly response_p90_s: number | null;
+  /** 95th percentile (nearest rank) response time (end − submit, seconds) of the measured jobs. */
+  readonly response_p95_s: number | null;
+  /** 99th percentile (nearest rank) response time (end − submit, seconds) of the measured jobs. */
+  readonly response_p99_s: number | null;
+  /** Largest response time (end − submit, seconds) of the measured jobs. */
+  readonly response_max_s: number | null;
+  /** Mean slowdown (response / max(run, 1 s)) of the measured jobs. */
+  readonly slowdown_mean: number | null;
+  /** Median (nearest rank) slowdown (response / max(run, 1 s)) of the measured jobs. */
+  readonly slowdown_p50: number | null;
+  /** 90th percentile (nearest rank) slowdown (response / max(run, 1 s)) of the measured jobs. */
+  readonly slowdown_p90: number | null;
+  /** 95th percentile (nearest rank) slowdown (response / max(run, 1 s)) of the measured jobs. */
+  readonly slowdown_p95: number | null;
+  /** 99th percentile (nearest rank) slowdown (response / max(run, 1 s)) of the measured jobs. */
+  readonly slowdown_p99: number | null;
+  /** Largest slowdown (response / max(run, 1 s)) of the measured jobs. */
+  readonly slowdown_max: number | null;
+  /** Mean bounded slowdown (max(1, response / max(run, τ))) of the measured jobs. */
+  readonly bsld_mean: number | null;
+  /** Median (nearest rank) bounded slowdown (max(1, response / max(run, τ))) of the measured jobs. */
+  readonly bsld_p50: number | null;
+  /** 90th percentile (nearest rank) bounded slowdown (max(1, response / max(run, τ))) of the measured jobs. */
+  readonly bsld_p90: number | null;
+  /** 95th percentile (nearest rank) bounded slowdown (max(1, response / max(run, τ))) of the measured jobs. */
+  readonly bsld_p95: number | null;
+  /** 99th percentile (nearest rank) bounded slowdown (max(1, response / max(run, τ))) of the measured jobs. */
+  readonly bsld_p99: number | null;
+  /** Largest bounded slowdown (max(1, response / max(run, τ))) of the measured jobs. */
+  readonly bsld_max: number | null;
+  /** Node-seconds used within the measured span over the capacity's node-seconds in it. */
+  readonly utilization: number | null;
+  /** Last end − first submit of the measured jobs. */
+  readonly makespan_s: number | null;
+  /** Measured jobs per second of makespan. */
+  readonly throughput_jobs_per_s: number | null;
+}
+
+/** The names of {@link Metrics}, in the order every output lists them. */
+export const METRIC_NAMES: readonly (keyof Metrics)[] = [
+  "jobs",
+  "jobs_excluded",
+  "bsld_tau_s",
+  ...(["wait", "response"] as const).flatMap((m) =>
+    (["mean", "p50", "p90", "p95", "p99", "max"] as const).map((s) =>
+      `${m}_${s}_s` as keyof Metrics
+    )
+  ),
+  ...(["slowdown", "bsld"] as const).flatMap((m) =>
+    (["mean", "p50", "p90", "p95", "p99", "max"] as const).map((s) => `${m}_${s}` as keyof Metrics)
+  ),
+  "utilization",
+  "makespan_s",
+  "throughput_jobs_per_s",
+];
+
+/**
+ * The nearest-rank percentile of ascending `sorted` values: the smallest
+ * value with at least `p` percent of the values at or below it, i.e.
+ * `sorted[ceil(p / 100 × n) − 1]` (the first value for p = 0); null for none.
+ *
+ * @example
+ * ```ts
+ * import { nearestRank } from "@evtsim/evtsim";
+ * const xs = Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+ * console.assert(nearestRank(xs, 50) === 5 && nearestRank(xs, 95) === 10);
+ * ```
+ */
+export function nearestRank(sorted: ArrayLike<number>, p: number): number | null {
+  const n = sorted.length;
+  if (n === 0) return null;
+  const rank = Math.ceil((p / 100) * n);
+  return sorted[Math.min(n, Math.max(1, rank)) - 1];
+}
+
+/** Checks the options; throws a usage {@link EvtsimError} naming the bad one. */
+export function checkMetricsOptions(options: MetricsOptions): void {
+  const tau = options.bsldTau;
+  if (tau !== undefined && !(tau > 0 && Number.isFinite(tau))) {
+    throw new EvtsimError("usage", `bsld_tau must be a number of seconds > 0, got ${tau}`);
+  }
+  const w = options.measureWindow;
+  if (w !== undefined && !(Number.isFinite(w[0]) && Number.isFinite(w[1]) && w[0] < w[1])) {
+    throw new EvtsimError(
+      "usage",
+      `measure_window must be START:END with START < END, got ${w.join(":")}`,
+    );
+  }
+}
+
+// Integral of the capacity over [from, to]: a constant, or a step function
+// (steps in time order; before the first step, the first step's nodes).
+function capacitySeconds(capacity: number | readonly CapacityStep[], from: number, to: number) {
+  if (typeof capacity === "number") return capacity * (to - from);
+  let sum = 0;
+  for (let i = 0; i < capacity.length; i++) {
+    const lo = i === 0 ? -Infinity : capacity[i].time;
+    const hi = i + 1 < capacity.length ? capacity[i + 1].time : Infinity;
+    const a = Math.max(lo, from), b = Math.min(hi, to);
+    if (b > a) sum += capacity[i].nodes * (b - a);
+  }
+  return sum;
+}
+
+function distribution(values: Float64Array): [number | null, ...(number | null)[]] {
+  const n = values.length;
+  if (n === 0) return [null, null, null, null, null, null];
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += values[i];
+  values.sort();
+  return [sum / n, ...METRIC_PERCENTILES.map((p) => nearestRank(values, p)), values[n - 1]];
+}
+
+/**
+ * The metric set of a finished run from its job rows and the machine's
+ * capacity (a node count, or usable nodes over time). Per measured job
+ * (ran to its end, submitted in the window): wait = begin − submit,
+ * response = end − submit, run = end − begin, slowdown = response /
+ * max(run, 1 s), bounded slowdown = max(1, response / max(run, τ)). Each
+ * is reported as mean, p50, p90, p95, p99 (nearest rank: see
+ * {@link nearestRank}) and max. The measured span is [first submit, last
+ * end] of the measured jobs: makespan = its length, throughput = jobs /
+ * makespan, utilization = Σ over every job that ran (cancelled before
+ * starting: none; failed and killed: until they ended) of nodes × its run
+ * time within the span, over the capacity's node-seconds in the span.
+ *
+ * @example
+ * ```ts
+ * import { computeMetrics } from "@evtsim/evtsim";
+ * const m = computeMetrics([
+ *   { submitTime: 0, beginTime: 0, endTime: 100, numNodes: 4 },
+ *   { submitTime: 0, beginTime: 100, endTime: 200, numNodes: 8 },
+ * ], 8, { bsldTau: 10 });
+ * // Job 1 waited 100 s; 1200 of 8 × 200 node-seconds were used.
+ * console.assert(m.wait_mean_s === 50 && m.wait_max_s === 100 && m.bsld_max === 2);
+ * console.assert(m.utilization === 0.75 && m.makespan_s === 200 && m.throughput_jobs_per_s === 0.01);
+ * ```
+ */
+export function computeMetrics(
+  jobs: Iterable<MetricsJob>,
+  capacity: number | readonly CapacityStep[],
+  options: MetricsOptions = {},
+): Metrics {
+  checkMetricsOptions(options);
+  const tau = options.bsldTau ?? DEFAULT_BSLD_TAU;
+  const [wLo, wHi] = options.measureWindow ?? [-Infinity, Infinity];
+  const ran: MetricsJob[] = [];
+  const measured: MetricsJob[] = [];
+  let excluded = 0;
+  for (const j of jobs) {
+    if (j.endTime > j.beginTime) ran.push(j);
+    if (j.outcome !== undefined) continue;
+    if (j.submitTime >= wLo && j.submitTime < wHi) measured.push(j);
+    else excluded++;
+  }
+  const n = measured.length;
+  const wait = new Float64Array(n), response = new Float64Array(n);
+  const slowdown = new Float64Array(n), bsld = new Float64Array(n);
+  let first = Infinity, last = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const j = measured[i];
+    const run = j.endTime - j.beginTime;
+    wait[i] = j.beginTime - j.submitTime;
+    response[i] = j.endTime - j.submitTime;
+    slowdown[i] = response[i] / Math.max(run, 1);
+    bsld[i] = Math.max(1, response[i] / Math.max(run, tau));
+    if (j.submitTime < first) first = j.submitTime;
+    if (j.endTime > last) last = j.endTime;
+  }
+  const makespan = n > 0 ? last - first : null;
+  let used = 0;
+  if (n > 0) {
+    for (const j of ran) {
+      const a = Math.max(j.beginTime, first), b = Math.min(j.endTime, last);
+      if (b > a) used += j.numNodes * (b - a);
+    }
+  }
+  const available = n > 0 ? capacitySeconds(capacity, first, last) : 0;
+  const [wm, w50, w90, w95, w99, wmax] = distribution(wait);
+  const [rm, r50, r90, r95, r99, rmax] = distribution(response);
+  const [sm, s50, s90, s95, s99, smax] = distribution(slowdown);
+  const [bm, b50, b90, b95, b99, bmax] = distribution(bsld);
+  return {
+    jobs: n,
+    jobs_excluded: excluded,
+    bsld_tau_s: tau,
+    wait_mean_s: wm,
+    wait_p50_s: w50,
+    wait_p90_s: w90,
+    wait_p95_s: w95,
+    wait_p99_s: w99,
+    wait_max_s: wmax,
+    response_mean_s: rm,
+    response_p50_s: r50,
+    response_p90_s: r90,
+    response_p95_s: r95,
+    response_p99_s: r99,
+    response_max_s: rmax,
+    slowdown_mean: sm,
+    slowdown_p50: s50,
+    slowdown_p90: s90,
+    slowdown_p95: s95,
+    slowdown_p99: s99,
+    slowdown_max: smax,
+    bsld_mean: bm,
+    bsld_p50: b50,
+    bsld_p90: b90,
+    bsld_p95: b95,
+    bsld_p99: b99,
+    bsld_max: bmax,
+    utilization: available > 0 ? used / available : null,
+    makespan_s: makespan,
+    throughput_jobs_per_s: makespan !== null && makespan > 0 ? n / makespan : null,
+  };
+}
+
+/**
+ * Keeps the numbers the metrics need of each job row as the rows stream by
+ * (33 bytes a job), for {@link computeMetrics} at the end.
+ *
+ * @example
+ * ```ts
+ * import { MetricsCollector } from "@evtsim/evtsim";
+ * const c = new MetricsCollector();
+ * c.add({ submitTime: 0, beginTime: 0, endTime: 50, numNodes: 1 });
+ * c.add({ submitTime: 0, beginTime: 0, endTime: 5, numNodes: 1, outcome: "failed" });
+ * // 55 of 2 × 50 node-seconds used; the failed job is not measured but used nodes.
+ * console.assert(c.metrics(2).jobs === 1 && c.metrics(2).utilization === 0.55);
+ * ```
+ */
+export class MetricsCollector {
+  #cols = Array.from({ length: 4 }, () => new Float64Array(1024));
+  #ok = new Uint8Array(1024);
+  #n = 0;
+
+  /** Jobs added. */
+  get count(): number {
+    return this.#n;
+  }
+
+  /** Adds one job row. */
+  add(j: MetricsJob): void {
+    if (this.#n === this.#ok.length) {
+      this.#cols = this.#cols.map((c) => {
+        const bigger = new Float64Array(c.length * 2);
+        bigger.set(c);
+        return bigger;
+      });
+      const ok = new Uint8Array(this.#ok.length * 2);
+      ok.set(this.#ok);
+      this.#ok = ok;
+    }
+    const i = this.#n++;
+    this.#cols[0][i] = j.submitTime;
+    this.#cols[1][i] = j.beginTime;
+    this.#cols[2][i] = j.endTime;
+    this.#cols[3][i] = j.numNodes;
+    this.#ok[i] = j.outcome === undefined ? 1 : 0;
+  }
+
+  /** The metrics of the jobs added so far (see {@link computeMetrics}). */
+  metrics(capacity: number | readonly CapacityStep[], options: MetricsOptions = {}): Metrics {
+    const [s, b, e, nodes] = this.#cols;
+    const ok = this.#ok;
+    const n = this.#n;
+    function* rows(): Generator<MetricsJob> {
+      for (let i = 0; i < n; i++) {
+        yield {
+          submitTime: s[i],
+          beginTime: b[i],
+          endTime: e[i],
+          numNodes: nodes[i],
+          ...(ok[i] === 1 ? {} : { outcome: "ended" }),
+        };
+      }
+    }
+    return computeMetrics(rows(), capacity, options);
+  }
+}
