@@ -1,5 +1,6 @@
 // Chooses a reader for the input and turns what it read into jobs for the
-// engine: DR_EVT CSV (simple or lassen) or SWF, simulation or replay.
+// engine: DR_EVT CSV (simple or lassen), SWF or a Slurm accounting export
+// (sacct --parsable2), simulation or replay.
 
 import { EvtsimError } from "../core/errors.ts";
 import { checkTimeBound, MAX_EXACT } from "../core/_input_check.ts";
@@ -7,6 +8,7 @@ import type { JobSpec, RecordedJob } from "../core/types.ts";
 import { readTrace } from "../io/trace_csv.ts";
 import { formatSwfReport, readSwf } from "../io/swf.ts";
 import type { OverrunPolicy } from "../io/swf.ts";
+import { formatSacctReport, readSacct } from "../io/sacct.ts";
 import { describeFsError } from "../io/fs_errors.ts";
 
 /** What a whole input file gave. */
@@ -25,7 +27,7 @@ export interface LoadedInput {
 
 /** How to read one input file. */
 export interface LoadOptions {
-  readonly format: "simple" | "lassen" | "swf";
+  readonly format: TraceFormat;
   readonly timezone: string;
   readonly maxJobs: number;
   readonly runTimeMode: "actual" | "limit" | "distribution";
@@ -40,10 +42,19 @@ export interface LoadOptions {
   readonly queues?: ReadonlySet<string>;
 }
 
-/** The format for a path when none was given: SWF for .swf / .swf.gz. */
-export function formatFor(path: string, given: string | undefined): "simple" | "lassen" | "swf" {
-  if (given === "simple" || given === "lassen" || given === "swf") return given;
-  return /\.swf(\.gz)?$/i.test(path) ? "swf" : "simple";
+/** The input formats `--trace_format` names. */
+export type TraceFormat = "simple" | "lassen" | "swf" | "sacct";
+
+/**
+ * The format for a path when none was given: SWF for .swf / .swf.gz, a Slurm
+ * accounting export for .psv / .sacct (optionally .gz), else DR_EVT's CSV.
+ */
+export function formatFor(path: string, given: string | undefined): TraceFormat {
+  if (given === "simple" || given === "lassen" || given === "swf" || given === "sacct") {
+    return given;
+  }
+  if (/\.swf(\.gz)?$/i.test(path)) return "swf";
+  return /\.(psv|sacct)(\.gz)?$/i.test(path) ? "sacct" : "simple";
 }
 
 /** Reads one input file. */
@@ -65,6 +76,25 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
       machineSize: swf.machineSize,
       messages: formatSwfReport(swf.report, path, o.totalNodes),
       linesRead: swf.report.read,
+    };
+  }
+  if (o.format === "sacct") {
+    const sacct = await readSacct(path, {
+      timezone: o.timezone,
+      overrun: o.overrun ?? "kill",
+      maxJobs: o.maxJobs,
+      queues: o.queues,
+    });
+    checkJobTimes(sacct.jobs, path);
+    return {
+      mode: "simulation",
+      jobs: sacct.jobs,
+      recorded: [],
+      // The partition is each job's queue: shown in the schedule, and bound to
+      // the queues of --queues when they are given.
+      queueColumn: sacct.jobs.some((j) => j.queue !== undefined) ? "queue" : undefined,
+      messages: formatSacctReport(sacct, path),
+      linesRead: sacct.report.read,
     };
   }
   const t = await readTrace(path, {

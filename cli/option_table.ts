@@ -239,8 +239,9 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     name: "trace_format",
     short: "f",
     kind: "enum",
-    values: ["simple", "lassen", "swf"],
-    help: "input format (default simple; swf for .swf/.swf.gz files)",
+    values: ["simple", "lassen", "swf", "sacct"],
+    help: "input format (default simple; swf for .swf/.swf.gz files, sacct for .psv/.sacct " +
+      "files: sacct --parsable2 exports)",
   },
   {
     name: "timestamp_format",

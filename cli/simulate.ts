@@ -462,7 +462,10 @@ function startTimeOf(o: ParsedOptions, timezone: string, mode: "simulation" | "r
  */
 export function defaultOutfile(input: string): string {
   const name = input.slice(input.lastIndexOf("/") + 1);
-  const stem = name.replace(/\.swf\.gz$/i, "").replace(/\.(csv|swf|txt|list)$/i, "");
+  const stem = name.replace(/\.(swf|psv|sacct)\.gz$/i, "").replace(
+    /\.(csv|swf|psv|sacct|txt|list)$/i,
+    "",
+  );
   return `${stem}_sim.csv`;
 }
 
