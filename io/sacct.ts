@@ -288,7 +288,10 @@ export function formatSacctReport(loaded: LoadedSacct, file: string): string[] {
     );
   }
   if (loaded.timeOffset !== 0) {
-    lines.push(`${file}: time 0 is the first submit, epoch ${loaded.timeOffset}`);
+    const utc = new Date(loaded.timeOffset * 1000).toISOString().slice(0, 19);
+    lines.push(
+      `${file}: time 0 is the first submit, ${utc}Z (epoch ${loaded.timeOffset})`,
+    );
   }
   if (r.stoppedAtMaxJobs) lines.push(`${file}: stopped after ${r.read} jobs (--max_jobs)`);
   return lines;

@@ -26,7 +26,7 @@ Deno.test("simulate reads a .psv export: load report, partitions as the queue co
       `${EXAMPLE}: read 135 jobs, accepted 130, skipped 5 (4 never started, 1 not ended at export)`,
       `${EXAMPLE}: 5 job(s) with Timelimit UNLIMITED or Partition_Limit: their run time is their limit`,
       `${EXAMPLE}: 8 job(s) ran past their Timelimit; --overrun kill: they end at their time limit`,
-      `${EXAMPLE}: time 0 is the first submit, epoch 1772467260`,
+      `${EXAMPLE}: time 0 is the first submit, 2026-03-02T16:01:00Z (epoch 1772467260)`,
     ]);
     const rows = Deno.readTextFileSync(`${dir}/s.csv`).trim().split("\n");
     assertEquals(
