@@ -57,6 +57,32 @@ export function formatFor(path: string, given: string | undefined): TraceFormat 
   return /\.(psv|sacct)(\.gz)?$/i.test(path) ? "sacct" : "simple";
 }
 
+/**
+ * {@link formatFor}, and then a file it would read as DR_EVT's CSV is read as
+ * a Slurm accounting export when its first line is a `|`-separated header
+ * naming a JobID column (sacct --parsable2's), whatever the file's name. An
+ * explicit format is never second-guessed; gzip files and anything but a
+ * regular file (a pipe) are judged by name only.
+ */
+export async function sniffFormat(path: string, given: string | undefined): Promise<TraceFormat> {
+  const format = formatFor(path, given);
+  if (given !== undefined || format !== "simple" || /\.gz$/i.test(path)) return format;
+  let head: string;
+  try {
+    // Only a regular file: reading the start of a pipe would take it from the reader.
+    if (!(await Deno.stat(path)).isFile) return format;
+    using file = await Deno.open(path, { read: true });
+    const buf = new Uint8Array(4096);
+    const n = await file.read(buf);
+    head = new TextDecoder().decode(buf.subarray(0, n ?? 0));
+  } catch {
+    return format; // the reader reports an unreadable file
+  }
+  const first = head.replace(/^\uFEFF/, "").split("\n", 1)[0].replace(/\r$/, "");
+  const names = first.split("|").map((c) => c.trim().toLowerCase());
+  return names.length > 1 && names.includes("jobid") ? "sacct" : format;
+}
+
 /** Reads one input file. */
 export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInput> {
   if (o.format === "swf") {

@@ -241,7 +241,7 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     kind: "enum",
     values: ["simple", "lassen", "swf", "sacct"],
     help: "input format (default simple; swf for .swf/.swf.gz files, sacct for .psv/.sacct " +
-      "files: sacct --parsable2 exports)",
+      "files and files whose header is sacct --parsable2's)",
   },
   {
     name: "timestamp_format",

@@ -17,11 +17,11 @@ import type { OutputFileSystem } from "../io/atomic_writer.ts";
 import { SLOWDOWN_TAU, statsJsonText } from "../io/stats_json.ts";
 import { parseTimestamp } from "../io/timestamps.ts";
 import {
-  formatFor,
   type LoadedInput,
   loadInput,
   type LoadOptions,
   readInfileList,
+  sniffFormat,
 } from "./load.ts";
 import {
   parseCommandLineAsync,
@@ -78,7 +78,7 @@ export async function simulateCommand(
   const firstPath = sources.paths[0];
   const maxJobs = num(o, "max_jobs") ?? 0;
   let loadOptions: LoadOptions = {
-    format: formatFor(firstPath, str(o, "trace_format")),
+    format: await sniffFormat(firstPath, str(o, "trace_format")),
     timezone,
     maxJobs,
     runTimeMode,

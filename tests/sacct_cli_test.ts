@@ -47,7 +47,7 @@ Deno.test("simulate reads a .psv export: load report, partitions as the queue co
   }
 });
 
-Deno.test("--trace_format sacct reads an export whatever its name; .sacct names it too", async () => {
+Deno.test("--trace_format sacct, a .sacct name or a sacct header make a file an export", async () => {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-sacct-" });
   try {
     await Deno.copyFile(EXAMPLE, `${dir}/jobs.txt`);
@@ -66,9 +66,23 @@ Deno.test("--trace_format sacct reads an export whatever its name; .sacct names 
     const b = await runCli(["simulate", `${dir}/jobs.sacct`, "-n", "16", "-o", `${dir}/b.csv`]);
     assertEquals(b.code, 0, b.err.join("\n"));
     assertEquals(Deno.readTextFileSync(`${dir}/a.csv`), Deno.readTextFileSync(`${dir}/b.csv`));
-    // Without the option a .txt is DR_EVT's CSV: the header is refused.
+    // Without the option the header gives it away (a `|`-separated line naming JobID) …
     const c = await runCli(["simulate", `${dir}/jobs.txt`, "-n", "16", "-o", `${dir}/c.csv`]);
-    assertEquals(c.code, 1);
+    assertEquals(c.code, 0, c.err.join("\n"));
+    assertEquals(Deno.readTextFileSync(`${dir}/c.csv`), Deno.readTextFileSync(`${dir}/a.csv`));
+    // … but an explicit format is never second-guessed: as DR_EVT's CSV the header is refused.
+    const d = await runCli([
+      "simulate",
+      `${dir}/jobs.txt`,
+      "-f",
+      "simple",
+      "-n",
+      "16",
+      "-o",
+      `${dir}/d.csv`,
+    ]);
+    assertEquals(d.code, 1);
+    assert(d.err[0].includes("jobs.txt:"), d.err.join("\n"));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
