@@ -88,6 +88,42 @@ Deno.test("--trace_format sacct, a .sacct name or a sacct header make a file an 
   }
 });
 
+Deno.test("with --queues, partitions are the queues: a partition that is not one is an error at its line", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-sacct-" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/q.yaml`,
+      "queues:\n  - name: gpu\n    priority: 10\n  - name: cpu\n    priority: 0\n",
+    );
+    const ok = await runCli([
+      "simulate",
+      EXAMPLE,
+      "-n",
+      "16",
+      "--queues",
+      `${dir}/q.yaml`,
+      "-o",
+      `${dir}/s.csv`,
+    ]);
+    assertEquals(ok.code, 0, ok.err.join("\n"));
+    await Deno.writeTextFile(`${dir}/q1.yaml`, "queues:\n  - name: gpu\n");
+    const bad = await runCli([
+      "simulate",
+      EXAMPLE,
+      "-n",
+      "16",
+      "--queues",
+      `${dir}/q1.yaml`,
+      "-o",
+      `${dir}/t.csv`,
+    ]);
+    assertEquals(bad.code, 1);
+    assertEquals(bad.err, [`evtsim: ${EXAMPLE}:3: Partition: unknown queue 'cpu' (defined: gpu)`]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("compare and sweep take an export", async () => {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-sacct-" });
   try {
