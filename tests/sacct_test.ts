@@ -341,10 +341,16 @@ interface GenJob {
   run: number;
   limit: number | undefined; // undefined: UNLIMITED
   nodes: number;
+  cpusPerNode: number;
+  memG: number;
+  gpusPerNode: number;
   user: string;
+  account: string;
   partition: string;
   task: number | undefined; // array task
   steps: number;
+  fate: "done" | "pending" | "running";
+  state: string;
 }
 
 const EPOCH = Date.UTC(2024, 0, 1) / 1000;
@@ -364,91 +370,140 @@ function limitText(s: number, form: number): string {
   return `${two(d * 24 + h)}:${two(m)}:${two(sec)}`;
 }
 
-const genJob = fc.record({
+const genJob: fc.Arbitrary<GenJob> = fc.record({
   submit: fc.integer({ min: 0, max: 400 * 86400 }),
   wait: fc.integer({ min: 0, max: 86400 }),
   run: fc.integer({ min: 0, max: 3 * 86400 }),
   limit: fc.option(fc.integer({ min: 60, max: 7 * 86400 }), { nil: undefined }),
   nodes: fc.integer({ min: 1, max: 4096 }),
+  cpusPerNode: fc.constantFrom(1, 32, 64, 128),
+  memG: fc.integer({ min: 1, max: 2048 }),
+  gpusPerNode: fc.constantFrom(0, 0, 1, 4, 8),
   user: fc.constantFrom("ann", "bob", "chen"),
+  account: fc.constantFrom("phys", "ml"),
   partition: fc.constantFrom("cpu", "gpu", "debug"),
   task: fc.option(fc.integer({ min: 0, max: 999 }), { nil: undefined }),
   steps: fc.integer({ min: 0, max: 2 }),
+  fate: fc.constantFrom("done", "done", "done", "pending", "running"),
+  state: fc.constantFrom("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED by 0", "NODE_FAIL"),
 });
 
-Deno.test("sacct property: random exports (any column order and time forms) parse back to their jobs", () => {
+const PROPERTY_COLUMNS = [
+  "JobID",
+  "Submit",
+  "Start",
+  "End",
+  "Timelimit",
+  "NNodes",
+  "NCPUS",
+  "ReqMem",
+  "AllocTRES",
+  "User",
+  "Account",
+  "Partition",
+  "State",
+  "ExitCode",
+  "Elapsed",
+];
+
+// One export line of a generated job (or of one of its steps).
+function exportField(g: GenJob, id: string, c: string, form: number, step?: string): string {
+  const gpus = g.gpusPerNode * g.nodes;
+  switch (c) {
+    case "JobID":
+      return step === undefined ? id : `${id}.${step}`;
+    case "Submit":
+      return stamp(g.submit);
+    case "Start":
+      return g.fate === "pending" ? "Unknown" : stamp(g.submit + g.wait);
+    case "End":
+      return g.fate === "done" ? stamp(g.submit + g.wait + g.run) : "Unknown";
+    case "Timelimit":
+      return step !== undefined
+        ? ""
+        : g.limit === undefined
+        ? "UNLIMITED"
+        : limitText(g.limit, form);
+    case "NNodes":
+      return String(g.nodes);
+    case "NCPUS":
+      return String(g.cpusPerNode * g.nodes);
+    case "ReqMem":
+      return step === undefined ? `${g.memG}G${form === 2 ? "n" : ""}` : "";
+    case "AllocTRES":
+      return g.fate === "pending" ? "" : `cpu=${g.cpusPerNode * g.nodes}` +
+        (gpus > 0 ? `,gres/gpu=${gpus}` : "") + `,mem=${g.memG * g.nodes}G,node=${g.nodes}`;
+    case "User":
+      return step === undefined ? g.user : "";
+    case "Account":
+      return g.account;
+    case "Partition":
+      return g.partition;
+    case "State":
+      return g.fate === "done" ? g.state : g.fate === "pending" ? "PENDING" : "RUNNING";
+    case "ExitCode":
+      return g.state === "FAILED" ? "1:0" : "0:0";
+    default:
+      return "00:00:00";
+  }
+}
+
+Deno.test("sacct property: random exports (any column order and field forms) parse back to their jobs", () => {
   const seed = 2801;
   try {
     fc.assert(
       fc.property(
         fc.array(genJob, { minLength: 1, maxLength: 30 }),
-        fc.shuffledSubarray([
-          "JobID",
-          "Submit",
-          "Start",
-          "End",
-          "Timelimit",
-          "NNodes",
-          "User",
-          "Partition",
-          "Elapsed",
-        ], {
-          minLength: 9,
-          maxLength: 9,
+        fc.shuffledSubarray(PROPERTY_COLUMNS, {
+          minLength: PROPERTY_COLUMNS.length,
+          maxLength: PROPERTY_COLUMNS.length,
         }),
         fc.integer({ min: 0, max: 2 }),
         (gen, columns, form) => {
           const lines = [columns.join("|")];
+          const ids = gen.map((g, i) =>
+            g.task === undefined ? `${1000 + i}` : `${1000 + i}_${g.task}`
+          );
           gen.forEach((g, i) => {
-            const id = g.task === undefined ? `${1000 + i}` : `${1000 + i}_${g.task}`;
-            const field = (c: string, step?: string): string => {
-              switch (c) {
-                case "JobID":
-                  return step === undefined ? id : `${id}.${step}`;
-                case "Submit":
-                  return stamp(g.submit);
-                case "Start":
-                  return stamp(g.submit + g.wait);
-                case "End":
-                  return stamp(g.submit + g.wait + g.run);
-                case "Timelimit":
-                  return step !== undefined
-                    ? ""
-                    : g.limit === undefined
-                    ? "UNLIMITED"
-                    : limitText(g.limit, form);
-                case "NNodes":
-                  return String(g.nodes);
-                case "User":
-                  return step === undefined ? g.user : "";
-                case "Partition":
-                  return g.partition;
-                default:
-                  return "00:00:00";
-              }
-            };
-            lines.push(columns.map((c) => field(c)).join("|"));
+            lines.push(columns.map((c) => exportField(g, ids[i], c, form)).join("|"));
             for (const step of ["batch", "0"].slice(0, g.steps)) {
-              lines.push(columns.map((c) => field(c, step)).join("|"));
+              lines.push(columns.map((c) => exportField(g, ids[i], c, form, step)).join("|"));
             }
           });
           const s = parseSacct(lines.join("\n") + "\n", "p.psv", { overrun: "run" });
-          const first = Math.min(...gen.map((g) => g.submit));
-          const want = gen.map((g) => ({
+          const done = gen.filter((g) => g.fate === "done");
+          const first = done.length === 0 ? 0 : Math.min(...done.map((g) => g.submit));
+          const want = done.map((g) => ({
             submitTime: g.submit - first,
             numNodes: g.nodes,
             timeLimit: g.limit ?? g.run,
             actualRunTime: g.run,
             queue: g.partition,
             user: g.user,
+            account: g.account,
           })).map((j, i) => [j, i] as const).sort((a, b) =>
             a[0].submitTime - b[0].submitTime || a[1] - b[1]
-          )
-            .map((p) => p[0]);
+          ).map((p) => p[0]);
           assertEquals(s.jobs, want);
-          assertEquals(s.timeOffset, EPOCH + first);
+          assertEquals(s.timeOffset, done.length === 0 ? 0 : EPOCH + first);
           assertEquals(s.report.steps, gen.reduce((n, g) => n + g.steps, 0));
+          assertEquals(s.report.neverStarted, gen.filter((g) => g.fate === "pending").length);
+          assertEquals(s.report.notEnded, gen.filter((g) => g.fate === "running").length);
+          // Every job line is a record, with what a multi-resource model needs.
+          assertEquals(s.records.map((r) => r.jobId), ids);
           assert(s.records.every((r, i) => r.line > (i === 0 ? 1 : s.records[i - 1].line)));
+          s.records.forEach((r, i) => {
+            const g = gen[i];
+            assertEquals(r.cpus, g.cpusPerNode * g.nodes);
+            assertEquals([r.memory, r.memoryPer], [g.memG * 1024, form === 2 ? "node" : undefined]);
+            const gpus = g.fate === "pending" || g.gpusPerNode === 0
+              ? undefined
+              : g.gpusPerNode * g.nodes;
+            assertEquals(r.gpus, gpus);
+            assertEquals(r.partition, g.partition);
+            assertEquals(r.state, exportField(g, ids[i], "State", form).split(" ")[0]);
+            assertEquals(r.exitCode?.status, g.state === "FAILED" ? 1 : 0);
+          });
         },
       ),
       { seed, numRuns: 200 },
