@@ -37,6 +37,11 @@ const COLUMNS = [
   "ExitCode",
 ] as const;
 type Column = typeof COLUMNS[number];
+// sacct prints local times without an offset, so the hour repeated when
+// daylight saving time ends is ambiguous: a job running across it can read
+// as ending before it started.
+const DST_HINT = " (a daylight-saving change? export with TZ=UTC sacct … and read with " +
+  "--timezone UTC)";
 const REQUIRED: readonly Column[] = ["JobID", "Submit", "Start", "End", "Timelimit", "NNodes"];
 
 export class SacctParser {
@@ -157,7 +162,7 @@ export class SacctParser {
       throw this.#fail(
         `expected a time at or after Start (${this.#get(vals, "Start")}), got '${
           this.#get(vals, "End")
-        }'`,
+        }'` + (start - end <= 3600 && tz !== "UTC" ? DST_HINT : ""),
         "End",
       );
     }

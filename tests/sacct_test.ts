@@ -318,6 +318,23 @@ Deno.test("sacct: bad or contradictory lines are one line naming file, line and 
     got = (e as Error).message;
   }
   assertEquals(got, "x.psv:2: Partition: unknown queue 'cpu' (defined: batch, gpu)");
+  // A job across the autumn change of a zone with daylight saving time can read backwards.
+  got = "";
+  try {
+    parseSacct(
+      `${MIN}\n1|2024-11-03T00:30:00|2024-11-03T01:50:00|2024-11-03T01:10:00|10:00|1|cpu`,
+      "x.psv",
+      { timezone: "America/Chicago" },
+    );
+  } catch (e) {
+    got = (e as Error).message;
+  }
+  assertEquals(
+    got,
+    "x.psv:2: End: expected a time at or after Start (2024-11-03T01:50:00), got " +
+      "'2024-11-03T01:10:00' (a daylight-saving change? export with TZ=UTC sacct … and read " +
+      "with --timezone UTC)",
+  );
 });
 
 Deno.test("sacct: a gzipped file is read like the plain one", async () => {
