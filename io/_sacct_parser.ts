@@ -167,9 +167,14 @@ export class SacctParser {
       );
     }
     const timeLimit = this.#parse("Timelimit", () => slurmTimelimit(this.#get(vals, "Timelimit")!));
+    // A job that never started was allocated nothing, and some Slurm versions
+    // print 0 nodes for it; one that ran had at least one.
     const nodes = this.#parse(
       "NNodes",
-      () => slurmCount(this.#get(vals, "NNodes")!, 1, "a whole number of nodes ≥ 1"),
+      () =>
+        start === undefined
+          ? slurmCount(this.#get(vals, "NNodes")!, 0, "a whole number of nodes")
+          : slurmCount(this.#get(vals, "NNodes")!, 1, "a whole number of nodes ≥ 1"),
     );
     const cpus = this.#optional(
       vals,

@@ -43,7 +43,7 @@ export interface SacctJob {
   readonly end?: number;
   /** `Timelimit` in seconds; absent for `UNLIMITED` and `Partition_Limit`. */
   readonly timeLimit?: number;
-  /** `NNodes`. */
+  /** `NNodes` (0 only for a job that never started: it was allocated nothing). */
   readonly nodes: number;
   /** `NCPUS`. */
   readonly cpus?: number;

@@ -154,16 +154,17 @@ Deno.test("sacct: a full export, steps skipped, jobs that never ran or had not e
     "cpu=8,gres/gpu:a100=2|cpu=8,gres/gpu=2|gpu|bob|ml|TIMEOUT|0:0",
     "102|2024-01-01T00:02:00|None|2024-01-01T00:03:00|01:00:00|1|8|4G|||cpu|bob|ml|CANCELLED by 0|0:0",
     "103|2024-01-01T00:03:00|Unknown|Unknown|01:00:00|4|8|4G|||cpu|eve|ml|PENDING|0:0",
+    "103_[1-4%2]|2024-01-01T00:03:30|None|2024-01-01T00:05:00|01:00:00|0|0|4G|||cpu|eve|ml|CANCELLED by 0|0:0",
     "104+0|2024-01-01T00:04:00|2024-01-01T00:04:00|Unknown|UNLIMITED|1|8|4G|||cpu|eve|ml|RUNNING|0:0",
     "105|2024-01-01T00:00:30|2024-01-01T00:00:30|2024-01-01T01:00:30|Partition_Limit|3|8|4G|||" +
     "cpu|eve||FAILED|1:0",
   ].join("\n") + "\n";
   const s = parseSacct(text, "x.psv");
   assertEquals(s.report, {
-    read: 6,
+    read: 7,
     steps: 2,
     accepted: 3,
-    neverStarted: 2,
+    neverStarted: 3,
     notEnded: 1,
     noLimit: 1,
     overruns: 1,
