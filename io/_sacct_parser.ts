@@ -44,6 +44,9 @@ const DST_HINT = " (a daylight-saving change? export with TZ=UTC sacct … and r
   "--timezone UTC)";
 const REQUIRED: readonly Column[] = ["JobID", "Submit", "Start", "End", "Timelimit", "NNodes"];
 
+/** Distinct TRES strings remembered (an export of unique ones parses each anyway). */
+const TRES_CACHE = 4096;
+
 export class SacctParser {
   readonly #file: string;
   readonly #timezone: string;
@@ -58,6 +61,17 @@ export class SacctParser {
   readonly #records: SacctJob[] = [];
   readonly #seen = new Map<string, number>();
   #steps = 0;
+  // Jobs of one shape print the same TRES string: each distinct string is
+  // parsed once and its (frozen) result shared by the records.
+  readonly #tresSeen = new Map<string, Readonly<Record<string, number>>>();
+  readonly #tres = (v: string): Readonly<Record<string, number>> => {
+    let t = this.#tresSeen.get(v);
+    if (t === undefined) {
+      t = Object.freeze(slurmTres(v));
+      if (this.#tresSeen.size < TRES_CACHE) this.#tresSeen.set(v, t);
+    }
+    return t;
+  };
   #stopped = false;
 
   constructor(file: string, options: SacctReadOptions) {
@@ -182,8 +196,8 @@ export class SacctParser {
       (v) => v === "" ? undefined : slurmCount(v, 0, "a whole number of CPUs"),
     );
     const mem = this.#optional(vals, "ReqMem", slurmReqMem);
-    const reqTres = this.#optional(vals, "ReqTRES", slurmTres);
-    const allocTres = this.#optional(vals, "AllocTRES", slurmTres);
+    const reqTres = this.#optional(vals, "ReqTRES", this.#tres);
+    const allocTres = this.#optional(vals, "AllocTRES", this.#tres);
     const gpus = (allocTres === undefined ? undefined : tresGpus(allocTres)) ??
       (reqTres === undefined ? undefined : tresGpus(reqTres));
     const state = this.#optional(vals, "State", slurmState);
