@@ -1,5 +1,6 @@
 // Chooses a reader for the input and turns what it read into jobs for the
-// engine: DR_EVT CSV (simple or lassen) or SWF, simulation or replay.
+// engine: DR_EVT CSV (simple or lassen), SWF or a Slurm accounting export
+// (sacct --parsable2), simulation or replay.
 
 import { EvtsimError } from "../core/errors.ts";
 import { checkTimeBound, MAX_EXACT } from "../core/_input_check.ts";
@@ -7,6 +8,7 @@ import type { JobSpec, RecordedJob } from "../core/types.ts";
 import { readTrace } from "../io/trace_csv.ts";
 import { formatSwfReport, readSwf } from "../io/swf.ts";
 import type { OverrunPolicy, SwfHeader, SwfUnit } from "../io/swf.ts";
+import { formatSacctReport, readSacct } from "../io/sacct.ts";
 import { describeFsError } from "../io/fs_errors.ts";
 
 /** What a whole input file gave. */
@@ -32,7 +34,7 @@ export interface LoadedInput {
 
 /** How to read one input file. */
 export interface LoadOptions {
-  readonly format: "simple" | "lassen" | "swf";
+  readonly format: TraceFormat;
   readonly timezone: string;
   readonly maxJobs: number;
   readonly runTimeMode: "actual" | "limit" | "distribution";
@@ -49,10 +51,45 @@ export interface LoadOptions {
   readonly keepSwfFields?: boolean;
 }
 
-/** The format for a path when none was given: SWF for .swf / .swf.gz. */
-export function formatFor(path: string, given: string | undefined): "simple" | "lassen" | "swf" {
-  if (given === "simple" || given === "lassen" || given === "swf") return given;
-  return /\.swf(\.gz)?$/i.test(path) ? "swf" : "simple";
+/** The input formats `--trace_format` names. */
+export type TraceFormat = "simple" | "lassen" | "swf" | "sacct";
+
+/**
+ * The format for a path when none was given: SWF for .swf / .swf.gz, a Slurm
+ * accounting export for .psv / .sacct (optionally .gz), else DR_EVT's CSV.
+ */
+export function formatFor(path: string, given: string | undefined): TraceFormat {
+  if (given === "simple" || given === "lassen" || given === "swf" || given === "sacct") {
+    return given;
+  }
+  if (/\.swf(\.gz)?$/i.test(path)) return "swf";
+  return /\.(psv|sacct)(\.gz)?$/i.test(path) ? "sacct" : "simple";
+}
+
+/**
+ * {@link formatFor}, and then a file it would read as DR_EVT's CSV is read as
+ * a Slurm accounting export when its first line is a `|`-separated header
+ * naming a JobID column (sacct --parsable2's), whatever the file's name. An
+ * explicit format is never second-guessed; gzip files and anything but a
+ * regular file (a pipe) are judged by name only.
+ */
+export async function sniffFormat(path: string, given: string | undefined): Promise<TraceFormat> {
+  const format = formatFor(path, given);
+  if (given !== undefined || format !== "simple" || /\.gz$/i.test(path)) return format;
+  let head: string;
+  try {
+    // Only a regular file: reading the start of a pipe would take it from the reader.
+    if (!(await Deno.stat(path)).isFile) return format;
+    using file = await Deno.open(path, { read: true });
+    const buf = new Uint8Array(4096);
+    const n = await file.read(buf);
+    head = new TextDecoder().decode(buf.subarray(0, n ?? 0));
+  } catch {
+    return format; // the reader reports an unreadable file
+  }
+  const first = head.replace(/^\uFEFF/, "").split("\n", 1)[0].replace(/\r$/, "");
+  const names = first.split("|").map((c) => c.trim().toLowerCase());
+  return names.length > 1 && names.includes("jobid") ? "sacct" : format;
 }
 
 /** Reads one input file. */
@@ -81,6 +118,25 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
         procsPerNode: swf.report.procsPerNode,
         fields: swf.fields,
       },
+    };
+  }
+  if (o.format === "sacct") {
+    const sacct = await readSacct(path, {
+      timezone: o.timezone,
+      overrun: o.overrun ?? "kill",
+      maxJobs: o.maxJobs,
+      queues: o.queues,
+    });
+    checkJobTimes(sacct.jobs, path);
+    return {
+      mode: "simulation",
+      jobs: sacct.jobs,
+      recorded: [],
+      // The partition is each job's queue: shown in the schedule, and bound to
+      // the queues of --queues when they are given.
+      queueColumn: sacct.jobs.some((j) => j.queue !== undefined) ? "queue" : undefined,
+      messages: formatSacctReport(sacct, path),
+      linesRead: sacct.report.read,
     };
   }
   const t = await readTrace(path, {

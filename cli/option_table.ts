@@ -255,8 +255,9 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     name: "trace_format",
     short: "f",
     kind: "enum",
-    values: ["simple", "lassen", "swf"],
-    help: "input format (default simple; swf for .swf/.swf.gz files)",
+    values: ["simple", "lassen", "swf", "sacct"],
+    help: "input format (default simple; swf for .swf/.swf.gz files, sacct for .psv/.sacct " +
+      "files and files whose header is sacct --parsable2's)",
   },
   {
     name: "timestamp_format",

@@ -169,10 +169,10 @@ export function simulateHelp(): string {
   const lines = [
     "usage: evtsim simulate TRACE [options]",
     "",
-    "Simulates batch scheduling of TRACE (DR_EVT CSV, Lassen CSV or SWF) and writes the schedule",
-    "CSV and the resource CSV. Options use DR_EVT's names; kebab-case spellings work too, and",
-    "short options take attached values and bundle (-n128, -Mv). Relative paths are taken from",
-    "the folder the command was run in.",
+    "Simulates batch scheduling of TRACE (DR_EVT CSV, Lassen CSV, SWF, or a Slurm accounting",
+    "export from sacct --parsable2) and writes the schedule CSV and the resource CSV. Options",
+    "use DR_EVT's names; kebab-case spellings work too, and short options take attached values",
+    "and bundle (-n128, -Mv). Relative paths are taken from the folder the command was run in.",
     "",
   ];
   for (const o of SIMULATE_OPTIONS) {
@@ -194,6 +194,7 @@ export function simulateHelp(): string {
     "  evtsim simulate log.swf.gz -o sched.swf   (the log as simulated: its header, job numbers,",
     "                                            users, queues, partitions and statuses kept)",
     "  evtsim simulate jobs.csv -n 128 -o sched.parquet --extended_output",
+    "  evtsim simulate jobs.psv -n 16 -z Europe/Berlin   (sacct -a -X --parsable2 --format=...)",
     "  evtsim simulate -c run.yaml -n 256      (the config's total_nodes is overridden)",
     "",
     "Exit status: 0 on success, 1 on a usage, input or output error, 130/143 when interrupted.",

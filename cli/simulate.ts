@@ -18,11 +18,11 @@ import { parseMeasureWindow, SLOWDOWN_TAU, statsJsonText } from "../io/stats_jso
 import type { MetricsOptions } from "../core/metrics.ts";
 import { parseTimestamp } from "../io/timestamps.ts";
 import {
-  formatFor,
   type LoadedInput,
   loadInput,
   type LoadOptions,
   readInfileList,
+  sniffFormat,
 } from "./load.ts";
 import {
   parseCommandLineAsync,
@@ -79,7 +79,7 @@ export async function simulateCommand(
   const firstPath = sources.paths[0];
   const maxJobs = num(o, "max_jobs") ?? 0;
   let loadOptions: LoadOptions = {
-    format: formatFor(firstPath, str(o, "trace_format")),
+    format: await sniffFormat(firstPath, str(o, "trace_format")),
     timezone,
     maxJobs,
     runTimeMode,
@@ -486,7 +486,10 @@ function startTimeOf(o: ParsedOptions, timezone: string, mode: "simulation" | "r
  */
 export function defaultOutfile(input: string): string {
   const name = input.slice(input.lastIndexOf("/") + 1);
-  const stem = name.replace(/\.swf\.gz$/i, "").replace(/\.(csv|swf|txt|list)$/i, "");
+  const stem = name.replace(/\.(swf|psv|sacct)\.gz$/i, "").replace(
+    /\.(csv|swf|psv|sacct|txt|list)$/i,
+    "",
+  );
   return `${stem}_sim.csv`;
 }
 

@@ -8,7 +8,9 @@
  * stream) and Standard Workload Format logs from the Parallel Workloads
  * Archive ({@linkcode readSwf} for a file, {@linkcode readSwfStream} for a
  * byte stream, {@linkcode parseSwfText} for a string; gzip input is
- * decompressed on the fly). Bad input throws an `EvtsimError` whose message
+ * decompressed on the fly), and Slurm accounting exports (`sacct --parsable2`:
+ * {@linkcode readSacct}, {@linkcode readSacctStream}, {@linkcode parseSacct}).
+ * Bad input throws an `EvtsimError` whose message
  * names the file, line and field.
  *
  * Writers: {@linkcode scheduleCsv} and {@linkcode resourceCsv} make whole
@@ -45,6 +47,18 @@
  * console.assert(swf.machineSize === 16 && swf.jobs[0].numNodes === 1);
  * ```
  *
+ * @example Read a Slurm accounting export (`sacct -X --parsable2`)
+ * ```ts
+ * import { parseSacct } from "@evtsim/evtsim/io";
+ * const text = "JobID|Submit|Start|End|Timelimit|NNodes|User|Partition|State\n" +
+ *   "41|2024-03-04T09:00:00|2024-03-04T09:00:20|2024-03-04T09:30:20|01:00:00|2|ann|gpu|COMPLETED\n" +
+ *   "41.batch|2024-03-04T09:00:00|2024-03-04T09:00:20|2024-03-04T09:30:20||1|||COMPLETED\n";
+ * const { jobs, timeOffset } = parseSacct(text, "jobs.psv");
+ * // Times are seconds after the first submit (epoch timeOffset); step lines are skipped.
+ * console.assert(jobs.length === 1 && jobs[0].actualRunTime === 1800 && jobs[0].queue === "gpu");
+ * console.assert(timeOffset === 1709542800);
+ * ```
+ *
  * @module
  */
 
@@ -68,6 +82,16 @@ export {
   type SwfReadOptions,
   type SwfUnit,
 } from "./swf.ts";
+export {
+  formatSacctReport,
+  type LoadedSacct,
+  parseSacct,
+  readSacct,
+  readSacctStream,
+  type SacctJob,
+  type SacctLoadReport,
+  type SacctReadOptions,
+} from "./sacct.ts";
 export {
   resourceCsv,
   resourceCsvHeader,

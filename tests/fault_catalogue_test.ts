@@ -870,6 +870,68 @@ const INPUT_ROWS: FaultRow[] = [
     expected:
       /run_resources\.csv:2: free_nodes \+ allocated_nodes is 999999999999 nodes, more than a report draws \(16777216\)$/,
   },
+  // Issue 28 item 2: Slurm accounting exports (sacct --parsable2).
+  {
+    surface: "in-process",
+    input: "simulate on a sacct export whose header has no NNodes column",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/j.psv`, "JobID|Submit|Start|End|Timelimit\n");
+      return await cli(["simulate", `${dir}/j.psv`, "-n", "8", "-o", `${dir}/o.csv`]);
+    },
+    expected: /j\.psv:1: header: expected the columns JobID, .* missing NNodes$/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate on a sacct export with NNodes 'two'",
+    run: async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/j.psv`,
+        "JobID|Submit|Start|End|Timelimit|NNodes\n" +
+          "1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|10:00|two\n",
+      );
+      return await cli(["simulate", `${dir}/j.psv`, "-n", "8", "-o", `${dir}/o.csv`]);
+    },
+    expected: /j\.psv:2: NNodes: expected a whole number of nodes ≥ 1, got 'two'$/,
+  },
+  {
+    surface: "process",
+    input: "simulate on a sacct export whose End is before its Start",
+    run: async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/j.psv`,
+        "JobID|Submit|Start|End|Timelimit|NNodes\n" +
+          "1|2024-01-01T00:00:00|2024-01-01T00:05:00|2024-01-01T00:01:00|10:00|1\n",
+      );
+      return await cliProcess(["simulate", `${dir}/j.psv`, "-n", "8", "-o", `${dir}/o.csv`]);
+    },
+    expected: /j\.psv:2: End: expected a time at or after Start \(2024-01-01T00:05:00\), got/,
+  },
+  {
+    surface: "in-process",
+    input: "compare on a sacct export with Timelimit '1h'",
+    run: async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/j.psv`,
+        "JobID|Submit|Start|End|Timelimit|NNodes\n" +
+          "1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|1h|1\n",
+      );
+      return await cli(["compare", `${dir}/j.psv`, "-n", "8", "--policies", "none,easy"]);
+    },
+    expected:
+      /j\.psv:2: Timelimit: expected \[D-\]HH:MM:SS, MM:SS, UNLIMITED or Partition_Limit, got '1h'$/,
+  },
+  {
+    surface: "library",
+    input: "parseSacct of an export naming one JobID twice",
+    run: async () => {
+      const { parseSacct } = await import("../io/mod.ts");
+      const line = "7_1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|10:00|1\n";
+      return library(() =>
+        parseSacct("JobID|Submit|Start|End|Timelimit|NNodes\n" + line + line, "j.psv")
+      );
+    },
+    expected: /^j\.psv:3: JobID: expected each job once, got '7_1' again \(line 2\)$/,
+  },
 ];
 
 /** A policy module (first fit) and a run of it recorded into `dir/run.replay`. */
