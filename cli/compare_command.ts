@@ -12,6 +12,7 @@ import { formatG } from "./report.ts";
 import type { Console } from "./simulate.ts";
 import { simulateCommand } from "./simulate.ts";
 import { jobFigures, readScheduleCsv } from "./_run_files.ts";
+import { optionsLine } from "./_report_figures.ts";
 import type { RunSummary } from "./report_command.ts";
 import { didYouMean } from "./_suggest.ts";
 import { CONSERVATIVE_NOTE, isDrEvtConservative } from "./_policy_notes.ts";
@@ -174,6 +175,10 @@ export function parsePolicies(
 /** The files of one policy's run. */
 export interface PolicyRun {
   readonly summary: PolicySummary;
+  /** The run's input files (its stats JSON's `inputs`). */
+  readonly inputs: readonly string[];
+  /** The options the run was simulated with, as one line (no file of compare's own). */
+  readonly options: string;
   readonly schedule: string;
   readonly resources: string;
 }
@@ -208,7 +213,10 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
           resources: r.resources,
         })),
         parsed.report,
-        {},
+        {
+          ...(runs[0].inputs[0] !== undefined ? { trace: runs[0].inputs[0] } : {}),
+          runOptions: runs.map((r) => r.options),
+        },
       );
     }
     const rows = runs.map((r) => r.summary);
@@ -257,6 +265,8 @@ async function runPolicy(
   return {
     schedule,
     resources,
+    inputs: doc.inputs,
+    options: optionsLine(doc.options),
     summary: {
       policy: p.name,
       jobs: s.jobsCompleted,

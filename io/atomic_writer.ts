@@ -157,6 +157,12 @@ export class AtomicTextWriter {
     this.used = used;
   }
 
+  /** Appends bytes as they are (a PNG, say). */
+  bytes(data: Uint8Array): void {
+    this.drain();
+    this.writeBytes(data);
+  }
+
   private encodeRest(rest: string): void {
     for (;;) {
       const { read, written } = this.encoder.encodeInto(rest, this.buffer.subarray(this.used));
