@@ -1,7 +1,7 @@
 // `evtsim report RUN... --out report.html`: one self-contained HTML file
 // comparing finished runs. Every chart is an inline SVG rendered here by
 // ECharts' server-side renderer; the page has no script and loads nothing.
-// Long series are down-sampled before drawing (see downsampleSteps).
+// Time series are drawn as rolling means (see _report_figures.ts).
 
 import * as echarts from "echarts";
 import { EvtsimError } from "../core/errors.ts";
@@ -70,8 +70,6 @@ export interface ReportOptions {
 }
 
 const WIDTH = 960;
-/** Pixel columns a time series is reduced to (one min/max pair each). */
-export const BUCKETS = 960;
 /** Points of a CDF as drawn (evenly spaced quantiles). */
 const CDF_POINTS = 500;
 /** Most jobs drawn in an occupancy chart (the earliest-starting ones). */
@@ -274,7 +272,10 @@ export async function writeReport(
     meanWindow,
   });
   const pngs = options.figures !== undefined
-    ? await (await import("./_figure_png.ts")).svgsToPng(figures.map((f) => f.svg))
+    ? await (await import("./_figure_png.ts")).svgsToPng(
+      figures.map((f) => f.svg),
+      figures.map((f) => f.name),
+    )
     : [];
   const output = new AtomicOutputSet();
   try {
@@ -346,47 +347,6 @@ export function defaultWindow(s: ScheduleColumns): [number, number] {
   const mid = percentile(s.begin.slice().sort(), 50)!;
   const start = Math.min(mid, hi - 86400);
   return [start, start + 86400];
-}
-
-/**
- * Down-samples a step function (value `v[i]` from `t[i]` on) over [lo, hi]
- * to `buckets` pixel columns: each column keeps the minimum and maximum the
- * function takes in it (in the order they occur), so spikes survive. Of
- * several values at one time only the last counts (the others last no time).
- */
-export function downsampleSteps(
-  t: Float64Array,
-  v: Float64Array,
-  lo: number,
-  hi: number,
-  buckets = BUCKETS,
-): [number, number][] {
-  const out: [number, number][] = [];
-  if (t.length === 0 || hi <= lo) return out;
-  const width = (hi - lo) / buckets;
-  let i = 0;
-  let current = v[0];
-  for (let b = 0; b < buckets; b++) {
-    const start = lo + b * width;
-    const end = b === buckets - 1 ? Infinity : start + width;
-    let min = current, max = current, minAt = -1, maxAt = -1;
-    while (i < t.length && t[i] < end) {
-      current = v[i];
-      // Several rows at one time: only the last is a state that lasts.
-      if (i + 1 < t.length && t[i + 1] === t[i]) {
-        i++;
-        continue;
-      }
-      if (current < min) [min, minAt] = [current, i];
-      if (current > max) [max, maxAt] = [current, i];
-      i++;
-    }
-    const x = start + width / 2;
-    if (min === max) out.push([x, min]);
-    else if (minAt <= maxAt) out.push([x, min], [x, max]);
-    else out.push([x, max], [x, min]);
-  }
-  return out;
 }
 
 function queueSteps(s: ScheduleColumns): { t: Float64Array; v: Float64Array } {
