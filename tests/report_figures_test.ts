@@ -308,3 +308,35 @@ Deno.test("report --mean_window: a bad window is one usage line, nothing written
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the README's figures (docs/figures/*.svg) are what 'deno task figures' writes now", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-figures-" });
+  try {
+    const root = new URL("../", import.meta.url).pathname;
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-read",
+        "--allow-write",
+        "--allow-env",
+        "--allow-sys",
+        `${root}docs/make_figures.ts`,
+        dir,
+      ],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assertEquals(r.code, 0, new TextDecoder().decode(r.stderr));
+    const names = (d: string) => [...Deno.readDirSync(d)].map((e) => e.name).sort();
+    assertEquals(names(dir), names(`${root}docs/figures`));
+    for (const n of names(dir)) {
+      assert(
+        Deno.readTextFileSync(`${dir}/${n}`) === Deno.readTextFileSync(`${root}docs/figures/${n}`),
+        `docs/figures/${n} is stale: run 'deno task figures' and commit it`,
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
