@@ -228,3 +228,27 @@ export function optionsLine(options: Readonly<Record<string, unknown>>): string 
     .filter(([k]) => !OUTPUT_OPTIONS.has(k))
     .map(([k, v]) => v === true ? `--${k}` : `--${k} ${v}`).join(" ");
 }
+
+/**
+ * Per job, 1 when it started before a job submitted strictly earlier did (the
+ * policy let it overtake: backfilling or a reordering picker), else 0. Read
+ * from the schedule alone, so it holds for any policy.
+ */
+export function overtook(s: {
+  readonly count: number;
+  readonly submit: Float64Array;
+  readonly begin: Float64Array;
+}): Uint8Array {
+  const order = Array.from({ length: s.count }, (_, i) => i)
+    .sort((a, b) => s.submit[a] - s.submit[b] || a - b);
+  const flags = new Uint8Array(s.count);
+  let before = -Infinity; // latest start among jobs submitted strictly earlier
+  for (let k = 0; k < order.length;) {
+    let e = k;
+    while (e < order.length && s.submit[order[e]] === s.submit[order[k]]) e++;
+    for (let q = k; q < e; q++) if (before > s.begin[order[q]]) flags[order[q]] = 1;
+    for (let q = k; q < e; q++) before = Math.max(before, s.begin[order[q]]);
+    k = e;
+  }
+  return flags;
+}

@@ -15,6 +15,7 @@ import {
   formatNumber,
   ganttLayout,
   optionsLine,
+  overtook,
   rollingMean,
   type TraceProvenance,
   traceProvenance,
@@ -132,7 +133,8 @@ export function reportHelp(): string {
     "Utilization and queue length are time-weighted means over the trailing",
     "--mean_window, at 480 times; CDFs are drawn at 500 quantiles. The Gantt",
     "chart's node numbers are a drawing layout (first fit in start order), not",
-    "the scheduler's allocation, which evtsim does not record.",
+    "the scheduler's allocation, which evtsim does not record; a job is orange",
+    "when it started before an earlier-submitted job (backfilled or reordered).",
     "",
     "options:",
     ...optionHelp(OPTIONS),
@@ -395,7 +397,7 @@ function render(option: Record<string, unknown>, height = 360): string {
   chart.setOption({
     animation: false,
     grid: { left: 80, right: 60, top: 70, bottom: 55 },
-    legend: { top: 30 },
+    legend: { top: 30, itemGap: 24 },
     ...option,
   });
   const svg = chart.renderToSVGString();
@@ -541,10 +543,12 @@ function waitBySize(runs: readonly LoadedRun[]): string {
 
 // Node occupancy in [lo, hi) as a Gantt chart (node x time): the drawing
 // layout of ganttLayout (first fit in start order, not the scheduler's own
-// allocation, which evtsim does not record); one colour per job.
+// allocation, which evtsim does not record), coloured by whether the job
+// overtook an earlier-submitted one (see overtook).
 function occupancy(r: LoadedRun, lo: number, hi: number, time: TimeAxis): string {
   const total = r.resources.totalNodes;
   const { rects, jobs, shown } = ganttLayout(r.schedule, total, lo, hi, GANTT_JOBS);
+  const ahead = overtook(r.schedule);
   const note = jobs > shown
     ? ` (first ${formatNumber(shown)} of ${formatNumber(jobs)} jobs)`
     : ` (${formatNumber(jobs)} jobs)`;
@@ -554,12 +558,12 @@ function occupancy(r: LoadedRun, lo: number, hi: number, time: TimeAxis): string
       left: "center",
       textStyle: { fontSize: 14 },
     },
-    legend: { show: false },
     xAxis: time.axis(lo, hi),
     yAxis: numberAxis({ type: "value", name: "node", nameGap: 45, min: 0, max: total }),
-    series: [{
+    series: GANTT_KINDS.map((kind, k) => ({
       type: "custom",
-      name: "jobs",
+      name: kind.name,
+      color: kind.colour,
       renderItem: (
         _params: unknown,
         api: {
@@ -572,16 +576,26 @@ function occupancy(r: LoadedRun, lo: number, hi: number, time: TimeAxis): string
         return {
           type: "rect",
           shape: { x: x0, y: y1, width: Math.max(0.5, x1 - x0), height: Math.max(0.5, y0 - y1) },
-          style: { fill: PALETTE[api.value(4) % PALETTE.length], stroke: "#fff", lineWidth: 0.2 },
+          style: { fill: kind.colour, stroke: "#fff", lineWidth: 0.4 },
         };
       },
       encode: { x: [0, 1], y: [2, 3] },
-      data: rects.map((g) => [time.at(g.start), time.at(g.end), g.fromNode, g.toNode, g.job]),
-    }],
+      data: rects.filter((g) => ahead[g.job] === k).map((g) => [
+        time.at(g.start),
+        time.at(g.end),
+        g.fromNode,
+        g.toNode,
+        g.job,
+      ]),
+    })),
   }, 420);
 }
 
-const PALETTE = ["#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452"];
+// The Gantt chart's colours: the policy's decision, as the schedule shows it.
+const GANTT_KINDS = [
+  { name: "in submission order", colour: "#5470c6" },
+  { name: "overtook an earlier job", colour: "#fc8452" },
+];
 
 /** Titles of the charts, in page order, before the per-run occupancy charts. */
 export const CHART_TITLES = [

@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
-import { ganttLayout, rollingMean } from "../cli/_report_figures.ts";
+import { ganttLayout, overtook, rollingMean } from "../cli/_report_figures.ts";
 import { readResourceCsv, readScheduleCsv } from "../cli/_run_files.ts";
 import { PNG_WIDTH } from "../cli/_figure_png.ts";
 import { VERSION } from "../cli/version.ts";
@@ -175,10 +175,18 @@ Deno.test("report --trace --figures: every figure alone as SVG and PNG, with dat
     })();
     const layout = ganttLayout(schedule, resources.totalNodes, window[0], window[1], 4000);
     const rects = [
-      ...svg("gantt_1_easy").matchAll(/<path d="M[^"]*Z"[^>]*ecmeta_data_index="(\d+)"/g),
+      ...svg("gantt_1_easy").matchAll(
+        /<path d="M[^"]*Z"[^>]*ecmeta_series_index="(\d+)" ecmeta_data_index="(\d+)" ecmeta_ssr_type="chart"/g,
+      ),
     ];
     assertEquals(rects.length, layout.rects.length);
-    assertEquals(new Set(rects.map((m) => Number(m[1]))).size, layout.rects.length);
+    assertEquals(new Set(rects.map((m) => `${m[1]}:${m[2]}`)).size, layout.rects.length);
+    // Coloured by the policy's decision: as many in each series as jobs of that kind.
+    const ahead = overtook(schedule);
+    const inSeries = (k: number) => rects.filter((m) => m[1] === String(k)).length;
+    assertEquals(inSeries(1), layout.rects.filter((g) => ahead[g.job] === 1).length);
+    assertEquals(inSeries(0), layout.rects.filter((g) => ahead[g.job] === 0).length);
+    assert(texts(svg("gantt_1_easy")).includes("overtook an earlier job"));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -339,4 +347,26 @@ Deno.test("the README's figures (docs/figures/*.svg) are what 'deno task figures
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("overtook marks the jobs that started before an earlier-submitted job (plain reference)", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 40 })), {
+        maxLength: 30,
+      }),
+      (jobs) => {
+        const s = {
+          count: jobs.length,
+          submit: Float64Array.from(jobs, (j) => j[0]),
+          begin: Float64Array.from(jobs, (j) => j[0] + j[1]),
+        };
+        const want = jobs.map((_, j) =>
+          jobs.some((_, i) => s.submit[i] < s.submit[j] && s.begin[i] > s.begin[j]) ? 1 : 0
+        );
+        assertEquals([...overtook(s)], want);
+      },
+    ),
+    { seed: 31, numRuns: 300 },
+  );
 });
