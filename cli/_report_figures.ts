@@ -3,6 +3,7 @@
 // time when the trace's SWF header gives `UnixStartTime`, the trace's
 // provenance (name, SHA-256) and the drawing layout of the node Gantt chart.
 
+import { EvtsimError } from "../core/errors.ts";
 import { gunzipText } from "./_report_gzip.ts";
 
 /** Readable windows for a rolling mean, in seconds (1 min .. 30 days). */
@@ -106,7 +107,13 @@ export interface TraceProvenance {
  * SWF log (gzipped or not), the header's `UnixStartTime` when positive.
  */
 export async function traceProvenance(path: string): Promise<TraceProvenance> {
-  const bytes = await Deno.readFile(path);
+  let bytes: Uint8Array<ArrayBuffer>;
+  try {
+    bytes = await Deno.readFile(path);
+  } catch (e) {
+    const why = e instanceof Deno.errors.NotFound ? "trace not found" : "cannot read the trace";
+    throw new EvtsimError("input", `${why} (--trace)`, { file: path });
+  }
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   const sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
   const text = /\.gz$/i.test(path) ? await gunzipText(bytes, 1 << 16) : headOf(bytes);

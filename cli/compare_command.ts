@@ -214,7 +214,7 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
         })),
         parsed.report,
         {
-          ...(runs[0].inputs[0] !== undefined ? { trace: runs[0].inputs[0] } : {}),
+          ...(runs[0].inputs.length === 1 ? { trace: runs[0].inputs[0] } : {}),
           runOptions: runs.map((r) => r.options),
         },
       );

@@ -13,6 +13,16 @@ import { readResourceCsv, readScheduleCsv } from "../cli/_run_files.ts";
 import { PNG_WIDTH } from "../cli/_figure_png.ts";
 import { VERSION } from "../cli/version.ts";
 
+const DEMO = new URL("../examples/demo_trace.csv", import.meta.url).pathname;
+const exists = (p: string) => {
+  try {
+    Deno.statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 // 2003-07-01 00:00:00 UTC.
 const UNIX_START = 1057017600;
 
@@ -292,7 +302,7 @@ Deno.test("rollingMean is the trailing time-weighted mean of the step series (pl
   );
 });
 
-Deno.test("report --mean_window: a bad window is one usage line, nothing written", async () => {
+Deno.test("report --mean_window and --trace: bad values are one line, nothing written", async () => {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-figures-" });
   try {
     for (const bad of ["0", "1h", "", "0.0"]) {
@@ -312,6 +322,26 @@ Deno.test("report --mean_window: a bad window is one usage line, nothing written
       ]);
     }
     assertEquals([...Deno.readDirSync(dir)], []);
+    // A trace that is not there: one line naming it, nothing written.
+    const runs = await runCli(["simulate", DEMO, "-n", "128", "-o", `${dir}/d.csv`]);
+    assertEquals(runs.code, 0, runs.err.join("\n"));
+    for (
+      const [trace, why] of [[`${dir}/none.swf`, "trace not found"], [dir, "cannot read the trace"]]
+    ) {
+      const r = await runCli([
+        "report",
+        `${dir}/d.csv`,
+        "--trace",
+        trace,
+        "--figures",
+        `${dir}/figs`,
+        "--out",
+        `${dir}/r.html`,
+      ]);
+      assertEquals(r.code, 1);
+      assertEquals(r.err, [`evtsim: ${trace}: ${why} (--trace)`]);
+    }
+    assert(!exists(`${dir}/r.html`) && !exists(`${dir}/figs`));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
