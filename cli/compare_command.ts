@@ -15,6 +15,7 @@ import type { Console } from "./simulate.ts";
 import { inputsOf, simulateCommand, sourcesOf } from "./simulate.ts";
 import { parseCommandLineAsync } from "./options.ts";
 import { checkOutputPath, type NamedPath } from "./paths.ts";
+import { optionsLine } from "./_report_figures.ts";
 import { didYouMean } from "./_suggest.ts";
 import { CONSERVATIVE_NOTE, isDrEvtConservative } from "./_policy_notes.ts";
 
@@ -180,6 +181,10 @@ export function parsePolicies(
 /** The files of one policy's run. */
 export interface PolicyRun {
   readonly summary: PolicySummary;
+  /** The run's input files (its stats JSON's `inputs`). */
+  readonly inputs: readonly string[];
+  /** The options the run was simulated with, as one line (no file of compare's own). */
+  readonly options: string;
   readonly schedule: string;
   readonly resources: string;
   /** How its metrics were measured (its options as simulate took them). */
@@ -220,7 +225,13 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
           resources: r.resources,
         })),
         parsed.report,
-        { option: "--report", inputs, metrics: runs[0].metricsOptions },
+        {
+          option: "--report",
+          inputs,
+          metrics: runs[0].metricsOptions,
+          ...(runs[0].inputs.length === 1 ? { trace: runs[0].inputs[0] } : {}),
+          runOptions: runs.map((r) => r.options),
+        },
       );
     }
     const rows = runs.map((r) => r.summary);
@@ -276,6 +287,8 @@ async function runPolicy(
     schedule,
     resources,
     metricsOptions: metricsOptionsOf(doc.options),
+    inputs: doc.inputs,
+    options: optionsLine(doc.options),
     summary: {
       policy: p.name,
       metrics: doc.metrics,

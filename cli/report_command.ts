@@ -1,7 +1,7 @@
 // `evtsim report RUN... --out report.html`: one self-contained HTML file
 // comparing finished runs. Every chart is an inline SVG rendered here by
 // ECharts' server-side renderer; the page has no script and loads nothing.
-// Long series are down-sampled before drawing (see downsampleSteps).
+// Time series are drawn as rolling means (see _report_figures.ts).
 
 import * as echarts from "echarts";
 import { EvtsimError } from "../core/errors.ts";
@@ -14,6 +14,19 @@ import {
   type MetricsOptions,
 } from "../core/metrics.ts";
 import { formatG } from "./report.ts";
+import { VERSION } from "./version.ts";
+import {
+  defaultMeanWindow,
+  formatDate,
+  formatNumber,
+  ganttLayout,
+  optionsLine,
+  overtook,
+  rollingMean,
+  type TraceProvenance,
+  traceProvenance,
+  windowWords,
+} from "./_report_figures.ts";
 import type { Console } from "./simulate.ts";
 import { defaultResourceFile } from "./simulate.ts";
 import {
@@ -26,11 +39,24 @@ import {
 import { optionHelp, parseCommandArgs } from "./_command_args.ts";
 import { checkOutputPath, type NamedPath } from "./paths.ts";
 
+export { optionsLine };
+
 /** One run to report: a label and its two files. */
 export interface RunFiles {
   readonly label: string;
   readonly schedule: string;
   readonly resources: string;
+}
+
+/** Where the report's runs came from, as the page states it. */
+export interface Provenance {
+  readonly trace?: TraceProvenance;
+  /** Per run (in order): the options it was simulated with, when known. */
+  readonly runOptions?: readonly (string | undefined)[];
+  /** When the report was made (ISO 8601, UTC). */
+  readonly date: string;
+  /** The rolling-mean window (seconds). */
+  readonly meanWindow: number;
 }
 
 /** Report options. */
@@ -45,11 +71,19 @@ export interface ReportOptions {
   readonly inputs?: readonly NamedPath[];
   /** How the summary table's metrics are measured (τ, measure window). */
   readonly metrics?: MetricsOptions;
+  /** The trace the runs simulated: named with its SHA-256; its SWF `UnixStartTime` dates the axes. */
+  readonly trace?: string;
+  /** Per run (in order): the options it was simulated with, shown instead of its file names. */
+  readonly runOptions?: readonly (string | undefined)[];
+  /** The rolling-mean window of utilization and queue length (s; default from the span). */
+  readonly meanWindow?: number;
+  /** Also write every figure alone as NAME.svg and NAME.png into this folder. */
+  readonly figures?: string;
+  /** The report's date (default: now); fixed by tests and the figures task. */
+  readonly date?: Date;
 }
 
 const WIDTH = 960;
-/** Pixel columns a time series is reduced to (one min/max pair each). */
-export const BUCKETS = 960;
 /** Points of a CDF as drawn (evenly spaced quantiles). */
 const CDF_POINTS = 500;
 /** Most jobs drawn in an occupancy chart (the earliest-starting ones). */
@@ -73,6 +107,25 @@ const OPTIONS = {
     value: "START:END",
     help: "the summary table measures only jobs submitted in [START, END) seconds",
   },
+  trace: {
+    type: "string",
+    value: "FILE",
+    help: "the trace the runs simulated: the page names it with its SHA-256, and an SWF " +
+      "header's UnixStartTime puts calendar dates (UTC) on the time axes",
+  },
+  mean_window: {
+    type: "string",
+    value: "S",
+    help: "window of the utilization and queue-length rolling means in seconds (default: " +
+      "the largest of 1 min, 5 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 1 d, 2 d, 7 d, 30 d " +
+      "that is at most 1/50 of the span)",
+  },
+  figures: {
+    type: "string",
+    value: "DIR",
+    help: "also write every figure alone as DIR/NAME.svg and DIR/NAME.png (2,100 pixels " +
+      "wide: 7 in at 300 dpi)",
+  },
   allow_mixed: {
     type: "boolean",
     help: "allow runs of different traces (different submitted jobs) in one report",
@@ -82,12 +135,15 @@ const OPTIONS = {
 
 export function reportHelp(): string {
   return [
-    "usage: evtsim report RUN... --out report.html [--window START:END] [--allow_mixed]",
+    "usage: evtsim report RUN... --out report.html [--trace FILE] [--mean_window S]",
+    "                     [--figures DIR] [--window START:END] [--allow_mixed]",
     "",
     "Writes one self-contained HTML file (inline SVG charts, no script, no network)",
-    "comparing finished runs: utilization and queue length over time, wait and",
-    "bounded-slowdown CDFs, mean wait by job size, node occupancy in a window, and",
-    "a summary table.",
+    "comparing finished runs: utilization and queue length over time (rolling",
+    "means, one line per run), wait and bounded-slowdown CDFs (log axes), mean wait",
+    "by job size, node occupancy in a window (a Gantt chart per run), a summary",
+    "table and the provenance (trace and its SHA-256, options per run, evtsim",
+    "version, date).",
     "",
     "A RUN is a schedule CSV written by 'evtsim simulate' (--outfile), with its",
     "resource CSV (--resource_trace) found by simulate's default name: X.csv ->",
@@ -97,8 +153,11 @@ export function reportHelp(): string {
     "strictly: every row has the header's fields and numbers where numbers belong;",
     "the first bad row is one FILE:LINE error.",
     "",
-    "Time series are drawn down-sampled: each of 960 pixel columns keeps the",
-    "minimum and maximum of the series in it; CDFs are drawn at 500 quantiles.",
+    "Utilization and queue length are time-weighted means over the trailing",
+    "--mean_window, at 480 times; CDFs are drawn at 500 quantiles. The Gantt",
+    "chart's node numbers are a drawing layout (first fit in start order), not",
+    "the scheduler's allocation, which evtsim does not record; a job is orange",
+    "when it started before an earlier-submitted job (backfilled or reordered).",
     "",
     "options:",
     ...optionHelp(OPTIONS),
@@ -150,9 +209,16 @@ export async function reportCommand(args: readonly string[], con: Console): Prom
   const runs = a.positionals.map(parseRun);
   const w = a.values.get("window");
   const window = typeof w === "string" ? parseWindow(w) : undefined;
+  const mw = a.values.get("mean_window");
+  const meanWindow = typeof mw === "string" ? parseMeanWindow(mw) : undefined;
+  const trace = a.values.get("trace");
+  const figures = a.values.get("figures");
   const t0 = performance.now();
   await writeReport(runs, out, {
     window,
+    ...(meanWindow !== undefined ? { meanWindow } : {}),
+    ...(typeof trace === "string" ? { trace } : {}),
+    ...(typeof figures === "string" ? { figures } : {}),
     allowMixed: a.values.get("allow_mixed") === true,
     metrics: reportMetricsOptions(a.values.get("bsld_tau"), a.values.get("measure_window")),
   });
@@ -162,6 +228,14 @@ export async function reportCommand(args: readonly string[], con: Console): Prom
     } s)`,
   );
   return 0;
+}
+
+function parseMeanWindow(s: string): number {
+  const n = /^\s*\d+(?:\.\d+)?\s*$/.test(s) ? Number(s) : NaN;
+  if (!(n > 0)) {
+    throw new EvtsimError("usage", `--mean_window: expected seconds greater than 0, got '${s}'`);
+  }
+  return n;
 }
 
 function parseWindow(s: string): [number, number] {
@@ -231,10 +305,31 @@ export async function writeReport(
       }
     }
   }
-  const html = renderHtml(runs, options.window ?? defaultWindow(runs[0].schedule));
+  const trace = options.trace !== undefined ? await traceProvenance(options.trace) : undefined;
+  const { figures, meanWindow } = renderFigures(
+    runs,
+    options.window ?? defaultWindow(runs[0].schedule),
+    { meanWindow: options.meanWindow, unixStartTime: trace?.unixStartTime },
+  );
+  const html = renderHtml(runs, figures, {
+    ...(trace !== undefined ? { trace } : {}),
+    runOptions: options.runOptions,
+    date: (options.date ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z"),
+    meanWindow,
+  });
+  const pngs = options.figures !== undefined
+    ? await (await import("./_figure_png.ts")).svgsToPng(
+      figures.map((f) => f.svg),
+      figures.map((f) => f.name),
+    )
+    : [];
   const output = new AtomicOutputSet();
   try {
     output.open(out).text(html);
+    for (const [i, f] of options.figures !== undefined ? figures.entries() : []) {
+      output.open(`${options.figures}/${f.name}.svg`).text(f.svg);
+      output.open(`${options.figures}/${f.name}.png`).bytes(pngs[i]);
+    }
     output.commit();
   } catch (e) {
     output.abort();
@@ -289,47 +384,6 @@ export function defaultWindow(s: ScheduleColumns): [number, number] {
   return [start, start + 86400];
 }
 
-/**
- * Down-samples a step function (value `v[i]` from `t[i]` on) over [lo, hi]
- * to `buckets` pixel columns: each column keeps the minimum and maximum the
- * function takes in it (in the order they occur), so spikes survive. Of
- * several values at one time only the last counts (the others last no time).
- */
-export function downsampleSteps(
-  t: Float64Array,
-  v: Float64Array,
-  lo: number,
-  hi: number,
-  buckets = BUCKETS,
-): [number, number][] {
-  const out: [number, number][] = [];
-  if (t.length === 0 || hi <= lo) return out;
-  const width = (hi - lo) / buckets;
-  let i = 0;
-  let current = v[0];
-  for (let b = 0; b < buckets; b++) {
-    const start = lo + b * width;
-    const end = b === buckets - 1 ? Infinity : start + width;
-    let min = current, max = current, minAt = -1, maxAt = -1;
-    while (i < t.length && t[i] < end) {
-      current = v[i];
-      // Several rows at one time: only the last is a state that lasts.
-      if (i + 1 < t.length && t[i + 1] === t[i]) {
-        i++;
-        continue;
-      }
-      if (current < min) [min, minAt] = [current, i];
-      if (current > max) [max, maxAt] = [current, i];
-      i++;
-    }
-    const x = start + width / 2;
-    if (min === max) out.push([x, min]);
-    else if (minAt <= maxAt) out.push([x, min], [x, max]);
-    else out.push([x, max], [x, min]);
-  }
-  return out;
-}
-
 function queueSteps(s: ScheduleColumns): { t: Float64Array; v: Float64Array } {
   // +1 at submission, -1 at start; starts first at a tie (as the queue does).
   const ev = new Float64Array(s.count * 2);
@@ -375,8 +429,8 @@ function render(option: Record<string, unknown>, height = 360): string {
   });
   chart.setOption({
     animation: false,
-    grid: { left: 70, right: 30, top: 70, bottom: 50 },
-    legend: { top: 30 },
+    grid: { left: 80, right: 60, top: 70, bottom: 55 },
+    legend: { top: 30, itemGap: 24 },
     ...option,
   });
   const svg = chart.renderToSVGString();
@@ -384,26 +438,100 @@ function render(option: Record<string, unknown>, height = 360): string {
   return svg;
 }
 
+/** How trace seconds are drawn on a time axis: calendar dates, or hours from `base`. */
+interface TimeAxis {
+  readonly at: (t: number) => number;
+  readonly axis: (lo: number, hi: number) => Record<string, unknown>;
+}
+
+// A tick interval of whole hours or days giving at most about 6 ticks.
+function dateTickInterval(span: number): number {
+  for (const h of [1, 2, 3, 6, 12]) if (span / (h * 3600) <= 6) return h * 3600;
+  return Math.max(1, Math.ceil(span / 86400 / 6)) * 86400;
+}
+
+function timeAxis(base: number, unixStartTime: number | undefined): TimeAxis {
+  if (unixStartTime !== undefined) {
+    return {
+      at: (t) => unixStartTime + t,
+      axis: (lo, hi) => ({
+        type: "value",
+        name: "date (UTC)",
+        nameLocation: "middle",
+        nameGap: 32,
+        // Bounded to the data; a tick every whole number of hours or days.
+        min: unixStartTime + lo,
+        max: unixStartTime + hi,
+        interval: dateTickInterval(hi - lo),
+        axisLabel: {
+          formatter: (v: number) => formatDate(v, dateTickInterval(hi - lo) < 86400),
+        },
+      }),
+    };
+  }
+  return {
+    at: (t) => (t - base) / 3600,
+    axis: (lo, hi) => ({
+      type: "value",
+      name: `hours since the first submission (t = ${formatNumber(base)} s)`,
+      nameLocation: "middle",
+      nameGap: 32,
+      min: (lo - base) / 3600,
+      max: (hi - base) / 3600,
+      axisLabel: { formatter: (v: number) => formatNumber(v) },
+    }),
+  };
+}
+
+const numberAxis = (extra: Record<string, unknown>) => ({
+  axisLabel: { formatter: (v: number) => formatNumber(v) },
+  nameLocation: "middle",
+  ...extra,
+});
+
 function lineChart(
   title: string,
-  xName: string,
-  yName: string,
+  xAxis: Record<string, unknown>,
+  yAxis: Record<string, unknown>,
   series: { name: string; data: [number, number][] }[],
-  xType: "value" | "log" = "value",
-  yMax?: number,
 ): string {
   return render({
     title: { text: title, left: "center", textStyle: { fontSize: 14 } },
-    xAxis: { type: xType, name: xName, nameLocation: "middle", nameGap: 30, scale: true },
-    yAxis: { type: "value", name: yName, min: 0, ...(yMax !== undefined ? { max: yMax } : {}) },
+    xAxis,
+    yAxis,
     series: series.map((s) => ({
       type: "line",
       name: s.name,
       data: s.data,
       showSymbol: false,
-      lineStyle: { width: 1 },
+      lineStyle: { width: 1.5 },
     })),
   });
+}
+
+// A CDF on a log x axis bounded to the data; values below `floor` are drawn at it.
+function cdfChart(
+  title: string,
+  xName: string,
+  floor: number,
+  runs: readonly LoadedRun[],
+  values: readonly Float64Array[],
+): string {
+  let lo = Infinity, hi = -Infinity;
+  const series = runs.map((r, i) => {
+    const data = cdf(values[i]).map(([x, y]) => [Math.max(floor, x), y] as [number, number]);
+    for (const [x] of data) [lo, hi] = [Math.min(lo, x), Math.max(hi, x)];
+    return { name: r.files.label, data };
+  });
+  if (!Number.isFinite(lo)) [lo, hi] = [floor, floor * 10];
+  const min = 10 ** Math.floor(Math.log10(lo));
+  const max = Math.max(10 ** Math.ceil(Math.log10(hi)), min * 10);
+  return lineChart(
+    title,
+    numberAxis({ type: "log", name: xName, nameGap: 32, min, max, logBase: 10 }),
+    numberAxis({ type: "value", name: "fraction of jobs", nameGap: 45, min: 0, max: 1 }),
+    series,
+  );
 }
 
 const SIZE_BUCKETS = (maxNodes: number): [number, number][] => {
@@ -441,85 +569,39 @@ function waitBySize(runs: readonly LoadedRun[]): string {
       nameGap: 30,
       data: buckets.map(([lo, hi]) => lo === hi ? `${lo}` : `${lo}-${hi}`),
     },
-    yAxis: { type: "value", name: "mean wait (s)" },
+    yAxis: numberAxis({ type: "value", name: "mean wait (s)", nameLocation: "end" }),
     series,
   });
 }
 
-// Node occupancy in [lo, hi): jobs running at `lo` are placed first, then
-// each start takes the lowest free node numbers (nodes are interchangeable,
-// so this is one valid picture of the allocation). A job on non-contiguous
-// nodes is drawn as one rectangle per contiguous block.
-function occupancy(r: LoadedRun, lo: number, hi: number): string {
-  const s = r.schedule;
+// Node occupancy in [lo, hi) as a Gantt chart (node x time): the drawing
+// layout of ganttLayout (first fit in start order, not the scheduler's own
+// allocation, which evtsim does not record), coloured by whether the job
+// overtook an earlier-submitted one (see overtook).
+function occupancy(r: LoadedRun, lo: number, hi: number, time: TimeAxis): string {
   const total = r.resources.totalNodes;
-  const ids: number[] = [];
-  for (let i = 0; i < s.count; i++) {
-    if (s.begin[i] < hi && s.end[i] > lo && s.end[i] > s.begin[i]) ids.push(i);
-  }
-  ids.sort((a, b) => s.begin[a] - s.begin[b] || a - b);
-  const shown = ids.slice(0, GANTT_JOBS);
-  const ends: [number, number][] = []; // [end time, job] of placed jobs
-  const owner = new Int32Array(total).fill(-1);
-  const rects: [number, number, number, number, number][] = [];
-  let e = 0;
-  for (const j of shown) {
-    const t = Math.max(lo, s.begin[j]);
-    while (e < ends.length && ends[e][0] <= t) {
-      const done = ends[e++][1];
-      for (let k = 0; k < total; k++) if (owner[k] === done) owner[k] = -1;
-    }
-    let need = s.nodes[j];
-    let k = 0;
-    while (need > 0 && k < total) {
-      if (owner[k] !== -1) {
-        k++;
-        continue;
-      }
-      const from = k;
-      while (k < total && owner[k] === -1 && need > 0) {
-        owner[k++] = j;
-        need--;
-      }
-      rects.push([t, Math.min(hi, s.end[j]), from, k, j]);
-    }
-    // Keep ends[e..] sorted by end time (binary insertion).
-    let a = e, b = ends.length;
-    while (a < b) {
-      const mid = (a + b) >> 1;
-      if (ends[mid][0] <= s.end[j]) a = mid + 1;
-      else b = mid;
-    }
-    ends.splice(a, 0, [s.end[j], j]);
-  }
-  const h = (x: number) => (x - lo) / 3600;
-  const note = ids.length > shown.length
-    ? ` (first ${shown.length} of ${ids.length} jobs)`
-    : ` (${ids.length} jobs)`;
+  const { rects, jobs, shown } = ganttLayout(r.schedule, total, lo, hi, GANTT_JOBS);
+  const ahead = overtook(r.schedule);
+  const note = jobs > shown
+    ? ` (first ${formatNumber(shown)} of ${formatNumber(jobs)} jobs)`
+    : ` (${formatNumber(jobs)} jobs)`;
   return render({
     title: {
-      text: `Node occupancy: ${r.files.label}, ${lo}..${hi} s${note}`,
+      text: `Node occupancy: ${r.files.label}${note}`,
       left: "center",
       textStyle: { fontSize: 14 },
     },
-    legend: { show: false },
-    xAxis: {
-      type: "value",
-      name: `hours from ${lo} s`,
-      nameLocation: "middle",
-      nameGap: 30,
-      min: 0,
-      max: h(hi),
-    },
-    yAxis: { type: "value", name: "node", min: 0, max: total },
-    series: [{
+    xAxis: time.axis(lo, hi),
+    yAxis: numberAxis({ type: "value", name: "node", nameGap: 45, min: 0, max: total }),
+    series: GANTT_KINDS.map((kind, k) => ({
       type: "custom",
+      name: kind.name,
+      color: kind.colour,
       renderItem: (
         _params: unknown,
         api: {
           value: (i: number) => number;
           coord: (p: number[]) => number[];
-          visual: (k: string) => string;
         },
       ) => {
         const [x0, y0] = api.coord([api.value(0), api.value(2)]);
@@ -527,16 +609,26 @@ function occupancy(r: LoadedRun, lo: number, hi: number): string {
         return {
           type: "rect",
           shape: { x: x0, y: y1, width: Math.max(0.5, x1 - x0), height: Math.max(0.5, y0 - y1) },
-          style: { fill: PALETTE[api.value(4) % PALETTE.length], stroke: "#fff", lineWidth: 0.2 },
+          style: { fill: kind.colour, stroke: "#fff", lineWidth: 0.4 },
         };
       },
       encode: { x: [0, 1], y: [2, 3] },
-      data: rects.map(([a, b, c, d, j]) => [h(a), h(b), c, d, j]),
-    }],
+      data: rects.filter((g) => ahead[g.job] === k).map((g) => [
+        time.at(g.start),
+        time.at(g.end),
+        g.fromNode,
+        g.toNode,
+        g.job,
+      ]),
+    })),
   }, 420);
 }
 
-const PALETTE = ["#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452"];
+// The Gantt chart's colours: the policy's decision, as the schedule shows it.
+const GANTT_KINDS = [
+  { name: "in submission order", colour: "#5470c6" },
+  { name: "overtook an earlier job", colour: "#fc8452" },
+];
 
 /** Titles of the charts, in page order, before the per-run occupancy charts. */
 export const CHART_TITLES = [
@@ -560,7 +652,19 @@ export const SUMMARY_METRICS = [
   "makespan_s",
 ] as const satisfies readonly (keyof Metrics)[];
 
-function renderHtml(runs: readonly LoadedRun[], window: readonly [number, number]): string {
+/** One figure of the report: a file name (no extension), its title and its SVG. */
+export interface Figure {
+  readonly name: string;
+  readonly title: string;
+  readonly svg: string;
+}
+
+/** Every figure of the report, in page order. */
+function renderFigures(
+  runs: readonly LoadedRun[],
+  window: readonly [number, number],
+  options: { meanWindow?: number; unixStartTime?: number },
+): { figures: Figure[]; meanWindow: number } {
   let lo = Infinity, hi = -Infinity;
   for (const r of runs) {
     const s = r.schedule;
@@ -570,40 +674,81 @@ function renderHtml(runs: readonly LoadedRun[], window: readonly [number, number
     }
   }
   if (!Number.isFinite(lo)) [lo, hi] = [0, 1];
-  const hours = (pts: [number, number][]) =>
-    pts.map(([x, y]) => [(x - lo) / 3600, y] as [number, number]);
+  const meanWindow = options.meanWindow ?? defaultMeanWindow(hi - lo);
+  const time = timeAxis(lo, options.unixStartTime);
+  const onAxis = (pts: [number, number][]) =>
+    pts.map(([x, y]) => [time.at(x), y] as [number, number]);
   const utilization = runs.map((r) => {
-    const { time, allocated, totalNodes } = r.resources;
+    const { time: t, allocated, totalNodes } = r.resources;
     const frac = allocated.map((a) => a / Math.max(1, totalNodes));
-    return { name: r.files.label, data: hours(downsampleSteps(time, frac, lo, hi)) };
+    return { name: r.files.label, data: onAxis(rollingMean(t, frac, lo, hi, meanWindow)) };
   });
   const queue = runs.map((r) => {
     const { t, v } = queueSteps(r.schedule);
-    return { name: r.files.label, data: hours(downsampleSteps(t, v, lo, hi)) };
+    return { name: r.files.label, data: onAxis(rollingMean(t, v, lo, hi, meanWindow)) };
   });
-  const figures = runs.map((r) => jobFigures(r.schedule));
-  const charts = [
-    lineChart(CHART_TITLES[0], "hours", "allocated / total nodes", utilization, "value", 1),
-    lineChart(CHART_TITLES[1], "hours", "waiting jobs", queue),
-    lineChart(
-      CHART_TITLES[2],
-      "wait (s)",
-      "fraction of jobs",
-      runs.map((r, i) => ({ name: r.files.label, data: cdf(figures[i].waits) })),
-      "value",
-      1,
-    ),
-    lineChart(
-      CHART_TITLES[3],
-      "bounded slowdown (log)",
-      "fraction of jobs",
-      runs.map((r, i) => ({ name: r.files.label, data: cdf(figures[i].slowdowns) })),
-      "log",
-      1,
-    ),
-    waitBySize(runs),
-    ...runs.map((r) => occupancy(r, window[0], window[1])),
+  const stats = runs.map((r) => jobFigures(r.schedule));
+  const mean = `rolling mean over ${windowWords(meanWindow)}`;
+  const yAxis = (name: string, extra: Record<string, unknown>) =>
+    numberAxis({ type: "value", name, nameGap: 50, ...extra });
+  const figures: Figure[] = [
+    {
+      name: "utilization",
+      title: CHART_TITLES[0],
+      svg: lineChart(
+        `${CHART_TITLES[0]} (${mean})`,
+        time.axis(lo, hi),
+        yAxis("allocated / total nodes", { min: 0, max: 1 }),
+        utilization,
+      ),
+    },
+    {
+      name: "queue_length",
+      title: CHART_TITLES[1],
+      svg: lineChart(
+        `${CHART_TITLES[1]} (${mean})`,
+        time.axis(lo, hi),
+        yAxis("waiting jobs", { min: 0 }),
+        queue,
+      ),
+    },
+    {
+      name: "wait_cdf",
+      title: CHART_TITLES[2],
+      svg: cdfChart(
+        CHART_TITLES[2],
+        "wait (s, log scale; waits under 1 s drawn at 1 s)",
+        1,
+        runs,
+        stats.map((f) => f.waits),
+      ),
+    },
+    {
+      name: "slowdown_cdf",
+      title: CHART_TITLES[3],
+      svg: cdfChart(
+        CHART_TITLES[3],
+        "bounded slowdown (τ = 10 s, log scale)",
+        1,
+        runs,
+        stats.map((f) => f.slowdowns),
+      ),
+    },
+    { name: "wait_by_size", title: CHART_TITLES[4], svg: waitBySize(runs) },
+    ...runs.map((r, i) => ({
+      name: `gantt_${i + 1}_${r.files.label.replace(/[^\w.-]+/g, "_")}`,
+      title: `Node occupancy: ${r.files.label}`,
+      svg: occupancy(r, window[0], window[1], time),
+    })),
   ];
+  return { figures, meanWindow };
+}
+
+function renderHtml(
+  runs: readonly LoadedRun[],
+  figures: readonly Figure[],
+  provenance: Provenance,
+): string {
   const g = (x: number | null) => x === null ? "-" : formatG(x);
   const rows = runs.map((r) => {
     const m = r.summary.metrics;
@@ -611,9 +756,37 @@ function renderHtml(runs: readonly LoadedRun[], window: readonly [number, number
       SUMMARY_METRICS.map((k) => `<td>${k === "jobs" ? m.jobs : g(m[k])}</td>`).join("")
     }<td>${r.summary.totalNodes}</td></tr>`;
   });
-  const sources = runs.map((r) =>
-    `<li>${esc(r.files.label)}: ${esc(r.files.schedule)}, ${esc(r.files.resources)}</li>`
-  );
+  const t = provenance.trace;
+  const about = [
+    "<h2>Provenance</h2>",
+    '<dl id="provenance">',
+    t === undefined
+      ? "<dt>trace</dt><dd>not given (see --trace)</dd>"
+      : `<dt>trace</dt><dd>${
+        esc(t.name)
+      }</dd><dt>trace SHA-256</dt><dd><code>${t.sha256}</code></dd>` +
+        (t.unixStartTime !== undefined
+          ? `<dt>UnixStartTime</dt><dd>${t.unixStartTime} (${
+            formatDate(t.unixStartTime, true)
+          } UTC)</dd>`
+          : ""),
+    `<dt>evtsim version</dt><dd>${esc(VERSION)}</dd>`,
+    `<dt>date</dt><dd>${esc(provenance.date)}</dd>`,
+    `<dt>rolling-mean window</dt><dd>${formatNumber(provenance.meanWindow)} s</dd>`,
+    "</dl>",
+    '<table id="runs"><thead><tr><th class="l">run</th><th class="l">options</th></tr></thead>' +
+    "<tbody>",
+    ...runs.map((r, i) => {
+      const o = provenance.runOptions?.[i];
+      const what = o !== undefined
+        ? esc(o)
+        : `${esc(r.files.schedule)}, ${esc(r.files.resources)} (options not recorded)`;
+      return `<tr class="run"><td class="l">${
+        esc(r.files.label)
+      }</td><td class="l"><code>${what}</code></td></tr>`;
+    }),
+    "</tbody></table>",
+  ];
   return [
     "<!DOCTYPE html>",
     '<html lang="en"><head><meta charset="utf-8">',
@@ -629,12 +802,12 @@ function renderHtml(runs: readonly LoadedRun[], window: readonly [number, number
     "</tbody></table>",
     `<p>Summary: metrics as in the README's metrics glossary (bounded slowdown τ = ${
       formatG(runs[0]?.summary.metrics.bsld_tau_s ?? 10)
-    } s); the slowdown CDF uses τ = 10 s. Time series are down-sampled to ${BUCKETS} columns ` +
-    `(minimum and maximum per column); CDFs are drawn at up to ${CDF_POINTS} quantiles.</p>`,
-    ...charts.map((svg) => `<figure>${svg}</figure>`),
-    "<h2>Runs</h2><ul>",
-    ...sources,
-    "</ul></body></html>",
+    } s); the slowdown CDF uses τ = 10 s. Utilization and queue length are time-weighted ` +
+    `rolling means over ${windowWords(provenance.meanWindow)}; CDFs are drawn at up to ` +
+    `${CDF_POINTS} quantiles.</p>`,
+    ...figures.map((f) => `<figure>${f.svg}</figure>`),
+    ...about,
+    "</body></html>",
     "",
   ].join("\n");
 }

@@ -303,7 +303,7 @@ export async function simulateCommand(
     );
     if (named.report !== undefined) {
       // Read back from the files just written; ECharts loads only here.
-      const { writeReport } = await import("./report_command.ts");
+      const { optionsLine, writeReport } = await import("./report_command.ts");
       await writeReport(
         [{
           label: schedulePath.replace(/^.*\//, "").replace(/\.csv$/i, ""),
@@ -311,7 +311,10 @@ export async function simulateCommand(
           resources: real.get("--resource_trace")!,
         }],
         real.get("--report")!,
-        {},
+        {
+          ...(sources.paths.length === 1 ? { trace: sources.paths[0] } : {}),
+          runOptions: [optionsLine(Object.fromEntries(o))],
+        },
       );
     }
   } catch (e) {

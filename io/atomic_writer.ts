@@ -158,7 +158,7 @@ export class AtomicTextWriter {
     this.used = used;
   }
 
-  /** Appends bytes as they are (a binary file such as a Parquet schedule). */
+  /** Appends bytes as they are (a binary file: a Parquet schedule, a PNG figure). */
   bytes(bytes: Uint8Array): void {
     this.drain();
     this.writeBytes(bytes);
