@@ -115,6 +115,11 @@ export class WorkerPool {
     return this.#spares.length;
   }
 
+  /** Spare workers started: ready, or still starting. */
+  get started(): number {
+    return this.#spares.length + (this.#starting === undefined ? 0 : 1);
+  }
+
   /**
    * A worker for a new session: a ready spare, else a new one (without a
    * warm-up run, which its session would wait for); then the spares are

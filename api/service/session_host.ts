@@ -234,9 +234,14 @@ export class SessionHost {
     if (this.#options.isolation !== "inline") this.#workers.fill();
   }
 
-  /** Spare workers started now. */
+  /** Spare workers ready now. */
   get spares(): number {
     return this.#pool?.size ?? 0;
+  }
+
+  /** Spare workers running: ready, or still starting. */
+  get sparesStarted(): number {
+    return this.#pool?.started ?? 0;
   }
 
   /** Sessions open now. */
