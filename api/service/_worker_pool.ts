@@ -122,14 +122,13 @@ export class WorkerPool {
 
   /**
    * A worker for a new session: a ready spare, else a new one (without a
-   * warm-up run, which its session would wait for); then the spares are
-   * topped up.
+   * warm-up run, which its session would wait for). The host tops the
+   * spares up (`fill`) once its burst of creates is over.
    */
   take(): WorkerRunner {
     let w: WorkerRunner | undefined;
     while ((w = this.#spares.shift()) !== undefined && !w.ready) w.stop();
     w ??= new WorkerRunner({ ...this.prepare, warmUp: false });
-    this.fill();
     return w;
   }
 

@@ -301,18 +301,27 @@ export class SessionHost {
         if (!reply.ok) {
           w.stop();
           this.#removeSpill(id);
-          queueMicrotask(() => this.#pool?.fill());
           throw toError(reply.error);
         }
         runner = w;
       }
     } finally {
       this.#creating--;
+      if (runner === undefined) this.#fillSpares();
     }
     const handle = new SessionHandle(this, id, params.name ?? "session", runner, reply.mark);
     this.#sessions.set(id, handle);
+    this.#fillSpares();
     this.#startSweeper();
     return handle;
+  }
+
+  /**
+   * Tops the spares up once a burst of creates is over: a spare warming up
+   * meanwhile would take a core from the workers those creates are starting.
+   */
+  #fillSpares(): void {
+    if (this.#creating === 0) this.#pool?.fill();
   }
 
   /** The session `id`; 404 if there is none. */
