@@ -46,6 +46,8 @@ export interface LoadResult {
   readonly live: readonly JobRow[];
   /** The library's batch run of the same jobs. */
   readonly batch: readonly JobRow[];
+  /** Milliseconds of the create request. */
+  readonly createMs: number;
   /** Milliseconds of each append request, and of each advance request. */
   readonly appendMs: number[];
   readonly advanceMs: number[];
@@ -78,11 +80,13 @@ export async function driveLoadSession(
   batch: number,
 ): Promise<LoadResult> {
   const jobs = loadJobs(seed, n);
+  const created = performance.now();
   const { sessionId } = await post(client, "/sessions", {
     totalNodes: LOAD_NODES,
     backfillPolicy: "easy",
     name: `load${seed}`,
   }) as { sessionId: string };
+  const createMs = performance.now() - created;
   const appendMs: number[] = [];
   const advanceMs: number[] = [];
   for (let i = 0; i < jobs.length; i += batch) {
@@ -98,5 +102,5 @@ export async function driveLoadSession(
   const sim = new Simulation({ totalNodes: LOAD_NODES, backfillPolicy: "easy" });
   sim.appendJobs(jobs);
   const batchRows = JSON.parse(JSON.stringify(sim.finish().jobs));
-  return { seed, live: out.jobs, batch: batchRows, appendMs, advanceMs };
+  return { seed, live: out.jobs, batch: batchRows, createMs, appendMs, advanceMs };
 }

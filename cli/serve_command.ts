@@ -52,6 +52,12 @@ const OPTIONS: Readonly<Record<string, CommandOption>> = {
     help: "longest one call of a session may run, in seconds (default 300; 0 = no limit); " +
       "a call over it is answered 503 and its session ended",
   },
+  spare_workers: {
+    type: "string",
+    value: "N",
+    help: "workers kept started and warmed up ahead, so a new session starts at once " +
+      "(default 4; 0 = none); they count against --max_sessions",
+  },
   policy_module: {
     type: "string",
     value: "FILE",
@@ -72,8 +78,9 @@ function help(): string {
     "addresses it listens on, then serves until SIGINT or SIGTERM.",
     "",
     "Each session runs in a worker of its own (about 12 MB), so no session's work holds up",
-    "another or /health; DELETE /sessions/ID abandons a call that runs; GET /sessions lists",
-    "the open sessions; idle ones end after --session_idle_timeout.",
+    "another or /health; a worker serves one session only, and --spare_workers of them are",
+    "started and warmed up ahead; DELETE /sessions/ID abandons a call that runs; GET /sessions",
+    "lists the open sessions; idle ones end after --session_idle_timeout.",
     "",
     "options:",
     ...optionHelp(OPTIONS),
@@ -128,6 +135,7 @@ export async function serveCommand(args: readonly string[], con: Console): Promi
     maxSessions: numberValue(parsed, "max_sessions", 1),
     sessionIdleTimeout: numberValue(parsed, "session_idle_timeout", 0),
     callTimeLimit: numberValue(parsed, "call_time_limit", 0),
+    spareWorkers: numberValue(parsed, "spare_workers", 0),
     policyModule,
     registry,
     version: VERSION,

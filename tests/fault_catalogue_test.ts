@@ -621,6 +621,15 @@ const SERVER_ROWS: FaultRow[] = [
       }),
     expected: /^session '[0-9a-f]{32}' is gone \(deleted, expired or over its budget\): send init/,
   },
+  {
+    surface: "in-process",
+    input: "serve --spare_workers 1.5",
+    run: async () => {
+      const r = await runCli(["serve", "--port", "0", "--spare_workers", "1.5"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /--spare_workers must be an integer >= 0, got 1\.5/,
+  },
 ];
 
 /** Oversized and malicious inputs: nesting, YAML aliases, long lines, report files (items 9, 11, 16, 23). */

@@ -77,9 +77,9 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
     {
       method: "get",
       path: "/health",
-      summary: "Liveness: the server answers and how many sessions are open",
+      summary: "Liveness: the server answers, how many sessions are open and spare workers ready",
       response: S.HealthSchema,
-      handler: () => ({ ok: true, sessions: host.size }),
+      handler: () => ({ ok: true, sessions: host.size, spareWorkers: host.spares }),
     },
     {
       method: "post",

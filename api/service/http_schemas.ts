@@ -254,4 +254,9 @@ export const SessionListSchema = z.object({
     calls: z.number(),
   })),
 }).openapi("SessionList");
-export const HealthSchema = z.object({ ok: z.boolean(), sessions: z.number() }).openapi("Health");
+export const HealthSchema = z.object({
+  ok: z.boolean(),
+  sessions: z.number(),
+  /** Spare workers started, warmed up and ready for the next sessions. */
+  spareWorkers: z.number(),
+}).openapi("Health");

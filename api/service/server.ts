@@ -65,6 +65,10 @@ export function checkServerOptions(options: ServerOptions): void {
       throw new EvtsimError("usage", `--${name} must be a number of seconds >= 0, got ${v}`);
     }
   }
+  const spares = options.spareWorkers ?? 0;
+  if (!Number.isSafeInteger(spares) || spares < 0) {
+    throw new EvtsimError("usage", `--spare_workers must be an integer >= 0, got ${spares}`);
+  }
   const maxSessions = options.maxSessions ?? 64;
   if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) {
     throw new EvtsimError("usage", `--max_sessions must be a positive integer, got ${maxSessions}`);
@@ -140,6 +144,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       throw cannotListen("gRPC", host, options.grpcPort, e);
     }
   }
+  // Both fronts listen: start the spare workers (their warm-up runs off this thread).
+  sessions.startSpares();
   let closed: Promise<void> | undefined;
   return {
     host,

@@ -22,6 +22,7 @@ import {
   type SessionOp,
   SessionPlace,
 } from "./_session_ops.ts";
+import { type Runner, WorkerPool, WorkerRunner } from "./_worker_pool.ts";
 import { newSessionId, type RecordingMark, ServiceError, type SessionParams } from "./sessions.ts";
 
 /** Options of a {@link SessionHost}. */
@@ -40,6 +41,11 @@ export interface SessionHostOptions {
   readonly policyModule?: string;
   /** Its registry, for inline sessions (workers load `policyModule` themselves). */
   readonly registry?: PolicyRegistry;
+  /**
+   * Workers kept started and warmed up ahead for the next sessions (default
+   * 4); they count against `maxSessions`. Each serves one session only.
+   */
+  readonly spareWorkers?: number;
   /** Where sessions run (default "worker"). */
   readonly isolation?: "worker" | "inline";
   /** Opens a recording file (inline sessions only); tests inject failures. */
@@ -58,15 +64,11 @@ export interface SessionListing {
   readonly calls: number;
 }
 
+/** Spare workers a host keeps started ahead unless told otherwise. */
+export const DEFAULT_SPARE_WORKERS = 4;
+
 /** Most calls one session may have waiting behind the running one. */
 export const MAX_QUEUED_CALLS = 64;
-
-/** Where one session runs. */
-interface Runner {
-  run(op: SessionOp): Promise<OpReply>;
-  /** Stops it at once, even mid-call (a worker is terminated). */
-  stop(): void;
-}
 
 class InlineRunner implements Runner {
   constructor(readonly place: SessionPlace) {}
@@ -74,62 +76,6 @@ class InlineRunner implements Runner {
     return Promise.resolve(this.place.answer(op));
   }
   stop(): void {}
-}
-
-class WorkerRunner implements Runner {
-  readonly #worker: Worker;
-  readonly #waiting = new Map<number, (r: OpReply) => void>();
-  #seq = 0;
-  #failed: string | undefined;
-
-  constructor() {
-    this.#worker = new Worker(new URL("./_session_worker.ts", import.meta.url).href, {
-      type: "module",
-    });
-    this.#worker.onmessage = (e: MessageEvent) => {
-      const { seq, ...reply } = e.data as { seq: number } & OpReply;
-      const f = this.#waiting.get(seq);
-      this.#waiting.delete(seq);
-      f?.(reply as OpReply);
-    };
-    this.#worker.onerror = (e: ErrorEvent) => {
-      e.preventDefault();
-      this.#failed = e.message;
-      for (const f of this.#waiting.values()) {
-        f(internal(`the session's worker failed: ${e.message}`));
-      }
-      this.#waiting.clear();
-    };
-  }
-
-  #send(message: Record<string, unknown>): Promise<OpReply> {
-    if (this.#failed !== undefined) {
-      return Promise.resolve(internal(`the session's worker failed: ${this.#failed}`));
-    }
-    const seq = ++this.#seq;
-    return new Promise((resolve) => {
-      this.#waiting.set(seq, resolve);
-      this.#worker.postMessage({ seq, ...message });
-    });
-  }
-
-  init(init: SessionInit): Promise<OpReply> {
-    return this.#send({ init });
-  }
-
-  run(op: SessionOp): Promise<OpReply> {
-    return this.#send({ op });
-  }
-
-  stop(): void {
-    this.#worker.terminate();
-    for (const f of this.#waiting.values()) f(internal("stopped"));
-    this.#waiting.clear();
-  }
-}
-
-function internal(message: string): OpReply {
-  return { ok: false, error: { status: 500, kind: "internal", message } };
 }
 
 /**
@@ -260,6 +206,7 @@ export class SessionHost {
   /** The server's temp folder: one folder per worker session for its finish rows. */
   #spillRoot: string | undefined;
   #sweeper: ReturnType<typeof setInterval> | undefined;
+  #pool: WorkerPool | undefined;
 
   constructor(options: SessionHostOptions = {}) {
     this.#options = options;
@@ -268,6 +215,33 @@ export class SessionHost {
     this.snapshotInterval = options.snapshotInterval;
     this.idleTimeout = options.sessionIdleTimeout ?? 1800;
     this.callTimeLimit = options.callTimeLimit ?? 300;
+  }
+
+  /** The spare workers, made when first needed. */
+  get #workers(): WorkerPool {
+    return this.#pool ??= new WorkerPool(
+      this.#options.spareWorkers ?? DEFAULT_SPARE_WORKERS,
+      { policyModule: this.#options.policyModule, warmUp: true },
+      () => this.maxSessions - this.#sessions.size - this.#creating,
+    );
+  }
+
+  /**
+   * Starts the spare workers (a server calls it once it listens); with
+   * inline sessions, or after `closeAll`, it does nothing.
+   */
+  startSpares(): void {
+    if (this.#options.isolation !== "inline") this.#workers.fill();
+  }
+
+  /** Spare workers ready now. */
+  get spares(): number {
+    return this.#pool?.size ?? 0;
+  }
+
+  /** Spare workers running: ready, or still starting. */
+  get sparesStarted(): number {
+    return this.#pool?.started ?? 0;
   }
 
   /** Sessions open now. */
@@ -322,7 +296,7 @@ export class SessionHost {
         this.#spillRoot ??= Deno.makeTempDirSync({ prefix: "evtsim-serve-" });
         const spillDir = `${this.#spillRoot}/${id}`;
         Deno.mkdirSync(spillDir);
-        const w = new WorkerRunner();
+        const w = this.#workers.take();
         reply = await w.init({ ...init, spillDir });
         if (!reply.ok) {
           w.stop();
@@ -333,11 +307,21 @@ export class SessionHost {
       }
     } finally {
       this.#creating--;
+      if (runner === undefined) this.#fillSpares();
     }
     const handle = new SessionHandle(this, id, params.name ?? "session", runner, reply.mark);
     this.#sessions.set(id, handle);
+    this.#fillSpares();
     this.#startSweeper();
     return handle;
+  }
+
+  /**
+   * Tops the spares up once a burst of creates is over: a spare warming up
+   * meanwhile would take a core from the workers those creates are starting.
+   */
+  #fillSpares(): void {
+    if (this.#creating === 0) this.#pool?.fill();
   }
 
   /** The session `id`; 404 if there is none. */
@@ -376,6 +360,8 @@ export class SessionHost {
     if (this.#sessions.size === 0) this.#stopSweeper();
     s.stop(why);
     this.#removeSpill(id);
+    // A slot is free again: a spare may take it.
+    this.#pool?.fill();
   }
 
   #removeSpill(id: string): void {
@@ -394,6 +380,7 @@ export class SessionHost {
   /** Ends every session and its recording (server shutdown); synchronous. */
   closeAll(): void {
     this.#stopSweeper();
+    this.#pool?.close();
     for (const id of [...this.#sessions.keys()]) {
       try {
         this.end(id, "the server stopped");
