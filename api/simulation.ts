@@ -596,8 +596,9 @@ export class Simulation {
   }
 
   /**
-   * Sets the usable node count at `time` (default: the clock); a cut never
-   * preempts running jobs.
+   * Sets the usable node count at `time` (default: the clock). Running jobs
+   * beyond a cut drain (or are killed, with `onCapacityCut: "kill"`); a
+   * waiting job larger than the capacity is held until it comes back.
    *
    * @example
    * ```ts
@@ -606,7 +607,7 @@ export class Simulation {
    * sim.changeCapacity(2, 0);
    * sim.appendJob({ submitTime: 0, numNodes: 4, timeLimit: 10 });
    * sim.advanceTo(100);
-   * console.assert(sim.nodesInUse === 0 && sim.pendingReason(0)?.code === "insufficient_nodes");
+   * console.assert(sim.nodesInUse === 0 && sim.pendingReason(0)?.code === "exceeds_capacity");
    * ```
    */
   changeCapacity(capacity: number, time?: number): void {

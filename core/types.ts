@@ -522,13 +522,20 @@ export type Notice =
  * `larger_than_capacity` (they need more nodes than the usable capacity at
  * the end), `held_by_queue` (their queue is closed or at its `maxRunning`),
  * `never_offered` (the picker never offered them), `blocked_behind` (offered
- * behind job `behindJob`, which is larger than the capacity), `not_started`
- * (offered, fitting, and left waiting by the admission policy).
+ * behind job `behindJob`, which is larger than the capacity: under DR_EVT's
+ * rule for capacity cuts, `capacitySemantics: "drevt"`; evtsim's own holds
+ * such a job aside), `not_started` (offered, fitting, and left waiting by the
+ * admission policy).
  *
  * @example
  * ```ts
  * import { Simulation, type StrandedCause } from "@evtsim/evtsim";
- * const sim = new Simulation({ totalNodes: 8, capacitySchedule: [{ time: 0, capacity: 4 }], backfillPolicy: "none" });
+ * const sim = new Simulation({
+ *   totalNodes: 8,
+ *   capacitySchedule: [{ time: 0, capacity: 4 }],
+ *   capacitySemantics: "drevt",
+ *   backfillPolicy: "none",
+ * });
  * sim.appendJobs([{ submitTime: 0, numNodes: 8, timeLimit: 10 }, { submitTime: 0, numNodes: 2, timeLimit: 10 }]);
  * const out = sim.finish();
  * const n = out.notices[0];
