@@ -11,7 +11,7 @@ import { describeFsError, isFsError } from "../io/fs_errors.ts";
 import { temporaryMade, temporaryReleased } from "../io/_temporaries.ts";
 import { type Console, simulateCommand } from "./simulate.ts";
 import { type CellResult, rowOf, writeCellResult } from "./_sweep_results.ts";
-import type { Cell, Sweep } from "./_sweep_model.ts";
+import { type Cell, cellAt, type Sweep } from "./_sweep_model.ts";
 
 /**
  * Runs `cell` and writes its result file into `dir`; returns the result. A
@@ -68,15 +68,14 @@ export async function runCell(
   return result;
 }
 
-/** The cell at `index`, or a usage error naming the valid range. */
-export function cellAt(sweep: Sweep, raw: string): Cell {
+/** The cell at index `raw` (computed from the spec's lists), or a usage error naming the valid range. */
+export function cellOfArg(sweep: Sweep, raw: string): Cell {
   const index = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  const cell = sweep.cells[index];
-  if (cell === undefined) {
+  if (!(index < sweep.count)) {
     throw new EvtsimError(
       "usage",
-      `--cell expects an index from 0 to ${sweep.cells.length - 1}, got '${raw}'`,
+      `--cell expects an index from 0 to ${sweep.count - 1}, got '${raw}'`,
     );
   }
-  return cell;
+  return cellAt(sweep, index);
 }

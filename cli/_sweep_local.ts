@@ -10,7 +10,7 @@ import { onShutdown } from "./_shutdown.ts";
 import { childReaped, childSpawned } from "../io/_temporaries.ts";
 import type { Console } from "./simulate.ts";
 import { type CellResult, readCellResult, writeCellResult } from "./_sweep_results.ts";
-import type { Cell, Sweep } from "./_sweep_model.ts";
+import { type Cell, cellAt, type Sweep } from "./_sweep_model.ts";
 
 /**
  * The `evtsim` task's permissions: what a cell's simulate run may need. V8
@@ -54,11 +54,11 @@ export function checkRunPermission(what: string): void {
   }
 }
 
-/** Runs `todo` with `jobs` processes at once; returns the failed cells' results. */
+/** Runs the cells at indices `todo` with `jobs` processes at once; returns the failed cells' results. */
 export async function runLocal(
   sweep: Sweep,
   dir: string,
-  todo: readonly Cell[],
+  todo: readonly number[],
   jobs: number,
   con: Console,
   showProgress: boolean,
@@ -82,7 +82,7 @@ export async function runLocal(
   let done = 0;
   const worker = async () => {
     while (next < todo.length) {
-      const cell = todo[next++];
+      const cell = cellAt(sweep, todo[next++]);
       const r = await runChild(argv, sweep, dir, cell, live);
       done++;
       if (r === undefined) {

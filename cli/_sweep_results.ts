@@ -1,5 +1,5 @@
 // The results folder of a sweep: `sweep.json` records the spec (its path,
-// hashes and the cells in id order, with their simulate arguments) so that
+// hashes and its lists, not its cells: cell i is computed from i) so that
 // `sweep-cell` and `collect` know the whole sweep and refuse a folder whose
 // spec changed; `cells/<id>.json` holds one cell's result, written
 // atomically by whoever ran it; `results.csv` / `results.json` are merged
@@ -11,7 +11,14 @@ import { METRIC_NAMES, type Metrics } from "../core/metrics.ts";
 import { AtomicOutputSet } from "../io/atomic_writer.ts";
 import { describeFsError } from "../io/fs_errors.ts";
 import { sha256Hex } from "../io/_sha256.ts";
-import { absolutePath, type Cell, type CellValue, type Sweep } from "./_sweep_model.ts";
+import {
+  absolutePath,
+  type Axis,
+  type Cell,
+  cellAt,
+  type CellValue,
+  type Sweep,
+} from "./_sweep_model.ts";
 
 /** A result row: the cell's id, index and options, then its figures. */
 export type Row = Record<string, CellValue | null>;
@@ -33,7 +40,9 @@ export const FIGURES: readonly string[] = METRIC_NAMES;
 
 const OPTION_COLUMNS = ["trace", "policy", "total_nodes", "run_time_mode", "seed"];
 
-const RECORD_VERSION = 1;
+// 2: cells in the spec's product order, the record holds the lists (1: cells
+// in id order, every cell in the record; refused, as its indices differ).
+const RECORD_VERSION = 2;
 
 export const recordPath = (dir: string) => `${dir}/sweep.json`;
 export const cellPath = (dir: string, id: string) => `${dir}/cells/${id}.json`;
@@ -59,7 +68,9 @@ interface Record_ {
   readonly spec_sha256: string;
   readonly cells_sha256: string;
   readonly option_keys: readonly string[];
-  readonly cells: readonly Cell[];
+  readonly folder: string;
+  readonly axes: readonly Axis[];
+  readonly count: number;
 }
 
 /** The sweep recorded in `dir`, or undefined when `dir` has no record. */
@@ -77,21 +88,32 @@ export async function readRecord(dir: string): Promise<Sweep | undefined> {
   } catch {
     throw new EvtsimError("input", "not a sweep record (invalid JSON)", { file: recordPath(dir) });
   }
-  if (r?.evtsim_sweep !== RECORD_VERSION || !Array.isArray(r.cells)) {
+  if (r?.evtsim_sweep === 1) {
+    throw new EvtsimError(
+      "input",
+      "written by an older evtsim (cells in id order, not the spec's order): " +
+        "run the sweep into another --results folder",
+      { file: recordPath(dir) },
+    );
+  }
+  if (
+    r?.evtsim_sweep !== RECORD_VERSION || !Array.isArray(r.axes) ||
+    !Number.isSafeInteger(r.count) || typeof r.folder !== "string"
+  ) {
     throw new EvtsimError(
       "input",
       `not a sweep record of this evtsim (version ${RECORD_VERSION})`,
-      {
-        file: recordPath(dir),
-      },
+      { file: recordPath(dir) },
     );
   }
   return {
     specPath: r.spec,
+    folder: r.folder,
     specSha256: r.spec_sha256,
     cellsSha256: r.cells_sha256,
     optionKeys: r.option_keys,
-    cells: r.cells,
+    axes: r.axes,
+    count: r.count,
   };
 }
 
@@ -121,7 +143,9 @@ export async function prepareFolder(dir: string, sweep: Sweep, specText?: string
       spec_sha256: sweep.specSha256,
       cells_sha256: sweep.cellsSha256,
       option_keys: sweep.optionKeys,
-      cells: sweep.cells,
+      folder: sweep.folder,
+      axes: sweep.axes,
+      count: sweep.count,
     };
     const set = new AtomicOutputSet();
     try {
@@ -153,7 +177,7 @@ export async function sweepOf(specPath: string | undefined, dir: string): Promis
   try {
     text = await Deno.readTextFile(path);
   } catch (e) {
-    // collect without the spec file: the record alone still lists every cell.
+    // collect without the spec file: the record alone still gives every cell.
     if (specPath === undefined && recorded !== undefined && e instanceof Deno.errors.NotFound) {
       return recorded;
     }
@@ -178,14 +202,38 @@ export async function sweepOf(specPath: string | undefined, dir: string): Promis
   return sweep;
 }
 
-/** The result of each cell that has one (index → result). */
+/**
+ * The result of each cell that has one (index → result), in index order. The
+ * folder's result files are read (not one per cell of the sweep): a file
+ * counts when its id is that of the cell at its index.
+ */
 export async function readCellResults(dir: string, sweep: Sweep): Promise<Map<number, CellResult>> {
-  const out = new Map<number, CellResult>();
-  for (const cell of sweep.cells) {
-    const r = await readCellResult(dir, cell);
-    if (r !== undefined) out.set(cell.index, r);
+  const found: CellResult[] = [];
+  try {
+    for await (const e of Deno.readDir(`${dir}/cells`)) {
+      const m = /^([0-9a-f]{12})\.json$/.exec(e.name);
+      if (m === null || !e.isFile) continue;
+      let r: CellResult;
+      try {
+        r = JSON.parse(await Deno.readTextFile(`${dir}/cells/${e.name}`));
+      } catch {
+        continue;
+      }
+      if (
+        r?.id !== m[1] || !Number.isSafeInteger(r.index) || r.index < 0 ||
+        r.index >= sweep.count || (r.status !== "ok" && r.status !== "failed")
+      ) continue;
+      if (cellAt(sweep, r.index).id === r.id) found.push(r);
+    }
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) {
+      throw new EvtsimError("input", `cannot read: ${describeFsError(e)}`, {
+        file: `${dir}/cells`,
+      });
+    }
   }
-  return out;
+  found.sort((a, b) => a.index - b.index);
+  return new Map(found.map((r) => [r.index, r]));
 }
 
 /** A cell's result, or undefined when it has none (or an unreadable one). */
@@ -214,7 +262,8 @@ export function writeCellResult(dir: string, result: CellResult): void {
 export interface MergeSummary {
   readonly ok: number;
   readonly failed: CellResult[];
-  readonly missing: Cell[];
+  /** The indices of the cells with no result, in order. */
+  readonly missing: number[];
 }
 
 /**
@@ -226,10 +275,10 @@ export async function writeResults(dir: string, sweep: Sweep): Promise<MergeSumm
   const columns = columnsOf(sweep.optionKeys);
   const rows: Row[] = [];
   const failed: CellResult[] = [];
-  const missing: Cell[] = [];
-  for (const cell of sweep.cells) {
-    const r = results.get(cell.index);
-    if (r === undefined) missing.push(cell);
+  const missing: number[] = [];
+  for (let i = 0; i < sweep.count; i++) {
+    const r = results.get(i);
+    if (r === undefined) missing.push(i);
     else if (r.status === "failed") failed.push(r);
     else rows.push(Object.fromEntries(columns.map((c) => [c, r.row?.[c] ?? null])));
   }
@@ -242,9 +291,7 @@ export async function writeResults(dir: string, sweep: Sweep): Promise<MergeSumm
     const timings = set.open(`${dir}/timings.csv`);
     // The machine's speed: jobs simulated per second of the cell's wall time.
     timings.line("id,index,status,wall_seconds,jobs_per_wall_s");
-    for (const cell of sweep.cells) {
-      const r = results.get(cell.index);
-      if (r === undefined) continue;
+    for (const r of results.values()) {
       const jobs = r.row?.jobs;
       const rate = typeof jobs === "number" && r.wall_seconds > 0
         ? Math.round(jobs / r.wall_seconds)

@@ -1,14 +1,14 @@
 // The Slurm executor: one sbatch job array, one array task per cell still to
 // run, each task `evtsim sweep-cell SPEC --cell $SLURM_ARRAY_TASK_ID
-// --results DIR`. Array indices are the cells' indices (their place in id
-// order), so a task's index names its cell whatever subset is submitted.
+// --results DIR`. Array indices are the cells' indices (their place in the
+// spec's product order), so a task's index names its cell whatever subset is submitted.
 // `evtsim sweep collect DIR` merges the result files afterwards.
 
 import { EvtsimError } from "../core/errors.ts";
 import { AtomicOutputSet } from "../io/atomic_writer.ts";
 import type { Console } from "./simulate.ts";
 import { checkRunPermission, selfCommand } from "./_sweep_local.ts";
-import type { Cell, Sweep } from "./_sweep_model.ts";
+import type { Sweep } from "./_sweep_model.ts";
 import { prepareFolder } from "./_sweep_results.ts";
 
 /**
@@ -208,8 +208,8 @@ export interface SlurmRun extends ArrayChoices {
   /** Absolute results folder, and as the user gave it. */
   readonly dir: string;
   readonly shown: string;
-  /** The cells to submit, in index order. */
-  readonly todo: readonly Cell[];
+  /** The indices of the cells to submit, in order. */
+  readonly todo: readonly number[];
   readonly retry: boolean;
   readonly dryRun: boolean;
 }
@@ -239,7 +239,7 @@ export async function runSlurm(r: SlurmRun, con: Console): Promise<number> {
       );
     }
   }
-  const total = r.sweep.cells.length;
+  const total = r.sweep.count;
   if (r.todo.length === 0) {
     con.out(
       r.retry
@@ -253,7 +253,7 @@ export async function runSlurm(r: SlurmRun, con: Console): Promise<number> {
   const script = sbatchScript({
     dir: r.dir,
     spec: r.sweep.specPath,
-    indices: r.todo.map((c) => c.index),
+    indices: r.todo,
     totalCells: total,
     partition,
     maxParallel,
@@ -281,7 +281,7 @@ export async function runSlurm(r: SlurmRun, con: Console): Promise<number> {
   await Deno.writeTextFile(`${r.dir}/${JOBS_FILE}`, `${id}\n`, { append: true });
   con.out(
     `Submitted batch job ${id}: ${r.todo.length} of the ${total} cells ` +
-      `(array ${arrayList(r.todo.map((c) => c.index))}), script ${r.shown}/sweep.sbatch`,
+      `(array ${arrayList(r.todo)}), script ${r.shown}/sweep.sbatch`,
   );
   con.out(`Follow it with: squeue -j ${id}; then: evtsim sweep collect ${r.shown}`);
   return 0;

@@ -13,7 +13,14 @@ import type { PolicyRegistry } from "../core/policies.ts";
 import { describeFsError } from "../io/fs_errors.ts";
 import { parseYamlDocument, yamlValue } from "../io/_yaml.ts";
 import { sha256Hex } from "../io/_sha256.ts";
-import { absolutePath, canonicalJson, cellId, type CellValue, type Sweep } from "./_sweep_model.ts";
+import {
+  absolutePath,
+  axesSha256,
+  type Axis,
+  type CellValue,
+  PATH_OPTIONS,
+  type Sweep,
+} from "./_sweep_model.ts";
 import { defaultRegistry } from "../schedulers/registry.ts";
 import { parsePolicies } from "./compare_command.ts";
 import { type OptionSpec, SIMULATE_OPTIONS } from "./option_table.ts";
@@ -78,9 +85,6 @@ for (
     "verbose",
   ]
 ) NOT_OPTIONS[o] = "sweep sets each cell's outputs itself";
-
-/** Options whose value is a file: taken from the spec's folder. */
-const PATH_OPTIONS = new Set(["queues", "capacity_schedule", "policy_module", "from_snapshot"]);
 
 const OPTIONS = new Map(SIMULATE_OPTIONS.map((o) => [o.name, o]));
 
@@ -320,35 +324,17 @@ export async function parseSweepSpec(
     }
   }
 
-  // A cell's options follow from its number in the grid (mixed radix, the
-  // last list fastest): only ids and numbers are kept while ordering, and
-  // each cell is built once, in id order.
-  const optionsAt = (k: number): Record<string, CellValue> => {
-    const digits: number[] = new Array(axes.length);
-    for (let a = axes.length - 1; a >= 0; a--) {
-      const n = axes[a][1].length;
-      digits[a] = k % n;
-      k = Math.floor(k / n);
-    }
-    const options: Record<string, CellValue> = {};
-    axes.forEach(([name, values], a) => options[name] = values[digits[a]]);
-    return options;
-  };
-  const total = Number(count);
-  const ids: string[] = new Array(total);
-  for (let k = 0; k < total; k++) ids[k] = cellId(optionsAt(k));
-  const order = Uint32Array.from({ length: total }, (_, k) => k)
-    .sort((a, b) => ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : 0);
-  const cells = Array.from(order, (k, index) => {
-    const options = optionsAt(k);
-    return { id: ids[k], index, options, args: cellArgs(options, folder) };
-  });
+  // Nothing per cell here: a cell is computed from its index when it is
+  // needed (cellAt), so planning 100,000 cells costs no more than 6.
+  const lists: Axis[] = axes;
   return {
     specPath: absolute,
+    folder,
     specSha256: sha256Hex(text),
-    cellsSha256: sha256Hex(JSON.stringify(cells.map((c) => canonicalJson(c.options)))),
+    cellsSha256: axesSha256(lists),
     optionKeys: [...extra.keys()].sort(),
-    cells,
+    axes: lists,
+    count: Number(count),
   };
 }
 
@@ -370,24 +356,6 @@ function optionProblem(o: OptionSpec, v: unknown): string | undefined {
         ? rangeProblem(o, v)
         : `expected ${o.kind === "int" ? "an integer" : "a number"}, got ${show(v)}`;
   }
-}
-
-/** simulate's arguments for a cell, paths made absolute from the spec's folder. */
-function cellArgs(options: Readonly<Record<string, CellValue>>, folder: string): string[] {
-  const args = [absolutePath(String(options.trace), folder)];
-  for (const [name, v] of Object.entries(options)) {
-    if (name === "trace") continue;
-    if (name === "policy") {
-      const [picker, admission] = String(v).includes("+") ? String(v).split("+") : [undefined, v];
-      args.push(`--admission=${admission}`);
-      if (picker !== undefined) args.push(`--picker=${picker}`);
-    } else if (typeof v === "boolean") {
-      if (v) args.push(`--${name}`);
-    } else {
-      args.push(`--${name}=${PATH_OPTIONS.has(name) ? absolutePath(String(v), folder) : v}`);
-    }
-  }
-  return args;
 }
 
 function show(v: unknown): string {

@@ -15,7 +15,6 @@ import {
 import type { Console, SimulateDeps } from "./simulate.ts";
 import {
   absoluteDir,
-  type CellResult,
   checkSameSweep,
   type MergeSummary,
   prepareFolder,
@@ -24,7 +23,7 @@ import {
   sweepOf,
   writeResults,
 } from "./_sweep_results.ts";
-import { absolutePath, type Cell, type Sweep } from "./_sweep_model.ts";
+import { absolutePath, type Cell, cellAt, PATH_OPTIONS, type Sweep } from "./_sweep_model.ts";
 import { checkOutputPaths } from "./paths.ts";
 
 const SWEEP_OPTIONS: Record<string, CommandOption> = {
@@ -83,12 +82,12 @@ export function sweepHelp(): string {
     "       evtsim sweep-cell SPEC --cell INDEX --results DIR",
     "",
     "Runs every combination (cell) of a spec's lists, each an ordinary 'evtsim simulate' run,",
-    "and writes one row per cell to DIR/results.csv and DIR/results.json, in cell-id order:",
-    "the cell's id, index and options, then the metric set of the README's metrics glossary",
-    "(jobs, wait_mean_s ... bsld_p99, utilization, makespan_s, throughput_jobs_per_s, in",
-    "simulated time). The files hold no wall-clock figure, so they are the same bytes whichever",
-    "executor ran the cells; each cell's wall time (and jobs simulated per wall second) is",
-    "in DIR/timings.csv.",
+    "and writes one row per cell to DIR/results.csv and DIR/results.json, in the spec's order",
+    "(INDEX, below): the cell's id, index and options, then the metric set of the README's",
+    "metrics glossary (jobs, wait_mean_s ... bsld_p99, utilization, makespan_s,",
+    "throughput_jobs_per_s, in simulated time). The files hold no wall-clock figure, so they",
+    "are the same bytes whichever executor ran the cells; each cell's wall time (and jobs",
+    "simulated per wall second) is in DIR/timings.csv.",
     "",
     "The spec (YAML; paths are taken from the spec's folder; a scalar is a list of one):",
     "  traces: [demo_trace.csv]           # required: CSV or SWF traces",
@@ -108,11 +107,15 @@ export function sweepHelp(): string {
     "any cell is planned. SIGINT or SIGTERM stops the sweep and its running cells; a cell",
     "stopped has no result, so a rerun runs it.",
     "",
-    "A cell's id is the first 12 hex digits of the SHA-256 of its options as canonical JSON",
-    "(keys sorted, the trace as the spec spells it); its INDEX is its place in id order.",
+    "A cell's INDEX is its place in the spec's product order: traces, policies, total_nodes,",
+    "run_time_modes, seeds, then the options: lists as the spec lists them, each list in its",
+    "own order, the last list changing fastest (so cell I is computed from I, and planning",
+    "costs the same for 6 cells as for 100,000). Its id is the first 12 hex digits of the",
+    "SHA-256 of its options as canonical JSON (keys sorted, the trace as the spec spells it).",
     "Each cell's result is DIR/cells/ID.json (status ok with its row, or failed with its",
     "error). A rerun skips the cells that have a result: --retry_failed runs the failed ones",
-    "again. DIR/sweep.json records the spec; a folder of another spec is refused.",
+    "again. DIR/sweep.json records the spec; a folder of another spec (or of the same lists",
+    "in another order, or written by an older evtsim) is refused.",
     "",
     "Executors:",
     "  local  (default) --jobs N processes at once, each 'evtsim sweep-cell'; a progress bar",
@@ -185,8 +188,12 @@ export async function sweepCommand(
   if (recorded !== undefined) checkSameSweep(resultsArg, recorded, sweep);
   const retry = a.values.get("retry_failed") === true;
   const have = recorded === undefined ? new Map() : await readCellResults(dir, sweep);
-  const failedBefore = sweep.cells.filter((c) => have.get(c.index)?.status === "failed");
-  const missing = sweep.cells.filter((c) => !have.has(c.index));
+  const failedBefore = [...have.values()].filter((r) => r.status === "failed");
+  const missing: number[] = [];
+  for (let i = 0; i < sweep.count; i++) if (!have.has(i)) missing.push(i);
+  const todo = retry
+    ? [...failedBefore.map((r) => r.index), ...missing].sort((x, y) => x - y)
+    : missing;
 
   if (executor === "slurm") {
     const { runSlurm, sbatchOptionLines } = await import("./_sweep_slurm.ts");
@@ -194,7 +201,7 @@ export async function sweepCommand(
       sweep,
       dir,
       shown: resultsArg,
-      todo: retry ? [...failedBefore, ...missing].sort((x, y) => x.index - y.index) : missing,
+      todo,
       retry,
       partition: stringValue(a, "partition"),
       sbatchOptions: sbatchOptionLines(stringValue(a, "sbatch_options")),
@@ -206,17 +213,15 @@ export async function sweepCommand(
   const { checkRunPermission, runLocal } = await import("./_sweep_local.ts");
   checkRunPermission("sweep (each cell is a process)");
   await prepareFolder(dir, sweep);
-  const todo = retry ? [...failedBefore, ...missing].sort((x, y) => x.index - y.index) : missing;
   const show = a.values.get("no_progress") !== true &&
     (a.values.get("progress") === true || con.isTerminal);
   const started = performance.now();
   const failedNow = await runLocal(sweep, dir, todo, jobs, con, show, deps.progressSink);
   const summary = await writeResults(dir, sweep);
   if (!retry) {
-    for (const c of failedBefore) {
-      const r = have.get(c.index) as CellResult;
+    for (const r of failedBefore) {
       con.err(
-        `evtsim: sweep: cell ${c.index} (${c.id}) failed in an earlier run: ${r.error} ` +
+        `evtsim: sweep: cell ${r.index} (${r.id}) failed in an earlier run: ${r.error} ` +
           "(--retry_failed runs it again)",
       );
     }
@@ -225,8 +230,8 @@ export async function sweepCommand(
     `sweep: ${todo.length} cells run in ${((performance.now() - started) / 1000).toFixed(2)} s`,
   );
   con.out(
-    `sweep: ${sweep.cells.length} cells: ${todo.length} run, ${
-      sweep.cells.length - todo.length
+    `sweep: ${sweep.count} cells: ${todo.length} run, ${
+      sweep.count - todo.length
     } already done; ${summary.ok} ok, ${summary.failed.length} failed` +
       (failedNow.length > 0 ? ` (${failedNow.length} in this run)` : ""),
   );
@@ -234,22 +239,17 @@ export async function sweepCommand(
   return summary.failed.length > 0 || summary.missing.length > 0 ? 1 : 0;
 }
 
-// The files a sweep reads: its spec, traces and the options' files.
-const PATH_OPTIONS = ["queues", "capacity_schedule", "policy_module", "from_snapshot"];
-
 /**
  * The one output rule (cli/paths.ts) for a sweep: none of the files it
  * writes into the results folder may be its spec, a trace or an option's file.
  */
 function checkSweepOutputs(dir: string, sweep: Sweep): void {
-  const folder = sweep.specPath.slice(0, sweep.specPath.lastIndexOf("/")) || "/";
   const inputs = new Map<string, string>([[sweep.specPath, "the sweep spec"]]);
-  for (const cell of sweep.cells) {
-    inputs.set(absolutePath(String(cell.options.trace), folder), "a trace of the spec");
-    for (const name of PATH_OPTIONS) {
-      const v = cell.options[name];
-      if (v !== undefined) inputs.set(absolutePath(String(v), folder), `its ${name} file`);
-    }
+  // The files a sweep reads: its spec, traces and the options' files.
+  for (const [name, values] of sweep.axes) {
+    if (name !== "trace" && !PATH_OPTIONS.has(name)) continue;
+    const what = name === "trace" ? "a trace of the spec" : `its ${name} file`;
+    for (const v of values) inputs.set(absolutePath(String(v), sweep.folder), what);
   }
   checkOutputPaths(
     ["sweep.json", "spec.yaml", "results.csv", "results.json", "timings.csv", "sweep.sbatch"]
@@ -261,7 +261,7 @@ function checkSweepOutputs(dir: string, sweep: Sweep): void {
 function printWritten(con: Console, shown: string, s: MergeSummary, sweep: Sweep): void {
   con.out(
     `Results written to: ${shown}/results.csv and ${shown}/results.json ` +
-      `(${s.ok} of ${sweep.cells.length} cells)`,
+      `(${s.ok} of ${sweep.count} cells)`,
   );
 }
 
@@ -279,8 +279,9 @@ async function collect(shown: string, con: Console): Promise<number> {
   const dir = absoluteDir(shown);
   const sweep = await sweepOf(undefined, dir);
   const s = await writeResults(dir, sweep);
-  for (const c of s.missing) {
-    con.err(`evtsim: sweep collect: cell ${c.index} (${c.id}) is missing (no result yet)`);
+  for (const i of s.missing) {
+    const id = cellAt(sweep, i).id;
+    con.err(`evtsim: sweep collect: cell ${i} (${id}) is missing (no result yet)`);
   }
   for (const r of s.failed) {
     con.err(`evtsim: sweep collect: cell ${r.index} (${r.id}) failed: ${r.error}`);
@@ -295,7 +296,11 @@ async function collect(shown: string, con: Console): Promise<number> {
 }
 
 const CELL_OPTIONS: Record<string, CommandOption> = {
-  cell: { type: "string", value: "INDEX", help: "the cell's index (its place in id order)" },
+  cell: {
+    type: "string",
+    value: "INDEX",
+    help: "the cell's index (its place in the spec's order)",
+  },
   results: { type: "string", value: "DIR", help: "the sweep's results folder" },
   help: { type: "boolean", short: "h", help: "show this help" },
 };
@@ -324,8 +329,8 @@ export async function sweepCellCommand(args: readonly string[], con: Console): P
   }
   const dir = absoluteDir(results);
   const sweep = await sweepOf(absoluteDir(a.positionals[0]), dir);
-  const { cellAt, runCell } = await import("./_sweep_cells.ts");
-  const cell: Cell = cellAt(sweep, raw);
+  const { cellOfArg, runCell } = await import("./_sweep_cells.ts");
+  const cell: Cell = cellOfArg(sweep, raw);
   const r = await runCell(sweep, cell, dir, con);
   if (r.status === "failed") {
     con.err(`evtsim: sweep-cell: cell ${cell.index} (${cell.id}) failed: ${r.error}`);

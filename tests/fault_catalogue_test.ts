@@ -405,6 +405,20 @@ for (
   });
 }
 
+// Issue 29 item 4: a results folder of the old format (cells in id order).
+COMMAND_ROWS.push({
+  surface: "in-process",
+  input: "sweep into a results folder written by an older evtsim",
+  run: async (d) => {
+    Deno.copyFileSync(DEMO, `${d}/t.csv`);
+    Deno.writeTextFileSync(`${d}/s.yaml`, "traces: [t.csv]\n");
+    Deno.mkdirSync(`${d}/res`);
+    Deno.writeTextFileSync(`${d}/res/sweep.json`, '{"evtsim_sweep": 1, "cells": []}\n');
+    return await inProcess(["sweep", `${d}/s.yaml`, "--results", `${d}/res`]);
+  },
+  expected: /res\/sweep\.json: written by an older evtsim .*another --results folder$/,
+});
+
 /** Policies that misbehave (items 3, 8, 10, 14, 15). */
 const POLICY_ROWS: FaultRow[] = [
   {

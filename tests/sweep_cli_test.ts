@@ -71,6 +71,11 @@ Deno.test("sweep: rows equal simulate's figures, --jobs 1 and 2 agree byte for b
     // The cell sjf+easy on 256 nodes against simulate run by hand.
     const rows = JSON.parse(await Deno.readTextFile(`${dir}/two/results.json`));
     assertEquals(rows.map((r: { index: number }) => r.index), [0, 1, 2, 3, 4, 5]);
+    // Rows in the spec's order: policies [none, easy, sjf+easy] x total_nodes [128, 256].
+    assertEquals(
+      rows.map((r: Record<string, unknown>) => `${r.policy}/${r.total_nodes}`),
+      ["none/128", "none/256", "easy/128", "easy/256", "sjf+easy/128", "sjf+easy/256"],
+    );
     const row = rows.find((r: Record<string, unknown>) =>
       r.policy === "sjf+easy" && r.total_nodes === 256
     );

@@ -7,25 +7,32 @@
 import { assert, assertEquals, assertRejects, assertThrows } from "./_assert.ts";
 import { ROOT } from "./_cli.ts";
 import { parseSweepSpec, readSweepSpec } from "../cli/_sweep_spec.ts";
-import { canonicalJson, cellId } from "../cli/_sweep_model.ts";
+import { canonicalJson, cellAt, cellId, type Sweep } from "../cli/_sweep_model.ts";
 import { arrayList, sbatchOptionLines, sbatchScript, shellQuote } from "../cli/_sweep_slurm.ts";
 
 const EXAMPLE = `${ROOT}examples/sweep.yaml`;
 
-Deno.test("sweep spec: the example's 6 cells in id order, ids stable, one pinned", async () => {
+/** Every cell of `sweep`, by index. */
+const cellsOf = (sweep: Sweep) => Array.from({ length: sweep.count }, (_, i) => cellAt(sweep, i));
+
+Deno.test("sweep spec: the example's 6 cells in the spec's order, ids stable, one pinned", async () => {
   const sweep = await readSweepSpec(EXAMPLE);
-  assertEquals(sweep.cells.length, 6);
-  assertEquals(sweep.cells.map((c) => c.index), [0, 1, 2, 3, 4, 5]);
-  const ids = sweep.cells.map((c) => c.id);
-  assertEquals(ids, [...ids].sort());
-  assertEquals(new Set(ids).size, 6);
-  const policies = new Set(sweep.cells.map((c) => c.options.policy));
-  assertEquals([...policies].sort(), ["easy", "none", "sjf+easy"]);
-  assertEquals(new Set(sweep.cells.map((c) => c.options.total_nodes)), new Set([128, 256]));
+  const cells = cellsOf(sweep);
+  assertEquals(sweep.count, 6);
+  assertEquals(cells.map((c) => c.index), [0, 1, 2, 3, 4, 5]);
+  assertEquals(new Set(cells.map((c) => c.id)).size, 6);
+  // The spec's product order: policies [none, easy, sjf+easy] x total_nodes
+  // [128, 256], the last list fastest.
+  assertEquals(cells.map((c) => `${c.options.policy}/${c.options.total_nodes}`), [
+    "none/128",
+    "none/256",
+    "easy/128",
+    "easy/256",
+    "sjf+easy/128",
+    "sjf+easy/256",
+  ]);
   // Pinned: the demo trace under EASY on 128 nodes, actual run times, seed 0.
-  const easy128 = sweep.cells.find((c) =>
-    c.options.policy === "easy" && c.options.total_nodes === 128
-  )!;
+  const easy128 = cells[2];
   assertEquals(easy128.options, {
     trace: "demo_trace.csv",
     policy: "easy",
@@ -47,12 +54,21 @@ Deno.test("sweep spec: the example's 6 cells in id order, ids stable, one pinned
     "--run_time_mode=actual",
     "--seed=0",
   ]);
-  const sjf = sweep.cells.find((c) => c.options.policy === "sjf+easy")!;
+  const sjf = cells.find((c) => c.options.policy === "sjf+easy")!;
   assert(sjf.args.includes("--admission=easy") && sjf.args.includes("--picker=sjf"));
   // The same spec read again, and read as text from elsewhere: the same cells.
   const again = await parseSweepSpec(await Deno.readTextFile(EXAMPLE), "x.yaml", EXAMPLE);
-  assertEquals(again.cells, sweep.cells);
+  assertEquals(cellsOf(again), cells);
   assertEquals(again.cellsSha256, sweep.cellsSha256);
+  // A list in another order: the same cells (ids) at other indices, another sweep.
+  const swapped = await parseSweepSpec(
+    (await Deno.readTextFile(EXAMPLE)).replace("[128, 256]", "[256, 128]"),
+    "x.yaml",
+    EXAMPLE,
+  );
+  assertEquals(cellAt(swapped, 3).id, easy128.id);
+  assertEquals(new Set(cellsOf(swapped).map((c) => c.id)), new Set(cells.map((c) => c.id)));
+  assert(swapped.cellsSha256 !== sweep.cellsSha256, "another order is another sweep");
 });
 
 Deno.test("sweep spec: options multiply the product; scalars are lists of one", async () => {
@@ -67,19 +83,21 @@ Deno.test("sweep spec: options multiply the product; scalars are lists of one", 
     "  swf_replay_wait: false",
   ].join("\n");
   const sweep = await parseSweepSpec(text, "s.yaml", EXAMPLE);
-  assertEquals(sweep.cells.length, 2 * 2 * 3 * 2);
+  assertEquals(sweep.count, 2 * 2 * 3 * 2);
   assertEquals(sweep.optionKeys, ["run_time_scale", "run_time_stddev", "swf_replay_wait"]);
-  const c = sweep.cells[0];
+  const c = cellAt(sweep, 0);
   assert(!("total_nodes" in c.options), "total_nodes is simulate's default when not given");
   assert(c.args.includes("--run_time_stddev=0.1"), c.args.join(" "));
   assert(!c.args.some((a) => a.includes("swf_replay_wait")), "a false flag is not passed");
-  // Key order in the spec does not change the ids.
+  // Key order in the spec changes neither the ids nor the order (traces,
+  // policies, total_nodes, run_time_modes, seeds are always in that order).
   const reordered = await parseSweepSpec(
     text.replace("traces: demo_trace.csv\n", "") + "\ntraces: demo_trace.csv",
     "s.yaml",
     EXAMPLE,
   );
-  assertEquals(reordered.cells.map((x) => x.id), sweep.cells.map((x) => x.id));
+  assertEquals(cellsOf(reordered).map((x) => x.id), cellsOf(sweep).map((x) => x.id));
+  assertEquals(reordered.cellsSha256, sweep.cellsSha256);
 });
 
 const BAD: [string, string][] = [
