@@ -65,6 +65,8 @@ export interface ProcessOptions {
   readonly cwd?: string;
   /** Extra environment variables. */
   readonly env?: Record<string, string>;
+  /** Text for its stdin (default: none, stdin is closed). */
+  readonly input?: string;
 }
 
 const lines = (bytes: Uint8Array) => {
@@ -91,14 +93,23 @@ export function cliCommand(args: readonly string[]): string[] {
 
 /** Runs `evtsim ARGS` as a real process; stderr is checked and recorded. */
 export async function runCliProcess(args: string[], o: ProcessOptions = {}): Promise<Captured> {
-  const r = await new Deno.Command(Deno.execPath(), {
+  const command = new Deno.Command(Deno.execPath(), {
     args: cliCommand(args),
     cwd: o.cwd,
     env: o.env,
-    stdin: "null",
+    stdin: o.input === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
-  }).output();
+  });
+  let r: Deno.CommandOutput;
+  if (o.input === undefined) r = await command.output();
+  else {
+    const child = command.spawn();
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(o.input));
+    await w.close();
+    r = await child.output();
+  }
   const err = lines(r.stderr);
   record(args, err, "process");
   return { code: r.code, out: lines(r.stdout), err };

@@ -7,7 +7,7 @@
 // with `simulate`'s schedule and statistics. (The serve step is in the
 // serve tests.)
 
-import { cliCommand, recordProcessRun, ROOT, runCli, runCliProcess } from "./_cli.ts";
+import { ROOT, runCli, runCliProcess } from "./_cli.ts";
 import { transcript } from "./_repl_helpers.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { type Admission, type Picker, resimulate, statistics, withPolicies } from "../mod.ts";
@@ -57,23 +57,10 @@ async function smallTrace(path: string, n: number): Promise<void> {
   await Deno.writeTextFile(path, lines.slice(0, n + 1).join("\n") + "\n");
 }
 
-/** Runs `evtsim ARGS` as a process with `input` on its stdin. */
+/** Runs `evtsim ARGS` as a process with `input` on its stdin; stderr as one text. */
 async function withStdin(args: string[], input: string, cwd: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: cliCommand(args),
-    cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const w = child.stdin.getWriter();
-  await w.write(new TextEncoder().encode(input));
-  await w.close();
-  const r = await child.output();
-  const d = new TextDecoder();
-  const err = d.decode(r.stderr);
-  recordProcessRun(args, err);
-  return { code: r.code, out: d.decode(r.stdout).replace(/\n$/, "").split("\n"), err };
+  const r = await runCliProcess(args, { input, cwd });
+  return { ...r, err: r.err.join("\n") };
 }
 
 /** Begin time of each job of a schedule CSV, by row. */

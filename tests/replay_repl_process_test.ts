@@ -5,27 +5,14 @@
 // those of a non-interactive `replay --output`. Also: the end of the input
 // ends the session (exit 0), and a broken log is one line and exit 1.
 
-import { cliCommand, recordProcessRun, runCliProcess, STACK_FRAME } from "./_cli.ts";
+import { runCliProcess, STACK_FRAME } from "./_cli.ts";
 import { dispatchWalk, recordDemo, transcript } from "./_repl_helpers.ts";
 import { assert, assertEquals } from "./_assert.ts";
 
-/** Runs `evtsim ARGS` as a process with `input` on its stdin. */
+/** Runs `evtsim ARGS` as a process with `input` on its stdin; stderr as one text. */
 async function withStdin(args: string[], input: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: cliCommand(args),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const w = child.stdin.getWriter();
-  await w.write(new TextEncoder().encode(input));
-  await w.close();
-  const r = await child.output();
-  const d = new TextDecoder();
-  const out = d.decode(r.stdout);
-  const err = d.decode(r.stderr);
-  recordProcessRun(args, err);
-  return { code: r.code, out: out.replace(/\n$/, "").split("\n"), err };
+  const r = await runCliProcess(args, { input });
+  return { ...r, err: r.err.join("\n") };
 }
 
 Deno.test("process: replay -i driven through stdin: break, continue, info job, step, back 1, continue; set output = replay --output", async () => {
