@@ -99,7 +99,12 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "evtsim-python-" });
     const serve = await startServe();
     try {
-      const r = (await python(["serve_example.py", "--url", serve.url], { EVTSIM_TOKEN: TOKEN }))!;
+      // A proxy of the environment is not used for the loopback server.
+      const r = (await python(["serve_example.py", "--url", serve.url], {
+        EVTSIM_TOKEN: TOKEN,
+        http_proxy: "http://127.0.0.1:9",
+        HTTP_PROXY: "http://127.0.0.1:9",
+      }))!;
       assertEquals(r.code, 0, r.err);
       assertEquals(r.err, "");
       const lines = r.out.trimEnd().split("\n");

@@ -84,6 +84,12 @@ class Client:
         self.base_url = base_url.rstrip("/")
         self.token = token if token is not None else os.environ.get("EVTSIM_TOKEN") or None
         self.timeout = timeout
+        host = parsed.hostname or ""
+        loopback = host == "localhost" or host == "::1" or host.startswith("127.")
+        # An http_proxy of the environment cannot reach a server on this machine's loopback.
+        self._opener = urllib.request.build_opener(
+            *([urllib.request.ProxyHandler({})] if loopback else [])
+        )
 
     def request(self, method, path, body=None):
         """Sends one request (`body` JSON-encoded) and returns the parsed JSON reply."""
@@ -94,7 +100,7 @@ class Client:
         if self.token:
             req.add_header("Authorization", f"Bearer {self.token}")
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as reply:
+            with self._opener.open(req, timeout=self.timeout) as reply:
                 text = reply.read().decode("utf-8")
         except urllib.error.HTTPError as e:
             raise self._refusal(method, path, e) from None
