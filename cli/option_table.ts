@@ -118,6 +118,13 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     help: "nodes in the machine (default 795; SWF: the log's MaxProcs/MaxNodes)",
   },
   {
+    name: "machine",
+    kind: "string",
+    placeholder: "FILE",
+    help:
+      "machine description (YAML or JSON: node groups with count, resources, partitions, labels); jobs then ask for cores/memory/gpus per node (CSV num_cores, memory, gpus, partition; SWF fields 8 and 10; sacct NCPUS, ReqMem, gres/gpu, Partition) or whole nodes; instead of -n (see README 'Machines and job demands')",
+  },
+  {
     name: "backfill_policy",
     short: "b",
     kind: "enum",

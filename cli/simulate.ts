@@ -38,6 +38,7 @@ import { policyRegistry } from "./policy_module.ts";
 import { RunHooks } from "./record_hooks.ts";
 import { applyAdvance, type LoopContext, replayAll, simulateFiles, Yielder } from "./run_loop.ts";
 import { VERSION } from "./version.ts";
+import type { MachineInput } from "../io/_machine_demands.ts";
 
 /** Where the command writes its text. */
 export interface Console {
@@ -169,7 +170,22 @@ export async function simulateCommand(
     if (queues !== undefined) {
       loadOptions = { ...loadOptions, queues: new Set(queues.map((q) => q.name)) };
     }
+    const machine = await machineOf(o);
+    if (machine !== undefined && NOT_ON_A_MACHINE_YET.includes(admission)) {
+      throw new EvtsimError(
+        "usage",
+        `--machine: admission policy ${admission} does not place jobs by their demands yet; use --admission none (or a policy of your own that calls place)`,
+      );
+    }
+    if (machine !== undefined) loadOptions = { ...loadOptions, machine };
     const first = await load(firstPath, maxJobs);
+    if (machine !== undefined && first.mode === "replay") {
+      throw new EvtsimError(
+        "usage",
+        "is a replay trace (begin_time and end_time columns); --machine takes simulation traces only",
+        { file: firstPath },
+      );
+    }
     for (const m of first.messages) con.err(m);
     if (first.mode === "replay" && sources.paths.length > 1) {
       throw new EvtsimError(
@@ -180,7 +196,7 @@ export async function simulateCommand(
       );
     }
     const startTime = startTimeOf(o, timezone, first.mode);
-    const totalNodes = num(o, "total_nodes") ?? first.machineSize ?? 795;
+    const totalNodes = machine?.nodes.length ?? num(o, "total_nodes") ?? first.machineSize ?? 795;
     const config: SimulationConfig = {
       totalNodes,
       backfillPolicy: o.get("no_compression") === true
@@ -188,6 +204,7 @@ export async function simulateCommand(
         : admission,
       ...(pickerOf(o) !== undefined ? { picker: pickerOf(o) } : {}),
       ...(queues !== undefined ? { queues } : {}),
+      ...(machine !== undefined ? { resourceModel: await machineModel(machine) } : {}),
       ...(queuesFile?.fairshare !== undefined
         ? { pickerSettings: { fairshare: queuesFile.fairshare } }
         : {}),
@@ -294,7 +311,7 @@ export async function simulateCommand(
         evtsimVersion: VERSION,
         inputs: sources.paths,
         options: Object.fromEntries(o),
-        config: { ...state.config },
+        config: jsonConfig(state.config, machine),
         statistics: statistics(state),
         waitTime: outputs.metrics.waits(),
         boundedSlowdown: { ...outputs.metrics.slowdowns(), tau: SLOWDOWN_TAU },
@@ -369,6 +386,60 @@ async function queuesOf(o: ParsedOptions, registry: PolicyRegistry) {
     queues: entries.length === 0 ? undefined : entries.map((e) => e.queue),
     fairshare: file.fairshare,
   };
+}
+
+// Built-in admission policies that do not yet ask the resource model where a
+// job fits (they count nodes only), refused on a --machine run.
+const NOT_ON_A_MACHINE_YET = [
+  "easy",
+  "conservative",
+  "easy_extra",
+  "conservative_profile",
+  "conservative_profile_no_compression",
+];
+
+// --machine: the machine file read and checked, with its nodes. A machine run
+// places jobs by their demands through a resource model, which a recording
+// or a snapshot does not store yet: those options are refused here, before
+// anything is read or written.
+async function machineOf(o: ParsedOptions): Promise<MachineInput | undefined> {
+  const path = str(o, "machine");
+  if (path === undefined) return undefined;
+  const refused: [string, string][] = [
+    ["total_nodes", "-n/--total_nodes (the machine file gives the nodes)"],
+    [
+      "capacity_schedule",
+      "--capacity_schedule (capacity changes of a machine are not supported yet)",
+    ],
+    ["record", "--record (a recording does not store the machine yet)"],
+    ["from_snapshot", "--from_snapshot (a snapshot does not store the machine yet)"],
+  ];
+  for (const [name, why] of refused) {
+    if (o.has(name)) throw new EvtsimError("usage", `--machine cannot be used with ${why}`);
+  }
+  const { readMachine } = await import("../io/machine_file.ts");
+  const { machineInput } = await import("../io/_machine_demands.ts");
+  return machineInput(await readMachine(path));
+}
+
+// The machine's nodes as a topology cluster (see core/machine.ts for the
+// `node` and `partition/P` units that make whole nodes and partitions).
+async function machineModel(m: MachineInput) {
+  const { topologyCluster } = await import("../schedulers/topology_cluster.ts");
+  return topologyCluster(
+    m.nodes.map((n) => ({ name: n.name, topology: n.topology, capacity: n.capacity })),
+  );
+}
+
+// The configuration as the stats JSON shows it: a machine run shows the
+// machine description instead of its resource model (an object of state).
+function jsonConfig(
+  config: SimulationConfig,
+  machine: MachineInput | undefined,
+): Record<string, unknown> {
+  if (machine === undefined) return { ...config };
+  const { resourceModel: _, ...rest } = config;
+  return { ...rest, machine: machine.machine };
 }
 
 // `-p fairshare` names the fairshare picker (DR_EVT's priority policies name
@@ -507,6 +578,8 @@ function printParams(con: Console, c: SimulationConfig, paths: string[]): void {
   con.out("------ Sim params ------");
   con.out(` - input: ${paths.join(", ")}`);
   for (const [k, v] of Object.entries(c)) {
-    if (v !== undefined && k !== "capacitySchedule") con.out(` - ${k}: ${v}`);
+    if (v !== undefined && k !== "capacitySchedule" && k !== "resourceModel") {
+      con.out(` - ${k}: ${v}`);
+    }
   }
 }
