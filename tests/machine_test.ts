@@ -1,0 +1,382 @@
+// The machine description (--machine) and job demands on it: the file
+// reader, the demand rules of each trace format, a property that no
+// resource of any node is ever oversubscribed on random machines under
+// admission none, and `simulate --machine` end to end on the GPU example.
+// The one-line errors are rows of tests/_fault_rows_m-machine.ts.
+
+import fc from "fast-check";
+import {
+  appendJobs,
+  type DecisionRow,
+  finish,
+  initialState,
+  type JobRow,
+  type JobSpec,
+  type Machine,
+  machineDemand,
+  machineNodes,
+  type ResourceDemand,
+  runToCompletion,
+  step,
+  topologyCluster,
+  WHOLE_NODE,
+} from "../mod.ts";
+import { parseMachine } from "../io/machine_file.ts";
+import { parseTrace } from "../io/trace_csv.ts";
+import { csvDemands, machineInput } from "../io/_machine_demands.ts";
+import { loadInput, type LoadOptions } from "../cli/load.ts";
+import { assert, assertEquals } from "./_assert.ts";
+import { ROOT, runCli } from "./_cli.ts";
+
+const GPU_MACHINE = `${ROOT}examples/gpu_machine.yaml`;
+const GPU_TRACE = `${ROOT}examples/gpu_trace.csv`;
+
+const SMALL = [
+  "default_partition: cpu",
+  "groups:",
+  "  - name: cpu",
+  "    count: 2",
+  "    resources: { cores: 8, memory: 16G }",
+  "    partitions: [cpu]",
+  "  - name: gpu",
+  "    prefix: g",
+  "    count: 2",
+  "    resources: { cores: 8, memory: 16384, gpus: 4 }",
+  "    partitions: [gpu, cpu]",
+  '    labels: { rack: "r{i/1}" }',
+  "",
+].join("\n");
+
+Deno.test("machine file: groups, node names, memory units, label expansion, overlapping pools", () => {
+  const m = parseMachine(SMALL, "m.yaml");
+  assertEquals(m.defaultPartition, "cpu");
+  const nodes = machineNodes(m);
+  assertEquals(nodes.map((n) => n.name), ["cpu001", "cpu002", "g001", "g002"]);
+  assertEquals(nodes[0].capacity, {
+    cores: 8,
+    memory: 16384,
+    node: WHOLE_NODE,
+    "partition/cpu": WHOLE_NODE,
+  });
+  assertEquals(nodes[3].partitions, ["gpu", "cpu"]);
+  assertEquals(nodes.map((n) => n.topology.rack ?? "-"), ["-", "-", "r0", "r1"]);
+  // JSON is read as YAML.
+  const j = parseMachine(
+    JSON.stringify({ groups: [{ count: 1, resources: { memory: "1T" } }] }),
+    "m.json",
+  );
+  assertEquals(j.groups[0].resources.memory, 1024 * 1024);
+  assertEquals(machineNodes(j)[0].name, "group0001");
+});
+
+function readCsv(text: string, m: Machine): JobSpec[] {
+  return parseTrace(text, { file: "t.csv", demand: csvDemands(machineInput(m)) }).jobs;
+}
+
+Deno.test("CSV demands: per-node units, whole nodes, partitions and the default", () => {
+  const m = parseMachine(SMALL, "m.yaml");
+  const jobs = readCsv(
+    "job_submit_time,num_nodes,time_limit,num_cores,memory,gpus,partition\n" +
+      "0,2,60,4,2G,,\n" + // default partition cpu
+      "1,1,60,,,2,gpu\n" + // GPUs only
+      "2,3,60,,,,\n" + // whole nodes
+      "3,1,60,, ,,gpu\n", // empty values: a whole node
+    m,
+  );
+  const d = (i: number) => jobs[i].demand as ResourceDemand;
+  assertEquals(jobs.map((j) => j.numNodes), [0, 0, 0, 0]);
+  assertEquals(d(0), {
+    replicas: 2,
+    perReplica: { node: 1, cores: 4, memory: 2048, "partition/cpu": 1 },
+  });
+  assertEquals(d(1), { replicas: 1, perReplica: { node: 1, gpus: 2, "partition/gpu": 1 } });
+  assertEquals(d(2), { replicas: 3, perReplica: { node: WHOLE_NODE, "partition/cpu": 1 } });
+  assertEquals(d(3), { replicas: 1, perReplica: { node: WHOLE_NODE, "partition/gpu": 1 } });
+  // Without a default partition, a job naming none may use every node.
+  const all = readCsv(
+    "job_submit_time,num_nodes,time_limit\n0,4,60\n",
+    parseMachine(SMALL.replace("default_partition: cpu\n", ""), "m.yaml"),
+  );
+  assertEquals(all[0].demand, { replicas: 4, perReplica: { node: WHOLE_NODE } });
+});
+
+const LOAD: LoadOptions = {
+  format: "swf",
+  timezone: "UTC",
+  maxJobs: 0,
+  runTimeMode: "actual",
+  swfUnit: "procs",
+  swfReplayWait: false,
+  requireSorted: false,
+};
+
+Deno.test("SWF demands: requested processors (else allocated) of 1 core, requested memory per processor", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-machine-" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/t.swf`,
+      "1 0 0 60 4 -1 -1 2 60 2048 1 1 1 -1 -1 -1 -1 -1\n" +
+        "2 5 0 60 3 -1 -1 -1 60 -1 1 1 1 -1 -1 -1 -1 -1\n",
+    );
+    const m = machineInput(parseMachine(SMALL, "m.yaml"));
+    const t = await loadInput(`${dir}/t.swf`, { ...LOAD, machine: m });
+    assertEquals(t.jobs.map((j) => j.demand), [
+      { replicas: 2, perReplica: { node: 1, cores: 1, memory: 2, "partition/cpu": 1 } },
+      { replicas: 3, perReplica: { node: 1, cores: 1, "partition/cpu": 1 } },
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("sacct demands: NNodes replicas, NCPUS and gres/gpu split over the nodes, ReqMem per node or per CPU", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-machine-" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/t.psv`,
+      "JobID|Submit|Start|End|Timelimit|NNodes|NCPUS|ReqMem|ReqTRES|Partition\n" +
+        "1|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:10:00|01:00:00|2|8|4Gn|cpu=8,gres/gpu=4,node=2|gpu\n" +
+        "2|2026-01-01T00:01:00|2026-01-01T00:01:00|2026-01-01T00:10:00|01:00:00|1|4|1000Mc||\n" +
+        "3|2026-01-01T00:02:00|2026-01-01T00:02:00|2026-01-01T00:10:00|01:00:00|2||||cpu\n",
+    );
+    const m = machineInput(parseMachine(SMALL, "m.yaml"));
+    const t = await loadInput(`${dir}/t.psv`, { ...LOAD, format: "sacct", machine: m });
+    assertEquals(t.jobs.map((j) => j.demand), [
+      {
+        replicas: 2,
+        perReplica: { node: 1, cores: 4, memory: 4096, gpus: 2, "partition/gpu": 1 },
+      },
+      { replicas: 1, perReplica: { node: 1, cores: 4, memory: 4000, "partition/cpu": 1 } },
+      { replicas: 2, perReplica: { node: WHOLE_NODE, "partition/cpu": 1 } },
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+// --- the property -------------------------------------------------------
+
+const RESOURCES = ["cores", "memory", "gpus", "ssd"];
+const PARTITIONS = ["p0", "p1", "p2"];
+
+const arbMachine: fc.Arbitrary<Machine> = fc.integer({ min: 1, max: 4 }).chain((r) => {
+  const names = RESOURCES.slice(0, r);
+  return fc.array(
+    fc.record({
+      count: fc.integer({ min: 1, max: 4 }),
+      units: fc.array(fc.integer({ min: 1, max: 8 }), { minLength: r, maxLength: r }),
+      partitions: fc.subarray(PARTITIONS, { minLength: 1 }),
+    }),
+    { minLength: 1, maxLength: 4 },
+  ).map((groups) => ({
+    groups: groups.map((g, i) => ({
+      name: `g${i}`,
+      count: g.count,
+      resources: Object.fromEntries(names.map((n, k) => [n, g.units[k]])),
+      partitions: g.partitions,
+    })),
+  }));
+});
+
+const arbRequest = fc.record({
+  submit: fc.integer({ min: 0, max: 50 }),
+  limit: fc.integer({ min: 1, max: 40 }),
+  replicas: fc.integer({ min: 1, max: 5 }),
+  whole: fc.boolean(),
+  units: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 4, maxLength: 4 }),
+  partition: fc.option(fc.constantFrom(...PARTITIONS), { nil: undefined }),
+});
+
+/** Runs `jobs` on `m` under admission none; the job rows and the DISPATCH rows. */
+function runOn(m: Machine, jobs: JobSpec[]): { rows: JobRow[]; dispatches: DecisionRow[] } {
+  const model = topologyCluster(
+    machineNodes(m).map((n) => ({ name: n.name, topology: n.topology, capacity: n.capacity })),
+  );
+  let s = initialState({
+    totalNodes: machineNodes(m).length,
+    resourceModel: model,
+    backfillPolicy: "none",
+    decisions: "heads",
+  });
+  const rows: JobRow[] = [];
+  const dispatches: DecisionRow[] = [];
+  for (const input of [appendJobs(jobs), runToCompletion(), finish()]) {
+    const r = step(s, input);
+    s = r.state;
+    rows.push(...r.rows.jobs);
+    dispatches.push(...r.rows.decisions.filter((d) => d.type === "DISPATCH"));
+  }
+  return { rows, dispatches };
+}
+
+Deno.test("property: on random machines no resource of any node is ever oversubscribed (admission none), and every job runs", () => {
+  const placed: number[] = [];
+  fc.assert(
+    fc.property(arbMachine, fc.array(arbRequest, { minLength: 1, maxLength: 25 }), (m, reqs) => {
+      const names = Object.keys(m.groups[0].resources);
+      const nodes = machineNodes(m);
+      const jobs: JobSpec[] = [];
+      // What each job asked for, in the file's terms: a whole node each, or units per replica.
+      const asked: { whole: boolean; per: Record<string, number>; partition?: string }[] = [];
+      const sorted = [...reqs].sort((a, b) => a.submit - b.submit);
+      for (const q of sorted) {
+        const per = Object.fromEntries(names.map((n, k) => [n, q.units[k]]));
+        const r = machineDemand(m, {
+          replicas: q.replicas,
+          ...(q.whole ? {} : { perReplica: per }),
+          ...(q.partition !== undefined ? { partition: q.partition } : {}),
+        }, nodes);
+        if (r.demand === undefined) continue; // refused at its line by the readers
+        jobs.push({ submitTime: q.submit, numNodes: 0, timeLimit: q.limit, demand: r.demand });
+        asked.push({ whole: q.whole, per, partition: q.partition });
+      }
+      placed.push(jobs.length);
+      if (jobs.length === 0) return;
+      const { rows, dispatches } = runOn(m, jobs);
+      assertEquals(rows.length, jobs.length, "every job runs");
+      const byId = new Map(rows.map((r) => [r.jobId, r]));
+      const capacity = new Map(nodes.map((n) => [n.name, n.capacity]));
+      const partitionsOf = new Map(nodes.map((n) => [n.name, n.partitions]));
+      // At every start, the jobs running then use at most each node's units,
+      // a whole-node job has its nodes to itself, and each job is on its partition's nodes.
+      for (const d of dispatches) {
+        const t = d.time;
+        const used = new Map<string, number>();
+        const holders = new Map<string, number[]>();
+        const exclusive = new Set<string>();
+        for (const e of dispatches) {
+          if (e.type !== "DISPATCH") continue;
+          const row = byId.get(e.jobId)!;
+          if (!(row.beginTime <= t && t < row.endTime)) continue;
+          const a = asked[e.jobId];
+          for (const share of e.allocation ?? []) {
+            const p = a.partition ?? m.defaultPartition;
+            if (p !== undefined) {
+              assert(
+                partitionsOf.get(share.nodeName)!.includes(p),
+                `job ${e.jobId} off partition ${p}`,
+              );
+            }
+            holders.set(share.nodeName, [...(holders.get(share.nodeName) ?? []), e.jobId]);
+            if (a.whole) {
+              assertEquals(share.replicas, 1, `whole-node job ${e.jobId}: one replica per node`);
+              exclusive.add(share.nodeName);
+              continue;
+            }
+            for (const [res, units] of Object.entries(a.per)) {
+              const k = `${share.nodeName} ${res}`;
+              used.set(k, (used.get(k) ?? 0) + units * share.replicas);
+            }
+          }
+        }
+        for (const [k, u] of used) {
+          const [node, res] = k.split(" ");
+          assert(u <= (capacity.get(node)![res] ?? 0), `${k}: ${u} used at ${t}`);
+        }
+        for (const node of exclusive) {
+          assertEquals(
+            holders.get(node)!.length,
+            1,
+            `${node} shared with a whole-node job at ${t}`,
+          );
+        }
+      }
+    }),
+    { seed: 28, numRuns: Number(Deno.env.get("EVTSIM_PROPERTY_RUNS") ?? 150) },
+  );
+  // The generator makes runs of several jobs, not mostly refused ones.
+  const mean = placed.reduce((a, b) => a + b, 0) / placed.length;
+  assert(mean >= 4, `only ${mean} jobs per run on average`);
+});
+
+// --- end to end ------------------------------------------------------------
+
+Deno.test("simulate --machine: the GPU example end to end (admission none, stats JSON, decisions)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-machine-" });
+  try {
+    const r = await runCli([
+      "simulate",
+      GPU_TRACE,
+      "--machine",
+      GPU_MACHINE,
+      "--admission",
+      "none",
+      "-o",
+      `${dir}/s.csv`,
+      "--stats_json",
+      `${dir}/s.json`,
+      "--decisions",
+      `${dir}/d.jsonl`,
+    ]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    const stats = JSON.parse(await Deno.readTextFile(`${dir}/s.json`));
+    assertEquals(stats.statistics.jobsCompleted ?? stats.statistics.completedJobs, 10);
+    assertEquals(stats.config.totalNodes, 14);
+    assertEquals(stats.config.machine.groups.map((g: { name: string }) => g.name), [
+      "cpu",
+      "gpu",
+      "bigmem",
+    ]);
+    assert(!("resourceModel" in stats.config), "the model is not in the stats JSON");
+    const dispatches = (await Deno.readTextFile(`${dir}/d.jsonl`)).trim().split("\n")
+      .map((l) => JSON.parse(l)).filter((d) => d.type === "DISPATCH");
+    assertEquals(dispatches.length, 10);
+    // GPU-partition jobs (1, 3, 5, 8) only on gpu nodes; the others never on them.
+    for (const d of dispatches) {
+      const gpuJob = [1, 3, 5, 8].includes(d.jobId);
+      for (const a of d.allocation) {
+        assertEquals(a.nodeName.startsWith("gpu"), gpuJob, `job ${d.jobId} on ${a.nodeName}`);
+      }
+    }
+    // Job 9 asks for 1536G on one node: only a bigmem node has it.
+    assertEquals(
+      dispatches.find((d) => d.jobId === 9).allocation[0].nodeName.slice(0, 6),
+      "bigmem",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("-n N ignores demand columns: the schedule is byte-identical to the trace without them", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-machine-" });
+  try {
+    const text = await Deno.readTextFile(GPU_TRACE);
+    const plain = text.split("\n").map((l) => l.split(",").slice(0, 4).join(",")).join("\n");
+    await Deno.writeTextFile(`${dir}/plain.csv`, plain);
+    for (const [name, trace] of [["a", GPU_TRACE], ["b", `${dir}/plain.csv`]]) {
+      const r = await runCli(["simulate", trace, "-n", "14", "-o", `${dir}/${name}.csv`]);
+      assertEquals(r.code, 0, r.err.join("\n"));
+    }
+    for (const suffix of [".csv", "_resources.csv"]) {
+      assertEquals(
+        await Deno.readTextFile(`${dir}/a${suffix}`),
+        await Deno.readTextFile(`${dir}/b${suffix}`),
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("simulate --machine refuses what it cannot do yet, in one line", async () => {
+  for (
+    const [extra, expected] of [
+      [["-n", "8"], /--machine cannot be used with -n\/--total_nodes/],
+      [["-b", "easy"], /admission policy easy does not place jobs by their demands yet/],
+    ] as const
+  ) {
+    const r = await runCli([
+      "simulate",
+      GPU_TRACE,
+      "--machine",
+      GPU_MACHINE,
+      "-b",
+      "none",
+      ...extra,
+    ]);
+    assertEquals(r.code, 1);
+    assertEquals(r.err.length, 1);
+    assert(expected.test(r.err[0]), r.err[0]);
+  }
+});
