@@ -116,6 +116,7 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
         const demand = swfDemand(
           m,
           f.subarray(18 * i, 18 * i + 18),
+          swf.jobs[i].queue,
           (detail, field) => new EvtsimError("input", detail, { file: path, line, field }),
         );
         swf.jobs[i] = { ...swf.jobs[i], numNodes: 0, demand };

@@ -38,7 +38,7 @@ import { policyRegistry } from "./policy_module.ts";
 import { RunHooks } from "./record_hooks.ts";
 import { applyAdvance, type LoopContext, replayAll, simulateFiles, Yielder } from "./run_loop.ts";
 import { VERSION } from "./version.ts";
-import type { MachineInput } from "../io/_machine_demands.ts";
+import { jsonConfig, machineModel, machineOf, NOT_ON_A_MACHINE_YET } from "./_machine_run.ts";
 
 /** Where the command writes its text. */
 export interface Console {
@@ -170,7 +170,7 @@ export async function simulateCommand(
     if (queues !== undefined) {
       loadOptions = { ...loadOptions, queues: new Set(queues.map((q) => q.name)) };
     }
-    const machine = await machineOf(o);
+    const machine = await machineOf(o, queuesFile);
     if (machine !== undefined && NOT_ON_A_MACHINE_YET.includes(admission)) {
       throw new EvtsimError(
         "usage",
@@ -385,61 +385,9 @@ async function queuesOf(o: ParsedOptions, registry: PolicyRegistry) {
   return {
     queues: entries.length === 0 ? undefined : entries.map((e) => e.queue),
     fairshare: file.fairshare,
+    path,
+    entries,
   };
-}
-
-// Built-in admission policies that do not yet ask the resource model where a
-// job fits (they count nodes only), refused on a --machine run.
-const NOT_ON_A_MACHINE_YET = [
-  "easy",
-  "conservative",
-  "easy_extra",
-  "conservative_profile",
-  "conservative_profile_no_compression",
-];
-
-// --machine: the machine file read and checked, with its nodes. A machine run
-// places jobs by their demands through a resource model, which a recording
-// or a snapshot does not store yet: those options are refused here, before
-// anything is read or written.
-async function machineOf(o: ParsedOptions): Promise<MachineInput | undefined> {
-  const path = str(o, "machine");
-  if (path === undefined) return undefined;
-  const refused: [string, string][] = [
-    ["total_nodes", "-n/--total_nodes (the machine file gives the nodes)"],
-    [
-      "capacity_schedule",
-      "--capacity_schedule (capacity changes of a machine are not supported yet)",
-    ],
-    ["record", "--record (a recording does not store the machine yet)"],
-    ["from_snapshot", "--from_snapshot (a snapshot does not store the machine yet)"],
-  ];
-  for (const [name, why] of refused) {
-    if (o.has(name)) throw new EvtsimError("usage", `--machine cannot be used with ${why}`);
-  }
-  const { readMachine } = await import("../io/machine_file.ts");
-  const { machineInput } = await import("../io/_machine_demands.ts");
-  return machineInput(await readMachine(path));
-}
-
-// The machine's nodes as a topology cluster (see core/machine.ts for the
-// `node` and `partition/P` units that make whole nodes and partitions).
-async function machineModel(m: MachineInput) {
-  const { topologyCluster } = await import("../schedulers/topology_cluster.ts");
-  return topologyCluster(
-    m.nodes.map((n) => ({ name: n.name, topology: n.topology, capacity: n.capacity })),
-  );
-}
-
-// The configuration as the stats JSON shows it: a machine run shows the
-// machine description instead of its resource model (an object of state).
-function jsonConfig(
-  config: SimulationConfig,
-  machine: MachineInput | undefined,
-): Record<string, unknown> {
-  if (machine === undefined) return { ...config };
-  const { resourceModel: _, ...rest } = config;
-  return { ...rest, machine: machine.machine };
 }
 
 // `-p fairshare` names the fairshare picker (DR_EVT's priority policies name

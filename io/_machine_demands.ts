@@ -12,8 +12,10 @@
 //   ⌈gres/gpu / NNodes⌉ GPUs (ReqTRES, else AllocTRES) and memory (ReqMem:
 //   per node, `c` per CPU; a bare ReqMem is per node), Partition.
 //
-// A job naming no partition runs in the machine's default_partition, else on
-// every node. Problems are one line naming the file, line and column.
+// A job naming no partition runs in its queue's partition when `--queues`
+// binds the queue to one (`partition:`; for sacct the Partition is the queue,
+// and a bound queue runs on the partition it is bound to), else in the
+// machine's default_partition, else on every node. Problems are one line naming the file, line and column.
 
 import { EvtsimError } from "../core/errors.ts";
 import {
@@ -34,11 +36,37 @@ export interface MachineInput {
   readonly machine: Machine;
   /** Its nodes (`machineNodes(machine)`). */
   readonly nodes: readonly MachineNode[];
+  /** The partition each queue of `--queues` is bound to (its `partition:`), by queue name. */
+  readonly queuePartitions?: ReadonlyMap<string, string>;
 }
 
-/** A machine and its nodes. */
-export function machineInput(machine: Machine): MachineInput {
-  return { machine, nodes: machineNodes(machine) };
+/** A machine and its nodes (and the queues' partitions, when a queues file binds them). */
+export function machineInput(
+  machine: Machine,
+  queuePartitions?: ReadonlyMap<string, string>,
+): MachineInput {
+  return {
+    machine,
+    nodes: machineNodes(machine),
+    ...(queuePartitions !== undefined && queuePartitions.size > 0 ? { queuePartitions } : {}),
+  };
+}
+
+/**
+ * The partition of a job that names `named` (or none) in `queue` (or none):
+ * its queue's bound partition when it names none; naming another is an error.
+ */
+function partitionOf(
+  m: MachineInput,
+  named: string | undefined,
+  queue: string | undefined,
+  fail: (detail: string) => EvtsimError,
+): string | undefined {
+  const bound = queue === undefined ? undefined : m.queuePartitions?.get(queue);
+  if (named !== undefined && bound !== undefined && named !== bound) {
+    throw fail(`expected partition ${bound} (queue ${queue}'s, --queues) or none, got '${named}'`);
+  }
+  return named ?? bound;
 }
 
 /** CSV column of each resource the columns name differently. */
@@ -73,7 +101,13 @@ export function csvDemands(m: MachineInput): TraceDemandReader {
       }
       (per ??= {})[r] = v;
     }
-    const partition = value("partition")?.trim();
+    const queue = value("queue") ?? value("q_id");
+    const partition = partitionOf(
+      m,
+      value("partition")?.trim() || undefined,
+      queue === "" ? undefined : queue,
+      (d) => fail(d, "partition"),
+    );
     return checked(
       m,
       {
@@ -93,19 +127,24 @@ export function csvDemands(m: MachineInput): TraceDemandReader {
 export function swfDemand(
   m: MachineInput,
   f: ArrayLike<number>,
+  queue: string | undefined,
   fail: (detail: string, field: string) => EvtsimError,
 ): ResourceDemand {
+  const partition = queue === undefined ? undefined : m.queuePartitions?.get(queue);
   const procs = f[7] > 0 ? f[7] : f[4];
   const memoryKb = f[9];
   const per: Record<string, number> = { cores: 1 };
   if (memoryKb > 0) per.memory = Math.ceil(memoryKb / 1024);
-  return checked(m, { replicas: procs, perReplica: per }, (detail, part) =>
+  const req = { replicas: procs, perReplica: per, ...(partition ? { partition } : {}) };
+  return checked(m, req, (detail, part) =>
     fail(
       detail,
       part === "memory"
         ? "field 10 (requested memory)"
         : part === "replicas" || part === "cores"
         ? "field 8 (requested processors)"
+        : part === "partition"
+        ? "field 15 (queue)"
         : part,
     ));
 }
@@ -124,12 +163,16 @@ export function sacctDemand(m: MachineInput, r: SacctJob, file: string): Resourc
     per.memory = Math.ceil(perNode);
   } else if (tresMem !== undefined && tresMem > 0) per.memory = Math.ceil(tresMem / nodes);
   if (r.gpus !== undefined && r.gpus > 0) per.gpus = Math.ceil(r.gpus / nodes);
+  // The Partition is the job's queue too: a queue of --queues may bind it to another partition.
+  const partition = r.partition === undefined
+    ? undefined
+    : m.queuePartitions?.get(r.partition) ?? r.partition;
   return checked(
     m,
     {
       replicas: nodes,
       ...(Object.keys(per).length > 0 ? { perReplica: per } : {}),
-      ...(r.partition !== undefined ? { partition: r.partition } : {}),
+      ...(partition !== undefined ? { partition } : {}),
     },
     (detail, part) =>
       fail(

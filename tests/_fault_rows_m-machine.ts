@@ -183,4 +183,53 @@ export const MACHINE_ROWS: FaultRow[] = [
     expected:
       /^evtsim: --machine cannot be used with --record \(a recording does not store the machine yet\)$/,
   },
+  {
+    surface: "in-process",
+    input: "--queues binds a queue to a partition the machine does not have",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/q.yaml`, "queues:\n  - name: a\n    partition: big\n");
+      await Deno.writeTextFile(`${dir}/m.yaml`, MACHINE);
+      await Deno.writeTextFile(`${dir}/t.csv`, csv(""));
+      return cli([
+        "simulate",
+        `${dir}/t.csv`,
+        "--machine",
+        `${dir}/m.yaml`,
+        "--queues",
+        `${dir}/q.yaml`,
+        "-b",
+        "none",
+        "-o",
+        `${dir}/o.csv`,
+      ]);
+    },
+    expected:
+      /q\.yaml:3: queue 0 \(a\): partition: expected a partition of the machine \(cpu, gpu\), got 'big'$/,
+  },
+  {
+    surface: "in-process",
+    input: "CSV demand: a partition other than the one its queue is bound to",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/q.yaml`, "queues:\n  - name: a\n    partition: gpu\n");
+      await Deno.writeTextFile(`${dir}/m.yaml`, MACHINE);
+      await Deno.writeTextFile(
+        `${dir}/t.csv`,
+        "job_submit_time,num_nodes,time_limit,partition,queue\n0,1,60,cpu,a\n",
+      );
+      return cli([
+        "simulate",
+        `${dir}/t.csv`,
+        "--machine",
+        `${dir}/m.yaml`,
+        "--queues",
+        `${dir}/q.yaml`,
+        "-b",
+        "none",
+        "-o",
+        `${dir}/o.csv`,
+      ]);
+    },
+    expected:
+      /t\.csv:2: partition: expected partition gpu \(queue a's, --queues\) or none, got 'cpu'$/,
+  },
 ];

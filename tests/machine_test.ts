@@ -380,3 +380,41 @@ Deno.test("simulate --machine refuses what it cannot do yet, in one line", async
     assert(expected.test(r.err[0]), r.err[0]);
   }
 });
+
+Deno.test("--queues binds a queue to a partition: its jobs naming none run on that partition's nodes", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-machine-" });
+  try {
+    await Deno.writeTextFile(`${dir}/m.yaml`, SMALL);
+    await Deno.writeTextFile(
+      `${dir}/q.yaml`,
+      "queues:\n  - name: train\n    partition: gpu\n  - name: batch\n",
+    );
+    await Deno.writeTextFile(
+      `${dir}/t.csv`,
+      "job_submit_time,num_nodes,time_limit,num_cores,queue\n0,2,60,1,train\n0,2,60,1,batch\n",
+    );
+    const r = await runCli([
+      "simulate",
+      `${dir}/t.csv`,
+      "--machine",
+      `${dir}/m.yaml`,
+      "--queues",
+      `${dir}/q.yaml`,
+      "-b",
+      "none",
+      "-o",
+      `${dir}/s.csv`,
+      "--decisions",
+      `${dir}/d.jsonl`,
+    ]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    const nodes = (await Deno.readTextFile(`${dir}/d.jsonl`)).trim().split("\n")
+      .map((l) => JSON.parse(l)).filter((d) => d.type === "DISPATCH")
+      .map((d) => `${d.jobId}:${d.allocation.map((a: { nodeName: string }) => a.nodeName)}`);
+    // The train job on gpu nodes; the batch job in the default partition (cpu: cpu and g nodes).
+    assert(/^0:g00[12]$/.test(nodes[0]), nodes[0]);
+    assertEquals(nodes.length, 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
