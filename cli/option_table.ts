@@ -122,7 +122,7 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     kind: "string",
     placeholder: "FILE",
     help:
-      "machine description (YAML or JSON: node groups with count, resources, partitions, labels); jobs then ask for cores/memory/gpus per node (CSV num_cores, memory, gpus, partition; SWF fields 8 and 10; sacct NCPUS, ReqMem, gres/gpu, Partition) or whole nodes; instead of -n (see README 'Machines and job demands')",
+      "a machine of node groups (YAML/JSON: count, resources, partitions, labels) instead of -n; jobs ask per node for cores/memory/gpus in a partition (README: Machines and job demands)",
   },
   {
     name: "backfill_policy",

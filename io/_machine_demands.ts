@@ -29,6 +29,7 @@ import {
 import type { ResourceDemand } from "../core/resource_model.ts";
 import type { TraceDemandReader } from "./trace_csv.ts";
 import type { SacctJob } from "./sacct.ts";
+import { tresGpus } from "./_sacct_fields.ts";
 
 /** A machine with its nodes listed once (demands are checked against them). */
 export interface MachineInput {
@@ -186,7 +187,9 @@ export function sacctDemand(m: MachineInput, r: SacctJob, file: string): Resourc
           : part === "memory"
           ? "ReqMem"
           : part === "gpus"
-          ? "ReqTRES"
+          ? (r.allocTres !== undefined && tresGpus(r.allocTres) !== undefined
+            ? "AllocTRES"
+            : "ReqTRES")
           : part,
       ),
   );
