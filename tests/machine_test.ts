@@ -25,6 +25,7 @@ import { parseMachine } from "../io/machine_file.ts";
 import { parseTrace } from "../io/trace_csv.ts";
 import { csvDemands, machineInput } from "../io/_machine_demands.ts";
 import { loadInput, type LoadOptions } from "../cli/load.ts";
+import { readSacct } from "../io/sacct.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { ROOT, runCli } from "./_cli.ts";
 
@@ -414,6 +415,38 @@ Deno.test("--queues binds a queue to a partition: its jobs naming none run on th
     // The train job on gpu nodes; the batch job in the default partition (cpu: cpu and g nodes).
     assert(/^0:g00[12]$/.test(nodes[0]), nodes[0]);
     assertEquals(nodes.length, 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("simulate --machine reads the Slurm example's demands (NCPUS, ReqMem, gres/gpu, Partition) and runs every job", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-machine-" });
+  try {
+    const r = await runCli([
+      "simulate",
+      `${ROOT}examples/slurm_sacct.psv`,
+      "--machine",
+      GPU_MACHINE,
+      "-b",
+      "none",
+      "-o",
+      `${dir}/s.csv`,
+      "--decisions",
+      `${dir}/d.jsonl`,
+    ]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    const rows = (await Deno.readTextFile(`${dir}/s.csv`)).trim().split("\n").slice(1);
+    assertEquals(rows.length, 130);
+    const dispatches = (await Deno.readTextFile(`${dir}/d.jsonl`)).trim().split("\n")
+      .map((l) => JSON.parse(l)).filter((d) => d.type === "DISPATCH");
+    // The gpu partition's jobs run on gpu nodes only, the cpu partition's never on them.
+    const queueOf = (await readSacct(`${ROOT}examples/slurm_sacct.psv`)).jobs.map((j) => j.queue);
+    for (const d of dispatches) {
+      for (const a of d.allocation) {
+        assertEquals(a.nodeName.startsWith("gpu"), queueOf[d.jobId] === "gpu", `job ${d.jobId}`);
+      }
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
