@@ -233,6 +233,8 @@ export interface DemandRequest {
   readonly perReplica?: Readonly<Record<string, number>>;
   /** The partition it names, if any. */
   readonly partition?: string;
+  /** Every replica in one domain of this topology level (a label key, e.g. rack), if any. */
+  readonly topologyKey?: string;
 }
 
 /** Why a request can never run: the part it is about (`replicas`, `partition` or a resource) and what. */
@@ -299,15 +301,27 @@ export function machineDemand(
     }
   }
   if (partition !== undefined) per[PARTITION_RESOURCE + partition] = 1;
-  // Replicas the empty pool holds at once.
-  let slots = 0;
+  const key = req.topologyKey;
+  if (key !== undefined && !nodes.some((n) => Object.hasOwn(n.topology, key))) {
+    const levels = [...new Set(nodes.flatMap((n) => Object.keys(n.topology)))];
+    return problem(
+      "topology",
+      `expected a topology level of the machine's labels (${
+        levels.join(", ") || "none"
+      }), got '${key}'`,
+    );
+  }
+  // Replicas the empty pool holds at once (in one domain of the key, with one).
+  const domains = new Map<string, number>();
   let fits = 0;
   for (const n of pool) {
     let s = Infinity;
     for (const [r, v] of Object.entries(per)) s = Math.min(s, Math.floor((n.capacity[r] ?? 0) / v));
-    slots += s;
+    const domain = key === undefined ? "" : n.topology[key] ?? "";
+    domains.set(domain, (domains.get(domain) ?? 0) + s);
     if (s > 0) fits++;
   }
+  const slots = Math.max(...domains.values());
   if (fits === 0) {
     return problem(
       Object.keys(req.perReplica ?? {})[0] ?? "replicas",
@@ -317,12 +331,20 @@ export function machineDemand(
   if (slots < req.replicas) {
     return problem(
       "replicas",
-      `${req.replicas} ${
-        req.perReplica === undefined ? "whole nodes" : "replicas"
-      }, but ${where} holds at most ${slots} at once`,
+      `${req.replicas} ${req.perReplica === undefined ? "whole nodes" : "replicas"}${
+        key === undefined ? "" : ` in one ${key}`
+      }, but ${
+        key === undefined ? "" : `the largest ${key} of `
+      }${where} holds at most ${slots} at once`,
     );
   }
-  return { demand: Object.freeze({ replicas: req.replicas, perReplica: Object.freeze(per) }) };
+  return {
+    demand: Object.freeze({
+      replicas: req.replicas,
+      perReplica: Object.freeze(per),
+      ...(key !== undefined ? { topologyKey: key } : {}),
+    }),
+  };
 }
 
 function describe(per: Readonly<Record<string, number>> | undefined): string {

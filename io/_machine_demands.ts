@@ -4,7 +4,8 @@
 // - CSV: replicas = num_nodes; `num_cores`, `memory` (MiB or a size like
 //   4G), `gpus` and a column named after any other resource of the machine
 //   are units per replica (per node asked for). A row with none of them (or
-//   all empty) asks for num_nodes whole nodes. `partition` (empty: none).
+//   all empty) asks for num_nodes whole nodes. `partition` (empty: none);
+//   `topology`: a label key (rack) whose one domain must hold every replica.
 // - SWF: replicas = requested processors (field 8; field 5 when it is -1),
 //   each 1 core and the requested memory per processor (field 10, KB, rounded
 //   up to MiB) when given. SWF partitions are numbers: jobs get the default.
@@ -109,12 +110,14 @@ export function csvDemands(m: MachineInput): TraceDemandReader {
       queue === "" ? undefined : queue,
       (d) => fail(d, "partition"),
     );
+    const topologyKey = value("topology")?.trim();
     return checked(
       m,
       {
         replicas: numNodes,
         ...(per !== undefined ? { perReplica: per } : {}),
         ...(partition ? { partition } : {}),
+        ...(topologyKey ? { topologyKey } : {}),
       },
       (detail, part) => fail(detail, part === "replicas" ? "num_nodes" : columnOf(part)),
     );

@@ -232,4 +232,31 @@ export const MACHINE_ROWS: FaultRow[] = [
     expected:
       /t\.csv:2: partition: expected partition gpu \(queue a's, --queues\) or none, got 'cpu'$/,
   },
+  {
+    surface: "in-process",
+    input: "CSV demand: a topology level no node is labelled with",
+    run: (dir) =>
+      run(
+        dir,
+        MACHINE,
+        "job_submit_time,num_nodes,time_limit,topology\n0,1,60,switch\n",
+      ),
+    expected:
+      /t\.csv:2: topology: expected a topology level of the machine's labels \(none\), got 'switch'$/,
+  },
+  {
+    surface: "in-process",
+    input: "CSV demand: more replicas in one rack than the largest rack holds",
+    run: (dir) =>
+      run(
+        dir,
+        MACHINE.replace(
+          "    partitions: [gpu]",
+          '    partitions: [gpu]\n    labels: { rack: "r{i/1}" }',
+        ),
+        "job_submit_time,num_nodes,time_limit,gpus,partition,topology\n0,2,60,4,gpu,rack\n",
+      ),
+    expected:
+      /t\.csv:2: num_nodes: 2 replicas in one rack, but the largest rack of partition gpu holds at most 1 at once$/,
+  },
 ];

@@ -93,6 +93,12 @@ Deno.test("CSV demands: per-node units, whole nodes, partitions and the default"
   assertEquals(d(1), { replicas: 1, perReplica: { node: 1, gpus: 2, "partition/gpu": 1 } });
   assertEquals(d(2), { replicas: 3, perReplica: { node: WHOLE_NODE, "partition/cpu": 1 } });
   assertEquals(d(3), { replicas: 1, perReplica: { node: WHOLE_NODE, "partition/gpu": 1 } });
+  // A topology level: every replica in one rack.
+  const racked = readCsv(
+    "job_submit_time,num_nodes,time_limit,gpus,partition,topology\n0,2,60,1,gpu,rack\n",
+    m,
+  );
+  assertEquals(racked[0].demand?.topologyKey, "rack");
   // Without a default partition, a job naming none may use every node.
   const all = readCsv(
     "job_submit_time,num_nodes,time_limit\n0,4,60\n",
@@ -175,6 +181,7 @@ const arbMachine: fc.Arbitrary<Machine> = fc.integer({ min: 1, max: 4 }).chain((
       count: g.count,
       resources: Object.fromEntries(names.map((n, k) => [n, g.units[k]])),
       partitions: g.partitions,
+      labels: { rack: "r{i/3}" },
     })),
   }));
 });
@@ -186,6 +193,7 @@ const arbRequest = fc.record({
   whole: fc.boolean(),
   units: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 4, maxLength: 4 }),
   partition: fc.option(fc.constantFrom(...PARTITIONS), { nil: undefined }),
+  rack: fc.boolean(),
 });
 
 /** Runs `jobs` on `m` under admission none; the job rows and the DISPATCH rows. */
@@ -218,7 +226,12 @@ Deno.test("property: on random machines no resource of any node is ever oversubs
       const nodes = machineNodes(m);
       const jobs: JobSpec[] = [];
       // What each job asked for, in the file's terms: a whole node each, or units per replica.
-      const asked: { whole: boolean; per: Record<string, number>; partition?: string }[] = [];
+      const asked: {
+        whole: boolean;
+        per: Record<string, number>;
+        partition?: string;
+        rack: boolean;
+      }[] = [];
       const sorted = [...reqs].sort((a, b) => a.submit - b.submit);
       for (const q of sorted) {
         const per = Object.fromEntries(names.map((n, k) => [n, q.units[k]]));
@@ -226,10 +239,11 @@ Deno.test("property: on random machines no resource of any node is ever oversubs
           replicas: q.replicas,
           ...(q.whole ? {} : { perReplica: per }),
           ...(q.partition !== undefined ? { partition: q.partition } : {}),
+          ...(q.rack ? { topologyKey: "rack" } : {}),
         }, nodes);
         if (r.demand === undefined) continue; // refused at its line by the readers
         jobs.push({ submitTime: q.submit, numNodes: 0, timeLimit: q.limit, demand: r.demand });
-        asked.push({ whole: q.whole, per, partition: q.partition });
+        asked.push({ whole: q.whole, per, partition: q.partition, rack: q.rack });
       }
       placed.push(jobs.length);
       if (jobs.length === 0) return;
@@ -238,6 +252,7 @@ Deno.test("property: on random machines no resource of any node is ever oversubs
       const byId = new Map(rows.map((r) => [r.jobId, r]));
       const capacity = new Map(nodes.map((n) => [n.name, n.capacity]));
       const partitionsOf = new Map(nodes.map((n) => [n.name, n.partitions]));
+      const rackOf = new Map(nodes.map((n) => [n.name, n.topology.rack]));
       // At every start, the jobs running then use at most each node's units,
       // a whole-node job has its nodes to itself, and each job is on its partition's nodes.
       for (const d of dispatches) {
@@ -250,6 +265,10 @@ Deno.test("property: on random machines no resource of any node is ever oversubs
           const row = byId.get(e.jobId)!;
           if (!(row.beginTime <= t && t < row.endTime)) continue;
           const a = asked[e.jobId];
+          if (a.rack) {
+            const racks = new Set(e.allocation!.map((x) => rackOf.get(x.nodeName)));
+            assertEquals(racks.size, 1, `job ${e.jobId} spans racks`);
+          }
           for (const share of e.allocation ?? []) {
             const p = a.partition ?? m.defaultPartition;
             if (p !== undefined) {
