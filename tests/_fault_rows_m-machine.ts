@@ -259,4 +259,57 @@ export const MACHINE_ROWS: FaultRow[] = [
     expected:
       /t\.csv:2: num_nodes: 2 replicas in one rack, but the largest rack of partition gpu holds at most 1 at once$/,
   },
+  {
+    surface: "in-process",
+    input: "--machine with a replay trace (begin_time, end_time)",
+    run: (dir) =>
+      run(
+        dir,
+        MACHINE,
+        "job_submit_time,begin_time,end_time,num_nodes,time_limit\n0,0,10,1,60\n",
+      ),
+    expected:
+      /t\.csv: is a replay trace \(begin_time and end_time columns\); --machine takes simulation traces only$/,
+  },
+  {
+    surface: "in-process",
+    input: "--queues binds a queue to a partition but no --machine is given",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/q.yaml`, "queues:\n  - name: a\n    partition: gpu\n");
+      await Deno.writeTextFile(`${dir}/t.csv`, "job_submit_time,num_nodes,time_limit\n0,1,60\n");
+      return cli([
+        "simulate",
+        `${dir}/t.csv`,
+        "-n",
+        "4",
+        "--queues",
+        `${dir}/q.yaml`,
+        "-o",
+        `${dir}/o.csv`,
+      ]);
+    },
+    expected:
+      /q\.yaml:3: queue 0 \(a\): partition: binds a queue to a partition of --machine, which is not given$/,
+  },
+  {
+    surface: "in-process",
+    input: "--machine with --from_snapshot",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/m.yaml`, MACHINE);
+      await Deno.writeTextFile(`${dir}/t.csv`, csv(""));
+      await Deno.writeTextFile(`${dir}/s.json`, "{}");
+      return cli([
+        "simulate",
+        `${dir}/t.csv`,
+        "--machine",
+        `${dir}/m.yaml`,
+        "--from_snapshot",
+        `${dir}/s.json`,
+        "-o",
+        `${dir}/o.csv`,
+      ]);
+    },
+    expected:
+      /--machine cannot be used with --from_snapshot \(a snapshot does not store the machine yet\)$/,
+  },
 ];
