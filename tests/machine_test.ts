@@ -470,3 +470,24 @@ Deno.test("simulate --machine reads the Slurm example's demands (NCPUS, ReqMem, 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("compare --machine runs every policy that places by demands on the same machine", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-machine-" });
+  try {
+    const r = await runCli([
+      "compare",
+      GPU_TRACE,
+      "--machine",
+      GPU_MACHINE,
+      "--policies",
+      "none,sjf+none",
+      "--json",
+    ]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    const rows = JSON.parse(r.out.join("\n"));
+    assertEquals(rows.map((x: { policy: string }) => x.policy), ["none", "sjf+none"]);
+    assertEquals(rows.map((x: { jobs: number }) => x.jobs), [10, 10]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
