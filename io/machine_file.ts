@@ -116,7 +116,10 @@ export function parseMachine(text: string, file: string): Machine {
     const issue = parsed.error.issues[0];
     const keys = issue.code === "unrecognized_keys" ? [issue.keys[0]] : [];
     const path = [...issue.path, ...keys].map((k) => (typeof k === "number" ? k : String(k)));
-    const message = issue.message === "Required" || /received undefined/.test(issue.message)
+    // A key left out is "required", whatever its schema expects.
+    let given: unknown = raw;
+    for (const k of path) given = (given as Record<string | number, unknown> | undefined)?.[k];
+    const message = given === undefined && issue.code === "invalid_type"
       ? "required"
       : issue.message;
     throw at(path, message);

@@ -312,4 +312,11 @@ export const MACHINE_ROWS: FaultRow[] = [
     expected:
       /--machine cannot be used with --from_snapshot \(a snapshot does not store the machine yet\)$/,
   },
+  {
+    surface: "in-process",
+    input: "--machine: a group without resources",
+    run: (dir) =>
+      run(dir, MACHINE.replace("    resources: { cores: 8, memory: 16G }\n", ""), csv("")),
+    expected: /m\.yaml:3: groups\.0\.resources: required$/,
+  },
 ];
