@@ -197,7 +197,11 @@ const arbRequest = fc.record({
 });
 
 /** Runs `jobs` on `m` under admission none; the job rows and the DISPATCH rows. */
-function runOn(m: Machine, jobs: JobSpec[]): { rows: JobRow[]; dispatches: DecisionRow[] } {
+function runOn(
+  m: Machine,
+  jobs: JobSpec[],
+  picker: string,
+): { rows: JobRow[]; dispatches: DecisionRow[] } {
   const model = topologyCluster(
     machineNodes(m).map((n) => ({ name: n.name, topology: n.topology, capacity: n.capacity })),
   );
@@ -205,6 +209,7 @@ function runOn(m: Machine, jobs: JobSpec[]): { rows: JobRow[]; dispatches: Decis
     totalNodes: machineNodes(m).length,
     resourceModel: model,
     backfillPolicy: "none",
+    picker,
     decisions: "heads",
   });
   const rows: JobRow[] = [];
@@ -218,10 +223,16 @@ function runOn(m: Machine, jobs: JobSpec[]): { rows: JobRow[]; dispatches: Decis
   return { rows, dispatches };
 }
 
-Deno.test("property: on random machines no resource of any node is ever oversubscribed (admission none), and every job runs", () => {
+const arbPicker = fc.constantFrom("builtin_fcfs", "sjf", "ljf", "fairshare");
+
+Deno.test("property: on random machines no resource of any node is ever oversubscribed (admission none, every built-in picker), and every job runs", () => {
   const placed: number[] = [];
   fc.assert(
-    fc.property(arbMachine, fc.array(arbRequest, { minLength: 1, maxLength: 25 }), (m, reqs) => {
+    fc.property(arbMachine, fc.array(arbRequest, { minLength: 1, maxLength: 25 }), arbPicker, (
+      m,
+      reqs,
+      picker,
+    ) => {
       const names = Object.keys(m.groups[0].resources);
       const nodes = machineNodes(m);
       const jobs: JobSpec[] = [];
@@ -247,7 +258,7 @@ Deno.test("property: on random machines no resource of any node is ever oversubs
       }
       placed.push(jobs.length);
       if (jobs.length === 0) return;
-      const { rows, dispatches } = runOn(m, jobs);
+      const { rows, dispatches } = runOn(m, jobs, picker);
       assertEquals(rows.length, jobs.length, "every job runs");
       const byId = new Map(rows.map((r) => [r.jobId, r]));
       const capacity = new Map(nodes.map((n) => [n.name, n.capacity]));
