@@ -190,10 +190,10 @@ export {
   machineNodes,
   machinePartitions,
   type MachineProblem,
-  type NodeGroup,
   NODE_RESOURCE,
-  PARTITION_RESOURCE,
+  type NodeGroup,
   parseMemory,
+  PARTITION_RESOURCE,
   WHOLE_NODE,
 } from "./core/machine.ts";
 export {
