@@ -179,6 +179,23 @@ export type {
   ResourceModel,
 } from "./core/resource_model.ts";
 export type { ResourceModelState } from "./core/state.ts";
+// A machine description (--machine): node groups, partitions, job demands on it.
+export {
+  checkMachine,
+  type DemandProblem,
+  type DemandRequest,
+  type Machine,
+  machineDemand,
+  type MachineNode,
+  machineNodes,
+  machinePartitions,
+  type MachineProblem,
+  NODE_RESOURCE,
+  type NodeGroup,
+  parseMemory,
+  PARTITION_RESOURCE,
+  WHOLE_NODE,
+} from "./core/machine.ts";
 export {
   topologyCluster,
   type TopologyNode,

@@ -10,6 +10,7 @@ import { formatSwfReport, readSwf } from "../io/swf.ts";
 import type { OverrunPolicy, SwfHeader, SwfUnit } from "../io/swf.ts";
 import { formatSacctReport, readSacct } from "../io/sacct.ts";
 import { describeFsError } from "../io/fs_errors.ts";
+import type { MachineInput } from "../io/_machine_demands.ts";
 
 /** What a whole input file gave. */
 export interface LoadedInput {
@@ -49,6 +50,8 @@ export interface LoadOptions {
   readonly queues?: ReadonlySet<string>;
   /** Keep each SWF job's 18 fields (an SWF schedule or extended CSV writes them back). */
   readonly keepSwfFields?: boolean;
+  /** `--machine`: every job gets a demand on it (and numNodes 0). */
+  readonly machine?: MachineInput;
 }
 
 /** The input formats `--trace_format` names. */
@@ -101,9 +104,24 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
       overrun: o.overrun ?? "kill",
       maxJobs: o.maxJobs,
       replayRecordedWait: o.swfReplayWait,
-      keepFields: o.keepSwfFields,
+      keepFields: o.keepSwfFields || o.machine !== undefined,
     });
     if (!o.swfReplayWait) checkJobTimes(swf.jobs, path);
+    if (o.machine !== undefined) {
+      const { swfDemand } = await import("../io/_machine_demands.ts");
+      const m = o.machine;
+      const f = swf.fields!;
+      for (let i = 0; i < swf.jobs.length; i++) {
+        const line = swf.lines![i];
+        const demand = swfDemand(
+          m,
+          f.subarray(18 * i, 18 * i + 18),
+          swf.jobs[i].queue,
+          (detail, field) => new EvtsimError("input", detail, { file: path, line, field }),
+        );
+        swf.jobs[i] = { ...swf.jobs[i], numNodes: 0, demand };
+      }
+    }
     return {
       mode: o.swfReplayWait ? "replay" : "simulation",
       jobs: swf.jobs,
@@ -128,6 +146,17 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
       queues: o.queues,
     });
     checkJobTimes(sacct.jobs, path);
+    if (o.machine !== undefined) {
+      const { sacctDemand } = await import("../io/_machine_demands.ts");
+      // The jobs are the records that ran, stably by submit time (as the reader orders them).
+      const ran = sacct.records.filter((r) => r.start !== undefined && r.end !== undefined)
+        .map((r, i) => [r, i] as const)
+        .sort((a, b) => a[0].submit - b[0].submit || a[1] - b[1]).map((p) => p[0]);
+      for (let i = 0; i < sacct.jobs.length; i++) {
+        const demand = sacctDemand(o.machine, ran[i], path);
+        sacct.jobs[i] = { ...sacct.jobs[i], numNodes: 0, demand };
+      }
+    }
     return {
       mode: "simulation",
       jobs: sacct.jobs,
@@ -146,6 +175,9 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
     requireActualRunTime: o.runTimeMode === "actual",
     requireSorted: o.requireSorted,
     queues: o.queues,
+    ...(o.machine !== undefined
+      ? { demand: (await import("../io/_machine_demands.ts")).csvDemands(o.machine) }
+      : {}),
   });
   const messages = [...t.warnings];
   let jobs = t.jobs;

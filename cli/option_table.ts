@@ -118,6 +118,13 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     help: "nodes in the machine (default 795; SWF: the log's MaxProcs/MaxNodes)",
   },
   {
+    name: "machine",
+    kind: "string",
+    placeholder: "FILE",
+    help:
+      "a machine of node groups (YAML/JSON: count, resources, partitions, labels) instead of -n; jobs ask per node for cores/memory/gpus in a partition (README: Machines and job demands)",
+  },
+  {
     name: "backfill_policy",
     short: "b",
     kind: "enum",
@@ -164,7 +171,7 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     kind: "string",
     placeholder: "FILE",
     help:
-      "queue definitions (YAML or JSON): name, priority, max_running, open, picker, project; and a fairshare: block",
+      "queue definitions (YAML or JSON): name, priority, max_running, open, picker, project, partition (with --machine); and a fairshare: block",
   },
   {
     name: "decisions",

@@ -196,6 +196,9 @@ export function simulateHelp(): string {
     "  evtsim simulate jobs.csv -n 128 -o sched.parquet --extended_output",
     "  evtsim simulate jobs.psv -n 16 -z Europe/Berlin   (sacct -a -X --parsable2 --format=...)",
     "  evtsim simulate -c run.yaml -n 256      (the config's total_nodes is overridden)",
+    "  evtsim simulate jobs.csv --machine gpu_machine.yaml --admission none",
+    "                                          (node groups with cores, memory, GPUs and partitions;",
+    "                                          jobs ask per node: num_cores, memory, gpus, partition)",
     "",
     "Exit status: 0 on success, 1 on a usage, input or output error, 130/143 when interrupted.",
   );

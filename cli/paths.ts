@@ -180,6 +180,7 @@ export function checkOutputPaths(
 export const INPUT_OPTIONS: Readonly<Record<string, string>> = {
   capacity_schedule: "the --capacity_schedule file",
   queues: "the --queues file",
+  machine: "the --machine file",
   policy_module: "the --policy_module file",
   from_snapshot: "the --from_snapshot file",
   alt_events: "the --alt_events log",

@@ -38,6 +38,7 @@ import { policyRegistry } from "./policy_module.ts";
 import { RunHooks } from "./record_hooks.ts";
 import { applyAdvance, type LoopContext, replayAll, simulateFiles, Yielder } from "./run_loop.ts";
 import { VERSION } from "./version.ts";
+import { jsonConfig, machineModel, machineOf, NOT_ON_A_MACHINE_YET } from "./_machine_run.ts";
 
 /** Where the command writes its text. */
 export interface Console {
@@ -169,7 +170,22 @@ export async function simulateCommand(
     if (queues !== undefined) {
       loadOptions = { ...loadOptions, queues: new Set(queues.map((q) => q.name)) };
     }
+    const machine = await machineOf(o, queuesFile);
+    if (machine !== undefined && NOT_ON_A_MACHINE_YET.includes(admission)) {
+      throw new EvtsimError(
+        "usage",
+        `--machine: admission policy ${admission} does not place jobs by their demands yet; use --admission none (or a policy of your own that calls place)`,
+      );
+    }
+    if (machine !== undefined) loadOptions = { ...loadOptions, machine };
     const first = await load(firstPath, maxJobs);
+    if (machine !== undefined && first.mode === "replay") {
+      throw new EvtsimError(
+        "usage",
+        "is a replay trace (begin_time and end_time columns); --machine takes simulation traces only",
+        { file: firstPath },
+      );
+    }
     for (const m of first.messages) con.err(m);
     if (first.mode === "replay" && sources.paths.length > 1) {
       throw new EvtsimError(
@@ -180,7 +196,7 @@ export async function simulateCommand(
       );
     }
     const startTime = startTimeOf(o, timezone, first.mode);
-    const totalNodes = num(o, "total_nodes") ?? first.machineSize ?? 795;
+    const totalNodes = machine?.nodes.length ?? num(o, "total_nodes") ?? first.machineSize ?? 795;
     const config: SimulationConfig = {
       totalNodes,
       backfillPolicy: o.get("no_compression") === true
@@ -188,6 +204,7 @@ export async function simulateCommand(
         : admission,
       ...(pickerOf(o) !== undefined ? { picker: pickerOf(o) } : {}),
       ...(queues !== undefined ? { queues } : {}),
+      ...(machine !== undefined ? { resourceModel: await machineModel(machine) } : {}),
       ...(queuesFile?.fairshare !== undefined
         ? { pickerSettings: { fairshare: queuesFile.fairshare } }
         : {}),
@@ -294,7 +311,7 @@ export async function simulateCommand(
         evtsimVersion: VERSION,
         inputs: sources.paths,
         options: Object.fromEntries(o),
-        config: { ...state.config },
+        config: jsonConfig(state.config, machine),
         statistics: statistics(state),
         waitTime: outputs.metrics.waits(),
         boundedSlowdown: { ...outputs.metrics.slowdowns(), tau: SLOWDOWN_TAU },
@@ -368,6 +385,8 @@ async function queuesOf(o: ParsedOptions, registry: PolicyRegistry) {
   return {
     queues: entries.length === 0 ? undefined : entries.map((e) => e.queue),
     fairshare: file.fairshare,
+    path,
+    entries,
   };
 }
 
@@ -507,6 +526,8 @@ function printParams(con: Console, c: SimulationConfig, paths: string[]): void {
   con.out("------ Sim params ------");
   con.out(` - input: ${paths.join(", ")}`);
   for (const [k, v] of Object.entries(c)) {
-    if (v !== undefined && k !== "capacitySchedule") con.out(` - ${k}: ${v}`);
+    if (v !== undefined && k !== "capacitySchedule" && k !== "resourceModel") {
+      con.out(` - ${k}: ${v}`);
+    }
   }
 }

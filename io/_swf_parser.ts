@@ -35,6 +35,9 @@ export class SwfParser {
   readonly comments: string[] = [];
   /** The 18 fields of every accepted job, in file order (`keepFields` only). */
   kept: Float64Array | undefined;
+  /** The line of every kept job, in file order (`keepFields` only). */
+  private readonly keptLines: number[] = [];
+  private lineNo = 0;
   readonly queues = new Map<number, string>();
   maxNodes: number | undefined;
   maxProcs: number | undefined;
@@ -88,6 +91,7 @@ export class SwfParser {
     }
     const f = this.fields;
     scanDataLine(text, i, end, f, this.file, lineNo);
+    this.lineNo = lineNo;
     this.read++;
     this.job(f[1], f[2], f[3], f[4], f[7], f[8], f[14], f[11], f[12]);
     return this.maxJobs === 0 || this.read < this.maxJobs;
@@ -157,6 +161,7 @@ export class SwfParser {
       this.kept = kept = grown;
     }
     kept.set(this.fields, n * SWF_FIELD_COUNT);
+    this.keptLines.push(this.lineNo);
   }
 
   finish(): LoadedSwf {
@@ -265,7 +270,7 @@ export class SwfParser {
       report,
       machineSize,
       timeOffset: offset,
-      ...(fields !== undefined ? { fields } : {}),
+      ...(fields !== undefined ? { fields, lines: order.map((k) => this.keptLines[k]) } : {}),
     };
   }
 }

@@ -68,6 +68,7 @@ export {
   parseTrace,
   readTrace,
   readTraceStream,
+  type TraceDemandReader,
   type TraceReadOptions,
 } from "./trace_csv.ts";
 export {

@@ -21,6 +21,8 @@ const QUEUE = z.strictObject({
     expected("a non-negative integer"),
   ).optional(),
   open: z.boolean(expected("true or false")).optional(),
+  partition: z.string(expected("a partition name")).min(1, expected("a partition name"))
+    .optional(),
 }, { error: (issue) => issue.code === "unrecognized_keys" ? "unknown field" : undefined });
 
 const unknownField = {
@@ -67,6 +69,8 @@ export interface QueueEntry {
   readonly line: number;
   /** 1-based line of each field given, by its name in the file (`max_running`, …). */
   readonly fieldLines: Readonly<Record<string, number>>;
+  /** With `--machine`: the partition (node pool) its jobs run in when they name none. */
+  readonly partition?: string;
 }
 
 /**
@@ -80,6 +84,7 @@ export interface QueueEntry {
  *     open: true           # a closed queue starts nothing (default true)
  *     picker: sjf          # per-queue picker (default: the global one's order)
  *     project: physics     # carried for pickers that use it
+ *     partition: gpu       # with --machine: its jobs run on this partition's nodes
  * ```
  *
  * Throws an `EvtsimError` naming `file`, the line, the queue and the field.
@@ -202,7 +207,12 @@ export function parseQueuesFile(
     };
     const fieldLines: Record<string, number> = {};
     for (const key of Object.keys(q)) fieldLines[key] = lineOf(["queues", i, key]) ?? line;
-    return { queue, line, fieldLines };
+    return {
+      queue,
+      line,
+      fieldLines,
+      ...(q.partition === undefined ? {} : { partition: q.partition }),
+    };
   });
   const f = data.fairshare;
   if (f === undefined) return { queues };

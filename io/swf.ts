@@ -187,6 +187,8 @@ export interface LoadedSwf {
    * `fields[18 * i]` to `fields[18 * i + 17]` (field 1, the job number, first).
    */
   readonly fields?: Float64Array;
+  /** With `keepFields`: the line of `jobs[i]` in the log. */
+  readonly lines?: readonly number[];
 }
 
 /**

@@ -3,12 +3,13 @@
 // indexOf loops, only the needed fields are sliced, and a line without a
 // double quote never goes through the quote-aware splitter.
 
-import { isPad, splitPlain, splitQuoted } from "./_csv_fields.ts";
+import { isPad, splitAll, splitPlain, splitQuoted } from "./_csv_fields.ts";
 import { readPlainRow } from "./_csv_fast_row.ts";
 import { FieldReader, show } from "./_csv_values.ts";
 import { forEachStreamLine, lineTooLong, MAX_LINE_CHARS } from "./_gzip_lines.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { JobSpec, RecordedJob } from "../core/types.ts";
+import type { ResourceDemand } from "../core/resource_model.ts";
 import { lassenPlan } from "./lassen.ts";
 import {
   ACCOUNT,
@@ -65,7 +66,35 @@ export interface TraceReadOptions {
    * error naming its line. Undefined: any queue name is a label.
    */
   readonly queues?: ReadonlySet<string>;
+  /**
+   * Reads each simulation row's demand on a machine (`--machine`): the job
+   * gets it and holds no share of the node count (numNodes 0). Undefined:
+   * demand columns are ignored, as any unknown column is.
+   */
+  readonly demand?: TraceDemandReader;
 }
+
+/**
+ * Turns a simulation row into a demand: `value(column)` is the text of a
+ * column by header name (undefined when the header has none), `numNodes` the
+ * row's num_nodes; `fail` makes the error naming the file, line and column.
+ *
+ * @example
+ * ```ts
+ * import { parseTrace, type TraceDemandReader } from "@evtsim/evtsim/io";
+ * const demand: TraceDemandReader = (value, numNodes) => ({
+ *   replicas: numNodes,
+ *   perReplica: { gpus: Number(value("gpus") ?? 0) },
+ * });
+ * const t = parseTrace("job_submit_time,num_nodes,time_limit,gpus\n0,2,60,4\n", { file: "t.csv", demand });
+ * console.assert(t.jobs[0].numNodes === 0 && t.jobs[0].demand?.perReplica.gpus === 4);
+ * ```
+ */
+export type TraceDemandReader = (
+  value: (column: string) => string | undefined,
+  numNodes: number,
+  fail: (detail: string, field: string) => EvtsimError,
+) => ResourceDemand;
 
 /**
  * A trace as loaded: jobs to simulate, or recorded jobs to replay.
@@ -153,6 +182,8 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
   const warnings: string[] = [];
   const vals: string[] = ["", "", "", "", "", "", "", "", "", ""];
   const queues = options.queues;
+  const demandOf = options.demand;
+  let columnAt: Map<string, number> | undefined;
   let plan: ColumnPlan | undefined;
   let slotOf: Int8Array = new Int8Array(0);
   let linesRead = 0;
@@ -198,7 +229,7 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
     linesRead++;
 
     if (
-      fastMisses < 64 && plan.begin === undefined &&
+      fastMisses < 64 && plan.begin === undefined && demandOf === undefined &&
       readPlainRow(text, start, end, slotOf, plan.fieldCount, TEXT_SLOTS, nums, spans)
     ) {
       fastMisses = 0;
@@ -311,7 +342,22 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
       limitFallbacks++;
     }
     if (requireSorted) prevSubmit = r.ordered(submitTime, prevSubmit, vals[SUBMIT], plan.submit);
-    const job = jobSpec(submitTime, numNodes, timeLimit, actualRunTime, queue, priority);
+    let job = jobSpec(submitTime, numNodes, timeLimit, actualRunTime, queue, priority);
+    if (demandOf !== undefined) {
+      if (columnAt === undefined) {
+        columnAt = new Map();
+        (plan.names ?? []).forEach((n, i) => columnAt!.has(n) || columnAt!.set(n, i));
+      }
+      const at = columnAt;
+      let all: string[] | undefined;
+      const value = (column: string): string | undefined => {
+        const i = at.get(column);
+        if (i === undefined) return undefined;
+        all ??= splitAll(line);
+        return all[i];
+      };
+      job = { ...job, numNodes: 0, demand: demandOf(value, numNodes, (d, f) => r.fail(d, f)) };
+    }
     jobs.push(
       plan.user === undefined && plan.account === undefined ? job : withOwner(
         job,

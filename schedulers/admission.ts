@@ -33,6 +33,14 @@ function startHeads(s: AdmissionSession): JobRecord | undefined {
       s.pend(job, () => pendReasons.insufficientNodes(job.numNodes, s.free), "insufficient_nodes");
       return job;
     }
+    // A job a resource model places (no nodes of the pool, a demand) starts only where it fits.
+    if (job.demand !== undefined) {
+      const r = s.place(job);
+      if (r.placement === undefined) {
+        s.pend(job, r.reason);
+        return job;
+      }
+    }
     s.dispatch(job, false);
   }
   return undefined;

@@ -5,10 +5,12 @@
 // the engine's checks on a policy that starts what the model cannot place.
 
 import {
+  type Admission,
   advanceTo,
   appendJobs,
   type DecisionRow,
   EvtsimError,
+  finish,
   initialState,
   type JobSpec,
   noBackfill,
@@ -222,15 +224,28 @@ Deno.test("engine: DISPATCH rows carry the allocation, PEND rows TopoQueue's rea
 });
 
 Deno.test("engine: a policy that starts a job the model cannot place fails loudly", () => {
-  let s = initialState({
-    totalNodes: 4,
-    resourceModel: topologyCluster(RACKS),
-    admission: noBackfill, // checks only node counts: every topology job has numNodes 0
-  });
+  // Checks nothing: every topology job has numNodes 0, so node counts never stop it.
+  const blind: Admission = {
+    name: "blind",
+    runSession(s) {
+      for (let job = s.next(); job !== undefined; job = s.next()) s.dispatch(job, false);
+    },
+  };
+  let s = initialState({ totalNodes: 4, resourceModel: topologyCluster(RACKS), admission: blind });
   s = step(s, appendJobs([demand("a", 16), demand("b", 1)])).state;
   const e = assertThrows(() => step(s, advanceTo(0)), "cannot place now (insufficient_capacity");
   assert(e instanceof EvtsimError);
-  assert(e.message.includes("admission policy none started job 1"), e.message);
+  assert(e.message.includes("admission policy blind started job 1"), e.message);
+  // `none` asks the model: job 1 waits for job 0 instead.
+  let t = initialState({
+    totalNodes: 4,
+    resourceModel: topologyCluster(RACKS),
+    admission: noBackfill,
+  });
+  t = step(t, appendJobs([demand("a", 16), demand("b", 1)])).state;
+  t = step(t, runToCompletion()).state;
+  const rows = step(t, finish()).rows.jobs;
+  assert(rows[1].beginTime === rows[0].endTime, JSON.stringify(rows));
 });
 
 Deno.test("engine: with a resource model every job needs a demand; no snapshot, no replay", () => {
