@@ -7,7 +7,7 @@
 // bytes whichever ran the cells. Wall times go only to `timings.csv`.
 
 import { EvtsimError } from "../core/errors.ts";
-import { METRIC_NAMES, type Metrics } from "../core/metrics.ts";
+import { type Fairness, FAIRNESS_NAMES, METRIC_NAMES, type Metrics } from "../core/metrics.ts";
 import { AtomicOutputSet } from "../io/atomic_writer.ts";
 import { describeFsError } from "../io/fs_errors.ts";
 import { sha256Hex } from "../io/_sha256.ts";
@@ -35,8 +35,11 @@ export interface CellResult {
   readonly wall_seconds: number;
 }
 
-/** The figure columns of a row, after the options: the metric set (core/metrics.ts). */
-export const FIGURES: readonly string[] = METRIC_NAMES;
+/**
+ * The figure columns of a row, after the options: the metric set and the
+ * fairness figures (core/metrics.ts).
+ */
+export const FIGURES: readonly string[] = [...METRIC_NAMES, ...FAIRNESS_NAMES];
 
 const OPTION_COLUMNS = ["trace", "policy", "total_nodes", "run_time_mode", "seed"];
 
@@ -52,13 +55,26 @@ export function columnsOf(optionKeys: readonly string[]): string[] {
   return ["id", "index", ...OPTION_COLUMNS, ...optionKeys, ...FIGURES];
 }
 
-/** The row of a cell from the metric set of its simulate run (`--stats_json`'s `metrics`). */
-export function rowOf(cell: Cell, optionKeys: readonly string[], metrics: Metrics): Row {
+/** What a row takes from its cell's `--stats_json`. */
+export interface CellStats {
+  readonly metrics: Metrics;
+  readonly fairness: Fairness;
+  readonly statistics: { readonly totalNodes: number };
+}
+
+/**
+ * The row of a cell from its simulate run's `--stats_json`: the options,
+ * `total_nodes` the machine size the run used (the option, or the trace
+ * header's when the spec gives none), the metric set and fairness figures.
+ */
+export function rowOf(cell: Cell, optionKeys: readonly string[], stats: CellStats): Row {
   const row: Row = { id: cell.id, index: cell.index };
   for (const k of [...OPTION_COLUMNS, ...optionKeys]) row[k] = cell.options[k] ?? null;
+  row.total_nodes = stats.statistics.totalNodes;
   // Simulated time only (throughput too), not wall time: results must not
   // depend on the machine.
-  for (const k of METRIC_NAMES) row[k] = metrics[k];
+  for (const k of METRIC_NAMES) row[k] = stats.metrics[k];
+  for (const k of FAIRNESS_NAMES) row[k] = stats.fairness[k];
   return row;
 }
 

@@ -204,7 +204,8 @@ export class RunOutputs {
 
   private jobRow(r: JobRow, layout: ScheduleLayout): void {
     const m = this.metrics.add(r);
-    this.metricRows?.add(r);
+    // The user and account as read (the engine's row carries only the queue).
+    this.metricRows?.add(r, this.echo.spec(r.jobId) ?? {});
     if (this.swf !== undefined) {
       const spec = this.echo.spec(r.jobId);
       return this.swf.row(r, this.echo.swfFields(r.jobId), spec?.user, spec?.account);
