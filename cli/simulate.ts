@@ -317,6 +317,7 @@ export async function simulateCommand(
         {
           ...(sources.paths.length === 1 ? { trace: sources.paths[0] } : {}),
           runOptions: [optionsLine(Object.fromEntries(o))],
+          metrics: metricsOptions,
         },
       );
     }
