@@ -280,13 +280,29 @@ export interface MergeSummary {
   readonly failed: CellResult[];
   /** The indices of the cells with no result, in order. */
   readonly missing: number[];
+  /** Whether `results.parquet` was written too. */
+  readonly parquet: boolean;
 }
 
 /**
  * Writes `results.csv`, `results.json` (rows of the cells that ran fine, in
- * index order) and `timings.csv` (every cell with a result).
+ * index order) and `timings.csv` (every cell with a result); `results.parquet`
+ * too (the CSV's rows) when `parquet` asks for it or the folder has one already
+ * (so it never goes stale).
  */
-export async function writeResults(dir: string, sweep: Sweep): Promise<MergeSummary> {
+export async function writeResults(
+  dir: string,
+  sweep: Sweep,
+  parquet = false,
+): Promise<MergeSummary> {
+  const withParquet = parquet || await Deno.lstat(`${dir}/results.parquet`).then(
+    (s) => s.isFile,
+    () => false,
+  );
+  // The writer package loads only for a Parquet file.
+  const toParquet = withParquet
+    ? (await import("../io/results_parquet.ts")).resultsParquet
+    : undefined;
   const results = await readCellResults(dir, sweep);
   const columns = columnsOf(sweep.optionKeys);
   const rows: Row[] = [];
@@ -304,6 +320,9 @@ export async function writeResults(dir: string, sweep: Sweep): Promise<MergeSumm
     csv.line(columns.join(","));
     for (const row of rows) csv.line(columns.map((c) => csvField(row[c])).join(","));
     set.open(`${dir}/results.json`).line(JSON.stringify(rows, null, 2));
+    if (toParquet !== undefined) {
+      set.open(`${dir}/results.parquet`).bytes(toParquet(columns, rows));
+    }
     const timings = set.open(`${dir}/timings.csv`);
     // The machine's speed: jobs simulated per second of the cell's wall time.
     timings.line("id,index,status,wall_seconds,jobs_per_wall_s");
@@ -319,7 +338,7 @@ export async function writeResults(dir: string, sweep: Sweep): Promise<MergeSumm
     set.abort();
     throw e;
   }
-  return { ok: rows.length, failed, missing };
+  return { ok: rows.length, failed, missing, parquet: withParquet };
 }
 
 function csvField(v: CellValue | null | undefined): string {

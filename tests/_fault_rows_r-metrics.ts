@@ -36,6 +36,17 @@ export const METRICS_ROWS: FaultRow[] = [
     expected: /^evtsim: --trim: expected WARMUP,COOLDOWN/,
   },
   {
+    surface: "in-process",
+    input: "sweep --format arrow",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/t.csv`, TRACE);
+      await Deno.writeTextFile(`${dir}/s.yaml`, "traces: [t.csv]\ntotal_nodes: [4]\n");
+      const r = await runCli(["sweep", `${dir}/s.yaml`, "--format", "arrow"]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /^evtsim: --format expects csv or parquet, got 'arrow'$/,
+  },
+  {
     surface: "library",
     input: "computeMetrics with trim [-1, 0]",
     run: () => {
