@@ -190,12 +190,14 @@ export function sizeClass(nodes: number): string {
   return lo === 1 ? "1" : `${lo}-${lo * 2 - 1}`;
 }
 
+const NUMBER = /^-?\d+(?:\.\d+)?$/;
+
 // Keys in order: numbers (SWF user ids, size classes) by value, before other
 // text, which goes by code unit; null last.
 function compareKeys(a: string | null, b: string | null): number {
   if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
-  const x = parseFloat(a), y = parseFloat(b);
-  const xn = Number.isFinite(x), yn = Number.isFinite(y);
+  const xn = NUMBER.test(a), yn = NUMBER.test(b);
+  const x = Number(a), y = Number(b);
   if (xn && yn && x !== y) return x - y;
   if (xn !== yn) return xn ? -1 : 1;
   return a < b ? -1 : a > b ? 1 : 0;
@@ -211,6 +213,7 @@ function groupsOf(
   measured: readonly Measured[],
   keyOf: (j: MetricsJob) => string | undefined,
   always: boolean,
+  order: (a: string | null, b: string | null) => number = compareKeys,
 ): GroupMetrics[] {
   const groups = new Map<string | null, Measured[]>();
   let labelled = false;
@@ -223,7 +226,7 @@ function groupsOf(
     g.push(m);
   }
   if (!labelled && !always) return [];
-  return [...groups.keys()].sort(compareKeys).map((key) => {
+  return [...groups.keys()].sort(order).map((key) => {
     const g = groups.get(key)!;
     let wait = 0, bsld = 0;
     for (const m of g) {
@@ -284,7 +287,13 @@ export function computeBreakdowns(
     user: groupsOf(measured, (j) => j.user, false),
     account: groupsOf(measured, (j) => j.account, false),
     queue: groupsOf(measured, (j) => j.queue, false),
-    size: groupsOf(measured, (j) => sizeClass(j.numNodes), true),
+    // Size classes by their smallest size (`2-3` before `16-31`).
+    size: groupsOf(
+      measured,
+      (j) => sizeClass(j.numNodes),
+      true,
+      (a, b) => parseInt(a!) - parseInt(b!),
+    ),
   };
   const users = breakdowns.user.filter((g) => g.key !== null);
   let worst: GroupMetrics | undefined;

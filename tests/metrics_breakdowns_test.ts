@@ -221,6 +221,16 @@ Deno.test("breakdowns: size classes are powers of two; keys in order, numbers by
   }
   assertEquals(c.breakdowns().breakdowns.user.map((g) => g.key), ["7", "12", "ann", null]);
   assertEquals(c.breakdowns().breakdowns.account, []);
+  for (const nodes of [200, 3, 1, 20, 9]) {
+    c.add({ submitTime: 0, beginTime: 0, endTime: 10, numNodes: nodes });
+  }
+  assertEquals(c.breakdowns().breakdowns.size.map((g) => g.key), [
+    "1",
+    "2-3",
+    "8-15",
+    "16-31",
+    "128-255",
+  ]);
   assertEquals(jainIndex([]), null);
   assertEquals(jainIndex([1, 3]), 0.8);
 });
