@@ -160,9 +160,10 @@ export async function simulateCommand(
       const t0 = performance.now();
       const input = await loadInput(path, { ...loadOptions, maxJobs: jobsLeft });
       readSeconds += (performance.now() - t0) / 1000;
-      // Only these outputs write back what the trace gave (kept alive for them);
-      // the stats JSON's breakdowns need each job's user and account.
-      if (swf || extended || outputs.metricRows !== undefined) outputs.input(input);
+      // Only these outputs write back what the trace gave (kept alive for them).
+      if (swf || extended) outputs.input(input);
+      // The stats JSON's breakdowns need each job's user and account (only those are kept).
+      outputs.owners(input);
       return input;
     };
     const { registry, modules } = await policyRegistry(str(o, "policy_module"));
