@@ -101,9 +101,13 @@ export {
 export { type Input, step, type StepResult } from "./core/step.ts";
 export type { Statistics } from "./core/statistics.ts";
 export {
+  type Breakdowns,
   type CapacityStep,
   computeMetrics,
   DEFAULT_BSLD_TAU,
+  type Fairness,
+  FAIRNESS_NAMES,
+  type GroupMetrics,
   METRIC_NAMES,
   type Metrics,
   MetricsCollector,

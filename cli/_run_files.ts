@@ -18,6 +18,10 @@ export interface ScheduleColumns {
   readonly nodes: Float64Array;
   /** 0 for a job that ran to its end; otherwise cancelled, failed or killed. */
   readonly exit: Float64Array;
+  /** Each job's queue, with a queue column (empty: none). */
+  readonly queue?: readonly string[];
+  /** Each job's user, with the extended columns (`trace_user`; empty: none). */
+  readonly user?: readonly string[];
 }
 
 /** The resource timeline: one sample per change of the allocation. */
@@ -144,8 +148,15 @@ export async function readScheduleCsv(path: string): Promise<ScheduleColumns> {
   const cols = Array.from({ length: 5 }, () => new Float64Array(n));
   // The array each header column's values go to, if the report keeps them.
   const into = header.map((c) => cols[SCHEDULE_COLUMNS.indexOf(c)]);
+  // The labels the report's breakdowns group by.
+  const queueAt = header.findIndex((c) => c === "queue" || c === "q_id");
+  const userAt = header.indexOf("trace_user");
+  const queue: string[] | undefined = queueAt < 0 ? undefined : new Array(n);
+  const user: string[] | undefined = userAt < 0 ? undefined : new Array(n);
   for (let i = 1; i <= n; i++) {
     const f = fieldsOf(lines[i], header, path, i + 1);
+    if (queue !== undefined) queue[i - 1] = f[queueAt];
+    if (user !== undefined) user[i - 1] = f[userAt];
     for (let c = 0; c < f.length; c++) {
       if (kinds[c] === TEXT) continue;
       const v = numberAt(f[c], kinds[c], header[c], path, i + 1);
@@ -154,7 +165,17 @@ export async function readScheduleCsv(path: string): Promise<ScheduleColumns> {
     }
   }
   const [submit, begin, end, nodes, exit] = cols;
-  return { path, count: n, submit, begin, end, nodes, exit };
+  return {
+    path,
+    count: n,
+    submit,
+    begin,
+    end,
+    nodes,
+    exit,
+    ...(queue !== undefined ? { queue } : {}),
+    ...(user !== undefined ? { user } : {}),
+  };
 }
 
 const RESOURCE_HEADER = ["time", "free_nodes", "allocated_nodes"];

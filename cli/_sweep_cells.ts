@@ -40,7 +40,7 @@ export async function runCell(
       ],
       { out: () => {}, err: con.err, isTerminal: false },
     );
-    const stats = JSON.parse(await Deno.readTextFile(`${tmp}/stats.json`)).metrics;
+    const stats = JSON.parse(await Deno.readTextFile(`${tmp}/stats.json`));
     result = {
       id: cell.id,
       index: cell.index,

@@ -7,7 +7,7 @@
 // bytes whichever ran the cells. Wall times go only to `timings.csv`.
 
 import { EvtsimError } from "../core/errors.ts";
-import { METRIC_NAMES, type Metrics } from "../core/metrics.ts";
+import { type Fairness, FAIRNESS_NAMES, METRIC_NAMES, type Metrics } from "../core/metrics.ts";
 import { AtomicOutputSet } from "../io/atomic_writer.ts";
 import { describeFsError } from "../io/fs_errors.ts";
 import { sha256Hex } from "../io/_sha256.ts";
@@ -35,8 +35,11 @@ export interface CellResult {
   readonly wall_seconds: number;
 }
 
-/** The figure columns of a row, after the options: the metric set (core/metrics.ts). */
-export const FIGURES: readonly string[] = METRIC_NAMES;
+/**
+ * The figure columns of a row, after the options: the metric set and the
+ * fairness figures (core/metrics.ts).
+ */
+export const FIGURES: readonly string[] = [...METRIC_NAMES, ...FAIRNESS_NAMES];
 
 const OPTION_COLUMNS = ["trace", "policy", "total_nodes", "run_time_mode", "seed"];
 
@@ -52,13 +55,26 @@ export function columnsOf(optionKeys: readonly string[]): string[] {
   return ["id", "index", ...OPTION_COLUMNS, ...optionKeys, ...FIGURES];
 }
 
-/** The row of a cell from the metric set of its simulate run (`--stats_json`'s `metrics`). */
-export function rowOf(cell: Cell, optionKeys: readonly string[], metrics: Metrics): Row {
+/** What a row takes from its cell's `--stats_json`. */
+export interface CellStats {
+  readonly metrics: Metrics;
+  readonly fairness: Fairness;
+  readonly statistics: { readonly totalNodes: number };
+}
+
+/**
+ * The row of a cell from its simulate run's `--stats_json`: the options,
+ * `total_nodes` the machine size the run used (the option, or the trace
+ * header's when the spec gives none), the metric set and fairness figures.
+ */
+export function rowOf(cell: Cell, optionKeys: readonly string[], stats: CellStats): Row {
   const row: Row = { id: cell.id, index: cell.index };
   for (const k of [...OPTION_COLUMNS, ...optionKeys]) row[k] = cell.options[k] ?? null;
+  row.total_nodes = stats.statistics.totalNodes;
   // Simulated time only (throughput too), not wall time: results must not
   // depend on the machine.
-  for (const k of METRIC_NAMES) row[k] = metrics[k];
+  for (const k of METRIC_NAMES) row[k] = stats.metrics[k];
+  for (const k of FAIRNESS_NAMES) row[k] = stats.fairness[k];
   return row;
 }
 
@@ -264,13 +280,29 @@ export interface MergeSummary {
   readonly failed: CellResult[];
   /** The indices of the cells with no result, in order. */
   readonly missing: number[];
+  /** Whether `results.parquet` was written too. */
+  readonly parquet: boolean;
 }
 
 /**
  * Writes `results.csv`, `results.json` (rows of the cells that ran fine, in
- * index order) and `timings.csv` (every cell with a result).
+ * index order) and `timings.csv` (every cell with a result); `results.parquet`
+ * too (the CSV's rows) when `parquet` asks for it or the folder has one already
+ * (so it never goes stale).
  */
-export async function writeResults(dir: string, sweep: Sweep): Promise<MergeSummary> {
+export async function writeResults(
+  dir: string,
+  sweep: Sweep,
+  parquet = false,
+): Promise<MergeSummary> {
+  const withParquet = parquet || await Deno.lstat(`${dir}/results.parquet`).then(
+    (s) => s.isFile,
+    () => false,
+  );
+  // The writer package loads only for a Parquet file.
+  const toParquet = withParquet
+    ? (await import("../io/results_parquet.ts")).resultsParquet
+    : undefined;
   const results = await readCellResults(dir, sweep);
   const columns = columnsOf(sweep.optionKeys);
   const rows: Row[] = [];
@@ -288,6 +320,9 @@ export async function writeResults(dir: string, sweep: Sweep): Promise<MergeSumm
     csv.line(columns.join(","));
     for (const row of rows) csv.line(columns.map((c) => csvField(row[c])).join(","));
     set.open(`${dir}/results.json`).line(JSON.stringify(rows, null, 2));
+    if (toParquet !== undefined) {
+      set.open(`${dir}/results.parquet`).bytes(toParquet(columns, rows));
+    }
     const timings = set.open(`${dir}/timings.csv`);
     // The machine's speed: jobs simulated per second of the cell's wall time.
     timings.line("id,index,status,wall_seconds,jobs_per_wall_s");
@@ -303,7 +338,7 @@ export async function writeResults(dir: string, sweep: Sweep): Promise<MergeSumm
     set.abort();
     throw e;
   }
-  return { ok: rows.length, failed, missing };
+  return { ok: rows.length, failed, missing, parquet: withParquet };
 }
 
 function csvField(v: CellValue | null | undefined): string {

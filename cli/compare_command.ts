@@ -6,7 +6,14 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
-import { METRIC_NAMES, type Metrics, type MetricsOptions } from "../core/metrics.ts";
+import {
+  type Fairness,
+  FAIRNESS_NAMES,
+  METRIC_NAMES,
+  type Metrics,
+  type MetricsOptions,
+} from "../core/metrics.ts";
+import { parseTrim } from "../core/_metrics_breakdowns.ts";
 import { parseMeasureWindow } from "../io/stats_json.ts";
 import { policyRegistry } from "./policy_module.ts";
 import { temporaryMade, temporaryReleased } from "../io/_temporaries.ts";
@@ -24,6 +31,10 @@ export interface PolicySummary {
   readonly policy: string;
   /** The run's metric set, from its stats JSON (core/metrics.ts). */
   readonly metrics: Metrics;
+  /** The run's fairness figures, from its stats JSON. */
+  readonly fairness: Fairness;
+  /** The machine size the run used (the option, or the trace's header). */
+  readonly totalNodes: number;
   readonly simulationSeconds: number;
 }
 
@@ -55,9 +66,11 @@ export function compareHelp(): string {
     "--queues FILE, --picker NAME, --swf_unit nodes), and prints one row per policy:",
     "jobs, wait mean / p50 / p95 / max (s), mean bounded slowdown, utilization,",
     "makespan (s) and simulation time (s), named as in the metrics glossary",
-    "(README); --json gives every metric. --bsld_tau S and --measure_window",
-    "START:END (simulate options) set how they are measured. One progress line",
-    "per policy goes to stderr as it finishes.",
+    "(README); --json gives total_nodes (the size the run used), every metric and the",
+    "fairness columns (users, jain_bsld, worst_user, worst_user_bsld_mean).",
+    "--bsld_tau S and --measure_window START:END or --trim WARMUP,COOLDOWN (simulate",
+    "options) set how they are measured. One progress line per policy goes to stderr",
+    "as it finishes.",
     "",
     "options:",
     "  --policies LIST",
@@ -292,15 +305,24 @@ async function runPolicy(
     summary: {
       policy: p.name,
       metrics: doc.metrics,
+      fairness: doc.fairness,
+      totalNodes: doc.statistics.totalNodes,
       simulationSeconds: wall !== undefined && wall !== null ? Number(wall[1]) : NaN,
     },
   };
 }
 
-/** A `--json` row: the policy, every metric by its name, the simulation time. */
+/**
+ * A `--json` row: the policy, the machine size, every metric and fairness
+ * figure by its name, the simulation time.
+ */
 function jsonRow(r: PolicySummary): Record<string, string | number | null> {
-  const row: Record<string, string | number | null> = { policy: r.policy };
+  const row: Record<string, string | number | null> = {
+    policy: r.policy,
+    total_nodes: r.totalNodes,
+  };
   for (const k of METRIC_NAMES) row[k] = r.metrics[k];
+  for (const k of FAIRNESS_NAMES) row[k] = r.fairness[k];
   row.sim_s = r.simulationSeconds;
   return row;
 }
@@ -308,10 +330,11 @@ function jsonRow(r: PolicySummary): Record<string, string | number | null> {
 // The metric options of a run, as its stats JSON records the options given
 // (command line and config files).
 function metricsOptionsOf(given: Record<string, unknown>): MetricsOptions {
-  const tau = given.bsld_tau, window = given.measure_window;
+  const tau = given.bsld_tau, window = given.measure_window, trim = given.trim;
   return {
     ...(typeof tau === "number" ? { bsldTau: tau } : {}),
     ...(typeof window === "string" ? { measureWindow: parseMeasureWindow(window) } : {}),
+    ...(typeof trim === "string" ? { trim: parseTrim(trim) } : {}),
   };
 }
 

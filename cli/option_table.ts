@@ -98,6 +98,14 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
       "the others are counted as jobs_excluded",
   },
   {
+    name: "trim",
+    kind: "string",
+    placeholder: "WARMUP,COOLDOWN",
+    help: "instead of --measure_window: the --stats_json metrics leave out the first WARMUP " +
+      "and last COOLDOWN jobs in submit order (each a fraction in [0, 1) of the jobs that " +
+      "ran to their end, or a whole number of jobs), counted as jobs_excluded",
+  },
+  {
     name: "report",
     kind: "string",
     placeholder: "FILE",

@@ -16,6 +16,7 @@ import { TraceEcho } from "./_trace_echo.ts";
 import type { LoadedInput } from "./load.ts";
 import { JobMetrics } from "../io/stats_json.ts";
 import { MetricsCollector } from "../core/metrics.ts";
+import { LabelColumns } from "../core/_metrics_breakdowns.ts";
 import { formatTime } from "../io/time_format.ts";
 
 /** Paths of a run's outputs. */
@@ -124,6 +125,9 @@ export class RunOutputs {
   readonly metrics = new JobMetrics();
   /** The job rows' figures for the metric set (only with a stats JSON). */
   readonly metricRows: MetricsCollector | undefined;
+  /** Each job's user and account by job id, for the metric set's breakdowns. */
+  private readonly ownerLabels = new LabelColumns();
+  private ownersRead = 0;
 
   constructor(readonly paths: OutputPaths, fs?: OutputFileSystem) {
     this.set = new AtomicOutputSet(fs);
@@ -177,6 +181,17 @@ export class RunOutputs {
     this.echo.add(loaded);
   }
 
+  /**
+   * Records an input's users and accounts (with a stats JSON), ids
+   * continuing from the previous input's as the jobs' ids do.
+   */
+  owners(loaded: LoadedInput): void {
+    if (this.metricRows === undefined) return;
+    for (const j of loaded.mode === "replay" ? loaded.recorded : loaded.jobs) {
+      this.ownerLabels.set(this.ownersRead++, j.user, j.account);
+    }
+  }
+
   /** Writes one line of the `--record` log. */
   recordLine(text: string): void {
     this.record?.line(text);
@@ -204,7 +219,8 @@ export class RunOutputs {
 
   private jobRow(r: JobRow, layout: ScheduleLayout): void {
     const m = this.metrics.add(r);
-    this.metricRows?.add(r);
+    // The user and account as read (the engine's row carries only the queue).
+    this.metricRows?.add(r, this.ownerLabels.at(r.jobId));
     if (this.swf !== undefined) {
       const spec = this.echo.spec(r.jobId);
       return this.swf.row(r, this.echo.swfFields(r.jobId), spec?.user, spec?.account);

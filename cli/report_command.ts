@@ -8,11 +8,16 @@ import { EvtsimError } from "../core/errors.ts";
 import { AtomicOutputSet } from "../io/atomic_writer.ts";
 import { parseMeasureWindow, percentile } from "../io/stats_json.ts";
 import {
+  type Breakdowns,
   computeMetrics,
+  DEFAULT_BSLD_TAU,
+  type Fairness,
   type Metrics,
   type MetricsJob,
   type MetricsOptions,
 } from "../core/metrics.ts";
+import { computeBreakdowns, parseTrim } from "../core/_metrics_breakdowns.ts";
+import { breakdownTables } from "./_report_breakdowns.ts";
 import { formatG } from "./report.ts";
 import { VERSION } from "./version.ts";
 import {
@@ -107,6 +112,12 @@ const OPTIONS = {
     value: "START:END",
     help: "the summary table measures only jobs submitted in [START, END) seconds",
   },
+  trim: {
+    type: "string",
+    value: "WARMUP,COOLDOWN",
+    help: "instead of --measure_window: leave out the first WARMUP and last COOLDOWN jobs " +
+      "in submit order (fractions in [0, 1) or whole numbers of jobs)",
+  },
   trace: {
     type: "string",
     value: "FILE",
@@ -164,15 +175,19 @@ export function reportHelp(): string {
   ].join("\n");
 }
 
-// --bsld_tau and --measure_window of the report command.
-function reportMetricsOptions(tau: unknown, window: unknown): MetricsOptions {
+// --bsld_tau, --measure_window and --trim of the report command.
+function reportMetricsOptions(tau: unknown, window: unknown, trim: unknown): MetricsOptions {
   const t = typeof tau === "string" ? Number(tau) : undefined;
   if (t !== undefined && !(t > 0 && Number.isFinite(t))) {
     throw new EvtsimError("usage", `--bsld_tau: expected seconds > 0, got '${tau}'`);
   }
+  if (typeof window === "string" && typeof trim === "string") {
+    throw new EvtsimError("usage", "--trim and --measure_window: give one of them, not both");
+  }
   return {
     ...(t !== undefined ? { bsldTau: t } : {}),
     ...(typeof window === "string" ? { measureWindow: parseMeasureWindow(window) } : {}),
+    ...(typeof trim === "string" ? { trim: parseTrim(trim) } : {}),
   };
 }
 
@@ -220,7 +235,11 @@ export async function reportCommand(args: readonly string[], con: Console): Prom
     ...(typeof trace === "string" ? { trace } : {}),
     ...(typeof figures === "string" ? { figures } : {}),
     allowMixed: a.values.get("allow_mixed") === true,
-    metrics: reportMetricsOptions(a.values.get("bsld_tau"), a.values.get("measure_window")),
+    metrics: reportMetricsOptions(
+      a.values.get("bsld_tau"),
+      a.values.get("measure_window"),
+      a.values.get("trim"),
+    ),
   });
   con.out(
     `Report written to: ${out} (${runs.length} run${runs.length === 1 ? "" : "s"}, ${
@@ -262,6 +281,10 @@ export interface RunSummary {
   readonly metrics: Metrics;
   /** The machine's nodes, from the resource CSV. */
   readonly totalNodes: number;
+  /** Per queue and size class, and per user with the extended columns. */
+  readonly breakdowns: Breakdowns;
+  /** Fairness across users (none without the extended columns' trace_user). */
+  readonly fairness: Fairness;
 }
 
 /**
@@ -364,10 +387,16 @@ export function summarizeRun(
         endTime: s.end[i],
         numNodes: s.nodes[i],
         ...(s.exit[i] === 0 ? {} : { outcome: "ended" }),
+        ...(s.queue?.[i] ? { queue: s.queue[i] } : {}),
+        ...(s.user?.[i] ? { user: s.user[i] } : {}),
       };
     }
   }
-  return { metrics: computeMetrics(jobs(), r.totalNodes, options), totalNodes: r.totalNodes };
+  return {
+    metrics: computeMetrics(jobs(), r.totalNodes, options),
+    totalNodes: r.totalNodes,
+    ...computeBreakdowns(jobs(), options, options.bsldTau ?? DEFAULT_BSLD_TAU),
+  };
 }
 
 /** One day from the median job start, clipped to the run; the whole run if shorter. */
@@ -806,6 +835,7 @@ function renderHtml(
     `rolling means over ${windowWords(provenance.meanWindow)}; CDFs are drawn at up to ` +
     `${CDF_POINTS} quantiles.</p>`,
     ...figures.map((f) => `<figure>${f.svg}</figure>`),
+    ...breakdownTables(runs.map((r) => ({ label: r.files.label, ...r.summary }))),
     ...about,
     "</body></html>",
     "",

@@ -16,6 +16,7 @@ import { memoryPressureLimit } from "../api/memory.ts";
 import type { OutputFileSystem } from "../io/atomic_writer.ts";
 import { parseMeasureWindow, SLOWDOWN_TAU, statsJsonText } from "../io/stats_json.ts";
 import type { MetricsOptions } from "../core/metrics.ts";
+import { parseTrim } from "../core/_metrics_breakdowns.ts";
 import { parseTimestamp } from "../io/timestamps.ts";
 import {
   type LoadedInput,
@@ -162,6 +163,8 @@ export async function simulateCommand(
       readSeconds += (performance.now() - t0) / 1000;
       // Only these outputs write back what the trace gave (kept alive for them).
       if (swf || extended) outputs.input(input);
+      // The stats JSON's breakdowns need each job's user and account (only those are kept).
+      outputs.owners(input);
       return input;
     };
     const { registry, modules } = await policyRegistry(str(o, "policy_module"));
@@ -316,6 +319,7 @@ export async function simulateCommand(
         waitTime: outputs.metrics.waits(),
         boundedSlowdown: { ...outputs.metrics.slowdowns(), tau: SLOWDOWN_TAU },
         metrics: outputs.metricRows!.metrics(statistics(state).totalNodes, metricsOptions),
+        ...outputs.metricRows!.breakdowns(metricsOptions),
       })
     );
     if (named.report !== undefined) {
@@ -331,6 +335,7 @@ export async function simulateCommand(
         {
           ...(sources.paths.length === 1 ? { trace: sources.paths[0] } : {}),
           runOptions: [optionsLine(Object.fromEntries(o))],
+          metrics: metricsOptions,
         },
       );
     }
@@ -403,13 +408,19 @@ function priorityOf(o: ParsedOptions): SimulationConfig["priorityPolicy"] {
 
 // --- option helpers -----------------------------------------------------
 
-// --bsld_tau and --measure_window: how the stats JSON's metric set is measured.
+// --bsld_tau, --measure_window and --trim: how the stats JSON's metric set is
+// measured (checked before the run: a bad pair writes nothing).
 function metricsOptionsOf(o: ParsedOptions): MetricsOptions {
   const w = str(o, "measure_window");
+  const trim = str(o, "trim");
   const tau = num(o, "bsld_tau");
+  if (w !== undefined && trim !== undefined) {
+    throw new EvtsimError("usage", "--trim and --measure_window: give one of them, not both");
+  }
   return {
     ...(tau !== undefined ? { bsldTau: tau } : {}),
     ...(w !== undefined ? { measureWindow: parseMeasureWindow(w) } : {}),
+    ...(trim !== undefined ? { trim: parseTrim(trim) } : {}),
   };
 }
 

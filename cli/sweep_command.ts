@@ -62,6 +62,12 @@ const SWEEP_OPTIONS: Record<string, CommandOption> = {
     help: "slurm: the command line the tasks run evtsim with (default: this Deno, its\n" +
       "        permissions and this main.ts, by absolute paths)",
   },
+  format: {
+    type: "string",
+    value: "csv|parquet",
+    help: "parquet: also write DIR/results.parquet (the rows of results.csv; kept current\n" +
+      "        by every later merge of the folder); local executor and collect (default csv)",
+  },
   max_cells: {
     type: "string",
     value: "N",
@@ -77,17 +83,19 @@ export function sweepHelp(): string {
   return [
     "usage: evtsim sweep SPEC [--results DIR] [--jobs N] [--retry_failed] [--executor local|slurm]",
     "                         [--partition P] [--max_parallel K] [--sbatch_options 'OPTS']",
-    "                         [--dry_run] [--evtsim CMD] [--max_cells N]",
-    "       evtsim sweep collect DIR",
+    "                         [--dry_run] [--evtsim CMD] [--max_cells N] [--format csv|parquet]",
+    "       evtsim sweep collect DIR [--format csv|parquet]",
     "       evtsim sweep-cell SPEC --cell INDEX --results DIR",
     "",
     "Runs every combination (cell) of a spec's lists, each an ordinary 'evtsim simulate' run,",
     "and writes one row per cell to DIR/results.csv and DIR/results.json, in the spec's order",
-    "(INDEX, below): the cell's id, index and options, then the metric set of the README's",
-    "metrics glossary (jobs, wait_mean_s ... bsld_p99, utilization, makespan_s,",
-    "throughput_jobs_per_s, in simulated time). The files hold no wall-clock figure, so they",
-    "are the same bytes whichever executor ran the cells; each cell's wall time (and jobs",
-    "simulated per wall second) is in DIR/timings.csv.",
+    "(INDEX, below): the cell's id, index and options (total_nodes: the size the run used,",
+    "the trace header's when the spec gives none), then the metric set and fairness figures",
+    "of the README's metrics glossary (jobs, wait_mean_s ... bsld_max, utilization,",
+    "makespan_s, throughput_jobs_per_s in simulated time; users, jain_bsld, worst_user,",
+    "worst_user_bsld_mean). --format parquet adds DIR/results.parquet, the same rows. The",
+    "files hold no wall-clock figure, so they are the same bytes whichever executor ran the",
+    "cells; each cell's wall time (and jobs simulated per wall second) is in DIR/timings.csv.",
     "",
     "The spec (YAML; paths are taken from the spec's folder; a scalar is a list of one):",
     "  traces: [demo_trace.csv]           # required: CSV or SWF traces",
@@ -147,13 +155,17 @@ export async function sweepCommand(
     con.out(sweepHelp());
     return 0;
   }
+  const format = stringValue(a, "format") ?? "csv";
+  if (format !== "csv" && format !== "parquet") {
+    throw new EvtsimError("usage", `--format expects csv or parquet, got '${format}'`);
+  }
   if (a.positionals[0] === "collect") {
-    const other = [...a.values.keys()];
+    const other = [...a.values.keys()].filter((k) => k !== "format");
     if (other.length > 0) throw new EvtsimError("usage", `sweep collect takes no --${other[0]}`);
     if (a.positionals.length !== 2) {
       throw new EvtsimError("usage", "usage: evtsim sweep collect DIR");
     }
-    return await collect(a.positionals[1], con);
+    return await collect(a.positionals[1], con, format === "parquet");
   }
   if (a.positionals.length !== 1) {
     throw new EvtsimError(
@@ -169,7 +181,7 @@ export async function sweepCommand(
   }
   const only = executor === "local"
     ? ["partition", "max_parallel", "sbatch_options", "dry_run", "evtsim"]
-    : ["jobs", "progress", "no_progress"];
+    : ["jobs", "progress", "no_progress", "format"];
   for (const name of only) {
     if (a.values.has(name)) {
       throw new EvtsimError("usage", `--${name} is not an option of --executor ${executor}`);
@@ -217,7 +229,7 @@ export async function sweepCommand(
     (a.values.get("progress") === true || con.isTerminal);
   const started = performance.now();
   const failedNow = await runLocal(sweep, dir, todo, jobs, con, show, deps.progressSink);
-  const summary = await writeResults(dir, sweep);
+  const summary = await writeResults(dir, sweep, format === "parquet");
   if (!retry) {
     for (const r of failedBefore) {
       con.err(
@@ -252,7 +264,15 @@ function checkSweepOutputs(dir: string, sweep: Sweep): void {
     for (const v of values) inputs.set(absolutePath(String(v), sweep.folder), what);
   }
   checkOutputPaths(
-    ["sweep.json", "spec.yaml", "results.csv", "results.json", "timings.csv", "sweep.sbatch"]
+    [
+      "sweep.json",
+      "spec.yaml",
+      "results.csv",
+      "results.json",
+      "results.parquet",
+      "timings.csv",
+      "sweep.sbatch",
+    ]
       .map((name) => [`--results (${name})`, `${dir}/${name}`] as const),
     [...inputs].map(([path, what]) => ({ what, path })),
   );
@@ -260,8 +280,9 @@ function checkSweepOutputs(dir: string, sweep: Sweep): void {
 
 function printWritten(con: Console, shown: string, s: MergeSummary, sweep: Sweep): void {
   con.out(
-    `Results written to: ${shown}/results.csv and ${shown}/results.json ` +
-      `(${s.ok} of ${sweep.count} cells)`,
+    `Results written to: ${shown}/results.csv${
+      s.parquet ? `, ${shown}/results.parquet` : ""
+    } and ${shown}/results.json (${s.ok} of ${sweep.count} cells)`,
   );
 }
 
@@ -275,10 +296,10 @@ function integer(v: number | undefined, name: string): number | undefined {
 const cells = (n: number) => n === 1 ? "1 cell" : `${n} cells`;
 
 /** `evtsim sweep collect DIR`. */
-async function collect(shown: string, con: Console): Promise<number> {
+async function collect(shown: string, con: Console, parquet: boolean): Promise<number> {
   const dir = absoluteDir(shown);
   const sweep = await sweepOf(undefined, dir);
-  const s = await writeResults(dir, sweep);
+  const s = await writeResults(dir, sweep, parquet);
   for (const i of s.missing) {
     const id = cellAt(sweep, i).id;
     con.err(`evtsim: sweep collect: cell ${i} (${id}) is missing (no result yet)`);

@@ -5,6 +5,21 @@
 // DR_EVT's statistics block (core/statistics.ts) is left as it is.
 
 import { EvtsimError } from "./errors.ts";
+import {
+  type Breakdowns,
+  checkTrimOption,
+  computeBreakdowns,
+  type Fairness,
+  LabelColumns,
+  selectMeasured,
+} from "./_metrics_breakdowns.ts";
+
+export {
+  type Breakdowns,
+  type Fairness,
+  FAIRNESS_NAMES,
+  type GroupMetrics,
+} from "./_metrics_breakdowns.ts";
 
 /** Default bounded-slowdown threshold τ (seconds). */
 export const DEFAULT_BSLD_TAU = 10;
@@ -24,6 +39,12 @@ export interface MetricsJob {
   readonly numNodes: number;
   /** Set for a job that did not run to its end (cancelled, failed, killed). */
   readonly outcome?: string;
+  /** The submitting user, for the per-user breakdown and fairness. */
+  readonly user?: string;
+  /** The account (SWF group), for the per-account breakdown. */
+  readonly account?: string;
+  /** The queue, for the per-queue breakdown. */
+  readonly queue?: string;
 }
 
 /** How the metrics are measured. */
@@ -35,6 +56,12 @@ export interface MetricsOptions {
    * others are counted in `jobs_excluded`. Default: every job.
    */
   readonly measureWindow?: readonly [number, number];
+  /**
+   * `[warmup, cooldown]` instead of a window: the first and last jobs in
+   * submit order are not measured (counted in `jobs_excluded`); each a
+   * fraction in [0, 1) of the jobs that ran to their end, or a whole number of jobs.
+   */
+  readonly trim?: readonly [number, number];
 }
 
 /** The usable nodes from `time` on (a step of a capacity function). */
@@ -162,6 +189,7 @@ export function checkMetricsOptions(options: MetricsOptions): void {
       `measure_window must be START:END with START < END, got ${w.join(":")}`,
     );
   }
+  checkTrimOption(options);
 }
 
 // Integral of the capacity over [from, to]: a constant, or a step function
@@ -219,16 +247,14 @@ export function computeMetrics(
 ): Metrics {
   checkMetricsOptions(options);
   const tau = options.bsldTau ?? DEFAULT_BSLD_TAU;
-  const [wLo, wHi] = options.measureWindow ?? [-Infinity, Infinity];
   const ran: MetricsJob[] = [];
-  const measured: MetricsJob[] = [];
-  let excluded = 0;
+  const completed: MetricsJob[] = [];
   for (const j of jobs) {
     if (j.endTime > j.beginTime) ran.push(j);
-    if (j.outcome !== undefined) continue;
-    if (j.submitTime >= wLo && j.submitTime < wHi) measured.push(j);
-    else excluded++;
+    if (j.outcome === undefined) completed.push(j);
   }
+  const measured = selectMeasured(completed, options);
+  const excluded = completed.length - measured.length;
   const n = measured.length;
   const wait = new Float64Array(n), response = new Float64Array(n);
   const slowdown = new Float64Array(n), bsld = new Float64Array(n);
@@ -292,7 +318,8 @@ export function computeMetrics(
 
 /**
  * Keeps the numbers the metrics need of each job row as the rows stream by
- * (33 bytes a job), for {@link computeMetrics} at the end.
+ * (45 bytes a job, each distinct user, account and queue name once), for
+ * {@link computeMetrics} and the breakdowns at the end.
  *
  * @example
  * ```ts
@@ -307,6 +334,7 @@ export function computeMetrics(
 export class MetricsCollector {
   #cols = Array.from({ length: 4 }, () => new Float64Array(1024));
   #ok = new Uint8Array(1024);
+  #labels = new LabelColumns();
   #n = 0;
 
   /** Jobs added. */
@@ -314,8 +342,8 @@ export class MetricsCollector {
     return this.#n;
   }
 
-  /** Adds one job row. */
-  add(j: MetricsJob): void {
+  /** Adds one job row; `labels` (default: the row's own) give its user and account. */
+  add(j: MetricsJob, labels: { readonly user?: string; readonly account?: string } = j): void {
     if (this.#n === this.#ok.length) {
       this.#cols = this.#cols.map((c) => {
         const bigger = new Float64Array(c.length * 2);
@@ -332,24 +360,47 @@ export class MetricsCollector {
     this.#cols[2][i] = j.endTime;
     this.#cols[3][i] = j.numNodes;
     this.#ok[i] = j.outcome === undefined ? 1 : 0;
+    this.#labels.set(i, labels.user, labels.account, j.queue);
   }
 
   /** The metrics of the jobs added so far (see {@link computeMetrics}). */
   metrics(capacity: number | readonly CapacityStep[], options: MetricsOptions = {}): Metrics {
+    return computeMetrics(this.#rows(), capacity, options);
+  }
+
+  /**
+   * The breakdowns (per user, account, queue, size class) and fairness of the
+   * jobs added so far, measured as {@link MetricsCollector.metrics} measures them.
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@evtsim/evtsim";
+   * const c = new MetricsCollector();
+   * c.add({ submitTime: 0, beginTime: 0, endTime: 50, numNodes: 1, user: "ann" });
+   * c.add({ submitTime: 0, beginTime: 50, endTime: 100, numNodes: 3, user: "bob" });
+   * const { breakdowns, fairness } = c.breakdowns();
+   * // bob's bounded slowdown is 2, ann's 1: Jain's index (3² / (2 × 5)) = 0.9.
+   * console.assert(breakdowns.size.map((g) => g.key).join() === "1,2-3");
+   * console.assert(fairness.worst_user === "bob" && fairness.jain_bsld === 0.9);
+   * ```
+   */
+  breakdowns(options: MetricsOptions = {}): { breakdowns: Breakdowns; fairness: Fairness } {
+    checkMetricsOptions(options);
+    return computeBreakdowns(this.#rows(), options, options.bsldTau ?? DEFAULT_BSLD_TAU);
+  }
+
+  *#rows(): Generator<MetricsJob> {
     const [s, b, e, nodes] = this.#cols;
     const ok = this.#ok;
-    const n = this.#n;
-    function* rows(): Generator<MetricsJob> {
-      for (let i = 0; i < n; i++) {
-        yield {
-          submitTime: s[i],
-          beginTime: b[i],
-          endTime: e[i],
-          numNodes: nodes[i],
-          ...(ok[i] === 1 ? {} : { outcome: "ended" }),
-        };
-      }
+    for (let i = 0; i < this.#n; i++) {
+      yield {
+        submitTime: s[i],
+        beginTime: b[i],
+        endTime: e[i],
+        numNodes: nodes[i],
+        ...(ok[i] === 1 ? {} : { outcome: "ended" }),
+        ...this.#labels.at(i),
+      };
     }
-    return computeMetrics(rows(), capacity, options);
   }
 }

@@ -5,7 +5,7 @@
 
 import { BOUNDED_SLOWDOWN_THRESHOLD, type Statistics } from "../core/statistics.ts";
 import type { JobRow } from "../core/types.ts";
-import type { Metrics } from "../core/metrics.ts";
+import type { Breakdowns, Fairness, Metrics } from "../core/metrics.ts";
 import { EvtsimError } from "../core/errors.ts";
 
 /**
@@ -138,6 +138,10 @@ export interface StatsDocument {
   readonly boundedSlowdown: Distribution & { readonly tau: number };
   /** The metric set (core/metrics.ts), as compare, sweep, report and serve give it. */
   readonly metrics?: Metrics;
+  /** The measured jobs per user, account, queue and size class (README, metrics glossary). */
+  readonly breakdowns?: Breakdowns;
+  /** Jain's index over the users' mean bounded slowdowns and the worst user. */
+  readonly fairness?: Fairness;
 }
 
 /**

@@ -3,7 +3,7 @@
 // wherever a user picks policies, `conservative` is called what it is
 // (DR_EVT's strict rule) with a pointer to `conservative_profile`.
 
-import { computeMetrics } from "../core/metrics.ts";
+import { computeMetrics, MetricsCollector } from "../core/metrics.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { runCli } from "./_cli.ts";
 import { closest } from "../cli/_suggest.ts";
@@ -115,6 +115,8 @@ Deno.test("compare's table marks DR_EVT's conservative rule and says what it is 
   const row = (policy: string): PolicySummary => ({
     policy,
     metrics: computeMetrics([], 1),
+    fairness: new MetricsCollector().breakdowns().fairness,
+    totalNodes: 1,
     simulationSeconds: 0,
   });
   const lines = compareTable(

@@ -5,7 +5,7 @@
 import { runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { percentile } from "../io/stats_json.ts";
-import { METRIC_NAMES } from "../core/metrics.ts";
+import { FAIRNESS_NAMES, METRIC_NAMES } from "../core/metrics.ts";
 import { formatG } from "../cli/report.ts";
 import { defaultRegistry } from "../schedulers/registry.ts";
 
@@ -93,9 +93,11 @@ async function checkAgainstSimulate(trace: string, common: string[]) {
     assert(Math.abs(printed - shown) <= 1e-5 * Math.max(1, printed), `${printed} vs ${shown}`);
     assertEquals(
       Object.keys(row),
-      ["policy", ...METRIC_NAMES, "sim_s"],
+      ["policy", "total_nodes", ...METRIC_NAMES, ...FAIRNESS_NAMES, "sim_s"],
     );
     for (const k of METRIC_NAMES) assertEquals(row[k], sim.json.metrics[k], k);
+    for (const k of FAIRNESS_NAMES) assertEquals(row[k], sim.json.fairness[k], k);
+    assertEquals(row.total_nodes, sim.json.statistics.totalNodes);
     assertEquals(row.jobs, sim.json.statistics.jobsCompleted);
     assertEquals(row.wait_max_s, sim.json.waitTime.max);
     assertEquals(row.wait_p50_s, sim.json.waitTime.p50);

@@ -40,6 +40,7 @@ import { readTraceStream } from "../io/mod.ts";
 import { altEvents, tinyLog } from "./_replay_fault_logs.ts";
 import { GrpcSession, HttpClient, withServer } from "./_service_helpers.ts";
 import { MACHINE_ROWS } from "./_fault_rows_m-machine.ts";
+import { METRICS_ROWS } from "./_fault_rows_r-metrics.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1204,6 +1205,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...REGISTRY_ROWS,
   ...USAGE_ROWS,
   ...MACHINE_ROWS,
+  ...METRICS_ROWS,
 ];
 
 for (const row of CATALOGUE) {

@@ -340,6 +340,8 @@ function outputStream(host: SessionHost, s: SessionHandle, summary: FinishSummar
   parts.push(
     `,"statistics":${JSON.stringify(head.statistics)},"metrics":${
       JSON.stringify(head.metrics)
+    },"breakdowns":${JSON.stringify(head.breakdowns)},"fairness":${
+      JSON.stringify(head.fairness)
     },"recording":${JSON.stringify(head.recording)}}`,
   );
   const encoder = new TextEncoder();

@@ -238,6 +238,14 @@ export const OutputSchema = z.object({
   statistics: StatisticsSchema,
   /** The metric set (README: Metrics glossary). */
   metrics: z.record(z.string(), z.number().nullable()).openapi("Metrics"),
+  /** Per user, account, queue and size class (README: Metrics glossary). */
+  breakdowns: z.record(
+    z.string(),
+    z.array(z.record(z.string(), z.union([z.string(), z.number()]).nullable())),
+  ).openapi("Breakdowns"),
+  /** Jain's index over the users' mean bounded slowdowns and the worst user. */
+  fairness: z.record(z.string(), z.union([z.string(), z.number()]).nullable())
+    .openapi("Fairness"),
   recording: RecordingStatusSchema,
 }).openapi("Output");
 

@@ -14,7 +14,12 @@ import type { DecisionRow, PendReason } from "../../core/decisions.ts";
 import { EvtsimError } from "../../core/errors.ts";
 import type { BackfillWindow } from "../../core/queries.ts";
 import type { Statistics } from "../../core/statistics.ts";
-import { type Metrics, MetricsCollector } from "../../core/metrics.ts";
+import {
+  type Breakdowns,
+  type Fairness,
+  type Metrics,
+  MetricsCollector,
+} from "../../core/metrics.ts";
 import type { JobRow, JobSpec, Notice, ResourceRow, SimulationConfig } from "../../core/types.ts";
 import type { RecordingSink, RecordingStatus } from "../recorder.ts";
 import { Simulation } from "../simulation.ts";
@@ -107,6 +112,10 @@ export interface SessionOutput {
   readonly statistics: Statistics;
   /** The metric set of the session's job rows (core/metrics.ts), as `--stats_json` gives it. */
   readonly metrics: Metrics;
+  /** Per user, account, queue and size class, as `--stats_json` gives them. */
+  readonly breakdowns: Breakdowns;
+  /** Jain's index over the users' mean bounded slowdowns and the worst user. */
+  readonly fairness: Fairness;
   readonly recording: SessionRecordingStatus;
 }
 
@@ -192,6 +201,8 @@ export class Session {
   #recordings = 0;
   #file: string | undefined;
   #bytes = 0;
+  /** Each appended job's user and account (job rows carry neither), for the breakdowns. */
+  readonly #owners = new Map<number, { user?: string; account?: string }>();
 
   constructor(env: SessionEnv, id: string, params: SessionParams) {
     const { name, admission, ...given } = params;
@@ -255,7 +266,12 @@ export class Session {
 
   /** Appends jobs (all or nothing); `submit: false` only stores them (DR_EVT's gRPC append). */
   append(jobs: readonly JobSpec[], submit = true): { result: number[] } & CallRows {
-    return this.call((sim) => sim.appendJobs(jobs, { submit }));
+    const done = this.call((sim) => sim.appendJobs(jobs, { submit }));
+    done.result.forEach((id, i) => {
+      const { user, account } = jobs[i];
+      if (user !== undefined || account !== undefined) this.#owners.set(id, { user, account });
+    });
+    return done;
   }
 
   /** The monitors: clock, nodes, waiting jobs, the head's shadow time. */
@@ -358,7 +374,7 @@ export class Session {
       head: {
         sessionId: this.id,
         statistics: out.statistics,
-        metrics: this.#metrics(out.statistics.totalNodes),
+        ...this.#metrics(out.statistics.totalNodes),
         recording: this.recordingStatus(),
       },
       counts: {
@@ -372,13 +388,17 @@ export class Session {
 
   // The metric set, read back from the kept job rows (so a failed call's
   // rows, taken back, never count), a page at a time.
-  #metrics(totalNodes: number): Metrics {
+  #metrics(
+    totalNodes: number,
+  ): { metrics: Metrics; breakdowns: Breakdowns; fairness: Fairness } {
     const c = new MetricsCollector();
     const jobs = this.#kept.jobs;
     for (let from = 0; from < jobs.count; from += METRIC_PAGE_ROWS) {
-      for (const r of JSON.parse(`[${jobs.page(from, METRIC_PAGE_ROWS)}]`)) c.add(r);
+      for (const r of JSON.parse(`[${jobs.page(from, METRIC_PAGE_ROWS)}]`)) {
+        c.add(r, this.#owners.get(r.jobId) ?? {});
+      }
     }
-    return c.metrics(totalNodes);
+    return { metrics: c.metrics(totalNodes), ...c.breakdowns() };
   }
 
   /** Rows `from` .. `from + count - 1` of `field` as JSON text, comma-separated. */

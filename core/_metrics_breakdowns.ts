@@ -1,0 +1,310 @@
+// The metric set's breakdowns (per user, account, queue and job-size class),
+// its fairness figures (Jain's index over the users' mean bounded slowdowns,
+// and the worst user), and which jobs are measured (--measure_window or
+// --trim). Kept apart from core/metrics.ts so that file stays the one list of
+// the flat metric set; computeMetrics and computeBreakdowns measure the same
+// jobs because both select them here.
+
+import { EvtsimError } from "./errors.ts";
+import { nearestRank } from "./metrics.ts";
+import type { MetricsJob, MetricsOptions } from "./metrics.ts";
+
+/** The figures of one group of measured jobs (one user, account, queue or size class). */
+export interface GroupMetrics {
+  /** The user, account or queue; the size class (`1`, `2-3`, `4-7` ...); null for jobs without one. */
+  readonly key: string | null;
+  /** Measured jobs in the group. */
+  readonly jobs: number;
+  /** Mean wait (begin − submit, seconds). */
+  readonly wait_mean_s: number;
+  /** 95th percentile (nearest rank) wait (seconds). */
+  readonly wait_p95_s: number;
+  /** Mean bounded slowdown (max(1, response / max(run, τ))). */
+  readonly bsld_mean: number;
+}
+
+/**
+ * The measured jobs grouped four ways. A label no measured job carries (a
+ * trace without users, accounts or queues) gives an empty list.
+ */
+export interface Breakdowns {
+  /** Per user (trace column `user`, SWF field 12). */
+  readonly user: readonly GroupMetrics[];
+  /** Per account (trace column `account`, SWF field 13: the group). */
+  readonly account: readonly GroupMetrics[];
+  /** Per queue (trace column `queue`, SWF field 15). */
+  readonly queue: readonly GroupMetrics[];
+  /** Per job-size class: nodes in [2^k, 2^(k+1) − 1], keys `1`, `2-3`, `4-7` ... */
+  readonly size: readonly GroupMetrics[];
+}
+
+/** Fairness across users (jobs without a user are left out). */
+export interface Fairness {
+  /** Users with at least one measured job. */
+  readonly users: number;
+  /** Jain's index (Σx)² / (n Σx²) over the users' mean bounded slowdowns x; null without users. */
+  readonly jain_bsld: number | null;
+  /** The user with the largest mean bounded slowdown (the first in key order on a tie). */
+  readonly worst_user: string | null;
+  /** That user's mean bounded slowdown. */
+  readonly worst_user_bsld_mean: number | null;
+}
+
+/** The fairness figures' names, in the order compare and sweep rows list them. */
+export const FAIRNESS_NAMES: readonly (keyof Fairness)[] = [
+  "users",
+  "jain_bsld",
+  "worst_user",
+  "worst_user_bsld_mean",
+];
+
+// --- which jobs are measured ---------------------------------------------
+
+// A trim amount: a number in (0, 1) is a fraction of the jobs, a whole
+// number a count of jobs.
+function trimCount(amount: number, n: number): number {
+  return amount < 1 ? Math.floor(amount * n) : amount;
+}
+
+function checkTrimAmount(v: number, what: string): void {
+  if (!(Number.isFinite(v) && v >= 0 && (v < 1 || Number.isInteger(v)))) {
+    throw new EvtsimError(
+      "usage",
+      `trim ${what} must be a fraction in [0, 1) or a whole number of jobs, got ${v}`,
+    );
+  }
+}
+
+/** Checks `trim` (and that it is not given with a measure window). */
+export function checkTrimOption(options: MetricsOptions): void {
+  const t = options.trim;
+  if (t === undefined) return;
+  if (options.measureWindow !== undefined) {
+    throw new EvtsimError("usage", "give measure_window or trim, not both");
+  }
+  checkTrimAmount(t[0], "warmup");
+  checkTrimAmount(t[1], "cooldown");
+}
+
+/**
+ * The measured jobs among `completed` (jobs that ran to their end), in their
+ * order: those submitted in the measure window, or, with `trim [W, C]`, all
+ * but the first W and the last C in submit order (ties in input order).
+ */
+export function selectMeasured(
+  completed: readonly MetricsJob[],
+  options: MetricsOptions,
+): MetricsJob[] {
+  const t = options.trim;
+  if (t !== undefined) {
+    const n = completed.length;
+    const order = Array.from({ length: n }, (_, i) => i);
+    order.sort((a, b) => completed[a].submitTime - completed[b].submitTime || a - b);
+    const keep = new Uint8Array(n);
+    const from = trimCount(t[0], n), to = n - trimCount(t[1], n);
+    for (let r = from; r < to; r++) keep[order[r]] = 1;
+    return completed.filter((_, i) => keep[i] === 1);
+  }
+  const [lo, hi] = options.measureWindow ?? [-Infinity, Infinity];
+  return completed.filter((j) => j.submitTime >= lo && j.submitTime < hi);
+}
+
+/**
+ * `--trim WARMUP,COOLDOWN`: each a fraction of the jobs in [0, 1) (`0.1`)
+ * or a whole number of jobs (`500`); one usage line for anything else.
+ *
+ * @example
+ * ```ts
+ * import { parseTrim } from "./_metrics_breakdowns.ts";
+ * const [w, c] = parseTrim("0.1,500");
+ * console.assert(w === 0.1 && c === 500);
+ * ```
+ */
+export function parseTrim(text: string): [number, number] {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*$/.exec(text);
+  const pair: [number, number] = m === null ? [NaN, NaN] : [Number(m[1]), Number(m[2])];
+  if (!pair.every((v) => v < 1 || Number.isInteger(v))) {
+    throw new EvtsimError(
+      "usage",
+      `--trim: expected WARMUP,COOLDOWN, each a fraction in [0, 1) or a whole number of jobs, got '${text}'`,
+    );
+  }
+  return pair;
+}
+
+// --- labels kept by the collector ------------------------------------------
+
+/** The labels a job row may carry, kept as small numbers (one string table). */
+export class LabelColumns {
+  #ids = new Map<string, number>();
+  #names: string[] = [];
+  // 0: no label; k > 0: #names[k - 1].
+  #cols = [new Uint32Array(1024), new Uint32Array(1024), new Uint32Array(1024)];
+
+  #id(s: string | undefined): number {
+    if (s === undefined) return 0;
+    let id = this.#ids.get(s);
+    if (id === undefined) {
+      this.#names.push(s);
+      id = this.#names.length;
+      this.#ids.set(s, id);
+    }
+    return id;
+  }
+
+  /** Sets job `i`'s labels (jobs are added in order). */
+  set(i: number, user: string | undefined, account: string | undefined, queue?: string): void {
+    if (i === this.#cols[0].length) {
+      this.#cols = this.#cols.map((c) => {
+        const bigger = new Uint32Array(c.length * 2);
+        bigger.set(c);
+        return bigger;
+      });
+    }
+    this.#cols[0][i] = this.#id(user);
+    this.#cols[1][i] = this.#id(account);
+    this.#cols[2][i] = this.#id(queue);
+  }
+
+  /** Job `i`'s labels (only those it has). */
+  at(i: number): { user?: string; account?: string; queue?: string } {
+    const out: { user?: string; account?: string; queue?: string } = {};
+    const [u, a, q] = this.#cols.map((c) => c[i]);
+    if (u > 0) out.user = this.#names[u - 1];
+    if (a > 0) out.account = this.#names[a - 1];
+    if (q > 0) out.queue = this.#names[q - 1];
+    return out;
+  }
+}
+
+// --- breakdowns and fairness -------------------------------------------------
+
+/**
+ * The size class of a job of `nodes` nodes: `1`, `2-3`, `4-7`, `8-15` ...
+ * (nodes in [2^k, 2^(k+1) − 1]); `0` for none.
+ */
+export function sizeClass(nodes: number): string {
+  if (!(nodes >= 1)) return "0";
+  let lo = 1;
+  while (lo * 2 <= nodes) lo *= 2;
+  return lo === 1 ? "1" : `${lo}-${lo * 2 - 1}`;
+}
+
+const NUMBER = /^-?\d+(?:\.\d+)?$/;
+
+// Keys in order: numbers (SWF user ids, size classes) by value, before other
+// text, which goes by code unit; null last.
+function compareKeys(a: string | null, b: string | null): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+  const xn = NUMBER.test(a), yn = NUMBER.test(b);
+  const x = Number(a), y = Number(b);
+  if (xn && yn && x !== y) return x - y;
+  if (xn !== yn) return xn ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+interface Measured {
+  readonly job: MetricsJob;
+  readonly wait: number;
+  readonly bsld: number;
+}
+
+function groupsOf(
+  measured: readonly Measured[],
+  keyOf: (j: MetricsJob) => string | undefined,
+  always: boolean,
+  order: (a: string | null, b: string | null) => number = compareKeys,
+): GroupMetrics[] {
+  const groups = new Map<string | null, Measured[]>();
+  let labelled = false;
+  for (const m of measured) {
+    const k = keyOf(m.job);
+    if (k !== undefined) labelled = true;
+    const key = k ?? null;
+    let g = groups.get(key);
+    if (g === undefined) groups.set(key, g = []);
+    g.push(m);
+  }
+  if (!labelled && !always) return [];
+  return [...groups.keys()].sort(order).map((key) => {
+    const g = groups.get(key)!;
+    let wait = 0, bsld = 0;
+    for (const m of g) {
+      wait += m.wait;
+      bsld += m.bsld;
+    }
+    const waits = Float64Array.from(g, (m) => m.wait).sort();
+    return {
+      key,
+      jobs: g.length,
+      wait_mean_s: wait / g.length,
+      wait_p95_s: nearestRank(waits, 95)!,
+      bsld_mean: bsld / g.length,
+    };
+  });
+}
+
+/**
+ * Jain's index (Σx)² / (n Σx²) of `xs`: 1 when all are equal, 1/n when one
+ * holds everything; null for none (and 1 when all are 0).
+ *
+ * @example
+ * ```ts
+ * import { jainIndex } from "./_metrics_breakdowns.ts";
+ * console.assert(jainIndex([2, 2, 2]) === 1 && jainIndex([4, 0, 0, 0]) === 0.25);
+ * ```
+ */
+export function jainIndex(xs: readonly number[]): number | null {
+  if (xs.length === 0) return null;
+  let sum = 0, squares = 0;
+  for (const x of xs) {
+    sum += x;
+    squares += x * x;
+  }
+  return squares === 0 ? 1 : (sum * sum) / (xs.length * squares);
+}
+
+/**
+ * The breakdowns and fairness of a finished run's job rows, measured as
+ * {@link computeMetrics} measures them (the same jobs, the same τ).
+ */
+export function computeBreakdowns(
+  jobs: Iterable<MetricsJob>,
+  options: MetricsOptions,
+  tau: number,
+): { breakdowns: Breakdowns; fairness: Fairness } {
+  const completed: MetricsJob[] = [];
+  for (const j of jobs) if (j.outcome === undefined) completed.push(j);
+  const measured = selectMeasured(completed, options).map((job) => {
+    const response = job.endTime - job.submitTime;
+    return {
+      job,
+      wait: job.beginTime - job.submitTime,
+      bsld: Math.max(1, response / Math.max(job.endTime - job.beginTime, tau)),
+    };
+  });
+  const breakdowns: Breakdowns = {
+    user: groupsOf(measured, (j) => j.user, false),
+    account: groupsOf(measured, (j) => j.account, false),
+    queue: groupsOf(measured, (j) => j.queue, false),
+    // Size classes by their smallest size (`2-3` before `16-31`).
+    size: groupsOf(
+      measured,
+      (j) => sizeClass(j.numNodes),
+      true,
+      (a, b) => parseInt(a!) - parseInt(b!),
+    ),
+  };
+  const users = breakdowns.user.filter((g) => g.key !== null);
+  let worst: GroupMetrics | undefined;
+  for (const g of users) if (worst === undefined || g.bsld_mean > worst.bsld_mean) worst = g;
+  return {
+    breakdowns,
+    fairness: {
+      users: users.length,
+      jain_bsld: jainIndex(users.map((g) => g.bsld_mean)),
+      worst_user: worst?.key ?? null,
+      worst_user_bsld_mean: worst?.bsld_mean ?? null,
+    },
+  };
+}
