@@ -1,0 +1,175 @@
+// EASY backfilling on a resource model (`easy` and `easy_extra` when the
+// configuration has one): the same rule as on whole nodes, with "enough
+// nodes free" read as "the model can place the job".
+//
+// - Heads: candidates start in the picker's order while they can be placed
+//   now. The first that cannot is the head — unless it cannot be placed even
+//   with every running job gone (it does not fit the machine): then it is
+//   held with the model's reason and the next one is looked at.
+// - The head's shadow time: on a private copy of the model's state
+//   (`beginEdit`), running jobs are released in the order of their projected
+//   ends (begin + limit), all jobs ending at one time together, until the
+//   head can be placed; that end is the shadow time, and the copy is the
+//   machine as the head will find it then. As on whole nodes (DR_EVT's
+//   reservation), running jobs whose projected end is not after now release
+//   nothing: when only they would make room, the shadow is now and nothing
+//   is backfilled in that pass.
+// - A later candidate starts now if it can be placed now and:
+//   `easy`: ends (by its limit) before the shadow time — by it for pickers
+//   with `backfillEndsByShadow` (DR_EVT's SJF/LJF) — and nothing else;
+//   `easy_extra`: ends by the shadow time, or starting it leaves the head
+//   placeable at the shadow time — it is allocated where it starts now on
+//   the copy and the head placed again; if that fails it is taken off the
+//   copy again. This is the "extra nodes" rule per resource: what it may use
+//   is what the head will not need at the shadow time, of every resource.
+//   The shadow time is computed once per pass.
+//
+// Both walk every candidate (pending each with its reason); the node-count
+// pool's numNodes is checked beside the model (free now, and free at the
+// shadow time on the copy).
+
+import type { AdmissionSession, SessionResources } from "../core/admission.ts";
+import { type PendReason, pendReasons } from "../core/decisions.ts";
+import type { Placement, ResourceModel } from "../core/resource_model.ts";
+import type { JobRecord } from "../core/types.ts";
+
+/** The head's reservation: when, and the machine as it will find it then. */
+interface Shadow {
+  /** The shadow time (now: only overrunning jobs make room; nothing is backfilled). */
+  readonly time: number;
+  /** The model's state at the shadow time (a `beginEdit` copy, owned by the pass). */
+  readonly state: unknown;
+  /** Node-count pool nodes free at the shadow time. */
+  nodes: number;
+  /** Where the head would be placed at the shadow time. */
+  placement: Placement;
+}
+
+/**
+ * The head's shadow, or undefined when it cannot be placed even with every
+ * running job released (it does not fit the machine).
+ */
+function shadowOf(
+  s: AdmissionSession,
+  res: SessionResources,
+  head: JobRecord,
+): Shadow | undefined {
+  const model = res.model;
+  const now = s.now;
+  const copy = model.beginEdit(res.state);
+  let nodes = s.free;
+  const overran: number[] = [];
+  const it = s.running.values()[Symbol.iterator]();
+  let r = it.next();
+  while (!r.done) {
+    const at = r.value.projectedEnd;
+    // Every job projected to end at `at`, together.
+    while (!r.done && r.value.projectedEnd === at) {
+      if (at > now) {
+        model.release(copy, res.record(r.value.id));
+        nodes += r.value.numNodes;
+      } else overran.push(r.value.id);
+      r = it.next();
+    }
+    if (at <= now || head.numNodes > nodes) continue;
+    const p = model.place(copy, head);
+    if (p.placement !== undefined) return { time: at, state: copy, nodes, placement: p.placement };
+  }
+  // Only the overrunning jobs are left: with them gone, is there room at all?
+  for (const id of overran) {
+    const rec = res.record(id);
+    model.release(copy, rec);
+    nodes += rec.numNodes;
+  }
+  const p = head.numNodes <= nodes ? model.place(copy, head) : undefined;
+  if (p?.placement === undefined) {
+    model.endEdit(copy);
+    return undefined;
+  }
+  // The blocked pass never looks at the copy again.
+  return { time: now, state: copy, nodes, placement: p.placement };
+}
+
+/** Whether `job` can start now: its nodes are free and the model places it. */
+function placeNow(s: AdmissionSession, job: JobRecord): Placement | PendReason {
+  if (job.numNodes > s.free) return pendReasons.insufficientNodes(job.numNodes, s.free);
+  const r = s.place(job);
+  return r.placement ?? r.reason;
+}
+
+function isPlacement(x: Placement | PendReason): x is Placement {
+  return (x as Placement).allocation !== undefined;
+}
+
+/**
+ * Would `job`, started now where `placement` puts it, still leave the head
+ * placeable at the shadow time? If so it stays on the copy (it runs then).
+ */
+function leavesHeadRoom(
+  model: ResourceModel,
+  shadow: Shadow,
+  head: JobRecord,
+  job: JobRecord,
+  placement: Placement,
+): boolean {
+  model.allocate(shadow.state, job, placement);
+  shadow.nodes -= job.numNodes;
+  if (head.numNodes <= shadow.nodes) {
+    const p = model.place(shadow.state, head);
+    if (p.placement !== undefined) {
+      shadow.placement = p.placement;
+      return true;
+    }
+  }
+  model.release(shadow.state, job);
+  shadow.nodes += job.numNodes;
+  return false;
+}
+
+/** `reservation_blocked` for a job placed by a model: its end and the head's reservation. */
+function blocked(job: JobRecord, free: number, end: number, shadow: number, head: number) {
+  return () => pendReasons.reservationBlocked(job.numNodes, free, end, shadow, head);
+}
+
+/** One EASY session on a resource model; `extra`: easy_extra's rule (see the module comment). */
+export function easyOnResources(
+  s: AdmissionSession,
+  res: SessionResources,
+  extra: boolean,
+): void {
+  const model = res.model;
+  let head: JobRecord | undefined;
+  let shadow: Shadow | undefined;
+  for (let job = s.next(); job !== undefined; job = s.next()) {
+    const now = placeNow(s, job);
+    if (isPlacement(now)) {
+      s.dispatch(job, false);
+      continue;
+    }
+    shadow = shadowOf(s, res, job);
+    s.pend(job, now);
+    if (shadow !== undefined) {
+      head = job;
+      break;
+    }
+  }
+  if (head === undefined || shadow === undefined) return;
+  const now = s.now;
+  const at = shadow.time;
+  const open = at > now;
+  const endsInTime = extra
+    ? (limit: number) => now + limit <= at
+    : s.endsByShadow
+    ? (limit: number) => limit <= at - now
+    : (limit: number) => now + limit < at;
+  for (let job = s.next(); job !== undefined; job = s.next()) {
+    const free = s.free;
+    const fits = placeNow(s, job);
+    if (!isPlacement(fits)) s.pend(job, fits);
+    else if (open && endsInTime(job.timeLimit)) s.dispatch(job, true);
+    else if (open && extra && leavesHeadRoom(model, shadow, head, job, fits)) {
+      s.dispatch(job, true);
+    } else s.pend(job, blocked(job, free, now + job.timeLimit, at, head.id));
+  }
+  model.endEdit(shadow.state);
+}
