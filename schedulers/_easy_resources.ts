@@ -131,6 +131,29 @@ function blocked(job: JobRecord, free: number, end: number, shadow: number, head
   return () => pendReasons.reservationBlocked(job.numNodes, free, end, shadow, head);
 }
 
+// Whether a job can be placed on the empty machine, per model and record: a
+// pure answer, kept so that a held job costs one placement, not one per pass.
+const fitsMachineCache = new WeakMap<ResourceModel, WeakMap<JobRecord, boolean>>();
+
+function fitsMachine(model: ResourceModel, job: JobRecord): boolean {
+  let byJob = fitsMachineCache.get(model);
+  if (byJob === undefined) fitsMachineCache.set(model, byJob = new WeakMap());
+  let fits = byJob.get(job);
+  if (fits === undefined) {
+    fits = model.place(model.initial, job).placement !== undefined;
+    byJob.set(job, fits);
+  }
+  return fits;
+}
+
+/** `easy`'s test of a limit against shadow time `at`: DR_EVT's boundary per picker. */
+function endsBefore(s: AdmissionSession, at: number): (limit: number) => boolean {
+  const now = s.now;
+  return s.endsByShadow
+    ? (limit: number) => at > now && limit <= at - now
+    : (limit: number) => now + limit < at;
+}
+
 /** One EASY session on a resource model; `extra`: easy_extra's rule (see the module comment). */
 export function easyOnResources(
   s: AdmissionSession,
@@ -139,29 +162,26 @@ export function easyOnResources(
 ): void {
   const model = res.model;
   let head: JobRecord | undefined;
-  let shadow: Shadow | undefined;
   for (let job = s.next(); job !== undefined; job = s.next()) {
     const now = placeNow(s, job);
     if (isPlacement(now)) {
       s.dispatch(job, false);
       continue;
     }
-    shadow = shadowOf(s, res, job);
     s.pend(job, now);
-    if (shadow !== undefined) {
+    if (fitsMachine(model, job)) {
       head = job;
       break;
     }
   }
-  if (head === undefined || shadow === undefined) return;
+  if (head === undefined) return;
+  if (!extra && s.search !== undefined) return easySearch(s, res, head);
+  const shadow = shadowOf(s, res, head);
+  if (shadow === undefined) return;
   const now = s.now;
   const at = shadow.time;
   const open = at > now;
-  const endsInTime = extra
-    ? (limit: number) => now + limit <= at
-    : s.endsByShadow
-    ? (limit: number) => limit <= at - now
-    : (limit: number) => now + limit < at;
+  const endsInTime = extra ? (limit: number) => now + limit <= at : endsBefore(s, at);
   for (let job = s.next(); job !== undefined; job = s.next()) {
     const free = s.free;
     const fits = placeNow(s, job);
@@ -170,6 +190,32 @@ export function easyOnResources(
     else if (open && extra && leavesHeadRoom(model, shadow, head, job, fits)) {
       s.dispatch(job, true);
     } else s.pend(job, blocked(job, free, now + job.timeLimit, at, head.id));
+    // Without a verdict for every job, a blocked pass needs to look no further.
+    if (!open && s.search !== undefined) break;
   }
   model.endEdit(shadow.state);
+}
+
+// `easy` with the picker's indexed search (no verdict needed for every job):
+// only candidates whose limit ends in time are looked at. The shadow time is
+// at most the last projected end of a running job (or now, when only
+// overrunning jobs make room), so no candidate is found against that bound
+// means none against the shadow, which is then not computed at all.
+function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord): void {
+  const search = s.search!;
+  let bound = s.now;
+  for (const r of s.running.values()) if (r.projectedEnd > bound) bound = r.projectedEnd;
+  let job = search.nextFitting(s.free, endsBefore(s, bound));
+  if (job === undefined) return;
+  const shadow = shadowOf(s, res, head);
+  if (shadow === undefined) return;
+  const at = shadow.time;
+  const fits = endsBefore(s, at);
+  for (; job !== undefined; job = search.nextFitting(s.free, fits)) {
+    const free = s.free;
+    const now = fits(job.timeLimit) ? placeNow(s, job) : undefined;
+    if (now !== undefined && isPlacement(now)) s.dispatch(job, true);
+    else s.pend(job, now ?? blocked(job, free, s.now + job.timeLimit, at, head.id));
+  }
+  res.model.endEdit(shadow.state);
 }

@@ -183,6 +183,9 @@ for (const policy of POLICIES) {
           const ref = referenceEasyResources(sc.nodes, sc.jobs, policy, picker);
           const engine = batch(config(sc, policy, picker), sc.jobs);
           assertEquals(show(engine.out), show(ref.jobs), `picker ${picker}`);
+          // Decisions for heads only: the policy may take the picker's indexed search.
+          const searched = batch(config(sc, policy, picker, "heads"), sc.jobs);
+          assertEquals(show(searched.out), show(ref.jobs), `picker ${picker}, indexed search`);
           backfilled += engine.decisions.filter((d) => d.type === "DISPATCH" && d.backfill).length;
         }
         held += sc.jobs.filter((j) =>
