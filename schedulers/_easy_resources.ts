@@ -41,8 +41,13 @@ interface Shadow {
   readonly state: unknown;
   /** Node-count pool nodes free at the shadow time. */
   nodes: number;
-  /** Where the head would be placed at the shadow time. */
-  placement: Placement;
+}
+
+/** Whether `model` can place `job` in `state` (its cheap `fits` when it has one). */
+function canPlace(model: ResourceModel, state: unknown, job: JobRecord): boolean {
+  return model.fits !== undefined
+    ? model.fits(state, job)
+    : model.place(state, job).placement !== undefined;
 }
 
 /**
@@ -72,8 +77,7 @@ function shadowOf(
       r = it.next();
     }
     if (at <= now || head.numNodes > nodes) continue;
-    const p = model.place(copy, head);
-    if (p.placement !== undefined) return { time: at, state: copy, nodes, placement: p.placement };
+    if (canPlace(model, copy, head)) return { time: at, state: copy, nodes };
   }
   // Only the overrunning jobs are left: with them gone, is there room at all?
   for (const id of overran) {
@@ -81,13 +85,12 @@ function shadowOf(
     model.release(copy, rec);
     nodes += rec.numNodes;
   }
-  const p = head.numNodes <= nodes ? model.place(copy, head) : undefined;
-  if (p?.placement === undefined) {
+  if (!(head.numNodes <= nodes && canPlace(model, copy, head))) {
     model.endEdit(copy);
     return undefined;
   }
   // The blocked pass never looks at the copy again.
-  return { time: now, state: copy, nodes, placement: p.placement };
+  return { time: now, state: copy, nodes };
 }
 
 /** Whether `job` can start now: its nodes are free and the model places it. */
@@ -114,13 +117,7 @@ function leavesHeadRoom(
 ): boolean {
   model.allocate(shadow.state, job, placement);
   shadow.nodes -= job.numNodes;
-  if (head.numNodes <= shadow.nodes) {
-    const p = model.place(shadow.state, head);
-    if (p.placement !== undefined) {
-      shadow.placement = p.placement;
-      return true;
-    }
-  }
+  if (head.numNodes <= shadow.nodes && canPlace(model, shadow.state, head)) return true;
   model.release(shadow.state, job);
   shadow.nodes += job.numNodes;
   return false;
@@ -140,7 +137,7 @@ function fitsMachine(model: ResourceModel, job: JobRecord): boolean {
   if (byJob === undefined) fitsMachineCache.set(model, byJob = new WeakMap());
   let fits = byJob.get(job);
   if (fits === undefined) {
-    fits = model.place(model.initial, job).placement !== undefined;
+    fits = canPlace(model, model.initial, job);
     byJob.set(job, fits);
   }
   return fits;
@@ -182,6 +179,21 @@ export function easyOnResources(
   const at = shadow.time;
   const open = at > now;
   const endsInTime = extra ? (limit: number) => now + limit <= at : endsBefore(s, at);
+  if (s.search !== undefined) {
+    // No verdict is needed for every job: a blocked pass looks no further,
+    // and a candidate is placed only to start it or to try it on the copy.
+    const noRoom = new NoRoom();
+    for (let job = s.next(); open && job !== undefined; job = s.next()) {
+      if (noRoom.fails(job)) continue;
+      if (!(job.numNodes <= s.free && canPlace(model, res.state, job))) noRoom.add(job);
+      else if (endsInTime(job.timeLimit)) s.dispatch(job, true);
+      else if (extra && leavesHeadRoom(model, shadow, head, job, s.place(job).placement!)) {
+        s.dispatch(job, true);
+      }
+    }
+    model.endEdit(shadow.state);
+    return;
+  }
   for (let job = s.next(); job !== undefined; job = s.next()) {
     const free = s.free;
     const fits = placeNow(s, job);
@@ -190,32 +202,85 @@ export function easyOnResources(
     else if (open && extra && leavesHeadRoom(model, shadow, head, job, fits)) {
       s.dispatch(job, true);
     } else s.pend(job, blocked(job, free, now + job.timeLimit, at, head.id));
-    // Without a verdict for every job, a blocked pass needs to look no further.
-    if (!open && s.search !== undefined) break;
   }
   model.endEdit(shadow.state);
 }
 
 // `easy` with the picker's indexed search (no verdict needed for every job):
-// only candidates whose limit ends in time are looked at. The shadow time is
-// at most the last projected end of a running job (or now, when only
-// overrunning jobs make room), so no candidate is found against that bound
-// means none against the shadow, which is then not computed at all.
+// only candidates whose limit ends in time are looked at, and those the
+// model cannot place now are passed over without one. The shadow time lies
+// between two bounds known without computing it: it is at most the last
+// projected end of a running job (or now, when only overrunning jobs make
+// room), and — when no running job has overrun — at least the first one, as
+// the head cannot be placed now. Candidates are searched against the upper
+// bound; one that can be placed now and ends before the lower bound starts at
+// once, and the shadow is computed only for one between the two.
 function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord): void {
   const search = s.search!;
+  const first = s.running.first();
   let bound = s.now;
   for (const r of s.running.values()) if (r.projectedEnd > bound) bound = r.projectedEnd;
-  let job = search.nextFitting(s.free, endsBefore(s, bound));
-  if (job === undefined) return;
-  const shadow = shadowOf(s, res, head);
-  if (shadow === undefined) return;
-  const at = shadow.time;
-  const fits = endsBefore(s, at);
-  for (; job !== undefined; job = search.nextFitting(s.free, fits)) {
-    const free = s.free;
-    const now = fits(job.timeLimit) ? placeNow(s, job) : undefined;
-    if (now !== undefined && isPlacement(now)) s.dispatch(job, true);
-    else s.pend(job, now ?? blocked(job, free, s.now + job.timeLimit, at, head.id));
+  const early = first !== undefined && first.projectedEnd > s.now
+    ? endsBefore(s, first.projectedEnd)
+    : () => false;
+  let fits = endsBefore(s, bound);
+  let shadow: Shadow | undefined;
+  const noRoom = new NoRoom();
+  for (let job = search.nextFitting(s.free, fits); job !== undefined;) {
+    if (fits(job.timeLimit) && !noRoom.fails(job)) {
+      if (!(job.numNodes <= s.free && canPlace(res.model, res.state, job))) noRoom.add(job);
+      else if (shadow === undefined && early(job.timeLimit)) s.dispatch(job, true);
+      else {
+        if (shadow === undefined) {
+          shadow = shadowOf(s, res, head);
+          if (shadow === undefined) return;
+          fits = endsBefore(s, shadow.time);
+        }
+        if (fits(job.timeLimit)) s.dispatch(job, true);
+      }
+    }
+    job = search.nextFitting(s.free, fits);
   }
-  res.model.endEdit(shadow.state);
+  if (shadow !== undefined) res.model.endEdit(shadow.state);
+}
+
+// Replica shapes (units per replica and topology key) by demand object.
+const shapeKeys = new WeakMap<object, string>();
+
+function shapeKey(job: JobRecord): string | undefined {
+  const d = job.demand;
+  if (d === undefined) return undefined;
+  let key = shapeKeys.get(d);
+  if (key === undefined) {
+    key = `${d.topologyKey ?? ""}|${
+      Object.keys(d.perReplica).sort().map((r) => `${r}=${d.perReplica[r]}`).join()
+    }`;
+    shapeKeys.set(d, key);
+  }
+  return key;
+}
+
+/**
+ * During one pass, per replica shape, the fewest replicas the model could
+ * not place now. Jobs only start during a pass (none ends), so a shape that
+ * found no room for r replicas finds none for more: such a candidate is
+ * passed over without asking the model (only where no verdict is needed).
+ */
+class NoRoom {
+  readonly #least = new Map<string, number>();
+
+  fails(job: JobRecord): boolean {
+    const key = shapeKey(job);
+    const least = key === undefined ? undefined : this.#least.get(key);
+    return least !== undefined && job.demand!.replicas >= least;
+  }
+
+  add(job: JobRecord): void {
+    const key = shapeKey(job);
+    if (key === undefined || job.numNodes > 0) return;
+    const least = this.#least.get(key);
+    if (least === undefined || job.demand!.replicas < least) {
+      this.#least.set(key, job.demand!.replicas);
+    }
+  }
 }
