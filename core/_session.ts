@@ -149,7 +149,9 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     const model = w.resourceModel;
     if (model === undefined) return undefined;
     if (this.#ended) throw this.#late("resources");
-    return (this.#resources ??= new ModelView(w, model));
+    return (this.#resources ??= new ModelView(w, model, (method) => {
+      if (this.#ended) throw this.#late(method);
+    }));
   }
 
   get memory(): unknown {
@@ -374,17 +376,22 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
 class ModelView implements SessionResources {
   readonly #w: Working;
   readonly model: ResourceModel;
+  /** Throws when the session has ended (a kept view must not read a later state). */
+  readonly #check: (method: string) => void;
 
-  constructor(w: Working, model: ResourceModel) {
+  constructor(w: Working, model: ResourceModel, check: (method: string) => void) {
     this.#w = w;
     this.model = model;
+    this.#check = check;
   }
 
   get state(): unknown {
+    this.#check("resources.state");
     return this.#w.resourceState;
   }
 
   record(id: number): JobRecord {
+    this.#check("resources.record");
     const w = this.#w;
     const rec = Number.isSafeInteger(id) && id >= w.store.firstId && id < w.nextJobId
       ? w.store.records.get(id - w.store.firstId)

@@ -442,3 +442,46 @@ Deno.test("easy on resources: the head's PEND row is the model's reason; a later
     "DISPATCH 4 backfill n1",
   ]);
 });
+
+Deno.test("easy on resources: the topology cluster's fits answers as place does, as jobs start and end", () => {
+  fc.assert(
+    fc.property(arbScenario, fc.array(fc.nat(), { minLength: 25, maxLength: 25 }), (sc, picks) => {
+      const model = topologyCluster(sc.nodes.map((n) => ({ ...n, capacity: { ...n.capacity } })));
+      const records = specs(sc.jobs).map((j, id) => ({
+        id,
+        submitTime: j.submitTime,
+        numNodes: 0,
+        timeLimit: j.timeLimit,
+        runTime: j.timeLimit,
+        queue: undefined,
+        priority: 0,
+        beginTime: -1,
+        endTime: -1,
+        rejected: false,
+        hidden: false,
+        demand: j.demand,
+      }));
+      let state = model.beginEdit(model.initial);
+      const held: number[] = [];
+      records.forEach((rec, k) => {
+        for (const other of records) {
+          assertEquals(
+            model.fits!(state, other),
+            model.place(state, other).placement !== undefined,
+          );
+        }
+        const p = model.place(state, rec);
+        if (p.placement !== undefined) {
+          state = model.allocate(state, rec, p.placement);
+          held.push(k);
+        }
+        if (picks[k] % 3 === 0 && held.length > 0) {
+          const out = held.splice(picks[k] % held.length, 1)[0];
+          state = model.release(state, records[out]);
+        }
+      });
+      model.endEdit(state);
+    }),
+    { seed: 2807, numRuns: Math.ceil(RUNS / 3) },
+  );
+});
