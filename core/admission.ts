@@ -94,23 +94,25 @@ export interface AdmissionSession {
  * @example
  * ```ts
  * import { type Admission, initialState, step, appendJobs, advanceTo, topologyCluster } from "@evtsim/evtsim";
- * // Counts the cpu units the running jobs would give back (on a private copy).
- * let released = -1;
+ * // Before deciding a waiting job: the cpu units the running jobs would give
+ * // back, counted by releasing them on a private copy of the machine.
+ * const seen: number[] = [];
  * const probe: Admission = {
  *   name: "probe",
  *   runSession(s) {
+ *     const job = s.next();
+ *     if (job === undefined) return;
  *     const r = s.resources!;
  *     const copy = r.model.beginEdit(r.state);
- *     released = 0;
+ *     let released = 0;
  *     for (const run of s.running.values()) {
  *       r.model.release(copy, r.record(run.id));
  *       released += r.record(run.id).demand!.perReplica.cpu;
  *     }
  *     r.model.endEdit(copy);
- *     for (let job = s.next(); job !== undefined; job = s.next()) {
- *       if (s.place(job).placement !== undefined) s.dispatch(job, false);
- *       else s.pend(job, { code: "insufficient_capacity", message: "no room" });
- *     }
+ *     seen.push(released);
+ *     if (s.place(job).placement !== undefined) s.dispatch(job, false);
+ *     else s.pend(job, { code: "insufficient_capacity", message: "no room" });
  *   },
  * };
  * const resourceModel = topologyCluster([{ name: "n1", capacity: { cpu: 8 } }]);
@@ -118,7 +120,8 @@ export interface AdmissionSession {
  * let st = initialState({ totalNodes: 1, resourceModel, admission: probe });
  * st = step(st, appendJobs([job, { ...job, submitTime: 1 }])).state;
  * st = step(st, advanceTo(1)).state;
- * if (released !== 3) throw new Error(`released ${released}`);
+ * // Job 0 found nothing running; job 1 found job 0's 3 cpu.
+ * if (seen.join() !== "0,3") throw new Error(seen.join());
  * ```
  */
 export interface SessionResources {
