@@ -24,9 +24,14 @@
 //   is what the head will not need at the shadow time, of every resource.
 //   The shadow time is computed once per pass.
 //
-// Both walk every candidate (pending each with its reason); the node-count
-// pool's numNodes is checked beside the model (free now, and free at the
-// shadow time on the copy).
+// With a verdict for every job (`decisions: true`) both walk every candidate
+// and pend each with its reason: the model's for one that cannot be placed
+// now, `reservation_blocked` (the head and its shadow time) for one held back.
+// Otherwise they decide the same without the reasons, more cheaply: `easy`
+// searches by limit (see `easySearch`), and both skip, per replica shape,
+// candidates the model has already found no room for in the pass. The
+// node-count pool's numNodes is checked beside the model (free now, and free
+// at the shadow time on the copy). Whole-node runs never come here.
 
 import type { AdmissionSession, SessionResources } from "../core/admission.ts";
 import { type PendReason, pendReasons } from "../core/decisions.ts";
