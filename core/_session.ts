@@ -6,7 +6,7 @@
 // a faulty policy fails loudly instead of corrupting the state.
 
 import type { Working } from "./_engine.ts";
-import type { AdmissionSession } from "./admission.ts";
+import type { AdmissionSession, SessionResources } from "./admission.ts";
 import {
   type DispatchDecision,
   type PendReason,
@@ -17,7 +17,7 @@ import { EvtsimError } from "./errors.ts";
 import { describeValue } from "./_input_check.ts";
 import { isThenable, lateCall, policyFailure, returnedPromise } from "./_policy_faults.ts";
 import type { CandidateSearch, PickerSession, SessionContext } from "./picker.ts";
-import type { Placement, PlaceResult } from "./resource_model.ts";
+import type { Placement, PlaceResult, ResourceModel } from "./resource_model.ts";
 import { queueBlock } from "./queues.ts";
 import type { RunningSet } from "./running.ts";
 import type { JobRecord } from "./types.ts";
@@ -66,6 +66,8 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   /** The job `place` last answered for, and its answer (until the next dispatch). */
   #placedJob: JobRecord | undefined = undefined;
   #placed: PlaceResult | undefined = undefined;
+  /** The resource model's view, made on first use. */
+  #resources: ModelView | undefined = undefined;
 
   constructor(w: Working) {
     this.#w = w;
@@ -140,6 +142,16 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
 
   get running(): RunningSet {
     return this.#w.running.persistent();
+  }
+
+  get resources(): SessionResources | undefined {
+    const w = this.#w;
+    const model = w.resourceModel;
+    if (model === undefined) return undefined;
+    if (this.#ended) throw this.#late("resources");
+    return (this.#resources ??= new ModelView(w, model, (method) => {
+      if (this.#ended) throw this.#late(method);
+    }));
   }
 
   get memory(): unknown {
@@ -356,6 +368,41 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       if (code !== undefined && w.pendCodes.find({ id, code })?.code === code) return;
       recordPend(w, id, typeof reason === "function" ? reason() : reason);
     }
+  }
+}
+
+// The session's view of the resource model (`AdmissionSession.resources`):
+// the state is read at each access, as a dispatch replaces it.
+class ModelView implements SessionResources {
+  readonly #w: Working;
+  readonly model: ResourceModel;
+  /** Throws when the session has ended (a kept view must not read a later state). */
+  readonly #check: (method: string) => void;
+
+  constructor(w: Working, model: ResourceModel, check: (method: string) => void) {
+    this.#w = w;
+    this.model = model;
+    this.#check = check;
+  }
+
+  get state(): unknown {
+    this.#check("resources.state");
+    return this.#w.resourceState;
+  }
+
+  record(id: number): JobRecord {
+    this.#check("resources.record");
+    const w = this.#w;
+    const rec = Number.isSafeInteger(id) && id >= w.store.firstId && id < w.nextJobId
+      ? w.store.records.get(id - w.store.firstId)
+      : undefined;
+    if (rec === undefined || rec.beginTime < 0 || rec.endTime >= 0) {
+      throw new EvtsimError(
+        "state",
+        `admission policy ${w.admission.name} asked for the record of job ${id}, which is not running`,
+      );
+    }
+    return rec;
   }
 }
 

@@ -6,7 +6,7 @@
 
 import type { PendReason, PendReasonCode } from "./decisions.ts";
 import type { CandidateSearch } from "./picker.ts";
-import type { PlaceResult } from "./resource_model.ts";
+import type { PlaceResult, ResourceModel } from "./resource_model.ts";
 import type { RunningSet } from "./running.ts";
 import type { JobRecord } from "./types.ts";
 
@@ -45,6 +45,12 @@ export interface AdmissionSession {
    */
   place(job: JobRecord): PlaceResult;
   /**
+   * The configuration's resource model and its state now, present only when
+   * there is one: what a policy needs to plan ahead (e.g. EASY's shadow time:
+   * release running jobs on a `beginEdit` copy until the head can be placed).
+   */
+  readonly resources?: SessionResources;
+  /**
    * The picker's indexed search, present only when the picker has one and
    * decisions are not `true` (a verdict for every waiting job): then a policy
    * may skip candidates without pending each one.
@@ -77,6 +83,54 @@ export interface AdmissionSession {
   readonly memory?: unknown;
   /** Keeps `value` as the policy's state for the next session (never change it afterwards). */
   remember?(value: unknown): void;
+}
+
+/**
+ * A session's view of the resource model: the model, its state now (read it
+ * again after a dispatch: starting a job gives a new state) and the records of
+ * running jobs, which `model.release` takes. The state is the engine's: plan
+ * on a copy (`model.beginEdit(state)`), never change it.
+ *
+ * @example
+ * ```ts
+ * import { type Admission, initialState, step, appendJobs, advanceTo, topologyCluster } from "@evtsim/evtsim";
+ * // Before deciding a waiting job: the cpu units the running jobs would give
+ * // back, counted by releasing them on a private copy of the machine.
+ * const seen: number[] = [];
+ * const probe: Admission = {
+ *   name: "probe",
+ *   runSession(s) {
+ *     const job = s.next();
+ *     if (job === undefined) return;
+ *     const r = s.resources!;
+ *     const copy = r.model.beginEdit(r.state);
+ *     let released = 0;
+ *     for (const run of s.running.values()) {
+ *       r.model.release(copy, r.record(run.id));
+ *       released += r.record(run.id).demand!.perReplica.cpu;
+ *     }
+ *     r.model.endEdit(copy);
+ *     seen.push(released);
+ *     if (s.place(job).placement !== undefined) s.dispatch(job, false);
+ *     else s.pend(job, { code: "insufficient_capacity", message: "no room" });
+ *   },
+ * };
+ * const resourceModel = topologyCluster([{ name: "n1", capacity: { cpu: 8 } }]);
+ * const job = { submitTime: 0, numNodes: 0, timeLimit: 5, demand: { replicas: 1, perReplica: { cpu: 3 } } };
+ * let st = initialState({ totalNodes: 1, resourceModel, admission: probe });
+ * st = step(st, appendJobs([job, { ...job, submitTime: 1 }])).state;
+ * st = step(st, advanceTo(1)).state;
+ * // Job 0 found nothing running; job 1 found job 0's 3 cpu.
+ * if (seen.join() !== "0,3") throw new Error(seen.join());
+ * ```
+ */
+export interface SessionResources {
+  /** The configuration's resource model. */
+  readonly model: ResourceModel;
+  /** Its state now, after the jobs dispatched so far in this session (never change it). */
+  readonly state: unknown;
+  /** The record of running job `id` (what `model.release` takes). */
+  record(id: number): JobRecord;
 }
 
 /**

@@ -118,6 +118,12 @@ export interface ResourceModel<S = unknown> {
   readonly initial: S;
   /** Whether `job` can be placed in `state` now, and where (pure). */
   place(state: S, job: JobRecord): PlaceResult;
+  /**
+   * Optional: whether `place(state, job)` would give a placement, answered
+   * without building it (pure). Planning policies ask it many times (EASY's
+   * shadow time); without it they call `place`.
+   */
+  fits?(state: S, job: JobRecord): boolean;
   /** A private copy of `state` that `allocate` and `release` may change in place. */
   beginEdit(state: S): S;
   /** Gives `job` the resources of `placement` (a result of `place` on this state). */

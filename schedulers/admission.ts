@@ -24,6 +24,7 @@ import type { Admission, AdmissionSession } from "../core/admission.ts";
 import { pendReasons } from "../core/decisions.ts";
 import { reservationTime, type RunningSet } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
+import { easyOnResources } from "./_easy_resources.ts";
 
 /** Starts heads while they fit; returns the first candidate that does not (the head). */
 function startHeads(s: AdmissionSession): JobRecord | undefined {
@@ -98,6 +99,9 @@ export const easyBackfill: Admission = {
   name: "easy",
   searchesByLimit: true,
   runSession(s) {
+    // On a resource model: the same rule over every resource (_easy_resources.ts).
+    const res = s.resources;
+    if (res !== undefined) return easyOnResources(s, res, false);
     const head = startHeads(s);
     if (head === undefined) return;
     const now = s.now;

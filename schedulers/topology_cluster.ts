@@ -191,7 +191,15 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       return { reason: topologyFragmented(replicas, key, clusterSlots, name, largestSlots) };
     }
     // Among the candidates with the fewest slots: fewest nodes packed, then the first name.
+    let tied = 0;
     let best = -1;
+    for (let k = 0; k < domains.length; k++) {
+      if (domainSlots[k] !== bestSlots) continue;
+      if (tied++ === 0) best = k;
+    }
+    // One candidate (always so without a topology key): nothing to compare.
+    if (tied === 1) return { placement: this.pack(domains[best], replicas) };
+    best = -1;
     let bestNodes = Infinity;
     for (let k = 0; k < domains.length; k++) {
       if (domainSlots[k] !== bestSlots) continue;
@@ -202,6 +210,16 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       }
     }
     return { placement: this.pack(domains[best], replicas) };
+  }
+
+  fits(state: TopologyState, job: JobRecord): boolean {
+    const d = demandOf(job);
+    const shape = this.slotCaches.slotsFor(state, state.free, d);
+    const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
+    const domains = this.domains(key);
+    const { sums } = this.slotCaches.domainSlots(shape, key ?? "", domains);
+    for (let k = 0; k < sums.length; k++) if (sums[k] >= d.replicas) return true;
+    return false;
   }
 
   beginEdit(state: TopologyState): TopologyState {
@@ -331,9 +349,27 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   /** Nodes of `members` with free slots, by slots descending, then name (= index). */
   private byFreeSlots(members: Int32Array): number[] {
     const slots = this.slots;
-    const ordered: number[] = [];
-    for (let j = 0; j < members.length; j++) if (slots[members[j]] > 0) ordered.push(members[j]);
-    ordered.sort((a, b) => slots[b] - slots[a] || a - b);
+    const n = this.names.length;
+    let count = 0;
+    let most = 0;
+    for (let j = 0; j < members.length; j++) {
+      const k = slots[members[j]];
+      if (k > 0) {
+        count++;
+        if (k > most) most = k;
+      }
+    }
+    // One number per node, (most − slots) · n + index, sorted as numbers (no
+    // comparator): the same order as by slots descending, then index.
+    const keys = new Float64Array(count);
+    count = 0;
+    for (let j = 0; j < members.length; j++) {
+      const i = members[j];
+      if (slots[i] > 0) keys[count++] = (most - slots[i]) * n + i;
+    }
+    keys.sort();
+    const ordered = new Array<number>(count);
+    for (let j = 0; j < count; j++) ordered[j] = keys[j] % n;
     return ordered;
   }
 

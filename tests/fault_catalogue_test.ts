@@ -41,6 +41,7 @@ import { altEvents, tinyLog } from "./_replay_fault_logs.ts";
 import { GrpcSession, HttpClient, withServer } from "./_service_helpers.ts";
 import { MACHINE_ROWS } from "./_fault_rows_m-machine.ts";
 import { METRICS_ROWS } from "./_fault_rows_r-metrics.ts";
+import { EASY_ROWS } from "./_fault_rows_m-easy.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1206,6 +1207,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...USAGE_ROWS,
   ...MACHINE_ROWS,
   ...METRICS_ROWS,
+  ...EASY_ROWS,
 ];
 
 for (const row of CATALOGUE) {

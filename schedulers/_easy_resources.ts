@@ -1,0 +1,291 @@
+// EASY backfilling on a resource model (`easy` and `easy_extra` when the
+// configuration has one): the same rule as on whole nodes, with "enough
+// nodes free" read as "the model can place the job".
+//
+// - Heads: candidates start in the picker's order while they can be placed
+//   now. The first that cannot is the head — unless it cannot be placed even
+//   with every running job gone (it does not fit the machine): then it is
+//   held with the model's reason and the next one is looked at.
+// - The head's shadow time: on a private copy of the model's state
+//   (`beginEdit`), running jobs are released in the order of their projected
+//   ends (begin + limit), all jobs ending at one time together, until the
+//   head can be placed; that end is the shadow time, and the copy is the
+//   machine as the head will find it then. As on whole nodes (DR_EVT's
+//   reservation), running jobs whose projected end is not after now release
+//   nothing: when only they would make room, the shadow is now and nothing
+//   is backfilled in that pass.
+// - A later candidate starts now if it can be placed now and:
+//   `easy`: ends (by its limit) before the shadow time — by it for pickers
+//   with `backfillEndsByShadow` (DR_EVT's SJF/LJF) — and nothing else;
+//   `easy_extra`: ends by the shadow time, or starting it leaves the head
+//   placeable at the shadow time — it is allocated where it starts now on
+//   the copy and the head placed again; if that fails it is taken off the
+//   copy again. This is the "extra nodes" rule per resource: what it may use
+//   is what the head will not need at the shadow time, of every resource.
+//   The shadow time is computed once per pass.
+//
+// With a verdict for every job (`decisions: true`) both walk every candidate
+// and pend each with its reason: the model's for one that cannot be placed
+// now, `reservation_blocked` (the head and its shadow time) for one held back.
+// Otherwise they decide the same without the reasons, more cheaply: `easy`
+// searches by limit (see `easySearch`), and both skip, per replica shape,
+// candidates the model has already found no room for in the pass. The
+// node-count pool's numNodes is checked beside the model (free now, and free
+// at the shadow time on the copy). Whole-node runs never come here.
+
+import type { AdmissionSession, SessionResources } from "../core/admission.ts";
+import { type PendReason, pendReasons } from "../core/decisions.ts";
+import type { Placement, ResourceModel } from "../core/resource_model.ts";
+import type { JobRecord } from "../core/types.ts";
+
+/** The head's reservation: when, and the machine as it will find it then. */
+interface Shadow {
+  /** The shadow time (now: only overrunning jobs make room; nothing is backfilled). */
+  readonly time: number;
+  /** The model's state at the shadow time (a `beginEdit` copy, owned by the pass). */
+  readonly state: unknown;
+  /** Node-count pool nodes free at the shadow time. */
+  nodes: number;
+}
+
+/** Whether `model` can place `job` in `state` (its cheap `fits` when it has one). */
+function canPlace(model: ResourceModel, state: unknown, job: JobRecord): boolean {
+  return model.fits !== undefined
+    ? model.fits(state, job)
+    : model.place(state, job).placement !== undefined;
+}
+
+/**
+ * The head's shadow, or undefined when it cannot be placed even with every
+ * running job released (it does not fit the machine).
+ */
+function shadowOf(
+  s: AdmissionSession,
+  res: SessionResources,
+  head: JobRecord,
+): Shadow | undefined {
+  const model = res.model;
+  const now = s.now;
+  const copy = model.beginEdit(res.state);
+  let nodes = s.free;
+  const overran: number[] = [];
+  const it = s.running.values()[Symbol.iterator]();
+  let r = it.next();
+  while (!r.done) {
+    const at = r.value.projectedEnd;
+    // Every job projected to end at `at`, together.
+    while (!r.done && r.value.projectedEnd === at) {
+      if (at > now) {
+        model.release(copy, res.record(r.value.id));
+        nodes += r.value.numNodes;
+      } else overran.push(r.value.id);
+      r = it.next();
+    }
+    if (at <= now || head.numNodes > nodes) continue;
+    if (canPlace(model, copy, head)) return { time: at, state: copy, nodes };
+  }
+  // Only the overrunning jobs are left: with them gone, is there room at all?
+  for (const id of overran) {
+    const rec = res.record(id);
+    model.release(copy, rec);
+    nodes += rec.numNodes;
+  }
+  if (!(head.numNodes <= nodes && canPlace(model, copy, head))) {
+    model.endEdit(copy);
+    return undefined;
+  }
+  // The blocked pass never looks at the copy again.
+  return { time: now, state: copy, nodes };
+}
+
+/** Whether `job` can start now: its nodes are free and the model places it. */
+function placeNow(s: AdmissionSession, job: JobRecord): Placement | PendReason {
+  if (job.numNodes > s.free) return pendReasons.insufficientNodes(job.numNodes, s.free);
+  const r = s.place(job);
+  return r.placement ?? r.reason;
+}
+
+function isPlacement(x: Placement | PendReason): x is Placement {
+  return (x as Placement).allocation !== undefined;
+}
+
+/**
+ * Would `job`, started now where `placement` puts it, still leave the head
+ * placeable at the shadow time? If so it stays on the copy (it runs then).
+ */
+function leavesHeadRoom(
+  model: ResourceModel,
+  shadow: Shadow,
+  head: JobRecord,
+  job: JobRecord,
+  placement: Placement,
+): boolean {
+  model.allocate(shadow.state, job, placement);
+  shadow.nodes -= job.numNodes;
+  if (head.numNodes <= shadow.nodes && canPlace(model, shadow.state, head)) return true;
+  model.release(shadow.state, job);
+  shadow.nodes += job.numNodes;
+  return false;
+}
+
+/** `reservation_blocked` for a job placed by a model: its end and the head's reservation. */
+function blocked(job: JobRecord, free: number, end: number, shadow: number, head: number) {
+  return () => pendReasons.reservationBlocked(job.numNodes, free, end, shadow, head);
+}
+
+// Whether a job can be placed on the empty machine, per model and record: a
+// pure answer, kept so that a held job costs one placement, not one per pass.
+const fitsMachineCache = new WeakMap<ResourceModel, WeakMap<JobRecord, boolean>>();
+
+function fitsMachine(model: ResourceModel, job: JobRecord): boolean {
+  let byJob = fitsMachineCache.get(model);
+  if (byJob === undefined) fitsMachineCache.set(model, byJob = new WeakMap());
+  let fits = byJob.get(job);
+  if (fits === undefined) {
+    fits = canPlace(model, model.initial, job);
+    byJob.set(job, fits);
+  }
+  return fits;
+}
+
+/** `easy`'s test of a limit against shadow time `at`: DR_EVT's boundary per picker. */
+function endsBefore(s: AdmissionSession, at: number): (limit: number) => boolean {
+  const now = s.now;
+  return s.endsByShadow
+    ? (limit: number) => at > now && limit <= at - now
+    : (limit: number) => now + limit < at;
+}
+
+/** One EASY session on a resource model; `extra`: easy_extra's rule (see the module comment). */
+export function easyOnResources(
+  s: AdmissionSession,
+  res: SessionResources,
+  extra: boolean,
+): void {
+  const model = res.model;
+  let head: JobRecord | undefined;
+  for (let job = s.next(); job !== undefined; job = s.next()) {
+    const now = placeNow(s, job);
+    if (isPlacement(now)) {
+      s.dispatch(job, false);
+      continue;
+    }
+    s.pend(job, now);
+    if (fitsMachine(model, job)) {
+      head = job;
+      break;
+    }
+  }
+  if (head === undefined) return;
+  if (!extra && s.search !== undefined) return easySearch(s, res, head);
+  const shadow = shadowOf(s, res, head);
+  if (shadow === undefined) return;
+  const now = s.now;
+  const at = shadow.time;
+  const open = at > now;
+  const endsInTime = extra ? (limit: number) => now + limit <= at : endsBefore(s, at);
+  if (s.search !== undefined) {
+    // No verdict is needed for every job: a blocked pass looks no further,
+    // and a candidate is placed only to start it or to try it on the copy.
+    const noRoom = new NoRoom();
+    for (let job = s.next(); open && job !== undefined; job = s.next()) {
+      if (noRoom.fails(job)) continue;
+      if (!(job.numNodes <= s.free && canPlace(model, res.state, job))) noRoom.add(job);
+      else if (endsInTime(job.timeLimit)) s.dispatch(job, true);
+      else if (extra && leavesHeadRoom(model, shadow, head, job, s.place(job).placement!)) {
+        s.dispatch(job, true);
+      }
+    }
+    model.endEdit(shadow.state);
+    return;
+  }
+  for (let job = s.next(); job !== undefined; job = s.next()) {
+    const free = s.free;
+    const fits = placeNow(s, job);
+    if (!isPlacement(fits)) s.pend(job, fits);
+    else if (open && endsInTime(job.timeLimit)) s.dispatch(job, true);
+    else if (open && extra && leavesHeadRoom(model, shadow, head, job, fits)) {
+      s.dispatch(job, true);
+    } else s.pend(job, blocked(job, free, now + job.timeLimit, at, head.id));
+  }
+  model.endEdit(shadow.state);
+}
+
+// `easy` with the picker's indexed search (no verdict needed for every job):
+// only candidates whose limit ends in time are looked at, and those the
+// model cannot place now are passed over without one. The shadow time lies
+// between two bounds known without computing it: it is at most the last
+// projected end of a running job (or now, when only overrunning jobs make
+// room), and — when no running job has overrun — at least the first one, as
+// the head cannot be placed now. Candidates are searched against the upper
+// bound; one that can be placed now and ends before the lower bound starts at
+// once, and the shadow is computed only for one between the two.
+function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord): void {
+  const search = s.search!;
+  const first = s.running.first();
+  let bound = s.now;
+  for (const r of s.running.values()) if (r.projectedEnd > bound) bound = r.projectedEnd;
+  const early = first !== undefined && first.projectedEnd > s.now
+    ? endsBefore(s, first.projectedEnd)
+    : () => false;
+  let fits = endsBefore(s, bound);
+  let shadow: Shadow | undefined;
+  const noRoom = new NoRoom();
+  for (let job = search.nextFitting(s.free, fits); job !== undefined;) {
+    if (fits(job.timeLimit) && !noRoom.fails(job)) {
+      if (!(job.numNodes <= s.free && canPlace(res.model, res.state, job))) noRoom.add(job);
+      else if (shadow === undefined && early(job.timeLimit)) s.dispatch(job, true);
+      else {
+        if (shadow === undefined) {
+          shadow = shadowOf(s, res, head);
+          if (shadow === undefined) return;
+          fits = endsBefore(s, shadow.time);
+        }
+        if (fits(job.timeLimit)) s.dispatch(job, true);
+      }
+    }
+    job = search.nextFitting(s.free, fits);
+  }
+  if (shadow !== undefined) res.model.endEdit(shadow.state);
+}
+
+// Replica shapes (units per replica and topology key) by demand object.
+const shapeKeys = new WeakMap<object, string>();
+
+function shapeKey(job: JobRecord): string | undefined {
+  const d = job.demand;
+  if (d === undefined) return undefined;
+  let key = shapeKeys.get(d);
+  if (key === undefined) {
+    key = `${d.topologyKey ?? ""}|${
+      Object.keys(d.perReplica).sort().map((r) => `${r}=${d.perReplica[r]}`).join()
+    }`;
+    shapeKeys.set(d, key);
+  }
+  return key;
+}
+
+/**
+ * During one pass, per replica shape, the fewest replicas the model could
+ * not place now. Jobs only start during a pass (none ends), so a shape that
+ * found no room for r replicas finds none for more: such a candidate is
+ * passed over without asking the model (only where no verdict is needed).
+ */
+class NoRoom {
+  readonly #least = new Map<string, number>();
+
+  fails(job: JobRecord): boolean {
+    const key = shapeKey(job);
+    const least = key === undefined ? undefined : this.#least.get(key);
+    return least !== undefined && job.demand!.replicas >= least;
+  }
+
+  add(job: JobRecord): void {
+    const key = shapeKey(job);
+    if (key === undefined || job.numNodes > 0) return;
+    const least = this.#least.get(key);
+    if (least === undefined || job.demand!.replicas < least) {
+      this.#least.set(key, job.demand!.replicas);
+    }
+  }
+}
