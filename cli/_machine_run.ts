@@ -18,9 +18,7 @@ const str = (o: ParsedOptions, name: string): string | undefined => {
 // Built-in admission policies that do not yet ask the resource model where a
 // job fits (they count nodes only), refused on a --machine run.
 export const NOT_ON_A_MACHINE_YET = [
-  "easy",
   "conservative",
-  "easy_extra",
   "conservative_profile",
   "conservative_profile_no_compression",
 ];

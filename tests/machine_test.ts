@@ -225,7 +225,10 @@ Deno.test("simulate --machine refuses what it cannot do yet, in one line", async
   for (
     const [extra, expected] of [
       [["-n", "8"], /--machine cannot be used with -n\/--total_nodes/],
-      [["-b", "easy"], /admission policy easy does not place jobs by their demands yet/],
+      [
+        ["-b", "conservative"],
+        /admission policy conservative does not place jobs by their demands yet/,
+      ],
     ] as const
   ) {
     const r = await runCli([
@@ -329,6 +332,34 @@ Deno.test("compare --machine runs every policy that places by demands on the sam
     const rows = JSON.parse(r.out.join("\n"));
     assertEquals(rows.map((x: { policy: string }) => x.policy), ["none", "sjf+none"]);
     assertEquals(rows.map((x: { jobs: number }) => x.jobs), [10, 10]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("simulate --machine runs EASY and easy_extra on the GPU example: every job starts, none before its submit time", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-machine-easy-" });
+  try {
+    const jobs = Deno.readTextFileSync(GPU_TRACE).trim().split("\n").length - 1;
+    for (const admission of ["easy", "easy_extra"]) {
+      const r = await runCli([
+        "simulate",
+        GPU_TRACE,
+        "--machine",
+        GPU_MACHINE,
+        "--admission",
+        admission,
+        "-o",
+        `${dir}/${admission}.csv`,
+      ]);
+      assertEquals(r.code, 0, r.err.join("\n"));
+      const rows = Deno.readTextFileSync(`${dir}/${admission}.csv`).trim().split("\n").slice(1)
+        .map((l) => l.split(",").map(Number));
+      assertEquals(rows.length, jobs);
+      for (const [submit, begin, end] of rows) {
+        assert(begin >= submit && end >= begin, `${submit},${begin},${end}`);
+      }
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
