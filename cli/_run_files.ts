@@ -30,7 +30,7 @@ export interface ResourceColumns {
 
 const SCHEDULE_COLUMNS = ["job_submit_time", "begin_time", "end_time", "num_nodes", "exit_status"];
 
-/** Every column a schedule CSV of simulate's may have (any layout); all but the queue, trace job id and user are numbers. */
+/** Every column a schedule CSV of simulate's may have (any layout); all but the queue, trace job id, user and nodes are numbers. */
 const SCHEDULE_HEADER_COLUMNS = new Set([
   ...SCHEDULE_COLUMNS,
   "q_id",
@@ -41,6 +41,7 @@ const SCHEDULE_HEADER_COLUMNS = new Set([
   "bounded_slowdown",
   "trace_job_id",
   "trace_user",
+  "nodes",
 ]);
 
 // What a column holds: text (the queue), a number, a whole number, or a
@@ -51,6 +52,7 @@ const KIND: Readonly<Record<string, number>> = {
   q_id: TEXT,
   trace_job_id: TEXT,
   trace_user: TEXT,
+  nodes: TEXT,
   num_nodes: COUNT,
   job_id: COUNT,
   allocated_nodes: COUNT,

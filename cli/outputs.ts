@@ -17,6 +17,7 @@ import type { LoadedInput } from "./load.ts";
 import { JobMetrics } from "../io/stats_json.ts";
 import { MetricsCollector } from "../core/metrics.ts";
 import { formatTime } from "../io/time_format.ts";
+import { NodesColumn } from "./_nodes_column.ts";
 
 /** Paths of a run's outputs. */
 export interface OutputPaths {
@@ -44,6 +45,7 @@ export interface ParquetSchedule {
       readonly boundedSlowdown: number;
       readonly traceJobId: string;
       readonly user: string;
+      readonly nodes?: string;
     },
   ): void;
   /** The Parquet file of the rows added. */
@@ -54,7 +56,7 @@ export interface ParquetSchedule {
 export interface ScheduleLayout extends ScheduleCsvOptions {
   /** `csv` (DR_EVT's columns), `swf` or `parquet`. */
   readonly format: "csv" | "swf" | "parquet";
-  /** Append job_id,wait_time,bounded_slowdown,trace_job_id,trace_user (CSV and Parquet). */
+  /** Append job_id,wait_time,bounded_slowdown,trace_job_id,trace_user,nodes (CSV and Parquet). */
   readonly extended?: boolean;
   /** Makes the Parquet schedule (`parquet`; the writer is loaded only for it). */
   readonly parquet?: (layout: ScheduleLayout) => ParquetSchedule;
@@ -120,6 +122,8 @@ export class RunOutputs {
   private parquet: ParquetSchedule | undefined;
   /** The inputs' jobs as read, for what the schedule keeps of them. */
   private readonly echo = new TraceEcho();
+  /** The extended schedule's `nodes` column (rows wait in it until the end of the run). */
+  private nodes: NodesColumn | undefined;
   /** Per-job wait and slowdown of every written job. */
   readonly metrics = new JobMetrics();
   /** The job rows' figures for the metric set (only with a stats JSON). */
@@ -151,6 +155,7 @@ export class RunOutputs {
   begin(layout: ScheduleLayout, warn: (line: string) => void): void {
     this.layout = layout;
     this.warn = warn;
+    if (layout.extended === true) this.nodes = new NodesColumn(layout.totalNodes);
     if (layout.format === "swf") {
       this.swf = new SwfScheduleWriter((l) => this.jobs.line(l), {
         ...layout,
@@ -161,7 +166,9 @@ export class RunOutputs {
     } else {
       this.jobs.line(
         scheduleHeader(layout) +
-          (layout.extended ? ",job_id,wait_time,bounded_slowdown,trace_job_id,trace_user" : ""),
+          (layout.extended
+            ? ",job_id,wait_time,bounded_slowdown,trace_job_id,trace_user,nodes"
+            : ""),
       );
     }
     this.resources.line(RESOURCE_HEADER);
@@ -200,6 +207,7 @@ export class RunOutputs {
     if (this.decisions !== undefined) {
       for (const d of rows.decisions) this.decisions.line(JSON.stringify(d));
     }
+    if (this.nodes !== undefined) this.nodes.decisions(rows.decisions);
   }
 
   private jobRow(r: JobRow, layout: ScheduleLayout): void {
@@ -216,15 +224,25 @@ export class RunOutputs {
         user: this.echo.spec(r.jobId)?.user ?? "",
       }
       : undefined;
-    if (this.parquet !== undefined) return this.parquet.row(r, extra);
-    const line = scheduleLine(r, layout);
-    this.jobs.line(
-      extra !== undefined
-        ? `${line},${r.jobId},${formatTime(m.wait, layout.msec === true)},${
-          formatSlowdown(m.boundedSlowdown)
-        },${extra.traceJobId},${csvField(extra.user)}`
-        : line,
-    );
+    if (extra !== undefined) {
+      // The nodes are known once the jobs that started before this one are.
+      this.nodes!.add(r, extra);
+      return;
+    }
+    if (this.parquet !== undefined) return this.parquet.row(r);
+    this.jobs.line(scheduleLine(r, layout));
+  }
+
+  /** Writes the extended rows, each with the nodes it ran on. */
+  private writeExtended(layout: ScheduleLayout): void {
+    this.nodes?.finish((r, extra) => {
+      if (this.parquet !== undefined) return this.parquet.row(r, extra);
+      this.jobs.line(
+        `${scheduleLine(r, layout)},${r.jobId},${formatTime(extra.wait, layout.msec === true)},${
+          formatSlowdown(extra.boundedSlowdown)
+        },${extra.traceJobId},${csvField(extra.user)},${csvField(extra.nodes)}`,
+      );
+    });
   }
 
   /** Writes the statistics JSON (when asked for) and moves every file into place. */
@@ -232,6 +250,7 @@ export class RunOutputs {
     if (this.rejected.length > 0) {
       this.warn(rejectedSummary(this.rejected, this.layout!.totalNodes));
     }
+    this.writeExtended(this.layout!);
     this.swf?.finish();
     if (this.parquet !== undefined) this.jobs.bytes(this.parquet.bytes());
     this.stats?.text(statsJson());
