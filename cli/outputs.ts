@@ -15,7 +15,13 @@ import { SwfScheduleWriter } from "../io/schedule_swf.ts";
 import { TraceEcho } from "./_trace_echo.ts";
 import type { LoadedInput } from "./load.ts";
 import { JobMetrics } from "../io/stats_json.ts";
-import { MetricsCollector } from "../core/metrics.ts";
+import {
+  MetricsCollector,
+  type MetricsOptions,
+  type ResourceMetrics,
+  ResourceUseCollector,
+} from "../core/metrics.ts";
+import type { ResourceModel } from "../core/resource_model.ts";
 import { formatTime } from "../io/time_format.ts";
 import { NodesColumn } from "./_nodes_column.ts";
 
@@ -66,6 +72,13 @@ export interface ScheduleLayout extends ScheduleCsvOptions {
   readonly version: string;
   /** DR_EVT's stderr line for each rejected job (`--verbose`) instead of one summary line. */
   readonly listRejected?: boolean;
+  /**
+   * The run's resource model, when it has one. If it names its nodes, the
+   * statistics JSON gets utilization per resource and partition. Its
+   * allocations are read from the DISPATCH rows, so such a run emits
+   * decisions (`heads` at least) for them and for the `nodes` column.
+   */
+  readonly resourceModel?: ResourceModel;
 }
 
 /**
@@ -122,6 +135,8 @@ export class RunOutputs {
   private parquet: ParquetSchedule | undefined;
   /** The inputs' jobs as read, for what the schedule keeps of them. */
   private readonly echo = new TraceEcho();
+  /** What each job held of each resource (a resource model's run with a stats JSON). */
+  private resourceUse: ResourceUseCollector | undefined;
   /** The extended schedule's `nodes` column (rows wait in it until the end of the run). */
   private nodes: NodesColumn | undefined;
   /** Per-job wait and slowdown of every written job. */
@@ -156,6 +171,10 @@ export class RunOutputs {
     this.layout = layout;
     this.warn = warn;
     if (layout.extended === true) this.nodes = new NodesColumn(layout.totalNodes);
+    const modelNodes = layout.resourceModel?.nodes;
+    if (modelNodes !== undefined && this.stats !== undefined) {
+      this.resourceUse = new ResourceUseCollector(modelNodes);
+    }
     if (layout.format === "swf") {
       this.swf = new SwfScheduleWriter((l) => this.jobs.line(l), {
         ...layout,
@@ -208,11 +227,18 @@ export class RunOutputs {
       for (const d of rows.decisions) this.decisions.line(JSON.stringify(d));
     }
     if (this.nodes !== undefined) this.nodes.decisions(rows.decisions);
+    if (this.resourceUse !== undefined) this.resourceUse.decisions(rows.decisions);
+  }
+
+  /** Utilization per resource and partition, when the run's resource model names its nodes. */
+  resourceMetrics(options: MetricsOptions): ResourceMetrics | undefined {
+    return this.resourceUse?.metrics(options);
   }
 
   private jobRow(r: JobRow, layout: ScheduleLayout): void {
     const m = this.metrics.add(r);
     this.metricRows?.add(r);
+    this.resourceUse?.add(r);
     if (this.swf !== undefined) {
       const spec = this.echo.spec(r.jobId);
       return this.swf.row(r, this.echo.swfFields(r.jobId), spec?.user, spec?.account);

@@ -237,6 +237,7 @@ export async function simulateCommand(
       totalNodes,
       version: VERSION,
       listRejected: o.get("verbose") === true,
+      resourceModel: config.resourceModel,
     }, con.err);
 
     const total = sources.paths.length === 1
@@ -299,6 +300,7 @@ export async function simulateCommand(
         waitTime: outputs.metrics.waits(),
         boundedSlowdown: { ...outputs.metrics.slowdowns(), tau: SLOWDOWN_TAU },
         metrics: outputs.metricRows!.metrics(statistics(state).totalNodes, metricsOptions),
+        resources: outputs.resourceMetrics(metricsOptions),
       })
     );
     if (named.report !== undefined) {

@@ -5,7 +5,7 @@
 
 import { BOUNDED_SLOWDOWN_THRESHOLD, type Statistics } from "../core/statistics.ts";
 import type { JobRow } from "../core/types.ts";
-import type { Metrics } from "../core/metrics.ts";
+import type { Metrics, ResourceMetrics } from "../core/metrics.ts";
 import { EvtsimError } from "../core/errors.ts";
 
 /**
@@ -138,6 +138,8 @@ export interface StatsDocument {
   readonly boundedSlowdown: Distribution & { readonly tau: number };
   /** The metric set (core/metrics.ts), as compare, sweep, report and serve give it. */
   readonly metrics?: Metrics;
+  /** Utilization per resource and partition (a run on a resource model that names its nodes). */
+  readonly resources?: ResourceMetrics;
 }
 
 /**
