@@ -171,7 +171,9 @@ export const MAX_REPORT_NODES = 1 << 24;
 /** Reads a resource CSV (`time,free_nodes,allocated_nodes`), row by row as strictly. */
 export async function readResourceCsv(path: string): Promise<ResourceColumns> {
   const lines = await linesOf(path, "resource CSV");
-  if (lines[0] !== RESOURCE_HEADER.join(",")) {
+  // `--resource_columns per_resource` adds pairs after DR_EVT's three columns: read those three.
+  const header = (lines[0] ?? "").split(",");
+  if (header.slice(0, 3).join(",") !== RESOURCE_HEADER.join(",")) {
     throw new EvtsimError(
       "input",
       "not a resource CSV (simulate --resource_trace): expected the header " +
@@ -185,7 +187,7 @@ export async function readResourceCsv(path: string): Promise<ResourceColumns> {
   const allocated = new Float64Array(n);
   let totalNodes = 0;
   for (let i = 1; i <= n; i++) {
-    const f = fieldsOf(lines[i], RESOURCE_HEADER, path, i + 1);
+    const f = fieldsOf(lines[i], header, path, i + 1);
     time[i - 1] = numberAt(f[0], NUMBER, "time", path, i + 1);
     const free = numberAt(f[1], WHOLE, "free_nodes", path, i + 1);
     allocated[i - 1] = numberAt(f[2], COUNT, "allocated_nodes", path, i + 1);

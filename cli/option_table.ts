@@ -104,6 +104,13 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     help: "also write the run's HTML report (charts, summary; see 'evtsim help report')",
   },
   {
+    name: "resource_columns",
+    kind: "enum",
+    values: ["drevt", "per_resource"],
+    help:
+      "resource timeline columns: DR_EVT's (drevt, default), or per_resource: a NAME_free,NAME_used pair per resource type added (nodes on a whole-node machine)",
+  },
+  {
     name: "extended_output",
     kind: "flag",
     help:

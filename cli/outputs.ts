@@ -3,7 +3,7 @@
 // All are opened as temporaries before the run and committed together at the
 // end, or none of them (io/atomic_writer.ts).
 
-import type { JobRow, Notice, StepRows, StrandedCause } from "../core/types.ts";
+import type { JobRow, Notice, ResourceRow, StepRows, StrandedCause } from "../core/types.ts";
 import {
   AtomicOutputSet,
   type AtomicTextWriter,
@@ -24,6 +24,7 @@ import {
 import type { ResourceModel } from "../core/resource_model.ts";
 import { formatTime } from "../io/time_format.ts";
 import { NodesColumn } from "./_nodes_column.ts";
+import { PerResourceColumns, type ResourceColumns } from "./_resource_columns.ts";
 
 /** Paths of a run's outputs. */
 export interface OutputPaths {
@@ -79,6 +80,8 @@ export interface ScheduleLayout extends ScheduleCsvOptions {
    * decisions (`heads` at least) for them and for the `nodes` column.
    */
   readonly resourceModel?: ResourceModel;
+  /** The resource timeline's columns: DR_EVT's (default), or a free/used pair per resource added. */
+  readonly resourceColumns?: ResourceColumns;
 }
 
 /**
@@ -135,6 +138,11 @@ export class RunOutputs {
   private parquet: ParquetSchedule | undefined;
   /** The inputs' jobs as read, for what the schedule keeps of them. */
   private readonly echo = new TraceEcho();
+  /** The per-resource pairs of a resource model's timeline (its rows wait until the end). */
+  private perResource: PerResourceColumns | undefined;
+  private readonly heldRows: ResourceRow[] = [];
+  /** `--resource_columns per_resource` on a whole-node machine: one pair, nodes. */
+  private nodePair = false;
   /** What each job held of each resource (a resource model's run with a stats JSON). */
   private resourceUse: ResourceUseCollector | undefined;
   /** The extended schedule's `nodes` column (rows wait in it until the end of the run). */
@@ -190,7 +198,17 @@ export class RunOutputs {
             : ""),
       );
     }
-    this.resources.line(RESOURCE_HEADER);
+    let resourceHeader = RESOURCE_HEADER;
+    if (layout.resourceColumns === "per_resource") {
+      if (modelNodes !== undefined) {
+        this.perResource = new PerResourceColumns(modelNodes);
+        resourceHeader += "," + this.perResource.header();
+      } else {
+        this.nodePair = true;
+        resourceHeader += ",nodes_free,nodes_used";
+      }
+    }
+    this.resources.line(resourceHeader);
     this.submissions?.line("job_id,submit_time,nodes_busy");
   }
 
@@ -217,7 +235,17 @@ export class RunOutputs {
     }
     for (const r of rows.jobs) this.jobRow(r, layout);
     const msec = layout.msec === true;
-    for (const r of rows.resources) this.resources.line(resourceLine(r, msec));
+    if (this.perResource !== undefined) {
+      this.perResource.decisions(rows.decisions);
+      for (const r of rows.jobs) this.perResource.job(r);
+      for (const r of rows.resources) this.heldRows.push(r);
+    } else if (this.nodePair) {
+      for (const r of rows.resources) {
+        this.resources.line(`${resourceLine(r, msec)},${r.freeNodes},${r.allocatedNodes}`);
+      }
+    } else {
+      for (const r of rows.resources) this.resources.line(resourceLine(r, msec));
+    }
     if (this.submissions !== undefined && rows.submissions !== undefined) {
       for (const s of rows.submissions) {
         this.submissions.line(`${s.jobId},${formatTime(s.submitTime, msec)},${s.nodesBusy}`);
@@ -277,6 +305,11 @@ export class RunOutputs {
       this.warn(rejectedSummary(this.rejected, this.layout!.totalNodes));
     }
     this.writeExtended(this.layout!);
+    const msec = this.layout!.msec === true;
+    this.perResource?.finish(
+      this.heldRows,
+      (r, pairs) => this.resources.line(`${resourceLine(r, msec)},${pairs}`),
+    );
     this.swf?.finish();
     if (this.parquet !== undefined) this.jobs.bytes(this.parquet.bytes());
     this.stats?.text(statsJson());

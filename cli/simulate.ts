@@ -238,6 +238,7 @@ export async function simulateCommand(
       version: VERSION,
       listRejected: o.get("verbose") === true,
       resourceModel: config.resourceModel,
+      resourceColumns: str(o, "resource_columns") as ScheduleLayout["resourceColumns"],
     }, con.err);
 
     const total = sources.paths.length === 1
