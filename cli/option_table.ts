@@ -114,7 +114,7 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     name: "extended_output",
     kind: "flag",
     help:
-      "add job_id,wait_time,bounded_slowdown,trace_job_id,trace_user columns to the schedule (CSV or Parquet)",
+      "add job_id,wait_time,bounded_slowdown,trace_job_id,trace_user,nodes columns to the schedule (CSV or Parquet; nodes in Slurm hostlist form)",
   },
   {
     name: "total_nodes",
