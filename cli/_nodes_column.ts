@@ -6,9 +6,9 @@
 // known. Nothing of this runs without `--extended_output`.
 
 import type { DecisionRow } from "../core/decisions.ts";
-import { assignWholeNodes, wholeNodeName } from "../core/node_assignment.ts";
+import { assignWholeNodes, wholeNodeWidth } from "../core/node_assignment.ts";
 import type { JobRow } from "../core/types.ts";
-import { compressHostlist } from "../io/hostlist.ts";
+import { compressHostlist, numberedHostlist } from "../io/hostlist.ts";
 
 /** The extended figures of a row (wait, slowdown, trace job id, user). */
 export interface ExtendedRowFields {
@@ -62,16 +62,16 @@ export class NodesColumn {
   /** Names every kept row's nodes and hands the rows to `write`, in the order added. */
   finish(write: (r: JobRow, extra: ExtendedRowFields & { readonly nodes: string }) => void): void {
     const whole = assignWholeNodes(
-      this.rows.filter((r) => !this.placed.has(r.jobId)),
+      this.placed.size === 0 ? this.rows : this.rows.filter((r) => !this.placed.has(r.jobId)),
       this.totalNodes,
     );
+    const width = wholeNodeWidth(this.totalNodes);
     for (let i = 0; i < this.rows.length; i++) {
       const r = this.rows[i];
       const indexes = whole.get(r.jobId);
+      // Node numbers count from 1 (n001 is index 0); the indexes are ascending.
       const nodes = this.placed.get(r.jobId) ??
-        (indexes === undefined
-          ? ""
-          : compressHostlist([...indexes].map((n) => wholeNodeName(n, this.totalNodes))));
+        (indexes === undefined ? "" : numberedHostlist("n", width, indexes.map((n) => n + 1)));
       write(r, { ...this.extras[i], nodes });
     }
     this.rows.length = 0;

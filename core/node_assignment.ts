@@ -63,17 +63,16 @@ export function assignWholeNodes(
   );
   // Ends waiting to happen, by time then id: a heap of positions in `starts`.
   const ends = new MinHeap<NodeInterval>((a, b) => a.endTime - b.endTime || a.jobId - b.jobId);
-  const free = new MinHeap<number>((a, b) => a - b);
-  for (let i = 0; i < totalNodes; i++) free.push(i);
+  const free = new FreeNodes(totalNodes);
   let next = totalNodes;
   const out = new Map<number, Int32Array>();
-  const release = (j: NodeInterval): void => {
-    for (const n of out.get(j.jobId)!) free.push(n);
-  };
+  const release = (j: NodeInterval): void => free.give(out.get(j.jobId)!);
   for (const j of starts) {
     while (ends.size > 0 && ends.peek()!.endTime <= j.beginTime) release(ends.pop()!);
     const nodes = new Int32Array(j.numNodes);
-    for (let k = 0; k < j.numNodes; k++) nodes[k] = free.size > 0 ? free.pop()! : next++;
+    // More nodes in use than the machine has (a replayed over-allocation):
+    // the free ones, then new indexes past the machine.
+    for (let k = free.take(j.numNodes, nodes); k < j.numNodes; k++) nodes[k] = next++;
     out.set(j.jobId, nodes);
     // A job of no length holds its nodes for no time: they are free again at once.
     if (j.endTime === j.beginTime) release(j);
@@ -94,7 +93,21 @@ export function assignWholeNodes(
  * ```
  */
 export function wholeNodeName(index: number, totalNodes: number): string {
-  return "n" + String(index + 1).padStart(Math.max(3, String(totalNodes).length), "0");
+  return "n" + String(index + 1).padStart(wholeNodeWidth(totalNodes), "0");
+}
+
+/**
+ * The digits of a whole-node machine's node numbers: at least three, or
+ * as many as `totalNodes` has.
+ *
+ * @example
+ * ```ts
+ * import { wholeNodeWidth } from "./node_assignment.ts";
+ * console.assert(wholeNodeWidth(128) === 3 && wholeNodeWidth(10000) === 5);
+ * ```
+ */
+export function wholeNodeWidth(totalNodes: number): number {
+  return Math.max(3, String(totalNodes).length);
 }
 
 /**
@@ -113,7 +126,54 @@ export function wholeNodeIndex(name: string): number | undefined {
   return Number(m[1]) - 1;
 }
 
-/** A binary min-heap (small, for the tracker's free nodes and pending ends). */
+/**
+ * The free node indexes as a bitset (bit set = free): a start takes the
+ * lowest set bits, word by word, from the lowest word that has one, so a
+ * job of k nodes costs k bit operations plus the full words skipped.
+ */
+class FreeNodes {
+  private words: Int32Array;
+  /** No word below this one has a free node. */
+  private lowest = 0;
+  constructor(n: number) {
+    this.words = new Int32Array(Math.max(1, Math.ceil(n / 32)));
+    for (let i = 0; i < n; i++) this.words[i >> 5] |= 1 << (i & 31);
+  }
+  /** Writes the `k` lowest free indexes into `out` (ascending); returns how many were free. */
+  take(k: number, out: Int32Array): number {
+    const w = this.words;
+    let got = 0;
+    let i = this.lowest;
+    while (got < k && i < w.length) {
+      let bits = w[i];
+      while (bits !== 0 && got < k) {
+        const low = bits & -bits;
+        out[got++] = (i << 5) + 31 - Math.clz32(low);
+        bits ^= low;
+      }
+      w[i] = bits;
+      if (bits === 0) i++;
+    }
+    this.lowest = i;
+    return got;
+  }
+  /** Frees the indexes in `nodes` (growing the set for an index past its end). */
+  give(nodes: Int32Array): void {
+    for (let j = 0; j < nodes.length; j++) {
+      const n = nodes[j];
+      const word = n >> 5;
+      if (word >= this.words.length) {
+        const bigger = new Int32Array(Math.max(word + 1, this.words.length * 2));
+        bigger.set(this.words);
+        this.words = bigger;
+      }
+      this.words[word] |= 1 << (n & 31);
+      if (word < this.lowest) this.lowest = word;
+    }
+  }
+}
+
+/** A binary min-heap (for the tracker's pending ends). */
 class MinHeap<T> {
   private readonly items: T[] = [];
   constructor(private readonly less: (a: T, b: T) => number) {}

@@ -55,18 +55,39 @@ export function compressHostlist(names: readonly string[]): string {
   return order.map((key) => {
     if (key.startsWith("\u0000")) return key.slice(1);
     const g = groups.get(key)!;
-    const nums = [...new Set(g.numbers)].sort((a, b) => a - b);
-    const pad = (n: number) => String(n).padStart(g.width, "0");
-    if (nums.length === 1) return g.prefix + pad(nums[0]);
-    const ranges: string[] = [];
-    for (let i = 0; i < nums.length;) {
-      let j = i;
-      while (j + 1 < nums.length && nums[j + 1] === nums[j] + 1) j++;
-      ranges.push(i === j ? pad(nums[i]) : `${pad(nums[i])}-${pad(nums[j])}`);
-      i = j + 1;
-    }
-    return `${g.prefix}[${ranges.join(",")}]`;
+    return numberedHostlist(g.prefix, g.width, [...new Set(g.numbers)].sort((a, b) => a - b));
   }).join(",");
+}
+
+/**
+ * The hostlist of the names `prefix` + each of `numbers` (ascending, no
+ * duplicates) zero-padded to `width` digits: what {@link compressHostlist}
+ * gives for those names, without making them (a whole-node job's nodes).
+ *
+ * @example
+ * ```ts
+ * import { numberedHostlist } from "./hostlist.ts";
+ * console.assert(numberedHostlist("n", 3, [1, 2, 3, 7]) === "n[001-003,007]");
+ * console.assert(numberedHostlist("n", 3, [5]) === "n005");
+ * ```
+ */
+export function numberedHostlist(
+  prefix: string,
+  width: number,
+  numbers: ArrayLike<number>,
+): string {
+  const pad = (n: number) => String(n).padStart(width, "0");
+  if (numbers.length === 0) return "";
+  if (numbers.length === 1) return prefix + pad(numbers[0]);
+  let ranges = "";
+  for (let i = 0; i < numbers.length;) {
+    let j = i;
+    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j] + 1) j++;
+    ranges += (i === 0 ? "" : ",") +
+      (i === j ? pad(numbers[i]) : `${pad(numbers[i])}-${pad(numbers[j])}`);
+    i = j + 1;
+  }
+  return `${prefix}[${ranges}]`;
 }
 
 /**

@@ -4,7 +4,12 @@
 
 import fc from "fast-check";
 import { arbAnyScenario, runBatch } from "../testing/mod.ts";
-import { assignWholeNodes, wholeNodeIndex, wholeNodeName } from "../core/node_assignment.ts";
+import {
+  assignWholeNodes,
+  type NodeInterval,
+  wholeNodeIndex,
+  wholeNodeName,
+} from "../core/node_assignment.ts";
 import { assert, assertEquals } from "./_assert.ts";
 
 const PARAMS = { seed: 2028, numRuns: 200 };
@@ -78,6 +83,62 @@ Deno.test("node assignment: no node runs two jobs at once, on random whole-node 
         }
       }
     }),
+    PARAMS,
+  );
+});
+
+// The plain tracker: a boolean per node, scanned from node 0 at each start.
+function referenceAssign(jobs: NodeInterval[], total: number): Map<number, number[]> {
+  const starts = jobs.filter((j) => j.numNodes > 0 && j.beginTime >= 0 && j.endTime >= j.beginTime)
+    .sort((a, b) =>
+      a.beginTime - b.beginTime ||
+      Number(a.endTime !== a.beginTime) - Number(b.endTime !== b.beginTime) || a.jobId - b.jobId
+    );
+  const busy: boolean[] = new Array(total).fill(false);
+  const out = new Map<number, number[]>();
+  const running: NodeInterval[] = [];
+  for (const j of starts) {
+    running.sort((a, b) => a.endTime - b.endTime || a.jobId - b.jobId);
+    while (running.length > 0 && running[0].endTime <= j.beginTime) {
+      for (const n of out.get(running.shift()!.jobId)!) busy[n] = false;
+    }
+    const mine: number[] = [];
+    for (let n = 0; mine.length < j.numNodes; n++) {
+      if (n >= busy.length) busy.push(false);
+      if (!busy[n]) mine.push(n);
+    }
+    for (const n of mine) busy[n] = true;
+    out.set(j.jobId, mine);
+    if (j.endTime === j.beginTime) { for (const n of mine) busy[n] = false; }
+    else running.push(j);
+  }
+  return out;
+}
+
+Deno.test("node assignment agrees with a plain tracker on wide machines and over-allocations (property)", () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 200 }),
+      fc.array(
+        fc.record({
+          beginTime: fc.integer({ min: 0, max: 50 }),
+          length: fc.integer({ min: 0, max: 20 }),
+          numNodes: fc.integer({ min: 0, max: 90 }),
+        }),
+        { maxLength: 40 },
+      ),
+      (total, specs) => {
+        const jobs = specs.map((s, jobId) => ({
+          jobId,
+          beginTime: s.beginTime,
+          endTime: s.beginTime + s.length,
+          numNodes: s.numNodes,
+        }));
+        const fast = assignWholeNodes(jobs, total);
+        const plain = referenceAssign(jobs, total);
+        assertEquals(new Map([...fast].map(([id, n]) => [id, [...n]])), plain);
+      },
+    ),
     PARAMS,
   );
 });
