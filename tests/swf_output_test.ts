@@ -214,7 +214,7 @@ function csvObjects(path: string): Record<string, string | number>[] {
   const text = new Set(["queue", "q_id", "trace_job_id", "trace_user", "nodes"]);
   return rows.map((row) => {
     // Quoted fields (a hostlist of several ranges) hold commas.
-    const values = [...row.matchAll(/"((?:[^"]|"")*)"|([^,]*)/g)].filter((m, i, all) =>
+    const values = [...row.matchAll(/"((?:[^"]|"")*)"|([^,]*)/g)].filter((m) =>
       m.index === 0 || row[m.index - 1] === ","
     ).map((m) => m[1] !== undefined ? m[1].replaceAll('""', '"') : m[2]);
     return Object.fromEntries(
