@@ -71,8 +71,11 @@ export function nodeInfo(state: SimState, h: NodeHistory, arg: string | undefine
   if (index === undefined || index >= total || arg !== wholeNodeName(index, total)) {
     throw new ReplError(`no node '${arg}': this run's nodes are ${all}`);
   }
-  // Every job that has started: rows written, and the records still in the state.
-  const jobs = new Map(h.rows);
+  // Every job that has started: the rows written of the jobs the state has
+  // reclaimed (rows written later, before a `back`, are not this position's),
+  // and the records still in the state.
+  const jobs = new Map<number, NodeInterval>();
+  for (const [id, row] of h.rows) if (id < state.store.firstId) jobs.set(id, row);
   for (const rec of state.store.records) {
     if (rec.beginTime < 0 || rec.rejected || rec.hidden) continue;
     jobs.set(rec.id, {

@@ -63,6 +63,41 @@ Deno.test("REPL info node: the running job's nodes are the ones the schedule's n
   }
 });
 
+Deno.test("REPL info node after going back to a breakpoint says what it said there", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-repl-nodes-back-" });
+  try {
+    const log = await recordDemo(dir);
+    const there = ["break DECISION type=DISPATCH job=3", "continue", "info session"];
+    const first = await repl(log, [
+      ...there,
+      "info node n001",
+      "info node n002",
+      "delete all",
+      "continue",
+      "info session",
+    ]);
+    const eventOf = (lines: string[]) => Number(/^event #(\d+)/.exec(lines[0])![1]);
+    const at = eventOf(first.of("info session"));
+    const end = eventOf(first.of("info session", 1));
+    assert(end > at + 100, `${at} .. ${end}`);
+    // To the end (every row written), then back to the breakpoint's position.
+    const back = await repl(log, [
+      ...there,
+      "delete all",
+      "continue",
+      `back ${end - at}`,
+      "info session",
+      "info node n001",
+      "info node n002",
+    ], ["--history", "100000"]);
+    assertEquals(eventOf(back.of("info session", 1)), at);
+    assertEquals(back.of("info node n001"), first.of("info node n001"));
+    assertEquals(back.of("info node n002"), first.of("info node n002"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("info node on a resource model: the jobs' replicas on the node and its free units", () => {
   const node = (name: string, rack: string) => ({
     name,
