@@ -176,6 +176,7 @@ export {
 // Resource models: the contract, the topology cluster, TopoQueue's two
 // admission policies, and TopoQueue's schedule and simulate on the engine.
 export type {
+  ModelNode,
   NodeShare,
   Placement,
   PlaceResult,

@@ -8,6 +8,16 @@ import type { PendReason } from "../core/decisions.ts";
 import { EvtsimError } from "../core/errors.ts";
 import { MAX_EXACT } from "../core/_input_check.ts";
 import type { NodeShare, ResourceDemand } from "../core/resource_model.ts";
+import type {
+  TopoCluster,
+  TopoJob,
+  TopoJobResult,
+  TopoPolicy,
+  TopoPolicyResult,
+  TopoReason,
+  TopoResources,
+  TopoTimedJob,
+} from "../schedulers/topology_types.ts";
 import { step } from "../core/step.ts";
 import type { DecisionRow } from "../core/decisions.ts";
 import type { JobRecord, JobSpec } from "../core/types.ts";
@@ -15,183 +25,18 @@ import { greedyBackfillAdmission, strictFifoAdmission } from "../schedulers/topo
 import { topologyCluster } from "../schedulers/topology_cluster.ts";
 import { headOfLineBlocked } from "../schedulers/topology_reasons.ts";
 import { initialState } from "./initial_state.ts";
+
+export type {
+  TopoCluster,
+  TopoJob,
+  TopoJobResult,
+  TopoPolicy,
+  TopoPolicyResult,
+  TopoReason,
+  TopoResources,
+  TopoTimedJob,
+};
 import type { SimState } from "../core/state.ts";
-
-/**
- * CPU and GPU units, as TopoQueue counts them.
- *
- * @example
- * ```ts
- * import type { TopoResources } from "@evtsim/evtsim";
- * const r: TopoResources = { cpu: 32, gpu: 4 };
- * if (r.cpu + r.gpu !== 36) throw new Error("units");
- * ```
- */
-export interface TopoResources {
-  /** CPU units. */
-  readonly cpu: number;
-  /** GPU units. */
-  readonly gpu: number;
-}
-
-/**
- * A TopoQueue cluster: its nodes.
- *
- * @example
- * ```ts
- * import type { TopoCluster } from "@evtsim/evtsim";
- * const c: TopoCluster = { nodes: [{ name: "n1", topology: { rack: "r1" }, capacity: { cpu: 8, gpu: 1 } }] };
- * if (c.nodes.length !== 1) throw new Error("one node");
- * ```
- */
-export interface TopoCluster {
-  /** The nodes: name, topology labels, capacity. */
-  readonly nodes: readonly {
-    /** A unique name. */
-    readonly name: string;
-    /** Topology labels: key → domain (e.g. rack → rack-a). */
-    readonly topology?: Readonly<Record<string, string>>;
-    /** Units the node has. */
-    readonly capacity: TopoResources;
-  }[];
-}
-
-/**
- * A TopoQueue job: identical replicas, optionally all in one domain of a topology key.
- *
- * @example
- * ```ts
- * import type { TopoJob } from "@evtsim/evtsim";
- * const j: TopoJob = { name: "train", replicas: 8, resourcesPerReplica: { cpu: 4, gpu: 1 }, requiredTopology: "rack" };
- * if (j.replicas !== 8) throw new Error("replicas");
- * ```
- */
-export interface TopoJob {
-  /** A unique name. */
-  readonly name: string;
-  /** Identical replicas, each placed whole on one node. */
-  readonly replicas: number;
-  /** Units one replica needs. */
-  readonly resourcesPerReplica: TopoResources;
-  /** Topology key whose one domain must hold every replica ("" or absent: anywhere). */
-  readonly requiredTopology?: string;
-}
-
-/**
- * A TopoQueue timed job: a job with an arrival tick and a fixed duration.
- *
- * @example
- * ```ts
- * import type { TopoTimedJob } from "@evtsim/evtsim";
- * const j: TopoTimedJob = { name: "batch", replicas: 4, resourcesPerReplica: { cpu: 4, gpu: 1 }, arrivalTick: 2, durationTicks: 2 };
- * if (j.arrivalTick + j.durationTicks !== 4) throw new Error("ticks");
- * ```
- */
-export interface TopoTimedJob extends TopoJob {
-  /** When the job arrives (a logical tick, at least 0). */
-  readonly arrivalTick: number;
-  /** How long it runs once admitted (ticks, more than 0). */
-  readonly durationTicks: number;
-}
-
-/**
- * TopoQueue's admission policies.
- *
- * @example
- * ```ts
- * import type { TopoPolicy } from "@evtsim/evtsim";
- * const all: TopoPolicy[] = ["backfill", "strict-fifo"];
- * if (all.length !== 2) throw new Error("two");
- * ```
- */
-export type TopoPolicy = "strict-fifo" | "backfill";
-
-/**
- * A reason, with TopoQueue's field names (fields that do not apply are left out).
- *
- * @example
- * ```ts
- * import type { TopoReason } from "@evtsim/evtsim";
- * const r: TopoReason = { code: "head_of_line_blocked", message: "head_of_line_blocked_by=train", blockingJob: "train" };
- * if (r.blockingJob !== "train") throw new Error("blocker");
- * ```
- */
-export interface TopoReason extends
-  Pick<
-    PendReason,
-    | "requestedReplicas"
-    | "availableClusterWideReplicaSlots"
-    | "topologyKey"
-    | "totalAvailableReplicaSlots"
-    | "largestTopologyDomain"
-    | "largestTopologyDomainReplicaSlots"
-    | "blockingJob"
-  > {
-  /** The reason code. */
-  readonly code: string;
-  /** The message TopoQueue prints after the code. */
-  readonly message: string;
-}
-
-/**
- * One job's admission decision (TopoQueue's `JobResult`).
- *
- * @example
- * ```ts
- * import type { TopoJobResult } from "@evtsim/evtsim";
- * const j: TopoJobResult = {
- *   jobName: "warmup", status: "admitted", selectedTopologyDomain: "rack-a",
- *   allocation: [{ nodeName: "node-a1", replicas: 4 }],
- *   requestedResources: { cpu: 16, gpu: 4 }, allocatedResources: { cpu: 16, gpu: 4 },
- * };
- * if (j.status !== "admitted") throw new Error("admitted");
- * ```
- */
-export interface TopoJobResult {
-  /** The job. */
-  readonly jobName: string;
-  /** admitted, or pending. */
-  readonly status: "admitted" | "pending";
-  /** The domain its replicas went to (left out when it has none). */
-  readonly selectedTopologyDomain?: string;
-  /** Replicas per node, by node name. */
-  readonly allocation: readonly NodeShare[];
-  /** Why it waits (left out when admitted or completed). */
-  readonly reason?: TopoReason;
-  /** Replicas × units per replica. */
-  readonly requestedResources: TopoResources;
-  /** What it was given: all it asked for, or nothing. */
-  readonly allocatedResources: TopoResources;
-}
-
-/**
- * One policy's admission cycle over the whole queue (TopoQueue's `PolicyResult`).
- *
- * @example
- * ```ts
- * import { scheduleTopology, type TopoPolicyResult } from "@evtsim/evtsim";
- * const cluster = { nodes: [{ name: "n1", capacity: { cpu: 8, gpu: 0 } }] };
- * const job = (name: string, replicas: number) => ({ name, replicas, resourcesPerReplica: { cpu: 4, gpu: 0 } });
- * const r: TopoPolicyResult = scheduleTopology(cluster, [job("a", 3), job("b", 1)], "backfill");
- * if (r.admittedJobCount !== 1 || r.jobs[0].reason?.code !== "insufficient_capacity") throw new Error("b only");
- * ```
- */
-export interface TopoPolicyResult {
-  /** The policy. */
-  readonly policy: TopoPolicy;
-  /** One entry per job, in input order. */
-  readonly jobs: readonly TopoJobResult[];
-  /** Jobs admitted. */
-  readonly admittedJobCount: number;
-  /** Jobs left pending (head-of-line blocked ones included). */
-  readonly pendingJobCount: number;
-  /** Pending jobs blocked behind the head (strict FIFO). */
-  readonly headOfLineBlockedJobCount: number;
-  /** Units the admitted jobs hold. */
-  readonly usedResources: TopoResources;
-  /** Units the cluster has. */
-  readonly totalResources: TopoResources;
-}
 
 /**
  * Runs one admission cycle of `policy` over `jobs`, in order, on the empty

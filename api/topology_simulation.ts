@@ -16,116 +16,21 @@ import {
   demandOf,
   MAX_TICK,
   requestedOf,
-  type TopoCluster,
-  type TopoPolicy,
-  type TopoReason,
   topoReason,
-  type TopoResources,
   topoState,
-  type TopoTimedJob,
   waitingRecord,
 } from "./topology.ts";
+import type {
+  TopoCluster,
+  TopoEvent,
+  TopoJobLifecycle,
+  TopoPolicy,
+  TopoReason,
+  TopoSimulationResult,
+  TopoTimedJob,
+} from "../schedulers/topology_types.ts";
 
-/**
- * One entry of a simulation's timeline.
- *
- * @example
- * ```ts
- * import type { TopoEvent } from "@evtsim/evtsim";
- * const e: TopoEvent = { tick: 0, type: "admitted", jobName: "warmup", selectedTopologyDomain: "zone-a", allocation: [{ nodeName: "a1", replicas: 4 }] };
- * if (e.type !== "admitted") throw new Error("admitted");
- * ```
- */
-export interface TopoEvent {
-  /** When it happened. */
-  readonly tick: number;
-  /** What happened. */
-  readonly type: "arrived" | "admitted" | "completed";
-  /** The job. */
-  readonly jobName: string;
-  /** The domain (admitted only). */
-  readonly selectedTopologyDomain?: string;
-  /** Replicas per node (admitted only). */
-  readonly allocation?: readonly NodeShare[];
-}
-
-/**
- * A timed job's lifecycle: completed, or unscheduled with its final reason.
- *
- * @example
- * ```ts
- * import type { TopoJobLifecycle } from "@evtsim/evtsim";
- * const j: TopoJobLifecycle = {
- *   jobName: "batch", status: "completed", arrivalTick: 2, durationTicks: 2, startTick: 2, completionTick: 4,
- *   queueDelayTicks: 0, selectedTopologyDomain: "rack-b", allocation: [{ nodeName: "b1", replicas: 4 }],
- *   requestedResources: { cpu: 16, gpu: 4 },
- * };
- * if (j.completionTick !== 4) throw new Error("completion");
- * ```
- */
-export interface TopoJobLifecycle {
-  /** The job. */
-  readonly jobName: string;
-  /** completed, or unscheduled (still waiting at the end). */
-  readonly status: "completed" | "unscheduled";
-  /** When the job arrives (a logical tick, at least 0). */
-  readonly arrivalTick: number;
-  /** How long it runs once admitted (ticks, more than 0). */
-  readonly durationTicks: number;
-  /** When it was admitted. */
-  readonly startTick?: number;
-  /** When it completed. */
-  readonly completionTick?: number;
-  /** Start − arrival. */
-  readonly queueDelayTicks?: number;
-  /** The domain its replicas went to (left out when it has none). */
-  readonly selectedTopologyDomain?: string;
-  /** Replicas per node, by node name. */
-  readonly allocation: readonly NodeShare[];
-  /** Replicas × units per replica. */
-  readonly requestedResources: TopoResources;
-  /** Why it was never admitted (unscheduled only). */
-  readonly reason?: TopoReason;
-}
-
-/**
- * One policy's timed simulation (TopoQueue's `SimulationResult`).
- *
- * @example
- * ```ts
- * import { simulateTopology, type TopoSimulationResult } from "@evtsim/evtsim";
- * const cluster = { nodes: [{ name: "n1", capacity: { cpu: 8, gpu: 0 } }] };
- * const job = (name: string, arrivalTick: number) =>
- *   ({ name, replicas: 2, resourcesPerReplica: { cpu: 4, gpu: 0 }, arrivalTick, durationTicks: 5 });
- * const r: TopoSimulationResult = simulateTopology(cluster, [job("a", 0), job("b", 1)], "strict-fifo");
- * // b waits for a's node: it starts at 5 and ends at 10.
- * if (r.makespanTicks !== 10 || r.totalQueueDelayTicks !== 4) throw new Error(`${r.makespanTicks}`);
- * ```
- */
-export interface TopoSimulationResult {
-  /** The policy. */
-  readonly policy: TopoPolicy;
-  /** The timeline: at each tick completions, then arrivals, then admissions. */
-  readonly events: readonly TopoEvent[];
-  /** One entry per job, in input order. */
-  readonly jobs: readonly TopoJobLifecycle[];
-  /** Jobs that ran to completion. */
-  readonly completedJobCount: number;
-  /** Jobs still waiting when nothing else could happen. */
-  readonly unscheduledJobCount: number;
-  /** The first event's tick (0 without events). */
-  readonly startTick: number;
-  /** The last event's tick. */
-  readonly endTick: number;
-  /** endTick − startTick (0 without events). */
-  readonly makespanTicks: number;
-  /** Sum of the completed jobs' queue delays. */
-  readonly totalQueueDelayTicks: number;
-  /** totalQueueDelayTicks / completedJobCount (0 if none completed). */
-  readonly averageQueueDelayTicks: number;
-  /** The largest queue delay of a completed job. */
-  readonly maximumQueueDelayTicks: number;
-}
+export type { TopoEvent, TopoJobLifecycle, TopoSimulationResult };
 
 /**
  * Simulates `jobs` (TopoQueue's timed jobs) under `policy` on evtsim's

@@ -19,6 +19,7 @@ import {
 } from "./_repl_events.ts";
 import { jobInfo, pendingInfo, queueInfo, resourceInfo, summaryInfo } from "./_repl_inspect.ts";
 import { configInfo, describePiece, HELP, historyInfo, sessionInfo } from "./_repl_views.ts";
+import { nodeInfo } from "./_repl_nodes.ts";
 
 export { HELP };
 import type { Stepper } from "./_repl_stepper.ts";
@@ -179,6 +180,8 @@ export class Repl {
         return one(pendingInfo(state));
       case "resource":
         return one(resourceInfo(state));
+      case "node":
+        return one(nodeInfo(state, this.#s.written, arg));
       case "summary":
         return one(summaryInfo(state));
       case "config":
@@ -187,7 +190,7 @@ export class Repl {
         throw new ReplError(
           `info ${
             what === undefined ? "needs" : `'${what}' is not one of`
-          }: break, session, job ID, queue NAME|all, pending, resource, summary, config`,
+          }: break, session, job ID, queue NAME|all, pending, resource, node NAME, summary, config`,
         );
     }
   }

@@ -43,6 +43,7 @@ import {
 } from "../api/_resimulation_compare.ts";
 import { nextPiece } from "../core/_instant_steps.ts";
 import { LogItems } from "./_repl_items.ts";
+import { type NodeHistory, noteWritten } from "./_repl_nodes.ts";
 import {
   type Applied,
   type Candidate,
@@ -86,6 +87,13 @@ export class Stepper {
   outputError: string | undefined;
   /** The output closed last: its path and the log events it holds. */
   lastOutput: { readonly path: string; readonly events: number } | undefined;
+  /**
+   * Every job row the re-simulation has written so far (by job id), and the
+   * allocation of every DISPATCH row that carries one: what `info node`
+   * needs of the jobs that have left the state. Stepping back keeps them:
+   * the same pieces write the same rows again.
+   */
+  readonly written: NodeHistory = { rows: new Map(), allocations: new Map() };
 
   constructor(sim: Resimulation, historySessions: number) {
     this.sim = sim;
@@ -136,6 +144,7 @@ export class Stepper {
     const at = c.before;
     const item = c.item;
     const decisions = c.result.rows.decisions;
+    noteWritten(this.written, c.result.rows.jobs, decisions);
     const out = this.#output;
     let text = "";
     if (!at.inEvent && out !== undefined) {

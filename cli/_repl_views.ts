@@ -21,6 +21,7 @@ export const HELP: readonly string[] = [
   "info queue NAME|all         a queue or all: priority, state, limits, running and waiting jobs",
   "info pending                every waiting job with its pend reason",
   "info resource               nodes: total, usable, in use, free; the head's reservation",
+  "info node NAME              one node (n001 …): the job running on it, what it has free",
   "info summary                jobs waiting, running and finished; queues; nodes",
   "info config                 speed, output, verify, history, and the log's configuration",
   "snapshot [FILE]             write the state as a .replay ('replay FILE --start_time T' starts there)",

@@ -34,7 +34,7 @@ export interface ResourceColumns {
 
 const SCHEDULE_COLUMNS = ["job_submit_time", "begin_time", "end_time", "num_nodes", "exit_status"];
 
-/** Every column a schedule CSV of simulate's may have (any layout); all but the queue, trace job id and user are numbers. */
+/** Every column a schedule CSV of simulate's may have (any layout); all but the queue, trace job id, user and nodes are numbers. */
 const SCHEDULE_HEADER_COLUMNS = new Set([
   ...SCHEDULE_COLUMNS,
   "q_id",
@@ -45,6 +45,7 @@ const SCHEDULE_HEADER_COLUMNS = new Set([
   "bounded_slowdown",
   "trace_job_id",
   "trace_user",
+  "nodes",
 ]);
 
 // What a column holds: text (the queue), a number, a whole number, or a
@@ -55,6 +56,7 @@ const KIND: Readonly<Record<string, number>> = {
   q_id: TEXT,
   trace_job_id: TEXT,
   trace_user: TEXT,
+  nodes: TEXT,
   num_nodes: COUNT,
   job_id: COUNT,
   allocated_nodes: COUNT,
@@ -190,7 +192,9 @@ export const MAX_REPORT_NODES = 1 << 24;
 /** Reads a resource CSV (`time,free_nodes,allocated_nodes`), row by row as strictly. */
 export async function readResourceCsv(path: string): Promise<ResourceColumns> {
   const lines = await linesOf(path, "resource CSV");
-  if (lines[0] !== RESOURCE_HEADER.join(",")) {
+  // `--resource_columns per_resource` adds pairs after DR_EVT's three columns: read those three.
+  const header = (lines[0] ?? "").split(",");
+  if (header.slice(0, 3).join(",") !== RESOURCE_HEADER.join(",")) {
     throw new EvtsimError(
       "input",
       "not a resource CSV (simulate --resource_trace): expected the header " +
@@ -204,7 +208,7 @@ export async function readResourceCsv(path: string): Promise<ResourceColumns> {
   const allocated = new Float64Array(n);
   let totalNodes = 0;
   for (let i = 1; i <= n; i++) {
-    const f = fieldsOf(lines[i], RESOURCE_HEADER, path, i + 1);
+    const f = fieldsOf(lines[i], header, path, i + 1);
     time[i - 1] = numberAt(f[0], NUMBER, "time", path, i + 1);
     const free = numberAt(f[1], WHOLE, "free_nodes", path, i + 1);
     allocated[i - 1] = numberAt(f[2], COUNT, "allocated_nodes", path, i + 1);

@@ -112,10 +112,17 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     help: "also write the run's HTML report (charts, summary; see 'evtsim help report')",
   },
   {
+    name: "resource_columns",
+    kind: "enum",
+    values: ["drevt", "per_resource"],
+    help:
+      "resource timeline columns: DR_EVT's (drevt, default), or per_resource: a NAME_free,NAME_used pair per resource type added (nodes on a whole-node machine)",
+  },
+  {
     name: "extended_output",
     kind: "flag",
     help:
-      "add job_id,wait_time,bounded_slowdown,trace_job_id,trace_user columns to the schedule (CSV or Parquet)",
+      "add job_id,wait_time,bounded_slowdown,trace_job_id,trace_user,nodes columns to the schedule (CSV or Parquet; nodes in Slurm hostlist form)",
   },
   {
     name: "total_nodes",

@@ -3,7 +3,7 @@
 // All are opened as temporaries before the run and committed together at the
 // end, or none of them (io/atomic_writer.ts).
 
-import type { JobRow, Notice, StepRows, StrandedCause } from "../core/types.ts";
+import type { JobRow, Notice, ResourceRow, StepRows, StrandedCause } from "../core/types.ts";
 import {
   AtomicOutputSet,
   type AtomicTextWriter,
@@ -15,9 +15,17 @@ import { SwfScheduleWriter } from "../io/schedule_swf.ts";
 import { TraceEcho } from "./_trace_echo.ts";
 import type { LoadedInput } from "./load.ts";
 import { JobMetrics } from "../io/stats_json.ts";
-import { MetricsCollector } from "../core/metrics.ts";
+import {
+  MetricsCollector,
+  type MetricsOptions,
+  type ResourceMetrics,
+  ResourceUseCollector,
+} from "../core/metrics.ts";
+import type { ResourceModel } from "../core/resource_model.ts";
 import { LabelColumns } from "../core/_metrics_breakdowns.ts";
 import { formatTime } from "../io/time_format.ts";
+import { NodesColumn } from "./_nodes_column.ts";
+import { PerResourceColumns, type ResourceColumns } from "./_resource_columns.ts";
 
 /** Paths of a run's outputs. */
 export interface OutputPaths {
@@ -45,6 +53,7 @@ export interface ParquetSchedule {
       readonly boundedSlowdown: number;
       readonly traceJobId: string;
       readonly user: string;
+      readonly nodes?: string;
     },
   ): void;
   /** The Parquet file of the rows added. */
@@ -55,7 +64,7 @@ export interface ParquetSchedule {
 export interface ScheduleLayout extends ScheduleCsvOptions {
   /** `csv` (DR_EVT's columns), `swf` or `parquet`. */
   readonly format: "csv" | "swf" | "parquet";
-  /** Append job_id,wait_time,bounded_slowdown,trace_job_id,trace_user (CSV and Parquet). */
+  /** Append job_id,wait_time,bounded_slowdown,trace_job_id,trace_user,nodes (CSV and Parquet). */
   readonly extended?: boolean;
   /** Makes the Parquet schedule (`parquet`; the writer is loaded only for it). */
   readonly parquet?: (layout: ScheduleLayout) => ParquetSchedule;
@@ -65,6 +74,15 @@ export interface ScheduleLayout extends ScheduleCsvOptions {
   readonly version: string;
   /** DR_EVT's stderr line for each rejected job (`--verbose`) instead of one summary line. */
   readonly listRejected?: boolean;
+  /**
+   * The run's resource model, when it has one. If it names its nodes, the
+   * statistics JSON gets utilization per resource and partition. Its
+   * allocations are read from the DISPATCH rows, so such a run emits
+   * decisions (`heads` at least) for them and for the `nodes` column.
+   */
+  readonly resourceModel?: ResourceModel;
+  /** The resource timeline's columns: DR_EVT's (default), or a free/used pair per resource added. */
+  readonly resourceColumns?: ResourceColumns;
 }
 
 /**
@@ -121,6 +139,15 @@ export class RunOutputs {
   private parquet: ParquetSchedule | undefined;
   /** The inputs' jobs as read, for what the schedule keeps of them. */
   private readonly echo = new TraceEcho();
+  /** The per-resource pairs of a resource model's timeline (its rows wait until the end). */
+  private perResource: PerResourceColumns | undefined;
+  private readonly heldRows: ResourceRow[] = [];
+  /** `--resource_columns per_resource` on a whole-node machine: one pair, nodes. */
+  private nodePair = false;
+  /** What each job held of each resource (a resource model's run with a stats JSON). */
+  private resourceUse: ResourceUseCollector | undefined;
+  /** The extended schedule's `nodes` column (rows wait in it until the end of the run). */
+  private nodes: NodesColumn | undefined;
   /** Per-job wait and slowdown of every written job. */
   readonly metrics = new JobMetrics();
   /** The job rows' figures for the metric set (only with a stats JSON). */
@@ -155,6 +182,11 @@ export class RunOutputs {
   begin(layout: ScheduleLayout, warn: (line: string) => void): void {
     this.layout = layout;
     this.warn = warn;
+    if (layout.extended === true) this.nodes = new NodesColumn(layout.totalNodes);
+    const modelNodes = layout.resourceModel?.nodes;
+    if (modelNodes !== undefined && this.stats !== undefined) {
+      this.resourceUse = new ResourceUseCollector(modelNodes);
+    }
     if (layout.format === "swf") {
       this.swf = new SwfScheduleWriter((l) => this.jobs.line(l), {
         ...layout,
@@ -165,10 +197,22 @@ export class RunOutputs {
     } else {
       this.jobs.line(
         scheduleHeader(layout) +
-          (layout.extended ? ",job_id,wait_time,bounded_slowdown,trace_job_id,trace_user" : ""),
+          (layout.extended
+            ? ",job_id,wait_time,bounded_slowdown,trace_job_id,trace_user,nodes"
+            : ""),
       );
     }
-    this.resources.line(RESOURCE_HEADER);
+    let resourceHeader = RESOURCE_HEADER;
+    if (layout.resourceColumns === "per_resource") {
+      if (modelNodes !== undefined) {
+        this.perResource = new PerResourceColumns(modelNodes);
+        resourceHeader += "," + this.perResource.header();
+      } else {
+        this.nodePair = true;
+        resourceHeader += ",nodes_free,nodes_used";
+      }
+    }
+    this.resources.line(resourceHeader);
     this.submissions?.line("job_id,submit_time,nodes_busy");
   }
 
@@ -206,7 +250,17 @@ export class RunOutputs {
     }
     for (const r of rows.jobs) this.jobRow(r, layout);
     const msec = layout.msec === true;
-    for (const r of rows.resources) this.resources.line(resourceLine(r, msec));
+    if (this.perResource !== undefined) {
+      this.perResource.decisions(rows.decisions);
+      for (const r of rows.jobs) this.perResource.job(r);
+      for (const r of rows.resources) this.heldRows.push(r);
+    } else if (this.nodePair) {
+      for (const r of rows.resources) {
+        this.resources.line(`${resourceLine(r, msec)},${r.freeNodes},${r.allocatedNodes}`);
+      }
+    } else {
+      for (const r of rows.resources) this.resources.line(resourceLine(r, msec));
+    }
     if (this.submissions !== undefined && rows.submissions !== undefined) {
       for (const s of rows.submissions) {
         this.submissions.line(`${s.jobId},${formatTime(s.submitTime, msec)},${s.nodesBusy}`);
@@ -215,12 +269,20 @@ export class RunOutputs {
     if (this.decisions !== undefined) {
       for (const d of rows.decisions) this.decisions.line(JSON.stringify(d));
     }
+    if (this.nodes !== undefined) this.nodes.decisions(rows.decisions);
+    if (this.resourceUse !== undefined) this.resourceUse.decisions(rows.decisions);
+  }
+
+  /** Utilization per resource and partition, when the run's resource model names its nodes. */
+  resourceMetrics(options: MetricsOptions): ResourceMetrics | undefined {
+    return this.resourceUse?.metrics(options);
   }
 
   private jobRow(r: JobRow, layout: ScheduleLayout): void {
     const m = this.metrics.add(r);
     // The user and account as read (the engine's row carries only the queue).
     this.metricRows?.add(r, this.ownerLabels.at(r.jobId));
+    this.resourceUse?.add(r);
     if (this.swf !== undefined) {
       const spec = this.echo.spec(r.jobId);
       return this.swf.row(r, this.echo.swfFields(r.jobId), spec?.user, spec?.account);
@@ -232,15 +294,25 @@ export class RunOutputs {
         user: this.echo.spec(r.jobId)?.user ?? "",
       }
       : undefined;
-    if (this.parquet !== undefined) return this.parquet.row(r, extra);
-    const line = scheduleLine(r, layout);
-    this.jobs.line(
-      extra !== undefined
-        ? `${line},${r.jobId},${formatTime(m.wait, layout.msec === true)},${
-          formatSlowdown(m.boundedSlowdown)
-        },${extra.traceJobId},${csvField(extra.user)}`
-        : line,
-    );
+    if (extra !== undefined) {
+      // The nodes are known once the jobs that started before this one are.
+      this.nodes!.add(r, extra);
+      return;
+    }
+    if (this.parquet !== undefined) return this.parquet.row(r);
+    this.jobs.line(scheduleLine(r, layout));
+  }
+
+  /** Writes the extended rows, each with the nodes it ran on. */
+  private writeExtended(layout: ScheduleLayout): void {
+    this.nodes?.finish((r, extra) => {
+      if (this.parquet !== undefined) return this.parquet.row(r, extra);
+      this.jobs.line(
+        `${scheduleLine(r, layout)},${r.jobId},${formatTime(extra.wait, layout.msec === true)},${
+          formatSlowdown(extra.boundedSlowdown)
+        },${extra.traceJobId},${csvField(extra.user)},${csvField(extra.nodes)}`,
+      );
+    });
   }
 
   /** Writes the statistics JSON (when asked for) and moves every file into place. */
@@ -248,6 +320,12 @@ export class RunOutputs {
     if (this.rejected.length > 0) {
       this.warn(rejectedSummary(this.rejected, this.layout!.totalNodes));
     }
+    this.writeExtended(this.layout!);
+    const msec = this.layout!.msec === true;
+    this.perResource?.finish(
+      this.heldRows,
+      (r, pairs) => this.resources.line(`${resourceLine(r, msec)},${pairs}`),
+    );
     this.swf?.finish();
     if (this.parquet !== undefined) this.jobs.bytes(this.parquet.bytes());
     this.stats?.text(statsJson());

@@ -257,6 +257,8 @@ export async function simulateCommand(
       totalNodes,
       version: VERSION,
       listRejected: o.get("verbose") === true,
+      resourceModel: config.resourceModel,
+      resourceColumns: str(o, "resource_columns") as ScheduleLayout["resourceColumns"],
     }, con.err);
 
     const total = sources.paths.length === 1
@@ -320,6 +322,7 @@ export async function simulateCommand(
         boundedSlowdown: { ...outputs.metrics.slowdowns(), tau: SLOWDOWN_TAU },
         metrics: outputs.metricRows!.metrics(statistics(state).totalNodes, metricsOptions),
         ...outputs.metricRows!.breakdowns(metricsOptions),
+        resources: outputs.resourceMetrics(metricsOptions),
       })
     );
     if (named.report !== undefined) {

@@ -432,6 +432,7 @@ function placedRow(
     backfill,
     domain: p.domain,
     allocation: p.allocation,
+    ...(rec.demand !== undefined ? { perReplica: rec.demand.perReplica } : {}),
   };
   return rec.queue === undefined ? row : { ...row, queue: rec.queue };
 }

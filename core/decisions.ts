@@ -247,6 +247,11 @@ export interface DispatchDecision {
   readonly domain?: string;
   /** Its replicas per node, by node name (with a `resourceModel` only). */
   readonly allocation?: readonly NodeShare[];
+  /**
+   * Units of each resource one replica holds (with a `resourceModel` only):
+   * a node's share of the allocation holds `replicas` × these.
+   */
+  readonly perReplica?: Readonly<Record<string, number>>;
 }
 
 /**

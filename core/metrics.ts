@@ -21,6 +21,14 @@ export {
   type GroupMetrics,
 } from "./_metrics_breakdowns.ts";
 
+// Utilization per resource and partition on a resource model (the same span
+// as `utilization`): its own file, so that the job-row metrics stay as they are.
+export {
+  type ResourceFigures,
+  type ResourceMetrics,
+  ResourceUseCollector,
+} from "./_metrics_resources.ts";
+
 /** Default bounded-slowdown threshold τ (seconds). */
 export const DEFAULT_BSLD_TAU = 10;
 

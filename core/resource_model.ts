@@ -85,6 +85,26 @@ export type PlaceResult =
   | { readonly placement?: undefined; readonly reason: PendReason };
 
 /**
+ * A node of a resource model, as outputs that name nodes and count
+ * resources see it: its name, its units of each resource, its labels.
+ *
+ * @example
+ * ```ts
+ * import type { ModelNode } from "@evtsim/evtsim";
+ * const node: ModelNode = { name: "gpu01", capacity: { cpu: 64, gpu: 4 }, labels: { partition: "gpu" } };
+ * if (node.capacity.gpu !== 4) throw new Error("gpu");
+ * ```
+ */
+export interface ModelNode {
+  /** Its name. */
+  readonly name: string;
+  /** Units of each resource it has. */
+  readonly capacity: Readonly<Record<string, number>>;
+  /** Its labels (topology levels, `partition`), when it has any. */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/**
  * A resource model: the state of the machine's resources (`S`) and the three
  * questions the engine asks of it. `place` is pure. `allocate` and `release`
  * are called only on a state `beginEdit` returned (the engine calls it once
@@ -132,4 +152,12 @@ export interface ResourceModel<S = unknown> {
   release(state: S, job: JobRecord): S;
   /** Ends the editing of a state `beginEdit` returned: it never changes again. */
   endEdit(state: S): S;
+  /**
+   * The machine's nodes, in the model's order (optional: the REPL's `info
+   * node`, per-resource statistics and timelines read it; a model without
+   * it runs the same).
+   */
+  readonly nodes?: readonly ModelNode[];
+  /** Free units of each resource on node `name` in `state` (optional, with `nodes`). */
+  freeOn?(state: S, name: string): Readonly<Record<string, number>> | undefined;
 }

@@ -19,11 +19,13 @@ export interface ExtendedFields {
   readonly traceJobId: string;
   /** The job's user in its trace, or "". */
   readonly user: string;
+  /** The nodes it ran on, Slurm hostlist form (io/hostlist.ts), or "". */
+  readonly nodes?: string;
 }
 
 /** Layout of the Parquet schedule: the CSV's, with or without the extended columns. */
 export interface ScheduleParquetOptions extends ScheduleCsvOptions {
-  /** Add job_id, wait_time, bounded_slowdown, trace_job_id and trace_user. */
+  /** Add job_id, wait_time, bounded_slowdown, trace_job_id, trace_user and nodes. */
   readonly extended?: boolean;
 }
 
@@ -59,6 +61,7 @@ export class ScheduleParquet {
   private readonly slowdown: number[] = [];
   private readonly traceJobId: string[] = [];
   private readonly user: string[] = [];
+  private readonly nodeList: string[] = [];
 
   constructor(private readonly options: ScheduleParquetOptions) {}
 
@@ -78,6 +81,7 @@ export class ScheduleParquet {
       this.slowdown.push(Number(extra.boundedSlowdown.toFixed(6)));
       this.traceJobId.push(extra.traceJobId);
       this.user.push(extra.user);
+      this.nodeList.push(extra.nodes ?? "");
     }
   }
 
@@ -101,6 +105,7 @@ export class ScheduleParquet {
           { name: "bounded_slowdown", data: this.slowdown, type: "DOUBLE" as const },
           { name: "trace_job_id", data: this.traceJobId, type: "STRING" as const },
           { name: "trace_user", data: this.user, type: "STRING" as const },
+          { name: "nodes", data: this.nodeList, type: "STRING" as const },
         ]
         : []),
     ];

@@ -5,7 +5,7 @@
 
 import { BOUNDED_SLOWDOWN_THRESHOLD, type Statistics } from "../core/statistics.ts";
 import type { JobRow } from "../core/types.ts";
-import type { Breakdowns, Fairness, Metrics } from "../core/metrics.ts";
+import type { Breakdowns, Fairness, Metrics, ResourceMetrics } from "../core/metrics.ts";
 import { EvtsimError } from "../core/errors.ts";
 
 /**
@@ -142,6 +142,8 @@ export interface StatsDocument {
   readonly breakdowns?: Breakdowns;
   /** Jain's index over the users' mean bounded slowdowns and the worst user. */
   readonly fairness?: Fairness;
+  /** Utilization per resource and partition (a run on a resource model that names its nodes). */
+  readonly resources?: ResourceMetrics;
 }
 
 /**

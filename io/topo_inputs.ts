@@ -17,7 +17,7 @@
 import { isMap, isScalar, isSeq, type LineCounter, type Node } from "yaml";
 import { z } from "zod";
 import { EvtsimError } from "../core/errors.ts";
-import type { TopoCluster, TopoJob, TopoTimedJob } from "../api/topology.ts";
+import type { TopoCluster, TopoJob, TopoTimedJob } from "../schedulers/topology_types.ts";
 import { compareNames } from "../schedulers/topology_cluster.ts";
 import { goQuote } from "../schedulers/topology_reasons.ts";
 import { parseYaml, yamlValue } from "./_yaml.ts";

@@ -5,8 +5,11 @@
 // and ends with a newline. Comparisons list the policies by name.
 
 import type { NodeShare } from "../core/resource_model.ts";
-import type { TopoPolicyResult, TopoReason } from "../api/topology.ts";
-import type { TopoSimulationResult } from "../api/topology_simulation.ts";
+import type {
+  TopoPolicyResult,
+  TopoReason,
+  TopoSimulationResult,
+} from "../schedulers/topology_types.ts";
 import { compareNames } from "../schedulers/topology_cluster.ts";
 
 /** Lines of a table as Go's tabwriter (minwidth 0, padding 2, spaces) prints them. */

@@ -19,6 +19,7 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import type {
+  ModelNode,
   NodeShare,
   Placement,
   PlaceResult,
@@ -116,6 +117,7 @@ export function topologyCluster(nodes: readonly TopologyNode[]): ResourceModel<T
 class TopologyCluster implements ResourceModel<TopologyState> {
   readonly name = "topology";
   readonly initial: TopologyState;
+  readonly nodes: readonly ModelNode[];
   /** Node names, in name order. */
   private readonly names: readonly string[];
   private readonly labels: readonly (Readonly<Record<string, string>> | undefined)[];
@@ -152,6 +154,15 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       }
     }
     this.names = nodes.map((n) => n.name);
+    this.nodes = Object.freeze(nodes.map((n) =>
+      Object.freeze(
+        n.topology === undefined ? { name: n.name, capacity: Object.freeze({ ...n.capacity }) } : {
+          name: n.name,
+          capacity: Object.freeze({ ...n.capacity }),
+          labels: Object.freeze({ ...n.topology }),
+        },
+      )
+    ));
     this.labels = nodes.map((n) => n.topology);
     this.resources = [...resourceNames].sort(compareNames);
     this.resources.forEach((r, i) => this.column.set(r, i));
@@ -289,6 +300,15 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     );
     (state.held as Map<number, Held>).delete(job.id);
     return state;
+  }
+
+  freeOn(state: TopologyState, name: string): Readonly<Record<string, number>> | undefined {
+    const i = this.index.get(name);
+    if (i === undefined) return undefined;
+    const R = this.resources.length;
+    const out: Record<string, number> = {};
+    for (let r = 0; r < R; r++) out[this.resources[r]] = state.free[i * R + r];
+    return out;
   }
 
   endEdit(state: TopologyState): TopologyState {

@@ -29,7 +29,7 @@ function nearestRank(sorted: number[], p: number): number {
   return sorted[Math.max(1, Math.ceil((p / 100) * sorted.length)) - 1];
 }
 
-Deno.test("--extended_output adds job_id,wait_time,bounded_slowdown,trace_job_id,trace_user; the default stays DR_EVT's", async () => {
+Deno.test("--extended_output adds job_id,wait_time,bounded_slowdown,trace_job_id,trace_user,nodes; the default stays DR_EVT's", async () => {
   await withDir(async (d) => {
     writeTrace(`${d}/t.csv`);
     const plain = await runCli(["simulate", `${d}/t.csv`, "-n", "64", "-o", `${d}/p.csv`]);
@@ -50,7 +50,7 @@ Deno.test("--extended_output adds job_id,wait_time,bounded_slowdown,trace_job_id
       p[0],
       "job_submit_time,begin_time,end_time,num_nodes,exit_status,queue,time_limit",
     );
-    assertEquals(e[0], `${p[0]},job_id,wait_time,bounded_slowdown,trace_job_id,trace_user`);
+    assertEquals(e[0], `${p[0]},job_id,wait_time,bounded_slowdown,trace_job_id,trace_user,nodes`);
     assertEquals(e.length, p.length);
     for (let i = 1; i < p.length; i++) {
       const f = e[i].split(",");
@@ -61,7 +61,7 @@ Deno.test("--extended_output adds job_id,wait_time,bounded_slowdown,trace_job_id
       const bsld = Math.max(1, (end - submit) / Math.max(end - begin, 10));
       assert(Math.abs(Number(f[9]) - bsld) <= 5e-7, `${e[i]}: ${bsld}`);
       // A CSV trace without job numbers or users leaves them empty.
-      assertEquals(f.slice(10), ["", ""]);
+      assertEquals(f.slice(10, 12), ["", ""]);
     }
     assertEquals(
       Deno.readTextFileSync(`${d}/p_resources.csv`),

@@ -45,3 +45,29 @@ Deno.test("the import scan sees a forbidden import when there is one", () => {
     'import { x } from "../schedulers/registry.ts";\n * import { y } from "../mod.ts";\n';
   assertEquals(importsOf(sample), ["../schedulers/registry.ts"]);
 });
+
+// io/ reads and writes formats for every front: it may use core/ and
+// schedulers/ (the topology types live beside the topology cluster), never
+// the fronts above it (api/, cli/).
+Deno.test("no file under io/ imports api/ or cli/", async () => {
+  const ioDir = new URL("../io/", import.meta.url);
+  const violations: string[] = [];
+  let files = 0;
+  for await (const entry of Deno.readDir(ioDir)) {
+    if (!entry.isFile || !entry.name.endsWith(".ts")) continue;
+    files++;
+    const source = await Deno.readTextFile(new URL(entry.name, ioDir));
+    for (const spec of importsOf(source)) {
+      const resolved = new URL(spec, new URL(entry.name, ioDir)).pathname;
+      const relative = resolved.slice(new URL("../", import.meta.url).pathname.length);
+      if (
+        spec.startsWith(".") &&
+        ["api/", "cli/", "mod.ts"].some((f) => relative.startsWith(f))
+      ) {
+        violations.push(`io/${entry.name} imports ${spec}`);
+      }
+    }
+  }
+  if (files < 10) throw new Error(`only ${files} io files found`);
+  assertEquals(violations, []);
+});

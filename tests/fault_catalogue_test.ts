@@ -42,6 +42,7 @@ import { GrpcSession, HttpClient, withServer } from "./_service_helpers.ts";
 import { MACHINE_ROWS } from "./_fault_rows_m-machine.ts";
 import { METRICS_ROWS } from "./_fault_rows_r-metrics.ts";
 import { EASY_ROWS } from "./_fault_rows_m-easy.ts";
+import { ALLOC_ROWS } from "./_fault_rows_m-alloc.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1208,6 +1209,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...MACHINE_ROWS,
   ...METRICS_ROWS,
   ...EASY_ROWS,
+  ...ALLOC_ROWS,
 ];
 
 for (const row of CATALOGUE) {

@@ -430,6 +430,7 @@ Deno.test("REPL: help lists every command with one line each; help break lists t
     "info queue",
     "info pending",
     "info resource",
+    "info node",
     "info summary",
     "info config",
     "snapshot",

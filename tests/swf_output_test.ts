@@ -199,9 +199,10 @@ Deno.test("--extended_output keeps the SWF log's job numbers and users", async (
     assertEquals(r.code, 0, r.err.join("\n"));
     assertEquals(lines(`${d}/o.csv`), [
       "job_submit_time,begin_time,end_time,num_nodes,exit_status,time_limit,job_id,wait_time," +
-      "bounded_slowdown,trace_job_id,trace_user",
-      "10,10,110,16,0,600,0,0,1,31,3",
-      "20,20,120,16,0,600,1,0,1,12,9",
+      "bounded_slowdown,trace_job_id,trace_user,nodes",
+      // Two 16-node jobs side by side on the 64-node machine: nodes 1-16 and 17-32.
+      "10,10,110,16,0,600,0,0,1,31,3,n[001-016]",
+      "20,20,120,16,0,600,1,0,1,12,9,n[017-032]",
     ]);
   });
 });
@@ -210,9 +211,12 @@ Deno.test("--extended_output keeps the SWF log's job numbers and users", async (
 function csvObjects(path: string): Record<string, string | number>[] {
   const [head, ...rows] = lines(path);
   const names = head.split(",");
-  const text = new Set(["queue", "q_id", "trace_job_id", "trace_user"]);
+  const text = new Set(["queue", "q_id", "trace_job_id", "trace_user", "nodes"]);
   return rows.map((row) => {
-    const values = row.split(",");
+    // Quoted fields (a hostlist of several ranges) hold commas.
+    const values = [...row.matchAll(/"((?:[^"]|"")*)"|([^,]*)/g)].filter((m) =>
+      m.index === 0 || row[m.index - 1] === ","
+    ).map((m) => m[1] !== undefined ? m[1].replaceAll('""', '"') : m[2]);
     return Object.fromEntries(
       names.map((n, i) => [n, text.has(n) ? values[i] : Number(values[i])]),
     );
