@@ -9,6 +9,7 @@
 
 import type { DecisionRow } from "../core/decisions.ts";
 import type { ModelNode } from "../core/resource_model.ts";
+import { countedResources, heldOn } from "../core/_metrics_resources.ts";
 import type { JobRow, ResourceRow } from "../core/types.ts";
 
 /** The resource timeline's layouts: DR_EVT's columns, or a pair per resource added. */
@@ -45,13 +46,14 @@ export class PerResourceColumns {
   readonly #held = new Map<number, { begin: number; units: Float64Array }>();
   /** Ends of the jobs that have a row. */
   readonly #ends = new Map<number, number>();
+  /** Node name → its capacity (a whole-node job holds all of it). */
+  readonly #capacityOf = new Map<string, Readonly<Record<string, number>>>();
 
   constructor(nodes: readonly ModelNode[]) {
-    const names = new Set<string>();
-    for (const n of nodes) for (const r of Object.keys(n.capacity)) names.add(r);
-    this.#resources = [...names].sort();
+    this.#resources = countedResources(nodes);
     this.#capacity = new Float64Array(this.#resources.length);
     for (const n of nodes) {
+      this.#capacityOf.set(n.name, n.capacity);
       this.#resources.forEach((r, k) => this.#capacity[k] += n.capacity[r] ?? 0);
     }
   }
@@ -66,9 +68,12 @@ export class PerResourceColumns {
     for (const d of rows) {
       if (d.type !== "DISPATCH" || d.allocation === undefined) continue;
       const units = new Float64Array(this.#resources.length);
-      let replicas = 0;
-      for (const share of d.allocation) replicas += share.replicas;
-      this.#resources.forEach((r, k) => units[k] = (d.perReplica?.[r] ?? 0) * replicas);
+      for (const share of d.allocation) {
+        const capacity = this.#capacityOf.get(share.nodeName);
+        this.#resources.forEach((r, k) =>
+          units[k] += heldOn(capacity, d.perReplica, share.replicas, r)
+        );
+      }
       this.#held.set(d.jobId, { begin: d.time, units });
     }
   }

@@ -211,8 +211,9 @@ export async function simulateCommand(
       ...(queuesFile?.fairshare !== undefined
         ? { pickerSettings: { fairshare: queuesFile.fairshare } }
         : {}),
+      // A machine run's outputs read the allocations from DISPATCH rows.
       decisions: named.decisions === undefined
-        ? false
+        ? machine !== undefined ? "heads" : false
         : str(o, "decisions_detail") === "all"
         ? true
         : "heads",

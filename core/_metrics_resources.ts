@@ -3,12 +3,75 @@
 // measured span — the span of the metric set's `utilization` (first submit
 // to last end of the measured jobs, core/metrics.ts). What each job held
 // comes from its DISPATCH row (replicas per node × units per replica); when
-// it held them from its job row. A node's partition is its `partition`
-// label; nodes without one are left out of the per-partition figures.
+// it held them from its job row. A node's partitions are its `partition`
+// label and those a machine file gave it (a node may be in several: pools
+// overlap); nodes without one are left out of the per-partition figures.
+// A machine file's bookkeeping units (`node`, `partition/P`) are not shown,
+// and a whole-node job holds all of its nodes' resources.
 
 import type { DecisionRow } from "./decisions.ts";
 import type { MetricsOptions } from "./metrics.ts";
 import type { ModelNode } from "./resource_model.ts";
+import { NODE_RESOURCE, PARTITION_RESOURCE, WHOLE_NODE } from "./machine.ts";
+
+/**
+ * Whether a resource name is a machine file's bookkeeping (`node`, which
+ * makes whole-node jobs exclusive, and `partition/P`, which keeps jobs on
+ * their partition's nodes) rather than a resource a user counts.
+ *
+ * @example
+ * ```ts
+ * import { isBookkeepingResource } from "./_metrics_resources.ts";
+ * console.assert(isBookkeepingResource("node") && isBookkeepingResource("partition/gpu"));
+ * console.assert(!isBookkeepingResource("gpus"));
+ * ```
+ */
+export function isBookkeepingResource(name: string): boolean {
+  return name === NODE_RESOURCE || name.startsWith(PARTITION_RESOURCE);
+}
+
+/** The resources users count on these nodes, sorted. */
+export function countedResources(nodes: readonly ModelNode[]): string[] {
+  const names = new Set<string>();
+  for (const n of nodes) {
+    for (const r of Object.keys(n.capacity)) if (!isBookkeepingResource(r)) names.add(r);
+  }
+  return [...names].sort();
+}
+
+/**
+ * A node's partitions: its `partition` label, and the partitions a machine
+ * file gave it (its `partition/P` units).
+ */
+export function partitionsOf(n: ModelNode): string[] {
+  const out: string[] = [];
+  const label = n.labels?.partition;
+  if (label !== undefined) out.push(label);
+  for (const r of Object.keys(n.capacity)) {
+    if (r.startsWith(PARTITION_RESOURCE) && (n.capacity[r] ?? 0) > 0) {
+      const p = r.slice(PARTITION_RESOURCE.length);
+      if (!out.includes(p)) out.push(p);
+    }
+  }
+  return out;
+}
+
+/**
+ * Units of `resource` that `replicas` replicas of `perReplica` hold on a
+ * node of `capacity`: a whole-node replica (a machine file's `node` units
+ * all taken) holds the whole node.
+ */
+export function heldOn(
+  capacity: Readonly<Record<string, number>> | undefined,
+  perReplica: Readonly<Record<string, number>> | undefined,
+  replicas: number,
+  resource: string,
+): number {
+  if (capacity !== undefined && (perReplica?.[NODE_RESOURCE] ?? 0) >= WHOLE_NODE) {
+    return (capacity[resource] ?? 0) * replicas;
+  }
+  return (perReplica?.[resource] ?? 0) * replicas;
+}
 
 /** One resource's (or one partition's resource's) utilization. */
 export interface ResourceFigures {
@@ -62,8 +125,10 @@ interface EndedJob {
 export class ResourceUseCollector {
   readonly #resources: readonly string[];
   readonly #partitions: readonly string[];
-  /** Node name → its partition's index (-1: none). */
-  readonly #partitionOf = new Map<string, number>();
+  /** Node name → its partitions' indices (a node may be in several). */
+  readonly #partitionsOf = new Map<string, number[]>();
+  /** Node name → its capacity (a whole-node job holds all of it). */
+  readonly #capacityOf = new Map<string, Readonly<Record<string, number>>>();
   /** Capacity, group-major: group 0 the machine, group 1 + p partition p. */
   readonly #capacity: Float64Array;
   /** Units a started job holds, by group and resource (as #capacity). */
@@ -74,25 +139,20 @@ export class ResourceUseCollector {
   readonly #measured: { submit: number; end: number }[] = [];
 
   constructor(nodes: readonly ModelNode[]) {
-    const resources = new Set<string>();
     const partitions = new Set<string>();
-    for (const n of nodes) {
-      for (const r of Object.keys(n.capacity)) resources.add(r);
-      const p = n.labels?.partition;
-      if (p !== undefined) partitions.add(p);
-    }
-    this.#resources = [...resources].sort();
+    for (const n of nodes) for (const p of partitionsOf(n)) partitions.add(p);
+    this.#resources = countedResources(nodes);
     this.#partitions = [...partitions].sort();
     const R = this.#resources.length;
     this.#capacity = new Float64Array((1 + this.#partitions.length) * R);
     for (const n of nodes) {
-      const p = n.labels?.partition;
-      const pi = p === undefined ? -1 : this.#partitions.indexOf(p);
-      this.#partitionOf.set(n.name, pi);
+      const pis = partitionsOf(n).map((p) => this.#partitions.indexOf(p));
+      this.#partitionsOf.set(n.name, pis);
+      this.#capacityOf.set(n.name, n.capacity);
       this.#resources.forEach((r, k) => {
         const v = n.capacity[r] ?? 0;
         this.#capacity[k] += v;
-        if (pi >= 0) this.#capacity[(1 + pi) * R + k] += v;
+        for (const pi of pis) this.#capacity[(1 + pi) * R + k] += v;
       });
     }
   }
@@ -104,11 +164,12 @@ export class ResourceUseCollector {
       if (d.type !== "DISPATCH" || d.allocation === undefined) continue;
       const units = new Float64Array(this.#capacity.length);
       for (const share of d.allocation) {
-        const pi = this.#partitionOf.get(share.nodeName) ?? -1;
+        const pis = this.#partitionsOf.get(share.nodeName) ?? [];
+        const capacity = this.#capacityOf.get(share.nodeName);
         this.#resources.forEach((r, k) => {
-          const v = (d.perReplica?.[r] ?? 0) * share.replicas;
+          const v = heldOn(capacity, d.perReplica, share.replicas, r);
           units[k] += v;
-          if (pi >= 0) units[(1 + pi) * R + k] += v;
+          for (const pi of pis) units[(1 + pi) * R + k] += v;
         });
       }
       this.#held.set(d.jobId, units);

@@ -364,3 +364,49 @@ Deno.test("simulate --machine runs EASY and easy_extra on the GPU example: every
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a machine run's per-resource outputs: no bookkeeping units, whole-node jobs hold their nodes, never over capacity", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-machine-resources-" });
+  try {
+    const r = await runCli([
+      "simulate",
+      GPU_TRACE,
+      "--machine",
+      GPU_MACHINE,
+      "--admission",
+      "easy",
+      "-o",
+      `${dir}/s.csv`,
+      "--extended_output",
+      "--resource_columns",
+      "per_resource",
+      "--stats_json",
+      `${dir}/s.json`,
+    ]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    const [header, ...rows] = Deno.readTextFileSync(`${dir}/s_resources.csv`).trim().split("\n");
+    assertEquals(
+      header,
+      "time,free_nodes,allocated_nodes,cores_free,cores_used,gpus_free,gpus_used,memory_free,memory_used",
+    );
+    const capacity = { cores: 8 * 64 + 4 * 32 + 2 * 64, gpus: 16 };
+    let sawWholeNodes = false;
+    for (const row of rows) {
+      const [time, , , coresFree, coresUsed, gpusFree, gpusUsed] = row.split(",").map(Number);
+      assertEquals(coresFree + coresUsed, capacity.cores);
+      assertEquals(gpusFree + gpusUsed, capacity.gpus);
+      assert(coresUsed <= capacity.cores && gpusUsed <= capacity.gpus, row);
+      // carol's 4 whole nodes (from t=60, 64 cores each) on top of 80 cores of demands.
+      if (time === 60) sawWholeNodes ||= coresUsed === 80 + 4 * 64;
+    }
+    assert(sawWholeNodes, "the whole-node job's cores are not counted");
+    const stats = JSON.parse(Deno.readTextFileSync(`${dir}/s.json`));
+    assertEquals(Object.keys(stats.resources.by_resource), ["cores", "gpus", "memory"]);
+    assertEquals(Object.keys(stats.resources.by_partition), ["cpu", "gpu"]);
+    assert(stats.resources.by_resource.cores.used_unit_s > 0);
+    const nodes = Deno.readTextFileSync(`${dir}/s.csv`).trim().split("\n")[3];
+    assert(nodes.endsWith(`"bigmem002,cpu[001-003]"`), nodes);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
