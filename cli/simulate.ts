@@ -55,6 +55,8 @@ export interface SimulateDeps {
   readonly fs?: OutputFileSystem;
   /** Where the progress line goes (default: stderr). */
   readonly progressSink?: ProgressSink;
+  /** Reads a trace (default: `loadInput`; many runs share parsed traces through cli/_trace_cache.ts). */
+  readonly load?: (path: string, options: LoadOptions) => Promise<LoadedInput>;
 }
 
 /** Runs `evtsim simulate ARGS`; returns the exit code. */
@@ -157,7 +159,7 @@ export async function simulateCommand(
     // Reading is timed on its own so that a slow parse shows up as such.
     const load = async (path: string, jobsLeft: number): Promise<LoadedInput> => {
       const t0 = performance.now();
-      const input = await loadInput(path, { ...loadOptions, maxJobs: jobsLeft });
+      const input = await (deps.load ?? loadInput)(path, { ...loadOptions, maxJobs: jobsLeft });
       readSeconds += (performance.now() - t0) / 1000;
       // Only these outputs write back what the trace gave (kept alive for them).
       if (swf || extended) outputs.input(input);
