@@ -24,7 +24,7 @@ const DEFAULT_CAPACITY = 4;
  * const path = `${dir}/t.csv`;
  * Deno.writeTextFileSync(
  *   path,
- *   "job_id,submit_time,num_nodes,time_limit,actual_run_time\n1,0,1,10,5\n",
+ *   "job_submit_time,num_nodes,time_limit,actual_run_time\n0,1,10,5\n",
  * );
  * const cache = new TraceCache();
  * const options = {
