@@ -3,6 +3,8 @@
 // (the very same command, with the same options plus the policy), into a
 // temporary folder; its numbers are read back from that run's statistics and
 // schedule, so a row can never disagree with `evtsim simulate` run by hand.
+// The runs share one parse of the trace (cli/_trace_cache.ts) and run one
+// after another in this process, so every run after the first is warm.
 
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
@@ -17,6 +19,7 @@ import { parseCommandLineAsync } from "./options.ts";
 import { checkOutputPath, type NamedPath } from "./paths.ts";
 import { optionsLine } from "./_report_figures.ts";
 import { didYouMean } from "./_suggest.ts";
+import { TraceCache } from "./_trace_cache.ts";
 import { CONSERVATIVE_NOTE, isDrEvtConservative } from "./_policy_notes.ts";
 
 /** One policy's figures, as the table and `--json` show them. */
@@ -207,8 +210,9 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
   temporaryMade(dir, "tree");
   try {
     const runs: PolicyRun[] = [];
+    const cache = new TraceCache();
     for (const [i, p] of policies.entries()) {
-      const run = await runPolicy(parsed, p, `${dir}/run${i}`, con);
+      const run = await runPolicy(parsed, p, `${dir}/run${i}`, con, cache);
       runs.push(run);
       con.err(
         `compare: ${p.name} done (${i + 1}/${policies.length}, ${
@@ -257,6 +261,7 @@ async function runPolicy(
   p: Policy,
   stem: string,
   con: Console,
+  cache: TraceCache,
 ): Promise<PolicyRun> {
   const schedule = `${stem}_sim.csv`;
   const resources = `${stem}_sim_resources.csv`;
@@ -278,6 +283,7 @@ async function runPolicy(
       "--no_progress",
     ],
     { out: (l) => out.push(l), err: con.err, isTerminal: false },
+    { load: cache.load },
   );
   if (code !== 0) throw new EvtsimError("usage", `simulate failed for policy '${p.name}'`);
   const doc = JSON.parse(await Deno.readTextFile(stats));
