@@ -9,7 +9,7 @@
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError, isFsError } from "../io/fs_errors.ts";
 import { temporaryMade, temporaryReleased } from "../io/_temporaries.ts";
-import { type Console, simulateCommand, type SimulateDeps } from "./simulate.ts";
+import { type Console, simulateCommand, type SimulateRunDeps } from "./simulate.ts";
 import { type CellResult, rowOf, writeCellResult } from "./_sweep_results.ts";
 import { type Cell, cellAt, type Sweep } from "./_sweep_model.ts";
 
@@ -25,7 +25,7 @@ export async function runCell(
   cell: Cell,
   dir: string,
   con: Console,
-  deps: Pick<SimulateDeps, "load"> = {},
+  deps: Pick<SimulateRunDeps, "load"> = {},
 ): Promise<CellResult> {
   const started = performance.now();
   const tmp = await Deno.makeTempDir({ prefix: `evtsim-sweep-${cell.id}-` });

@@ -55,6 +55,10 @@ export interface SimulateDeps {
   readonly fs?: OutputFileSystem;
   /** Where the progress line goes (default: stderr). */
   readonly progressSink?: ProgressSink;
+}
+
+/** {@link SimulateDeps}, and (for commands running many simulations) how a trace is read. */
+export interface SimulateRunDeps extends SimulateDeps {
   /** Reads a trace (default: `loadInput`; many runs share parsed traces through cli/_trace_cache.ts). */
   readonly load?: (path: string, options: LoadOptions) => Promise<LoadedInput>;
 }
@@ -63,7 +67,7 @@ export interface SimulateDeps {
 export async function simulateCommand(
   args: readonly string[],
   con: Console,
-  deps: SimulateDeps = {},
+  deps: SimulateRunDeps = {},
 ): Promise<number> {
   const parsed = await parseCommandLineAsync(args);
   const o = parsed.options;
