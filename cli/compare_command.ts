@@ -3,8 +3,9 @@
 // (the very same command, with the same options plus the policy), into a
 // temporary folder; its numbers are read back from that run's statistics and
 // schedule, so a row can never disagree with `evtsim simulate` run by hand.
-// The runs share one parse of the trace (cli/_trace_cache.ts) and run one
-// after another in this process, so every run after the first is warm.
+// The runs go on side by side on the cores, in workers that each parse the
+// trace once (cli/_compare_pool.ts); with one core (or --jobs 1) they run one
+// after another here, over one parse, every run after the first warm.
 
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
@@ -73,6 +74,9 @@ export function compareHelp(): string {
     "        The table marks its rows with '*' and says so under it.",
     "  --json",
     "        print the rows as a JSON array instead of the table",
+    "  --jobs N",
+    "        policies simulated at once, each worker parsing the trace once (default: the",
+    "        number of cores); the rows are the same bytes whatever N is",
     "  --report FILE",
     "        also write an HTML report of every policy's run (see 'evtsim help report')",
     "  -h, --help",
@@ -86,6 +90,7 @@ export function compareHelp(): string {
 
 interface CompareArgs {
   policies?: string;
+  jobs?: number;
   json: boolean;
   report?: string;
   picker?: string;
@@ -112,6 +117,7 @@ function splitArgs(args: readonly string[]): CompareArgs | "help" {
       return v;
     };
     if (name === "policies") out.policies = value();
+    else if (name === "jobs") out.jobs = positiveInteger(value());
     else if (name === "report") out.report = value();
     else if (name === "json") out.json = true;
     else if (OWN.has(name)) {
@@ -126,6 +132,12 @@ function splitArgs(args: readonly string[]): CompareArgs | "help" {
     }
   }
   return out;
+}
+
+function positiveInteger(raw: string): number {
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 1)) throw new EvtsimError("usage", `--jobs expects a positive integer, got '${raw}'`);
+  return n;
 }
 
 /** A policy: its name as given, the admission policy and the picker (if any). */
@@ -209,16 +221,36 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
   const dir = await Deno.makeTempDir({ prefix: "evtsim-compare-" });
   temporaryMade(dir, "tree");
   try {
-    const runs: PolicyRun[] = [];
-    const cache = new TraceCache();
-    for (const [i, p] of policies.entries()) {
-      const run = await runPolicy(parsed, p, `${dir}/run${i}`, con, cache);
-      runs.push(run);
+    const runs: PolicyRun[] = new Array(policies.length);
+    let done = 0;
+    const ended = async (i: number, { code, out }: { code: number; out: readonly string[] }) => {
+      if (code !== 0) {
+        throw new EvtsimError("usage", `simulate failed for policy '${policies[i].name}'`);
+      }
+      const run = await policyRun(policies[i], `${dir}/run${i}`, out);
+      runs[i] = run;
       con.err(
-        `compare: ${p.name} done (${i + 1}/${policies.length}, ${
+        `compare: ${policies[i].name} done (${++done}/${policies.length}, ${
           run.summary.simulationSeconds.toFixed(2)
         } s)`,
       );
+    };
+    const tasks = policies.map((p, i) => policyArgs(parsed, p, `${dir}/run${i}`));
+    const workers = Math.min(parsed.jobs ?? navigator.hardwareConcurrency ?? 1, tasks.length);
+    if (workers > 1) {
+      const { runOnWorkers } = await import("./_compare_pool.ts");
+      await runOnWorkers(tasks, workers, con, ended);
+    } else {
+      const cache = new TraceCache();
+      for (const [i, args] of tasks.entries()) {
+        const out: string[] = [];
+        const code = await simulateCommand(
+          args,
+          { out: (l) => out.push(l), err: con.err, isTerminal: false },
+          { load: cache.load },
+        );
+        await ended(i, { code, out });
+      }
     }
     if (parsed.report !== undefined) {
       const { writeReport } = await import("./report_command.ts");
@@ -256,42 +288,32 @@ async function simulateInputs(rest: readonly string[]): Promise<NamedPath[]> {
   return inputsOf(parsed, sources);
 }
 
-async function runPolicy(
-  a: CompareArgs,
-  p: Policy,
-  stem: string,
-  con: Console,
-  cache: TraceCache,
-): Promise<PolicyRun> {
-  const schedule = `${stem}_sim.csv`;
-  const resources = `${stem}_sim_resources.csv`;
-  const stats = `${stem}.json`;
-  const out: string[] = [];
+// simulate's arguments for policy `p`: compare's own, the policy, and the run's files.
+function policyArgs(a: CompareArgs, p: Policy, stem: string): string[] {
   const restWithoutPicker = p.picker === undefined ? a.rest : withoutPicker(a.rest);
-  const code = await simulateCommand(
-    [
-      ...restWithoutPicker,
-      "--admission",
-      p.admission,
-      ...(p.picker !== undefined ? ["--picker", p.picker] : []),
-      "--outfile",
-      schedule,
-      "--resource_trace",
-      resources,
-      "--stats_json",
-      stats,
-      "--no_progress",
-    ],
-    { out: (l) => out.push(l), err: con.err, isTerminal: false },
-    { load: cache.load },
-  );
-  if (code !== 0) throw new EvtsimError("usage", `simulate failed for policy '${p.name}'`);
-  const doc = JSON.parse(await Deno.readTextFile(stats));
+  return [
+    ...restWithoutPicker,
+    "--admission",
+    p.admission,
+    ...(p.picker !== undefined ? ["--picker", p.picker] : []),
+    "--outfile",
+    `${stem}_sim.csv`,
+    "--resource_trace",
+    `${stem}_sim_resources.csv`,
+    "--stats_json",
+    `${stem}.json`,
+    "--no_progress",
+  ];
+}
+
+// A run's row, read back from its stats JSON; `out` is its stdout.
+async function policyRun(p: Policy, stem: string, out: readonly string[]): Promise<PolicyRun> {
+  const doc = JSON.parse(await Deno.readTextFile(`${stem}.json`));
   const wall = out.map((l) => /^Wall clock time to run simulation: (\S+) \(sec\)$/.exec(l))
     .find((m) => m !== null);
   return {
-    schedule,
-    resources,
+    schedule: `${stem}_sim.csv`,
+    resources: `${stem}_sim_resources.csv`,
     metricsOptions: metricsOptionsOf(doc.options),
     inputs: doc.inputs,
     options: optionsLine(doc.options),

@@ -38,6 +38,7 @@ import {
 } from "./_input_faults.ts";
 import { readTraceStream } from "../io/mod.ts";
 import { altEvents, tinyLog } from "./_replay_fault_logs.ts";
+import { WARM_ROWS } from "./_fault_rows_p-warm.ts";
 import { GrpcSession, HttpClient, withServer } from "./_service_helpers.ts";
 
 /** Where a fault is fed in. */
@@ -1202,6 +1203,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...INPUT_ROWS,
   ...REGISTRY_ROWS,
   ...USAGE_ROWS,
+  ...WARM_ROWS,
 ];
 
 for (const row of CATALOGUE) {

@@ -101,7 +101,7 @@ Deno.test("sweep with warm workers: every row is the bytes of one simulate of it
   );
 });
 
-Deno.test("compare over one parse of the trace: every row is one simulate of its policy", async () => {
+Deno.test("compare on workers (--jobs 1 or 2): every row is one simulate of its policy", async () => {
   await fc.assert(
     fc.asyncProperty(arbSpec, async (s) => {
       const dir = await Deno.makeTempDir({ prefix: "evtsim-warm-test-" });
@@ -115,6 +115,8 @@ Deno.test("compare over one parse of the trace: every row is one simulate of its
           "--policies",
           s.policies.join(","),
           "--json",
+          "--jobs",
+          String(s.jobs),
         ]);
         assertEquals(r.code, 0, r.err.join("\n"));
         const got = JSON.parse(r.out.join("\n")).map((row: Record<string, unknown>) => {
