@@ -61,7 +61,7 @@ export function compareHelp(): string {
     "makespan (s) and simulation time (s), named as in the metrics glossary",
     "(README); --json gives every metric. --bsld_tau S and --measure_window",
     "START:END (simulate options) set how they are measured. One progress line",
-    "per policy goes to stderr as it finishes.",
+    "per policy goes to stderr as it finishes (in the order of --policies).",
     "",
     "options:",
     "  --policies LIST",
@@ -222,18 +222,21 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
   temporaryMade(dir, "tree");
   try {
     const runs: PolicyRun[] = new Array(policies.length);
-    let done = 0;
+    // Progress lines in the order of --policies: a run that ends before an
+    // earlier one is told of when that one has ended too.
+    let told = 0;
     const ended = async (i: number, { code, out }: { code: number; out: readonly string[] }) => {
       if (code !== 0) {
         throw new EvtsimError("usage", `simulate failed for policy '${policies[i].name}'`);
       }
-      const run = await policyRun(policies[i], `${dir}/run${i}`, out);
-      runs[i] = run;
-      con.err(
-        `compare: ${policies[i].name} done (${++done}/${policies.length}, ${
-          run.summary.simulationSeconds.toFixed(2)
-        } s)`,
-      );
+      runs[i] = await policyRun(policies[i], `${dir}/run${i}`, out);
+      for (; told < policies.length && runs[told] !== undefined; told++) {
+        con.err(
+          `compare: ${policies[told].name} done (${told + 1}/${policies.length}, ${
+            runs[told].summary.simulationSeconds.toFixed(2)
+          } s)`,
+        );
+      }
     };
     const tasks = policies.map((p, i) => policyArgs(parsed, p, `${dir}/run${i}`));
     const workers = Math.min(parsed.jobs ?? navigator.hardwareConcurrency ?? 1, tasks.length);
