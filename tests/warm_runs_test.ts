@@ -5,7 +5,7 @@
 // cell, over random small specs and traces.
 
 import fc from "fast-check";
-import { assertEquals } from "./_assert.ts";
+import { assert, assertEquals } from "./_assert.ts";
 import { runCli } from "./_cli.ts";
 import { readSweepSpec } from "../cli/_sweep_spec.ts";
 import { cellAt } from "../cli/_sweep_model.ts";
@@ -166,4 +166,40 @@ Deno.test("runMany equals one Simulation per configuration", () => {
     }),
     { seed: 3434, numRuns: 100 },
   );
+});
+
+Deno.test("sweep: a worker that crashes fails the cell it ran, and a new worker runs the rest", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-warm-test-" });
+  try {
+    Deno.writeTextFileSync(
+      `${dir}/t.csv`,
+      csvOf([{ submitTime: 0, numNodes: 1, timeLimit: 9, actualRunTime: 5 }]),
+    );
+    // An exception thrown from a timer is no policy fault: it ends the process.
+    Deno.writeTextFileSync(
+      `${dir}/crash.ts`,
+      'export const admissions = [{ name: "crashes", runSession(s) {\n' +
+        '  setTimeout(() => { throw new Error("boom"); }, 0);\n' +
+        "  for (let j = s.next(); j !== undefined && j.numNodes <= s.free; j = s.next()) " +
+        "s.dispatch(j, false);\n} }];\n",
+    );
+    Deno.writeTextFileSync(
+      `${dir}/spec.yaml`,
+      "traces: [t.csv]\npolicies: [crashes, easy]\ntotal_nodes: [8, 4]\nrun_time_modes: [limit]\n" +
+        "options:\n  policy_module: crash.ts\n",
+    );
+    const r = await runCli(["sweep", `${dir}/spec.yaml`, "--results", `${dir}/res`, "-j", "1"]);
+    assertEquals(r.code, 1);
+    assertEquals(r.out[0], "sweep: 4 cells: 4 run, 0 already done; 2 ok, 2 failed (2 in this run)");
+    const failed = r.err.filter((l) => l.includes(" failed: "));
+    assertEquals(failed.length, 2, r.err.join("\n"));
+    for (const [i, line] of failed.entries()) {
+      assert(
+        line.startsWith(`evtsim: sweep: cell ${i} (`) && line.includes("process exited"),
+        line,
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
