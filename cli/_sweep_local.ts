@@ -143,6 +143,8 @@ class CellWorker {
   /** The last lines of stderr (a crash's message is the last one that is not a stack frame). */
   readonly #stderr: string[] = [];
   readonly #stderrRead: Promise<void>;
+  /** What the worker's answers start with (no policy's output does). */
+  readonly #tag = crypto.randomUUID();
 
   constructor(argv: readonly string[], private readonly live: Set<CellWorker>) {
     const child = new Deno.Command(argv[0], {
@@ -175,9 +177,16 @@ class CellWorker {
   async run(index: number): Promise<Exit | undefined> {
     this.#stderr.length = 0;
     try {
-      await this.#stdin.write(new TextEncoder().encode(`${index}\n`));
-      const answer = await this.#answers.next();
-      if (answer.done !== true) return undefined;
+      await this.#stdin.write(new TextEncoder().encode(`${index} ${this.#tag}\n`));
+      // Other lines on stdout (a policy module's console.log) are not answers.
+      for (;;) {
+        const answer = await this.#answers.next();
+        if (answer.done === true) break;
+        if (
+          answer.value === `${this.#tag} ok ${index}` ||
+          answer.value === `${this.#tag} failed ${index}`
+        ) return undefined;
+      }
     } catch { /* the process has ended: its status says how */ }
     return { status: await this.#status, stderr: this.#stderr };
   }

@@ -2,7 +2,7 @@
 // --stdin --results DIR`. It reads cell indices from stdin, one a line, runs
 // each cell exactly as `sweep-cell --cell` does (same code, same result
 // file), one after another, and prints `ok INDEX` or `failed INDEX` on
-// stdout as each ends. Cells run in one process are warm: V8 has compiled the
+// stdout as each ends (after TAG when the line was `INDEX TAG`). Cells run in one process are warm: V8 has compiled the
 // engine by the second cell, and each trace is parsed once
 // (cli/_trace_cache.ts). A cell's failure is its own (its result says why);
 // a bug or a crash ends the process, and the executor records the cell it
@@ -21,10 +21,13 @@ export async function runCellsFromStdin(
 ): Promise<number> {
   const cache = new TraceCache();
   for await (const line of stdinLines()) {
-    if (line.trim() === "") continue;
-    const cell = cellOfArg(sweep, line.trim());
+    // INDEX, or INDEX TAG: the answer then starts with TAG, so that it cannot
+    // be mistaken for a line a policy module printed.
+    const [index, tag] = line.trim().split(/\s+/);
+    if (index === "") continue;
+    const cell = cellOfArg(sweep, index);
     const r = await runCell(sweep, cell, dir, con, { load: cache.load });
-    con.out(`${r.status} ${cell.index}`);
+    con.out(`${tag === undefined ? "" : `${tag} `}${r.status} ${cell.index}`);
   }
   return 0;
 }

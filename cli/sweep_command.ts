@@ -309,7 +309,8 @@ const CELL_OPTIONS: Record<string, CommandOption> = {
     type: "boolean",
     help: "instead of --cell: read cell indices from stdin, one a line, and run them one\n" +
       "        after another in this process (each trace parsed once), printing 'ok INDEX'\n" +
-      "        or 'failed INDEX' as each ends (what the local executor's workers run)",
+      "        or 'failed INDEX' as each ends (what the local executor's workers run); a\n" +
+      "        line 'INDEX TAG' is answered 'TAG ok INDEX'",
   },
   help: { type: "boolean", short: "h", help: "show this help" },
 };

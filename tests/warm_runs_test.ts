@@ -203,3 +203,30 @@ Deno.test("sweep: a worker that crashes fails the cell it ran, and a new worker 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("sweep: a policy that prints on stdout does not confuse its worker", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-warm-test-" });
+  try {
+    Deno.writeTextFileSync(
+      `${dir}/t.csv`,
+      csvOf([{ submitTime: 0, numNodes: 1, timeLimit: 9, actualRunTime: 5 }]),
+    );
+    Deno.writeTextFileSync(
+      `${dir}/chatty.ts`,
+      'export const admissions = [{ name: "chatty", runSession(s) {\n' +
+        '  console.log("ok 1");\n  console.log("failed 0");\n' +
+        "  for (let j = s.next(); j !== undefined && j.numNodes <= s.free; j = s.next()) " +
+        "s.dispatch(j, false);\n} }];\n",
+    );
+    Deno.writeTextFileSync(
+      `${dir}/spec.yaml`,
+      "traces: [t.csv]\npolicies: [chatty]\ntotal_nodes: [8, 4, 2]\n" +
+        "options:\n  policy_module: chatty.ts\n",
+    );
+    const r = await runCli(["sweep", `${dir}/spec.yaml`, "--results", `${dir}/res`, "-j", "1"]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    assertEquals(r.out[0], "sweep: 3 cells: 3 run, 0 already done; 3 ok, 0 failed");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
