@@ -149,6 +149,7 @@ export {
   type SimulationOutput,
   type SimulationSinks,
 } from "./api/simulation.ts";
+export { type RunConfig, runMany } from "./api/run_many.ts";
 export {
   loadSnapshot,
   type LoadSnapshotOptions,

@@ -8,7 +8,7 @@
 //
 // usage: deno run -A bench/traces.ts [--data DIR] [--only NAME,...] [--scaling]
 //          [--sizes 25000,...] [--reference "COMMAND"] [--runner cli|library]
-//          [--repeat N] [--timeout SECONDS] [--rss time|proc|none] [--keep]
+//          [--repeat N] [--timeout SECONDS] [--rss time|proc|none] [--keep] [--many-runs]
 
 import { fitExponent, formatKiB, formatRate, formatTable } from "./_util.ts";
 import { intArg, numberArg, parseScriptArgs } from "./_args.ts";
@@ -21,6 +21,7 @@ import {
 } from "./_measure.ts";
 import { generateTrace, traceToCsv } from "./gen_trace.ts";
 import { swfToCsv } from "./swf_to_csv.ts";
+import { manyRunCases } from "./_many_runs.ts";
 
 // The `evtsim` task's V8 setting: a 32 MiB young generation halves the
 // number of scavenges of a run that allocates many short-lived tree nodes.
@@ -307,7 +308,12 @@ const USAGE = `usage: deno run -A bench/traces.ts [options]
   --repeat N           run each row N times and keep the median wall time (default 5)
   --timeout SECONDS    kill a run after this long (default 900)
   --rss time|proc|none force how peak RSS is measured (default: time -v if present, else /proc)
-  --keep               keep the temporary folder with inputs and outputs`;
+  --keep               keep the temporary folder with inputs and outputs
+  --many-runs          run only the cases of many runs: an 8-cell KTH sweep (easy, none x
+                       100, 128 nodes x actual, limit) with --jobs 1 and 2 against DR_EVT's 8
+                       runs in a shell loop, and compare none,easy on HPC2N against DR_EVT's two
+                       runs one after another (without it they run after the suite's rows when
+                       --only includes KTH, HPC2N)`;
 
 async function main(args: string[]): Promise<number> {
   let f;
@@ -327,6 +333,7 @@ async function main(args: string[]): Promise<number> {
       rss: { type: "string" },
       repeat: { type: "string" },
       scaling: { type: "boolean" },
+      "many-runs": { type: "boolean" },
       keep: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     }).values;
@@ -359,8 +366,9 @@ async function main(args: string[]): Promise<number> {
     notes.push("cli/main.ts not found: ran bench/_library_runner.ts (library stand-in) instead");
     runner = "library";
   }
+  const evtsim = [Deno.execPath(), "run", "-A", EVTSIM_V8_FLAGS, cliPath];
   const prefix = runner === "cli"
-    ? [Deno.execPath(), "run", "-A", EVTSIM_V8_FLAGS, cliPath, "simulate"]
+    ? [...evtsim, "simulate"]
     : [Deno.execPath(), "run", "-A", `${REPO_ROOT}bench/_library_runner.ts`];
   const reference = f["no-reference"] === true
     ? []
@@ -384,8 +392,13 @@ async function main(args: string[]): Promise<number> {
         return 2;
       }
     }
-    rows = SUITE.filter((r) => only === undefined || only.includes(r.input.name));
+    rows = f["many-runs"] === true
+      ? []
+      : SUITE.filter((r) => only === undefined || only.includes(r.input.name));
   }
+  // The cases of many runs go through the command: not with the library runner.
+  const manyRuns = !scaling && runner === "cli" &&
+    (f["many-runs"] === true || f.only === undefined || /\b(KTH|HPC2N)\b/.test(f.only));
 
   const dir = await Deno.makeTempDir({ prefix: "evtsim_bench_" });
   const rss = await rssMethod();
@@ -468,6 +481,30 @@ async function main(args: string[]): Promise<number> {
         );
       }
       table.push(cells);
+    }
+    if (manyRuns) {
+      const only = f.only?.split(",");
+      const input = async (name: string) => {
+        if (only !== undefined && !only.includes(name)) return undefined;
+        const { path, note } = await prepare(INPUTS[name], dir, dataDir);
+        if (note !== undefined && !notes.includes(note)) notes.push(note);
+        return path === undefined ? undefined : { path, jobs: await countJobs(path) };
+      };
+      console.error("  running the sweep and compare cases...");
+      const many = await manyRunCases({
+        evtsim,
+        reference,
+        kth: await input("KTH"),
+        hpc2n: await input("HPC2N"),
+        dir,
+        cwd: REPO_ROOT,
+        repeat,
+        timeout,
+        referenceTimeout: refTimeout,
+      });
+      table.push(...many.rows);
+      failures.push(...many.failures);
+      notes.push(...many.notes);
     }
   } finally {
     if (f.keep === true) notes.push(`inputs and outputs kept in ${dir}`);

@@ -9,7 +9,7 @@
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError, isFsError } from "../io/fs_errors.ts";
 import { temporaryMade, temporaryReleased } from "../io/_temporaries.ts";
-import { type Console, simulateCommand } from "./simulate.ts";
+import { type Console, simulateCommand, type SimulateRunDeps } from "./simulate.ts";
 import { type CellResult, rowOf, writeCellResult } from "./_sweep_results.ts";
 import { type Cell, cellAt, type Sweep } from "./_sweep_model.ts";
 
@@ -17,12 +17,15 @@ import { type Cell, cellAt, type Sweep } from "./_sweep_model.ts";
  * Runs `cell` and writes its result file into `dir`; returns the result. A
  * usage, input or file error fails the cell (its line is the result's
  * error); anything else is a bug: recorded as a failure, then rethrown.
+ * `deps.load` lets the cells a process runs one after another share their
+ * parsed traces (cli/_trace_cache.ts).
  */
 export async function runCell(
   sweep: Sweep,
   cell: Cell,
   dir: string,
   con: Console,
+  deps: Pick<SimulateRunDeps, "load"> = {},
 ): Promise<CellResult> {
   const started = performance.now();
   const tmp = await Deno.makeTempDir({ prefix: `evtsim-sweep-${cell.id}-` });
@@ -39,6 +42,7 @@ export async function runCell(
         "--no_progress",
       ],
       { out: () => {}, err: con.err, isTerminal: false },
+      deps,
     );
     const stats = JSON.parse(await Deno.readTextFile(`${tmp}/stats.json`));
     result = {

@@ -1,8 +1,13 @@
-// The local executor: a pool of `--jobs N` child processes, each running
-// `evtsim sweep-cell` for one cell, the very command a Slurm array task runs.
-// A child per cell costs a Deno start (~0.1 s) but keeps cells apart (memory,
-// global state, a crash) and makes the result files the same bytes however
-// the cells were run. A failing cell is reported and the others go on.
+// The local executor: a pool of `--jobs N` long-lived child processes, each
+// `evtsim sweep-cell SPEC --stdin` (cli/_sweep_worker.ts) running one cell
+// after another as it is handed their indices. A cell runs through the very
+// code a Slurm array task runs (`sweep-cell --cell`), so its result file is
+// the same bytes however it ran; a worker runs its cells warm (V8 has
+// compiled the engine after the first) and parses each trace once. Processes
+// rather than Deno Workers keep a crash, an out-of-memory or an endless
+// policy to the one cell that had it: the worker's process ends, the cell is
+// recorded as failed (or, when stopped by a signal, left without a result)
+// and a new worker takes the rest.
 
 import { EvtsimError } from "../core/errors.ts";
 import { Progress, type ProgressSink } from "./progress.ts";
@@ -54,7 +59,7 @@ export function checkRunPermission(what: string): void {
   }
 }
 
-/** Runs the cells at indices `todo` with `jobs` processes at once; returns the failed cells' results. */
+/** Runs the cells at indices `todo` on `jobs` worker processes; returns the failed cells' results. */
 export async function runLocal(
   sweep: Sweep,
   dir: string,
@@ -64,40 +69,58 @@ export async function runLocal(
   showProgress: boolean,
   sink?: ProgressSink,
 ): Promise<CellResult[]> {
-  const argv = selfCommand();
+  const argv = [
+    ...selfCommand(),
+    "sweep-cell",
+    sweep.specPath,
+    "--stdin",
+    "--results",
+    dir,
+  ];
   const progress = new Progress("sweep", todo.length, showProgress, sink, "cells");
   const failed: CellResult[] = [];
-  // SIGINT/SIGTERM to the sweep stop its cells too (cli/_supervise.ts is
+  // SIGINT/SIGTERM to the sweep stop its workers too (cli/_supervise.ts is
   // told of each one; on the main thread cli/main.ts runs this hook): a cell
   // stopped leaves no result, so a rerun runs it.
-  const live = new Set<Deno.ChildProcess>();
+  const live = new Set<CellWorker>();
+  let stopping = false;
   onShutdown(() => {
-    for (const child of live) {
-      try {
-        child.kill("SIGTERM");
-      } catch { /* it has just ended */ }
-    }
+    stopping = true;
+    for (const w of live) w.kill();
   });
   let next = 0;
   let done = 0;
   const worker = async () => {
-    while (next < todo.length) {
-      const cell = cellAt(sweep, todo[next++]);
-      const r = await runChild(argv, sweep, dir, cell, live);
-      done++;
-      if (r === undefined) {
-        // The sweep is being stopped (or the cell was): start no more cells.
-        next = todo.length;
-        progress.done();
-        con.err(
-          `evtsim: sweep: cell ${cell.index} (${cell.id}) was interrupted: no result (a rerun runs it)`,
-        );
-      } else if (r.status === "failed") {
-        failed.push(r);
-        progress.done();
-        con.err(`evtsim: sweep: cell ${cell.index} (${cell.id}) failed: ${r.error}`);
+    let w: CellWorker | undefined;
+    try {
+      while (next < todo.length && !stopping) {
+        const cell = cellAt(sweep, todo[next++]);
+        const started = performance.now();
+        w ??= new CellWorker(argv, live);
+        const exited = await w.run(cell.index);
+        let r: CellResult | undefined;
+        if (exited === undefined) r = await readCellResult(dir, cell);
+        else {
+          w = undefined;
+          r = await afterExit(dir, cell, exited, started);
+        }
+        done++;
+        if (r === undefined) {
+          // The sweep is being stopped (or the cell was): start no more cells.
+          next = todo.length;
+          progress.done();
+          con.err(
+            `evtsim: sweep: cell ${cell.index} (${cell.id}) was interrupted: no result (a rerun runs it)`,
+          );
+        } else if (r.status === "failed") {
+          failed.push(r);
+          progress.done();
+          con.err(`evtsim: sweep: cell ${cell.index} (${cell.id}) failed: ${r.error}`);
+        }
+        progress.update(done);
       }
-      progress.update(done);
+    } finally {
+      await w?.close();
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, todo.length)) }, worker));
@@ -105,35 +128,107 @@ export async function runLocal(
   return failed.sort((a, b) => a.index - b.index);
 }
 
-async function runChild(
-  argv: readonly string[],
-  sweep: Sweep,
+/** How a worker's process ended, with the last lines it wrote on stderr. */
+interface Exit {
+  readonly status: Deno.CommandStatus;
+  readonly stderr: readonly string[];
+}
+
+/** One worker process: given a cell index at a time on stdin, it answers on stdout when the cell has ended. */
+class CellWorker {
+  readonly #child: Deno.ChildProcess;
+  readonly #stdin: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #answers: AsyncIterator<string>;
+  readonly #status: Promise<Deno.CommandStatus>;
+  /** The last lines of stderr (a crash's message is the last one that is not a stack frame). */
+  readonly #stderr: string[] = [];
+  readonly #stderrRead: Promise<void>;
+  /** What the worker's answers start with (no policy's output does). */
+  readonly #tag = crypto.randomUUID();
+
+  constructor(argv: readonly string[], private readonly live: Set<CellWorker>) {
+    const child = new Deno.Command(argv[0], {
+      args: argv.slice(1),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.#child = child;
+    live.add(this);
+    childSpawned(child.pid);
+    this.#stdin = child.stdin.getWriter();
+    this.#answers = lines(child.stdout)[Symbol.asyncIterator]();
+    this.#stderrRead = (async () => {
+      for await (const line of lines(child.stderr)) {
+        if (line.trim() === "") continue;
+        this.#stderr.push(line);
+        if (this.#stderr.length > 50) this.#stderr.shift();
+      }
+    })();
+    this.#status = child.status.then(async (status) => {
+      live.delete(this);
+      childReaped(child.pid);
+      await this.#stderrRead.catch(() => {});
+      return status;
+    });
+  }
+
+  /** Runs cell `index`: undefined once it has ended, or how the process ended before it did. */
+  async run(index: number): Promise<Exit | undefined> {
+    this.#stderr.length = 0;
+    try {
+      await this.#stdin.write(new TextEncoder().encode(`${index} ${this.#tag}\n`));
+      // Other lines on stdout (a policy module's console.log) are not answers.
+      for (;;) {
+        const answer = await this.#answers.next();
+        if (answer.done === true) break;
+        if (
+          answer.value === `${this.#tag} ok ${index}` ||
+          answer.value === `${this.#tag} failed ${index}`
+        ) return undefined;
+      }
+    } catch { /* the process has ended: its status says how */ }
+    return { status: await this.#status, stderr: this.#stderr };
+  }
+
+  /** Sends SIGTERM (the sweep is being stopped). */
+  kill(): void {
+    try {
+      this.#child.kill("SIGTERM");
+    } catch { /* it has just ended */ }
+  }
+
+  /** Closes stdin, so the worker ends; waits for it. */
+  async close(): Promise<void> {
+    await this.#stdin.close().catch(() => {});
+    await this.#status;
+  }
+}
+
+async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  let buffered = "";
+  for await (const text of stream.pipeThrough(new TextDecoderStream())) {
+    buffered += text;
+    let nl: number;
+    while ((nl = buffered.indexOf("\n")) >= 0) {
+      yield buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+    }
+  }
+  if (buffered !== "") yield buffered;
+}
+
+// The result of a cell whose worker ended while running it.
+async function afterExit(
   dir: string,
   cell: Cell,
-  live: Set<Deno.ChildProcess>,
+  exit: Exit,
+  started: number,
 ): Promise<CellResult | undefined> {
-  const started = performance.now();
-  const child = new Deno.Command(argv[0], {
-    args: [
-      ...argv.slice(1),
-      "sweep-cell",
-      sweep.specPath,
-      "--cell",
-      String(cell.index),
-      "--results",
-      dir,
-    ],
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  live.add(child);
-  childSpawned(child.pid);
-  const r = await child.output();
-  live.delete(child);
-  childReaped(child.pid);
+  // A bug fails its cell and ends the worker: the result is written first.
   const result = await readCellResult(dir, cell);
   if (result !== undefined) return result;
+  const r = exit.status;
   // Stopped by SIGINT/SIGTERM (the sweep's, or a terminal's Ctrl-C to the
   // whole group): no result, so that a rerun runs the cell.
   if (
@@ -141,8 +236,7 @@ async function runChild(
   ) return undefined;
   // The process died before it wrote a result (killed, out of memory, a
   // broken install): record that, so --retry_failed picks the cell up.
-  const lines = new TextDecoder().decode(r.stderr).split("\n").filter((l) => l.trim() !== "");
-  const last = lines.findLast((l) => !/^\s+at /.test(l)) ?? "";
+  const last = exit.stderr.findLast((l) => !/^\s+at /.test(l)) ?? "";
   const failed: CellResult = {
     id: cell.id,
     index: cell.index,

@@ -3,6 +3,9 @@
 // (the very same command, with the same options plus the policy), into a
 // temporary folder; its numbers are read back from that run's statistics and
 // schedule, so a row can never disagree with `evtsim simulate` run by hand.
+// The runs go on side by side on the cores, in workers that each parse the
+// trace once (cli/_compare_pool.ts); with one core (or --jobs 1) they run one
+// after another here, over one parse, every run after the first warm.
 
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
@@ -24,6 +27,7 @@ import { parseCommandLineAsync } from "./options.ts";
 import { checkOutputPath, type NamedPath } from "./paths.ts";
 import { optionsLine } from "./_report_figures.ts";
 import { didYouMean } from "./_suggest.ts";
+import { TraceCache } from "./_trace_cache.ts";
 import { CONSERVATIVE_NOTE, isDrEvtConservative } from "./_policy_notes.ts";
 
 /** One policy's figures, as the table and `--json` show them. */
@@ -70,7 +74,7 @@ export function compareHelp(): string {
     "fairness columns (users, jain_bsld, worst_user, worst_user_bsld_mean).",
     "--bsld_tau S and --measure_window START:END or --trim WARMUP,COOLDOWN (simulate",
     "options) set how they are measured. One progress line per policy goes to stderr",
-    "as it finishes.",
+    "as it finishes (in the order of --policies).",
     "",
     "options:",
     "  --policies LIST",
@@ -83,6 +87,9 @@ export function compareHelp(): string {
     "        The table marks its rows with '*' and says so under it.",
     "  --json",
     "        print the rows as a JSON array instead of the table",
+    "  --jobs N",
+    "        policies simulated at once, each worker parsing the trace once (default: the",
+    "        number of cores); the rows are the same bytes whatever N is",
     "  --report FILE",
     "        also write an HTML report of every policy's run (see 'evtsim help report')",
     "  -h, --help",
@@ -96,6 +103,7 @@ export function compareHelp(): string {
 
 interface CompareArgs {
   policies?: string;
+  jobs?: number;
   json: boolean;
   report?: string;
   picker?: string;
@@ -122,6 +130,7 @@ function splitArgs(args: readonly string[]): CompareArgs | "help" {
       return v;
     };
     if (name === "policies") out.policies = value();
+    else if (name === "jobs") out.jobs = positiveInteger(value());
     else if (name === "report") out.report = value();
     else if (name === "json") out.json = true;
     else if (OWN.has(name)) {
@@ -136,6 +145,12 @@ function splitArgs(args: readonly string[]): CompareArgs | "help" {
     }
   }
   return out;
+}
+
+function positiveInteger(raw: string): number {
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 1)) throw new EvtsimError("usage", `--jobs expects a positive integer, got '${raw}'`);
+  return n;
 }
 
 /** A policy: its name as given, the admission policy and the picker (if any). */
@@ -219,15 +234,39 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
   const dir = await Deno.makeTempDir({ prefix: "evtsim-compare-" });
   temporaryMade(dir, "tree");
   try {
-    const runs: PolicyRun[] = [];
-    for (const [i, p] of policies.entries()) {
-      const run = await runPolicy(parsed, p, `${dir}/run${i}`, con);
-      runs.push(run);
-      con.err(
-        `compare: ${p.name} done (${i + 1}/${policies.length}, ${
-          run.summary.simulationSeconds.toFixed(2)
-        } s)`,
-      );
+    const runs: PolicyRun[] = new Array(policies.length);
+    // Progress lines in the order of --policies: a run that ends before an
+    // earlier one is told of when that one has ended too.
+    let told = 0;
+    const ended = async (i: number, { code, out }: { code: number; out: readonly string[] }) => {
+      if (code !== 0) {
+        throw new EvtsimError("usage", `simulate failed for policy '${policies[i].name}'`);
+      }
+      runs[i] = await policyRun(policies[i], `${dir}/run${i}`, out);
+      for (; told < policies.length && runs[told] !== undefined; told++) {
+        con.err(
+          `compare: ${policies[told].name} done (${told + 1}/${policies.length}, ${
+            runs[told].summary.simulationSeconds.toFixed(2)
+          } s)`,
+        );
+      }
+    };
+    const tasks = policies.map((p, i) => policyArgs(parsed, p, `${dir}/run${i}`));
+    const workers = Math.min(parsed.jobs ?? navigator.hardwareConcurrency ?? 1, tasks.length);
+    if (workers > 1) {
+      const { runOnWorkers } = await import("./_compare_pool.ts");
+      await runOnWorkers(tasks, workers, con, ended);
+    } else {
+      const cache = new TraceCache();
+      for (const [i, args] of tasks.entries()) {
+        const out: string[] = [];
+        const code = await simulateCommand(
+          args,
+          { out: (l) => out.push(l), err: con.err, isTerminal: false },
+          { load: cache.load },
+        );
+        await ended(i, { code, out });
+      }
     }
     if (parsed.report !== undefined) {
       const { writeReport } = await import("./report_command.ts");
@@ -265,40 +304,32 @@ async function simulateInputs(rest: readonly string[]): Promise<NamedPath[]> {
   return inputsOf(parsed, sources);
 }
 
-async function runPolicy(
-  a: CompareArgs,
-  p: Policy,
-  stem: string,
-  con: Console,
-): Promise<PolicyRun> {
-  const schedule = `${stem}_sim.csv`;
-  const resources = `${stem}_sim_resources.csv`;
-  const stats = `${stem}.json`;
-  const out: string[] = [];
+// simulate's arguments for policy `p`: compare's own, the policy, and the run's files.
+function policyArgs(a: CompareArgs, p: Policy, stem: string): string[] {
   const restWithoutPicker = p.picker === undefined ? a.rest : withoutPicker(a.rest);
-  const code = await simulateCommand(
-    [
-      ...restWithoutPicker,
-      "--admission",
-      p.admission,
-      ...(p.picker !== undefined ? ["--picker", p.picker] : []),
-      "--outfile",
-      schedule,
-      "--resource_trace",
-      resources,
-      "--stats_json",
-      stats,
-      "--no_progress",
-    ],
-    { out: (l) => out.push(l), err: con.err, isTerminal: false },
-  );
-  if (code !== 0) throw new EvtsimError("usage", `simulate failed for policy '${p.name}'`);
-  const doc = JSON.parse(await Deno.readTextFile(stats));
+  return [
+    ...restWithoutPicker,
+    "--admission",
+    p.admission,
+    ...(p.picker !== undefined ? ["--picker", p.picker] : []),
+    "--outfile",
+    `${stem}_sim.csv`,
+    "--resource_trace",
+    `${stem}_sim_resources.csv`,
+    "--stats_json",
+    `${stem}.json`,
+    "--no_progress",
+  ];
+}
+
+// A run's row, read back from its stats JSON; `out` is its stdout.
+async function policyRun(p: Policy, stem: string, out: readonly string[]): Promise<PolicyRun> {
+  const doc = JSON.parse(await Deno.readTextFile(`${stem}.json`));
   const wall = out.map((l) => /^Wall clock time to run simulation: (\S+) \(sec\)$/.exec(l))
     .find((m) => m !== null);
   return {
-    schedule,
-    resources,
+    schedule: `${stem}_sim.csv`,
+    resources: `${stem}_sim_resources.csv`,
     metricsOptions: metricsOptionsOf(doc.options),
     inputs: doc.inputs,
     options: optionsLine(doc.options),

@@ -59,11 +59,17 @@ export interface SimulateDeps {
   readonly progressSink?: ProgressSink;
 }
 
+/** {@link SimulateDeps}, and (for commands running many simulations) how a trace is read. */
+export interface SimulateRunDeps extends SimulateDeps {
+  /** Reads a trace (default: `loadInput`; many runs share parsed traces through cli/_trace_cache.ts). */
+  readonly load?: (path: string, options: LoadOptions) => Promise<LoadedInput>;
+}
+
 /** Runs `evtsim simulate ARGS`; returns the exit code. */
 export async function simulateCommand(
   args: readonly string[],
   con: Console,
-  deps: SimulateDeps = {},
+  deps: SimulateRunDeps = {},
 ): Promise<number> {
   const parsed = await parseCommandLineAsync(args);
   const o = parsed.options;
@@ -159,7 +165,7 @@ export async function simulateCommand(
     // Reading is timed on its own so that a slow parse shows up as such.
     const load = async (path: string, jobsLeft: number): Promise<LoadedInput> => {
       const t0 = performance.now();
-      const input = await loadInput(path, { ...loadOptions, maxJobs: jobsLeft });
+      const input = await (deps.load ?? loadInput)(path, { ...loadOptions, maxJobs: jobsLeft });
       readSeconds += (performance.now() - t0) / 1000;
       // Only these outputs write back what the trace gave (kept alive for them).
       if (swf || extended) outputs.input(input);

@@ -36,7 +36,7 @@ const SWEEP_OPTIONS: Record<string, CommandOption> = {
     type: "string",
     short: "j",
     value: "N",
-    help: "local: cells run at once (default: the number of cores)",
+    help: "local: worker processes, cells run at once (default: the number of cores)",
   },
   retry_failed: {
     type: "boolean",
@@ -126,8 +126,11 @@ export function sweepHelp(): string {
     "in another order, or written by an older evtsim) is refused.",
     "",
     "Executors:",
-    "  local  (default) --jobs N processes at once, each 'evtsim sweep-cell'; a progress bar",
-    "         on a terminal; a failed cell is reported and the others go on.",
+    "  local  (default) --jobs N worker processes, each running cell after cell ('evtsim",
+    "         sweep-cell --stdin'): warm after its first cell, each trace parsed once per",
+    "         worker, every result the bytes of the cell run alone; a progress bar on a",
+    "         terminal; a failed cell is reported and the others go on (a worker that",
+    "         crashes fails its cell, and a new one takes the rest).",
     "  slurm  writes DIR/sweep.sbatch, a job array with one task per cell to run (array",
     "         index = cell INDEX: the cells with no result, and with --retry_failed the",
     "         failed ones too), and submits it with sbatch; the output of task i goes to",
@@ -323,6 +326,13 @@ const CELL_OPTIONS: Record<string, CommandOption> = {
     help: "the cell's index (its place in the spec's order)",
   },
   results: { type: "string", value: "DIR", help: "the sweep's results folder" },
+  stdin: {
+    type: "boolean",
+    help: "instead of --cell: read cell indices from stdin, one a line, and run them one\n" +
+      "        after another in this process (each trace parsed once), printing 'ok INDEX'\n" +
+      "        or 'failed INDEX' as each ends (what the local executor's workers run); a\n" +
+      "        line 'INDEX TAG' is answered 'TAG ok INDEX'",
+  },
   help: { type: "boolean", short: "h", help: "show this help" },
 };
 
@@ -333,9 +343,11 @@ export async function sweepCellCommand(args: readonly string[], con: Console): P
     con.out(
       [
         "usage: evtsim sweep-cell SPEC --cell INDEX --results DIR",
+        "       evtsim sweep-cell SPEC --stdin --results DIR",
         "",
-        "Runs one cell of a sweep and writes DIR/cells/ID.json (what 'evtsim sweep' runs for each",
-        "cell, locally or as a Slurm array task); see 'evtsim help sweep'.",
+        "Runs one cell of a sweep and writes DIR/cells/ID.json (what a Slurm array task runs for",
+        "each cell; the local executor's workers run many cells each with --stdin); see",
+        "'evtsim help sweep'.",
         "",
         "options:",
         ...optionHelp(CELL_OPTIONS),
@@ -345,13 +357,23 @@ export async function sweepCellCommand(args: readonly string[], con: Console): P
   }
   const raw = stringValue(a, "cell");
   const results = stringValue(a, "results");
-  if (a.positionals.length !== 1 || raw === undefined || results === undefined) {
-    throw new EvtsimError("usage", "usage: evtsim sweep-cell SPEC --cell INDEX --results DIR");
+  const fromStdin = a.values.get("stdin") === true;
+  if (
+    a.positionals.length !== 1 || (raw === undefined) === !fromStdin || results === undefined
+  ) {
+    throw new EvtsimError(
+      "usage",
+      "usage: evtsim sweep-cell SPEC (--cell INDEX | --stdin) --results DIR",
+    );
   }
   const dir = absoluteDir(results);
   const sweep = await sweepOf(absoluteDir(a.positionals[0]), dir);
   const { cellOfArg, runCell } = await import("./_sweep_cells.ts");
-  const cell: Cell = cellOfArg(sweep, raw);
+  if (fromStdin) {
+    const { runCellsFromStdin } = await import("./_sweep_worker.ts");
+    return await runCellsFromStdin(sweep, dir, con);
+  }
+  const cell: Cell = cellOfArg(sweep, raw!);
   const r = await runCell(sweep, cell, dir, con);
   if (r.status === "failed") {
     con.err(`evtsim: sweep-cell: cell ${cell.index} (${cell.id}) failed: ${r.error}`);

@@ -38,6 +38,7 @@ import {
 } from "./_input_faults.ts";
 import { readTraceStream } from "../io/mod.ts";
 import { altEvents, tinyLog } from "./_replay_fault_logs.ts";
+import { WARM_ROWS } from "./_fault_rows_p-warm.ts";
 import { GrpcSession, HttpClient, withServer } from "./_service_helpers.ts";
 import { MACHINE_ROWS } from "./_fault_rows_m-machine.ts";
 import { METRICS_ROWS } from "./_fault_rows_r-metrics.ts";
@@ -1210,6 +1211,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...METRICS_ROWS,
   ...EASY_ROWS,
   ...ALLOC_ROWS,
+  ...WARM_ROWS,
 ];
 
 for (const row of CATALOGUE) {

@@ -1,0 +1,73 @@
+// `evtsim compare`'s policies on the cores: a few Deno Workers
+// (cli/_compare_worker.ts), each running one policy's `simulate` after
+// another, so the runs go on side by side and each worker parses the trace
+// once. A run's files, and so its row, are those of the same run alone; the
+// rows keep the order of --policies whatever order the runs end in. On a
+// failure the other runs are stopped and the error is the command's.
+
+import { EvtsimError } from "../core/errors.ts";
+import type { Console } from "./simulate.ts";
+import type { CompareReply, CompareTask } from "./_compare_worker.ts";
+
+/** How one run ended: its exit code and stdout lines. */
+export interface RunOutput {
+  readonly code: number;
+  readonly out: readonly string[];
+}
+
+/**
+ * Runs `simulate ARGS` for each of `tasks` on `workers` workers; `ended(i,
+ * out)` is called as run `i` ends (in the order they end). Resolves when all
+ * have ended; rejects with the first failure.
+ */
+export async function runOnWorkers(
+  tasks: readonly (readonly string[])[],
+  workers: number,
+  con: Console,
+  ended: (i: number, out: RunOutput) => Promise<void>,
+): Promise<void> {
+  const pool: Worker[] = [];
+  let next = 0;
+  let failed = false;
+  const one = async () => {
+    const w = new Worker(new URL("./_compare_worker.ts", import.meta.url), { type: "module" });
+    pool.push(w);
+    while (next < tasks.length && !failed) {
+      const i = next++;
+      const out = await ask(w, { args: [...tasks[i]] }, con);
+      if (!failed) await ended(i, out);
+    }
+  };
+  try {
+    await Promise.all(
+      Array.from(
+        { length: Math.max(1, Math.min(workers, tasks.length)) },
+        () =>
+          one().catch((e) => {
+            failed = true;
+            throw e;
+          }),
+      ),
+    );
+  } finally {
+    for (const w of pool) w.terminate();
+  }
+}
+
+function ask(w: Worker, task: CompareTask, con: Console): Promise<RunOutput> {
+  return new Promise((resolve, reject) => {
+    w.onmessage = (e: MessageEvent<CompareReply>) => {
+      const m = e.data;
+      if ("err" in m) con.err(m.err);
+      else if ("code" in m) {
+        resolve({ code: m.code, out: m.out });
+      } else if ("error" in m) reject(new EvtsimError(m.error.kind, m.error.message));
+      else reject(new Error(m.crash));
+    };
+    w.onerror = (e) => {
+      e.preventDefault();
+      reject(new Error(e.message));
+    };
+    w.postMessage(task);
+  });
+}

@@ -1,0 +1,49 @@
+// A worker of `evtsim compare` (cli/_compare_pool.ts): it runs `simulate`
+// for each policy it is sent, in this isolate, so its later runs are warm and
+// share one parse of the trace (cli/_trace_cache.ts). Its stderr lines go to
+// the command as they come; a run's stdout lines come back with its code. An
+// error is sent as the one line the command prints for it.
+
+import { EvtsimError } from "../core/errors.ts";
+import { describeFsError, isFsError } from "../io/fs_errors.ts";
+import { ignoreRecordedPolicyFaults } from "./_policy_fault_listeners.ts";
+import { simulateCommand } from "./simulate.ts";
+import { TraceCache } from "./_trace_cache.ts";
+import type { ErrorKind } from "../core/errors.ts";
+
+/** What the command sends: one simulate run. */
+export interface CompareTask {
+  readonly args: readonly string[];
+}
+
+/** What the worker sends back. */
+export type CompareReply =
+  | { readonly err: string }
+  | { readonly code: number; readonly out: readonly string[] }
+  | { readonly error: { readonly kind: ErrorKind; readonly message: string } }
+  | { readonly crash: string };
+
+const scope = self as unknown as {
+  postMessage(m: CompareReply): void;
+  onmessage: ((e: MessageEvent<CompareTask>) => void) | null;
+};
+const post = (m: CompareReply) => scope.postMessage(m);
+
+ignoreRecordedPolicyFaults();
+const cache = new TraceCache();
+
+scope.onmessage = async (e) => {
+  const out: string[] = [];
+  try {
+    const code = await simulateCommand(
+      e.data.args,
+      { out: (l) => out.push(l), err: (l) => post({ err: l }), isTerminal: false },
+      { load: cache.load },
+    );
+    post({ code, out });
+  } catch (err) {
+    if (err instanceof EvtsimError) post({ error: { kind: err.kind, message: err.message } });
+    else if (isFsError(err)) post({ error: { kind: "input", message: describeFsError(err) } });
+    else post({ crash: err instanceof Error ? err.stack ?? String(err) : String(err) });
+  }
+};

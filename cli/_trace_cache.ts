@@ -1,0 +1,83 @@
+// A process's parsed traces, for commands that run many simulations of the
+// same files (a sweep's long-lived cell workers, compare's policies): a trace
+// is read once and every later run of it starts from the jobs already parsed.
+// The engine never changes the jobs it is given (they are copied into its own
+// store), so sharing them cannot make one run see another's.
+//
+// An entry is found by the file's path, its size and modification time and
+// the reading options, so a trace edited between two runs is read again.
+// Only regular files are kept (a pipe can be read only once); a file that
+// cannot be read is never kept, so every run reports it as a single run does.
+
+import { type LoadedInput, loadInput, type LoadOptions } from "./load.ts";
+
+/** How many parsed traces a cache keeps (the least recently used goes first). */
+const DEFAULT_CAPACITY = 4;
+
+/**
+ * A cache of parsed traces in front of `loadInput`.
+ *
+ * @example
+ * ```ts
+ * import { TraceCache } from "./_trace_cache.ts";
+ * const dir = Deno.makeTempDirSync();
+ * const path = `${dir}/t.csv`;
+ * Deno.writeTextFileSync(
+ *   path,
+ *   "job_submit_time,num_nodes,time_limit,actual_run_time\n0,1,10,5\n",
+ * );
+ * const cache = new TraceCache();
+ * const options = {
+ *   format: "simple" as const,
+ *   timezone: "UTC",
+ *   maxJobs: 0,
+ *   runTimeMode: "actual" as const,
+ *   swfUnit: "procs" as const,
+ *   swfReplayWait: false,
+ *   requireSorted: false,
+ * };
+ * const a = await cache.load(path, options);
+ * const b = await cache.load(path, options);
+ * console.assert(a === b && cache.reads === 1);
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export class TraceCache {
+  readonly #entries = new Map<string, LoadedInput>();
+  /** How many times a file was actually read (parsed). */
+  reads = 0;
+
+  constructor(private readonly capacity: number = DEFAULT_CAPACITY) {}
+
+  /** `loadInput(path, options)`, from the cache when the same file was read with the same options. */
+  readonly load = async (path: string, options: LoadOptions): Promise<LoadedInput> => {
+    let key: string | undefined;
+    try {
+      const info = await Deno.stat(path);
+      if (info.isFile) {
+        key = JSON.stringify([path, info.size, info.mtime?.getTime() ?? null, options], setsSorted);
+      }
+    } catch { /* the reader reports it */ }
+    const hit = key === undefined ? undefined : this.#entries.get(key);
+    if (hit !== undefined) {
+      // Most recently used last.
+      this.#entries.delete(key!);
+      this.#entries.set(key!, hit);
+      return hit;
+    }
+    this.reads++;
+    const input = await loadInput(path, options);
+    if (key !== undefined) {
+      this.#entries.set(key, input);
+      if (this.#entries.size > this.capacity) {
+        this.#entries.delete(this.#entries.keys().next().value!);
+      }
+    }
+    return input;
+  };
+}
+
+// JSON of a Set (the --queues names): its sorted members.
+function setsSorted(_key: string, value: unknown): unknown {
+  return value instanceof Set ? [...value].sort() : value;
+}
