@@ -3,6 +3,7 @@
 // each bad line reported at its file, line and field. Used by `compare` (for
 // the percentiles) and `report` (for the charts).
 
+import { checkInterrupt } from "../core/_interrupt.ts";
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError, isFsError } from "../io/fs_errors.ts";
 import { boundedSlowdown } from "../io/stats_json.ts";
@@ -145,6 +146,7 @@ export async function readScheduleCsv(path: string): Promise<ScheduleColumns> {
   // The array each header column's values go to, if the report keeps them.
   const into = header.map((c) => cols[SCHEDULE_COLUMNS.indexOf(c)]);
   for (let i = 1; i <= n; i++) {
+    if ((i & 4095) === 0) checkInterrupt();
     const f = fieldsOf(lines[i], header, path, i + 1);
     for (let c = 0; c < f.length; c++) {
       if (kinds[c] === TEXT) continue;
@@ -183,6 +185,7 @@ export async function readResourceCsv(path: string): Promise<ResourceColumns> {
   const allocated = new Float64Array(n);
   let totalNodes = 0;
   for (let i = 1; i <= n; i++) {
+    if ((i & 4095) === 0) checkInterrupt();
     const f = fieldsOf(lines[i], RESOURCE_HEADER, path, i + 1);
     time[i - 1] = numberAt(f[0], NUMBER, "time", path, i + 1);
     const free = numberAt(f[1], WHOLE, "free_nodes", path, i + 1);
