@@ -3,6 +3,7 @@
 // each bad line reported at its file, line and field. Used by `compare` (for
 // the percentiles) and `report` (for the charts).
 
+import { checkInterrupt } from "../core/_interrupt.ts";
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError, isFsError } from "../io/fs_errors.ts";
 import { boundedSlowdown } from "../io/stats_json.ts";
@@ -156,6 +157,7 @@ export async function readScheduleCsv(path: string): Promise<ScheduleColumns> {
   const queue: string[] | undefined = queueAt < 0 ? undefined : new Array(n);
   const user: string[] | undefined = userAt < 0 ? undefined : new Array(n);
   for (let i = 1; i <= n; i++) {
+    if ((i & 4095) === 0) checkInterrupt();
     const f = fieldsOf(lines[i], header, path, i + 1);
     if (queue !== undefined) queue[i - 1] = f[queueAt];
     if (user !== undefined) user[i - 1] = f[userAt];
@@ -208,6 +210,7 @@ export async function readResourceCsv(path: string): Promise<ResourceColumns> {
   const allocated = new Float64Array(n);
   let totalNodes = 0;
   for (let i = 1; i <= n; i++) {
+    if ((i & 4095) === 0) checkInterrupt();
     const f = fieldsOf(lines[i], header, path, i + 1);
     time[i - 1] = numberAt(f[0], NUMBER, "time", path, i + 1);
     const free = numberAt(f[1], WHOLE, "free_nodes", path, i + 1);

@@ -1,24 +1,19 @@
-// Interrupts that always work (issue 32 item 4). A JavaScript loop blocks the
-// event loop, so a SIGINT/SIGTERM listener cannot run while the engine is in
-// a long synchronous step (6,000 jobs at one instant under
-// conservative_profile) or while a user's policy loops forever. An interrupt
-// flag the engine checks between events would cost little but cannot stop a
-// policy that never returns; so a command that can compute for long runs in
+// Interrupts that always work (issue 32 item 4) for code that may never
+// return. A JavaScript loop blocks its thread, so no signal listener on that
+// thread can run while a user's policy module loops forever. Such runs go to
 // a Worker, and the main thread does nothing but wait: on a signal it ends
 // the worker (V8's TerminateExecution stops it even inside a busy loop),
 // removes the temporaries the worker reported (cli/_command_worker.ts,
 // io/_temporaries.ts) and exits 130 / 143, all within milliseconds. Old
 // outputs are untouched: they are replaced only by the commit at the end.
-// The price is one more isolate at start-up, a constant of about 40-80 ms
-// of CPU per run (user+sys, medians of 10 runs on a loaded 2-core machine,
-// before -> after: a 20-job trace 0.07 -> 0.11 s, the demo 0.21 -> 0.29 s,
-// KTH 0.80 -> 0.86 s; wall time on KTH within noise), mostly the worker
-// compiling the module graph. It is paid because the cheaper design, a flag
-// the engine checks between events (set by a signal-watching thread), cannot
-// stop a policy that never returns, nor the other long synchronous phases
-// (a replay, a dump, a report's charts) without a check in each. The main
-// thread loads only this file and cli/main.ts (simulate loads on demand),
-// so no module is loaded twice.
+//
+// The worker costs a second module graph compiled without the code cache,
+// about 130 ms a run on KTH (bench:traces, 2 cores), so it is kept for the
+// runs that load user code: `--policy_module` (given, or named in a
+// `--config` file), `replay` (a recording names its modules and they load
+// by themselves), and `sweep` / `sweep-cell` (a spec's `options.policy_module`).
+// Every other computing command runs on the main thread with a watchdog
+// thread and an interrupt flag the engine checks (cli/_watchdog.ts).
 //
 // A sweep's cell processes are reported too, and stopped with it. Commands
 // that wait rather than compute stay on the main thread with their own
@@ -31,23 +26,56 @@ import type { WorkerReport } from "./_command_worker.ts";
 /** Whether `evtsim ARGS` runs its work in a worker (see the module comment). */
 export function runsInWorker(args: readonly string[]): boolean {
   const [command, ...rest] = args;
+  if (rest.some((a) => a === "-h" || a === "--help")) return false;
+  switch (command) {
+    case "sweep":
+    case "sweep-cell":
+      return true;
+    case "replay":
+      return !rest.some((a) =>
+        a === "--interactive" || a.startsWith("--interactive=") || /^-[A-Za-z]*i/.test(a)
+      );
+    case "simulate":
+    case "compare":
+      return loadsPolicyModule(rest);
+    default:
+      return false;
+  }
+}
+
+/** Whether `evtsim ARGS` computes on the main thread under the watchdog (cli/_watchdog.ts). */
+export function runsUnderWatchdog(args: readonly string[]): boolean {
+  const [command, ...rest] = args;
+  if (rest.some((a) => a === "-h" || a === "--help")) return false;
   switch (command) {
     case "simulate":
     case "compare":
     case "report":
     case "dump":
     case "topo":
-    case "sweep":
-    case "sweep-cell":
-      return !rest.some((a) => a === "-h" || a === "--help");
-    case "replay":
-      return !rest.some((a) =>
-        a === "-h" || a === "--help" || a === "--interactive" || a.startsWith("--interactive=") ||
-        /^-[A-Za-z]*i/.test(a)
-      );
+      return !runsInWorker(args);
     default:
       return false;
   }
+}
+
+// `--policy_module` on the command line, or in a `--config` file (read here
+// only to look for the name: the command reads and checks it properly).
+function loadsPolicyModule(rest: readonly string[]): boolean {
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (a === "--policy_module" || a.startsWith("--policy_module=")) return true;
+    let config: string | undefined;
+    if (a === "-c" || a === "--config") config = rest[i + 1];
+    else if (a.startsWith("--config=")) config = a.slice("--config=".length);
+    else if (/^-c./.test(a)) config = a.slice(2);
+    if (config !== undefined) {
+      try {
+        if (Deno.readTextFileSync(config).includes("policy_module")) return true;
+      } catch { /* unreadable: the command says so */ }
+    }
+  }
+  return false;
 }
 
 /** Runs `evtsim ARGS` in a worker; exits the process with its code, or 130 / 143 on a signal. */

@@ -2,6 +2,7 @@
 // io/replay_dump.ts), validated message by message on the way.
 
 import { EvtsimError } from "../core/errors.ts";
+import { checkInterrupt } from "../core/_interrupt.ts";
 import { Dumper } from "../io/replay_dump.ts";
 import { readLog } from "../io/replay_reader.ts";
 import { type CommandOption, optionHelp, parseCommandArgs } from "./_command_args.ts";
@@ -64,6 +65,7 @@ export function dumpCommand(args: readonly string[], con: Console): number {
         for (const line of dumper.lines(e)) chunk.push(line);
       }
       if (chunk.length >= 4096) {
+        checkInterrupt();
         con.out(chunk.join("\n"));
         chunk = [];
       }

@@ -137,7 +137,7 @@ export async function main(
       case "version":
         con.out(`evtsim ${VERSION}`);
         return 0;
-      // Loaded on demand too: a process's main thread only supervises (cli/_supervise.ts).
+      // Loaded on demand too: start-up time is most of a short run.
       case "simulate":
         return await (await import("./simulate.ts")).simulateCommand(rest, con, deps);
       // Loaded on demand: the log codec and its schemas cost start-up time.
@@ -237,17 +237,25 @@ function enterUserFolder(): void {
 
 if (import.meta.main) {
   enterUserFolder();
-  // A command that computes runs in a worker, so that a signal always stops it.
-  const { runsInWorker, superviseWorker } = await import("./_supervise.ts");
+  // A signal always stops a command that computes: code that may never
+  // return runs in a worker (cli/_supervise.ts), the rest on this thread
+  // with a watchdog and an interrupt flag the engine checks (cli/_watchdog.ts).
+  const { runsInWorker, runsUnderWatchdog, superviseWorker } = await import("./_supervise.ts");
   if (runsInWorker(Deno.args)) await superviseWorker(Deno.args);
+  let exitFor = (code: number): never => {
+    runShutdownHooks();
+    abortAllOutputs();
+    Deno.exit(code);
+  };
+  if (runsUnderWatchdog(Deno.args)) {
+    const watchdog = await import("./_watchdog.ts");
+    watchdog.startWatchdog();
+    exitFor = watchdog.exitForSignal;
+  }
   const signals: [Deno.Signal, number][] = [["SIGINT", 130], ["SIGTERM", 143]];
   for (const [signal, code] of signals) {
     try {
-      Deno.addSignalListener(signal, () => {
-        runShutdownHooks();
-        abortAllOutputs();
-        Deno.exit(code);
-      });
+      Deno.addSignalListener(signal, () => exitFor(code));
     } catch { /* a platform without this signal (SIGTERM on Windows) */ }
   }
   ignoreRecordedPolicyFaults();

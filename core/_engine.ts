@@ -15,6 +15,7 @@ import {
 } from "./config.ts";
 import type { DecisionRow, PendCode } from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
+import { checkInterrupt } from "./_interrupt.ts";
 import { defaultExitStatus, type LiveEvent } from "./live.ts";
 import type { Picker } from "./picker.ts";
 import type { PolicyRegistry } from "./policies.ts";
@@ -275,6 +276,7 @@ export class Working {
         liveTime === Infinity && this.waitingCount() === 0
       ) break;
 
+      checkInterrupt();
       this.time = next;
       const arrived = this.syncArrivals();
       // Capacity first, so rows written at this instant show the new capacity.

@@ -14,6 +14,7 @@ import {
   pendReasons,
 } from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
+import { checkInterrupt } from "./_interrupt.ts";
 import { describeValue } from "./_input_check.ts";
 import { isThenable, lateCall, policyFailure, returnedPromise } from "./_policy_faults.ts";
 import type { CandidateSearch, PickerSession, SessionContext } from "./picker.ts";
@@ -171,6 +172,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
 
   next(): JobRecord | undefined {
     if (this.#ended) throw this.#late("next");
+    checkInterrupt();
     for (;;) {
       let job: JobRecord | undefined;
       try {
@@ -200,6 +202,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
 
   nextFitting(maxNodes: number, limitFits: (limit: number) => boolean): JobRecord | undefined {
     if (this.#ended) throw this.#late("search.nextFitting");
+    checkInterrupt();
     try {
       this.#current = this.#session.search!.nextFitting(maxNodes, limitFits);
     } catch (e) {

@@ -10,6 +10,7 @@
 // collection than reading it); `readLog` and `parseLog` read everything.
 
 import { EvtsimError } from "../core/errors.ts";
+import { checkInterrupt } from "../core/_interrupt.ts";
 import { describeFsError } from "./fs_errors.ts";
 import { configHash, FORMAT_VERSION, type LogEntry } from "./replay_log.ts";
 import {
@@ -403,7 +404,11 @@ export class LogReader {
 function readAll(reader: LogReader): ReadLog {
   const entries: LogEntry[] = [];
   try {
-    for (let e = reader.next(); e !== undefined; e = reader.next()) entries.push(e);
+    for (let e = reader.next(); e !== undefined; e = reader.next()) {
+      // A big log reads for seconds in one go: a signal must not wait for it.
+      if ((entries.length & 1023) === 0) checkInterrupt();
+      entries.push(e);
+    }
   } finally {
     reader.close();
   }

@@ -271,3 +271,79 @@ Deno.test("SIGTERM stops `evtsim compare` in a looping policy; its scratch folde
     assertEquals(listDir(d), ["loop.ts", "mark", "t.csv", "tmp"]);
   });
 });
+
+Deno.test("which process model each command gets: a worker only for code that may never return", async () => {
+  const { runsInWorker, runsUnderWatchdog } = await import("../cli/_supervise.ts");
+  await withDir((d) => {
+    Deno.writeTextFileSync(`${d}/mod.yaml`, "policy_module: p.ts\n");
+    Deno.writeTextFileSync(`${d}/plain.yaml`, "total_nodes: 8\n");
+    const mode = (args: string[]) =>
+      runsInWorker(args) ? "worker" : runsUnderWatchdog(args) ? "watchdog" : "main";
+    const table: [string[], string][] = [
+      [["simulate", "t.csv", "-n", "8"], "watchdog"],
+      [["simulate", "t.csv", "--policy_module", "p.ts"], "worker"],
+      [["simulate", "t.csv", "--policy_module=p.ts"], "worker"],
+      [["simulate", "t.csv", "-c", `${d}/mod.yaml`], "worker"],
+      [["simulate", "t.csv", `--config=${d}/mod.yaml`], "worker"],
+      [["simulate", "t.csv", "-c", `${d}/plain.yaml`], "watchdog"],
+      [["simulate", "t.csv", "-c", `${d}/missing.yaml`], "watchdog"],
+      [["compare", "t.csv", "--policy_module", "p.ts"], "worker"],
+      [["compare", "t.csv"], "watchdog"],
+      [["report", "s.csv"], "watchdog"],
+      [["dump", "r.replay"], "watchdog"],
+      [["topo", "simulate"], "watchdog"],
+      [["replay", "r.replay"], "worker"],
+      [["replay", "r.replay", "-i"], "main"],
+      [["sweep", "spec.yaml"], "worker"],
+      [["sweep-cell", "spec.yaml", "0"], "worker"],
+      [["serve"], "main"],
+      [["simulate", "--help"], "main"],
+      [["help"], "main"],
+    ];
+    for (const [args, expected] of table) {
+      assertEquals(`${args.join(" ")}: ${mode(args)}`, `${args.join(" ")}: ${expected}`);
+    }
+    return Promise.resolve();
+  });
+});
+
+Deno.test("the watchdog ends a main thread that never looks at the flag: temporaries removed, exit 137, one line", async () => {
+  await withDir(async (d) => {
+    const script = `${d}/busy.ts`;
+    Deno.writeTextFileSync(
+      script,
+      `import { startWatchdog } from ${
+        JSON.stringify(new URL("../cli/_watchdog.ts", import.meta.url).href)
+      };\n` +
+        `import { temporaryMade } from ${
+          JSON.stringify(new URL("../io/_temporaries.ts", import.meta.url).href)
+        };\n` +
+        "startWatchdog();\n" +
+        `Deno.writeTextFileSync(${JSON.stringify(`${d}/out.tmp-1`)}, "half");\n` +
+        `temporaryMade(${JSON.stringify(`${d}/out.tmp-1`)}, "file");\n` +
+        "await new Promise((r) => setTimeout(r, 100));\n" +
+        `Deno.writeTextFileSync(${JSON.stringify(`${d}/ready`)}, "");\n` +
+        "for (;;) { /* a phase with no interrupt check */ }\n",
+    );
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", script],
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const stderr = new Response(child.stderr).text();
+    await waitFor("the script to be busy", () => listDir(d).includes("ready"));
+    const sent = performance.now();
+    child.kill("SIGTERM");
+    const guard = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const status = await child.status;
+    clearTimeout(guard);
+    const seconds = (performance.now() - sent) / 1000;
+    assertEquals(status.code, 137);
+    assert(seconds < 5, `took ${seconds.toFixed(2)} s`);
+    assertEquals(listDir(d), ["busy.ts", "ready"]);
+    assertEquals(
+      (await stderr).trim(),
+      "evtsim: interrupted; the run did not stop by itself, so it was killed",
+    );
+  });
+});

@@ -26,10 +26,10 @@ function staticGraph(entry: string): Set<string> {
 }
 
 Deno.test("simulate's start-up graph holds neither compare, report nor echarts", () => {
-  // main.ts loads a command on demand, in the worker that computes it: the
-  // start-up graph is the worker's, main's and simulate's own.
+  // main.ts loads a command on demand, beside the watchdog that stops it on a
+  // signal: the start-up graph is main's, the watchdog's and simulate's own.
   const graph = new Set(
-    ["cli/main.ts", "cli/_command_worker.ts", "cli/simulate.ts"]
+    ["cli/main.ts", "cli/_watchdog.ts", "cli/simulate.ts"]
       .flatMap((f) => [...staticGraph(`${ROOT}${f}`)]),
   );
   assert(graph.has(`${ROOT}cli/outputs.ts`), "the walk follows imports");
