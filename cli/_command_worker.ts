@@ -26,6 +26,14 @@ const post = (m: WorkerReport) => scope.postMessage(m);
 
 ignoreRecordedPolicyFaults();
 
+// `Deno.exit(N)` in a policy ends only this worker, and silently: the main
+// thread would wait for ever. The unload event still runs, so say it here;
+// the main thread then removes the temporaries and exits N.
+let finished = false;
+globalThis.addEventListener("unload", () => {
+  if (!finished) post({ exit: Deno.exitCode });
+});
+
 scope.onmessage = async (e) => {
   watchTemporaries({
     made: (path, kind) => post({ made: path, kind }),
@@ -35,8 +43,11 @@ scope.onmessage = async (e) => {
     committing: (busy) => post({ committing: busy }),
   });
   try {
-    post({ exit: await main(e.data.args, processConsole()) });
+    const code = await main(e.data.args, processConsole());
+    finished = true;
+    post({ exit: code });
   } catch (err) {
+    finished = true;
     post({ crash: err instanceof Error ? err.stack ?? String(err) : String(err) });
   }
 };

@@ -32,16 +32,33 @@ const post = (m: CompareReply) => scope.postMessage(m);
 ignoreRecordedPolicyFaults();
 const cache = new TraceCache();
 
+// `Deno.exit(N)` in a policy ends only this worker, and silently: the
+// command would wait for ever. The unload event still runs: fail the run.
+let busy = false;
+globalThis.addEventListener("unload", () => {
+  if (busy) {
+    post({
+      error: {
+        kind: "policy",
+        message: `a policy called Deno.exit(${Deno.exitCode}) during the run; the run is void`,
+      },
+    });
+  }
+});
+
 scope.onmessage = async (e) => {
   const out: string[] = [];
+  busy = true;
   try {
     const code = await simulateCommand(
       e.data.args,
       { out: (l) => out.push(l), err: (l) => post({ err: l }), isTerminal: false },
       { load: cache.load },
     );
+    busy = false;
     post({ code, out });
   } catch (err) {
+    busy = false;
     if (err instanceof EvtsimError) post({ error: { kind: err.kind, message: err.message } });
     else if (isFsError(err)) post({ error: { kind: "input", message: describeFsError(err) } });
     else post({ crash: err instanceof Error ? err.stack ?? String(err) : String(err) });

@@ -347,3 +347,59 @@ Deno.test("the watchdog ends a main thread that never looks at the flag: tempora
     );
   });
 });
+
+Deno.test("a policy that calls Deno.exit(N) ends simulate with N and no temporaries, and fails compare's run in one line", async () => {
+  await withDir(async (d) => {
+    Deno.writeTextFileSync(`${d}/t.csv`, TRACE);
+    Deno.writeTextFileSync(
+      `${d}/quits.ts`,
+      'export const admissions = [{ name: "quits", runSession() { Deno.exit(7); } }];\n',
+    );
+    Deno.writeTextFileSync(`${d}/s.csv`, "old\n");
+    const run = async (args: string[]) => {
+      const child = new Deno.Command(Deno.execPath(), {
+        args: cliCommand(args),
+        stdout: "null",
+        stderr: "piped",
+      }).spawn();
+      const guard = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      const out = await child.output();
+      clearTimeout(guard);
+      const stderr = new TextDecoder().decode(out.stderr);
+      recordProcessRun(args, stderr);
+      return { code: out.code, stderr };
+    };
+    const module = ["--policy_module", `${d}/quits.ts`];
+    const sim = await run([
+      "simulate",
+      `${d}/t.csv`,
+      "-n",
+      "8",
+      ...module,
+      "--admission",
+      "quits",
+      "-o",
+      `${d}/s.csv`,
+    ]);
+    assertEquals(sim.code, 7, sim.stderr);
+    assertEquals(listDir(d), ["quits.ts", "s.csv", "t.csv"]);
+    assertEquals(Deno.readTextFileSync(`${d}/s.csv`), "old\n");
+    const cmp = await run([
+      "compare",
+      `${d}/t.csv`,
+      "-n",
+      "8",
+      ...module,
+      "--policies",
+      "easy,quits",
+    ]);
+    assertEquals(cmp.code, 1, cmp.stderr);
+    assert(
+      cmp.stderr.trim().endsWith(
+        "evtsim: a policy called Deno.exit(7) during the run; the run is void",
+      ),
+      cmp.stderr,
+    );
+    assertEquals(listDir(d), ["quits.ts", "s.csv", "t.csv"]);
+  });
+});
