@@ -102,6 +102,7 @@ export { type Input, step, type StepResult } from "./core/step.ts";
 export type { Statistics } from "./core/statistics.ts";
 export {
   type Breakdowns,
+  capacityOverTime,
   type CapacityStep,
   computeMetrics,
   DEFAULT_BSLD_TAU,

@@ -3,6 +3,7 @@
 // each bad line reported at its file, line and field. Used by `compare` (for
 // the percentiles) and `report` (for the charts).
 
+import type { CapacityStep } from "../core/metrics.ts";
 import { checkInterrupt } from "../core/_interrupt.ts";
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError, isFsError } from "../io/fs_errors.ts";
@@ -31,6 +32,11 @@ export interface ResourceColumns {
   readonly time: Float64Array;
   readonly allocated: Float64Array;
   readonly totalNodes: number;
+  /**
+   * The usable nodes over time (free + allocated on each row), as the
+   * metric set's capacity: a number when it never changed.
+   */
+  readonly capacity: number | CapacityStep[];
 }
 
 const SCHEDULE_COLUMNS = ["job_submit_time", "begin_time", "end_time", "num_nodes", "exit_status"];
@@ -209,6 +215,7 @@ export async function readResourceCsv(path: string): Promise<ResourceColumns> {
   const time = new Float64Array(n);
   const allocated = new Float64Array(n);
   let totalNodes = 0;
+  const steps: CapacityStep[] = [];
   for (let i = 1; i <= n; i++) {
     if ((i & 4095) === 0) checkInterrupt();
     const f = fieldsOf(lines[i], header, path, i + 1);
@@ -224,8 +231,17 @@ export async function readResourceCsv(path: string): Promise<ResourceColumns> {
       );
     }
     if (nodes > totalNodes) totalNodes = nodes;
+    if (steps.length === 0 || steps[steps.length - 1].nodes !== nodes) {
+      steps.push({ time: steps.length === 0 ? -Infinity : time[i - 1], nodes });
+    }
   }
-  return { path, time, allocated, totalNodes };
+  return {
+    path,
+    time,
+    allocated,
+    totalNodes,
+    capacity: steps.length <= 1 ? totalNodes : steps,
+  };
 }
 
 async function linesOf(path: string, what: string): Promise<string[]> {

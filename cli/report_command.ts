@@ -393,7 +393,7 @@ export function summarizeRun(
     }
   }
   return {
-    metrics: computeMetrics(jobs(), r.totalNodes, options),
+    metrics: computeMetrics(jobs(), r.capacity, options),
     totalNodes: r.totalNodes,
     ...computeBreakdowns(jobs(), options, options.bsldTau ?? DEFAULT_BSLD_TAU),
   };

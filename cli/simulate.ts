@@ -15,7 +15,7 @@ import { readCapacitySchedule } from "../io/capacity_schedule.ts";
 import { memoryPressureLimit } from "../api/memory.ts";
 import type { OutputFileSystem } from "../io/atomic_writer.ts";
 import { parseMeasureWindow, SLOWDOWN_TAU, statsJsonText } from "../io/stats_json.ts";
-import type { MetricsOptions } from "../core/metrics.ts";
+import { capacityOverTime, type MetricsOptions } from "../core/metrics.ts";
 import { parseTrim } from "../core/_metrics_breakdowns.ts";
 import { parseTimestamp } from "../io/timestamps.ts";
 import {
@@ -327,7 +327,10 @@ export async function simulateCommand(
         statistics: statistics(state),
         waitTime: outputs.metrics.waits(),
         boundedSlowdown: { ...outputs.metrics.slowdowns(), tau: SLOWDOWN_TAU },
-        metrics: outputs.metricRows!.metrics(statistics(state).totalNodes, metricsOptions),
+        metrics: outputs.metricRows!.metrics(
+          capacityOverTime(statistics(state).totalNodes, state.config.capacitySchedule),
+          metricsOptions,
+        ),
         ...outputs.metricRows!.breakdowns(metricsOptions),
         resources: outputs.resourceMetrics(metricsOptions),
       })

@@ -200,6 +200,30 @@ export function checkMetricsOptions(options: MetricsOptions): void {
   checkTrimOption(options);
 }
 
+/**
+ * The capacity a run's utilization is measured against: `totalNodes`, or,
+ * with capacity changes, the usable nodes over time (`totalNodes` until the
+ * first change). Every output that states utilization takes it from here.
+ *
+ * @example
+ * ```ts
+ * import { capacityOverTime } from "@evtsim/evtsim";
+ * const c = capacityOverTime(100, [{ time: 50, capacity: 80 }]);
+ * if (typeof c === "number" || c[1].nodes !== 80 || c[0].nodes !== 100) throw new Error("steps");
+ * if (capacityOverTime(100, []) !== 100) throw new Error("constant");
+ * ```
+ */
+export function capacityOverTime(
+  totalNodes: number,
+  changes: readonly { readonly time: number; readonly capacity: number }[],
+): number | CapacityStep[] {
+  if (changes.length === 0) return totalNodes;
+  return [
+    { time: -Infinity, nodes: totalNodes },
+    ...changes.map((c) => ({ time: c.time, nodes: c.capacity })),
+  ];
+}
+
 // Integral of the capacity over [from, to]: a constant, or a step function
 // (steps in time order; before the first step, the first step's nodes).
 function capacitySeconds(capacity: number | readonly CapacityStep[], from: number, to: number) {
