@@ -63,7 +63,7 @@ export type {
   PickerSetup,
   SessionContext,
 } from "./core/picker.ts";
-export type { Admission, AdmissionSession } from "./core/admission.ts";
+export type { Admission, AdmissionSession, SessionResources } from "./core/admission.ts";
 export {
   type DecisionRow,
   type DispatchDecision,

@@ -6,7 +6,7 @@
 // a faulty policy fails loudly instead of corrupting the state.
 
 import type { Working } from "./_engine.ts";
-import type { AdmissionSession } from "./admission.ts";
+import type { AdmissionSession, SessionResources } from "./admission.ts";
 import {
   type DispatchDecision,
   type PendReason,
@@ -142,6 +142,13 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     return this.#w.running.persistent();
   }
 
+  get resources(): SessionResources | undefined {
+    const w = this.#w;
+    const model = w.resourceModel;
+    if (model === undefined) return undefined;
+    return { model, state: w.resourceState, job: (id) => w.recordOf(id) };
+  }
+
   get memory(): unknown {
     return this.#w.admissionMemory;
   }
@@ -255,7 +262,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     }
   }
 
-  dispatch(job: JobRecord, backfill: boolean): void {
+  dispatch(job: JobRecord, backfill: boolean, reserved?: Placement): void {
     if (this.#ended) throw this.#late("dispatch");
     const w = this.#w;
     const rec = this.#offered(job, "started");
@@ -277,7 +284,32 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       );
     }
     let placement: Placement | undefined;
-    if (w.resourceModel !== undefined) {
+    if (w.resourceModel !== undefined && reserved !== undefined) {
+      // Where the policy reserved it (copied: the policy keeps its object):
+      // the model says whether that is free now.
+      const model = w.resourceModel;
+      const own: Placement = Object.freeze({
+        domain: reserved.domain,
+        allocation: Object.freeze(
+          reserved.allocation.map((a) =>
+            Object.freeze({ nodeName: a.nodeName, replicas: a.replicas })
+          ),
+        ),
+      });
+      if (model.fits === undefined || !model.fits(w.resourceState, rec, own)) {
+        throw this.#fail(
+          new EvtsimError(
+            "state",
+            `admission policy ${w.admission.name} started job ${rec.id} on a placement resource model ${model.name} ${
+              model.fits === undefined ? "cannot check (it has no fits)" : "does not have free now"
+            }`,
+          ),
+        );
+      }
+      placement = own;
+      this.#placedJob = undefined;
+      this.#placed = undefined;
+    } else if (w.resourceModel !== undefined) {
       const r = this.place(job);
       if (r.placement === undefined) {
         throw this.#fail(

@@ -6,7 +6,7 @@
 
 import type { PendReason, PendReasonCode } from "./decisions.ts";
 import type { CandidateSearch } from "./picker.ts";
-import type { PlaceResult } from "./resource_model.ts";
+import type { Placement, PlaceResult, ResourceModel } from "./resource_model.ts";
 import type { RunningSet } from "./running.ts";
 import type { JobRecord } from "./types.ts";
 
@@ -51,10 +51,19 @@ export interface AdmissionSession {
    */
   readonly search?: CandidateSearch;
   /**
-   * Starts `job` now (it must fit the free nodes). `backfill` says it starts
-   * ahead of a waiting job that holds a reservation.
+   * With a resource model in the configuration: the model, its state now and
+   * the running jobs' records, for a policy that plans ahead (reservations
+   * over future states, built with the model's `beginEdit`, `allocate` and
+   * `release` on copies). Undefined without a resource model.
    */
-  dispatch(job: JobRecord, backfill: boolean): void;
+  readonly resources?: SessionResources;
+  /**
+   * Starts `job` now (it must fit the free nodes). `backfill` says it starts
+   * ahead of a waiting job that holds a reservation. With a resource model,
+   * `placement` names where (one the policy reserved; the model's `fits`
+   * must accept it now); without it, the job goes where `place` puts it.
+   */
+  dispatch(job: JobRecord, backfill: boolean, placement?: Placement): void;
   /**
    * Records that `job` stays waiting, and why. The reason may be given as a
    * function: it is then built only when decisions are recorded — and, when
@@ -77,6 +86,29 @@ export interface AdmissionSession {
   readonly memory?: unknown;
   /** Keeps `value` as the policy's state for the next session (never change it afterwards). */
   remember?(value: unknown): void;
+}
+
+/**
+ * What an admission session shows of a resource model (`AdmissionSession.resources`).
+ *
+ * @example
+ * ```ts
+ * import type { AdmissionSession } from "@evtsim/evtsim";
+ * // How many jobs run on the model's machine now (undefined on whole nodes).
+ * const runningOnModel = (s: AdmissionSession) => s.resources === undefined ? undefined : s.running.size;
+ * if (typeof runningOnModel !== "function") throw new Error("unreachable");
+ * ```
+ */
+export interface SessionResources {
+  /** The configuration's resource model. */
+  readonly model: ResourceModel;
+  /**
+   * The model's state now (after the jobs dispatched so far in this
+   * session). Never change it: plan on copies (`model.beginEdit`).
+   */
+  readonly state: unknown;
+  /** The record of a running job (what `model.release` is given for it). */
+  job(id: number): JobRecord;
 }
 
 /**

@@ -24,6 +24,7 @@ import type { Admission, AdmissionSession } from "../core/admission.ts";
 import { pendReasons } from "../core/decisions.ts";
 import { reservationTime, type RunningSet } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
+import { drevtConservativeOnModel } from "./_conservative_resources.ts";
 
 /** Starts heads while they fit; returns the first candidate that does not (the head). */
 function startHeads(s: AdmissionSession): JobRecord | undefined {
@@ -161,6 +162,8 @@ export const easyBackfill: Admission = {
 export const conservativeBackfill: Admission = {
   name: "conservative",
   runSession(s) {
+    // On a machine described by a resource model: the multi-resource rule.
+    if (s.resources !== undefined) return drevtConservativeOnModel(s, s.resources);
     const head = startHeads(s);
     if (head === undefined || s.free <= 0) {
       if (head !== undefined && s.search === undefined) {
