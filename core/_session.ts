@@ -146,7 +146,14 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     const w = this.#w;
     const model = w.resourceModel;
     if (model === undefined) return undefined;
-    return { model, state: w.resourceState, job: (id) => w.recordOf(id) };
+    // `state` is read when asked: a dispatch may replace the engine's state.
+    return {
+      model,
+      get state() {
+        return w.resourceState;
+      },
+      job: (id) => w.recordOf(id),
+    };
   }
 
   get memory(): unknown {

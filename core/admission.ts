@@ -104,7 +104,8 @@ export interface SessionResources {
   readonly model: ResourceModel;
   /**
    * The model's state now (after the jobs dispatched so far in this
-   * session). Never change it: plan on copies (`model.beginEdit`).
+   * session). Never change it, and do not keep it: a dispatch may change it
+   * in place. Plan on copies (`model.beginEdit`).
    */
   readonly state: unknown;
   /** The record of a running job (what `model.release` is given for it). */

@@ -88,14 +88,14 @@ export function conservativeProfileOnModel(
   // The running jobs: overrun ones give their resources back now, the others at their projected ends.
   const stillRunning = new Set<number>();
   const releases: { at: number; job: JobRecord }[] = [];
-  let base = r.state;
-  let edited: unknown;
+  // A copy: the session's state changes in place as jobs are dispatched.
+  let edited = model.beginEdit(r.state);
   for (const run of s.running.values()) {
     stillRunning.add(run.id);
     if (run.projectedEnd > now) releases.push({ at: run.projectedEnd, job: r.job(run.id) });
-    else edited = model.release(edited ?? model.beginEdit(base), r.job(run.id));
+    else edited = model.release(edited, r.job(run.id));
   }
-  if (edited !== undefined) base = model.endEdit(edited);
+  const base = model.endEdit(edited);
   let leftEarly = false;
   for (const run of memory?.running ?? []) {
     if (run.end > now && !stillRunning.has(run.id)) leftEarly = true;
