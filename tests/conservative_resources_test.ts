@@ -65,8 +65,11 @@ const arbMachine: fc.Arbitrary<RefNode[]> = fc.integer({ min: 1, max: 4 }).chain
   })
 );
 
-/** Jobs sorted by submit; exact estimates or over-estimates; runs of at least 1. */
-const arbJobs = (exact: boolean): fc.Arbitrary<RefJob[]> =>
+/** How run times relate to limits: equal, at most (over-estimates), or some past the limit (overruns). */
+type Estimates = "exact" | "over" | "overruns";
+
+/** Jobs sorted by submit; runs of at least 1. */
+const arbJobs = (estimates: Estimates | boolean): fc.Arbitrary<RefJob[]> =>
   fc.array(
     fc.record({
       gap: fc.integer({ min: 0, max: 2 }),
@@ -86,14 +89,19 @@ const arbJobs = (exact: boolean): fc.Arbitrary<RefJob[]> =>
         if (v > 0) perReplica[RESOURCES[c]] = v;
       });
       if (Object.keys(perReplica).length === 0) perReplica.cpu = 1;
-      const run = exact ? j.limit : Math.max(1, j.limit - j.cut);
+      const kind = estimates === true ? "exact" : estimates === false ? "over" : estimates;
+      const run = kind === "exact"
+        ? j.limit
+        : kind === "over" || j.cut % 3 !== 0
+        ? Math.max(1, j.limit - j.cut)
+        : j.limit + 1 + (j.cut % 7);
       return { submit: t, limit: j.limit, run, replicas: j.replicas, perReplica, rack: j.rack };
     });
   });
 
 const arbCase = fc.record({
   nodes: arbMachine,
-  exact: fc.boolean(),
+  exact: fc.constantFrom<Estimates>("exact", "over", "overruns"),
   picker: fc.constantFrom(...PICKERS),
 }).chain((c) =>
   arbJobs(c.exact).map((jobs) => {
