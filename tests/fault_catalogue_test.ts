@@ -39,6 +39,7 @@ import {
 import { readTraceStream } from "../io/mod.ts";
 import { altEvents, tinyLog } from "./_replay_fault_logs.ts";
 import { GrpcSession, HttpClient, withServer } from "./_service_helpers.ts";
+import { M_CONS_ROWS } from "./_fault_rows_m-cons.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1202,6 +1203,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...INPUT_ROWS,
   ...REGISTRY_ROWS,
   ...USAGE_ROWS,
+  ...M_CONS_ROWS,
 ];
 
 for (const row of CATALOGUE) {
