@@ -111,22 +111,33 @@ export function conservativeProfileOnModel(
       placement: h.placement,
     });
   }
-  const dropped = new Set<number>();
-  const profile = ResourceProfile.build(model, now, base, releases, blocks, dropped);
-  const live: (Reservation | undefined)[] = blocks.map((b, i) => dropped.has(i) ? undefined : b);
+  const live: (Reservation | undefined)[] = blocks.slice();
   const byId = new Map<number, number>();
-  live.forEach((b, i) => {
-    if (b !== undefined) byId.set(b.job.id, i);
-  });
+  blocks.forEach((b, i) => byId.set(b.job.id, i));
+  // The profile, built on first need: a session whose jobs keep their
+  // reservations (no arrival, no early end) needs none. A reservation the
+  // build leaves out (not free at its start) is given again as if new.
+  let built: ResourceProfile | undefined;
+  const profile = (): ResourceProfile => {
+    if (built !== undefined) return built;
+    const dropped = new Set<number>();
+    built = ResourceProfile.build(model, now, base, releases, blocks, dropped);
+    for (const i of dropped) {
+      if (live[i] !== blocks[i]) continue;
+      live[i] = undefined;
+      byId.delete(blocks[i].job.id);
+    }
+    return built;
+  };
   const take = (b: Reservation, on: boolean) =>
-    profile.change(b.job, b.placement, b.start, b.end, on);
+    profile().change(b.job, b.placement, b.start, b.end, on);
   if (compression && leftEarly) {
     // One pass in the order held: each at the earliest start before its own, without it.
     for (let i = 0; i < live.length; i++) {
       const b = live[i];
       if (b === undefined) continue;
       take(b, false);
-      const found = profile.earliest(b.job, b.end - b.start, b.start);
+      const found = profile().earliest(b.job, b.end - b.start, b.start);
       const moved = found === undefined ? b : {
         ...b,
         start: found.start,
@@ -145,7 +156,7 @@ export function conservativeProfileOnModel(
     let b = i === undefined ? undefined : live[i];
     const limit = job.timeLimit;
     if (b === undefined) {
-      const found = profile.earliest(job, limit);
+      const found = profile().earliest(job, limit);
       if (found === undefined) {
         // It does not fit the empty machine: no reservation, it blocks nobody.
         const why = s.place(job);
@@ -158,7 +169,7 @@ export function conservativeProfileOnModel(
     } else if (!compression && b.start > now) {
       // Without compression a held job starts now if that delays no reservation.
       take(b, false);
-      const p = profile.placedNow(job, limit);
+      const p = profile().placedNow(job, limit);
       if (p !== undefined) b = { job, start: now, end: now + limit, placement: p };
       take(b, true);
       live[i!] = b;
