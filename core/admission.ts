@@ -52,7 +52,7 @@ export interface AdmissionSession {
   readonly search?: CandidateSearch;
   /**
    * With a resource model in the configuration: the model, its state now and
-   * the running jobs' records, for a policy that plans ahead (reservations
+   * the jobs' records, for a policy that plans ahead (reservations
    * over future states, built with the model's `beginEdit`, `allocate` and
    * `release` on copies). Undefined without a resource model.
    */
@@ -108,7 +108,10 @@ export interface SessionResources {
    * in place. Plan on copies (`model.beginEdit`).
    */
   readonly state: unknown;
-  /** The record of a running job (what `model.release` is given for it). */
+  /**
+   * The record of a running or waiting job (what the model's `release`,
+   * `allocate` and `place` are given for it when planning ahead).
+   */
   job(id: number): JobRecord;
 }
 
