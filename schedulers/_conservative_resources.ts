@@ -136,14 +136,15 @@ export function conservativeProfileOnModel(
     for (let i = 0; i < live.length; i++) {
       const b = live[i];
       if (b === undefined) continue;
-      take(b, false);
-      const found = profile().earliest(b.job, b.end - b.start, b.start);
-      const moved = found === undefined ? b : {
+      const found = profile().earlierThan(b);
+      if (found === undefined) continue;
+      const moved = {
         ...b,
         start: found.start,
         end: found.start + b.end - b.start,
         placement: found.placement,
       };
+      take(b, false);
       live[i] = moved;
       take(moved, true);
     }
@@ -168,11 +169,13 @@ export function conservativeProfileOnModel(
       if (i !== undefined) live[i] = b;
     } else if (!compression && b.start > now) {
       // Without compression a held job starts now if that delays no reservation.
-      take(b, false);
-      const p = profile().placedNow(job, limit);
-      if (p !== undefined) b = { job, start: now, end: now + limit, placement: p };
-      take(b, true);
-      live[i!] = b;
+      const p = profile().earlierThan(b, true);
+      if (p !== undefined) {
+        take(b, false);
+        b = { job, start: now, end: now + limit, placement: p.placement };
+        take(b, true);
+        live[i!] = b;
+      }
     }
     observe?.(job.id, b.start, now);
     if (b.start <= now && model.fits!(r.state, job, b.placement)) {

@@ -126,11 +126,53 @@ export class ResourceProfile {
     return true;
   }
 
-  /** Where the model places `job` now if that stays free for `limit` (undefined if not). */
-  placedNow(job: JobRecord, limit: number): Placement | undefined {
-    const r = this.model.place(this.states[0], job);
-    if (r.placement === undefined) return undefined;
-    return this.freeOver(job, r.placement, 1, this.times[0] + limit) ? r.placement : undefined;
+  /**
+   * Whether `placement` of `job` is free at every breakpoint from index
+   * `from` up to `end` once reservation `own` (of the same job) is given
+   * back: the answer with `own` taken out of the profile, without taking it
+   * out (a state it covers is copied without it only where that matters).
+   */
+  private freeWithout(
+    job: JobRecord,
+    placement: Placement,
+    from: number,
+    end: number,
+    own: Reservation,
+  ): boolean {
+    const times = this.times;
+    const m = this.model;
+    for (let k = from; k < times.length && times[k] < end; k++) {
+      const s = this.states[k];
+      if (m.fits!(s, job, placement)) continue;
+      if (times[k] < own.start || times[k] >= own.end) return false;
+      if (!m.fits!(m.endEdit(m.release(m.beginEdit(s), own.job)), job, placement)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The earliest breakpoint before `own.start` at which the model places
+   * the job of reservation `own` and that placement stays free for its
+   * limit, once `own` is given back (undefined if none): what `earliest`
+   * finds with `own` taken out, without taking it out. With `onlyNow`, the
+   * first breakpoint (now) only.
+   */
+  earlierThan(
+    own: Reservation,
+    onlyNow = false,
+  ): { start: number; placement: Placement } | undefined {
+    const times = this.times;
+    const limit = own.end - own.start;
+    const last = onlyNow ? 1 : times.length;
+    for (let i = 0; i < last && times[i] < own.start; i++) {
+      // Before its start the profile does not hold `own`.
+      const r = this.model.place(this.states[i], own.job);
+      if (r.placement === undefined) continue;
+      if (this.freeWithout(own.job, r.placement, i + 1, times[i] + limit, own)) {
+        return { start: times[i], placement: r.placement };
+      }
+    }
+    return undefined;
   }
 
   /**
