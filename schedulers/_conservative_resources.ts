@@ -20,8 +20,9 @@
 // the reservations in the order they are held, each at the earliest start
 // before its own (never later) without it; without compression a held job
 // starts now if that delays no reservation; a job whose reservation is now
-// starts there, on its reserved placement, when that is free. The memory is
-// rebuilt into a profile every session (so it holds only plain data). One
+// starts there, on its reserved placement, when that is free. The memory
+// holds plain data only; a session builds the profile from it on first need
+// (one whose jobs all keep their reservations needs none). One
 // difference: a reservation that came without starting (an overrun still
 // held its resources) is given again as if new, not kept from now on, since
 // its placement may not be free for its limit from now.
