@@ -152,7 +152,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       get state() {
         return w.resourceState;
       },
-      job: (id) => w.recordOf(id),
+      job: (id) => id >= w.store.firstId ? w.store.records.get(id - w.store.firstId) : undefined,
     };
   }
 

@@ -109,10 +109,11 @@ export interface SessionResources {
    */
   readonly state: unknown;
   /**
-   * The record of a running or waiting job (what the model's `release`,
-   * `allocate` and `place` are given for it when planning ahead).
+   * The record of a job (what the model's `release`, `allocate` and `place`
+   * are given for it when planning ahead): always there for a running or
+   * waiting job; undefined once a finished job's record left the job store.
    */
-  job(id: number): JobRecord;
+  job(id: number): JobRecord | undefined;
 }
 
 /**

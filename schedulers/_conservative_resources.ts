@@ -93,20 +93,22 @@ export function conservativeProfileOnModel(
   let edited = model.beginEdit(r.state);
   for (const run of s.running.values()) {
     stillRunning.add(run.id);
-    if (run.projectedEnd > now) releases.push({ at: run.projectedEnd, job: r.job(run.id) });
-    else edited = model.release(edited, r.job(run.id));
+    if (run.projectedEnd > now) releases.push({ at: run.projectedEnd, job: r.job(run.id)! });
+    else edited = model.release(edited, r.job(run.id)!);
   }
   const base = model.endEdit(edited);
   let leftEarly = false;
   for (const run of memory?.running ?? []) {
     if (run.end > now && !stillRunning.has(run.id)) leftEarly = true;
   }
-  // The reservations held: those that came without starting are given again.
+  // The reservations held by jobs still waiting (not cancelled since); those
+  // that came without starting are given again.
   const blocks: Reservation[] = [];
   for (const h of memory?.held ?? []) {
-    if (h.start < now) continue;
+    const rec = r.job(h.id);
+    if (h.start < now || rec === undefined || rec.beginTime >= 0 || rec.endTime >= 0) continue;
     blocks.push({
-      job: r.job(h.id),
+      job: rec,
       start: h.start,
       end: h.start + h.limit,
       placement: h.placement,
@@ -295,7 +297,7 @@ function reservationOf(
         return at;
       }
       at = run.projectedEnd;
-      state = model.release(state, r.job(run.id));
+      state = model.release(state, r.job(run.id)!);
     }
     return at > now && model.place(state, job).placement !== undefined ? at : now;
   } finally {

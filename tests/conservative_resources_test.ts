@@ -400,3 +400,37 @@ Deno.test("conservative_profile on a resource model without fits: refused in one
     "backfill policy conservative_profile on resource model mine: the model has no fits(state, job, placement), which reservations need",
   );
 });
+
+Deno.test("conservative_profile on a resource model: a cancelled waiting job is dropped as on whole nodes, also after its record left the job store", () => {
+  for (const compression of [true, false]) {
+    const name = compression ? "conservative_profile" : "conservative_profile_no_compression";
+    const machine = [
+      { name: "a", rack: "r", capacity: { cpu: 8 } },
+      { name: "b", rack: "r", capacity: { cpu: 8 } },
+    ];
+    const job = (replicas: number, timeLimit: number, actualRunTime: number) => ({
+      submitTime: 0,
+      numNodes: 0,
+      timeLimit,
+      actualRunTime,
+      demand: { replicas, perReplica: { cpu: 8 } },
+    });
+    // Job 0 ends early at 3; job 1 (both nodes) is reserved at 50, after job 2 (backfilled on b).
+    // Cancelled at 10, job 1's record leaves the store with job 0's (flushed after every end).
+    const jobs = [job(1, 100, 3), job(2, 10, 10), job(1, 50, 50), job(2, 10, 10)];
+    const sim = new Simulation({ ...config(machine, name, "builtin_fcfs"), jobFlushInterval: 1 });
+    sim.appendJobs(jobs);
+    sim.advanceTo(0);
+    sim.cancelJob(1, 10);
+    // The same on two whole nodes.
+    const whole = new Simulation({ totalNodes: 2, backfillPolicy: name, jobFlushInterval: 1 });
+    whole.appendJobs(jobs.map(({ demand, ...j }) => ({ ...j, numNodes: demand.replicas })));
+    whole.advanceTo(0);
+    whole.cancelJob(1, 10);
+    const begins = (rows: readonly JobRow[]) =>
+      rows.map((r) => `${r.jobId}:${r.beginTime}:${r.outcome ?? ""}`).join();
+    const out = begins(sim.finish().jobs);
+    assertEquals(out, begins(whole.finish().jobs));
+    assert(out.includes("1:10:cancelled"), out);
+  }
+});
