@@ -165,6 +165,7 @@ export class ResourceProfile {
     const limit = own.end - own.start;
     const last = onlyNow ? 1 : times.length;
     for (let i = 0; i < last && times[i] < own.start; i++) {
+      if (i > 0 && this.states[i] === this.states[i - 1]) continue;
       // Before its start the profile does not hold `own`.
       const r = this.model.place(this.states[i], own.job);
       if (r.placement === undefined) continue;
@@ -186,6 +187,8 @@ export class ResourceProfile {
   ): { start: number; placement: Placement } | undefined {
     const times = this.times;
     for (let i = 0; i < times.length && times[i] < before; i++) {
+      // A breakpoint with its predecessor's state answers as it did, or worse.
+      if (i > 0 && this.states[i] === this.states[i - 1]) continue;
       const r = this.model.place(this.states[i], job);
       if (r.placement === undefined) continue;
       if (this.freeOver(job, r.placement, i + 1, times[i] + limit)) {
