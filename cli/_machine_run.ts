@@ -15,14 +15,6 @@ const str = (o: ParsedOptions, name: string): string | undefined => {
   return typeof v === "string" ? v : undefined;
 };
 
-// Built-in admission policies that do not yet ask the resource model where a
-// job fits (they count nodes only), refused on a --machine run.
-export const NOT_ON_A_MACHINE_YET = [
-  "conservative",
-  "conservative_profile",
-  "conservative_profile_no_compression",
-];
-
 // --machine: the machine file read and checked, with its nodes. A machine run
 // places jobs by their demands through a resource model, which a recording
 // or a snapshot does not store yet: those options are refused here, before

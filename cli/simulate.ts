@@ -39,7 +39,7 @@ import { policyRegistry } from "./policy_module.ts";
 import { RunHooks } from "./record_hooks.ts";
 import { applyAdvance, type LoopContext, replayAll, simulateFiles, Yielder } from "./run_loop.ts";
 import { VERSION } from "./version.ts";
-import { jsonConfig, machineModel, machineOf, NOT_ON_A_MACHINE_YET } from "./_machine_run.ts";
+import { jsonConfig, machineModel, machineOf } from "./_machine_run.ts";
 
 /** Where the command writes its text. */
 export interface Console {
@@ -180,12 +180,6 @@ export async function simulateCommand(
       loadOptions = { ...loadOptions, queues: new Set(queues.map((q) => q.name)) };
     }
     const machine = await machineOf(o, queuesFile);
-    if (machine !== undefined && NOT_ON_A_MACHINE_YET.includes(admission)) {
-      throw new EvtsimError(
-        "usage",
-        `--machine: admission policy ${admission} does not place jobs by their demands yet; use --admission none (or a policy of your own that calls place)`,
-      );
-    }
     if (machine !== undefined) loadOptions = { ...loadOptions, machine };
     const first = await load(firstPath, maxJobs);
     if (machine !== undefined && first.mode === "replay") {

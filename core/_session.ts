@@ -270,7 +270,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     }
   }
 
-  dispatch(job: JobRecord, backfill: boolean): void {
+  dispatch(job: JobRecord, backfill: boolean, reserved?: Placement): void {
     if (this.#ended) throw this.#late("dispatch");
     const w = this.#w;
     const rec = this.#offered(job, "started");
@@ -292,7 +292,32 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       );
     }
     let placement: Placement | undefined;
-    if (w.resourceModel !== undefined) {
+    if (w.resourceModel !== undefined && reserved !== undefined) {
+      // Where the policy reserved it (copied: the policy keeps its object):
+      // the model says whether that is free now.
+      const model = w.resourceModel;
+      const own: Placement = Object.freeze({
+        domain: reserved.domain,
+        allocation: Object.freeze(
+          reserved.allocation.map((a) =>
+            Object.freeze({ nodeName: a.nodeName, replicas: a.replicas })
+          ),
+        ),
+      });
+      if (model.fits === undefined || !model.fits(w.resourceState, rec, own)) {
+        throw this.#fail(
+          new EvtsimError(
+            "state",
+            `admission policy ${w.admission.name} started job ${rec.id} on a placement resource model ${model.name} ${
+              model.fits === undefined ? "cannot check (it has no fits)" : "does not have free now"
+            }`,
+          ),
+        );
+      }
+      placement = own;
+      this.#placedJob = undefined;
+      this.#placed = undefined;
+    } else if (w.resourceModel !== undefined) {
       const r = this.place(job);
       if (r.placement === undefined) {
         throw this.#fail(
@@ -393,19 +418,12 @@ class ModelView implements SessionResources {
     return this.#w.resourceState;
   }
 
-  record(id: number): JobRecord {
-    this.#check("resources.record");
+  job(id: number): JobRecord | undefined {
+    this.#check("resources.job");
     const w = this.#w;
-    const rec = Number.isSafeInteger(id) && id >= w.store.firstId && id < w.nextJobId
+    return Number.isSafeInteger(id) && id >= w.store.firstId && id < w.nextJobId
       ? w.store.records.get(id - w.store.firstId)
       : undefined;
-    if (rec === undefined || rec.beginTime < 0 || rec.endTime >= 0) {
-      throw new EvtsimError(
-        "state",
-        `admission policy ${w.admission.name} asked for the record of job ${id}, which is not running`,
-      );
-    }
-    return rec;
   }
 }
 

@@ -6,7 +6,7 @@
 
 import type { PendReason, PendReasonCode } from "./decisions.ts";
 import type { CandidateSearch } from "./picker.ts";
-import type { PlaceResult, ResourceModel } from "./resource_model.ts";
+import type { Placement, PlaceResult, ResourceModel } from "./resource_model.ts";
 import type { RunningSet } from "./running.ts";
 import type { JobRecord } from "./types.ts";
 
@@ -45,9 +45,10 @@ export interface AdmissionSession {
    */
   place(job: JobRecord): PlaceResult;
   /**
-   * The configuration's resource model and its state now, present only when
-   * there is one: what a policy needs to plan ahead (e.g. EASY's shadow time:
-   * release running jobs on a `beginEdit` copy until the head can be placed).
+   * The configuration's resource model, its state now and the jobs' records,
+   * present only when there is one: what a policy needs to plan ahead (EASY's
+   * shadow time: release running jobs on a `beginEdit` copy until the head
+   * can be placed; conservative reservations over future states).
    */
   readonly resources?: SessionResources;
   /**
@@ -58,9 +59,11 @@ export interface AdmissionSession {
   readonly search?: CandidateSearch;
   /**
    * Starts `job` now (it must fit the free nodes). `backfill` says it starts
-   * ahead of a waiting job that holds a reservation.
+   * ahead of a waiting job that holds a reservation. With a resource model,
+   * `placement` names where (one the policy reserved; the model's `fits`
+   * must accept it now); without it, the job goes where `place` puts it.
    */
-  dispatch(job: JobRecord, backfill: boolean): void;
+  dispatch(job: JobRecord, backfill: boolean, placement?: Placement): void;
   /**
    * Records that `job` stays waiting, and why. The reason may be given as a
    * function: it is then built only when decisions are recorded — and, when
@@ -86,51 +89,31 @@ export interface AdmissionSession {
 }
 
 /**
- * A session's view of the resource model: the model, its state now (read it
- * again after a dispatch: starting a job gives a new state) and the records of
- * running jobs, which `model.release` takes. The state is the engine's: plan
- * on a copy (`model.beginEdit(state)`), never change it.
+ * What an admission session shows of a resource model (`AdmissionSession.resources`).
  *
  * @example
  * ```ts
- * import { type Admission, initialState, step, appendJobs, advanceTo, topologyCluster } from "@evtsim/evtsim";
- * // Before deciding a waiting job: the cpu units the running jobs would give
- * // back, counted by releasing them on a private copy of the machine.
- * const seen: number[] = [];
- * const probe: Admission = {
- *   name: "probe",
- *   runSession(s) {
- *     const job = s.next();
- *     if (job === undefined) return;
- *     const r = s.resources!;
- *     const copy = r.model.beginEdit(r.state);
- *     let released = 0;
- *     for (const run of s.running.values()) {
- *       r.model.release(copy, r.record(run.id));
- *       released += r.record(run.id).demand!.perReplica.cpu;
- *     }
- *     r.model.endEdit(copy);
- *     seen.push(released);
- *     if (s.place(job).placement !== undefined) s.dispatch(job, false);
- *     else s.pend(job, { code: "insufficient_capacity", message: "no room" });
- *   },
- * };
- * const resourceModel = topologyCluster([{ name: "n1", capacity: { cpu: 8 } }]);
- * const job = { submitTime: 0, numNodes: 0, timeLimit: 5, demand: { replicas: 1, perReplica: { cpu: 3 } } };
- * let st = initialState({ totalNodes: 1, resourceModel, admission: probe });
- * st = step(st, appendJobs([job, { ...job, submitTime: 1 }])).state;
- * st = step(st, advanceTo(1)).state;
- * // Job 0 found nothing running; job 1 found job 0's 3 cpu.
- * if (seen.join() !== "0,3") throw new Error(seen.join());
+ * import type { AdmissionSession } from "@evtsim/evtsim";
+ * // How many jobs run on the model's machine now (undefined on whole nodes).
+ * const runningOnModel = (s: AdmissionSession) => s.resources === undefined ? undefined : s.running.size;
+ * if (typeof runningOnModel !== "function") throw new Error("unreachable");
  * ```
  */
 export interface SessionResources {
   /** The configuration's resource model. */
   readonly model: ResourceModel;
-  /** Its state now, after the jobs dispatched so far in this session (never change it). */
+  /**
+   * The model's state now (after the jobs dispatched so far in this
+   * session). Never change it, and do not keep it: a dispatch may change it
+   * in place. Plan on copies (`model.beginEdit`).
+   */
   readonly state: unknown;
-  /** The record of running job `id` (what `model.release` takes). */
-  record(id: number): JobRecord;
+  /**
+   * The record of a job (what the model's `release`, `allocate` and `place`
+   * are given for it when planning ahead): always there for a running or
+   * waiting job; undefined once a finished job's record left the job store.
+   */
+  job(id: number): JobRecord | undefined;
 }
 
 /**

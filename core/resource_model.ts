@@ -143,11 +143,22 @@ export interface ResourceModel<S = unknown> {
    * without building it (pure). Planning policies ask it many times (EASY's
    * shadow time); without it they call `place`.
    */
-  fits?(state: S, job: JobRecord): boolean;
+  canPlace?(state: S, job: JobRecord): boolean;
   /** A private copy of `state` that `allocate` and `release` may change in place. */
   beginEdit(state: S): S;
-  /** Gives `job` the resources of `placement` (a result of `place` on this state). */
+  /**
+   * Gives `job` the resources of `placement` (a result of `place` on this
+   * state, or one `fits` accepts for it).
+   */
   allocate(state: S, job: JobRecord, placement: Placement): S;
+  /**
+   * Whether the resources `placement` gives `job` are free in `state` (pure).
+   * Policies that reserve a placement ahead of time (conservative
+   * backfilling) need it, to check a reservation over its whole interval and
+   * to start the job where it was reserved; a model without it is refused
+   * by them.
+   */
+  fits?(state: S, job: JobRecord, placement: Placement): boolean;
   /** Gives back everything `job` was allocated. */
   release(state: S, job: JobRecord): S;
   /** Ends the editing of a state `beginEdit` returned: it never changes again. */

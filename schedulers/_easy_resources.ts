@@ -48,10 +48,10 @@ interface Shadow {
   nodes: number;
 }
 
-/** Whether `model` can place `job` in `state` (its cheap `fits` when it has one). */
+/** Whether `model` can place `job` in `state` (its cheap `canPlace` when it has one). */
 function canPlace(model: ResourceModel, state: unknown, job: JobRecord): boolean {
-  return model.fits !== undefined
-    ? model.fits(state, job)
+  return model.canPlace !== undefined
+    ? model.canPlace(state, job)
     : model.place(state, job).placement !== undefined;
 }
 
@@ -76,7 +76,7 @@ function shadowOf(
     // Every job projected to end at `at`, together.
     while (!r.done && r.value.projectedEnd === at) {
       if (at > now) {
-        model.release(copy, res.record(r.value.id));
+        model.release(copy, runningRecord(res, r.value.id));
         nodes += r.value.numNodes;
       } else overran.push(r.value.id);
       r = it.next();
@@ -86,7 +86,7 @@ function shadowOf(
   }
   // Only the overrunning jobs are left: with them gone, is there room at all?
   for (const id of overran) {
-    const rec = res.record(id);
+    const rec = runningRecord(res, id);
     model.release(copy, rec);
     nodes += rec.numNodes;
   }
@@ -136,6 +136,11 @@ function blocked(job: JobRecord, free: number, end: number, shadow: number, head
 // Whether a job can be placed on the empty machine, per model and record: a
 // pure answer, kept so that a held job costs one placement, not one per pass.
 const fitsMachineCache = new WeakMap<ResourceModel, WeakMap<JobRecord, boolean>>();
+
+// A running job's record: the view has every running job's.
+function runningRecord(res: SessionResources, id: number): JobRecord {
+  return res.job(id)!;
+}
 
 function fitsMachine(model: ResourceModel, job: JobRecord): boolean {
   let byJob = fitsMachineCache.get(model);

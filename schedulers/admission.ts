@@ -25,6 +25,7 @@ import { pendReasons } from "../core/decisions.ts";
 import { reservationTime, type RunningSet } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
 import { easyOnResources } from "./_easy_resources.ts";
+import { drevtConservativeOnModel } from "./_conservative_resources.ts";
 
 /** Starts heads while they fit; returns the first candidate that does not (the head). */
 function startHeads(s: AdmissionSession): JobRecord | undefined {
@@ -173,6 +174,8 @@ export const easyBackfill: Admission = {
 export const conservativeBackfill: Admission = {
   name: "conservative",
   runSession(s) {
+    // On a machine described by a resource model: the multi-resource rule.
+    if (s.resources !== undefined) return drevtConservativeOnModel(s, s.resources);
     const head = startHeads(s);
     if (head === undefined || s.free <= 0) {
       if (head !== undefined && s.search === undefined) {

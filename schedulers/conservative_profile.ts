@@ -53,6 +53,7 @@
 import type { Admission } from "../core/admission.ts";
 import { pendReasons } from "../core/decisions.ts";
 import type { JobRecord } from "../core/types.ts";
+import { conservativeProfileOnModel } from "./_conservative_resources.ts";
 import {
   firstAfter,
   leftEarly,
@@ -114,6 +115,11 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
     init: (): Memory => EMPTY,
     wakeTime: (memory) => (memory as Memory).wake,
     runSession(s) {
+      // On a machine described by a resource model: the multi-resource path.
+      if (s.resources !== undefined) {
+        const name = compression ? "conservative_profile" : "conservative_profile_no_compression";
+        return conservativeProfileOnModel(s, s.resources, name, { compression, observe });
+      }
       const now = s.now;
       const memory = (s.memory as Memory | undefined) ?? EMPTY;
       // The profile: the last session's, from now on, with the nodes of the

@@ -223,7 +223,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     return { placement: this.pack(domains[best], replicas) };
   }
 
-  fits(state: TopologyState, job: JobRecord): boolean {
+  canPlace(state: TopologyState, job: JobRecord): boolean {
     const d = demandOf(job);
     const shape = this.slotCaches.slotsFor(state, state.free, d);
     const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
@@ -231,6 +231,27 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const { sums } = this.slotCaches.domainSlots(shape, key ?? "", domains);
     for (let k = 0; k < sums.length; k++) if (sums[k] >= d.replicas) return true;
     return false;
+  }
+
+  fits(state: TopologyState, job: JobRecord, placement: Placement): boolean {
+    const d = demandOf(job);
+    const R = this.resources.length;
+    const free = state.free;
+    let total = 0;
+    for (const share of placement.allocation) {
+      const i = this.index.get(share.nodeName);
+      if (i === undefined || !Number.isSafeInteger(share.replicas) || share.replicas <= 0) {
+        return false;
+      }
+      total += share.replicas;
+      for (const r in d.perReplica) {
+        const amount = d.perReplica[r];
+        if (!(amount > 0)) continue;
+        const c = this.column.get(r);
+        if (c === undefined || free[i * R + c] < amount * share.replicas) return false;
+      }
+    }
+    return total === d.replicas;
   }
 
   beginEdit(state: TopologyState): TopologyState {

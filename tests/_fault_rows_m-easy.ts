@@ -41,21 +41,6 @@ let kept: SessionResources | undefined;
 export const EASY_ROWS: FaultRow[] = [
   {
     surface: "library",
-    input: "an admission policy asks the resource view for a job that is not running",
-    run: () =>
-      Promise.resolve(library(() =>
-        run({
-          name: "peek",
-          runSession(s) {
-            s.resources!.record(1);
-            startAll(s);
-          },
-        })
-      )),
-    expected: /^admission policy peek asked for the record of job 1, which is not running$/,
-  },
-  {
-    surface: "library",
     input: "an admission policy keeps the resource view and reads it in a later session",
     run: () =>
       Promise.resolve(library(() =>

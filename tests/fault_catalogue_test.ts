@@ -44,6 +44,7 @@ import { MACHINE_ROWS } from "./_fault_rows_m-machine.ts";
 import { METRICS_ROWS } from "./_fault_rows_r-metrics.ts";
 import { EASY_ROWS } from "./_fault_rows_m-easy.ts";
 import { ALLOC_ROWS } from "./_fault_rows_m-alloc.ts";
+import { M_CONS_ROWS } from "./_fault_rows_m-cons.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1212,6 +1213,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...EASY_ROWS,
   ...ALLOC_ROWS,
   ...WARM_ROWS,
+  ...M_CONS_ROWS,
 ];
 
 for (const row of CATALOGUE) {

@@ -225,10 +225,6 @@ Deno.test("simulate --machine refuses what it cannot do yet, in one line", async
   for (
     const [extra, expected] of [
       [["-n", "8"], /--machine cannot be used with -n\/--total_nodes/],
-      [
-        ["-b", "conservative"],
-        /admission policy conservative does not place jobs by their demands yet/,
-      ],
     ] as const
   ) {
     const r = await runCli([
@@ -337,11 +333,11 @@ Deno.test("compare --machine runs every policy that places by demands on the sam
   }
 });
 
-Deno.test("simulate --machine runs EASY and easy_extra on the GPU example: every job starts, none before its submit time", async () => {
+Deno.test("simulate --machine runs every built-in backfilling policy on the GPU example: every job starts, none before its submit time", async () => {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-machine-easy-" });
   try {
     const jobs = Deno.readTextFileSync(GPU_TRACE).trim().split("\n").length - 1;
-    for (const admission of ["easy", "easy_extra"]) {
+    for (const admission of ["easy", "easy_extra", "conservative", "conservative_profile"]) {
       const r = await runCli([
         "simulate",
         GPU_TRACE,
