@@ -51,14 +51,16 @@
 // job, and a compression re-places every reservation in plain arrays.
 
 import type { Admission } from "../core/admission.ts";
-import { pendReasons } from "../core/decisions.ts";
+import { type PendReason, pendReasons } from "../core/decisions.ts";
 import type { JobRecord } from "../core/types.ts";
 import {
+  Blocks,
   firstAfter,
   leftEarly,
   Profile,
   type Running,
   runningAfter,
+  runningNodes,
   runningNow,
 } from "./_conservative_profile_parts.ts";
 
@@ -109,6 +111,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
   const compression = options.compression ?? true;
   const observe = options.observe;
   const carry = options.carry ?? true;
+  const scratch = new Blocks(64);
   return {
     name: compression ? "conservative_profile" : "conservative_profile_no_compression",
     init: (): Memory => EMPTY,
@@ -128,56 +131,46 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         for (const k of gone) built.add(now, before.ends[k], before.nodes[k]);
       }
       const compress = compression && gone.length > 0;
-      if (built !== undefined) {
-        // Built from scratch it would end with every node free; if not (the
-        // capacity changed), it is built again.
-        let total = s.free;
-        for (const r of s.running.values()) total += r.numNodes;
-        if (built.atEnd !== total) built = undefined;
+      // Built from scratch it would end with every node free; if not (the
+      // capacity changed), it is built again.
+      if (built !== undefined && built.atEnd !== s.free + runningNodes(s.running)) {
+        built = undefined;
       }
-      // Blocks: the reservations held (old ones first, then each new one);
-      // `live[b]` is false once the block left the profile.
-      const blockId: number[] = [];
-      const blockStart: number[] = [];
-      const blockEnd: number[] = [];
-      const blockNodes: number[] = [];
-      const live: boolean[] = [];
-      const block = (id: number, start: number, limit: number, nodes: number): number => {
-        const from = start > now ? start : now;
-        if (from !== start && built !== undefined) {
-          // A reservation that came without starting holds from now on.
-          built.add(now, start + limit, nodes);
-          built.add(now, now + limit, -nodes);
-        }
-        blockId.push(id);
-        blockStart.push(from);
-        blockEnd.push(from + limit);
-        blockNodes.push(nodes);
-        live.push(true);
-        return blockId.length - 1;
-      };
+      // Blocks: the reservations held (old ones first, block b is memory
+      // entry b, then each new one).
       const held = memory.ids;
+      // (Scratch arrays shared by the sessions of every run: a session is
+      // synchronous and nothing keeps them past its end.)
+      const blocks = scratch.clear();
       let maxId = -1;
       for (let i = 0; i < held.length; i++) {
-        block(held[i], memory.starts[i], memory.limits[i], memory.nodes[i]);
+        const start = memory.starts[i];
+        const limit = memory.limits[i];
+        const at = start > now ? start : now;
+        if (at !== start && built !== undefined) {
+          // A reservation that came without starting holds from now on.
+          built.add(now, start + limit, memory.nodes[i]);
+          built.add(now, now + limit, -memory.nodes[i]);
+        }
+        blocks.push(held[i], at, at + limit, memory.nodes[i]);
         if (held[i] > maxId) maxId = held[i];
       }
-      // The block a job held (block b is memory entry b), or undefined. The
-      // picker offers the held jobs in the order they are held, save for a
-      // picker whose order changes (fair share): they are looked up one after
-      // the other, and by id only when out of order; a job with a higher id
-      // than every held one is new.
+      // The block a job held, or -1. The picker offers the held jobs in the
+      // order they are held, save for a picker whose order changes (fair
+      // share): they are looked up one after the other, and by id only when
+      // out of order; a job with a higher id than every held one is new.
       let cursor = 0;
       let byId: Map<number, number> | undefined;
-      const heldBlock = (id: number): number | undefined => {
+      const heldBlock = (id: number): number => {
         if (cursor < held.length && held[cursor] === id) return cursor++;
-        if (id > maxId) return undefined;
+        if (id > maxId) return -1;
         if (byId === undefined) {
           byId = new Map();
           for (let i = 0; i < held.length; i++) byId.set(held[i], i);
         }
         const b = byId.get(id);
-        if (b !== undefined) cursor = b + 1;
+        if (b === undefined) return -1;
+        cursor = b + 1;
         return b;
       };
       // Otherwise the profile is built on first need from the running jobs
@@ -189,52 +182,45 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         for (const r of s.running.values()) {
           changes.push([r.projectedEnd > now ? r.projectedEnd : now, r.numNodes]);
         }
-        for (let b = 0; b < blockId.length; b++) {
-          if (!live[b] || !(blockEnd[b] > blockStart[b])) continue;
-          changes.push([blockStart[b], -blockNodes[b]]);
-          changes.push([blockEnd[b], blockNodes[b]]);
+        for (let b = 0; b < blocks.length; b++) {
+          if (blocks.live[b] === 0 || !(blocks.end[b] > blocks.start[b])) continue;
+          changes.push([blocks.start[b], -blocks.nodes[b]]);
+          changes.push([blocks.end[b], blocks.nodes[b]]);
         }
         return built = new Profile(now, s.free, changes);
       };
       const unblock = (b: number) => {
-        live[b] = false;
-        if (built !== undefined) built.add(blockStart[b], blockEnd[b], blockNodes[b]);
+        blocks.live[b] = 0;
+        if (built !== undefined) built.add(blocks.start[b], blocks.end[b], blocks.nodes[b]);
       };
-      if (compress) {
-        // Compression, one pass (Mu'alem & Feitelson 2001): each held
-        // reservation, in the order they are held, is given again at the
-        // earliest start without it (never later, as its own slot is free);
-        // one that cannot start earlier stays in the profile as it is.
-        const p = profile();
-        for (let b = 0; b < memory.ids.length; b++) {
-          const limit = memory.limits[b];
-          const t = p.earlierStart(blockNodes[b], limit, blockStart[b], blockEnd[b]);
-          if (!(t < blockStart[b])) continue;
-          unblock(b);
-          blockStart[b] = t;
-          blockEnd[b] = t + limit;
-          live[b] = true;
-          p.add(t, t + limit, -blockNodes[b]);
-        }
-      }
+      // Compression, one pass (Mu'alem & Feitelson 2001), in the order the
+      // reservations are held.
+      if (compress) profile().compress(blocks, held.length);
       const ids: number[] = [];
       const starts: number[] = [];
       const limits: number[] = [];
       const nodes: number[] = [];
       let waitingAhead = false;
       let wake = Infinity;
-      const seen = new Uint8Array(memory.ids.length);
+      const seen = new Uint8Array(held.length);
       const started = { ids: [] as number[], ends: [] as number[], nodes: [] as number[] };
+      // The job being pended, its free nodes and start: the two reasons are
+      // one closure each per session (built only when decisions are recorded).
+      let pending: JobRecord = undefined as unknown as JobRecord;
+      let pendingFree = 0;
+      let pendingStart = 0;
+      const insufficient = () => pendReasons.insufficientNodes(pending.numNodes, pendingFree);
+      const blockedReason = () => reservationBlocked(pending, pendingFree, pendingStart);
       for (let job = s.next(); job !== undefined; job = s.next()) {
         const b = heldBlock(job.id);
         let start: number;
         let placed = false;
-        if (b !== undefined) seen[b] = 1;
-        if (b === undefined) {
+        if (b < 0) {
           // A new job: the earliest start that delays no reservation.
           start = profile().earliest(job.numNodes, job.timeLimit);
         } else {
-          start = blockStart[b];
+          seen[b] = 1;
+          start = blocks.start[b];
           placed = true;
           if (!compression && start > now && job.numNodes <= s.free) {
             // Without compression a job still starts now if that delays no reservation.
@@ -244,14 +230,15 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
               start = now;
               placed = false;
             } else {
-              live[b] = true;
-              p.add(blockStart[b], blockEnd[b], -blockNodes[b]);
+              blocks.live[b] = 1;
+              p.add(blocks.start[b], blocks.end[b], -blocks.nodes[b]);
             }
           }
         }
         observe?.(job.id, start, now);
-        if (start <= now && job.numNodes <= s.free) {
-          if (placed) unblock(b!);
+        const free = s.free;
+        if (start <= now && job.numNodes <= free) {
+          if (placed) unblock(b);
           s.dispatch(job, waitingAhead);
           built?.add(now, now + job.timeLimit, -job.numNodes);
           started.ids.push(job.id);
@@ -260,10 +247,14 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
           continue;
         }
         if (!placed) {
-          block(job.id, start, job.timeLimit, job.numNodes);
+          blocks.push(job.id, start, start + job.timeLimit, job.numNodes);
           built?.add(start, start + job.timeLimit, -job.numNodes);
         }
-        pendWith(s.free, job, start);
+        pending = job;
+        pendingFree = free;
+        pendingStart = start;
+        if (job.numNodes > free) s.pend(job, insufficient, "insufficient_nodes");
+        else s.pend(job, blockedReason, "reservation_blocked");
         if (start > now && start < wake) wake = start;
         ids.push(job.id);
         starts.push(start);
@@ -274,8 +265,10 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       // The profile the next session starts from: without the reservations
       // of jobs no longer offered (cancelled, or of a queue that may not start).
       const p = profile();
-      for (let b = 0; b < memory.ids.length; b++) {
-        if (live[b] && seen[b] === 0) p.add(blockStart[b], blockEnd[b], blockNodes[b]);
+      for (let b = 0; b < held.length; b++) {
+        if (blocks.live[b] === 1 && seen[b] === 0) {
+          p.add(blocks.start[b], blocks.end[b], blocks.nodes[b]);
+        }
       }
       s.remember?.(Object.freeze({
         ids: Object.freeze(ids),
@@ -288,38 +281,32 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         free: p.free,
       }));
 
-      function pendWith(free: number, job: JobRecord, start: number): void {
-        if (job.numNodes > free) {
-          s.pend(
-            job,
-            () => pendReasons.insufficientNodes(job.numNodes, free),
-            "insufficient_nodes",
-          );
-          return;
+      // Why `job` (it fits the free nodes) may not start now: the
+      // reservation it would delay.
+      function reservationBlocked(job: JobRecord, free: number, start: number): PendReason {
+        const end = now + job.timeLimit;
+        // Without its own block: where would starting now run short?
+        const own = blocks.lastOf(job.id);
+        const p = profile();
+        if (own >= 0) p.add(blocks.start[own], blocks.end[own], blocks.nodes[own]);
+        const at = p.firstShortage(job.numNodes, end) ?? start;
+        if (own >= 0) p.add(blocks.start[own], blocks.end[own], -blocks.nodes[own]);
+        // The reservation that leaves too few nodes at `at`: the latest
+        // starting one that covers it.
+        let holder = -1;
+        for (let k = 0; k < blocks.length; k++) {
+          if (
+            blocks.live[k] === 0 || k === own || blocks.start[k] > at || blocks.end[k] <= at
+          ) continue;
+          if (holder < 0 || blocks.start[k] >= blocks.start[holder]) holder = k;
         }
-        s.pend(job, () => {
-          const end = now + job.timeLimit;
-          // Without its own block: where would starting now run short?
-          const own = blockId.lastIndexOf(job.id);
-          const p = profile();
-          if (own >= 0) p.add(blockStart[own], blockEnd[own], blockNodes[own]);
-          const at = p.firstShortage(job.numNodes, end) ?? start;
-          if (own >= 0) p.add(blockStart[own], blockEnd[own], -blockNodes[own]);
-          // The reservation that leaves too few nodes at `at`: the latest
-          // starting one that covers it.
-          let holder = -1;
-          for (let k = 0; k < blockId.length; k++) {
-            if (!live[k] || k === own || blockStart[k] > at || blockEnd[k] <= at) continue;
-            if (holder < 0 || blockStart[k] >= blockStart[holder]) holder = k;
-          }
-          return pendReasons.reservationBlocked(
-            job.numNodes,
-            free,
-            end,
-            holder < 0 ? at : blockStart[holder],
-            holder < 0 ? job.id : blockId[holder],
-          );
-        }, "reservation_blocked");
+        return pendReasons.reservationBlocked(
+          job.numNodes,
+          free,
+          end,
+          holder < 0 ? at : blocks.start[holder],
+          holder < 0 ? job.id : blocks.id[holder],
+        );
       }
     },
   };
