@@ -165,12 +165,12 @@ export class Profile {
     for (let k = 0; k < count; k++) {
       const start = b.start[k];
       const nodes = b.nodes[k];
-      const limit = b.end[k] - start;
+      const limit = b.limit[k];
       const first = this.firstWith(nodes, lowerBound(this.times, start));
       if (first < 0) continue;
-      const t = this.earlierStart(nodes, limit, start, start + limit, first);
+      const t = this.earlierStart(nodes, limit, start, b.end[k], first);
       if (!(t < start)) continue;
-      this.add(start, start + limit, nodes);
+      this.add(start, b.end[k], nodes);
       b.start[k] = t;
       b.end[k] = t + limit;
       this.add(t, t + limit, -nodes);
@@ -231,16 +231,26 @@ export class Profile {
   }
 }
 
+/** Reservations as columns: job id, start, time limit and nodes (typed arrays, never changed once kept). */
+export interface Reservations {
+  readonly ids: Float64Array;
+  readonly starts: Float64Array;
+  readonly limits: Float64Array;
+  readonly nodes: Float64Array;
+}
+
 /**
- * The reservations a session holds (blocks): `nodes` held over [start, end);
- * `live[k]` is 0 once block k left the profile. Typed arrays, grown by
- * doubling and used again by the next session (`clear`): a session fills
- * them with every held reservation, and a run has hundreds of thousands.
+ * The reservations a session holds (blocks): `nodes` held over [start, end)
+ * for a time limit `limit`; `live[k]` is 0 once block k left the profile.
+ * Typed arrays, grown by doubling and used again by the next session
+ * (`clear`): a session fills them with every held reservation, and a run has
+ * hundreds of thousands of sessions.
  */
 export class Blocks {
   id: Float64Array;
   start: Float64Array;
   end: Float64Array;
+  limit: Float64Array;
   nodes: Float64Array;
   live: Uint8Array;
   length = 0;
@@ -250,6 +260,7 @@ export class Blocks {
     this.id = new Float64Array(n);
     this.start = new Float64Array(n);
     this.end = new Float64Array(n);
+    this.limit = new Float64Array(n);
     this.nodes = new Float64Array(n);
     this.live = new Uint8Array(n);
   }
@@ -260,16 +271,54 @@ export class Blocks {
     return this;
   }
 
+  /**
+   * Empties it and fills it with `held`, each block from `now` on (a
+   * reservation that came without starting holds from now); returns the
+   * largest job id held (-1 if none).
+   */
+  fill(held: Reservations, now: number): number {
+    const n = held.ids.length;
+    while (this.id.length < n) this.grow();
+    this.length = n;
+    this.id.set(held.ids);
+    this.limit.set(held.limits);
+    this.nodes.set(held.nodes);
+    this.live.fill(1, 0, n);
+    const starts = held.starts;
+    const limits = held.limits;
+    let maxId = -1;
+    for (let k = 0; k < n; k++) {
+      const start = starts[k];
+      const at = start > now ? start : now;
+      this.start[k] = at;
+      this.end[k] = at + limits[k];
+      if (held.ids[k] > maxId) maxId = held.ids[k];
+    }
+    return maxId;
+  }
+
   /** Adds a live block; returns its index. */
-  push(id: number, start: number, end: number, nodes: number): number {
+  push(id: number, start: number, limit: number, nodes: number): number {
     if (this.length === this.id.length) this.grow();
     const k = this.length++;
     this.id[k] = id;
     this.start[k] = start;
-    this.end[k] = end;
+    this.end[k] = start + limit;
+    this.limit[k] = limit;
     this.nodes[k] = nodes;
     this.live[k] = 1;
     return k;
+  }
+
+  /** A copy of the blocks as reservations (id, start, limit, nodes). */
+  keep(): Reservations {
+    const n = this.length;
+    return {
+      ids: this.id.slice(0, n),
+      starts: this.start.slice(0, n),
+      limits: this.limit.slice(0, n),
+      nodes: this.nodes.slice(0, n),
+    };
   }
 
   /** The index of the last block of job `id`, or -1. */
@@ -287,6 +336,7 @@ export class Blocks {
     this.id = copy(this.id, new Float64Array(n));
     this.start = copy(this.start, new Float64Array(n));
     this.end = copy(this.end, new Float64Array(n));
+    this.limit = copy(this.limit, new Float64Array(n));
     this.nodes = copy(this.nodes, new Float64Array(n));
     this.live = copy(this.live, new Uint8Array(n));
   }

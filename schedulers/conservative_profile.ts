@@ -58,18 +58,15 @@ import {
   firstAfter,
   leftEarly,
   Profile,
+  type Reservations,
   type Running,
   runningAfter,
   runningNodes,
   runningNow,
 } from "./_conservative_profile_parts.ts";
 
-/** The reservations a session leaves, in the picker's order (frozen, never changed). */
-interface Memory {
-  readonly ids: readonly number[];
-  readonly starts: readonly number[];
-  readonly limits: readonly number[];
-  readonly nodes: readonly number[];
+/** The reservations a session leaves, in the picker's order (never changed). */
+interface Memory extends Reservations {
   /**
    * The running jobs when the session ended, by projected end (to see, and
    * give back, the nodes of those that left early by the next session).
@@ -86,10 +83,10 @@ interface Memory {
 }
 
 const EMPTY: Memory = Object.freeze({
-  ids: Object.freeze([]),
-  starts: Object.freeze([]),
-  limits: Object.freeze([]),
-  nodes: Object.freeze([]),
+  ids: new Float64Array(0),
+  starts: new Float64Array(0),
+  limits: new Float64Array(0),
+  nodes: new Float64Array(0),
   running: undefined,
   wake: Infinity,
   times: undefined,
@@ -111,7 +108,11 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
   const compression = options.compression ?? true;
   const observe = options.observe;
   const carry = options.carry ?? true;
+  // Scratch arrays shared by the sessions of every run (a session is
+  // synchronous and nothing keeps them past its end): the blocks, and the
+  // reservations the session leaves.
   const scratch = new Blocks(64);
+  const leaving = new Blocks(64);
   return {
     name: compression ? "conservative_profile" : "conservative_profile_no_compression",
     init: (): Memory => EMPTY,
@@ -139,21 +140,17 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       // Blocks: the reservations held (old ones first, block b is memory
       // entry b, then each new one).
       const held = memory.ids;
-      // (Scratch arrays shared by the sessions of every run: a session is
-      // synchronous and nothing keeps them past its end.)
-      const blocks = scratch.clear();
-      let maxId = -1;
-      for (let i = 0; i < held.length; i++) {
-        const start = memory.starts[i];
-        const limit = memory.limits[i];
-        const at = start > now ? start : now;
-        if (at !== start && built !== undefined) {
+      const blocks = scratch;
+      const maxId = blocks.fill(memory, now);
+      if (built !== undefined) {
+        for (let i = 0; i < held.length; i++) {
+          const start = memory.starts[i];
+          if (start >= now) continue;
           // A reservation that came without starting holds from now on.
+          const limit = memory.limits[i];
           built.add(now, start + limit, memory.nodes[i]);
           built.add(now, now + limit, -memory.nodes[i]);
         }
-        blocks.push(held[i], at, at + limit, memory.nodes[i]);
-        if (held[i] > maxId) maxId = held[i];
       }
       // The block a job held, or -1. The picker offers the held jobs in the
       // order they are held, save for a picker whose order changes (fair
@@ -196,10 +193,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       // Compression, one pass (Mu'alem & Feitelson 2001), in the order the
       // reservations are held.
       if (compress) profile().compress(blocks, held.length);
-      const ids: number[] = [];
-      const starts: number[] = [];
-      const limits: number[] = [];
-      const nodes: number[] = [];
+      const kept = leaving.clear();
       let waitingAhead = false;
       let wake = Infinity;
       const seen = new Uint8Array(held.length);
@@ -247,7 +241,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
           continue;
         }
         if (!placed) {
-          blocks.push(job.id, start, start + job.timeLimit, job.numNodes);
+          blocks.push(job.id, start, job.timeLimit, job.numNodes);
           built?.add(start, start + job.timeLimit, -job.numNodes);
         }
         pending = job;
@@ -256,10 +250,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         if (job.numNodes > free) s.pend(job, insufficient, "insufficient_nodes");
         else s.pend(job, blockedReason, "reservation_blocked");
         if (start > now && start < wake) wake = start;
-        ids.push(job.id);
-        starts.push(start);
-        limits.push(job.timeLimit);
-        nodes.push(job.numNodes);
+        kept.push(job.id, start, job.timeLimit, job.numNodes);
         waitingAhead = true;
       }
       // The profile the next session starts from: without the reservations
@@ -271,10 +262,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         }
       }
       s.remember?.(Object.freeze({
-        ids: Object.freeze(ids),
-        starts: Object.freeze(starts),
-        limits: Object.freeze(limits),
-        nodes: Object.freeze(nodes),
+        ...kept.keep(),
         running: runningAfter(before, from, gone, started),
         wake,
         times: p.times,
