@@ -21,8 +21,10 @@ export interface Running {
  * built when a session first needs them.
  */
 export class Profile {
-  readonly times: number[];
-  readonly free: number[];
+  times: number[];
+  free: number[];
+  /** Whether `times` and `free` are still a kept profile's arrays (copied before the first change). */
+  private shared = false;
   /**
    * The running maximum of `free` (`peak[k]`: the most free nodes in
    * segments 0..k), valid for the first `peakValid` segments: a change
@@ -54,6 +56,15 @@ export class Profile {
    * merged (the answers depend on the step function only).
    */
   static from(times: readonly number[], free: readonly number[], now: number): Profile {
+    if (times[0] === now) {
+      // The same clock (the next session of a round): its arrays as they
+      // are, until the first change.
+      const p = new Profile(now, 0, []);
+      p.times = times as number[];
+      p.free = free as number[];
+      p.shared = true;
+      return p;
+    }
     let lo = 0;
     let hi = times.length;
     while (lo < hi) {
@@ -72,6 +83,12 @@ export class Profile {
     return p;
   }
 
+  private unshare(): void {
+    this.times = this.times.slice();
+    this.free = this.free.slice();
+    this.shared = false;
+  }
+
   /** Free nodes from the last step on (everything running and reserved has ended). */
   get atEnd(): number {
     return this.free[this.free.length - 1];
@@ -79,6 +96,7 @@ export class Profile {
 
   /** Index of the segment starting at `t`, splitting one if needed (t >= now). */
   at(t: number): number {
+    if (this.shared) this.unshare();
     const times = this.times;
     let lo = 0;
     let hi = times.length;
@@ -231,13 +249,15 @@ export class Profile {
   }
 }
 
-/** Reservations as columns: job id, start, time limit and nodes (typed arrays, never changed once kept). */
-export interface Reservations {
-  readonly ids: Float64Array;
-  readonly starts: Float64Array;
-  readonly limits: Float64Array;
-  readonly nodes: Float64Array;
-}
+/**
+ * Reservations in one plain array, four numbers each: job id, start, time
+ * limit, nodes (never changed once kept). One array per session: small typed
+ * arrays cost an allocation of their own buffer each.
+ */
+export type Reservations = readonly number[];
+
+/** How many numbers a reservation takes in {@link Reservations}. */
+export const FIELDS = 4;
 
 /**
  * The reservations a session holds (blocks): `nodes` held over [start, end)
@@ -253,6 +273,8 @@ export class Blocks {
   limit: Float64Array;
   nodes: Float64Array;
   live: Uint8Array;
+  /** Whether the job of held block k was offered this session. */
+  seen: Uint8Array;
   length = 0;
 
   constructor(capacity: number) {
@@ -263,6 +285,7 @@ export class Blocks {
     this.limit = new Float64Array(n);
     this.nodes = new Float64Array(n);
     this.live = new Uint8Array(n);
+    this.seen = new Uint8Array(n);
   }
 
   /** Empties it for the next session (keeping the arrays). */
@@ -277,22 +300,23 @@ export class Blocks {
    * largest job id held (-1 if none).
    */
   fill(held: Reservations, now: number): number {
-    const n = held.ids.length;
+    const n = held.length / FIELDS;
     while (this.id.length < n) this.grow();
     this.length = n;
-    this.id.set(held.ids);
-    this.limit.set(held.limits);
-    this.nodes.set(held.nodes);
     this.live.fill(1, 0, n);
-    const starts = held.starts;
-    const limits = held.limits;
+    this.seen.fill(0, 0, n);
     let maxId = -1;
-    for (let k = 0; k < n; k++) {
-      const start = starts[k];
+    for (let k = 0, j = 0; k < n; k++, j += FIELDS) {
+      const id = held[j];
+      const start = held[j + 1];
+      const limit = held[j + 2];
       const at = start > now ? start : now;
+      this.id[k] = id;
       this.start[k] = at;
-      this.end[k] = at + limits[k];
-      if (held.ids[k] > maxId) maxId = held.ids[k];
+      this.end[k] = at + limit;
+      this.limit[k] = limit;
+      this.nodes[k] = held[j + 3];
+      if (id > maxId) maxId = id;
     }
     return maxId;
   }
@@ -312,13 +336,14 @@ export class Blocks {
 
   /** A copy of the blocks as reservations (id, start, limit, nodes). */
   keep(): Reservations {
-    const n = this.length;
-    return {
-      ids: this.id.slice(0, n),
-      starts: this.start.slice(0, n),
-      limits: this.limit.slice(0, n),
-      nodes: this.nodes.slice(0, n),
-    };
+    const out = new Array<number>(this.length * FIELDS);
+    for (let k = 0, j = 0; k < this.length; k++, j += FIELDS) {
+      out[j] = this.id[k];
+      out[j + 1] = this.start[k];
+      out[j + 2] = this.limit[k];
+      out[j + 3] = this.nodes[k];
+    }
+    return out;
   }
 
   /** The index of the last block of job `id`, or -1. */
@@ -339,6 +364,7 @@ export class Blocks {
     this.limit = copy(this.limit, new Float64Array(n));
     this.nodes = copy(this.nodes, new Float64Array(n));
     this.live = copy(this.live, new Uint8Array(n));
+    this.seen = copy(this.seen, new Uint8Array(n));
   }
 }
 

@@ -55,6 +55,7 @@ import { type PendReason, pendReasons } from "../core/decisions.ts";
 import type { JobRecord } from "../core/types.ts";
 import {
   Blocks,
+  FIELDS,
   firstAfter,
   leftEarly,
   Profile,
@@ -65,8 +66,10 @@ import {
   runningNow,
 } from "./_conservative_profile_parts.ts";
 
-/** The reservations a session leaves, in the picker's order (never changed). */
-interface Memory extends Reservations {
+/** What a session leaves for the next one (never changed). */
+interface Memory {
+  /** The reservations, in the picker's order. */
+  readonly held: Reservations;
   /**
    * The running jobs when the session ended, by projected end (to see, and
    * give back, the nodes of those that left early by the next session).
@@ -83,10 +86,7 @@ interface Memory extends Reservations {
 }
 
 const EMPTY: Memory = Object.freeze({
-  ids: new Float64Array(0),
-  starts: new Float64Array(0),
-  limits: new Float64Array(0),
-  nodes: new Float64Array(0),
+  held: Object.freeze([]),
   running: undefined,
   wake: Infinity,
   times: undefined,
@@ -139,17 +139,19 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       }
       // Blocks: the reservations held (old ones first, block b is memory
       // entry b, then each new one).
-      const held = memory.ids;
       const blocks = scratch;
-      const maxId = blocks.fill(memory, now);
+      const maxId = blocks.fill(memory.held, now);
+      const heldCount = blocks.length;
+      const held = blocks.id;
       if (built !== undefined) {
-        for (let i = 0; i < held.length; i++) {
-          const start = memory.starts[i];
+        const h = memory.held;
+        for (let j = 0; j < h.length; j += FIELDS) {
+          const start = h[j + 1];
           if (start >= now) continue;
           // A reservation that came without starting holds from now on.
-          const limit = memory.limits[i];
-          built.add(now, start + limit, memory.nodes[i]);
-          built.add(now, now + limit, -memory.nodes[i]);
+          const limit = h[j + 2];
+          built.add(now, start + limit, h[j + 3]);
+          built.add(now, now + limit, -h[j + 3]);
         }
       }
       // The block a job held, or -1. The picker offers the held jobs in the
@@ -159,11 +161,11 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       let cursor = 0;
       let byId: Map<number, number> | undefined;
       const heldBlock = (id: number): number => {
-        if (cursor < held.length && held[cursor] === id) return cursor++;
+        if (cursor < heldCount && held[cursor] === id) return cursor++;
         if (id > maxId) return -1;
         if (byId === undefined) {
           byId = new Map();
-          for (let i = 0; i < held.length; i++) byId.set(held[i], i);
+          for (let i = 0; i < heldCount; i++) byId.set(held[i], i);
         }
         const b = byId.get(id);
         if (b === undefined) return -1;
@@ -192,11 +194,10 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       };
       // Compression, one pass (Mu'alem & Feitelson 2001), in the order the
       // reservations are held.
-      if (compress) profile().compress(blocks, held.length);
+      if (compress) profile().compress(blocks, heldCount);
       const kept = leaving.clear();
       let waitingAhead = false;
       let wake = Infinity;
-      const seen = new Uint8Array(held.length);
       const started = { ids: [] as number[], ends: [] as number[], nodes: [] as number[] };
       // The job being pended, its free nodes and start: the two reasons are
       // one closure each per session (built only when decisions are recorded).
@@ -213,7 +214,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
           // A new job: the earliest start that delays no reservation.
           start = profile().earliest(job.numNodes, job.timeLimit);
         } else {
-          seen[b] = 1;
+          blocks.seen[b] = 1;
           start = blocks.start[b];
           placed = true;
           if (!compression && start > now && job.numNodes <= s.free) {
@@ -256,13 +257,13 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       // The profile the next session starts from: without the reservations
       // of jobs no longer offered (cancelled, or of a queue that may not start).
       const p = profile();
-      for (let b = 0; b < held.length; b++) {
-        if (blocks.live[b] === 1 && seen[b] === 0) {
+      for (let b = 0; b < heldCount; b++) {
+        if (blocks.live[b] === 1 && blocks.seen[b] === 0) {
           p.add(blocks.start[b], blocks.end[b], blocks.nodes[b]);
         }
       }
       s.remember?.(Object.freeze({
-        ...kept.keep(),
+        held: kept.keep(),
         running: runningAfter(before, from, gone, started),
         wake,
         times: p.times,
