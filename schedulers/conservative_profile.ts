@@ -70,6 +70,8 @@ import {
 interface Memory {
   /** The reservations, in the picker's order. */
   readonly held: Reservations;
+  /** The earliest of their starts (Infinity if none). */
+  readonly soonest: number;
   /**
    * The running jobs when the session ended, by projected end (to see, and
    * give back, the nodes of those that left early by the next session).
@@ -87,6 +89,7 @@ interface Memory {
 
 const EMPTY: Memory = Object.freeze({
   held: Object.freeze([]),
+  soonest: Infinity,
   running: undefined,
   wake: Infinity,
   times: undefined,
@@ -131,27 +134,43 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       if (built !== undefined) {
         for (const k of gone) built.add(now, before.ends[k], before.nodes[k]);
       }
-      const compress = compression && gone.length > 0;
       // Built from scratch it would end with every node free; if not (the
       // capacity changed), it is built again.
       if (built !== undefined && built.atEnd !== s.free + runningNodes(s.running)) {
         built = undefined;
       }
       // Blocks: the reservations held (old ones first, block b is memory
-      // entry b, then each new one).
+      // entry b, then each new one), filled on first need: a session in
+      // which every job offered is held, in order, and stays where it is
+      // (most sessions: the one after each start, at the same clock) reads
+      // the memory only and keeps it as it is.
+      const h = memory.held;
+      const heldCount = h.length / FIELDS;
       const blocks = scratch;
-      const maxId = blocks.fill(memory.held, now);
-      const heldCount = blocks.length;
-      const held = blocks.id;
-      if (built !== undefined) {
-        const h = memory.held;
-        for (let j = 0; j < h.length; j += FIELDS) {
-          const start = h[j + 1];
-          if (start >= now) continue;
-          // A reservation that came without starting holds from now on.
-          const limit = h[j + 2];
-          built.add(now, start + limit, h[j + 3]);
-          built.add(now, now + limit, -h[j + 3]);
+      let filled = false;
+      let held: Float64Array = blocks.id;
+      let maxId = -1;
+      const fillBlocks = () => {
+        if (filled) return;
+        filled = true;
+        maxId = blocks.fill(h, now);
+        held = blocks.id;
+      };
+      const compress = compression && gone.length > 0;
+      // The memory alone serves while no reservation moves (no compression)
+      // and none has come without starting (those hold from now on).
+      let lazy = !compress && memory.soonest >= now;
+      if (!lazy) {
+        fillBlocks();
+        if (built !== undefined) {
+          for (let j = 0; j < h.length; j += FIELDS) {
+            const start = h[j + 1];
+            if (start >= now) continue;
+            // A reservation that came without starting holds from now on.
+            const limit = h[j + 2];
+            built.add(now, start + limit, h[j + 3]);
+            built.add(now, now + limit, -h[j + 3]);
+          }
         }
       }
       // The block a job held, or -1. The picker offers the held jobs in the
@@ -177,6 +196,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       // the live blocks.
       const profile = (): Profile => {
         if (built !== undefined) return built;
+        fillBlocks();
         const changes: [number, number][] = [];
         for (const r of s.running.values()) {
           changes.push([r.projectedEnd > now ? r.projectedEnd : now, r.numNodes]);
@@ -196,6 +216,18 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       // reservations are held.
       if (compress) profile().compress(blocks, heldCount);
       const kept = leaving.clear();
+      let soonest = Infinity;
+      // Leaves the memory-only walk: the blocks filled, the jobs walked so
+      // far marked as offered and kept as they were.
+      const toBlocks = () => {
+        lazy = false;
+        fillBlocks();
+        for (let b = 0; b < cursor; b++) {
+          blocks.seen[b] = 1;
+          kept.push(blocks.id[b], blocks.start[b], blocks.limit[b], blocks.nodes[b]);
+          if (blocks.start[b] < soonest) soonest = blocks.start[b];
+        }
+      };
       let waitingAhead = false;
       let wake = Infinity;
       const started = { ids: [] as number[], ends: [] as number[], nodes: [] as number[] };
@@ -207,6 +239,27 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       const insufficient = () => pendReasons.insufficientNodes(pending.numNodes, pendingFree);
       const blockedReason = () => reservationBlocked(pending, pendingFree, pendingStart);
       for (let job = s.next(); job !== undefined; job = s.next()) {
+        if (lazy) {
+          if (cursor < heldCount && h[cursor * FIELDS] === job.id) {
+            const start = h[cursor * FIELDS + 1];
+            const free = s.free;
+            // It stays where it is unless it fits now and its reservation
+            // has come (or, without compression, it may start now).
+            if (job.numNodes > free || (start > now && compression)) {
+              cursor++;
+              observe?.(job.id, start, now);
+              pending = job;
+              pendingFree = free;
+              pendingStart = start;
+              if (job.numNodes > free) s.pend(job, insufficient, "insufficient_nodes");
+              else s.pend(job, blockedReason, "reservation_blocked");
+              if (start > now && start < wake) wake = start;
+              waitingAhead = true;
+              continue;
+            }
+          }
+          toBlocks();
+        }
         const b = heldBlock(job.id);
         let start: number;
         let placed = false;
@@ -251,9 +304,25 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         if (job.numNodes > free) s.pend(job, insufficient, "insufficient_nodes");
         else s.pend(job, blockedReason, "reservation_blocked");
         if (start > now && start < wake) wake = start;
+        if (start < soonest) soonest = start;
         kept.push(job.id, start, job.timeLimit, job.numNodes);
         waitingAhead = true;
       }
+      if (lazy && cursor === heldCount) {
+        // Every job held was offered, in order, and stays: the same
+        // reservations, the profile as it is now.
+        const p = profile();
+        s.remember?.(Object.freeze({
+          held: h,
+          soonest: memory.soonest,
+          running: runningAfter(before, from, gone, started),
+          wake,
+          times: p.times,
+          free: p.free,
+        }));
+        return;
+      }
+      if (lazy) toBlocks();
       // The profile the next session starts from: without the reservations
       // of jobs no longer offered (cancelled, or of a queue that may not start).
       const p = profile();
@@ -264,6 +333,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       }
       s.remember?.(Object.freeze({
         held: kept.keep(),
+        soonest,
         running: runningAfter(before, from, gone, started),
         wake,
         times: p.times,
@@ -274,6 +344,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       // reservation it would delay.
       function reservationBlocked(job: JobRecord, free: number, start: number): PendReason {
         const end = now + job.timeLimit;
+        fillBlocks();
         // Without its own block: where would starting now run short?
         const own = blocks.lastOf(job.id);
         const p = profile();
