@@ -286,9 +286,17 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         observe?.(job.id, start, now);
         const free = s.free;
         if (start <= now && job.numNodes <= free) {
-          if (placed) unblock(b);
           s.dispatch(job, waitingAhead);
-          built?.add(now, now + job.timeLimit, -job.numNodes);
+          if (
+            placed && blocks.start[b] === now && blocks.end[b] === now + job.timeLimit &&
+            blocks.nodes[b] === job.numNodes
+          ) {
+            // Its block becomes its run, over the same span: the profile stays.
+            blocks.live[b] = 0;
+          } else {
+            if (placed) unblock(b);
+            built?.add(now, now + job.timeLimit, -job.numNodes);
+          }
           started.ids.push(job.id);
           started.ends.push(now + job.timeLimit);
           started.nodes.push(job.numNodes);
