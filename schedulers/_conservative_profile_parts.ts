@@ -1,7 +1,8 @@
 // The parts of `conservative_profile` (conservative_profile.ts) that know
-// nothing of sessions: the availability profile as plain arrays, and the
-// running jobs kept from one session to the next (to find, without walking
-// the running set, those that left before their projected end).
+// nothing of sessions: the availability profile as plain arrays (with the
+// one-pass compression), the reservations as blocks in scratch typed arrays,
+// and the running jobs kept from one session to the next (to find, without
+// walking the running set, those that left before their projected end).
 
 import type { TreeNode } from "../core/_ordered_set.ts";
 import type { RunningJob, RunningSet } from "../core/running.ts";
@@ -190,8 +191,8 @@ export class Profile {
    * start in the profile without it when that is earlier (never later: its
    * own slot is free); one that cannot start earlier stays as it is. A block
    * can only move to a segment before its start with `nodes` free, so the
-   * running maximum of free nodes over the segments (kept until the profile
-   * changes) rules most of them out in O(log n) and tells where to search.
+   * running maximum of free nodes over the segments (`firstWith`) rules most
+   * of them out in O(log n) and tells where to search.
    */
   compress(b: Blocks, count: number): void {
     for (let k = 0; k < count; k++) {

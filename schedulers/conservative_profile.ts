@@ -45,10 +45,17 @@
 // the picker's order.
 //
 // Cost: the memory keeps the profile a session leaves, so the next one
-// starts from a copy of it (the nodes of jobs that left early given back)
-// instead of building it from every running and waiting job; it is built
-// again only when the capacity changed. A session still walks every waiting
-// job, and a compression re-places every reservation in plain arrays.
+// starts from it (copied at a new clock, shared until its first change at
+// the same one; the nodes of jobs that left early given back) instead of
+// building it from every running and waiting job; it is built again only
+// when the capacity changed. The reservations are one plain array; a
+// session copies them into scratch typed arrays only when one moves, starts
+// or is new (otherwise it reads and keeps the memory as it is). Compression
+// skips, in O(log n), a reservation that no segment before it has room for
+// (a running maximum of free nodes over the segments, kept lazily), and
+// searches the rest without splitting the profile. A session still walks
+// every waiting job (the picker offers them one by one), and a compression
+// still looks at every held reservation.
 
 import type { Admission } from "../core/admission.ts";
 import { type PendReason, pendReasons } from "../core/decisions.ts";
