@@ -1,9 +1,13 @@
 // The parts of `conservative_profile` (conservative_profile.ts) that know
-// nothing of sessions: the availability profile as plain arrays, and the
-// running jobs kept from one session to the next (to find, without walking
-// the running set, those that left before their projected end).
+// nothing of sessions: the availability profile as plain arrays (with the
+// one-pass compression), the reservations as blocks in scratch typed arrays,
+// and the running jobs kept from one session to the next (to find, without
+// walking the running set, those that left before their projected end).
 
-import type { RunningSet } from "../core/running.ts";
+import type { TreeNode } from "../core/_ordered_set.ts";
+import type { RunningJob, RunningSet } from "../core/running.ts";
+
+const EMPTY_PEAK = new Float64Array(0);
 
 /** Running jobs in the running set's order (projected end, then id). */
 export interface Running {
@@ -18,8 +22,17 @@ export interface Running {
  * built when a session first needs them.
  */
 export class Profile {
-  readonly times: number[];
-  readonly free: number[];
+  times: number[];
+  free: number[];
+  /** Whether `times` and `free` are still a kept profile's arrays (copied before the first change). */
+  private shared = false;
+  /**
+   * The running maximum of `free` (`peak[k]`: the most free nodes in
+   * segments 0..k), valid for the first `peakValid` segments: a change
+   * invalidates it from the first segment it touches.
+   */
+  private peak: Float64Array = EMPTY_PEAK;
+  private peakValid = 0;
 
   /** From `freeNow` and (time, change) pairs at or after now. */
   constructor(now: number, freeNow: number, changes: [number, number][]) {
@@ -44,6 +57,15 @@ export class Profile {
    * merged (the answers depend on the step function only).
    */
   static from(times: readonly number[], free: readonly number[], now: number): Profile {
+    if (times[0] === now) {
+      // The same clock (the next session of a round): its arrays as they
+      // are, until the first change.
+      const p = new Profile(now, 0, []);
+      p.times = times as number[];
+      p.free = free as number[];
+      p.shared = true;
+      return p;
+    }
     let lo = 0;
     let hi = times.length;
     while (lo < hi) {
@@ -62,6 +84,12 @@ export class Profile {
     return p;
   }
 
+  private unshare(): void {
+    this.times = this.times.slice();
+    this.free = this.free.slice();
+    this.shared = false;
+  }
+
   /** Free nodes from the last step on (everything running and reserved has ended). */
   get atEnd(): number {
     return this.free[this.free.length - 1];
@@ -69,6 +97,7 @@ export class Profile {
 
   /** Index of the segment starting at `t`, splitting one if needed (t >= now). */
   at(t: number): number {
+    if (this.shared) this.unshare();
     const times = this.times;
     let lo = 0;
     let hi = times.length;
@@ -78,8 +107,23 @@ export class Profile {
       else hi = mid;
     }
     if (lo < times.length && times[lo] === t) return lo;
-    times.splice(lo, 0, t);
-    this.free.splice(lo, 0, this.free[lo - 1]);
+    if (lo < this.peakValid) this.peakValid = lo;
+    // Inserted by hand: faster than splice on the short arrays a profile has.
+    const free = this.free;
+    const n = times.length;
+    if (lo === n) {
+      times.push(t);
+      free.push(free[n - 1]);
+      return lo;
+    }
+    times.push(times[n - 1]);
+    free.push(free[n - 1]);
+    for (let k = n - 1; k > lo; k--) {
+      times[k] = times[k - 1];
+      free[k] = free[k - 1];
+    }
+    times[lo] = t;
+    free[lo] = free[lo - 1];
     return lo;
   }
 
@@ -87,6 +131,7 @@ export class Profile {
   add(start: number, end: number, delta: number): void {
     if (!(end > start)) return;
     const i = this.at(start);
+    if (i < this.peakValid) this.peakValid = i;
     const j = end === Infinity ? this.times.length : this.at(end);
     for (let k = i; k < j; k++) this.free[k] += delta;
   }
@@ -106,31 +151,88 @@ export class Profile {
    * The earliest start before `ownStart` at which `nodes` are free for
    * `limit` once the block of `nodes` held over [ownStart, ownEnd) is given
    * back (Infinity if none): what `earliest` finds without the block when
-   * that is earlier, without taking the block out and putting it back.
+   * that is earlier, without taking the block out and putting it back. The
+   * search starts at segment `from` (the segments before it have fewer than
+   * `nodes` free).
    */
-  earlierStart(nodes: number, limit: number, ownStart: number, ownEnd: number): number {
+  earlierStart(nodes: number, limit: number, ownStart: number, ownEnd: number, from = 0): number {
     const held = ownEnd > ownStart && ownStart !== Infinity;
-    if (held) {
-      this.at(ownStart);
-      if (ownEnd !== Infinity) this.at(ownEnd);
-    }
     const times = this.times;
     const free = this.free;
-    const value = (k: number): number =>
-      held && times[k] >= ownStart && times[k] < ownEnd ? free[k] + nodes : free[k];
-    let i = 0;
-    while (i < times.length && times[i] < ownStart) {
-      if (value(i) < nodes) {
+    const n = times.length;
+    // Before `ownStart` the block holds nothing; inside it, its nodes count
+    // as free. A start is before `ownStart` and a window ends before
+    // `ownEnd` (the limit is the block's length), so a segment that begins
+    // before `ownStart` counts as it is even if it reaches into the block
+    // (its part before `ownStart` is in the window too), and the segments
+    // need not be split at the block's ends.
+    let i = from;
+    while (i < n && times[i] < ownStart) {
+      if (free[i] < nodes) {
         i++;
         continue;
       }
       const end = times[i] + limit;
       let k = i + 1;
-      while (k < times.length && times[k] < end && value(k) >= nodes) k++;
-      if (k === times.length || times[k] >= end) return times[i];
+      for (; k < n && times[k] < end; k++) {
+        const t = times[k];
+        const f = held && t >= ownStart && t < ownEnd ? free[k] + nodes : free[k];
+        if (f < nodes) break;
+      }
+      if (k === n || times[k] >= end) return times[i];
       i = k + 1;
     }
     return Infinity;
+  }
+
+  /**
+   * Compression in one pass (Mu'alem & Feitelson 2001) over the blocks
+   * `0..count` of `b`, in that order: each is given again at the earliest
+   * start in the profile without it when that is earlier (never later: its
+   * own slot is free); one that cannot start earlier stays as it is. A block
+   * can only move to a segment before its start with `nodes` free, so the
+   * running maximum of free nodes over the segments (`firstWith`) rules most
+   * of them out in O(log n) and tells where to search.
+   */
+  compress(b: Blocks, count: number): void {
+    for (let k = 0; k < count; k++) {
+      const start = b.start[k];
+      const nodes = b.nodes[k];
+      const limit = b.limit[k];
+      const first = this.firstWith(nodes, lowerBound(this.times, start));
+      if (first < 0) continue;
+      const t = this.earlierStart(nodes, limit, start, b.end[k], first);
+      if (!(t < start)) continue;
+      this.add(start, b.end[k], nodes);
+      b.start[k] = t;
+      b.end[k] = t + limit;
+      this.add(t, t + limit, -nodes);
+    }
+  }
+
+  /**
+   * The first of the segments `0..before-1` with at least `nodes` free, or
+   * -1: a binary search in the running maximum of free nodes, extended
+   * lazily (only as far as asked) from the first segment a change touched.
+   */
+  firstWith(nodes: number, before: number): number {
+    if (before > this.peakValid) {
+      if (this.peak.length < this.free.length) {
+        const grown = new Float64Array(this.free.length * 2 + 8);
+        grown.set(this.peak.subarray(0, this.peakValid));
+        this.peak = grown;
+      }
+      const free = this.free;
+      const peak = this.peak;
+      let m = this.peakValid === 0 ? -Infinity : peak[this.peakValid - 1];
+      for (let k = this.peakValid; k < before; k++) {
+        if (free[k] > m) m = free[k];
+        peak[k] = m;
+      }
+      this.peakValid = before;
+    }
+    if (before === 0 || this.peak[before - 1] < nodes) return -1;
+    return firstAtLeast(this.peak, before, nodes);
   }
 
   /** The earliest start at which `nodes` are free for `limit` (Infinity if never). */
@@ -160,6 +262,163 @@ export class Profile {
     }
     return undefined;
   }
+}
+
+/**
+ * Reservations in one plain array, four numbers each: job id, start, time
+ * limit, nodes (never changed once kept). One array per session: small typed
+ * arrays cost an allocation of their own buffer each.
+ */
+export type Reservations = readonly number[];
+
+/** How many numbers a reservation takes in {@link Reservations}. */
+export const FIELDS = 4;
+
+/**
+ * The reservations a session holds (blocks): `nodes` held over [start, end)
+ * for a time limit `limit`; `live[k]` is 0 once block k left the profile.
+ * Typed arrays, grown by doubling and used again by the next session
+ * (`clear`): a session fills them with every held reservation, and a run has
+ * hundreds of thousands of sessions.
+ */
+export class Blocks {
+  id: Float64Array;
+  start: Float64Array;
+  end: Float64Array;
+  limit: Float64Array;
+  nodes: Float64Array;
+  live: Uint8Array;
+  /** Whether the job of held block k was offered this session. */
+  seen: Uint8Array;
+  length = 0;
+
+  constructor(capacity: number) {
+    const n = capacity > 8 ? capacity : 8;
+    this.id = new Float64Array(n);
+    this.start = new Float64Array(n);
+    this.end = new Float64Array(n);
+    this.limit = new Float64Array(n);
+    this.nodes = new Float64Array(n);
+    this.live = new Uint8Array(n);
+    this.seen = new Uint8Array(n);
+  }
+
+  /** Empties it for the next session (keeping the arrays). */
+  clear(): this {
+    this.length = 0;
+    return this;
+  }
+
+  /**
+   * Empties it and fills it with `held`, each block from `now` on (a
+   * reservation that came without starting holds from now); returns the
+   * largest job id held (-1 if none).
+   */
+  fill(held: Reservations, now: number): number {
+    const n = held.length / FIELDS;
+    while (this.id.length < n) this.grow();
+    this.length = n;
+    this.live.fill(1, 0, n);
+    this.seen.fill(0, 0, n);
+    let maxId = -1;
+    for (let k = 0, j = 0; k < n; k++, j += FIELDS) {
+      const id = held[j];
+      const start = held[j + 1];
+      const limit = held[j + 2];
+      const at = start > now ? start : now;
+      this.id[k] = id;
+      this.start[k] = at;
+      this.end[k] = at + limit;
+      this.limit[k] = limit;
+      this.nodes[k] = held[j + 3];
+      if (id > maxId) maxId = id;
+    }
+    return maxId;
+  }
+
+  /** Adds a live block; returns its index. */
+  push(id: number, start: number, limit: number, nodes: number): number {
+    if (this.length === this.id.length) this.grow();
+    const k = this.length++;
+    this.id[k] = id;
+    this.start[k] = start;
+    this.end[k] = start + limit;
+    this.limit[k] = limit;
+    this.nodes[k] = nodes;
+    this.live[k] = 1;
+    return k;
+  }
+
+  /** A copy of the blocks as reservations (id, start, limit, nodes). */
+  keep(): Reservations {
+    const out = new Array<number>(this.length * FIELDS);
+    for (let k = 0, j = 0; k < this.length; k++, j += FIELDS) {
+      out[j] = this.id[k];
+      out[j + 1] = this.start[k];
+      out[j + 2] = this.limit[k];
+      out[j + 3] = this.nodes[k];
+    }
+    return out;
+  }
+
+  /** The index of the last block of job `id`, or -1. */
+  lastOf(id: number): number {
+    for (let k = this.length - 1; k >= 0; k--) if (this.id[k] === id) return k;
+    return -1;
+  }
+
+  private grow(): void {
+    const n = this.id.length * 2;
+    const copy = <A extends Float64Array | Uint8Array>(a: A, b: A): A => {
+      b.set(a);
+      return b;
+    };
+    this.id = copy(this.id, new Float64Array(n));
+    this.start = copy(this.start, new Float64Array(n));
+    this.end = copy(this.end, new Float64Array(n));
+    this.limit = copy(this.limit, new Float64Array(n));
+    this.nodes = copy(this.nodes, new Float64Array(n));
+    this.live = copy(this.live, new Uint8Array(n));
+    this.seen = copy(this.seen, new Uint8Array(n));
+  }
+}
+
+/** First index in ascending `times` whose value is at or above `t`. */
+function lowerBound(times: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (times[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First index below `n` in non-decreasing `peak` whose value is at least `nodes` (n if none). */
+function firstAtLeast(peak: Float64Array, n: number, nodes: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (peak[mid] < nodes) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Nodes held by the running jobs (a walk of the tree, no iterator). */
+export function runningNodes(running: RunningSet): number {
+  let sum = 0;
+  const stack: TreeNode<RunningJob>[] = [];
+  let n = running.root;
+  while (n !== null || stack.length > 0) {
+    if (n === null) n = stack.pop()!;
+    sum += n.v.numNodes;
+    if (n.r !== null) stack.push(n.r);
+    n = n.l;
+  }
+  return sum;
 }
 
 /** First index in ascending `ends` whose value is above `t`. */
@@ -201,35 +460,35 @@ export function runningAfter(
 ): Running {
   // Nothing started or left early: the same jobs, less those ended by now.
   if (started.ids.length === 0 && gone.length === 0 && from === 0) return before;
-  const ids: number[] = [];
-  const ends: number[] = [];
-  const nodes: number[] = [];
-  const order = started.ids.map((_, i) => i).sort((x, y) =>
-    started.ends[x] - started.ends[y] || started.ids[x] - started.ids[y]
-  );
-  let g = 0;
-  let j = 0;
-  for (let k = from; k <= before.ids.length; k++) {
-    const end = k < before.ids.length ? before.ends[k] : Infinity;
-    const id = k < before.ids.length ? before.ids[k] : Infinity;
-    while (
-      j < order.length &&
-      (started.ends[order[j]] < end ||
-        (started.ends[order[j]] === end && started.ids[order[j]] < id))
-    ) {
-      ids.push(started.ids[order[j]]);
-      ends.push(started.ends[order[j]]);
-      nodes.push(started.nodes[order[j]]);
-      j++;
+  // Copies (native), then the leavers cut out and the started spliced in.
+  const ids = before.ids.slice(from);
+  const ends = before.ends.slice(from);
+  const nodes = before.nodes.slice(from);
+  for (let g = gone.length - 1; g >= 0; g--) {
+    const at = gone[g] - from;
+    ids.splice(at, 1);
+    ends.splice(at, 1);
+    nodes.splice(at, 1);
+  }
+  for (let j = 0; j < started.ids.length; j++) {
+    const end = started.ends[j];
+    const id = started.ids[j];
+    let lo = 0;
+    let hi = ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ends[mid] < end || (ends[mid] === end && ids[mid] < id)) lo = mid + 1;
+      else hi = mid;
     }
-    if (k === before.ids.length) break;
-    if (g < gone.length && gone[g] === k) {
-      g++;
-      continue;
+    if (lo === ids.length) {
+      ids.push(id);
+      ends.push(end);
+      nodes.push(started.nodes[j]);
+    } else {
+      ids.splice(lo, 0, id);
+      ends.splice(lo, 0, end);
+      nodes.splice(lo, 0, started.nodes[j]);
     }
-    ids.push(id);
-    ends.push(end);
-    nodes.push(before.nodes[k]);
   }
   return Object.freeze({ ids, ends, nodes });
 }

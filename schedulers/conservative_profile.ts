@@ -45,30 +45,41 @@
 // the picker's order.
 //
 // Cost: the memory keeps the profile a session leaves, so the next one
-// starts from a copy of it (the nodes of jobs that left early given back)
-// instead of building it from every running and waiting job; it is built
-// again only when the capacity changed. A session still walks every waiting
-// job, and a compression re-places every reservation in plain arrays.
+// starts from it (copied at a new clock, shared until its first change at
+// the same one; the nodes of jobs that left early given back) instead of
+// building it from every running and waiting job; it is built again only
+// when the capacity changed. The reservations are one plain array; a
+// session copies them into scratch typed arrays only when one moves, starts
+// or is new (otherwise it reads and keeps the memory as it is). Compression
+// skips, in O(log n), a reservation that no segment before it has room for
+// (a running maximum of free nodes over the segments, kept lazily), and
+// searches the rest without splitting the profile. A session still walks
+// every waiting job (the picker offers them one by one), and a compression
+// still looks at every held reservation.
 
 import type { Admission } from "../core/admission.ts";
-import { pendReasons } from "../core/decisions.ts";
+import { type PendReason, pendReasons } from "../core/decisions.ts";
 import type { JobRecord } from "../core/types.ts";
 import { conservativeProfileOnModel } from "./_conservative_resources.ts";
 import {
+  Blocks,
+  FIELDS,
   firstAfter,
   leftEarly,
   Profile,
+  type Reservations,
   type Running,
   runningAfter,
+  runningNodes,
   runningNow,
 } from "./_conservative_profile_parts.ts";
 
-/** The reservations a session leaves, in the picker's order (frozen, never changed). */
+/** What a session leaves for the next one (never changed). */
 interface Memory {
-  readonly ids: readonly number[];
-  readonly starts: readonly number[];
-  readonly limits: readonly number[];
-  readonly nodes: readonly number[];
+  /** The reservations, in the picker's order. */
+  readonly held: Reservations;
+  /** The earliest of their starts (Infinity if none). */
+  readonly soonest: number;
   /**
    * The running jobs when the session ended, by projected end (to see, and
    * give back, the nodes of those that left early by the next session).
@@ -85,10 +96,8 @@ interface Memory {
 }
 
 const EMPTY: Memory = Object.freeze({
-  ids: Object.freeze([]),
-  starts: Object.freeze([]),
-  limits: Object.freeze([]),
-  nodes: Object.freeze([]),
+  held: Object.freeze([]),
+  soonest: Infinity,
   running: undefined,
   wake: Infinity,
   times: undefined,
@@ -110,6 +119,11 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
   const compression = options.compression ?? true;
   const observe = options.observe;
   const carry = options.carry ?? true;
+  // Scratch arrays shared by the sessions of every run (a session is
+  // synchronous and nothing keeps them past its end): the blocks, and the
+  // reservations the session leaves.
+  const scratch = new Blocks(64);
+  const leaving = new Blocks(64);
   return {
     name: compression ? "conservative_profile" : "conservative_profile_no_compression",
     init: (): Memory => EMPTY,
@@ -133,57 +147,61 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       if (built !== undefined) {
         for (const k of gone) built.add(now, before.ends[k], before.nodes[k]);
       }
-      const compress = compression && gone.length > 0;
-      if (built !== undefined) {
-        // Built from scratch it would end with every node free; if not (the
-        // capacity changed), it is built again.
-        let total = s.free;
-        for (const r of s.running.values()) total += r.numNodes;
-        if (built.atEnd !== total) built = undefined;
+      // Built from scratch it would end with every node free; if not (the
+      // capacity changed), it is built again.
+      if (built !== undefined && built.atEnd !== s.free + runningNodes(s.running)) {
+        built = undefined;
       }
-      // Blocks: the reservations held (old ones first, then each new one);
-      // `live[b]` is false once the block left the profile.
-      const blockId: number[] = [];
-      const blockStart: number[] = [];
-      const blockEnd: number[] = [];
-      const blockNodes: number[] = [];
-      const live: boolean[] = [];
-      const block = (id: number, start: number, limit: number, nodes: number): number => {
-        const from = start > now ? start : now;
-        if (from !== start && built !== undefined) {
-          // A reservation that came without starting holds from now on.
-          built.add(now, start + limit, nodes);
-          built.add(now, now + limit, -nodes);
-        }
-        blockId.push(id);
-        blockStart.push(from);
-        blockEnd.push(from + limit);
-        blockNodes.push(nodes);
-        live.push(true);
-        return blockId.length - 1;
-      };
-      const held = memory.ids;
+      // Blocks: the reservations held (old ones first, block b is memory
+      // entry b, then each new one), filled on first need: a session in
+      // which every job offered is held, in order, and stays where it is
+      // (most sessions: the one after each start, at the same clock) reads
+      // the memory only and keeps it as it is.
+      const h = memory.held;
+      const heldCount = h.length / FIELDS;
+      const blocks = scratch;
+      let filled = false;
+      let held: Float64Array = blocks.id;
       let maxId = -1;
-      for (let i = 0; i < held.length; i++) {
-        block(held[i], memory.starts[i], memory.limits[i], memory.nodes[i]);
-        if (held[i] > maxId) maxId = held[i];
+      const fillBlocks = () => {
+        if (filled) return;
+        filled = true;
+        maxId = blocks.fill(h, now);
+        held = blocks.id;
+      };
+      const compress = compression && gone.length > 0;
+      // The memory alone serves while no reservation moves (no compression)
+      // and none has come without starting (those hold from now on).
+      let lazy = !compress && memory.soonest >= now;
+      if (!lazy) {
+        fillBlocks();
+        if (built !== undefined) {
+          for (let j = 0; j < h.length; j += FIELDS) {
+            const start = h[j + 1];
+            if (start >= now) continue;
+            // A reservation that came without starting holds from now on.
+            const limit = h[j + 2];
+            built.add(now, start + limit, h[j + 3]);
+            built.add(now, now + limit, -h[j + 3]);
+          }
+        }
       }
-      // The block a job held (block b is memory entry b), or undefined. The
-      // picker offers the held jobs in the order they are held, save for a
-      // picker whose order changes (fair share): they are looked up one after
-      // the other, and by id only when out of order; a job with a higher id
-      // than every held one is new.
+      // The block a job held, or -1. The picker offers the held jobs in the
+      // order they are held, save for a picker whose order changes (fair
+      // share): they are looked up one after the other, and by id only when
+      // out of order; a job with a higher id than every held one is new.
       let cursor = 0;
       let byId: Map<number, number> | undefined;
-      const heldBlock = (id: number): number | undefined => {
-        if (cursor < held.length && held[cursor] === id) return cursor++;
-        if (id > maxId) return undefined;
+      const heldBlock = (id: number): number => {
+        if (cursor < heldCount && held[cursor] === id) return cursor++;
+        if (id > maxId) return -1;
         if (byId === undefined) {
           byId = new Map();
-          for (let i = 0; i < held.length; i++) byId.set(held[i], i);
+          for (let i = 0; i < heldCount; i++) byId.set(held[i], i);
         }
         const b = byId.get(id);
-        if (b !== undefined) cursor = b + 1;
+        if (b === undefined) return -1;
+        cursor = b + 1;
         return b;
       };
       // Otherwise the profile is built on first need from the running jobs
@@ -191,56 +209,79 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       // the live blocks.
       const profile = (): Profile => {
         if (built !== undefined) return built;
+        fillBlocks();
         const changes: [number, number][] = [];
         for (const r of s.running.values()) {
           changes.push([r.projectedEnd > now ? r.projectedEnd : now, r.numNodes]);
         }
-        for (let b = 0; b < blockId.length; b++) {
-          if (!live[b] || !(blockEnd[b] > blockStart[b])) continue;
-          changes.push([blockStart[b], -blockNodes[b]]);
-          changes.push([blockEnd[b], blockNodes[b]]);
+        for (let b = 0; b < blocks.length; b++) {
+          if (blocks.live[b] === 0 || !(blocks.end[b] > blocks.start[b])) continue;
+          changes.push([blocks.start[b], -blocks.nodes[b]]);
+          changes.push([blocks.end[b], blocks.nodes[b]]);
         }
         return built = new Profile(now, s.free, changes);
       };
       const unblock = (b: number) => {
-        live[b] = false;
-        if (built !== undefined) built.add(blockStart[b], blockEnd[b], blockNodes[b]);
+        blocks.live[b] = 0;
+        if (built !== undefined) built.add(blocks.start[b], blocks.end[b], blocks.nodes[b]);
       };
-      if (compress) {
-        // Compression, one pass (Mu'alem & Feitelson 2001): each held
-        // reservation, in the order they are held, is given again at the
-        // earliest start without it (never later, as its own slot is free);
-        // one that cannot start earlier stays in the profile as it is.
-        const p = profile();
-        for (let b = 0; b < memory.ids.length; b++) {
-          const limit = memory.limits[b];
-          const t = p.earlierStart(blockNodes[b], limit, blockStart[b], blockEnd[b]);
-          if (!(t < blockStart[b])) continue;
-          unblock(b);
-          blockStart[b] = t;
-          blockEnd[b] = t + limit;
-          live[b] = true;
-          p.add(t, t + limit, -blockNodes[b]);
+      // Compression, one pass (Mu'alem & Feitelson 2001), in the order the
+      // reservations are held.
+      if (compress) profile().compress(blocks, heldCount);
+      const kept = leaving.clear();
+      let soonest = Infinity;
+      // Leaves the memory-only walk: the blocks filled, the jobs walked so
+      // far marked as offered and kept as they were.
+      const toBlocks = () => {
+        lazy = false;
+        fillBlocks();
+        for (let b = 0; b < cursor; b++) {
+          blocks.seen[b] = 1;
+          kept.push(blocks.id[b], blocks.start[b], blocks.limit[b], blocks.nodes[b]);
+          if (blocks.start[b] < soonest) soonest = blocks.start[b];
         }
-      }
-      const ids: number[] = [];
-      const starts: number[] = [];
-      const limits: number[] = [];
-      const nodes: number[] = [];
+      };
       let waitingAhead = false;
       let wake = Infinity;
-      const seen = new Uint8Array(memory.ids.length);
       const started = { ids: [] as number[], ends: [] as number[], nodes: [] as number[] };
+      // The job being pended, its free nodes and start: the two reasons are
+      // one closure each per session (built only when decisions are recorded).
+      let pending: JobRecord = undefined as unknown as JobRecord;
+      let pendingFree = 0;
+      let pendingStart = 0;
+      const insufficient = () => pendReasons.insufficientNodes(pending.numNodes, pendingFree);
+      const blockedReason = () => reservationBlocked(pending, pendingFree, pendingStart);
       for (let job = s.next(); job !== undefined; job = s.next()) {
+        if (lazy) {
+          if (cursor < heldCount && h[cursor * FIELDS] === job.id) {
+            const start = h[cursor * FIELDS + 1];
+            const free = s.free;
+            // It stays where it is unless it fits now and its reservation
+            // has come (or, without compression, it may start now).
+            if (job.numNodes > free || (start > now && compression)) {
+              cursor++;
+              observe?.(job.id, start, now);
+              pending = job;
+              pendingFree = free;
+              pendingStart = start;
+              if (job.numNodes > free) s.pend(job, insufficient, "insufficient_nodes");
+              else s.pend(job, blockedReason, "reservation_blocked");
+              if (start > now && start < wake) wake = start;
+              waitingAhead = true;
+              continue;
+            }
+          }
+          toBlocks();
+        }
         const b = heldBlock(job.id);
         let start: number;
         let placed = false;
-        if (b !== undefined) seen[b] = 1;
-        if (b === undefined) {
+        if (b < 0) {
           // A new job: the earliest start that delays no reservation.
           start = profile().earliest(job.numNodes, job.timeLimit);
         } else {
-          start = blockStart[b];
+          blocks.seen[b] = 1;
+          start = blocks.start[b];
           placed = true;
           if (!compression && start > now && job.numNodes <= s.free) {
             // Without compression a job still starts now if that delays no reservation.
@@ -250,82 +291,103 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
               start = now;
               placed = false;
             } else {
-              live[b] = true;
-              p.add(blockStart[b], blockEnd[b], -blockNodes[b]);
+              blocks.live[b] = 1;
+              p.add(blocks.start[b], blocks.end[b], -blocks.nodes[b]);
             }
           }
         }
         observe?.(job.id, start, now);
-        if (start <= now && job.numNodes <= s.free) {
-          if (placed) unblock(b!);
+        const free = s.free;
+        if (start <= now && job.numNodes <= free) {
           s.dispatch(job, waitingAhead);
-          built?.add(now, now + job.timeLimit, -job.numNodes);
+          if (
+            placed && blocks.start[b] === now && blocks.end[b] === now + job.timeLimit &&
+            blocks.nodes[b] === job.numNodes
+          ) {
+            // Its block becomes its run, over the same span: the profile stays.
+            blocks.live[b] = 0;
+          } else {
+            if (placed) unblock(b);
+            built?.add(now, now + job.timeLimit, -job.numNodes);
+          }
           started.ids.push(job.id);
           started.ends.push(now + job.timeLimit);
           started.nodes.push(job.numNodes);
           continue;
         }
         if (!placed) {
-          block(job.id, start, job.timeLimit, job.numNodes);
+          blocks.push(job.id, start, job.timeLimit, job.numNodes);
           built?.add(start, start + job.timeLimit, -job.numNodes);
         }
-        pendWith(s.free, job, start);
+        pending = job;
+        pendingFree = free;
+        pendingStart = start;
+        if (job.numNodes > free) s.pend(job, insufficient, "insufficient_nodes");
+        else s.pend(job, blockedReason, "reservation_blocked");
         if (start > now && start < wake) wake = start;
-        ids.push(job.id);
-        starts.push(start);
-        limits.push(job.timeLimit);
-        nodes.push(job.numNodes);
+        if (start < soonest) soonest = start;
+        kept.push(job.id, start, job.timeLimit, job.numNodes);
         waitingAhead = true;
       }
+      if (lazy && cursor === heldCount) {
+        // Every job held was offered, in order, and stays: the same
+        // reservations, the profile as it is now.
+        const p = profile();
+        s.remember?.(Object.freeze({
+          held: h,
+          soonest: memory.soonest,
+          running: runningAfter(before, from, gone, started),
+          wake,
+          times: p.times,
+          free: p.free,
+        }));
+        return;
+      }
+      if (lazy) toBlocks();
       // The profile the next session starts from: without the reservations
       // of jobs no longer offered (cancelled, or of a queue that may not start).
       const p = profile();
-      for (let b = 0; b < memory.ids.length; b++) {
-        if (live[b] && seen[b] === 0) p.add(blockStart[b], blockEnd[b], blockNodes[b]);
+      for (let b = 0; b < heldCount; b++) {
+        if (blocks.live[b] === 1 && blocks.seen[b] === 0) {
+          p.add(blocks.start[b], blocks.end[b], blocks.nodes[b]);
+        }
       }
       s.remember?.(Object.freeze({
-        ids: Object.freeze(ids),
-        starts: Object.freeze(starts),
-        limits: Object.freeze(limits),
-        nodes: Object.freeze(nodes),
+        held: kept.keep(),
+        soonest,
         running: runningAfter(before, from, gone, started),
         wake,
         times: p.times,
         free: p.free,
       }));
 
-      function pendWith(free: number, job: JobRecord, start: number): void {
-        if (job.numNodes > free) {
-          s.pend(
-            job,
-            () => pendReasons.insufficientNodes(job.numNodes, free),
-            "insufficient_nodes",
-          );
-          return;
+      // Why `job` (it fits the free nodes) may not start now: the
+      // reservation it would delay.
+      function reservationBlocked(job: JobRecord, free: number, start: number): PendReason {
+        const end = now + job.timeLimit;
+        fillBlocks();
+        // Without its own block: where would starting now run short?
+        const own = blocks.lastOf(job.id);
+        const p = profile();
+        if (own >= 0) p.add(blocks.start[own], blocks.end[own], blocks.nodes[own]);
+        const at = p.firstShortage(job.numNodes, end) ?? start;
+        if (own >= 0) p.add(blocks.start[own], blocks.end[own], -blocks.nodes[own]);
+        // The reservation that leaves too few nodes at `at`: the latest
+        // starting one that covers it.
+        let holder = -1;
+        for (let k = 0; k < blocks.length; k++) {
+          if (
+            blocks.live[k] === 0 || k === own || blocks.start[k] > at || blocks.end[k] <= at
+          ) continue;
+          if (holder < 0 || blocks.start[k] >= blocks.start[holder]) holder = k;
         }
-        s.pend(job, () => {
-          const end = now + job.timeLimit;
-          // Without its own block: where would starting now run short?
-          const own = blockId.lastIndexOf(job.id);
-          const p = profile();
-          if (own >= 0) p.add(blockStart[own], blockEnd[own], blockNodes[own]);
-          const at = p.firstShortage(job.numNodes, end) ?? start;
-          if (own >= 0) p.add(blockStart[own], blockEnd[own], -blockNodes[own]);
-          // The reservation that leaves too few nodes at `at`: the latest
-          // starting one that covers it.
-          let holder = -1;
-          for (let k = 0; k < blockId.length; k++) {
-            if (!live[k] || k === own || blockStart[k] > at || blockEnd[k] <= at) continue;
-            if (holder < 0 || blockStart[k] >= blockStart[holder]) holder = k;
-          }
-          return pendReasons.reservationBlocked(
-            job.numNodes,
-            free,
-            end,
-            holder < 0 ? at : blockStart[holder],
-            holder < 0 ? job.id : blockId[holder],
-          );
-        }, "reservation_blocked");
+        return pendReasons.reservationBlocked(
+          job.numNodes,
+          free,
+          end,
+          holder < 0 ? at : blocks.start[holder],
+          holder < 0 ? job.id : blocks.id[holder],
+        );
       }
     },
   };
