@@ -10,6 +10,7 @@ import { runCli } from "./_cli.ts";
 import { readSweepSpec } from "../cli/_sweep_spec.ts";
 import { cellAt } from "../cli/_sweep_model.ts";
 import { rowOf } from "../cli/_sweep_results.ts";
+import { FAIRNESS_NAMES } from "../core/metrics.ts";
 import { runMany } from "../api/run_many.ts";
 import { Simulation } from "../api/simulation.ts";
 import type { JobSpec } from "../core/types.ts";
@@ -63,7 +64,7 @@ async function statsOf(args: string[], dir: string): Promise<Record<string, unkn
     `--stats_json=${stats}`,
   ]);
   assertEquals(r.code, 0, r.err.join("\n"));
-  return JSON.parse(await Deno.readTextFile(stats)).metrics;
+  return JSON.parse(await Deno.readTextFile(stats));
 }
 
 Deno.test("sweep with warm workers: every row is the bytes of one simulate of its cell", async () => {
@@ -89,8 +90,8 @@ Deno.test("sweep with warm workers: every row is the bytes of one simulate of it
         for (let i = 0; i < sweep.count; i++) {
           const cell = cellAt(sweep, i);
           // deno-lint-ignore no-explicit-any
-          const metrics = await statsOf([...cell.args], dir) as any;
-          want.push(JSON.stringify(rowOf(cell, sweep.optionKeys, metrics)));
+          const stats = await statsOf([...cell.args], dir) as any;
+          want.push(JSON.stringify(rowOf(cell, sweep.optionKeys, stats)));
         }
         assertEquals(got, want);
       } finally {
@@ -126,13 +127,22 @@ Deno.test("compare on workers (--jobs 1 or 2): every row is one simulate of its 
         const want: string[] = [];
         for (const p of s.policies) {
           const [picker, admission] = p.includes("+") ? p.split("+") : [undefined, p];
-          const metrics = await statsOf([
+          // deno-lint-ignore no-explicit-any
+          const stats: any = await statsOf([
             ...common,
             "--admission",
             admission,
             ...(picker === undefined ? [] : ["--picker", picker]),
           ], dir);
-          want.push(JSON.stringify({ policy: p, ...metrics }));
+          const fairness = Object.fromEntries(FAIRNESS_NAMES.map((k) => [k, stats.fairness[k]]));
+          want.push(
+            JSON.stringify({
+              policy: p,
+              total_nodes: stats.statistics.totalNodes,
+              ...stats.metrics,
+              ...fairness,
+            }),
+          );
         }
         assertEquals(got, want);
       } finally {
