@@ -267,6 +267,7 @@ export async function simulateCommand(
       resourceModel: config.resourceModel,
       resourceColumns: str(o, "resource_columns") as ScheduleLayout["resourceColumns"],
     }, con.err);
+    if (o.has("from_snapshot")) outputs.runningIn(state);
 
     const total = sources.paths.length === 1
       ? (first.mode === "replay" ? first.recorded.length : first.jobs.length)

@@ -314,13 +314,14 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     }
     w.startJob(rec, this.now, placement);
     this.#dispatched++;
+    // A started job's last pend reason is forgotten (pend codes are ordered by id only).
+    const key = { id: rec.id, code: "insufficient_nodes" as const };
+    if (this.#decisions && w.pendCodes.has(key)) w.pendCodes = w.pendCodes.delete(key);
     if (placement !== undefined) {
       if (this.#decisions) w.decisionRows.push(placedRow(w, rec, this.now, backfill, placement));
       return;
     }
     if (this.#decisions) {
-      const key = { id: rec.id, code: "insufficient_nodes" as const };
-      if (w.pendCodes.has(key)) w.pendCodes = w.pendCodes.delete(key);
       const row: DispatchDecision = rec.queue === undefined
         ? {
           type: "DISPATCH",

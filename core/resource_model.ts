@@ -160,4 +160,10 @@ export interface ResourceModel<S = unknown> {
   readonly nodes?: readonly ModelNode[];
   /** Free units of each resource on node `name` in `state` (optional, with `nodes`). */
   freeOn?(state: S, name: string): Readonly<Record<string, number>> | undefined;
+  /**
+   * What job `id` holds in `state`, by node name (optional, with `nodes`: a
+   * snapshot stores it for every running job, and loading gives it back
+   * through `allocate`; a model without it cannot be snapshotted).
+   */
+  allocationOf?(state: S, id: number): readonly NodeShare[] | undefined;
 }

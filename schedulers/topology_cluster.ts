@@ -311,6 +311,11 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     return out;
   }
 
+  allocationOf(state: TopologyState, id: number): readonly NodeShare[] | undefined {
+    const h = state.held.get(id);
+    return h?.nodes.map((i, k) => ({ nodeName: this.names[i], replicas: h.replicas[k] }));
+  }
+
   endEdit(state: TopologyState): TopologyState {
     this.editing.delete(state);
     return Object.freeze(state);

@@ -44,6 +44,7 @@ import { MACHINE_ROWS } from "./_fault_rows_m-machine.ts";
 import { METRICS_ROWS } from "./_fault_rows_r-metrics.ts";
 import { EASY_ROWS } from "./_fault_rows_m-easy.ts";
 import { ALLOC_ROWS } from "./_fault_rows_m-alloc.ts";
+import { RECORD_ROWS } from "./_fault_rows_m-record.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1211,6 +1212,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...METRICS_ROWS,
   ...EASY_ROWS,
   ...ALLOC_ROWS,
+  ...RECORD_ROWS,
   ...WARM_ROWS,
 ];
 
