@@ -46,11 +46,13 @@ export async function machineOf(
   }
   const refused: [string, string][] = [
     ["total_nodes", "-n/--total_nodes (the machine file gives the nodes)"],
-    [
-      "capacity_schedule",
-      "--capacity_schedule (capacity changes of a machine are not supported yet)",
-    ],
   ];
+  if (o.get("capacity_semantics") === "drevt" && o.has("capacity_schedule")) {
+    throw new EvtsimError(
+      "usage",
+      "--machine cannot be used with --capacity_semantics drevt (DR_EVT's rules count whole nodes)",
+    );
+  }
   for (const [name, why] of refused) {
     if (o.has(name)) throw new EvtsimError("usage", `--machine cannot be used with ${why}`);
   }

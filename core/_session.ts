@@ -193,6 +193,17 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
         );
         continue;
       }
+      const model = this.#w.resourceModel;
+      if (model?.fitsOnline !== undefined && !model.fitsOnline(this.#w.resourceState, job)) {
+        // A machine's nodes went offline and it no longer fits the rest: held the same way.
+        const down = model.offline?.(this.#w.resourceState).length ?? 0;
+        this.pend(job, () => ({
+          code: "exceeds_capacity",
+          message:
+            `does not fit the nodes online now (${down} offline): held until nodes come back`,
+        }), "exceeds_capacity");
+        continue;
+      }
       if (!this.queuesConfigured) return job;
       const blocked = queueReason(this.#w, job);
       if (blocked === undefined) return job;

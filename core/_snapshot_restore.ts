@@ -273,5 +273,10 @@ function modelState(
       throw e;
     }
   }
+  // Offline after the allocations: jobs drain on nodes that went offline.
+  if (data.offline !== undefined && data.offline.length > 0) {
+    if (model.setOnline === undefined) throw bad("offline: the model takes no node offline");
+    state = model.setOnline(state, data.offline, false);
+  }
   return Object.freeze({ model, state: model.endEdit(state) });
 }

@@ -14,6 +14,9 @@ export function checkAllocations(data: SnapshotData): void {
   const nodes = data.config.resourceNodes;
   const { firstId, records } = data.store;
   if (nodes === undefined) {
+    if (data.offline !== undefined) {
+      throw bad("offline", "offline nodes without a resource model (config.resourceNodes)");
+    }
     if (data.allocations !== undefined) {
       throw bad("allocations", "allocations without a resource model (config.resourceNodes)");
     }
@@ -33,6 +36,9 @@ export function checkAllocations(data: SnapshotData): void {
     }
     index.set(n.name, i);
   });
+  for (const [k, name] of (data.offline ?? []).entries()) {
+    if (!index.has(name)) throw bad(`offline[${k}]`, `${name} is not a node of the model`);
+  }
   const used: Record<string, number>[] = nodes.map(() => ({}));
   const held = new Set<number>();
   for (const [k, [id, shares]] of (data.allocations ?? []).entries()) {

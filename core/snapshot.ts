@@ -51,7 +51,12 @@ export interface ConfigData {
   readonly jobFlushInterval: number;
   readonly resourceHistoryCapacity: number;
   readonly startTime: number;
-  readonly capacitySchedule: readonly { readonly time: number; readonly capacity: number }[];
+  readonly capacitySchedule: readonly {
+    readonly time: number;
+    readonly capacity: number;
+    readonly down?: readonly string[];
+    readonly up?: readonly string[];
+  }[];
   /** Absent for the default `drain` (files written before it existed stay the same). */
   readonly onCapacityCut?: ResolvedConfig["onCapacityCut"];
   /** Absent for the default `evtsim`. */
@@ -143,6 +148,8 @@ export interface SnapshotData {
    * as `[node name, replicas]` pairs. Loading allocates them again.
    */
   readonly allocations?: readonly (readonly [number, readonly (readonly [string, number])[]])[];
+  /** With a resource model: the nodes offline (a machine's capacity changes), when any are. */
+  readonly offline?: readonly string[];
 }
 
 // ---- state -> data --------------------------------------------------------
@@ -177,7 +184,12 @@ export function configData(c: ResolvedConfig, model?: ResourceModel): ConfigData
     jobFlushInterval: c.jobFlushInterval,
     resourceHistoryCapacity: c.resourceHistoryCapacity,
     startTime: c.startTime,
-    capacitySchedule: c.capacitySchedule.map((x) => ({ time: x.time, capacity: x.capacity })),
+    capacitySchedule: c.capacitySchedule.map((x) => ({
+      time: x.time,
+      capacity: x.capacity,
+      ...(x.down === undefined ? {} : { down: [...x.down] }),
+      ...(x.up === undefined ? {} : { up: [...x.up] }),
+    })),
     ...(c.onCapacityCut === "drain" ? {} : { onCapacityCut: c.onCapacityCut }),
     ...(c.capacitySemantics === "evtsim" ? {} : { capacitySemantics: c.capacitySemantics }),
     ...(c.pickerSettings === undefined ? {} : { pickerSettings: c.pickerSettings }),
@@ -314,6 +326,7 @@ export function snapshotOf(state: SimState): SnapshotData {
   const config = configData(state.config, state.resources?.model);
   let allocations: [number, [string, number][]][] | undefined;
   const res = state.resources;
+  const offline = res?.model.offline?.(res.state);
   if (res !== undefined) {
     allocations = [];
     for (const r of state.store.records.toArray()) {
@@ -367,6 +380,7 @@ export function snapshotOf(state: SimState): SnapshotData {
     // A picker may have no memory in this run (builtin_fcfs without a queue picker that keeps one).
     ...(pickerMemory === undefined ? {} : { pickerMemory }),
     ...(allocations === undefined ? {} : { allocations }),
+    ...(offline === undefined || offline.length === 0 ? {} : { offline: [...offline] }),
   };
 }
 

@@ -66,7 +66,14 @@ export const ConfigSchema = z.strictObject({
   jobFlushInterval: nat,
   resourceHistoryCapacity: nat,
   startTime: num,
-  capacitySchedule: z.array(z.strictObject({ time: num, capacity: nat })),
+  capacitySchedule: z.array(
+    z.strictObject({
+      time: num,
+      capacity: nat,
+      down: z.array(name).optional(),
+      up: z.array(name).optional(),
+    }),
+  ),
   onCapacityCut: z.enum(["drain", "kill"]).optional(),
   capacitySemantics: z.enum(["evtsim", "drevt"]).optional(),
   pickerSettings: boundedJson(z.record(z.string(), z.unknown())).optional(),
@@ -179,6 +186,7 @@ export const SnapshotSchema = z.strictObject({
   overallocationReported: z.boolean(),
   pickerMemory: boundedJson(z.unknown()).optional(),
   allocations: z.array(z.tuple([nat, z.array(z.tuple([name, int.min(1)]))])).optional(),
+  offline: z.array(name).optional(),
 });
 
 /** The fields of a job, in the order a job table's columns list them. */

@@ -38,8 +38,54 @@ const continued = (dir: string, ...machine: string[]) =>
     `${dir}/o.csv`,
   ]);
 
-/** Machine runs recorded and continued from snapshots (issue 28 items 5, 6). */
+// simulate TRACE --machine M --capacity_schedule C (the schedule `schedule`).
+async function withSchedule(dir: string, schedule: string, ...more: string[]) {
+  await Deno.writeTextFile(`${dir}/m.yaml`, MACHINE);
+  await Deno.writeTextFile(`${dir}/t.csv`, TRACE);
+  await Deno.writeTextFile(`${dir}/c.csv`, schedule);
+  return cli([
+    "simulate",
+    `${dir}/t.csv`,
+    "--machine",
+    `${dir}/m.yaml`,
+    "--capacity_schedule",
+    `${dir}/c.csv`,
+    ...more,
+    "-o",
+    `${dir}/o.csv`,
+  ]);
+}
+
+/** Machine runs recorded and continued from snapshots, and their capacity changes (issue 28 items 5, 6). */
 export const RECORD_ROWS: FaultRow[] = [
+  {
+    surface: "in-process",
+    input: "--machine --capacity_schedule naming a node the machine does not have",
+    run: (dir) => withSchedule(dir, "time,nodes,state\n0,cpu001,down\n10,gpu001,down\n"),
+    expected:
+      /c\.csv:3: nodes: expected a node or group of the machine \(groups: cpu\), got 'gpu001'$/,
+  },
+  {
+    surface: "in-process",
+    input: "--machine --capacity_schedule with a state other than down or up",
+    run: (dir) => withSchedule(dir, "time,nodes,state\n0,cpu,off\n"),
+    expected: /c\.csv:2: state: expected down or up, got 'off'$/,
+  },
+  {
+    surface: "in-process",
+    input: "--machine --capacity_schedule in the whole-node form (time,capacity)",
+    run: (dir) => withSchedule(dir, "time,capacity\n0,1\n"),
+    expected:
+      /c\.csv:1: expected the header 'time,nodes,state' \(a schedule of nodes going down and up, with --machine\)$/,
+  },
+  {
+    surface: "in-process",
+    input: "--machine --capacity_schedule with --capacity_semantics drevt",
+    run: (dir) =>
+      withSchedule(dir, "time,nodes,state\n0,cpu,down\n", "--capacity_semantics", "drevt"),
+    expected:
+      /^evtsim: --machine cannot be used with --capacity_semantics drevt \(DR_EVT's rules count whole nodes\)$/,
+  },
   {
     surface: "in-process",
     input: "--from_snapshot of a machine run without --machine",
