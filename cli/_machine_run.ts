@@ -15,10 +15,11 @@ const str = (o: ParsedOptions, name: string): string | undefined => {
   return typeof v === "string" ? v : undefined;
 };
 
-// --machine: the machine file read and checked, with its nodes. A machine run
-// places jobs by their demands through a resource model, which a recording
-// or a snapshot does not store yet: those options are refused here, before
-// anything is read or written.
+// --machine: the machine file read and checked, with its nodes. Options a
+// machine run refuses are refused here, before anything is read or written.
+// (A recording or snapshot stores the machine's nodes, so --record and
+// --from_snapshot work; cli/record_hooks.ts checks the snapshot's nodes are
+// those of the machine file.)
 export async function machineOf(
   o: ParsedOptions,
   queuesFile: { readonly path: string; readonly entries: readonly QueueEntry[] } | undefined,
@@ -37,13 +38,13 @@ export async function machineOf(
   }
   const refused: [string, string][] = [
     ["total_nodes", "-n/--total_nodes (the machine file gives the nodes)"],
-    [
-      "capacity_schedule",
-      "--capacity_schedule (capacity changes of a machine are not supported yet)",
-    ],
-    ["record", "--record (a recording does not store the machine yet)"],
-    ["from_snapshot", "--from_snapshot (a snapshot does not store the machine yet)"],
   ];
+  if (o.get("capacity_semantics") === "drevt" && o.has("capacity_schedule")) {
+    throw new EvtsimError(
+      "usage",
+      "--machine cannot be used with --capacity_semantics drevt (DR_EVT's rules count whole nodes)",
+    );
+  }
   for (const [name, why] of refused) {
     if (o.has(name)) throw new EvtsimError("usage", `--machine cannot be used with ${why}`);
   }

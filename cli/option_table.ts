@@ -322,7 +322,8 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     name: "capacity_schedule",
     kind: "string",
     placeholder: "FILE",
-    help: "CSV time,capacity: usable node count over time",
+    help:
+      "CSV time,capacity: usable node count over time; with --machine, CSV time,nodes,state: a node or group going down or up",
   },
   {
     name: "on_capacity_cut",

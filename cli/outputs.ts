@@ -22,6 +22,8 @@ import {
   ResourceUseCollector,
 } from "../core/metrics.ts";
 import type { ResourceModel } from "../core/resource_model.ts";
+import type { DecisionRow } from "../core/decisions.ts";
+import type { SimState } from "../core/state.ts";
 import { LabelColumns } from "../core/_metrics_breakdowns.ts";
 import { formatTime } from "../io/time_format.ts";
 import { NodesColumn } from "./_nodes_column.ts";
@@ -239,6 +241,34 @@ export class RunOutputs {
   /** Writes one line of the `--record` log. */
   recordLine(text: string): void {
     this.record?.line(text);
+  }
+
+  /**
+   * A run continued from a snapshot: the jobs running in it were placed
+   * before, so the `nodes` column and the per-resource timeline take their
+   * allocations from the state (as the DISPATCH rows the run did not see).
+   */
+  runningIn(state: SimState): void {
+    const res = state.resources;
+    if (res?.model.allocationOf === undefined) return;
+    const rows: DecisionRow[] = [];
+    for (const r of state.store.records.toArray()) {
+      if (r.rejected || r.beginTime < 0 || r.endTime >= 0) continue;
+      const allocation = res.model.allocationOf(res.state, r.id);
+      if (allocation === undefined) continue;
+      rows.push({
+        type: "DISPATCH",
+        time: r.beginTime,
+        round: 0,
+        jobId: r.id,
+        numNodes: allocation.length,
+        backfill: false,
+        allocation,
+        ...(r.demand !== undefined ? { perReplica: r.demand.perReplica } : {}),
+      });
+    }
+    this.nodes?.decisions(rows);
+    this.resourceUse?.decisions(rows);
   }
 
   /** Writes one step's rows and reports its notices. */

@@ -44,6 +44,27 @@ const str = (o: ParsedOptions, name: string) => {
   return typeof v === "string" ? v : undefined;
 };
 
+// A run continued from a snapshot reads its trace's demands against --machine:
+// the snapshot's resource model must be that machine (or neither has one).
+function sameMachine(fresh: SimState, loaded: SimState, file: string): void {
+  const nodes = (s: SimState) => {
+    const m = s.resources?.model;
+    return m === undefined ? undefined : JSON.stringify(m.nodes ?? []);
+  };
+  const given = nodes(fresh);
+  const stored = nodes(loaded);
+  if (given === stored) return;
+  throw new EvtsimError(
+    "usage",
+    stored === undefined
+      ? "--machine: the snapshot is of a run without a machine"
+      : given === undefined
+      ? "the snapshot is of a machine run: give its machine file with --machine"
+      : "--machine: the machine file's nodes are not those of the snapshot's machine",
+    { file },
+  );
+}
+
 /** Recording and snapshot hooks of one `simulate` run. */
 export class RunHooks {
   #state: SimState;
@@ -99,6 +120,7 @@ export class RunHooks {
       const { readSnapshotFile } = await import("./_snapshot_file.ts");
       // Policies of --policy_module resolve in the snapshot too.
       hooks.#state = await readSnapshotFile(from, state.registry);
+      sameMachine(state, hooks.#state, from);
       // The snapshot has seen the first nextJobId jobs of the run's trace.
       hooks.#toSkip = hooks.#state.nextJobId;
     }

@@ -230,9 +230,15 @@ export async function simulateCommand(
       jobFlushInterval: num(o, "job_flush_interval"),
       resourceHistoryCapacity: num(o, "resource_history_capacity"),
       startTime,
-      capacitySchedule: o.has("capacity_schedule")
-        ? await readCapacitySchedule(str(o, "capacity_schedule")!, timezone, totalNodes)
-        : undefined,
+      capacitySchedule: !o.has("capacity_schedule") ? undefined : machine !== undefined
+        // A machine's schedule names nodes and groups (io/machine_capacity.ts).
+        ? await (await import("../io/machine_capacity.ts")).readMachineSchedule(
+          str(o, "capacity_schedule")!,
+          timezone,
+          machine.machine,
+          machine.nodes,
+        )
+        : await readCapacitySchedule(str(o, "capacity_schedule")!, timezone, totalNodes),
       onCapacityCut: str(o, "on_capacity_cut") as SimulationConfig["onCapacityCut"],
       capacitySemantics: str(o, "capacity_semantics") as SimulationConfig["capacitySemantics"],
     };
@@ -261,6 +267,7 @@ export async function simulateCommand(
       resourceModel: config.resourceModel,
       resourceColumns: str(o, "resource_columns") as ScheduleLayout["resourceColumns"],
     }, con.err);
+    if (o.has("from_snapshot")) outputs.runningIn(state);
 
     const total = sources.paths.length === 1
       ? (first.mode === "replay" ? first.recorded.length : first.jobs.length)

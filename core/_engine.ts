@@ -27,6 +27,7 @@ import { runningJob, type RunningSet } from "./running.ts";
 import type { ResourceEvent, SimState, TimeBound } from "./state.ts";
 import { addCompletion, addEarlyEnd, type MutableStatistics } from "./statistics.ts";
 import type {
+  CapacityChange,
   JobOutcome,
   JobRecord,
   JobRow,
@@ -362,7 +363,8 @@ export class Working {
     const schedule = this.config.capacitySchedule;
     let roundDue = false;
     while (this.capacityIndex < schedule.length && schedule[this.capacityIndex].time <= now) {
-      roundDue = this.setCapacity(schedule[this.capacityIndex].capacity, now) || roundDue;
+      const change = schedule[this.capacityIndex];
+      roundDue = this.setCapacity(change.capacity, now, change) || roundDue;
       this.capacityIndex++;
     }
     return roundDue;
@@ -372,9 +374,13 @@ export class Working {
    * Sets the usable capacity now (the schedule's or a live change); true
    * when jobs wait and it rose, or a kill freed nodes.
    */
-  setCapacity(capacity: number, now: number): boolean {
-    const raised = capacity > this.capacity;
-    const changed = capacity !== this.capacity;
+  setCapacity(capacity: number, now: number, nodes?: CapacityChange): boolean {
+    // A machine's nodes going offline or back (by name, through the resource model).
+    const cut = nodes?.down !== undefined && nodes.down.length > 0 &&
+      this.setOnline(nodes.down, false);
+    const back = nodes?.up !== undefined && nodes.up.length > 0 && this.setOnline(nodes.up, true);
+    const raised = capacity > this.capacity || back;
+    const changed = capacity !== this.capacity || cut || back;
     this.capacity = capacity;
     // Which jobs are held changes with the capacity, and a policy's memory
     // (conservative_profile's reservations) may count a job now held: it
@@ -383,14 +389,47 @@ export class Working {
       this.admissionMemory = this.admission.init();
     }
     // `kill`: the running jobs on the cut nodes end now (each end writes its row).
-    const killed = this.allocatedNodes > capacity && this.config.onCapacityCut === "kill" &&
-      this.killBeyondCapacity(now);
+    const killed = this.config.onCapacityCut === "kill" &&
+      ((this.allocatedNodes > capacity && this.killBeyondCapacity(now)) ||
+        (cut && this.killOnOffline(now)));
     // Only while a job runs: an idle machine's capacity shows in the next
     // start's row, and a row for a change after the last job would depend
     // on how far a streaming caller happened to advance the clock.
     if (changed && !killed && this.running.size > 0) this.pushResourceRow(now);
     // A raise is a reason to schedule only if someone is waiting for it.
     return (raised || killed) && this.waitingCount() > 0;
+  }
+
+  /** Takes `names` offline or back online in the resource model; true if any changed. */
+  private setOnline(names: readonly string[], online: boolean): boolean {
+    const model = this.resourceModel;
+    if (model?.setOnline === undefined || model.offline === undefined) {
+      throw new EvtsimError(
+        "usage",
+        `a capacity change names nodes (${
+          names[0]
+        }), which needs a resource model that takes nodes offline`,
+      );
+    }
+    const before = model.offline(this.resourceState).length;
+    this.resourceState = model.setOnline(this.ownResources(model), names, online);
+    return model.offline(this.resourceState).length !== before;
+  }
+
+  /**
+   * `kill`: ends every running job that holds resources on an offline node,
+   * as `killed` (exit status 137). True if any ended.
+   */
+  private killOnOffline(now: number): boolean {
+    const model = this.resourceModel!;
+    const offline = new Set(model.offline!(this.resourceState));
+    const victims = [...this.running.values()].filter((r) =>
+      model.allocationOf?.(this.resourceState, r.id)?.some((a) => offline.has(a.nodeName))
+    ).sort((a, b) => b.beginTime - a.beginTime || b.id - a.id);
+    for (const r of victims) {
+      this.endEarly(this.recordOf(r.id), now, "killed", defaultExitStatus("killed"));
+    }
+    return victims.length > 0;
   }
 
   /**

@@ -193,6 +193,17 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
         );
         continue;
       }
+      const model = this.#w.resourceModel;
+      if (model?.fitsOnline !== undefined && !model.fitsOnline(this.#w.resourceState, job)) {
+        // A machine's nodes went offline and it no longer fits the rest: held the same way.
+        const down = model.offline?.(this.#w.resourceState).length ?? 0;
+        this.pend(job, () => ({
+          code: "exceeds_capacity",
+          message:
+            `does not fit the nodes online now (${down} offline): held until nodes come back`,
+        }), "exceeds_capacity");
+        continue;
+      }
       if (!this.queuesConfigured) return job;
       const blocked = queueReason(this.#w, job);
       if (blocked === undefined) return job;
@@ -339,13 +350,14 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     }
     w.startJob(rec, this.now, placement);
     this.#dispatched++;
+    // A started job's last pend reason is forgotten (pend codes are ordered by id only).
+    const key = { id: rec.id, code: "insufficient_nodes" as const };
+    if (this.#decisions && w.pendCodes.has(key)) w.pendCodes = w.pendCodes.delete(key);
     if (placement !== undefined) {
       if (this.#decisions) w.decisionRows.push(placedRow(w, rec, this.now, backfill, placement));
       return;
     }
     if (this.#decisions) {
-      const key = { id: rec.id, code: "insufficient_nodes" as const };
-      if (w.pendCodes.has(key)) w.pendCodes = w.pendCodes.delete(key);
       const row: DispatchDecision = rec.queue === undefined
         ? {
           type: "DISPATCH",

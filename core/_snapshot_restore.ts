@@ -12,7 +12,14 @@ import { lookupAdmission, lookupPicker, type PolicyRegistry } from "./policies.t
 import { type QueueState, queueTable } from "./queues.ts";
 import { type RngState, seedRng } from "./rng.ts";
 import { emptyRunningSet, runningJob } from "./running.ts";
-import { emptyArrivals, emptyEvents, emptyPendCodes, type SimState } from "./state.ts";
+import {
+  emptyArrivals,
+  emptyEvents,
+  emptyPendCodes,
+  type ResourceModelState,
+  type SimState,
+} from "./state.ts";
+import type { ModelNode, ResourceModel } from "./resource_model.ts";
 import type { JobRecord } from "./types.ts";
 import { queueDefOf } from "./_snapshot_queues.ts";
 import { checkSnapshotState } from "./_state_check.ts";
@@ -46,6 +53,9 @@ function jobRecord(d: JobRecordData): JobRecord {
     ...(d.unsubmitted === true ? { unsubmitted: true } : {}),
     ...(d.outcome === undefined ? {} : { outcome: d.outcome }),
     ...(d.exitStatus === undefined ? {} : { exitStatus: d.exitStatus }),
+    ...(d.demand === undefined ? {} : {
+      demand: Object.freeze({ ...d.demand, perReplica: Object.freeze({ ...d.demand.perReplica }) }),
+    }),
   };
   return Object.freeze(rec);
 }
@@ -73,10 +83,8 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
       `version ${data.version} is not the version this program reads (${SNAPSHOT_VERSION})`,
     );
   }
-  const config = resolveConfig({
-    ...data.config,
-    queues: data.config.queues.map(queueDefOf),
-  });
+  const { resourceNodes, ...stored } = data.config;
+  const config = resolveConfig({ ...stored, queues: stored.queues.map(queueDefOf) });
   const picker: Picker = lookupPicker(registry, config.picker);
   const admission: Admission = lookupAdmission(registry, config.backfillPolicy);
 
@@ -177,6 +185,9 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
       throw bad(`liveSeq: live event seq ${e.seq} is not below ${data.liveSeq}`);
     }
   }
+  const resources = resourceNodes === undefined
+    ? undefined
+    : modelState(registry, resourceNodes, data, recordOf);
   const buffer = Vec.of(data.resourceBuffer.map((row) => Object.freeze({ ...row })));
   const s = data.stats;
   return Object.freeze({
@@ -230,5 +241,42 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
     finished: data.finished,
     overallocationReported: data.overallocationReported,
     timeBound,
+    ...(resources === undefined ? {} : { resources }),
   });
+}
+
+// The resource model rebuilt from its stored nodes, with the running jobs'
+// allocations given back (checked against the nodes by checkAllocations).
+function modelState(
+  registry: PolicyRegistry,
+  nodes: readonly ModelNode[],
+  data: SnapshotData,
+  recordOf: (id: number, what: string) => JobRecord,
+): ResourceModelState {
+  if (registry.resourceModel === undefined) {
+    throw bad("config.resourceNodes: the policy registry builds no resource model");
+  }
+  let model: ResourceModel;
+  try {
+    model = registry.resourceModel(nodes);
+  } catch (e) {
+    if (e instanceof EvtsimError) throw bad(`config.resourceNodes: ${e.message}`);
+    throw e;
+  }
+  let state = model.beginEdit(model.initial);
+  for (const [k, [id, shares]] of (data.allocations ?? []).entries()) {
+    const allocation = shares.map(([nodeName, replicas]) => ({ nodeName, replicas }));
+    try {
+      state = model.allocate(state, recordOf(id, `allocations[${k}]`), { domain: "", allocation });
+    } catch (e) {
+      if (e instanceof EvtsimError) throw bad(`allocations[${k}]: ${e.message}`);
+      throw e;
+    }
+  }
+  // Offline after the allocations: jobs drain on nodes that went offline.
+  if (data.offline !== undefined && data.offline.length > 0) {
+    if (model.setOnline === undefined) throw bad("offline: the model takes no node offline");
+    state = model.setOnline(state, data.offline, false);
+  }
+  return Object.freeze({ model, state: model.endEdit(state) });
 }

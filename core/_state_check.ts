@@ -7,8 +7,8 @@
 // the shapes; this checks the facts, in one pass over the records (linear in
 // the snapshot's size), and names the field at fault in one line.
 //
-// What holds in a state of a simulation (replayed schedules and resource
-// models are never snapshotted):
+// What holds in a state of a simulation (replayed schedules are never
+// snapshotted; a resource model's allocations: core/_state_check_resources.ts):
 // - every time is exact (|t| ≤ 2^53 − 1), and every job's computed times
 //   (begin + run time, begin + time limit) stay exact too;
 // - each record is in one of the job's lifecycle forms: not submitted,
@@ -39,6 +39,7 @@ import {
   type Form,
   formOf,
 } from "./_state_check_parts.ts";
+import { checkAllocations } from "./_state_check_resources.ts";
 
 /**
  * Throws an `EvtsimError` naming the field (`snapshot: store.records[3].numNodes: …`)
@@ -346,5 +347,6 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
     total,
     start,
   });
+  checkAllocations(data);
   return Object.freeze({ latestInput: latest, jobSpans: spans });
 }

@@ -44,8 +44,14 @@ export function strandedCauses(s: SimState): StrandedCause[] {
     if (c === undefined) classes.set(key, { cause, jobs: [id] });
     else c.jobs.push(id);
   };
+  // A machine with nodes offline: a job that does not fit the nodes online.
+  const res = s.resources;
+  const beyond = (r: JobRecord) =>
+    r.numNodes > s.capacity ||
+    (res?.model.fitsOnline !== undefined && r.demand !== undefined &&
+      !res.model.fitsOnline(res.state, r));
   for (const r of waiting) {
-    if (r.numNodes > s.capacity) {
+    if (beyond(r)) {
       add("capacity", { cause: "larger_than_capacity", jobs: 0, firstJob: r.id }, r.id);
       continue;
     }

@@ -22,8 +22,9 @@ import type { NodeShare } from "./resource_model.ts";
  *   of the job's topology key has enough.
  * - `head_of_line_blocked`: strict FIFO, and an earlier job cannot be placed.
  * - `exceeds_capacity`: it needs more nodes than the machine has now (a
- *   capacity cut): it is held, and later jobs go ahead of it, until the
- *   capacity comes back.
+ *   capacity cut; on a resource model: it does not fit the nodes online,
+ *   some being offline): it is held, and later jobs go ahead of it, until
+ *   the capacity comes back.
  *
  * @example
  * ```ts

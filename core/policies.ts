@@ -6,6 +6,7 @@
 import type { Admission } from "./admission.ts";
 import { EvtsimError } from "./errors.ts";
 import type { Picker } from "./picker.ts";
+import type { ModelNode, ResourceModel } from "./resource_model.ts";
 
 /**
  * Pickers and admission policies by name.
@@ -22,6 +23,11 @@ export interface PolicyRegistry {
   readonly pickers: ReadonlyMap<string, Picker>;
   /** Admission policies by name. */
   readonly admissions: ReadonlyMap<string, Admission>;
+  /**
+   * Builds the resource model of a snapshot or recording from the nodes it
+   * stored (`ResourceModel.nodes`); absent: such a snapshot cannot be loaded.
+   */
+  readonly resourceModel?: (nodes: readonly ModelNode[]) => ResourceModel;
 }
 
 /** The picker registered as `name`; throws a usage error listing the registered names. */

@@ -171,4 +171,25 @@ export interface ResourceModel<S = unknown> {
   readonly nodes?: readonly ModelNode[];
   /** Free units of each resource on node `name` in `state` (optional, with `nodes`). */
   freeOn?(state: S, name: string): Readonly<Record<string, number>> | undefined;
+  /**
+   * What job `id` holds in `state`, by node name (optional, with `nodes`: a
+   * snapshot stores it for every running job, and loading gives it back
+   * through `allocate`; a model without it cannot be snapshotted).
+   */
+  allocationOf?(state: S, id: number): readonly NodeShare[] | undefined;
+  /**
+   * Optional (capacity changes of a machine): takes nodes offline
+   * (`online` false: they take no new job; what runs on them keeps its
+   * allocation until it ends) or back online, on a state `beginEdit`
+   * returned. Throws an `EvtsimError` for a name that is not a node.
+   */
+  setOnline?(state: S, names: readonly string[], online: boolean): S;
+  /** Names of the nodes offline in `state` (optional, with `setOnline`), in the model's order. */
+  offline?(state: S): readonly string[];
+  /**
+   * Optional, with `setOnline`: whether `job` would fit the machine as it is
+   * now with every online node empty. A job that does not is held (pend
+   * reason `exceeds_capacity`) without blocking the jobs behind it.
+   */
+  fitsOnline?(state: S, job: JobRecord): boolean;
 }

@@ -27,6 +27,7 @@ import type { ResolvedQueue } from "./queues.ts";
 import type { ResourceEvent, SimState } from "./state.ts";
 import type { StatisticsAccumulator } from "./statistics.ts";
 import type { JobOutcome, JobRecord, ResourceRow } from "./types.ts";
+import type { ModelNode, ResourceDemand, ResourceModel } from "./resource_model.ts";
 import { type QueueDefData, queueDefData } from "./_snapshot_queues.ts";
 
 /** The snapshot layout this program writes and reads. */
@@ -50,13 +51,23 @@ export interface ConfigData {
   readonly jobFlushInterval: number;
   readonly resourceHistoryCapacity: number;
   readonly startTime: number;
-  readonly capacitySchedule: readonly { readonly time: number; readonly capacity: number }[];
+  readonly capacitySchedule: readonly {
+    readonly time: number;
+    readonly capacity: number;
+    readonly down?: readonly string[];
+    readonly up?: readonly string[];
+  }[];
   /** Absent for the default `drain` (files written before it existed stay the same). */
   readonly onCapacityCut?: ResolvedConfig["onCapacityCut"];
   /** Absent for the default `evtsim`. */
   readonly capacitySemantics?: ResolvedConfig["capacitySemantics"];
   /** Settings of pickers by name; absent when none are given. */
   readonly pickerSettings?: Readonly<Record<string, unknown>>;
+  /**
+   * The resource model's nodes (a machine run's), rebuilt on load by the
+   * registry's `resourceModel`; absent without a model.
+   */
+  readonly resourceNodes?: readonly ModelNode[];
 }
 
 /** A job record as stored. */
@@ -77,6 +88,8 @@ export interface JobRecordData {
   readonly unsubmitted?: boolean;
   readonly outcome?: JobOutcome;
   readonly exitStatus?: number;
+  /** What it asks of the resource model (a machine run's jobs). */
+  readonly demand?: ResourceDemand;
 }
 
 /** A pending live event as stored. */
@@ -130,6 +143,13 @@ export interface SnapshotData {
   readonly overallocationReported: boolean;
   /** The picker's memory (`Picker.saveMemory`), absent for a picker without one. */
   readonly pickerMemory?: unknown;
+  /**
+   * With a resource model: what each running job holds, by job id (ascending),
+   * as `[node name, replicas]` pairs. Loading allocates them again.
+   */
+  readonly allocations?: readonly (readonly [number, readonly (readonly [string, number])[]])[];
+  /** With a resource model: the nodes offline (a machine's capacity changes), when any are. */
+  readonly offline?: readonly string[];
 }
 
 // ---- state -> data --------------------------------------------------------
@@ -145,8 +165,8 @@ function resolvedQueueData(q: ResolvedQueue): QueueDefData {
   });
 }
 
-/** A configuration as stored, fields in a fixed order. */
-export function configData(c: ResolvedConfig): ConfigData {
+/** A configuration as stored, fields in a fixed order (with the nodes of the state's resource model, if any). */
+export function configData(c: ResolvedConfig, model?: ResourceModel): ConfigData {
   return {
     totalNodes: c.totalNodes,
     backfillPolicy: c.backfillPolicy,
@@ -164,10 +184,40 @@ export function configData(c: ResolvedConfig): ConfigData {
     jobFlushInterval: c.jobFlushInterval,
     resourceHistoryCapacity: c.resourceHistoryCapacity,
     startTime: c.startTime,
-    capacitySchedule: c.capacitySchedule.map((x) => ({ time: x.time, capacity: x.capacity })),
+    capacitySchedule: c.capacitySchedule.map((x) => ({
+      time: x.time,
+      capacity: x.capacity,
+      ...(x.down === undefined ? {} : { down: [...x.down] }),
+      ...(x.up === undefined ? {} : { up: [...x.up] }),
+    })),
     ...(c.onCapacityCut === "drain" ? {} : { onCapacityCut: c.onCapacityCut }),
     ...(c.capacitySemantics === "evtsim" ? {} : { capacitySemantics: c.capacitySemantics }),
     ...(c.pickerSettings === undefined ? {} : { pickerSettings: c.pickerSettings }),
+    ...(model === undefined ? {} : { resourceNodes: modelNodes(model) }),
+  };
+}
+
+// The nodes of the configuration's resource model, fields in a fixed order.
+function modelNodes(m: ResourceModel): ModelNode[] {
+  if (m.nodes === undefined || m.allocationOf === undefined) {
+    throw new EvtsimError(
+      "state",
+      `the resource model ${m.name} lists no nodes or allocations: its state cannot be stored`,
+    );
+  }
+  return m.nodes.map((n) => ({
+    name: n.name,
+    capacity: { ...n.capacity },
+    ...(n.labels === undefined ? {} : { labels: { ...n.labels } }),
+  }));
+}
+
+function demandData(d: ResourceDemand): ResourceDemand {
+  return {
+    ...(d.name === undefined ? {} : { name: d.name }),
+    replicas: d.replicas,
+    perReplica: { ...d.perReplica },
+    ...(d.topologyKey === undefined ? {} : { topologyKey: d.topologyKey }),
   };
 }
 
@@ -190,6 +240,7 @@ function recordData(r: JobRecord): JobRecordData {
   if (r.unsubmitted === true) out.unsubmitted = true;
   if (r.outcome !== undefined) out.outcome = r.outcome;
   if (r.exitStatus !== undefined) out.exitStatus = r.exitStatus;
+  if (r.demand !== undefined) out.demand = demandData(r.demand);
   return out;
 }
 
@@ -272,11 +323,19 @@ export function snapshotOf(state: SimState): SnapshotData {
       "a snapshot is of a simulation, not of the replay of a recorded schedule",
     );
   }
-  if (state.resources !== undefined) {
-    throw new EvtsimError(
-      "state",
-      `a snapshot of a state with a resource model (${state.resources.model.name}) is not supported`,
-    );
+  const config = configData(state.config, state.resources?.model);
+  let allocations: [number, [string, number][]][] | undefined;
+  const res = state.resources;
+  const offline = res?.model.offline?.(res.state);
+  if (res !== undefined) {
+    allocations = [];
+    for (const r of state.store.records.toArray()) {
+      if (r.rejected || r.beginTime < 0 || r.endTime >= 0) continue;
+      const held = res.model.allocationOf!(res.state, r.id);
+      if (held !== undefined) {
+        allocations.push([r.id, held.map((h) => [h.nodeName, h.replicas])]);
+      }
+    }
   }
   const rows: ResourceRow[] = state.resourceBuffer.toArray().map((r) => ({
     time: r.time,
@@ -289,7 +348,7 @@ export function snapshotOf(state: SimState): SnapshotData {
   const pickerMemory = state.picker.saveMemory?.(state.pickerState);
   return {
     version: SNAPSHOT_VERSION,
-    config: configData(state.config),
+    config,
     time: state.time,
     // The generator changes only when run times are drawn; otherwise the
     // configuration's seed rebuilds it.
@@ -320,6 +379,8 @@ export function snapshotOf(state: SimState): SnapshotData {
     overallocationReported: state.overallocationReported,
     // A picker may have no memory in this run (builtin_fcfs without a queue picker that keeps one).
     ...(pickerMemory === undefined ? {} : { pickerMemory }),
+    ...(allocations === undefined ? {} : { allocations }),
+    ...(offline === undefined || offline.length === 0 ? {} : { offline: [...offline] }),
   };
 }
 

@@ -401,8 +401,27 @@ export function createState(config: SimulationConfig, options: CreateStateOption
   return Object.freeze(
     model === undefined
       ? state
-      : { ...state, resources: Object.freeze({ model, state: model.initial }) },
+      : { ...state, resources: Object.freeze({ model, state: initialNodes(model, c) }) },
   );
+}
+
+// The model's empty machine, with the nodes the capacity changes at or
+// before the start took offline (as the start's capacity counts them).
+function initialNodes(model: ResourceModel, c: ResolvedConfig): unknown {
+  const early = c.capacitySchedule.filter((x) => x.time <= c.startTime);
+  if (!early.some((x) => x.down !== undefined || x.up !== undefined)) return model.initial;
+  if (model.setOnline === undefined) {
+    throw new EvtsimError(
+      "usage",
+      "a capacity change names nodes, which needs a resource model that takes nodes offline",
+    );
+  }
+  let st = model.beginEdit(model.initial);
+  for (const x of early) {
+    if (x.down !== undefined) st = model.setOnline(st, x.down, false);
+    if (x.up !== undefined) st = model.setOnline(st, x.up, true);
+  }
+  return model.endEdit(st);
 }
 
 // The admission policy's initial state, its failure named.

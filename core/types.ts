@@ -261,6 +261,14 @@ export interface CapacityChange {
   readonly time: number;
   /** Usable nodes from then on (an integer in 0..totalNodes). */
   readonly capacity: number;
+  /**
+   * With a resource model (a machine): the nodes that go offline then, by
+   * name. They take no new job; jobs running on them drain or are killed
+   * (`onCapacityCut`). `capacity` is then the count of nodes online after it.
+   */
+  readonly down?: readonly string[];
+  /** With a resource model: the nodes that come back online then, by name. */
+  readonly up?: readonly string[];
 }
 
 /**

@@ -44,6 +44,7 @@ import {
 import type { SimState } from "../core/state.ts";
 import type { Input } from "../core/step.ts";
 import type { JobSpec } from "../core/types.ts";
+import type { ResourceDemand } from "../core/resource_model.ts";
 import { sha256Hex } from "./_sha256.ts";
 import type {
   EventMessage,
@@ -72,12 +73,14 @@ export function jobTable(jobs: readonly JobSpec[]): InputDataOf<"appendJobs">["j
   let priority = false;
   let user = false;
   let account = false;
+  let demand = false;
   for (const j of jobs) {
     if (j.actualRunTime !== undefined) actual = true;
     if (j.queue !== undefined) queue = true;
     if (j.priority !== undefined) priority = true;
     if (j.user !== undefined) user = true;
     if (j.account !== undefined) account = true;
+    if (j.demand !== undefined) demand = true;
   }
   const columns: JobColumn[] = ["submitTime", "numNodes", "timeLimit"];
   if (actual) columns.push("actualRunTime");
@@ -85,13 +88,19 @@ export function jobTable(jobs: readonly JobSpec[]): InputDataOf<"appendJobs">["j
   if (priority) columns.push("priority");
   if (user) columns.push("user");
   if (account) columns.push("account");
+  if (demand) columns.push("demand");
   const rows = jobs.map((j) => {
-    const row: (number | string | null)[] = [j.submitTime, j.numNodes, j.timeLimit];
+    const row: (number | string | ResourceDemand | null)[] = [
+      j.submitTime,
+      j.numNodes,
+      j.timeLimit,
+    ];
     if (actual) row.push(j.actualRunTime ?? null);
     if (queue) row.push(j.queue ?? null);
     if (priority) row.push(j.priority ?? null);
     if (user) row.push(j.user ?? null);
     if (account) row.push(j.account ?? null);
+    if (demand) row.push(j.demand ?? null);
     return row;
   });
   return { columns, rows };
@@ -242,7 +251,7 @@ export interface HeaderFacts {
  */
 export const encode = {
   header(state: SimState, facts: HeaderFacts): string {
-    const config = configData(state.config);
+    const config = configData(state.config, state.resources?.model);
     const msg = {
       type: "header",
       version: FORMAT_VERSION,

@@ -23,6 +23,21 @@ function boundedJson<T extends z.ZodType>(schema: T) {
   });
 }
 
+/** What a job asks of a resource model (`ResourceDemand`). */
+export const DemandSchema = z.strictObject({
+  name: z.string().optional(),
+  replicas: int.min(1),
+  perReplica: z.record(z.string(), nat),
+  topologyKey: z.string().optional(),
+});
+
+/** A node of a resource model (`ModelNode`). */
+const ModelNodeSchema = z.strictObject({
+  name,
+  capacity: z.record(z.string(), nat),
+  labels: z.record(z.string(), z.string()).optional(),
+});
+
 /** A queue definition; `maxRunning: null` means explicitly no limit. */
 export const QueueDefSchema = z.strictObject({
   name,
@@ -51,10 +66,18 @@ export const ConfigSchema = z.strictObject({
   jobFlushInterval: nat,
   resourceHistoryCapacity: nat,
   startTime: num,
-  capacitySchedule: z.array(z.strictObject({ time: num, capacity: nat })),
+  capacitySchedule: z.array(
+    z.strictObject({
+      time: num,
+      capacity: nat,
+      down: z.array(name).optional(),
+      up: z.array(name).optional(),
+    }),
+  ),
   onCapacityCut: z.enum(["drain", "kill"]).optional(),
   capacitySemantics: z.enum(["evtsim", "drevt"]).optional(),
   pickerSettings: boundedJson(z.record(z.string(), z.unknown())).optional(),
+  resourceNodes: z.array(ModelNodeSchema).optional(),
 });
 
 const OUTCOME = z.enum(["cancelled", "failed", "killed"]);
@@ -77,6 +100,7 @@ const JobRecordSchema = z.strictObject({
   unsubmitted: z.literal(true).optional(),
   outcome: OUTCOME.optional(),
   exitStatus: int.optional(),
+  demand: DemandSchema.optional(),
 });
 
 const JobUpdateSchema = z.strictObject({ priority: int.optional(), queue: name.optional() });
@@ -161,6 +185,8 @@ export const SnapshotSchema = z.strictObject({
   finished: z.boolean(),
   overallocationReported: z.boolean(),
   pickerMemory: boundedJson(z.unknown()).optional(),
+  allocations: z.array(z.tuple([nat, z.array(z.tuple([name, int.min(1)]))])).optional(),
+  offline: z.array(name).optional(),
 });
 
 /** The fields of a job, in the order a job table's columns list them. */
@@ -173,6 +199,7 @@ export const JOB_COLUMNS = [
   "priority",
   "user",
   "account",
+  "demand",
 ] as const;
 
 /** A job field's name. */
@@ -188,6 +215,10 @@ const CELL: Record<JobColumn, { ok: (x: unknown) => boolean; expected: string }>
   priority: { ok: (x) => x === null || Number.isSafeInteger(x), expected: "an integer or null" },
   user: { ok: (x) => x === null || typeof x === "string", expected: "a string or null" },
   account: { ok: (x) => x === null || typeof x === "string", expected: "a string or null" },
+  demand: {
+    ok: (x) => x === null || DemandSchema.safeParse(x).success,
+    expected: "a demand (replicas, perReplica, topologyKey) or null",
+  },
 };
 
 /**

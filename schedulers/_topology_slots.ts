@@ -160,7 +160,8 @@ export class SlotCaches {
       if (q * a > f) q--; // a quotient rounded up to the next integer
       if (q < s) s = q;
     }
-    return s;
+    // An offline node's free units are below zero: no slot, never a negative count.
+    return s < 0 ? 0 : s;
   }
 }
 

@@ -15,6 +15,19 @@ import {
 import { easyExtraBackfill } from "./easy_extra.ts";
 import { fairsharePicker } from "./fairshare.ts";
 import { limitOrderPicker } from "./limit_order_picker.ts";
+import { topologyCluster } from "./topology_cluster.ts";
+import type { ModelNode, ResourceModel } from "../core/resource_model.ts";
+
+// A snapshot's or recording's resource model: a topology cluster of its nodes
+// (a machine run's model is one, see cli/_machine_run.ts).
+const clusterOf = (nodes: readonly ModelNode[]): ResourceModel =>
+  topologyCluster(
+    nodes.map((n) =>
+      n.labels === undefined
+        ? { name: n.name, capacity: n.capacity }
+        : { name: n.name, topology: n.labels, capacity: n.capacity }
+    ),
+  ) as ResourceModel;
 
 const BUILT_IN: PolicyRegistry = Object.freeze({
   pickers: new Map<string, Picker>([
@@ -31,6 +44,7 @@ const BUILT_IN: PolicyRegistry = Object.freeze({
     ["conservative_profile", conservativeProfileBackfill],
     ["conservative_profile_no_compression", conservativeProfileNoCompression],
   ]),
+  resourceModel: clusterOf,
 });
 
 /**
@@ -81,5 +95,9 @@ export function withPolicies(
     }
     admissions.set(a.name, a);
   }
-  return Object.freeze({ pickers, admissions });
+  return Object.freeze(
+    base.resourceModel === undefined
+      ? { pickers, admissions }
+      : { pickers, admissions, resourceModel: base.resourceModel },
+  );
 }

@@ -67,6 +67,12 @@ export interface TopologyState {
     number,
     { readonly nodes: readonly number[]; readonly replicas: readonly number[] }
   >;
+  /**
+   * Indexes of the nodes offline (absent: none). An offline node's free units
+   * are its free units less its capacity (≤ 0: no slot), so it takes no new
+   * job while what runs on it drains.
+   */
+  readonly offline?: ReadonlySet<number>;
 }
 
 interface Domain {
@@ -133,6 +139,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private slots: Float64Array;
   /** Replica slots per shape, kept up to date as jobs start and end. */
   private readonly slotCaches: SlotCaches;
+  /** `fitsOnline`'s empty machine, for one set of offline nodes. */
+  private emptyOnline?: { readonly key: string; readonly state: TopologyState };
 
   constructor(input: readonly TopologyNode[]) {
     const nodes = [...input].sort((a, b) => compareNames(a.name, b.name));
@@ -255,7 +263,9 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   }
 
   beginEdit(state: TopologyState): TopologyState {
-    const copy = { free: state.free.slice(), held: new Map(state.held) };
+    const copy = state.offline === undefined
+      ? { free: state.free.slice(), held: new Map(state.held) }
+      : { free: state.free.slice(), held: new Map(state.held), offline: new Set(state.offline) };
     this.editing.add(copy);
     return copy;
   }
@@ -328,8 +338,63 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     if (i === undefined) return undefined;
     const R = this.resources.length;
     const out: Record<string, number> = {};
-    for (let r = 0; r < R; r++) out[this.resources[r]] = state.free[i * R + r];
+    // An offline node has nothing free (its free units are below zero while it drains).
+    for (let r = 0; r < R; r++) out[this.resources[r]] = Math.max(0, state.free[i * R + r]);
     return out;
+  }
+
+  setOnline(state: TopologyState, names: readonly string[], online: boolean): TopologyState {
+    this.checkEditing(state);
+    const idx = names.map((name) => {
+      const i = this.index.get(name);
+      if (i === undefined) throw new EvtsimError("usage", `no node named ${name}`);
+      return i;
+    });
+    const offline = (state.offline ?? new Set<number>()) as Set<number>;
+    const changing = idx.filter((i) => offline.has(i) === online);
+    if (changing.length === 0) return state;
+    const R = this.resources.length;
+    const free = state.free;
+    this.slotCaches.change(state, free, changing, () => {
+      for (const i of changing) {
+        for (let r = 0; r < R; r++) {
+          const c = this.nodes[i].capacity[this.resources[r]] ?? 0;
+          free[i * R + r] += online ? c : -c;
+        }
+        if (online) offline.delete(i);
+        else offline.add(i);
+      }
+    });
+    if (state.offline === undefined) (state as { offline?: Set<number> }).offline = offline;
+    return state;
+  }
+
+  offline(state: TopologyState): readonly string[] {
+    if (state.offline === undefined) return [];
+    return [...state.offline].sort((a, b) => a - b).map((i) => this.names[i]);
+  }
+
+  fitsOnline(state: TopologyState, job: JobRecord): boolean {
+    if (state.offline === undefined || state.offline.size === 0) return true;
+    // The machine with every online node empty, kept while the offline set stays the same.
+    const key = this.offline(state).join(",");
+    if (this.emptyOnline?.key !== key) {
+      const R = this.resources.length;
+      const free = new Float64Array(this.names.length * R);
+      for (let i = 0; i < this.names.length; i++) {
+        if (state.offline.has(i)) continue;
+        for (let r = 0; r < R; r++) {
+          free[i * R + r] = this.nodes[i].capacity[this.resources[r]] ?? 0;
+        }
+      }
+      this.emptyOnline = { key, state: Object.freeze({ free, held: new Map() }) };
+    }
+    return this.fits(this.emptyOnline.state, job);
+  }
+
+  allocationOf(state: TopologyState, id: number): readonly NodeShare[] | undefined {
+    const h = state.held.get(id);
+    return h?.nodes.map((i, k) => ({ nodeName: this.names[i], replicas: h.replicas[k] }));
   }
 
   endEdit(state: TopologyState): TopologyState {

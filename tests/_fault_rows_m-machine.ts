@@ -163,28 +163,6 @@ export const MACHINE_ROWS: FaultRow[] = [
   },
   {
     surface: "in-process",
-    input: "--machine with --record",
-    run: async (dir) => {
-      await Deno.writeTextFile(`${dir}/m.yaml`, MACHINE);
-      await Deno.writeTextFile(`${dir}/t.csv`, csv(""));
-      return cli([
-        "simulate",
-        `${dir}/t.csv`,
-        "--machine",
-        `${dir}/m.yaml`,
-        "-b",
-        "none",
-        "--record",
-        `${dir}/r.replay`,
-        "-o",
-        `${dir}/o.csv`,
-      ]);
-    },
-    expected:
-      /^evtsim: --machine cannot be used with --record \(a recording does not store the machine yet\)$/,
-  },
-  {
-    surface: "in-process",
     input: "--queues binds a queue to a partition the machine does not have",
     run: async (dir) => {
       await Deno.writeTextFile(`${dir}/q.yaml`, "queues:\n  - name: a\n    partition: big\n");
@@ -290,27 +268,6 @@ export const MACHINE_ROWS: FaultRow[] = [
     },
     expected:
       /q\.yaml:3: queue 0 \(a\): partition: binds a queue to a partition of --machine, which is not given$/,
-  },
-  {
-    surface: "in-process",
-    input: "--machine with --from_snapshot",
-    run: async (dir) => {
-      await Deno.writeTextFile(`${dir}/m.yaml`, MACHINE);
-      await Deno.writeTextFile(`${dir}/t.csv`, csv(""));
-      await Deno.writeTextFile(`${dir}/s.json`, "{}");
-      return cli([
-        "simulate",
-        `${dir}/t.csv`,
-        "--machine",
-        `${dir}/m.yaml`,
-        "--from_snapshot",
-        `${dir}/s.json`,
-        "-o",
-        `${dir}/o.csv`,
-      ]);
-    },
-    expected:
-      /--machine cannot be used with --from_snapshot \(a snapshot does not store the machine yet\)$/,
   },
   {
     surface: "in-process",

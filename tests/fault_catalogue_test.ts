@@ -45,6 +45,7 @@ import { METRICS_ROWS } from "./_fault_rows_r-metrics.ts";
 import { EASY_ROWS } from "./_fault_rows_m-easy.ts";
 import { ALLOC_ROWS } from "./_fault_rows_m-alloc.ts";
 import { M_CONS_ROWS } from "./_fault_rows_m-cons.ts";
+import { RECORD_ROWS } from "./_fault_rows_m-record.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1212,6 +1213,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...METRICS_ROWS,
   ...EASY_ROWS,
   ...ALLOC_ROWS,
+  ...RECORD_ROWS,
   ...WARM_ROWS,
   ...M_CONS_ROWS,
 ];

@@ -15,46 +15,13 @@ import {
   type JobRow,
   type JobSpec,
   type Machine,
-  machineDemand,
   machineNodes,
   runToCompletion,
   step,
   topologyCluster,
 } from "../mod.ts";
 import { assert, assertEquals } from "./_assert.ts";
-
-const RESOURCES = ["cores", "memory", "gpus", "ssd"];
-const PARTITIONS = ["p0", "p1", "p2"];
-
-const arbMachine: fc.Arbitrary<Machine> = fc.integer({ min: 1, max: 4 }).chain((r) => {
-  const names = RESOURCES.slice(0, r);
-  return fc.array(
-    fc.record({
-      count: fc.integer({ min: 1, max: 4 }),
-      units: fc.array(fc.integer({ min: 1, max: 8 }), { minLength: r, maxLength: r }),
-      partitions: fc.subarray(PARTITIONS, { minLength: 1 }),
-    }),
-    { minLength: 1, maxLength: 4 },
-  ).map((groups) => ({
-    groups: groups.map((g, i) => ({
-      name: `g${i}`,
-      count: g.count,
-      resources: Object.fromEntries(names.map((n, k) => [n, g.units[k]])),
-      partitions: g.partitions,
-      labels: { rack: "r{i/3}" },
-    })),
-  }));
-});
-
-const arbRequest = fc.record({
-  submit: fc.integer({ min: 0, max: 50 }),
-  limit: fc.integer({ min: 1, max: 40 }),
-  replicas: fc.integer({ min: 1, max: 5 }),
-  whole: fc.boolean(),
-  units: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 4, maxLength: 4 }),
-  partition: fc.option(fc.constantFrom(...PARTITIONS), { nil: undefined }),
-  rack: fc.boolean(),
-});
+import { arbMachine, arbRequest, machineJobs } from "./_machine_arbs.ts";
 
 /** Runs `jobs` on `m` under admission none; the job rows and the DISPATCH rows. */
 function runOn(
@@ -93,29 +60,8 @@ Deno.test("property: on random machines no resource of any node is ever oversubs
       reqs,
       picker,
     ) => {
-      const names = Object.keys(m.groups[0].resources);
       const nodes = machineNodes(m);
-      const jobs: JobSpec[] = [];
-      // What each job asked for, in the file's terms: a whole node each, or units per replica.
-      const asked: {
-        whole: boolean;
-        per: Record<string, number>;
-        partition?: string;
-        rack: boolean;
-      }[] = [];
-      const sorted = [...reqs].sort((a, b) => a.submit - b.submit);
-      for (const q of sorted) {
-        const per = Object.fromEntries(names.map((n, k) => [n, q.units[k]]));
-        const r = machineDemand(m, {
-          replicas: q.replicas,
-          ...(q.whole ? {} : { perReplica: per }),
-          ...(q.partition !== undefined ? { partition: q.partition } : {}),
-          ...(q.rack ? { topologyKey: "rack" } : {}),
-        }, nodes);
-        if (r.demand === undefined) continue; // refused at its line by the readers
-        jobs.push({ submitTime: q.submit, numNodes: 0, timeLimit: q.limit, demand: r.demand });
-        asked.push({ whole: q.whole, per, partition: q.partition, rack: q.rack });
-      }
+      const { jobs, asked } = machineJobs(m, reqs);
       placed.push(jobs.length);
       if (jobs.length === 0) return;
       const { rows, dispatches } = runOn(m, jobs, picker);

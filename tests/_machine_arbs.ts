@@ -1,0 +1,76 @@
+// Random machines and job requests for the machine-run properties
+// (tests/machine_properties_test.ts, tests/machine_record_test.ts): 1-4 node
+// groups of 1-4 nodes, 1-4 resources, overlapping partitions, racks of 3
+// nodes; jobs of whole nodes or units per replica, a partition or none, a
+// rack or not.
+
+import fc from "fast-check";
+import { type JobSpec, type Machine, machineDemand, machineNodes } from "../mod.ts";
+
+export const RESOURCES = ["cores", "memory", "gpus", "ssd"];
+export const PARTITIONS = ["p0", "p1", "p2"];
+
+export const arbMachine: fc.Arbitrary<Machine> = fc.integer({ min: 1, max: 4 }).chain((r) => {
+  const names = RESOURCES.slice(0, r);
+  return fc.array(
+    fc.record({
+      count: fc.integer({ min: 1, max: 4 }),
+      units: fc.array(fc.integer({ min: 1, max: 8 }), { minLength: r, maxLength: r }),
+      partitions: fc.subarray(PARTITIONS, { minLength: 1 }),
+    }),
+    { minLength: 1, maxLength: 4 },
+  ).map((groups) => ({
+    groups: groups.map((g, i) => ({
+      name: `g${i}`,
+      count: g.count,
+      resources: Object.fromEntries(names.map((n, k) => [n, g.units[k]])),
+      partitions: g.partitions,
+      labels: { rack: "r{i/3}" },
+    })),
+  }));
+});
+
+export const arbRequest = fc.record({
+  submit: fc.integer({ min: 0, max: 50 }),
+  limit: fc.integer({ min: 1, max: 40 }),
+  replicas: fc.integer({ min: 1, max: 5 }),
+  whole: fc.boolean(),
+  units: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 4, maxLength: 4 }),
+  partition: fc.option(fc.constantFrom(...PARTITIONS), { nil: undefined }),
+  rack: fc.boolean(),
+});
+
+/** A generated request. */
+export type Request = typeof arbRequest extends fc.Arbitrary<infer T> ? T : never;
+
+/**
+ * The jobs of `reqs` on `m` in submit order (requests the readers would
+ * refuse at their line left out), with what each asked in the file's terms.
+ */
+export function machineJobs(m: Machine, reqs: readonly Request[]): {
+  jobs: JobSpec[];
+  asked: { whole: boolean; per: Record<string, number>; partition?: string; rack: boolean }[];
+} {
+  const names = Object.keys(m.groups[0].resources);
+  const nodes = machineNodes(m);
+  const jobs: JobSpec[] = [];
+  const asked: {
+    whole: boolean;
+    per: Record<string, number>;
+    partition?: string;
+    rack: boolean;
+  }[] = [];
+  for (const q of [...reqs].sort((a, b) => a.submit - b.submit)) {
+    const per = Object.fromEntries(names.map((n, k) => [n, q.units[k]]));
+    const r = machineDemand(m, {
+      replicas: q.replicas,
+      ...(q.whole ? {} : { perReplica: per }),
+      ...(q.partition !== undefined ? { partition: q.partition } : {}),
+      ...(q.rack ? { topologyKey: "rack" } : {}),
+    }, nodes);
+    if (r.demand === undefined) continue; // refused at its line by the readers
+    jobs.push({ submitTime: q.submit, numNodes: 0, timeLimit: q.limit, demand: r.demand });
+    asked.push({ whole: q.whole, per, partition: q.partition, rack: q.rack });
+  }
+  return { jobs, asked };
+}
