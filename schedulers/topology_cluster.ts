@@ -389,7 +389,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       }
       this.emptyOnline = { key, state: Object.freeze({ free, held: new Map() }) };
     }
-    return this.fits(this.emptyOnline.state, job);
+    return this.canPlace(this.emptyOnline.state, job);
   }
 
   allocationOf(state: TopologyState, id: number): readonly NodeShare[] | undefined {
