@@ -45,6 +45,7 @@ import { METRICS_ROWS } from "./_fault_rows_r-metrics.ts";
 import { EASY_ROWS } from "./_fault_rows_m-easy.ts";
 import { ALLOC_ROWS } from "./_fault_rows_m-alloc.ts";
 import { M_CONS_ROWS } from "./_fault_rows_m-cons.ts";
+import { GANTT_ROWS } from "./_fault_rows_r-gantt.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1214,6 +1215,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...ALLOC_ROWS,
   ...WARM_ROWS,
   ...M_CONS_ROWS,
+  ...GANTT_ROWS,
 ];
 
 for (const row of CATALOGUE) {
