@@ -229,3 +229,26 @@ Deno.test("report: a malformed hostlist in the nodes column is one line naming f
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("compare --report: the Gantt charts draw the nodes each policy's run allocated; the options shown are the user's", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-gantt-" });
+  try {
+    const r = await runCli([
+      "compare",
+      example("gpu_trace.csv"),
+      "--machine",
+      example("gpu_machine.yaml"),
+      "--policies",
+      "easy,conservative",
+      "--report",
+      `${dir}/report.html`,
+    ]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    const html = Deno.readTextFileSync(`${dir}/report.html`);
+    assertEquals(html.match(/Node occupancy: [^<]*nodes as allocated\)/g)?.length, 2);
+    assert(texts(html).includes("gpu001") && texts(html).includes("bigmem001"));
+    assert(html.includes("--admission easy") && !html.includes("extended_output"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
