@@ -1,9 +1,10 @@
 // What the report's charts are drawn from, apart from the charts themselves:
 // time-weighted rolling means of step series, readable axis numbers, calendar
 // time when the trace's SWF header gives `UnixStartTime`, the trace's
-// provenance (name, SHA-256) and the drawing layout of the node Gantt chart.
+// provenance (name, SHA-256) and the layouts of the node Gantt chart.
 
 import { EvtsimError } from "../core/errors.ts";
+import { expandHostlist } from "../io/hostlist.ts";
 import { gunzipText } from "./_report_gzip.ts";
 
 /** Readable windows for a rolling mean, in seconds (1 min .. 30 days). */
@@ -212,6 +213,73 @@ export function ganttLayout(
     ends.splice(a, 0, [s.end[j], j]);
   }
   return { rects, jobs: ids.length, shown: shown.length };
+}
+
+/**
+ * The Gantt chart of the jobs running in [lo, hi) on the nodes the schedule's
+ * `nodes` column names (the allocation as the run made it): one row per node
+ * named anywhere in the schedule, in hostlist order (the order
+ * `compressHostlist` gives all the names in row order: groups of a prefix in
+ * order of first appearance, numbers ascending), and per job one rectangle
+ * per run of adjacent rows. Jobs in start order (then job order), at most
+ * `maxJobs`; jobs with no nodes are not drawn.
+ */
+export function allocatedLayout(
+  s: {
+    readonly count: number;
+    readonly begin: Float64Array;
+    readonly end: Float64Array;
+    readonly hostlists: readonly string[];
+  },
+  lo: number,
+  hi: number,
+  maxJobs: number,
+): { rects: GanttRect[]; jobs: number; shown: number; rows: string[] } {
+  const names = new Set<string>();
+  const seen = new Set<string>();
+  for (const h of s.hostlists) {
+    if (seen.has(h)) continue;
+    seen.add(h);
+    for (const n of expandHostlist(h)) names.add(n);
+  }
+  const rows = hostlistOrder([...names]);
+  const rowOf = new Map(rows.map((n, i) => [n, i]));
+  const ids: number[] = [];
+  for (let i = 0; i < s.count; i++) {
+    if (s.begin[i] < hi && s.end[i] > lo && s.end[i] > s.begin[i] && s.hostlists[i] !== "") {
+      ids.push(i);
+    }
+  }
+  ids.sort((a, b) => s.begin[a] - s.begin[b] || a - b);
+  const shown = ids.slice(0, maxJobs);
+  const rects: GanttRect[] = [];
+  for (const j of shown) {
+    const at = [...new Set(expandHostlist(s.hostlists[j]).map((n) => rowOf.get(n)!))]
+      .sort((a, b) => a - b);
+    const start = Math.max(lo, s.begin[j]), end = Math.min(hi, s.end[j]);
+    for (let k = 0; k < at.length;) {
+      let e = k;
+      while (e + 1 < at.length && at[e + 1] === at[e] + 1) e++;
+      rects.push({ start, end, fromNode: at[k], toNode: at[e] + 1, job: j });
+      k = e + 1;
+    }
+  }
+  return { rects, jobs: ids.length, shown: shown.length, rows };
+}
+
+// Names in hostlist order: grouped by prefix and digit count (a name with
+// no number is a group of its own), groups in order of first appearance,
+// numbers ascending within a group (as compressHostlist writes them).
+function hostlistOrder(names: readonly string[]): string[] {
+  const group = new Map<string, number>();
+  const keyed = names.map((name) => {
+    const m = /^(.*?)(\d{1,15})$/.exec(name);
+    const key = m === null ? `\u0000${name}` : `${m[2].length}\u0001${m[1]}`;
+    if (!group.has(key)) group.set(key, group.size);
+    return { name, group: group.get(key)!, n: m === null ? 0 : Number(m[2]) };
+  });
+  keyed.sort((a, b) => a.group - b.group || a.n - b.n);
+  return keyed.map((k) => k.name);
 }
 
 // Options naming a run's own output files (temporary ones under compare).

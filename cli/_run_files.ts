@@ -9,6 +9,7 @@ import { EvtsimError } from "../core/errors.ts";
 import { describeFsError, isFsError } from "../io/fs_errors.ts";
 import { boundedSlowdown } from "../io/stats_json.ts";
 import { splitAll } from "../io/_csv_fields.ts";
+import { hostlistSize } from "../io/hostlist.ts";
 
 /** The finished jobs of a schedule CSV, one typed array per column. */
 export interface ScheduleColumns {
@@ -24,6 +25,11 @@ export interface ScheduleColumns {
   readonly queue?: readonly string[];
   /** Each job's user, with the extended columns (`trace_user`; empty: none). */
   readonly user?: readonly string[];
+  /**
+   * Each job's nodes as a Slurm hostlist, with the extended columns
+   * (`nodes`; empty: none): checked well formed when read.
+   */
+  readonly hostlists?: readonly string[];
 }
 
 /** The resource timeline: one sample per change of the allocation. */
@@ -160,13 +166,16 @@ export async function readScheduleCsv(path: string): Promise<ScheduleColumns> {
   // The labels the report's breakdowns group by.
   const queueAt = header.findIndex((c) => c === "queue" || c === "q_id");
   const userAt = header.indexOf("trace_user");
+  const hostsAt = header.indexOf("nodes");
   const queue: string[] | undefined = queueAt < 0 ? undefined : new Array(n);
   const user: string[] | undefined = userAt < 0 ? undefined : new Array(n);
+  const hostlists: string[] | undefined = hostsAt < 0 ? undefined : new Array(n);
   for (let i = 1; i <= n; i++) {
     if ((i & 4095) === 0) checkInterrupt();
     const f = fieldsOf(lines[i], header, path, i + 1);
     if (queue !== undefined) queue[i - 1] = f[queueAt];
     if (user !== undefined) user[i - 1] = f[userAt];
+    if (hostlists !== undefined) hostlists[i - 1] = checkedHostlist(f[hostsAt], path, i + 1);
     for (let c = 0; c < f.length; c++) {
       if (kinds[c] === TEXT) continue;
       const v = numberAt(f[c], kinds[c], header[c], path, i + 1);
@@ -185,7 +194,34 @@ export async function readScheduleCsv(path: string): Promise<ScheduleColumns> {
     exit,
     ...(queue !== undefined ? { queue } : {}),
     ...(user !== undefined ? { user } : {}),
+    ...(hostlists !== undefined ? { hostlists } : {}),
   };
+}
+
+// A `nodes` field, or a one-line error naming it: a well-formed hostlist of
+// at most as many names as a report draws (its Gantt chart expands it).
+function checkedHostlist(text: string, file: string, line: number): string {
+  let size: number;
+  try {
+    size = hostlistSize(text);
+  } catch (e) {
+    if (!(e instanceof EvtsimError)) throw e;
+    throw new EvtsimError("input", `expected a Slurm hostlist: ${e.message}`, {
+      file,
+      line,
+      field: "nodes",
+    });
+  }
+  if (size > MAX_REPORT_NODES) {
+    throw new EvtsimError(
+      "input",
+      `hostlist '${
+        shown(text)
+      }' names ${size} nodes, more than a report draws (${MAX_REPORT_NODES})`,
+      { file, line, field: "nodes" },
+    );
+  }
+  return text;
 }
 
 const RESOURCE_HEADER = ["time", "free_nodes", "allocated_nodes"];

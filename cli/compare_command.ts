@@ -242,7 +242,7 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
       if (code !== 0) {
         throw new EvtsimError("usage", `simulate failed for policy '${policies[i].name}'`);
       }
-      runs[i] = await policyRun(policies[i], `${dir}/run${i}`, out);
+      runs[i] = await policyRun(policies[i], `${dir}/run${i}`, out, nodesForReport(parsed));
       for (; told < policies.length && runs[told] !== undefined; told++) {
         con.err(
           `compare: ${policies[told].name} done (${told + 1}/${policies.length}, ${
@@ -319,12 +319,27 @@ function policyArgs(a: CompareArgs, p: Policy, stem: string): string[] {
     "--stats_json",
     `${stem}.json`,
     "--no_progress",
+    ...(nodesForReport(a) ? ["--extended_output"] : []),
   ];
 }
 
+// Whether compare asks its runs for the extended columns itself: for a
+// report, whose Gantt chart then draws the nodes the runs allocated (the
+// `nodes` column). Only compare's temporary schedules get them, and the
+// option is left out of the options the report shows.
+function nodesForReport(a: CompareArgs): boolean {
+  return a.report !== undefined && !a.rest.includes("--extended_output");
+}
+
 // A run's row, read back from its stats JSON; `out` is its stdout.
-async function policyRun(p: Policy, stem: string, out: readonly string[]): Promise<PolicyRun> {
+async function policyRun(
+  p: Policy,
+  stem: string,
+  out: readonly string[],
+  addedExtended: boolean,
+): Promise<PolicyRun> {
   const doc = JSON.parse(await Deno.readTextFile(`${stem}.json`));
+  if (addedExtended) delete doc.options.extended_output;
   const wall = out.map((l) => /^Wall clock time to run simulation: (\S+) \(sec\)$/.exec(l))
     .find((m) => m !== null);
   return {

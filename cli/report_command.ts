@@ -21,6 +21,7 @@ import { breakdownTables } from "./_report_breakdowns.ts";
 import { formatG } from "./report.ts";
 import { VERSION } from "./version.ts";
 import {
+  allocatedLayout,
   defaultMeanWindow,
   formatDate,
   formatNumber,
@@ -166,9 +167,11 @@ export function reportHelp(): string {
     "",
     "Utilization and queue length are time-weighted means over the trailing",
     "--mean_window, at 480 times; CDFs are drawn at 500 quantiles. The Gantt",
-    "chart's node numbers are a drawing layout (first fit in start order), not",
-    "the scheduler's allocation, which evtsim does not record; a job is orange",
-    "when it started before an earlier-submitted job (backfilled or reordered).",
+    "chart draws each job on its allocated nodes when the schedule has the nodes",
+    "column (simulate --extended_output; compare --report asks for it); without",
+    "it the node numbers are a drawing layout (first fit in start order). A job",
+    "is orange when it started before an earlier-submitted job (backfilled or",
+    "reordered).",
     "",
     "options:",
     ...optionHelp(OPTIONS),
@@ -603,17 +606,40 @@ function waitBySize(runs: readonly LoadedRun[]): string {
   });
 }
 
-// Node occupancy in [lo, hi) as a Gantt chart (node x time): the drawing
-// layout of ganttLayout (first fit in start order, not the scheduler's own
-// allocation, which evtsim does not record), coloured by whether the job
-// overtook an earlier-submitted one (see overtook).
+// Node occupancy in [lo, hi) as a Gantt chart (node x time), coloured by
+// whether the job overtook an earlier-submitted one (see overtook). With the
+// schedule's nodes column, each job on the nodes the run gave it (one row per
+// node, named); without it, the drawing layout of ganttLayout (first fit in
+// start order, not the scheduler's own allocation, which the file lacks).
 function occupancy(r: LoadedRun, lo: number, hi: number, time: TimeAxis): string {
+  const hostlists = r.schedule.hostlists;
+  const allocated = hostlists !== undefined
+    ? allocatedLayout({ ...r.schedule, hostlists }, lo, hi, GANTT_JOBS)
+    : undefined;
   const total = r.resources.totalNodes;
-  const { rects, jobs, shown } = ganttLayout(r.schedule, total, lo, hi, GANTT_JOBS);
+  const { rects, jobs, shown } = allocated ?? ganttLayout(r.schedule, total, lo, hi, GANTT_JOBS);
   const ahead = overtook(r.schedule);
+  const how = allocated !== undefined ? ", nodes as allocated" : "";
   const note = jobs > shown
-    ? ` (first ${formatNumber(shown)} of ${formatNumber(jobs)} jobs)`
-    : ` (${formatNumber(jobs)} jobs)`;
+    ? ` (first ${formatNumber(shown)} of ${formatNumber(jobs)} jobs${how})`
+    : ` (${formatNumber(jobs)} jobs${how})`;
+  type Api = {
+    value: (i: number) => number;
+    coord: (p: number[]) => number[];
+    size: (p: number[]) => number[];
+  };
+  // Named rows are categories (row k is centred on k); numbered rows span [k, k + 1).
+  const box = (api: Api) => {
+    if (allocated === undefined) {
+      const [x0, y0] = api.coord([api.value(0), api.value(2)]);
+      const [x1, y1] = api.coord([api.value(1), api.value(3)]);
+      return { x0, x1, top: y1, bottom: y0 };
+    }
+    const row = api.size([0, 1])[1];
+    const [x0, y0] = api.coord([api.value(0), api.value(2)]);
+    const [x1, y1] = api.coord([api.value(1), api.value(3) - 1]);
+    return { x0, x1, top: y1 - row / 2, bottom: y0 + row / 2 };
+  };
   return render({
     title: {
       text: `Node occupancy: ${r.files.label}${note}`,
@@ -621,23 +647,29 @@ function occupancy(r: LoadedRun, lo: number, hi: number, time: TimeAxis): string
       textStyle: { fontSize: 14 },
     },
     xAxis: time.axis(lo, hi),
-    yAxis: numberAxis({ type: "value", name: "node", nameGap: 45, min: 0, max: total }),
+    yAxis: allocated !== undefined
+      ? {
+        type: "category",
+        name: "node",
+        nameLocation: "middle",
+        nameGap: 65,
+        data: allocated.rows,
+      }
+      : numberAxis({ type: "value", name: "node", nameGap: 45, min: 0, max: total }),
     series: GANTT_KINDS.map((kind, k) => ({
       type: "custom",
       name: kind.name,
       color: kind.colour,
-      renderItem: (
-        _params: unknown,
-        api: {
-          value: (i: number) => number;
-          coord: (p: number[]) => number[];
-        },
-      ) => {
-        const [x0, y0] = api.coord([api.value(0), api.value(2)]);
-        const [x1, y1] = api.coord([api.value(1), api.value(3)]);
+      renderItem: (_params: unknown, api: Api) => {
+        const { x0, x1, top, bottom } = box(api);
         return {
           type: "rect",
-          shape: { x: x0, y: y1, width: Math.max(0.5, x1 - x0), height: Math.max(0.5, y0 - y1) },
+          shape: {
+            x: x0,
+            y: top,
+            width: Math.max(0.5, x1 - x0),
+            height: Math.max(0.5, bottom - top),
+          },
           style: { fill: kind.colour, stroke: "#fff", lineWidth: 0.4 },
         };
       },

@@ -104,10 +104,48 @@ export function numberedHostlist(
  */
 export function expandHostlist(list: string): string[] {
   const out: string[] = [];
-  if (list === "") return out;
+  for (const item of itemsOf(list)) {
+    const { prefix, suffix, ranges } = rangesOf(item, list);
+    if (ranges === undefined) {
+      out.push(item);
+      continue;
+    }
+    for (const [lo, hi, width] of ranges) {
+      for (let n = lo; n <= hi; n++) out.push(prefix + String(n).padStart(width, "0") + suffix);
+    }
+  }
+  return out;
+}
+
+/**
+ * How many names a hostlist holds, without making them (a well-formed check
+ * before expanding a list that might name millions). Throws as
+ * {@link expandHostlist} does for a malformed list.
+ *
+ * @example
+ * ```ts
+ * import { hostlistSize } from "./hostlist.ts";
+ * console.assert(hostlistSize("n[001-003,007],gpu7") === 5);
+ * console.assert(hostlistSize("") === 0);
+ * ```
+ */
+export function hostlistSize(list: string): number {
+  let size = 0;
+  for (const item of itemsOf(list)) {
+    const { ranges } = rangesOf(item, list);
+    if (ranges === undefined) size++;
+    else for (const [lo, hi] of ranges) size += hi - lo + 1;
+  }
+  return size;
+}
+
+// The items of a hostlist: text up to each top-level comma (commas inside
+// brackets belong to the item).
+function itemsOf(list: string): string[] {
+  const items: string[] = [];
+  if (list === "") return items;
   let i = 0;
   while (i <= list.length) {
-    // One item: text up to a top-level comma (commas inside brackets belong to it).
     let j = i;
     let open = -1;
     while (j < list.length && !(list[j] === "," && open < 0)) {
@@ -123,29 +161,31 @@ export function expandHostlist(list: string): string[] {
     if (open >= 0) throw bad(list, "a '[' without ']'");
     const item = list.slice(i, j);
     if (item === "") throw bad(list, "an empty name");
-    expandItem(item, list, out);
+    items.push(item);
     i = j + 1;
   }
-  return out;
+  return items;
 }
 
-function expandItem(item: string, list: string, out: string[]): void {
+// An item's prefix, suffix and bracketed ranges ([first, last, digits]), or
+// no ranges for a plain name.
+function rangesOf(
+  item: string,
+  list: string,
+): { prefix: string; suffix: string; ranges?: [number, number, number][] } {
   const lb = item.indexOf("[");
-  if (lb < 0) {
-    out.push(item);
-    return;
-  }
+  if (lb < 0) return { prefix: item, suffix: "" };
   const rb = item.indexOf("]");
-  const prefix = item.slice(0, lb);
-  const suffix = item.slice(rb + 1);
+  const ranges: [number, number, number][] = [];
   for (const range of item.slice(lb + 1, rb).split(",")) {
     const m = /^(\d+)(?:-(\d+))?$/.exec(range);
     if (m === null) throw bad(list, `range '${range}' is not N or N-M`);
     const lo = Number(m[1]);
     const hi = m[2] === undefined ? lo : Number(m[2]);
     if (hi < lo) throw bad(list, `range '${range}' ends before it starts`);
-    for (let n = lo; n <= hi; n++) out.push(prefix + String(n).padStart(m[1].length, "0") + suffix);
+    ranges.push([lo, hi, m[1].length]);
   }
+  return { prefix: item.slice(0, lb), suffix: item.slice(rb + 1), ranges };
 }
 
 function bad(list: string, what: string): EvtsimError {

@@ -46,6 +46,7 @@ import { EASY_ROWS } from "./_fault_rows_m-easy.ts";
 import { ALLOC_ROWS } from "./_fault_rows_m-alloc.ts";
 import { M_CONS_ROWS } from "./_fault_rows_m-cons.ts";
 import { RECORD_ROWS } from "./_fault_rows_m-record.ts";
+import { GANTT_ROWS } from "./_fault_rows_r-gantt.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1216,6 +1217,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...RECORD_ROWS,
   ...WARM_ROWS,
   ...M_CONS_ROWS,
+  ...GANTT_ROWS,
 ];
 
 for (const row of CATALOGUE) {
