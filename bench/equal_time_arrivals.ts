@@ -43,7 +43,7 @@ try {
         Deno.execPath(),
         "run",
         "-A",
-        "--v8-flags=--max-semi-space-size=32",
+        "--v8-flags=--max-semi-space-size=16",
         `${root}cli/main.ts`,
         "simulate",
         path,

@@ -68,7 +68,7 @@ async function main(args: readonly string[]): Promise<number> {
         Deno.execPath(),
         "run",
         "-A",
-        "--v8-flags=--max-semi-space-size=32",
+        "--v8-flags=--max-semi-space-size=16",
         "cli/main.ts",
         "simulate",
         trace,

@@ -60,7 +60,7 @@ async function main(args: readonly string[]): Promise<number> {
           "run",
           "--quiet",
           "-A",
-          "--v8-flags=--max-semi-space-size=32",
+          "--v8-flags=--max-semi-space-size=16",
           "--config",
           `${REPO_ROOT}deno.json`,
           `${REPO_ROOT}cli/main.ts`,

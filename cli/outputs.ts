@@ -9,8 +9,13 @@ import {
   type AtomicTextWriter,
   type OutputFileSystem,
 } from "../io/atomic_writer.ts";
-import { RESOURCE_HEADER, resourceLine } from "../io/resource_csv.ts";
-import { type ScheduleCsvOptions, scheduleHeader, scheduleLine } from "../io/schedule_csv.ts";
+import { RESOURCE_HEADER, resourceLine, writeResourceLine } from "../io/resource_csv.ts";
+import {
+  type ScheduleCsvOptions,
+  scheduleHeader,
+  scheduleLine,
+  writeScheduleLine,
+} from "../io/schedule_csv.ts";
 import { SwfScheduleWriter } from "../io/schedule_swf.ts";
 import { TraceEcho } from "./_trace_echo.ts";
 import type { LoadedInput } from "./load.ts";
@@ -289,7 +294,7 @@ export class RunOutputs {
         this.resources.line(`${resourceLine(r, msec)},${r.freeNodes},${r.allocatedNodes}`);
       }
     } else {
-      for (const r of rows.resources) this.resources.line(resourceLine(r, msec));
+      for (const r of rows.resources) writeResourceLine(this.resources, r, msec);
     }
     if (this.submissions !== undefined && rows.submissions !== undefined) {
       for (const s of rows.submissions) {
@@ -330,7 +335,7 @@ export class RunOutputs {
       return;
     }
     if (this.parquet !== undefined) return this.parquet.row(r);
-    this.jobs.line(scheduleLine(r, layout));
+    writeScheduleLine(this.jobs, r, layout);
   }
 
   /** Writes the extended rows, each with the nodes it ran on. */

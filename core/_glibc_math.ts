@@ -34,15 +34,25 @@ function parseWords(text: string): { hi: Uint32Array; lo: Uint32Array; d: Float6
   return { hi, lo, d };
 }
 
-const E = parseWords(EXP_DATA);
-const L = parseWords(LOG_DATA);
-const INV_LN2_N = E.d[0], NEG_LN2_HI_N = E.d[1], NEG_LN2_LO_N = E.d[2];
-const C2 = E.d[3], C3 = E.d[4], C4 = E.d[5], C5 = E.d[6], SHIFT = E.d[7];
+// The tables are parsed at the first draw, not at import: every run loads
+// this module, few draw run times (it was ~10 ms of a cold KTH run's profile).
+type Words = ReturnType<typeof parseWords>;
+let E: Words, L: Words, B: Float64Array;
+let INV_LN2_N = 0, NEG_LN2_HI_N = 0, NEG_LN2_LO_N = 0;
+let C2 = 0, C3 = 0, C4 = 0, C5 = 0, SHIFT = 0;
+let LN2_HI = 0, LN2_LO = 0, A0 = 0, A1 = 0, A2 = 0, A3 = 0, A4 = 0;
+let parsed = false;
 const EXP_TAB = 14; // index of tab[0] in E
-const LN2_HI = L.d[0], LN2_LO = L.d[1];
-const A0 = L.d[2], A1 = L.d[3], A2 = L.d[4], A3 = L.d[5], A4 = L.d[6];
-const B = L.d.subarray(7, 18);
 const LOG_TAB = 18; // index of tab[0].invc in L
+
+function parseTables(): void {
+  E = parseWords(EXP_DATA);
+  L = parseWords(LOG_DATA);
+  [INV_LN2_N, NEG_LN2_HI_N, NEG_LN2_LO_N, C2, C3, C4, C5, SHIFT] = E.d;
+  [LN2_HI, LN2_LO, A0, A1, A2, A3, A4] = L.d;
+  B = L.d.subarray(7, 18);
+  parsed = true;
+}
 
 function fromWords(hi: number, lo: number): number {
   u32[HI] = hi;
@@ -122,6 +132,7 @@ export function fma(a: number, b: number, c: number): number {
  * ```
  */
 export function glibcExp(x: number): number {
+  if (!parsed) parseTables(); // before f64 is used: parsing writes it too
   f64[0] = x;
   const xhi = u32[HI];
   let abstop = (xhi >>> 20) & 0x7ff;
@@ -188,6 +199,7 @@ function expSpecial(tmp: number, sHi: number, sLo: number, ki: number): number {
  * ```
  */
 export function glibcLog(x: number): number {
+  if (!parsed) parseTables(); // before f64 is used: parsing writes it too
   f64[0] = x;
   let ixHi = u32[HI];
   const ixLo = u32[LO];

@@ -507,19 +507,16 @@ export class OrderedSet<T> {
     accept: (x: T) => boolean,
     before?: T,
   ): T | undefined {
-    const cmp = this.spec.compare;
-    const hasBefore = before !== undefined;
-    // `lowOpen`: the subtree may hold elements <= after, so compare with it.
-    const go = (n: TreeNode<T> | null, lowOpen: boolean, highOpen: boolean): T | undefined => {
-      if (n === null || !mayContain(n.m1, n.m2)) return undefined;
-      if (lowOpen && cmp(n.v, after as T) <= 0) return go(n.r, true, highOpen);
-      if (highOpen && cmp(n.v, before as T) >= 0) return go(n.l, lowOpen, true);
-      const fromLeft = go(n.l, lowOpen, false);
-      if (fromLeft !== undefined) return fromLeft;
-      if (accept(n.v)) return n.v;
-      return go(n.r, false, highOpen);
-    };
-    return go(this.root, after !== undefined, hasBefore);
+    return findIn(
+      this.root,
+      after !== undefined,
+      before !== undefined,
+      after,
+      before,
+      this.spec.compare,
+      mayContain,
+      accept,
+    );
   }
 
   /** Minimum of `p1` over elements strictly before `x` (Infinity if none). */
@@ -546,26 +543,7 @@ export class OrderedSet<T> {
    * stopped at. No iterator is allocated.
    */
   scan(from: T | undefined, visit: (x: T) => boolean): T | undefined {
-    const cmp = this.spec.compare;
-    let found: T | undefined;
-    const go = (n: TreeNode<T> | null, bounded: boolean): boolean => {
-      while (n !== null) {
-        if (bounded && cmp(n.v, from as T) < 0) {
-          n = n.r;
-          continue;
-        }
-        if (go(n.l, bounded)) return true;
-        if (visit(n.v)) {
-          found = n.v;
-          return true;
-        }
-        n = n.r;
-        bounded = false;
-      }
-      return false;
-    };
-    go(this.root, from !== undefined);
-    return found;
+    return scanIn(this.root, from !== undefined, from, this.spec.compare, visit)?.v;
   }
 
   /** In-order iteration starting at the first element `>= from` (or the start). */
@@ -604,4 +582,59 @@ export class OrderedSet<T> {
     walk(this.root);
     return out;
   }
+}
+
+// findFirst and scan walk with these module functions rather than closures
+// made per call: admission calls them in every scheduling pass, and the
+// closures were a tenth of a KTH EASY run's allocations.
+
+// `lowOpen`: the subtree may hold elements <= after, so compare with it.
+function findIn<T>(
+  n: TreeNode<T> | null,
+  lowOpen: boolean,
+  highOpen: boolean,
+  after: T | undefined,
+  before: T | undefined,
+  cmp: (a: T, b: T) => number,
+  mayContain: (m1: number, m2: number) => boolean,
+  accept: (x: T) => boolean,
+): T | undefined {
+  while (n !== null && mayContain(n.m1, n.m2)) {
+    if (lowOpen && cmp(n.v, after as T) <= 0) {
+      n = n.r;
+      continue;
+    }
+    if (highOpen && cmp(n.v, before as T) >= 0) {
+      n = n.l;
+      continue;
+    }
+    const fromLeft = findIn(n.l, lowOpen, false, after, before, cmp, mayContain, accept);
+    if (fromLeft !== undefined) return fromLeft;
+    if (accept(n.v)) return n.v;
+    n = n.r;
+    lowOpen = false;
+  }
+  return undefined;
+}
+
+// The node `visit` stopped at, visiting elements >= from (all when not `bounded`) in order.
+function scanIn<T>(
+  n: TreeNode<T> | null,
+  bounded: boolean,
+  from: T | undefined,
+  cmp: (a: T, b: T) => number,
+  visit: (x: T) => boolean,
+): TreeNode<T> | null {
+  while (n !== null) {
+    if (bounded && cmp(n.v, from as T) < 0) {
+      n = n.r;
+      continue;
+    }
+    const hit = scanIn(n.l, bounded, from, cmp, visit);
+    if (hit !== null) return hit;
+    if (visit(n.v)) return n;
+    n = n.r;
+    bounded = false;
+  }
+  return null;
 }

@@ -90,18 +90,26 @@ export function reservationTime(
   now: number,
 ): number {
   if (nodes <= free) return now;
-  const deficit = nodes - free;
-  let released = 0;
-  let at = now;
-  running.scan(
-    { id: Infinity, beginTime: 0, numNodes: 0, timeLimit: 0, projectedEnd: now },
-    (r) => {
-      released += r.numNodes;
-      if (released < deficit) return false;
-      at = r.projectedEnd;
-      return true;
-    },
-  );
-  if (released >= deficit) return at;
-  return now;
+  deficit = nodes - free;
+  released = 0;
+  at = now;
+  // Sorts after every job ending at `now` or before: the walk starts after them.
+  probe.projectedEnd = now;
+  running.scan(probe, release);
+  return released >= deficit ? at : now;
+}
+
+// One probe and one visitor for every call rather than an object and a
+// closure each: EASY computes a reservation in every pass. The visitor calls
+// nothing that could call reservationTime again.
+const probe = { id: Infinity, beginTime: 0, numNodes: 0, timeLimit: 0, projectedEnd: 0 };
+let deficit = 0;
+let released = 0;
+let at = 0;
+
+function release(r: RunningJob): boolean {
+  released += r.numNodes;
+  if (released < deficit) return false;
+  at = r.projectedEnd;
+  return true;
 }

@@ -1,7 +1,8 @@
 // The resource timeline CSV: a baseline row, then one row per start or end.
 
 import type { ResourceRow } from "../core/types.ts";
-import { formatTime } from "./time_format.ts";
+import type { RowSink } from "./schedule_csv.ts";
+import { formatTime, wholeSeconds } from "./time_format.ts";
 
 /** The header line (without newline). */
 export const RESOURCE_HEADER = "time,free_nodes,allocated_nodes";
@@ -17,4 +18,22 @@ export const RESOURCE_HEADER = "time,free_nodes,allocated_nodes";
  */
 export function resourceLine(r: ResourceRow, msec: boolean): string {
   return `${formatTime(r.time, msec)},${r.freeNodes},${r.allocatedNodes}`;
+}
+
+/**
+ * Writes {@link resourceLine}'s line and a newline into `out`; in whole
+ * seconds without building the line as a string (the same bytes).
+ */
+export function writeResourceLine(out: RowSink, r: ResourceRow, msec: boolean): void {
+  if (msec) {
+    out.text(resourceLine(r, msec));
+    out.char(10);
+    return;
+  }
+  out.number(wholeSeconds(r.time));
+  out.char(44);
+  out.number(r.freeNodes);
+  out.char(44);
+  out.number(r.allocatedNodes);
+  out.char(10);
 }

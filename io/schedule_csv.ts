@@ -1,7 +1,7 @@
 // The schedule CSV DR_EVT writes: one row per finished job, in job-id order.
 
 import type { JobRow } from "../core/types.ts";
-import { formatTime } from "./time_format.ts";
+import { formatTime, wholeSeconds } from "./time_format.ts";
 
 /** Layout choices for the schedule CSV. */
 export interface ScheduleCsvOptions {
@@ -39,6 +39,44 @@ export function scheduleLine(r: JobRow, o: ScheduleCsvOptions): string {
   return o.queueColumn === undefined
     ? `${head},${limit}`
     : `${head},${csvField(r.queue ?? "")},${limit}`;
+}
+
+/** Where {@link writeScheduleLine} and `writeResourceLine` write (an AtomicTextWriter). */
+export interface RowSink {
+  /** Appends `String(x)`. */
+  number(x: number): void;
+  /** Appends one ASCII character by its code. */
+  char(code: number): void;
+  /** Appends text as it is. */
+  text(s: string): void;
+}
+
+/**
+ * Writes {@link scheduleLine}'s line and a newline into `out`; in whole
+ * seconds without building the line as a string (the same bytes).
+ */
+export function writeScheduleLine(out: RowSink, r: JobRow, o: ScheduleCsvOptions): void {
+  if (o.msec === true) {
+    out.text(scheduleLine(r, o));
+    out.char(10);
+    return;
+  }
+  out.number(wholeSeconds(r.submitTime));
+  out.char(44);
+  out.number(wholeSeconds(r.beginTime));
+  out.char(44);
+  out.number(wholeSeconds(r.endTime));
+  out.char(44);
+  out.number(r.numNodes);
+  out.char(44);
+  out.number(r.exitStatus ?? 0);
+  out.char(44);
+  if (o.queueColumn !== undefined) {
+    out.text(csvField(r.queue ?? ""));
+    out.char(44);
+  }
+  out.number(wholeSeconds(r.timeLimit));
+  out.char(10);
 }
 
 function csvField(s: string): string {

@@ -182,14 +182,37 @@ export function firstFitting(
   free: number,
   limitMayFit: (minLimit: number) => boolean,
 ): JobRecord | undefined {
-  // The per-class loop only pays off once the queue is deep.
-  if (!q.indexed || q.all.size <= SMALL_QUEUE) {
-    return q.all.findFirst(
-      after,
-      (minNodes, minLimit) => minNodes <= free && limitMayFit(minLimit),
-      (j) => j.numNodes <= free && limitMayFit(j.timeLimit),
-    );
+  const outerFree = fitFree;
+  const outerLimit = fitLimit;
+  fitFree = free;
+  fitLimit = limitMayFit;
+  try {
+    return search(q, after, free, limitMayFit);
+  } finally {
+    fitFree = outerFree;
+    fitLimit = outerLimit;
   }
+}
+
+// The bounds of the search under way, for the predicates below: module
+// functions rather than closures made per search (a search runs in every
+// backfill pass). Saved and restored around each search, so a limitMayFit
+// that itself searches leaves the outer search's bounds as they were.
+let fitFree = 0;
+let fitLimit: (minLimit: number) => boolean = () => false;
+const mayFit = (minNodes: number, minLimit: number) => minNodes <= fitFree && fitLimit(minLimit);
+const fits = (j: JobRecord) => j.numNodes <= fitFree && fitLimit(j.timeLimit);
+const limitMayFitAny = (_minNodes: number, minLimit: number) => fitLimit(minLimit);
+const limitFits = (j: JobRecord) => fitLimit(j.timeLimit);
+
+function search(
+  q: SizeClassedQueue,
+  after: JobRecord | undefined,
+  free: number,
+  limitMayFit: (minLimit: number) => boolean,
+): JobRecord | undefined {
+  // The per-class loop only pays off once the queue is deep.
+  if (!q.indexed || q.all.size <= SMALL_QUEUE) return q.all.findFirst(after, mayFit, fits);
   // Usually a fitting job sits near the cursor: look at a few in order first.
   let from = after;
   let probed = 0;
@@ -210,18 +233,8 @@ export function firstFitting(
     const cls = q.byClass[c];
     if (cls === undefined || !limitMayFit(cls.min2)) continue;
     const found = classMax(c) <= free
-      ? cls.findFirst(
-        from,
-        (_n, minLimit) => limitMayFit(minLimit),
-        (j) => limitMayFit(j.timeLimit),
-        best,
-      )
-      : cls.findFirst(
-        from,
-        (minNodes, minLimit) => minNodes <= free && limitMayFit(minLimit),
-        (j) => j.numNodes <= free && limitMayFit(j.timeLimit),
-        best,
-      );
+      ? cls.findFirst(from, limitMayFitAny, limitFits, best)
+      : cls.findFirst(from, mayFit, fits, best);
     if (found !== undefined) best = found;
   }
   return best;

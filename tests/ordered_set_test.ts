@@ -109,6 +109,14 @@ Deno.test("ordered set matches a sorted array under random updates and queries",
           before,
         );
         assertEquals(got, expected);
+        // scan: from the first element >= after (or the start) until the visitor says stop.
+        const seen: Item[] = [];
+        const stop = (x: Item) => (seen.push(x), x.a <= maxA && x.b <= maxB);
+        const from = afterK % 2 === 0 ? after : undefined;
+        const inRange = model.filter((x) => from === undefined || x.k >= afterK);
+        const stopAt = inRange.findIndex((x) => x.a <= maxA && x.b <= maxB);
+        assertEquals(s.scan(from, stop), stopAt < 0 ? undefined : inRange[stopAt]);
+        assertEquals(seen, stopAt < 0 ? inRange : inRange.slice(0, stopAt + 1));
         const below = model.filter((x) => x.k < afterK).map((x) => x.a);
         assertEquals(s.min1Before(after), below.length ? Math.min(...below) : Infinity);
         assertEquals([...s.values(after)], model.filter((x) => x.k >= afterK));
@@ -149,4 +157,26 @@ Deno.test("transient editing: updates under one edit token match the model, and 
     }),
     { seed: 43, numRuns: 300 },
   );
+});
+
+Deno.test("findFirst's bounds are strict: neither `after` nor `before` itself is returned", () => {
+  let s = OrderedSet.empty(SPEC);
+  for (let k = 1; k <= 9; k++) s = s.add({ k, a: 0, b: 0 });
+  const at = (k: number) => ({ k, a: 0, b: 0 });
+  const from = (after: number | undefined, before: number | undefined, min: number) =>
+    s.findFirst(
+      after === undefined ? undefined : at(after),
+      () => true,
+      (x) => x.k >= min,
+      before === undefined ? undefined : at(before),
+    )?.k;
+  for (let b = 1; b <= 9; b++) {
+    for (let min = 1; min <= 9; min++) {
+      assertEquals(from(undefined, b, min), min < b ? min : undefined);
+      assertEquals(
+        from(b, undefined, min),
+        Math.max(min, b + 1) <= 9 ? Math.max(min, b + 1) : undefined,
+      );
+    }
+  }
 });

@@ -78,3 +78,30 @@ Deno.test("firstFitting equals a scan, indexed or not, after inserts and deletes
     { seed: 42, numRuns: 300 },
   );
 });
+
+Deno.test("a limit test that itself searches the queue leaves the outer search's bounds as they were", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.nat(50), fc.integer({ min: 0, max: 300 }), fc.nat(100)), {
+        minLength: 1,
+        maxLength: 120,
+      }),
+      fc.integer({ min: 0, max: 300 }),
+      fc.nat(120),
+      fc.boolean(),
+      (specs, free, window, indexed) => {
+        const jobs = specs.map(([t, n, l], i) => job(i, t, n, l));
+        let q = emptySizeClassedQueue(indexed);
+        for (const j of jobs) q = enqueue(q, j);
+        const expected = q.all.toArray().find((j) => j.numNodes <= free && j.timeLimit < window);
+        // The inner search asks for other bounds (no nodes free, every limit fits).
+        const got = firstFitting(q, undefined, free, (limit) => {
+          firstFitting(q, undefined, 0, () => true);
+          return limit < window;
+        });
+        assertEquals(got?.id, expected?.id);
+      },
+    ),
+    { seed: 34, numRuns: 200 },
+  );
+});
