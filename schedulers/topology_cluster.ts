@@ -69,6 +69,14 @@ export interface TopologyState {
   >;
 }
 
+/** A placement as packed: the demand, the version of the free units, nodes and replicas. */
+interface Packed {
+  readonly demand: ResourceDemand;
+  readonly version: number;
+  readonly nodes: readonly number[];
+  readonly replicas: readonly number[];
+}
+
 interface Domain {
   readonly name: string;
   /** Node indexes, ascending (= name order). */
@@ -133,6 +141,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private slots: Float64Array;
   /** Replica slots per shape, kept up to date as jobs start and end. */
   private readonly slotCaches: SlotCaches;
+  /** Placements `place` packed: for whom, in which free units, and their nodes. */
+  private readonly packed = new WeakMap<Placement, Packed>();
 
   constructor(input: readonly TopologyNode[]) {
     const nodes = [...input].sort((a, b) => compareNames(a.name, b.name));
@@ -209,7 +219,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       if (tied++ === 0) best = k;
     }
     // One candidate (always so without a topology key): nothing to compare.
-    if (tied === 1) return { placement: this.pack(domains[best], replicas) };
+    if (tied === 1) return { placement: this.pack(domains[best], replicas, state, d) };
     best = -1;
     let bestNodes = Infinity;
     for (let k = 0; k < domains.length; k++) {
@@ -220,7 +230,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         bestNodes = used;
       }
     }
-    return { placement: this.pack(domains[best], replicas) };
+    return { placement: this.pack(domains[best], replicas, state, d) };
   }
 
   canPlace(state: TopologyState, job: JobRecord): boolean {
@@ -257,6 +267,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   beginEdit(state: TopologyState): TopologyState {
     const copy = { free: state.free.slice(), held: new Map(state.held) };
     this.editing.add(copy);
+    this.slotCaches.copied(state, copy);
     return copy;
   }
 
@@ -266,8 +277,19 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     if (state.held.has(job.id)) {
       throw new EvtsimError("state", `topology cluster: job ${job.id} already holds resources`);
     }
-    const R = this.resources.length;
     const free = state.free;
+    const packed = this.packed.get(placement);
+    if (
+      packed !== undefined && packed.demand === d &&
+      packed.version === this.slotCaches.versionOf(state)
+    ) {
+      // Packed by `place` in these very free units: it fits, as checked below.
+      const { nodes, replicas } = packed;
+      this.slotCaches.change(state, nodes, () => this.take(free, d, nodes, replicas, -1));
+      (state.held as Map<number, Held>).set(job.id, { nodes, replicas });
+      return state;
+    }
+    const R = this.resources.length;
     const nodes: number[] = [];
     const replicas: number[] = [];
     let total = 0;
@@ -302,7 +324,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         `topology cluster: job ${job.id}: allocation holds ${total} replicas, not ${d.replicas}`,
       );
     }
-    this.slotCaches.change(state, free, nodes, () => this.take(free, d, nodes, replicas, -1));
+    this.slotCaches.change(state, nodes, () => this.take(free, d, nodes, replicas, -1));
     (state.held as Map<number, Held>).set(job.id, { nodes, replicas });
     return state;
   }
@@ -315,7 +337,6 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     }
     this.slotCaches.change(
       state,
-      state.free,
       h.nodes,
       () => this.take(state.free, demandOf(job), h.nodes, h.replicas, +1),
     );
@@ -355,9 +376,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     sign: number,
   ): void {
     const R = this.resources.length;
-    for (const [r, amount] of Object.entries(d.perReplica)) {
-      const c = this.column.get(r);
-      if (amount <= 0 || c === undefined) continue;
+    const { takeCols, takeAmounts } = this.slotCaches.shapeOf(d);
+    for (let j = 0; j < takeCols.length; j++) {
+      const c = takeCols[j];
+      const amount = takeAmounts[j];
       for (let k = 0; k < nodes.length; k++) free[nodes[k] * R + c] += sign * amount * replicas[k];
     }
   }
@@ -426,8 +448,17 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     return used;
   }
 
-  /** Compact packing of `replicas` into `domain`; the allocation by node name. */
-  private pack(domain: Domain, replicas: number): Placement {
+  /**
+   * Compact packing of `replicas` into `domain`; the allocation by node
+   * name. Remembered with the free units it was packed in, so that
+   * `allocate` takes it without checking it again.
+   */
+  private pack(
+    domain: Domain,
+    replicas: number,
+    state: TopologyState,
+    d: ResourceDemand,
+  ): Placement {
     let left = replicas;
     const taken: [number, number][] = [];
     for (const i of this.byFreeSlots(domain.nodes)) {
@@ -437,10 +468,23 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       left -= k;
     }
     taken.sort((a, b) => a[0] - b[0]);
-    const allocation: NodeShare[] = taken.map(([i, k]) =>
-      Object.freeze({ nodeName: this.names[i], replicas: k })
-    );
-    return Object.freeze({ domain: domain.name, allocation: Object.freeze(allocation) });
+    const nodes = new Array<number>(taken.length);
+    const counts = new Array<number>(taken.length);
+    const allocation = new Array<NodeShare>(taken.length);
+    for (let j = 0; j < taken.length; j++) {
+      const [i, k] = taken[j];
+      nodes[j] = i;
+      counts[j] = k;
+      allocation[j] = Object.freeze({ nodeName: this.names[i], replicas: k });
+    }
+    const placement = Object.freeze({ domain: domain.name, allocation: Object.freeze(allocation) });
+    this.packed.set(placement, {
+      demand: d,
+      version: this.slotCaches.versionOf(state),
+      nodes,
+      replicas: counts,
+    });
+    return placement;
   }
 }
 
