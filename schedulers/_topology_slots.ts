@@ -59,6 +59,8 @@ export interface ShapeSlots {
 
 /** Slots per domain, and the largest domain (first by name with the most). */
 export interface DomainSlots {
+  /** Each node's domain. */
+  readonly index: Int32Array;
   readonly sums: Float64Array;
   largest: number;
   largestSlots: number;
@@ -215,8 +217,8 @@ export class SlotCaches {
       let total = 0;
       for (let i = 0; i < n; i++) total += slots[i] = this.nodeSlots(free, e, i);
       e.total = total;
-      for (const [key, ds] of e.domains) {
-        const index = this.domainIndex.get(key)!;
+      for (const ds of e.domains.values()) {
+        const index = ds.index;
         ds.sums.fill(0);
         for (let i = 0; i < n; i++) ds.sums[index[i]] += slots[i];
         findLargest(ds);
@@ -225,19 +227,24 @@ export class SlotCaches {
       e.dirtyCount = 0;
       return;
     }
+    const domains = [...e.domains.values()];
+    const dirty = e.dirty;
+    const mark = e.mark;
+    let total = e.total;
     let changed = false;
     for (let k = 0; k < e.dirtyCount; k++) {
-      const i = e.dirty[k];
-      e.mark[i] = 0;
+      const i = dirty[k];
+      mark[i] = 0;
       const delta = this.nodeSlots(free, e, i) - slots[i];
       if (delta === 0) continue;
       changed = true;
       slots[i] += delta;
-      e.total += delta;
-      for (const [key, ds] of e.domains) ds.sums[this.domainIndex.get(key)![i]] += delta;
+      total += delta;
+      for (let j = 0; j < domains.length; j++) domains[j].sums[domains[j].index[i]] += delta;
     }
+    e.total = total;
     e.dirtyCount = 0;
-    if (changed) { for (const ds of e.domains.values()) findLargest(ds); }
+    if (changed) { for (let j = 0; j < domains.length; j++) findLargest(domains[j]); }
   }
 
   /** Slots per domain of `key` ("" = global), computed once per shape and kept up to date. */
@@ -261,7 +268,7 @@ export class SlotCaches {
       for (let j = 0; j < members.length; j++) sum += slots[members[j]];
       sums[k] = sum;
     }
-    const result = { sums, largest: -1, largestSlots: 0 };
+    const result = { index: this.domainIndex.get(key)!, sums, largest: -1, largestSlots: 0 };
     findLargest(result);
     shape.domains.set(key, result);
     return result;
@@ -339,6 +346,7 @@ export class SlotCaches {
     }
     for (const [k, ds] of e.domains) {
       copy.domains.set(k, {
+        index: ds.index,
         sums: ds.sums.slice(),
         largest: ds.largest,
         largestSlots: ds.largestSlots,
