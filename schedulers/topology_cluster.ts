@@ -141,6 +141,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private slots: Float64Array;
   /** Replica slots per shape, kept up to date as jobs start and end. */
   private readonly slotCaches: SlotCaches;
+  /** Nodes per slot value (`cutOf`'s buffer). */
+  private counts = new Float64Array(64);
   /** Placements `place` packed: for whom, in which free units, and their nodes. */
   private readonly packed = new WeakMap<Placement, Packed>();
 
@@ -409,43 +411,74 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     return domains;
   }
 
-  /** Nodes of `members` with free slots, by slots descending, then name (= index). */
-  private byFreeSlots(members: Int32Array): number[] {
+  /**
+   * Where compact packing of `replicas` into `members` (nodes by slots
+   * descending, then name = index, each taking min(slots, replicas left))
+   * stops: every node with more than `cut` slots is taken whole (`above`
+   * of them, `left` replicas still to place after them), then nodes with
+   * exactly `cut` slots, in index order, until none is left. Found by
+   * counting nodes per slot value, without sorting; the members' slots
+   * must hold at least `replicas`.
+   */
+  private cutOf(
+    members: Int32Array,
+    replicas: number,
+  ): { cut: number; above: number; left: number } {
     const slots = this.slots;
-    const n = this.names.length;
-    let count = 0;
     let most = 0;
     for (let j = 0; j < members.length; j++) {
       const k = slots[members[j]];
-      if (k > 0) {
-        count++;
-        if (k > most) most = k;
-      }
+      if (k > most) most = k;
     }
-    // One number per node, (most − slots) · n + index, sorted as numbers (no
-    // comparator): the same order as by slots descending, then index.
-    const keys = new Float64Array(count);
-    count = 0;
+    if (most > 4096 + members.length) return this.cutBySorting(members, replicas);
+    if (this.counts.length < most + 1) this.counts = new Float64Array(most + 1);
+    const counts = this.counts;
+    counts.fill(0, 0, most + 1);
     for (let j = 0; j < members.length; j++) {
-      const i = members[j];
-      if (slots[i] > 0) keys[count++] = (most - slots[i]) * n + i;
+      const k = slots[members[j]];
+      if (k > 0) counts[k]++;
     }
-    keys.sort();
-    const ordered = new Array<number>(count);
-    for (let j = 0; j < count; j++) ordered[j] = keys[j] % n;
-    return ordered;
+    let above = 0;
+    let left = replicas;
+    let cut = most;
+    for (; cut > 0; cut--) {
+      if (counts[cut] * cut >= left) break;
+      above += counts[cut];
+      left -= counts[cut] * cut;
+    }
+    return { cut, above, left };
+  }
+
+  /** `cutOf` for slot values too large to count by: the values sorted. */
+  private cutBySorting(
+    members: Int32Array,
+    replicas: number,
+  ): { cut: number; above: number; left: number } {
+    const slots = this.slots;
+    const values: number[] = [];
+    for (let j = 0; j < members.length; j++) {
+      if (slots[members[j]] > 0) values.push(slots[members[j]]);
+    }
+    const sorted = Float64Array.from(values).sort();
+    let above = 0;
+    let left = replicas;
+    for (let p = sorted.length - 1; p >= 0;) {
+      const cut = sorted[p];
+      let q = p;
+      while (q >= 0 && sorted[q] === cut) q--;
+      const count = p - q;
+      if (count * cut >= left) return { cut, above, left };
+      above += count;
+      left -= count * cut;
+      p = q;
+    }
+    return { cut: 0, above, left };
   }
 
   /** How many nodes compact packing of `replicas` into `members` uses. */
   private packedCount(members: Int32Array, replicas: number): number {
-    let left = replicas;
-    let used = 0;
-    for (const i of this.byFreeSlots(members)) {
-      if (left <= 0) break;
-      left -= Math.min(this.slots[i], left);
-      used++;
-    }
-    return used;
+    const { cut, above, left } = this.cutOf(members, replicas);
+    return above + Math.ceil(left / cut);
   }
 
   /**
@@ -459,23 +492,25 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     state: TopologyState,
     d: ResourceDemand,
   ): Placement {
-    let left = replicas;
-    const taken: [number, number][] = [];
-    for (const i of this.byFreeSlots(domain.nodes)) {
-      if (left <= 0) break;
-      const k = Math.min(this.slots[i], left);
-      taken.push([i, k]);
-      left -= k;
-    }
-    taken.sort((a, b) => a[0] - b[0]);
-    const nodes = new Array<number>(taken.length);
-    const counts = new Array<number>(taken.length);
-    const allocation = new Array<NodeShare>(taken.length);
-    for (let j = 0; j < taken.length; j++) {
-      const [i, k] = taken[j];
-      nodes[j] = i;
-      counts[j] = k;
-      allocation[j] = Object.freeze({ nodeName: this.names[i], replicas: k });
+    const members = domain.nodes;
+    const slots = this.slots;
+    let { cut, left } = this.cutOf(members, replicas);
+    const nodes: number[] = [];
+    const counts: number[] = [];
+    const allocation: NodeShare[] = [];
+    // One pass in index order (= the allocation's order, by node name).
+    for (let j = 0; j < members.length; j++) {
+      const i = members[j];
+      const free = slots[i];
+      let k: number;
+      if (free > cut) k = free;
+      else if (free === cut && left > 0) {
+        k = Math.min(cut, left);
+        left -= k;
+      } else continue;
+      nodes.push(i);
+      counts.push(k);
+      allocation.push(Object.freeze({ nodeName: this.names[i], replicas: k }));
     }
     const placement = Object.freeze({ domain: domain.name, allocation: Object.freeze(allocation) });
     this.packed.set(placement, {
