@@ -340,9 +340,10 @@ export class SlotCaches {
       copy.slots.set(e.slots);
       copy.total = e.total;
       copy.domains.clear();
-      copy.dirty.set(e.dirty);
+      // Only the changed nodes' marks: clear the copy's, set `e`'s.
+      for (let k = 0; k < copy.dirtyCount; k++) copy.mark[copy.dirty[k]] = 0;
+      for (let k = 0; k < e.dirtyCount; k++) copy.mark[copy.dirty[k] = e.dirty[k]] = 1;
       copy.dirtyCount = e.dirtyCount;
-      copy.mark.set(e.mark);
     }
     for (const [k, ds] of e.domains) {
       copy.domains.set(k, {
