@@ -66,6 +66,16 @@ export interface DomainSlots {
   largestSlots: number;
 }
 
+/**
+ * Where a state's free units came from: the version it was copied at, and
+ * the nodes changed since (`all`: too many to list).
+ */
+interface Base {
+  readonly from: number;
+  readonly nodes: number[];
+  all: boolean;
+}
+
 /** The slot caches of one topology cluster. */
 export class SlotCaches {
   /** Per shape key: the versions cached. */
@@ -78,6 +88,8 @@ export class SlotCaches {
   private readonly domainIndex = new Map<string, Int32Array>();
   /** Each state's version of the free matrix (given on first sight). */
   private readonly versions = new WeakMap<object, number>();
+  /** Per state changed since it was copied: the version it was copied at, and the nodes changed since. */
+  private readonly bases = new WeakMap<object, Base>();
   /** States whose version no other state has (changed in place). */
   private readonly unique = new WeakSet<object>();
   private nextVersion = 0;
@@ -175,7 +187,18 @@ export class SlotCaches {
         return e;
       }
     }
-    // Not cached: the least recently used version's arrays are reused when all are taken.
+    // Not cached: from the version the state was copied at, when that is.
+    const base = this.bases.get(state);
+    if (base !== undefined && !base.all) {
+      for (let k = 0; k < list.length; k++) {
+        if (list[k].version !== base.from) continue;
+        const e = this.copyFor(list[k], v);
+        this.markDirty(e, base.nodes);
+        if (e.dirtyCount > 0) this.update(free, e);
+        return e;
+      }
+    }
+    // Else afresh; the least recently used version's arrays are reused when all are taken.
     let entry: ShapeSlots;
     if (list.length < VERSIONS) {
       entry = {
@@ -276,41 +299,53 @@ export class SlotCaches {
 
   /**
    * Applies a change to `nodes` of `state` and keeps the cached slots of its
-   * version: those nodes are marked for recomputing, on a copy for a new
-   * version when another state shares the old one.
+   * version: those nodes are marked for recomputing. A state changed for the
+   * first time since it was copied leaves the shared version's slots to the
+   * other state and notes where it came from (`Base`): a shape looked up
+   * later starts from that version's slots (`slotsFor`).
    */
   change(state: object, nodes: readonly number[], apply: () => void): void {
     const v = this.versionOf(state);
     const inPlace = this.unique.has(state);
-    const current: ShapeSlots[] = [];
-    for (const list of this.shapes.values()) {
-      for (let k = 0; k < list.length; k++) {
-        if (list[k].version === v) current.push(list[k]);
-      }
-    }
     apply();
     // A new version either way: what was computed for the old one (a
     // placement packed in it) no longer holds for this state.
     const nv = this.nextVersion++;
     this.versions.set(state, nv);
     this.unique.add(state);
-    for (const old of current) {
-      const e = inPlace ? old : this.copyFor(old, nv);
-      e.version = nv;
-      // Recomputed when next looked up (a shadow copy releases many jobs
-      // between two lookups, mostly of other shapes).
-      const dirty = e.dirty;
-      const mark = e.mark;
-      let count = e.dirtyCount;
-      for (let k = 0; k < nodes.length; k++) {
-        const i = nodes[k];
-        if (mark[i] === 0) {
-          mark[i] = 1;
-          dirty[count++] = i;
-        }
-      }
-      e.dirtyCount = count;
+    if (!inPlace) {
+      this.bases.set(state, { from: v, nodes: nodes.slice(), all: false });
+      return;
     }
+    const base = this.bases.get(state);
+    if (base !== undefined && !base.all) {
+      if (base.nodes.length + nodes.length > this.nodeCount) base.all = true;
+      else for (let k = 0; k < nodes.length; k++) base.nodes.push(nodes[k]);
+    }
+    for (const list of this.shapes.values()) {
+      for (let k = 0; k < list.length; k++) {
+        const e = list[k];
+        if (e.version !== v) continue;
+        // Recomputed when next looked up (a shadow copy releases many jobs
+        // between two lookups, mostly of other shapes).
+        e.version = nv;
+        this.markDirty(e, nodes);
+      }
+    }
+  }
+
+  private markDirty(e: ShapeSlots, nodes: readonly number[]): void {
+    const dirty = e.dirty;
+    const mark = e.mark;
+    let count = e.dirtyCount;
+    for (let k = 0; k < nodes.length; k++) {
+      const i = nodes[k];
+      if (mark[i] === 0) {
+        mark[i] = 1;
+        dirty[count++] = i;
+      }
+    }
+    e.dirtyCount = count;
   }
 
   /** A copy of `e` for version `v`, cached beside it (giving way to the least recently used). */

@@ -69,8 +69,12 @@ export interface TopologyState {
   >;
 }
 
+/** Placements `allocate` recognises as packed by `place`. */
+const PACKED = 4;
+
 /** A placement as packed: the demand, the version of the free units, nodes and replicas. */
 interface Packed {
+  readonly placement: Placement;
   readonly demand: ResourceDemand;
   readonly version: number;
   readonly nodes: readonly number[];
@@ -143,8 +147,12 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private readonly slotCaches: SlotCaches;
   /** Nodes per slot value (`cutOf`'s buffer). */
   private counts = new Float64Array(64);
-  /** Placements `place` packed: for whom, in which free units, and their nodes. */
-  private readonly packed = new WeakMap<Placement, Packed>();
+  /**
+   * The last placements `place` packed: for whom, in which free units, and
+   * their nodes (a few: a job is started right after it is placed).
+   */
+  private readonly packed: (Packed | undefined)[] = new Array(PACKED).fill(undefined);
+  private packedNext = 0;
 
   constructor(input: readonly TopologyNode[]) {
     const nodes = [...input].sort((a, b) => compareNames(a.name, b.name));
@@ -280,7 +288,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       throw new EvtsimError("state", `topology cluster: job ${job.id} already holds resources`);
     }
     const free = state.free;
-    const packed = this.packed.get(placement);
+    const packed = this.packed.find((p) => p?.placement === placement);
     if (
       packed !== undefined && packed.demand === d &&
       packed.version === this.slotCaches.versionOf(state)
@@ -513,12 +521,14 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       allocation.push(Object.freeze({ nodeName: this.names[i], replicas: k }));
     }
     const placement = Object.freeze({ domain: domain.name, allocation: Object.freeze(allocation) });
-    this.packed.set(placement, {
+    this.packed[this.packedNext] = {
+      placement,
       demand: d,
       version: this.slotCaches.versionOf(state),
       nodes,
       replicas: counts,
-    });
+    };
+    this.packedNext = (this.packedNext + 1) % PACKED;
     return placement;
   }
 }
