@@ -6,14 +6,16 @@
 // object: every state has a version, and two states with the same version
 // have the same free units. `beginEdit`'s copy shares its source's version
 // (nothing changed yet), so the engine's next step and EASY's shadow copy
-// start from the slots already computed. A change (`change`) gives the
-// state a version of its own on its first change after a copy — the slots
-// of the shared version are copied for it, so the other state keeps its own
-// — and later changes update its slots in place (under a new version, as
-// placements packed before no longer hold): only the touched nodes, and
-// their domains' sums, are recomputed. A few versions
-// per shape are kept (the engine's state, a shadow copy, the state it was
-// copied from), the least recently used one giving way.
+// start from the slots already computed. Every change (`change`) gives the
+// state a new version (placements packed before no longer hold). The first
+// change after a copy leaves the shared version's slots to the other state
+// and notes the version it came from and the nodes changed since: a shape
+// looked up later copies that version's slots and recomputes only those
+// nodes. Later changes mark the touched nodes of the state's cached shapes,
+// recomputed (with their domains' sums) when the shape is next looked up.
+// A few versions per shape are kept (the engine's state, a shadow copy,
+// the state it was copied from), the least recently used one giving way.
+// Whatever changes a state's free units must go through `change`.
 
 import type { ResourceDemand } from "../core/resource_model.ts";
 
