@@ -1,20 +1,48 @@
 // Replica slots of a topology cluster, cached per replica shape. Placing a
 // job scans every node, and a backfill pass places every waiting job, so
-// without a cache one pass costs waiting jobs × nodes. The slots of a shape
-// are valid while the same state has not changed since they were computed
-// (a frozen state never changes; the editing copy only through `change`,
-// which updates the touched nodes of every current shape and bumps `stamp`).
+// without a cache one pass costs waiting jobs × nodes.
+//
+// The cache is keyed by the content of the free matrix, not by the state
+// object: every state has a version, and two states with the same version
+// have the same free units. `beginEdit`'s copy shares its source's version
+// (nothing changed yet), so the engine's next step and EASY's shadow copy
+// start from the slots already computed. Every change (`change`) gives the
+// state a new version (placements packed before no longer hold). The first
+// change after a copy leaves the shared version's slots to the other state
+// and notes the version it came from and the nodes changed since: a shape
+// looked up later copies that version's slots and recomputes only those
+// nodes. Later changes mark the touched nodes of the state's cached shapes,
+// recomputed (with their domains' sums) when the shape is next looked up.
+// A few versions per shape are kept (the engine's state, a shadow copy,
+// the state it was copied from), the least recently used one giving way.
+// Whatever changes a state's free units must go through `change`.
 
 import type { ResourceDemand } from "../core/resource_model.ts";
 
 /** At most this many replica shapes keep their slots cached at once. */
 const SHAPES = 64;
+/** Versions of the free matrix kept per shape. */
+const VERSIONS = 4;
 
-/** The slots of one replica shape in one state. */
+/** A replica shape: the resource columns a replica needs, and how many units of each. */
+export interface Shape {
+  readonly key: string;
+  /** Empty when a replica needs nothing or a resource no node has (no slots anywhere). */
+  readonly cols: readonly number[];
+  readonly amounts: readonly number[];
+  /** The known columns it takes units of (what `allocate` and `release` move). */
+  readonly takeCols: readonly number[];
+  readonly takeAmounts: readonly number[];
+}
+
+/** The slots of one replica shape in one version of the free matrix. */
 export interface ShapeSlots {
-  /** The state they were computed for (compared by identity). */
-  readonly state: object;
-  stamp: number;
+  /** The shape's key. */
+  readonly key: string;
+  /** The version they are for (-1: a shape with no slots, any version). */
+  version: number;
+  /** When it was last used (least recently used goes first). */
+  used: number;
   /** Resource columns a replica needs, and how many units of each (empty: no node has one). */
   readonly cols: readonly number[];
   readonly amounts: readonly number[];
@@ -24,22 +52,50 @@ export interface ShapeSlots {
   total: number;
   /** Per topology key ("" = global). */
   readonly domains: Map<string, DomainSlots>;
+  /** Nodes changed since `slots` were last brought up to date (the first `dirtyCount`). */
+  readonly dirty: Int32Array;
+  dirtyCount: number;
+  /** 1 for a node in `dirty`. */
+  readonly mark: Uint8Array;
 }
 
 /** Slots per domain, and the largest domain (first by name with the most). */
 export interface DomainSlots {
+  /** Each node's domain. */
+  readonly index: Int32Array;
   readonly sums: Float64Array;
   largest: number;
   largestSlots: number;
 }
 
+/**
+ * Where a state's free units came from: the version it was copied at, and
+ * the nodes changed since (`all`: too many to list).
+ */
+interface Base {
+  readonly from: number;
+  readonly nodes: number[];
+  all: boolean;
+}
+
 /** The slot caches of one topology cluster. */
 export class SlotCaches {
-  private readonly shapes = new Map<string, ShapeSlots>();
+  /** Per shape key: the versions cached. */
+  private readonly shapes = new Map<string, ShapeSlots[]>();
+  /** Per shape key, the slots of a shape with none (every version). */
+  private readonly empty = new Map<string, ShapeSlots>();
+  /** Shapes by demand object (a demand is a job's, and never changes). */
+  private readonly shapeOfDemand = new WeakMap<ResourceDemand, Shape>();
   /** Per topology key: each node's domain index. */
   private readonly domainIndex = new Map<string, Int32Array>();
-  /** Bumped by every change to a state. */
-  private stamp = 0;
+  /** Each state's version of the free matrix (given on first sight). */
+  private readonly versions = new WeakMap<object, number>();
+  /** Per state changed since it was copied: the version it was copied at, and the nodes changed since. */
+  private readonly bases = new WeakMap<object, Base>();
+  /** States whose version no other state has (changed in place). */
+  private readonly unique = new WeakSet<object>();
+  private nextVersion = 0;
+  private tick = 0;
 
   constructor(
     private readonly nodeCount: number,
@@ -47,12 +103,14 @@ export class SlotCaches {
     private readonly column: ReadonlyMap<string, number>,
   ) {}
 
-  /** Slots per node for `d`'s units per replica in `state` (whose free units are `free`). */
-  slotsFor(state: object, free: Float64Array, d: ResourceDemand): ShapeSlots {
+  /** The replica shape of `d`. */
+  shapeOf(d: ResourceDemand): Shape {
+    const known = this.shapeOfDemand.get(d);
+    if (known !== undefined) return known;
     const cols: number[] = [];
     const amounts: number[] = [];
     let unknown = false;
-    let shapeKey = "";
+    let key = "";
     for (const r in d.perReplica) {
       const amount = d.perReplica[r];
       if (!(amount > 0)) continue;
@@ -61,38 +119,157 @@ export class SlotCaches {
       else {
         cols.push(c);
         amounts.push(amount);
-        shapeKey += `${c}:${amount},`;
+        key += `${c}:${amount},`;
       }
     }
-    if (unknown || cols.length === 0) {
-      shapeKey = "none";
-      cols.length = 0;
-    }
-    const cached = this.shapes.get(shapeKey);
-    if (cached !== undefined && cached.state === state && cached.stamp === this.stamp) {
-      return cached;
-    }
-    if (this.shapes.size >= SHAPES) this.shapes.clear();
-    const n = this.nodeCount;
-    const slots = cached?.slots ?? new Float64Array(n);
-    const entry: ShapeSlots = {
-      state,
-      stamp: this.stamp,
-      cols,
-      amounts,
-      slots,
-      total: 0,
-      domains: new Map(),
+    const none = unknown || cols.length === 0;
+    const shape: Shape = {
+      key: none ? "none" : key,
+      cols: none ? [] : cols,
+      amounts: none ? [] : amounts,
+      takeCols: cols,
+      takeAmounts: amounts,
     };
-    this.shapes.set(shapeKey, entry);
-    if (shapeKey === "none") {
-      slots.fill(0);
-      return entry;
+    this.shapeOfDemand.set(d, shape);
+    return shape;
+  }
+
+  /** `state`'s version of the free matrix. */
+  versionOf(state: object): number {
+    let v = this.versions.get(state);
+    if (v === undefined) {
+      v = this.nextVersion++;
+      this.versions.set(state, v);
+      this.unique.add(state);
     }
+    return v;
+  }
+
+  /** `copy` is a copy of `source` with the same free units: it shares its version. */
+  copied(source: object, copy: object): void {
+    this.versions.set(copy, this.versionOf(source));
+    this.unique.delete(source);
+  }
+
+  /** Slots per node for `d`'s units per replica in `state` (whose free units are `free`). */
+  slotsFor(state: object, free: Float64Array, d: ResourceDemand): ShapeSlots {
+    const shape = this.shapeOf(d);
+    const n = this.nodeCount;
+    if (shape.cols.length === 0) {
+      let e = this.empty.get(shape.key);
+      if (e === undefined) {
+        e = {
+          key: shape.key,
+          version: -1,
+          used: 0,
+          cols: [],
+          amounts: [],
+          slots: new Float64Array(n),
+          total: 0,
+          domains: new Map(),
+          dirty: new Int32Array(0),
+          dirtyCount: 0,
+          mark: new Uint8Array(0),
+        };
+        this.empty.set(shape.key, e);
+      }
+      return e;
+    }
+    const v = this.versionOf(state);
+    let list = this.shapes.get(shape.key);
+    if (list === undefined) {
+      if (this.shapes.size >= SHAPES) this.shapes.clear();
+      this.shapes.set(shape.key, list = []);
+    }
+    for (let k = 0; k < list.length; k++) {
+      const e = list[k];
+      if (e.version === v) {
+        e.used = ++this.tick;
+        if (e.dirtyCount > 0) this.update(free, e);
+        return e;
+      }
+    }
+    // Not cached: from the version the state was copied at, when that is.
+    const base = this.bases.get(state);
+    if (base !== undefined && !base.all) {
+      for (let k = 0; k < list.length; k++) {
+        if (list[k].version !== base.from) continue;
+        const e = this.copyFor(list[k], v);
+        this.markDirty(e, base.nodes);
+        if (e.dirtyCount > 0) this.update(free, e);
+        return e;
+      }
+    }
+    // Else afresh; the least recently used version's arrays are reused when all are taken.
+    let entry: ShapeSlots;
+    if (list.length < VERSIONS) {
+      entry = {
+        key: shape.key,
+        version: v,
+        used: ++this.tick,
+        cols: shape.cols,
+        amounts: shape.amounts,
+        slots: new Float64Array(n),
+        total: 0,
+        domains: new Map(),
+        dirty: new Int32Array(n),
+        dirtyCount: 0,
+        mark: new Uint8Array(n),
+      };
+      list.push(entry);
+    } else {
+      entry = list[0];
+      for (let k = 1; k < list.length; k++) if (list[k].used < entry.used) entry = list[k];
+      entry.version = v;
+      entry.used = ++this.tick;
+      entry.domains.clear();
+      for (let k = 0; k < entry.dirtyCount; k++) entry.mark[entry.dirty[k]] = 0;
+      entry.dirtyCount = 0;
+    }
+    const slots = entry.slots;
     let total = 0;
     for (let i = 0; i < n; i++) total += slots[i] = this.nodeSlots(free, entry, i);
     entry.total = total;
     return entry;
+  }
+
+  /** Brings the slots of `e`'s changed nodes, and their domains' sums, up to date. */
+  private update(free: Float64Array, e: ShapeSlots): void {
+    const slots = e.slots;
+    const n = this.nodeCount;
+    if (e.dirtyCount * 2 > n) {
+      // Most nodes changed: all of them, and the domains' sums afresh.
+      let total = 0;
+      for (let i = 0; i < n; i++) total += slots[i] = this.nodeSlots(free, e, i);
+      e.total = total;
+      for (const ds of e.domains.values()) {
+        const index = ds.index;
+        ds.sums.fill(0);
+        for (let i = 0; i < n; i++) ds.sums[index[i]] += slots[i];
+        findLargest(ds);
+      }
+      e.mark.fill(0);
+      e.dirtyCount = 0;
+      return;
+    }
+    const domains = [...e.domains.values()];
+    const dirty = e.dirty;
+    const mark = e.mark;
+    let total = e.total;
+    let changed = false;
+    for (let k = 0; k < e.dirtyCount; k++) {
+      const i = dirty[k];
+      mark[i] = 0;
+      const delta = this.nodeSlots(free, e, i) - slots[i];
+      if (delta === 0) continue;
+      changed = true;
+      slots[i] += delta;
+      total += delta;
+      for (let j = 0; j < domains.length; j++) domains[j].sums[domains[j].index[i]] += delta;
+    }
+    e.total = total;
+    e.dirtyCount = 0;
+    if (changed) { for (let j = 0; j < domains.length; j++) findLargest(domains[j]); }
   }
 
   /** Slots per domain of `key` ("" = global), computed once per shape and kept up to date. */
@@ -116,35 +293,104 @@ export class SlotCaches {
       for (let j = 0; j < members.length; j++) sum += slots[members[j]];
       sums[k] = sum;
     }
-    const result = { sums, largest: -1, largestSlots: 0 };
+    const result = { index: this.domainIndex.get(key)!, sums, largest: -1, largestSlots: 0 };
     findLargest(result);
     shape.domains.set(key, result);
     return result;
   }
 
   /**
-   * Applies a change to `nodes` of `state` (whose free units are `free`) and
-   * keeps the shapes of `state` that were current: only those nodes' slots,
-   * and their domains' sums, are recomputed.
+   * Applies a change to `nodes` of `state` and keeps the cached slots of its
+   * version: those nodes are marked for recomputing. A state changed for the
+   * first time since it was copied leaves the shared version's slots to the
+   * other state and notes where it came from (`Base`): a shape looked up
+   * later starts from that version's slots (`slotsFor`).
    */
-  change(state: object, free: Float64Array, nodes: readonly number[], apply: () => void): void {
-    const current: ShapeSlots[] = [];
-    for (const e of this.shapes.values()) {
-      if (e.state === state && e.stamp === this.stamp && e.cols.length > 0) current.push(e);
-    }
+  change(state: object, nodes: readonly number[], apply: () => void): void {
+    const v = this.versionOf(state);
+    const inPlace = this.unique.has(state);
     apply();
-    this.stamp++;
-    for (const e of current) {
-      for (const i of nodes) {
-        const delta = this.nodeSlots(free, e, i) - e.slots[i];
-        if (delta === 0) continue;
-        e.slots[i] += delta;
-        e.total += delta;
-        for (const [key, ds] of e.domains) ds.sums[this.domainIndex.get(key)![i]] += delta;
-      }
-      for (const ds of e.domains.values()) findLargest(ds);
-      e.stamp = this.stamp;
+    // A new version either way: what was computed for the old one (a
+    // placement packed in it) no longer holds for this state.
+    const nv = this.nextVersion++;
+    this.versions.set(state, nv);
+    this.unique.add(state);
+    if (!inPlace) {
+      this.bases.set(state, { from: v, nodes: nodes.slice(), all: false });
+      return;
     }
+    const base = this.bases.get(state);
+    if (base !== undefined && !base.all) {
+      if (base.nodes.length + nodes.length > this.nodeCount) base.all = true;
+      else for (let k = 0; k < nodes.length; k++) base.nodes.push(nodes[k]);
+    }
+    for (const list of this.shapes.values()) {
+      for (let k = 0; k < list.length; k++) {
+        const e = list[k];
+        if (e.version !== v) continue;
+        // Recomputed when next looked up (a shadow copy releases many jobs
+        // between two lookups, mostly of other shapes).
+        e.version = nv;
+        this.markDirty(e, nodes);
+      }
+    }
+  }
+
+  private markDirty(e: ShapeSlots, nodes: readonly number[]): void {
+    const dirty = e.dirty;
+    const mark = e.mark;
+    let count = e.dirtyCount;
+    for (let k = 0; k < nodes.length; k++) {
+      const i = nodes[k];
+      if (mark[i] === 0) {
+        mark[i] = 1;
+        dirty[count++] = i;
+      }
+    }
+    e.dirtyCount = count;
+  }
+
+  /** A copy of `e` for version `v`, cached beside it (giving way to the least recently used). */
+  private copyFor(e: ShapeSlots, v: number): ShapeSlots {
+    const list = this.shapes.get(e.key)!;
+    let copy: ShapeSlots;
+    if (list.length < VERSIONS) {
+      copy = {
+        key: e.key,
+        version: v,
+        used: ++this.tick,
+        cols: e.cols,
+        amounts: e.amounts,
+        slots: e.slots.slice(),
+        total: e.total,
+        domains: new Map(),
+        dirty: e.dirty.slice(),
+        dirtyCount: e.dirtyCount,
+        mark: e.mark.slice(),
+      };
+      list.push(copy);
+    } else {
+      copy = e;
+      for (const x of list) if (x !== e && (copy === e || x.used < copy.used)) copy = x;
+      copy.version = v;
+      copy.used = ++this.tick;
+      copy.slots.set(e.slots);
+      copy.total = e.total;
+      copy.domains.clear();
+      // Only the changed nodes' marks: clear the copy's, set `e`'s.
+      for (let k = 0; k < copy.dirtyCount; k++) copy.mark[copy.dirty[k]] = 0;
+      for (let k = 0; k < e.dirtyCount; k++) copy.mark[copy.dirty[k] = e.dirty[k]] = 1;
+      copy.dirtyCount = e.dirtyCount;
+    }
+    for (const [k, ds] of e.domains) {
+      copy.domains.set(k, {
+        index: ds.index,
+        sums: ds.sums.slice(),
+        largest: ds.largest,
+        largestSlots: ds.largestSlots,
+      });
+    }
+    return copy;
   }
 
   /** Replica slots of node `i` for a shape: min over its resources of floor(free / units). */

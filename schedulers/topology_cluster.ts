@@ -75,6 +75,18 @@ export interface TopologyState {
   readonly offline?: ReadonlySet<number>;
 }
 
+/** Placements `allocate` recognises as packed by `place`. */
+const PACKED = 4;
+
+/** A placement as packed: the demand, the version of the free units, nodes and replicas. */
+interface Packed {
+  readonly placement: Placement;
+  readonly demand: ResourceDemand;
+  readonly version: number;
+  readonly nodes: readonly number[];
+  readonly replicas: readonly number[];
+}
+
 interface Domain {
   readonly name: string;
   /** Node indexes, ascending (= name order). */
@@ -141,6 +153,14 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private readonly slotCaches: SlotCaches;
   /** `fitsOnline`'s empty machine, for one set of offline nodes. */
   private emptyOnline?: { readonly key: string; readonly state: TopologyState };
+  /** Nodes per slot value (`cutOf`'s buffer). */
+  private counts = new Float64Array(64);
+  /**
+   * The last placements `place` packed: for whom, in which free units, and
+   * their nodes (a few: a job is started right after it is placed).
+   */
+  private readonly packed: (Packed | undefined)[] = new Array(PACKED).fill(undefined);
+  private packedNext = 0;
 
   constructor(input: readonly TopologyNode[]) {
     const nodes = [...input].sort((a, b) => compareNames(a.name, b.name));
@@ -217,7 +237,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       if (tied++ === 0) best = k;
     }
     // One candidate (always so without a topology key): nothing to compare.
-    if (tied === 1) return { placement: this.pack(domains[best], replicas) };
+    if (tied === 1) return { placement: this.pack(domains[best], replicas, state, d) };
     best = -1;
     let bestNodes = Infinity;
     for (let k = 0; k < domains.length; k++) {
@@ -228,7 +248,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         bestNodes = used;
       }
     }
-    return { placement: this.pack(domains[best], replicas) };
+    return { placement: this.pack(domains[best], replicas, state, d) };
   }
 
   canPlace(state: TopologyState, job: JobRecord): boolean {
@@ -267,6 +287,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       ? { free: state.free.slice(), held: new Map(state.held) }
       : { free: state.free.slice(), held: new Map(state.held), offline: new Set(state.offline) };
     this.editing.add(copy);
+    this.slotCaches.copied(state, copy);
     return copy;
   }
 
@@ -276,8 +297,19 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     if (state.held.has(job.id)) {
       throw new EvtsimError("state", `topology cluster: job ${job.id} already holds resources`);
     }
-    const R = this.resources.length;
     const free = state.free;
+    const packed = this.packed.find((p) => p?.placement === placement);
+    if (
+      packed !== undefined && packed.demand === d &&
+      packed.version === this.slotCaches.versionOf(state)
+    ) {
+      // Packed by `place` in these very free units: it fits, as checked below.
+      const { nodes, replicas } = packed;
+      this.slotCaches.change(state, nodes, () => this.take(free, d, nodes, replicas, -1));
+      (state.held as Map<number, Held>).set(job.id, { nodes, replicas });
+      return state;
+    }
+    const R = this.resources.length;
     const nodes: number[] = [];
     const replicas: number[] = [];
     let total = 0;
@@ -312,7 +344,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         `topology cluster: job ${job.id}: allocation holds ${total} replicas, not ${d.replicas}`,
       );
     }
-    this.slotCaches.change(state, free, nodes, () => this.take(free, d, nodes, replicas, -1));
+    this.slotCaches.change(state, nodes, () => this.take(free, d, nodes, replicas, -1));
     (state.held as Map<number, Held>).set(job.id, { nodes, replicas });
     return state;
   }
@@ -325,7 +357,6 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     }
     this.slotCaches.change(
       state,
-      state.free,
       h.nodes,
       () => this.take(state.free, demandOf(job), h.nodes, h.replicas, +1),
     );
@@ -355,7 +386,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     if (changing.length === 0) return state;
     const R = this.resources.length;
     const free = state.free;
-    this.slotCaches.change(state, free, changing, () => {
+    this.slotCaches.change(state, changing, () => {
       for (const i of changing) {
         for (let r = 0; r < R; r++) {
           const c = this.nodes[i].capacity[this.resources[r]] ?? 0;
@@ -420,9 +451,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     sign: number,
   ): void {
     const R = this.resources.length;
-    for (const [r, amount] of Object.entries(d.perReplica)) {
-      const c = this.column.get(r);
-      if (amount <= 0 || c === undefined) continue;
+    const { takeCols, takeAmounts } = this.slotCaches.shapeOf(d);
+    for (let j = 0; j < takeCols.length; j++) {
+      const c = takeCols[j];
+      const amount = takeAmounts[j];
       for (let k = 0; k < nodes.length; k++) free[nodes[k] * R + c] += sign * amount * replicas[k];
     }
   }
@@ -452,60 +484,117 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     return domains;
   }
 
-  /** Nodes of `members` with free slots, by slots descending, then name (= index). */
-  private byFreeSlots(members: Int32Array): number[] {
+  /**
+   * Where compact packing of `replicas` into `members` (nodes by slots
+   * descending, then name = index, each taking min(slots, replicas left))
+   * stops: every node with more than `cut` slots is taken whole (`above`
+   * of them, `left` replicas still to place after them), then nodes with
+   * exactly `cut` slots, in index order, until none is left. Found by
+   * counting nodes per slot value, without sorting; the members' slots
+   * must hold at least `replicas`.
+   */
+  private cutOf(
+    members: Int32Array,
+    replicas: number,
+  ): { cut: number; above: number; left: number } {
     const slots = this.slots;
-    const n = this.names.length;
-    let count = 0;
     let most = 0;
     for (let j = 0; j < members.length; j++) {
       const k = slots[members[j]];
-      if (k > 0) {
-        count++;
-        if (k > most) most = k;
-      }
+      if (k > most) most = k;
     }
-    // One number per node, (most − slots) · n + index, sorted as numbers (no
-    // comparator): the same order as by slots descending, then index.
-    const keys = new Float64Array(count);
-    count = 0;
+    if (most > 4096 + members.length) return this.cutBySorting(members, replicas);
+    if (this.counts.length < most + 1) this.counts = new Float64Array(most + 1);
+    const counts = this.counts;
+    counts.fill(0, 0, most + 1);
     for (let j = 0; j < members.length; j++) {
-      const i = members[j];
-      if (slots[i] > 0) keys[count++] = (most - slots[i]) * n + i;
+      const k = slots[members[j]];
+      if (k > 0) counts[k]++;
     }
-    keys.sort();
-    const ordered = new Array<number>(count);
-    for (let j = 0; j < count; j++) ordered[j] = keys[j] % n;
-    return ordered;
+    let above = 0;
+    let left = replicas;
+    let cut = most;
+    for (; cut > 0; cut--) {
+      if (counts[cut] * cut >= left) break;
+      above += counts[cut];
+      left -= counts[cut] * cut;
+    }
+    return { cut, above, left };
+  }
+
+  /** `cutOf` for slot values too large to count by: the values sorted. */
+  private cutBySorting(
+    members: Int32Array,
+    replicas: number,
+  ): { cut: number; above: number; left: number } {
+    const slots = this.slots;
+    const values: number[] = [];
+    for (let j = 0; j < members.length; j++) {
+      if (slots[members[j]] > 0) values.push(slots[members[j]]);
+    }
+    const sorted = Float64Array.from(values).sort();
+    let above = 0;
+    let left = replicas;
+    for (let p = sorted.length - 1; p >= 0;) {
+      const cut = sorted[p];
+      let q = p;
+      while (q >= 0 && sorted[q] === cut) q--;
+      const count = p - q;
+      if (count * cut >= left) return { cut, above, left };
+      above += count;
+      left -= count * cut;
+      p = q;
+    }
+    return { cut: 0, above, left };
   }
 
   /** How many nodes compact packing of `replicas` into `members` uses. */
   private packedCount(members: Int32Array, replicas: number): number {
-    let left = replicas;
-    let used = 0;
-    for (const i of this.byFreeSlots(members)) {
-      if (left <= 0) break;
-      left -= Math.min(this.slots[i], left);
-      used++;
-    }
-    return used;
+    const { cut, above, left } = this.cutOf(members, replicas);
+    return above + Math.ceil(left / cut);
   }
 
-  /** Compact packing of `replicas` into `domain`; the allocation by node name. */
-  private pack(domain: Domain, replicas: number): Placement {
-    let left = replicas;
-    const taken: [number, number][] = [];
-    for (const i of this.byFreeSlots(domain.nodes)) {
-      if (left <= 0) break;
-      const k = Math.min(this.slots[i], left);
-      taken.push([i, k]);
-      left -= k;
+  /**
+   * Compact packing of `replicas` into `domain`; the allocation by node
+   * name. Remembered with the free units it was packed in, so that
+   * `allocate` takes it without checking it again.
+   */
+  private pack(
+    domain: Domain,
+    replicas: number,
+    state: TopologyState,
+    d: ResourceDemand,
+  ): Placement {
+    const members = domain.nodes;
+    const slots = this.slots;
+    let { cut, left } = this.cutOf(members, replicas);
+    const nodes: number[] = [];
+    const counts: number[] = [];
+    const allocation: NodeShare[] = [];
+    // One pass in index order (= the allocation's order, by node name).
+    for (let j = 0; j < members.length; j++) {
+      const i = members[j];
+      const free = slots[i];
+      let k: number;
+      if (free > cut) k = free;
+      else if (free === cut && left > 0) {
+        k = Math.min(cut, left);
+        left -= k;
+      } else continue;
+      nodes.push(i);
+      counts.push(k);
+      allocation.push(Object.freeze({ nodeName: this.names[i], replicas: k }));
     }
-    taken.sort((a, b) => a[0] - b[0]);
-    const allocation: NodeShare[] = taken.map(([i, k]) =>
-      Object.freeze({ nodeName: this.names[i], replicas: k })
-    );
-    return Object.freeze({ domain: domain.name, allocation: Object.freeze(allocation) });
+    const placement = Object.freeze({ domain: domain.name, allocation: Object.freeze(allocation) });
+    this.packed[this.packedNext] = {
+      placement,
+      demand: d,
+      version: this.slotCaches.versionOf(state),
+      nodes,
+      replicas: counts,
+    };
+    this.packedNext = (this.packedNext + 1) % PACKED;
+    return placement;
   }
 }
 
