@@ -3,7 +3,8 @@
 // demands by the CSV trace's rules; the schedule and the per-resource
 // utilization equal `evtsim simulate TRACE --machine FILE`'s; bad demands
 // and jobs the machine can never hold are one-line 400s naming the job and
-// field; a session giving totalNodes is refused.
+// field; a session giving totalNodes is refused; a session's recording
+// replays on the machine.
 
 import { cliCommand, recordProcessRun, ROOT, runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
@@ -38,8 +39,20 @@ function traceJobs(text: string): Record<string, unknown>[] {
 }
 
 /** Runs `evtsim serve --machine MACHINE` as a process; gives `f` its HTTP client. */
-async function withMachineServer(f: (api: HttpClient) => Promise<void>): Promise<void> {
-  const argv = cliCommand(["serve", "--port", "0", "--grpc_port", "off", "--machine", MACHINE]);
+async function withMachineServer(
+  f: (api: HttpClient) => Promise<void>,
+  extra: readonly string[] = [],
+): Promise<void> {
+  const argv = cliCommand([
+    "serve",
+    "--port",
+    "0",
+    "--grpc_port",
+    "off",
+    "--machine",
+    MACHINE,
+    ...extra,
+  ]);
   argv.splice(1, 0, "--allow-net");
   const child = new Deno.Command(Deno.execPath(), {
     args: argv,
@@ -107,7 +120,11 @@ Deno.test("serve --machine: appended demand jobs are scheduled as simulate --mac
       assert(expected.some(([s, b]) => b > s), JSON.stringify(expected));
       assertEquals(out.resourceMetrics, stats.resources);
       assert(out.decisions.some((d: { allocation?: unknown }) => d.allocation !== undefined));
-    });
+      // The session was recorded on the machine, and its recording re-simulates.
+      const replay = await runCli(["replay", out.recording.file, "--verify"]);
+      assertEquals(replay.code, 0, replay.err.join("\n"));
+      assert(replay.out.join("\n").includes("every decision matches"), replay.out.join("\n"));
+    }, ["--record_dir", `${dir}/rec`]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
