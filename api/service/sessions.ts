@@ -223,16 +223,13 @@ export class Session {
       throw new ServiceError(400, "usage", `session name must match ${NAME.source}, got '${name}'`);
     }
     this.#machine = env.machine === undefined ? undefined : machineSession(env.machine);
-    const config: SimulationConfig = this.#machine !== undefined
-      ? this.#machine.config(given)
-      : given.totalNodes === undefined
-      ? (() => {
-        throw new ServiceError(400, "usage", "totalNodes: required (the server has no --machine)");
-      })()
-      : { ...given, totalNodes: given.totalNodes };
-    if (admission !== undefined) {
-      (config as { backfillPolicy?: string }).backfillPolicy = admission;
+    if (this.#machine === undefined && given.totalNodes === undefined) {
+      throw new ServiceError(400, "usage", "totalNodes: required (the server has no --machine)");
     }
+    const base: SimulationConfig = this.#machine !== undefined
+      ? this.#machine.config(given)
+      : { ...given, totalNodes: given.totalNodes! };
+    const config = admission === undefined ? base : { ...base, backfillPolicy: admission };
     this.id = id;
     this.name = name ?? "session";
     this.#env = env;
