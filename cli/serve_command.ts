@@ -64,6 +64,13 @@ const OPTIONS: Readonly<Record<string, CommandOption>> = {
     help: "a module of your own pickers and admission policies, which sessions may name " +
       "(CreateSession picker / admission)",
   },
+  machine: {
+    type: "string",
+    value: "FILE",
+    help: "run every session on this machine (YAML or JSON, as simulate --machine): sessions " +
+      "give no totalNodes, and appended jobs may ask numCores, memory, gpus, partition and " +
+      "topology per replica (HTTP)",
+  },
   help: { type: "boolean", short: "h", help: "show this help" },
 };
 
@@ -125,6 +132,12 @@ export async function serveCommand(args: readonly string[], con: Console): Promi
     ? undefined
     : decodeURIComponent(new URL(module, `file://${Deno.cwd()}/`).pathname);
   const registry = policyModule === undefined ? undefined : await serveRegistry(module!);
+  const machineFile = stringValue(parsed, "machine");
+  // Read and checked once here (one line naming the file, line and field);
+  // each session's worker builds the resource model from this description.
+  const machine = machineFile === undefined
+    ? undefined
+    : await (await import("../io/machine_file.ts")).readMachine(machineFile);
   const { hostPort, startServer } = await import("../api/service/server.ts");
   const server = await startServer({
     host: stringValue(parsed, "host"),
@@ -138,6 +151,7 @@ export async function serveCommand(args: readonly string[], con: Console): Promi
     spareWorkers: numberValue(parsed, "spare_workers", 0),
     policyModule,
     registry,
+    ...(machine !== undefined ? { machine } : {}),
     version: VERSION,
   });
   con.out(`HTTP: http://${hostPort(server.host, server.httpPort)}`);

@@ -47,6 +47,7 @@ import { ALLOC_ROWS } from "./_fault_rows_m-alloc.ts";
 import { M_CONS_ROWS } from "./_fault_rows_m-cons.ts";
 import { RECORD_ROWS } from "./_fault_rows_m-record.ts";
 import { GANTT_ROWS } from "./_fault_rows_r-gantt.ts";
+import { SERVE_MACHINE_ROWS } from "./_fault_rows_m-serve.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1218,6 +1219,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...WARM_ROWS,
   ...M_CONS_ROWS,
   ...GANTT_ROWS,
+  ...SERVE_MACHINE_ROWS,
 ];
 
 for (const row of CATALOGUE) {

@@ -5,6 +5,8 @@
 
 import type { JobSpec } from "../../core/types.ts";
 import type { PolicyRegistry } from "../../core/policies.ts";
+import type { Machine } from "../../core/machine.ts";
+import { machineInput } from "../../io/_machine_demands.ts";
 import {
   type FinishSummary,
   type OutputField,
@@ -60,6 +62,8 @@ export interface SessionInit {
   readonly policyModule?: string;
   /** The session's own folder for the rows of its finish reply. */
   readonly spillDir?: string;
+  /** The server's `--machine` (plain data: the model is built where the session runs). */
+  readonly machine?: Machine;
 }
 
 /** An error as it crosses the boundary. */
@@ -81,8 +85,13 @@ export class SessionPlace {
   constructor(readonly session: Session) {}
 
   /** Creates the session of `init` (with `registry` for its policy names). */
-  static create(init: SessionInit, env: Omit<SessionEnv, "registry">, registry?: PolicyRegistry) {
-    const session = new Session({ ...env, registry }, init.id, init.params);
+  static create(
+    init: SessionInit,
+    env: Omit<SessionEnv, "registry" | "machine">,
+    registry?: PolicyRegistry,
+  ) {
+    const machine = init.machine === undefined ? undefined : machineInput(init.machine);
+    const session = new Session({ ...env, registry, machine }, init.id, init.params);
     if (env.recordDir !== undefined) session.startRecording();
     return new SessionPlace(session);
   }

@@ -236,9 +236,12 @@ class StreamSession {
       }
     }
     const admission = str("admission");
+    // On a --machine server the machine gives the nodes: proto3 cannot tell an
+    // unset total_nodes from 0, so 0 leaves it out (another value is refused).
+    const totalNodes = num(m.total_nodes);
     const session = await this.host.create({
       name,
-      totalNodes: num(m.total_nodes),
+      ...(totalNodes === 0 && this.host.hasMachine ? {} : { totalNodes }),
       backfillPolicy: pick("backfill_policy", BACKFILL, "easy"),
       priorityPolicy: pick("priority_policy", PRIORITY, "fcfs") as "fcfs",
       runTimeMode: pick("run_time_mode", RUN_TIME, "actual") as RunTimeMode,

@@ -340,8 +340,10 @@ function outputStream(host: SessionHost, s: SessionHandle, summary: FinishSummar
   parts.push(
     `,"statistics":${JSON.stringify(head.statistics)},"metrics":${
       JSON.stringify(head.metrics)
-    },"breakdowns":${JSON.stringify(head.breakdowns)},"fairness":${
-      JSON.stringify(head.fairness)
+    },"breakdowns":${JSON.stringify(head.breakdowns)},"fairness":${JSON.stringify(head.fairness)}${
+      head.resourceMetrics === undefined
+        ? ""
+        : `,"resourceMetrics":${JSON.stringify(head.resourceMetrics)}`
     },"recording":${JSON.stringify(head.recording)}}`,
   );
   const encoder = new TextEncoder();

@@ -21,6 +21,20 @@ export const JobSpecSchema = z.object({
   account: z.string().min(1).max(256).optional().openapi({
     description: "The account it is charged to (fair share with by: account)",
   }),
+  // Demands on a --machine server (the CSV trace's columns; numNodes = replicas).
+  numCores: z.number().optional().openapi({
+    description: "Cores per replica (--machine servers; CSV num_cores)",
+  }),
+  memory: z.union([z.number(), z.string().max(64)]).optional().openapi({
+    description: "Memory per replica: MiB, or a size like 64G (--machine servers)",
+  }),
+  gpus: z.number().optional().openapi({ description: "GPUs per replica (--machine servers)" }),
+  partition: z.string().max(256).optional().openapi({
+    description: "The machine partition it runs in (--machine servers)",
+  }),
+  topology: z.string().max(256).optional().openapi({
+    description: "A label key (e.g. rack) whose one domain holds every replica (--machine servers)",
+  }),
 }).strict().openapi("JobSpec");
 
 /** A queue definition as a request gives it. */
@@ -41,7 +55,10 @@ export const CreateSessionSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/).optional().openapi({
     description: "A label used in recording file names",
   }),
-  totalNodes: z.number().int().positive(),
+  totalNodes: z.number().int().positive().optional().openapi({
+    description:
+      "Whole identical nodes: required, except on a --machine server (leave it out there)",
+  }),
   backfillPolicy: z.enum(["easy", "conservative", "none"]).optional(),
   priorityPolicy: z.enum(["fcfs", "fcfs_alt", "fcfs_conservative", "sjf", "ljf"]).optional(),
   picker: z.string().min(1).optional().openapi({
@@ -246,6 +263,8 @@ export const OutputSchema = z.object({
   /** Jain's index over the users' mean bounded slowdowns and the worst user. */
   fairness: z.record(z.string(), z.union([z.string(), z.number()]).nullable())
     .openapi("Fairness"),
+  /** Per-resource and per-partition utilization (--machine servers; stats JSON `resources`). */
+  resourceMetrics: z.record(z.string(), z.unknown()).optional().openapi("ResourceMetrics"),
   recording: RecordingStatusSchema,
 }).openapi("Output");
 

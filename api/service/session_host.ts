@@ -13,6 +13,7 @@
 
 import { encode } from "../../io/replay_log.ts";
 import type { PolicyRegistry } from "../../core/policies.ts";
+import type { Machine } from "../../core/machine.ts";
 import { checkJsonBounds } from "../../core/_json_bounds.ts";
 import type { RecordingSink } from "../recorder.ts";
 import {
@@ -48,6 +49,8 @@ export interface SessionHostOptions {
   readonly spareWorkers?: number;
   /** Where sessions run (default "worker"). */
   readonly isolation?: "worker" | "inline";
+  /** The server's `--machine`: every session runs on it. */
+  readonly machine?: Machine;
   /** Opens a recording file (inline sessions only); tests inject failures. */
   readonly openSink?: (path: string) => RecordingSink;
 }
@@ -244,6 +247,11 @@ export class SessionHost {
     return this.#pool?.started ?? 0;
   }
 
+  /** Whether sessions run on the server's `--machine` (then they give no totalNodes). */
+  get hasMachine(): boolean {
+    return this.#options.machine !== undefined;
+  }
+
   /** Sessions open now. */
   get size(): number {
     return this.#sessions.size;
@@ -275,6 +283,7 @@ export class SessionHost {
       recordDir: this.recordDir,
       snapshotInterval: this.snapshotInterval,
       policyModule: this.#options.policyModule,
+      ...(this.#options.machine !== undefined ? { machine: this.#options.machine } : {}),
     };
     this.#creating++;
     let runner: Runner | undefined;

@@ -25,12 +25,14 @@ import type { RecordingSink, RecordingStatus } from "../recorder.ts";
 import { Simulation } from "../simulation.ts";
 import type { PolicyRegistry } from "../../core/policies.ts";
 import { FileRows, MemoryRows, type RowStore } from "./_row_store.ts";
+import type { MachineInput } from "../../io/_machine_demands.ts";
+import { type MachineSession, machineSession, withoutDemands } from "./_machine_session.ts";
+import type { ResourceMetrics } from "../../core/_metrics_resources.ts";
 
 /** Parameters a session is created with (checked by the fronts' schemas first). */
 export interface SessionParams extends
   Pick<
     SimulationConfig,
-    | "totalNodes"
     | "backfillPolicy"
     | "priorityPolicy"
     | "queues"
@@ -45,6 +47,11 @@ export interface SessionParams extends
     | "onCapacityCut"
     | "capacitySemantics"
   > {
+  /**
+   * Whole identical nodes (required, except on a server started with
+   * `--machine`, where it must be left out: the machine gives the nodes).
+   */
+  readonly totalNodes?: number;
   /** A label, used in recording file names (letters, digits, `.`, `_`, `-`). */
   readonly name?: string;
   /** A registered picker by name (the built-ins, or one of the server's --policy_module). */
@@ -116,6 +123,8 @@ export interface SessionOutput {
   readonly breakdowns: Breakdowns;
   /** Jain's index over the users' mean bounded slowdowns and the worst user. */
   readonly fairness: Fairness;
+  /** Per-resource (and per-partition) utilization, on a `--machine` server only. */
+  readonly resourceMetrics?: ResourceMetrics;
   readonly recording: SessionRecordingStatus;
 }
 
@@ -143,6 +152,8 @@ export interface SessionEnv {
    * kept (one file per kind); without it they are kept in memory.
    */
   readonly spillDir?: string;
+  /** The server's `--machine`: every session runs on it. */
+  readonly machine?: MachineInput;
 }
 
 /** Where a recording stands after a call: what the host needs to end it cleanly itself. */
@@ -203,13 +214,22 @@ export class Session {
   #bytes = 0;
   /** Each appended job's user and account (job rows carry neither), for the breakdowns. */
   readonly #owners = new Map<number, { user?: string; account?: string }>();
+  /** The machine the session runs on (the server's `--machine`), if any. */
+  readonly #machine: MachineSession | undefined;
 
   constructor(env: SessionEnv, id: string, params: SessionParams) {
     const { name, admission, ...given } = params;
-    const config = admission === undefined ? given : { ...given, backfillPolicy: admission };
     if (name !== undefined && !NAME.test(name)) {
       throw new ServiceError(400, "usage", `session name must match ${NAME.source}, got '${name}'`);
     }
+    this.#machine = env.machine === undefined ? undefined : machineSession(env.machine);
+    if (this.#machine === undefined && given.totalNodes === undefined) {
+      throw new ServiceError(400, "usage", "totalNodes: required (the server has no --machine)");
+    }
+    const base: SimulationConfig = this.#machine !== undefined
+      ? this.#machine.config(given)
+      : { ...given, totalNodes: given.totalNodes! };
+    const config = admission === undefined ? base : { ...base, backfillPolicy: admission };
     this.id = id;
     this.name = name ?? "session";
     this.#env = env;
@@ -266,7 +286,14 @@ export class Session {
 
   /** Appends jobs (all or nothing); `submit: false` only stores them (DR_EVT's gRPC append). */
   append(jobs: readonly JobSpec[], submit = true): { result: number[] } & CallRows {
-    const done = this.call((sim) => sim.appendJobs(jobs, { submit }));
+    // A job's demand fields (HTTP) become its demand on the machine here.
+    let specs = jobs;
+    try {
+      specs = this.#machine?.jobs(jobs) ?? withoutDemands(jobs);
+    } catch (e) {
+      throw serviceError(e);
+    }
+    const done = this.call((sim) => sim.appendJobs(specs, { submit }));
     done.result.forEach((id, i) => {
       const { user, account } = jobs[i];
       if (user !== undefined || account !== undefined) this.#owners.set(id, { user, account });
@@ -375,6 +402,7 @@ export class Session {
         sessionId: this.id,
         statistics: out.statistics,
         ...this.#metrics(out.statistics.totalNodes),
+        ...(this.#machine !== undefined ? { resourceMetrics: this.#resourceMetrics() } : {}),
         recording: this.recordingStatus(),
       },
       counts: {
@@ -399,6 +427,21 @@ export class Session {
       }
     }
     return { metrics: c.metrics(totalNodes), ...c.breakdowns() };
+  }
+
+  // Per-resource utilization as simulate's stats JSON gives it: what each
+  // job held (its DISPATCH row; a machine session keeps decisions on) and
+  // when (its job row), read back from the kept rows a page at a time.
+  #resourceMetrics(): ResourceMetrics {
+    const c = this.#machine!.resourceUse();
+    const { decisions, jobs } = this.#kept;
+    for (let from = 0; from < decisions.count; from += METRIC_PAGE_ROWS) {
+      c.decisions(JSON.parse(`[${decisions.page(from, METRIC_PAGE_ROWS)}]`));
+    }
+    for (let from = 0; from < jobs.count; from += METRIC_PAGE_ROWS) {
+      for (const r of JSON.parse(`[${jobs.page(from, METRIC_PAGE_ROWS)}]`)) c.add(r);
+    }
+    return c.metrics();
   }
 
   /** Rows `from` .. `from + count - 1` of `field` as JSON text, comma-separated. */

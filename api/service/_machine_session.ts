@@ -1,0 +1,125 @@
+// A session of a server started with `evtsim serve --machine FILE`. The
+// machine description crosses to the session's worker as plain data (a
+// resource model is an object of state and cannot be posted); here, where
+// the session runs, it becomes the same topology cluster `simulate
+// --machine` builds (cli/_machine_run.ts `machineModel`), and appended jobs'
+// demand fields become their demands by the CSV trace's rules
+// (io/_machine_demands.ts `csvDemands`), so both fronts read a demand alike.
+
+import { EvtsimError } from "../../core/errors.ts";
+import { ResourceUseCollector } from "../../core/_metrics_resources.ts";
+import type { JobSpec, SimulationConfig } from "../../core/types.ts";
+import { csvDemands, type MachineInput } from "../../io/_machine_demands.ts";
+import { topologyCluster } from "../../schedulers/topology_cluster.ts";
+import { ServiceError } from "./sessions.ts";
+
+/** The demand fields an appended job may carry (HTTP), as the CSV trace's columns. */
+export interface JobDemandFields {
+  /** Cores per replica (CSV `num_cores`). */
+  readonly numCores?: number;
+  /** Memory per replica: MiB, or a size like "64G" (CSV `memory`). */
+  readonly memory?: number | string;
+  /** GPUs per replica (CSV `gpus`). */
+  readonly gpus?: number;
+  /** The partition it runs in (CSV `partition`). */
+  readonly partition?: string;
+  /** A label key (e.g. rack) whose one domain must hold every replica (CSV `topology`). */
+  readonly topology?: string;
+}
+
+/** The request field of each CSV column the demand reader asks for. */
+const FIELD_OF: Readonly<Record<string, keyof JobDemandFields | "queue">> = {
+  num_cores: "numCores",
+  memory: "memory",
+  gpus: "gpus",
+  partition: "partition",
+  topology: "topology",
+  queue: "queue",
+};
+
+const DEMAND_FIELDS = ["numCores", "memory", "gpus", "partition", "topology"] as const;
+
+type JobWithDemand = JobSpec & JobDemandFields;
+
+/** A job without its demand fields (what the engine takes). */
+function strip(job: JobWithDemand): JobSpec {
+  const { numCores: _c, memory: _m, gpus: _g, partition: _p, topology: _t, ...spec } = job;
+  return spec;
+}
+
+/**
+ * The jobs of a session without a machine: a demand field is refused (one
+ * line naming the job and field), since whole nodes are all it has.
+ */
+export function withoutDemands(jobs: readonly JobSpec[]): readonly JobSpec[] {
+  jobs.forEach((j, i) => {
+    const f = DEMAND_FIELDS.find((k) => (j as JobWithDemand)[k] !== undefined);
+    if (f !== undefined) {
+      throw new EvtsimError(
+        "input",
+        `job ${i}: ${f}: needs a server started with --machine (this one has whole nodes only)`,
+      );
+    }
+  });
+  return jobs;
+}
+
+/** What a session on a machine needs: its configuration, its jobs' demands, its utilization. */
+export interface MachineSession {
+  /** The session's configuration on the machine (refuses `totalNodes`). */
+  config(given: Omit<SimulationConfig, "totalNodes"> & { totalNodes?: number }): SimulationConfig;
+  /** The jobs with their demands (numNodes = replicas); throws one line per bad job. */
+  jobs(jobs: readonly JobSpec[]): JobSpec[];
+  /** A collector of per-resource utilization over the machine's nodes. */
+  resourceUse(): ResourceUseCollector;
+}
+
+/** The session side of a server's machine. */
+export function machineSession(m: MachineInput): MachineSession {
+  // The same nodes simulate's machineModel gives the topology cluster.
+  const model = topologyCluster(
+    m.nodes.map((n) => ({ name: n.name, topology: n.topology, capacity: n.capacity })),
+  );
+  const reader = csvDemands(m);
+  return {
+    config(given) {
+      if (given.totalNodes !== undefined) {
+        throw new ServiceError(
+          400,
+          "usage",
+          `totalNodes: leave it out: this server runs every session on its --machine (${m.nodes.length} nodes)`,
+        );
+      }
+      return {
+        ...given,
+        totalNodes: m.nodes.length,
+        resourceModel: model,
+        // The utilization reads the allocations from DISPATCH rows (as simulate).
+        decisions: given.decisions === true ? true : "heads",
+      };
+    },
+    jobs(jobs) {
+      return jobs.map((job, i) => {
+        const j = job as JobWithDemand;
+        const value = (column: string): string | undefined => {
+          const field = FIELD_OF[column];
+          const v = field === undefined ? undefined : j[field];
+          return v === undefined ? undefined : String(v);
+        };
+        const demand = reader(
+          value,
+          j.numNodes,
+          (detail, column) =>
+            new EvtsimError(
+              "input",
+              `job ${i}: ${
+                FIELD_OF[column] ?? (column === "num_nodes" ? "numNodes" : column)
+              }: ${detail}`,
+            ),
+        );
+        return { ...strip(j), demand };
+      });
+    },
+    resourceUse: () => new ResourceUseCollector(model.nodes ?? []),
+  };
+}
