@@ -38,6 +38,11 @@ export async function runOnWorkers(
       if (!failed) await ended(i, out);
     }
   };
+  // On a failure no new run starts, but the runs under way are let end
+  // before the workers go: a worker stopped in the middle of opening its
+  // outputs could make its folder again after the command removed its
+  // scratch folder, and leave it behind.
+  let first: { error: unknown } | undefined;
   try {
     await Promise.all(
       Array.from(
@@ -45,13 +50,14 @@ export async function runOnWorkers(
         () =>
           one().catch((e) => {
             failed = true;
-            throw e;
+            first ??= { error: e };
           }),
       ),
     );
   } finally {
     for (const w of pool) w.terminate();
   }
+  if (first !== undefined) throw first.error;
 }
 
 function ask(w: Worker, task: CompareTask, con: Console): Promise<RunOutput> {

@@ -4,7 +4,7 @@
 // engine (6,000 jobs at t=0 under conservative_profile) — exit 130 / 143,
 // leave the old outputs as they were and no temporary behind. Real processes.
 
-import { cliCommand, recordProcessRun } from "./_cli.ts";
+import { cliCommand, recordProcessRun, runCli } from "./_cli.ts";
 import { AtomicOutputSet } from "../io/atomic_writer.ts";
 import { watchTemporaries } from "../io/_temporaries.ts";
 import { assert, assertEquals } from "./_assert.ts";
@@ -401,5 +401,51 @@ Deno.test("a policy that calls Deno.exit(N) ends simulate with N and no temporar
       cmp.stderr,
     );
     assertEquals(listDir(d), ["quits.ts", "s.csv", "t.csv"]);
+  });
+});
+
+Deno.test("compare whose policy fails while another runs beside it leaves no scratch folder (in-process, 8 runs)", async () => {
+  await withDir(async (d) => {
+    // A run long enough to be under way when the other policy fails at once.
+    const jobs = Array.from(
+      { length: 20000 },
+      (_, i) => `${i * 5},${1 + (i * 7) % 8},100,${10 + (i * 13) % 90}`,
+    );
+    Deno.writeTextFileSync(
+      `${d}/t.csv`,
+      "job_submit_time,num_nodes,time_limit,actual_run_time\n" + jobs.join("\n") + "\n",
+    );
+    Deno.writeTextFileSync(
+      `${d}/fails.ts`,
+      'export const admissions = [{ name: "fails", runSession() { throw new Error("no"); } }];\n',
+    );
+    Deno.mkdirSync(`${d}/tmp`);
+    // The scratch folder goes where Deno.makeTempDir puts it: here, for this test.
+    const before = Deno.env.get("TMPDIR");
+    Deno.env.set("TMPDIR", `${d}/tmp`);
+    try {
+      for (let k = 0; k < 8; k++) {
+        const r = await runCli([
+          "compare",
+          `${d}/t.csv`,
+          "-n",
+          "8",
+          "--policy_module",
+          `${d}/fails.ts`,
+          "--policies",
+          "easy,fails",
+          "--jobs",
+          "2",
+        ]);
+        assertEquals(r.code, 1, r.err.join("\n"));
+        assert(r.err.at(-1)!.startsWith("evtsim: policy 'fails' failed at t=0"), r.err.join("\n"));
+        // A worker stopped mid-run must not make the folder again afterwards.
+        await new Promise((res) => setTimeout(res, 100));
+        assertEquals(listDir(`${d}/tmp`), []);
+      }
+    } finally {
+      if (before === undefined) Deno.env.delete("TMPDIR");
+      else Deno.env.set("TMPDIR", before);
+    }
   });
 });
