@@ -9,7 +9,10 @@ import {
   type DocumentOptions,
   isAlias,
   isCollection,
+  isMap,
+  isSeq,
   LineCounter,
+  type Node,
   parseAllDocuments,
   parseDocument,
   type ParseOptions,
@@ -145,4 +148,59 @@ function firstAliasLine(doc: Document.Parsed, lines: LineCounter): number | unde
 
 function firstLine(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).split("\n")[0];
+}
+
+/**
+ * The one document of a configuration file (a queues or machine file): an
+ * empty file, a second document or a syntax error is one `file:line:` error.
+ */
+export function singleYamlDocument(
+  text: string,
+  file: string,
+): { readonly doc: Document.Parsed; readonly lines: LineCounter } {
+  const { docs, lines } = parseYaml(text, failAt(file));
+  if (docs.length === 0 || docs[0].contents === null) {
+    throw new EvtsimError("input", "the file is empty", { file });
+  }
+  if (docs.length > 1) {
+    throw new EvtsimError("input", "a second YAML document is not supported", {
+      file,
+      line: lines.linePos(docs[1].range[0]).line,
+    });
+  }
+  const doc = docs[0];
+  if (doc.errors.length > 0) {
+    const err = doc.errors[0];
+    throw new EvtsimError("input", err.message.split("\n")[0], {
+      file,
+      line: lines.linePos(err.pos[0]).line,
+    });
+  }
+  return { doc, lines };
+}
+
+/**
+ * The line of the value at `path` in `doc` (a key the value lacks: the key's
+ * line; a path that leaves the mappings and lists: the last one's line).
+ */
+export function yamlLineOf(
+  doc: Document.Parsed,
+  lines: LineCounter,
+  path: readonly (string | number)[],
+): number | undefined {
+  let node: unknown = doc.contents;
+  let last: Node | undefined;
+  for (const key of path) {
+    if (isMap(node) || isSeq(node)) {
+      last = node as Node;
+      // deno-lint-ignore no-explicit-any
+      node = (node as any).get(key, true);
+      if (node === undefined && isMap(last)) {
+        const pair = last.items.find((p) => (p.key as { value?: unknown })?.value === key);
+        node = pair?.key;
+      }
+    } else break;
+  }
+  const range = (node as Node | undefined)?.range ?? last?.range;
+  return range === undefined || range === null ? undefined : lines.linePos(range[0]).line;
 }

@@ -4,11 +4,10 @@
 // silently ignored key. The description itself (types, checks, node names,
 // demands) is core/machine.ts.
 
-import { isMap, isSeq, type Node } from "yaml";
 import { z } from "zod";
 import { EvtsimError } from "../core/errors.ts";
 import { checkMachine, type Machine, type NodeGroup, parseMemory } from "../core/machine.ts";
-import { failAt, parseYaml, yamlValue } from "./_yaml.ts";
+import { failAt, singleYamlDocument, yamlLineOf, yamlValue } from "./_yaml.ts";
 
 const expected = (what: string) => ({ error: `expected ${what}` });
 const unknownField = {
@@ -69,41 +68,8 @@ const FILE = z.strictObject({
  */
 export function parseMachine(text: string, file: string): Machine {
   const fail = failAt(file);
-  const { docs, lines } = parseYaml(text, fail);
-  if (docs.length === 0 || docs[0].contents === null) {
-    throw new EvtsimError("input", "the file is empty", { file });
-  }
-  if (docs.length > 1) {
-    throw new EvtsimError("input", "a second YAML document is not supported", {
-      file,
-      line: lines.linePos(docs[1].range[0]).line,
-    });
-  }
-  const doc = docs[0];
-  if (doc.errors.length > 0) {
-    const err = doc.errors[0];
-    throw new EvtsimError("input", err.message.split("\n")[0], {
-      file,
-      line: lines.linePos(err.pos[0]).line,
-    });
-  }
-  const lineOf = (path: readonly (string | number)[]): number | undefined => {
-    let node: unknown = doc.contents;
-    let last: Node | undefined;
-    for (const key of path) {
-      if (isMap(node) || isSeq(node)) {
-        last = node as Node;
-        // deno-lint-ignore no-explicit-any
-        node = (node as any).get(key, true);
-        if (node === undefined && isMap(last)) {
-          const pair = last.items.find((p) => (p.key as { value?: unknown })?.value === key);
-          node = pair?.key;
-        }
-      } else break;
-    }
-    const range = (node as Node | undefined)?.range ?? last?.range;
-    return range === undefined || range === null ? undefined : lines.linePos(range[0]).line;
-  };
+  const { doc, lines } = singleYamlDocument(text, file);
+  const lineOf = (path: readonly (string | number)[]) => yamlLineOf(doc, lines, path);
   const at = (path: readonly (string | number)[], message: string): EvtsimError =>
     new EvtsimError("input", message, {
       file,

@@ -3,12 +3,11 @@
 // typo is an error naming the file, the line, the queue and the field rather
 // than a silently ignored key.
 
-import { isMap, isSeq, type Node } from "yaml";
 import { z } from "zod";
 import { EvtsimError } from "../core/errors.ts";
 import type { QueueDef } from "../core/queues.ts";
 import type { FairshareSettings } from "../schedulers/fairshare_settings.ts";
-import { failAt, parseYaml, yamlValue } from "./_yaml.ts";
+import { failAt, singleYamlDocument, yamlLineOf, yamlValue } from "./_yaml.ts";
 
 const expected = (what: string) => ({ error: `expected ${what}` });
 
@@ -137,42 +136,8 @@ export function parseQueuesFile(
   file: string,
 ): { readonly queues: QueueEntry[]; readonly fairshare?: FairshareSettings } {
   const fail = failAt(file);
-  const { docs, lines } = parseYaml(text, fail);
-  if (docs.length === 0 || docs[0].contents === null) {
-    throw new EvtsimError("input", "the file is empty", { file });
-  }
-  if (docs.length > 1) {
-    const at = docs[1].range[0];
-    throw new EvtsimError("input", "a second YAML document is not supported", {
-      file,
-      line: lines.linePos(at).line,
-    });
-  }
-  const doc = docs[0];
-  if (doc.errors.length > 0) {
-    const err = doc.errors[0];
-    throw new EvtsimError("input", err.message.split("\n")[0], {
-      file,
-      line: lines.linePos(err.pos[0]).line,
-    });
-  }
-  const lineOf = (path: readonly (string | number)[]): number | undefined => {
-    let node: unknown = doc.contents;
-    let last: Node | undefined;
-    for (const key of path) {
-      if (isMap(node) || isSeq(node)) {
-        last = node as Node;
-        // deno-lint-ignore no-explicit-any
-        node = (node as any).get(key, true);
-        if (node === undefined && isMap(last)) {
-          const pair = last.items.find((p) => (p.key as { value?: unknown })?.value === key);
-          node = pair?.key;
-        }
-      } else break;
-    }
-    const range = (node as Node | undefined)?.range ?? last?.range;
-    return range === undefined || range === null ? undefined : lines.linePos(range[0]).line;
-  };
+  const { doc, lines } = singleYamlDocument(text, file);
+  const lineOf = (path: readonly (string | number)[]) => yamlLineOf(doc, lines, path);
   const raw = yamlValue(doc, lines, fail);
   const parsed = FILE.safeParse(raw);
   if (!parsed.success) {
