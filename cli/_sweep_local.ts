@@ -12,6 +12,7 @@
 import { EvtsimError } from "../core/errors.ts";
 import { Progress, type ProgressSink } from "./progress.ts";
 import { onShutdown } from "./_shutdown.ts";
+import { textLines } from "./_text_lines.ts";
 import { childReaped, childSpawned } from "../io/_temporaries.ts";
 import type { Console } from "./simulate.ts";
 import { type CellResult, readCellResult, writeCellResult } from "./_sweep_results.ts";
@@ -157,9 +158,9 @@ class CellWorker {
     live.add(this);
     childSpawned(child.pid);
     this.#stdin = child.stdin.getWriter();
-    this.#answers = lines(child.stdout)[Symbol.asyncIterator]();
+    this.#answers = textLines(child.stdout)[Symbol.asyncIterator]();
     this.#stderrRead = (async () => {
-      for await (const line of lines(child.stderr)) {
+      for await (const line of textLines(child.stderr)) {
         if (line.trim() === "") continue;
         this.#stderr.push(line);
         if (this.#stderr.length > 50) this.#stderr.shift();
@@ -203,19 +204,6 @@ class CellWorker {
     await this.#stdin.close().catch(() => {});
     await this.#status;
   }
-}
-
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  let buffered = "";
-  for await (const text of stream.pipeThrough(new TextDecoderStream())) {
-    buffered += text;
-    let nl: number;
-    while ((nl = buffered.indexOf("\n")) >= 0) {
-      yield buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-    }
-  }
-  if (buffered !== "") yield buffered;
 }
 
 // The result of a cell whose worker ended while running it.

@@ -11,6 +11,7 @@
 import type { Console } from "./simulate.ts";
 import { cellOfArg, runCell } from "./_sweep_cells.ts";
 import { TraceCache } from "./_trace_cache.ts";
+import { textLines } from "./_text_lines.ts";
 import type { Sweep } from "./_sweep_model.ts";
 
 /** Runs the cells whose indices come on stdin until it closes; returns the exit code. */
@@ -20,7 +21,7 @@ export async function runCellsFromStdin(
   con: Console,
 ): Promise<number> {
   const cache = new TraceCache();
-  for await (const line of stdinLines()) {
+  for await (const line of textLines(Deno.stdin.readable)) {
     // INDEX, or INDEX TAG: the answer then starts with TAG, so that it cannot
     // be mistaken for a line a policy module printed.
     const [index, tag] = line.trim().split(/\s+/);
@@ -30,17 +31,4 @@ export async function runCellsFromStdin(
     con.out(`${tag === undefined ? "" : `${tag} `}${r.status} ${cell.index}`);
   }
   return 0;
-}
-
-async function* stdinLines(): AsyncGenerator<string> {
-  let buffered = "";
-  for await (const text of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
-    buffered += text;
-    let nl: number;
-    while ((nl = buffered.indexOf("\n")) >= 0) {
-      yield buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-    }
-  }
-  if (buffered !== "") yield buffered;
 }
