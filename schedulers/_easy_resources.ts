@@ -68,12 +68,12 @@ function canPlace(model: ResourceModel, state: unknown, job: JobRecord): boolean
  * and no running job has reached its projected end (none released nothing).
  */
 interface ShadowMemo {
-  readonly version: number;
+  version: number;
   readonly head: JobRecord;
-  readonly free: number;
-  readonly running: number;
-  readonly first: number;
-  readonly firstEnd: number;
+  free: number;
+  running: number;
+  first: number;
+  firstEnd: number;
   readonly shadow: Shadow;
 }
 
@@ -122,9 +122,23 @@ function shadowOf(
   return shadow;
 }
 
-/** Ends the shadow's copy of the model's state, unless it is already ended. */
-function endShadow(model: ResourceModel, shadow: Shadow): void {
-  if (shadow.ended !== true) model.endEdit(shadow.state);
+/**
+ * Ends the shadow's copy of the model's state, unless it is already ended.
+ * A kept shadow (`easy`) still holds after the pass: every job the pass
+ * started after looking it up ends by its time (projected), so the machine
+ * is the same at the shadow time and has no more room before it. It is
+ * kept for the machine as the pass leaves it.
+ */
+function endShadow(s: AdmissionSession, res: SessionResources, shadow: Shadow): void {
+  if (shadow.ended !== true) return void res.model.endEdit(shadow.state);
+  const m = shadowMemos.get(res.model);
+  const first = s.running.first();
+  if (m?.shadow !== shadow || first === undefined || !(first.projectedEnd > s.now)) return;
+  m.version = res.model.versionOf!(res.state);
+  m.free = s.free;
+  m.running = s.running.size;
+  m.first = first.id;
+  m.firstEnd = first.projectedEnd;
 }
 
 function computeShadow(
@@ -269,7 +283,7 @@ export function easyOnResources(
         s.dispatch(job, true);
       }
     }
-    endShadow(model, shadow);
+    endShadow(s, res, shadow);
     return;
   }
   for (let job = s.next(); job !== undefined; job = s.next()) {
@@ -281,7 +295,7 @@ export function easyOnResources(
       s.dispatch(job, true);
     } else s.pend(job, blocked(job, free, now + job.timeLimit, at, head.id));
   }
-  endShadow(model, shadow);
+  endShadow(s, res, shadow);
 }
 
 // `easy` with the picker's indexed search (no verdict needed for every job):
@@ -319,7 +333,7 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
     }
     job = search.nextFitting(s.free, fits);
   }
-  if (shadow !== undefined) endShadow(res.model, shadow);
+  if (shadow !== undefined) endShadow(s, res, shadow);
 }
 
 // Replica shapes (units per replica and topology key) by demand object.
