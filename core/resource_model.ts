@@ -144,6 +144,14 @@ export interface ResourceModel<S = unknown> {
    * shadow time); without it they call `place`.
    */
   canPlace?(state: S, job: JobRecord): boolean;
+  /**
+   * Optional (pure): a number that stays the same while nothing is
+   * allocated, released or taken offline: `beginEdit`'s copy has its
+   * source's, and every change gives the state a number no other state has.
+   * Planning policies reuse what they computed for a state with the same
+   * number (EASY's shadow time across sessions).
+   */
+  versionOf?(state: S): number;
   /** A private copy of `state` that `allocate` and `release` may change in place. */
   beginEdit(state: S): S;
   /**

@@ -42,8 +42,13 @@ import type { JobRecord } from "../core/types.ts";
 interface Shadow {
   /** The shadow time (now: only overrunning jobs make room; nothing is backfilled). */
   readonly time: number;
-  /** The model's state at the shadow time (a `beginEdit` copy, owned by the pass). */
+  /**
+   * The model's state at the shadow time: a `beginEdit` copy owned by the
+   * pass, or, for a shadow only read (`easy`), one already ended.
+   */
   readonly state: unknown;
+  /** Whether `state` is already ended (a shadow only read: the pass does not end it). */
+  readonly ended?: boolean;
   /** Node-count pool nodes free at the shadow time. */
   nodes: number;
 }
@@ -56,10 +61,87 @@ function canPlace(model: ResourceModel, state: unknown, job: JobRecord): boolean
 }
 
 /**
+ * The head's shadow computed last per model, and what it depends on: the
+ * model's state (its `versionOf`: nothing allocated or released since), the
+ * node-count pool's free nodes, the running set (its size and first job:
+ * guards beside the version) and the head. It holds while they are the same
+ * and no running job has reached its projected end (none released nothing).
+ */
+interface ShadowMemo {
+  version: number;
+  readonly head: JobRecord;
+  free: number;
+  running: number;
+  first: number;
+  firstEnd: number;
+  readonly shadow: Shadow;
+}
+
+const shadowMemos = new WeakMap<ResourceModel, ShadowMemo>();
+
+/**
  * The head's shadow, or undefined when it cannot be placed even with every
- * running job released (it does not fit the machine).
+ * running job released (it does not fit the machine). `read`: the pass only
+ * reads the shadow's time and nodes (`easy`), so a shadow computed in an
+ * earlier session for the same machine and head is given again.
  */
 function shadowOf(
+  s: AdmissionSession,
+  res: SessionResources,
+  head: JobRecord,
+  read: boolean,
+): Shadow | undefined {
+  const model = res.model;
+  const now = s.now;
+  const first = s.running.first();
+  const version = read && first !== undefined && first.projectedEnd > now
+    ? model.versionOf?.(res.state)
+    : undefined;
+  if (version !== undefined) {
+    const m = shadowMemos.get(model);
+    if (
+      m !== undefined && m.version === version && m.head === head && m.free === s.free &&
+      m.running === s.running.size && m.first === first!.id && m.firstEnd === first!.projectedEnd
+    ) return m.shadow;
+  }
+  const shadow = computeShadow(s, res, head);
+  if (version !== undefined && shadow !== undefined) {
+    model.endEdit(shadow.state);
+    const kept = { time: shadow.time, state: shadow.state, nodes: shadow.nodes, ended: true };
+    shadowMemos.set(model, {
+      version,
+      head,
+      free: s.free,
+      running: s.running.size,
+      first: first!.id,
+      firstEnd: first!.projectedEnd,
+      shadow: kept,
+    });
+    return kept;
+  }
+  return shadow;
+}
+
+/**
+ * Ends the shadow's copy of the model's state, unless it is already ended.
+ * A kept shadow (`easy`) still holds after the pass: every job the pass
+ * started after looking it up ends by its time (projected), so the machine
+ * is the same at the shadow time and has no more room before it. It is
+ * kept for the machine as the pass leaves it.
+ */
+function endShadow(s: AdmissionSession, res: SessionResources, shadow: Shadow): void {
+  if (shadow.ended !== true) return void res.model.endEdit(shadow.state);
+  const m = shadowMemos.get(res.model);
+  const first = s.running.first();
+  if (m?.shadow !== shadow || first === undefined || !(first.projectedEnd > s.now)) return;
+  m.version = res.model.versionOf!(res.state);
+  m.free = s.free;
+  m.running = s.running.size;
+  m.first = first.id;
+  m.firstEnd = first.projectedEnd;
+}
+
+function computeShadow(
   s: AdmissionSession,
   res: SessionResources,
   head: JobRecord,
@@ -183,7 +265,7 @@ export function easyOnResources(
   }
   if (head === undefined) return;
   if (!extra && s.search !== undefined) return easySearch(s, res, head);
-  const shadow = shadowOf(s, res, head);
+  const shadow = shadowOf(s, res, head, !extra);
   if (shadow === undefined) return;
   const now = s.now;
   const at = shadow.time;
@@ -201,7 +283,7 @@ export function easyOnResources(
         s.dispatch(job, true);
       }
     }
-    model.endEdit(shadow.state);
+    endShadow(s, res, shadow);
     return;
   }
   for (let job = s.next(); job !== undefined; job = s.next()) {
@@ -213,7 +295,7 @@ export function easyOnResources(
       s.dispatch(job, true);
     } else s.pend(job, blocked(job, free, now + job.timeLimit, at, head.id));
   }
-  model.endEdit(shadow.state);
+  endShadow(s, res, shadow);
 }
 
 // `easy` with the picker's indexed search (no verdict needed for every job):
@@ -242,7 +324,7 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
       else if (shadow === undefined && early(job.timeLimit)) s.dispatch(job, true);
       else {
         if (shadow === undefined) {
-          shadow = shadowOf(s, res, head);
+          shadow = shadowOf(s, res, head, true);
           if (shadow === undefined) return;
           fits = endsBefore(s, shadow.time);
         }
@@ -251,7 +333,7 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
     }
     job = search.nextFitting(s.free, fits);
   }
-  if (shadow !== undefined) res.model.endEdit(shadow.state);
+  if (shadow !== undefined) endShadow(s, res, shadow);
 }
 
 // Replica shapes (units per replica and topology key) by demand object.

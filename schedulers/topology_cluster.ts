@@ -282,6 +282,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     return total === d.replicas;
   }
 
+  versionOf(state: TopologyState): number {
+    return this.slotCaches.versionOf(state);
+  }
+
   beginEdit(state: TopologyState): TopologyState {
     const copy = state.offline === undefined
       ? { free: state.free.slice(), held: new Map(state.held) }

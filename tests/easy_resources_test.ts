@@ -485,3 +485,36 @@ Deno.test("easy on resources: the topology cluster's fits answers as place does,
     { seed: 2807, numRuns: Math.ceil(RUNS / 3) },
   );
 });
+
+Deno.test("easy on resources: a head's shadow is not reused once the running set changed (same size, same first job)", () => {
+  // One node of 12 cpu. Job 0 (4 cpu) ends by 100; job 1 (4 cpu, limit 300)
+  // ends at 30. Job 2 (10 cpu) is the head from 1: its shadow is 300 (both
+  // must go). Job 4 (2 cpu, ends by 160) is backfilled at 10. At 30 job 1
+  // ends: two running jobs again, job 0 first, the same head — but its
+  // shadow is now 100, so job 3 (6 cpu, ends by 150) is not backfilled at 30
+  // (it would be under the shadow of 300).
+  const nodes: RefNode[] = [{ name: "n1", topology: {}, capacity: { cpu: 12 } }];
+  const job = (submit: number, cpu: number, limit: number, run = limit): RefJob => ({
+    submit,
+    limit,
+    run,
+    user: "u",
+    replicas: 1,
+    perReplica: { cpu },
+  });
+  const jobs = [
+    job(0, 4, 100),
+    job(0, 4, 300, 30),
+    job(1, 10, 50),
+    job(5, 6, 120),
+    job(10, 2, 150),
+  ];
+  const sc: Scenario = { nodes, jobs, exact: false };
+  const times = (o: readonly RefOutcome[]) => o.map((x, i) => `${i}:${x.begin}-${x.end}`);
+  const ref = times(referenceEasyResources(nodes, jobs, "easy", "builtin_fcfs").jobs);
+  for (const decisions of [false, true]) {
+    const engine = times(batch(config(sc, "easy", "builtin_fcfs", decisions), jobs).out);
+    assertEquals(engine, ref, `decisions ${decisions}`);
+    assert(!engine[3].startsWith("3:30-"), engine[3]);
+  }
+});
