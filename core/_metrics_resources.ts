@@ -73,6 +73,38 @@ export function heldOn(
   return (perReplica?.[resource] ?? 0) * replicas;
 }
 
+/**
+ * The share of a node of `capacity` that one replica of `perReplica` takes:
+ * its dominant share, the largest fraction of any resource it needs (Slurm's
+ * TRES billing with PriorityFlags=MAX_TRES, weights one node = 1); 1 for a
+ * whole-node replica; Infinity when the node lacks a resource it needs. A
+ * machine file's `partition/P` units are left out (they only keep jobs on
+ * their partition's nodes).
+ *
+ * @example
+ * ```ts
+ * import { replicaShare } from "./_metrics_resources.ts";
+ * // 8 of 64 cores but 2 of 4 GPUs: half a node.
+ * console.assert(replicaShare({ cores: 64, gpus: 4 }, { cores: 8, gpus: 2 }) === 0.5);
+ * console.assert(replicaShare({ cores: 64, node: 1_000_000 }, { node: 1_000_000 }) === 1);
+ * ```
+ */
+export function replicaShare(
+  capacity: Readonly<Record<string, number>>,
+  perReplica: Readonly<Record<string, number>>,
+): number {
+  if ((perReplica[NODE_RESOURCE] ?? 0) >= WHOLE_NODE) return 1;
+  let share = 0;
+  for (const r in perReplica) {
+    const v = perReplica[r];
+    if (!(v > 0) || r.startsWith(PARTITION_RESOURCE)) continue;
+    const c = capacity[r] ?? 0;
+    const s = c > 0 ? v / c : Infinity;
+    if (s > share) share = s;
+  }
+  return share;
+}
+
 /** One resource's (or one partition's resource's) utilization. */
 export interface ResourceFigures {
   /** Units the machine (or partition) has. */
