@@ -20,6 +20,8 @@ export interface UnplaceableCache {
 }
 
 const CACHES = new WeakMap<ResourceModel, UnplaceableCache>();
+/** Replica shapes kept per model before the shape cache starts again. */
+const SHAPES_KEPT = 4096;
 
 /**
  * The cache of `model` (one per model object: answers are pure).
@@ -72,6 +74,8 @@ export function unplaceableReason(
         ? model.canPlace(model.initial, job)
         : model.place(model.initial, job).placement !== undefined;
       r = fits ? null : neverReason(model.place(model.initial, job).reason);
+      // Bounded: a trace whose every job has its own shape keeps no list of them.
+      if (cache.byShape.size >= SHAPES_KEPT) cache.byShape.clear();
       cache.byShape.set(shape, r);
     }
     cache.byDemand.set(d, r);
