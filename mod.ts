@@ -109,12 +109,16 @@ export {
   type Fairness,
   FAIRNESS_NAMES,
   type GroupMetrics,
+  machineMetrics,
   METRIC_NAMES,
   type Metrics,
   MetricsCollector,
   type MetricsJob,
   type MetricsOptions,
   nearestRank,
+  type ResourceFigures,
+  type ResourceMetrics,
+  utilizationColumns,
 } from "./core/metrics.ts";
 export {
   activeJobCount,

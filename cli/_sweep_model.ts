@@ -72,6 +72,7 @@ export function cellAt(sweep: Sweep, index: number): Cell {
 /** Options whose value is a file: taken from the spec's folder. */
 export const PATH_OPTIONS: ReadonlySet<string> = new Set([
   "queues",
+  "machine",
   "capacity_schedule",
   "policy_module",
   "from_snapshot",

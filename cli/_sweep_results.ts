@@ -7,7 +7,14 @@
 // bytes whichever ran the cells. Wall times go only to `timings.csv`.
 
 import { EvtsimError } from "../core/errors.ts";
-import { type Fairness, FAIRNESS_NAMES, METRIC_NAMES, type Metrics } from "../core/metrics.ts";
+import {
+  type Fairness,
+  FAIRNESS_NAMES,
+  METRIC_NAMES,
+  type Metrics,
+  type ResourceMetrics,
+  utilizationColumns,
+} from "../core/metrics.ts";
 import { AtomicOutputSet } from "../io/atomic_writer.ts";
 import { describeFsError } from "../io/fs_errors.ts";
 import { sha256Hex } from "../io/_sha256.ts";
@@ -60,6 +67,8 @@ export interface CellStats {
   readonly metrics: Metrics;
   readonly fairness: Fairness;
   readonly statistics: { readonly totalNodes: number };
+  /** A machine run's per-resource figures. */
+  readonly resources?: ResourceMetrics;
 }
 
 /**
@@ -75,7 +84,26 @@ export function rowOf(cell: Cell, optionKeys: readonly string[], stats: CellStat
   // depend on the machine.
   for (const k of METRIC_NAMES) row[k] = stats.metrics[k];
   for (const k of FAIRNESS_NAMES) row[k] = stats.fairness[k];
+  // A machine run (--machine): each resource's utilization too.
+  if (stats.resources !== undefined) Object.assign(row, utilizationColumns(stats.resources));
   return row;
+}
+
+/**
+ * The columns of the merged rows: `columnsOf`, then the per-resource
+ * columns of machine runs (`utilization_<resource>`, sorted), which
+ * whole-node sweeps have none of.
+ */
+function mergedColumns(optionKeys: readonly string[], rows: readonly Row[]): string[] {
+  const columns = columnsOf(optionKeys);
+  const known = new Set(columns);
+  const extra = new Set<string>();
+  for (const row of rows) {
+    for (const k of Object.keys(row)) {
+      if (!known.has(k) && k.startsWith("utilization_")) extra.add(k);
+    }
+  }
+  return [...columns, ...[...extra].sort()];
 }
 
 interface Record_ {
@@ -304,7 +332,10 @@ export async function writeResults(
     ? (await import("../io/results_parquet.ts")).resultsParquet
     : undefined;
   const results = await readCellResults(dir, sweep);
-  const columns = columnsOf(sweep.optionKeys);
+  const columns = mergedColumns(
+    sweep.optionKeys,
+    [...results.values()].flatMap((r) => r.status === "ok" && r.row !== undefined ? [r.row] : []),
+  );
   const rows: Row[] = [];
   const failed: CellResult[] = [];
   const missing: number[] = [];

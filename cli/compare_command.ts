@@ -15,6 +15,7 @@ import {
   METRIC_NAMES,
   type Metrics,
   type MetricsOptions,
+  utilizationColumns,
 } from "../core/metrics.ts";
 import { parseTrim } from "../core/_metrics_breakdowns.ts";
 import { parseMeasureWindow } from "../io/stats_json.ts";
@@ -39,6 +40,11 @@ export interface PolicySummary {
   readonly fairness: Fairness;
   /** The machine size the run used (the option, or the trace's header). */
   readonly totalNodes: number;
+  /**
+   * On a machine (`--machine`): each resource's utilization by column name
+   * (`utilization_gpus`, ...), from the stats JSON's `resources.by_resource`.
+   */
+  readonly byResource?: Readonly<Record<string, number | null>>;
   readonly simulationSeconds: number;
 }
 
@@ -71,7 +77,10 @@ export function compareHelp(): string {
     "jobs, wait mean / p50 / p95 / max (s), mean bounded slowdown, utilization,",
     "makespan (s) and simulation time (s), named as in the metrics glossary",
     "(README); --json gives total_nodes (the size the run used), every metric and the",
-    "fairness columns (users, jain_bsld, worst_user, worst_user_bsld_mean).",
+    "fairness columns (users, jain_bsld, worst_user, worst_user_bsld_mean). On a machine",
+    "(--machine FILE) utilization counts node equivalents (on each node a job held, its",
+    "largest fraction of any resource), and utilization_<resource> columns (cores, gpus,",
+    "...: each resource's utilization) follow it in the table and --json.",
     "--bsld_tau S and --measure_window START:END or --trim WARMUP,COOLDOWN (simulate",
     "options) set how they are measured. One progress line per policy goes to stderr",
     "as it finishes (in the order of --policies).",
@@ -353,6 +362,7 @@ async function policyRun(
       metrics: doc.metrics,
       fairness: doc.fairness,
       totalNodes: doc.statistics.totalNodes,
+      ...(doc.resources !== undefined ? { byResource: utilizationColumns(doc.resources) } : {}),
       simulationSeconds: wall !== undefined && wall !== null ? Number(wall[1]) : NaN,
     },
   };
@@ -369,6 +379,7 @@ function jsonRow(r: PolicySummary): Record<string, string | number | null> {
   };
   for (const k of METRIC_NAMES) row[k] = r.metrics[k];
   for (const k of FAIRNESS_NAMES) row[k] = r.fairness[k];
+  for (const [k, v] of Object.entries(r.byResource ?? {})) row[k] = v;
   row.sim_s = r.simulationSeconds;
   return row;
 }
@@ -416,18 +427,29 @@ const HEADERS = ["policy", ...TABLE_METRICS, "sim_s"];
  * table.
  */
 export function compareTable(rows: readonly PolicySummary[]): string[] {
-  const g = (x: number | null) => x === null ? "-" : formatG(x);
+  const g = (x: number | null | undefined) => x === null || x === undefined ? "-" : formatG(x);
   const marked = rows.some((r) => isDrEvtConservative(r.policy));
-  const cells = rows.map((r) => [
-    r.policy + (isDrEvtConservative(r.policy) ? "*" : ""),
-    ...TABLE_METRICS.map((k) => k === "jobs" ? String(r.metrics.jobs) : g(r.metrics[k])),
-    r.simulationSeconds.toFixed(2),
-  ]);
-  const widths = HEADERS.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c].length)));
+  // On a machine, each resource's utilization after the machine's (node equivalents).
+  const perResource = [...new Set(rows.flatMap((r) => Object.keys(r.byResource ?? {})))];
+  const at = HEADERS.indexOf("utilization") + 1;
+  const headers = [...HEADERS.slice(0, at), ...perResource, ...HEADERS.slice(at)];
+  const cells = rows.map((r) => {
+    const metrics = TABLE_METRICS.map((k) =>
+      k === "jobs" ? String(r.metrics.jobs) : g(r.metrics[k])
+    );
+    return [
+      r.policy + (isDrEvtConservative(r.policy) ? "*" : ""),
+      ...metrics.slice(0, at - 1),
+      ...perResource.map((k) => g(r.byResource?.[k])),
+      ...metrics.slice(at - 1),
+      r.simulationSeconds.toFixed(2),
+    ];
+  });
+  const widths = headers.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c].length)));
   const line = (row: string[]) =>
     row.map((v, c) => c === 0 ? v.padEnd(widths[c]) : v.padStart(widths[c])).join("  ");
   const note = marked
     ? ["", "* " + CONSERVATIVE_NOTE[0], ...CONSERVATIVE_NOTE.slice(1).map((l) => `  ${l}`)]
     : [];
-  return [line(HEADERS), ...cells.map(line), ...note];
+  return [line(headers), ...cells.map(line), ...note];
 }

@@ -423,6 +423,8 @@ function strandedText(n: Extract<Notice, { kind: "stranded" }>): string {
     switch (c.cause) {
       case "larger_than_capacity":
         return `Warning: ${c.jobs} job(s) never started: at the end of the run (time ${n.time}) they still need more nodes than the usable capacity (${n.capacity} nodes, --capacity_schedule)${tail}`;
+      case "never_fits":
+        return `${head}they can never be placed on the machine, even empty (more replicas than its nodes, or than one domain of their topology level, hold at once; pend reason exceeds_capacity)${tail}`;
       case "held_by_queue":
         return `${head}held by the limits of queue ${c.queue}${tail}`;
       case "never_offered":

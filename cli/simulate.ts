@@ -15,7 +15,7 @@ import { readCapacitySchedule } from "../io/capacity_schedule.ts";
 import { memoryPressureLimit } from "../api/memory.ts";
 import type { OutputFileSystem } from "../io/atomic_writer.ts";
 import { parseMeasureWindow, SLOWDOWN_TAU, statsJsonText } from "../io/stats_json.ts";
-import { capacityOverTime, type MetricsOptions } from "../core/metrics.ts";
+import { capacityOverTime, machineMetrics, type MetricsOptions } from "../core/metrics.ts";
 import { parseTrim } from "../core/_metrics_breakdowns.ts";
 import { parseTimestamp } from "../io/timestamps.ts";
 import {
@@ -328,9 +328,13 @@ export async function simulateCommand(
         statistics: statistics(state),
         waitTime: outputs.metrics.waits(),
         boundedSlowdown: { ...outputs.metrics.slowdowns(), tau: SLOWDOWN_TAU },
-        metrics: outputs.metricRows!.metrics(
-          capacityOverTime(statistics(state).totalNodes, state.config.capacitySchedule),
-          metricsOptions,
+        // On a machine, utilization counts node equivalents (core/metrics.ts).
+        metrics: machineMetrics(
+          outputs.metricRows!.metrics(
+            capacityOverTime(statistics(state).totalNodes, state.config.capacitySchedule),
+            metricsOptions,
+          ),
+          outputs.resourceMetrics(metricsOptions),
         ),
         ...outputs.metricRows!.breakdowns(metricsOptions),
         resources: outputs.resourceMetrics(metricsOptions),

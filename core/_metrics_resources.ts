@@ -7,7 +7,9 @@
 // label and those a machine file gave it (a node may be in several: pools
 // overlap); nodes without one are left out of the per-partition figures.
 // A machine file's bookkeeping units (`node`, `partition/P`) are not shown,
-// and a whole-node job holds all of its nodes' resources.
+// and a whole-node job holds all of its nodes' resources. Node equivalents
+// (a job's dominant share of each node it held, summed) give the machine's
+// one `utilization` figure, the share fairshare charges by.
 
 import type { DecisionRow } from "./decisions.ts";
 import type { MetricsOptions } from "./metrics.ts";
@@ -73,6 +75,52 @@ export function heldOn(
   return (perReplica?.[resource] ?? 0) * replicas;
 }
 
+/**
+ * The share of a node of `capacity` that one replica of `perReplica` takes:
+ * its dominant share, the largest fraction of any resource it needs (Slurm's
+ * TRES billing with PriorityFlags=MAX_TRES, weights one node = 1); 1 for a
+ * whole-node replica; Infinity when the node lacks a resource it needs. A
+ * machine file's `partition/P` units are left out (they only keep jobs on
+ * their partition's nodes).
+ *
+ * @example
+ * ```ts
+ * import { replicaShare } from "./_metrics_resources.ts";
+ * // 8 of 64 cores but 2 of 4 GPUs: half a node.
+ * console.assert(replicaShare({ cores: 64, gpus: 4 }, { cores: 8, gpus: 2 }) === 0.5);
+ * console.assert(replicaShare({ cores: 64, node: 1_000_000 }, { node: 1_000_000 }) === 1);
+ * ```
+ */
+export function replicaShare(
+  capacity: Readonly<Record<string, number>>,
+  perReplica: Readonly<Record<string, number>>,
+): number {
+  if ((perReplica[NODE_RESOURCE] ?? 0) >= WHOLE_NODE) return 1;
+  let share = 0;
+  for (const r in perReplica) {
+    const v = perReplica[r];
+    if (!(v > 0) || r.startsWith(PARTITION_RESOURCE)) continue;
+    const c = capacity[r] ?? 0;
+    const s = c > 0 ? v / c : Infinity;
+    if (s > share) share = s;
+  }
+  return share;
+}
+
+/**
+ * The node equivalents `replicas` replicas of `perReplica` hold on one node
+ * of `capacity` (at most 1): their dominant share of it. A node whose
+ * capacity or the replica's demand is not known counts whole.
+ */
+function nodeShare(
+  capacity: Readonly<Record<string, number>> | undefined,
+  perReplica: Readonly<Record<string, number>> | undefined,
+  replicas: number,
+): number {
+  if (capacity === undefined || perReplica === undefined) return 1;
+  return Math.min(1, replicas * replicaShare(capacity, perReplica));
+}
+
 /** One resource's (or one partition's resource's) utilization. */
 export interface ResourceFigures {
   /** Units the machine (or partition) has. */
@@ -85,6 +133,12 @@ export interface ResourceFigures {
 
 /** Per-resource utilization, and per partition when nodes carry a `partition` label. */
 export interface ResourceMetrics {
+  /**
+   * Node equivalents: on each node a job held, the largest fraction of any
+   * resource of the node it held (a whole-node job: 1), × seconds, over the
+   * machine's node count (capacity) × the span: the machine's `utilization`.
+   */
+  readonly node_equivalents: ResourceFigures;
   /** By resource name. */
   readonly by_resource: Readonly<Record<string, ResourceFigures>>;
   /** By partition label, then resource name (absent when no node has a partition). */
@@ -133,8 +187,12 @@ export class ResourceUseCollector {
   readonly #capacity: Float64Array;
   /** Units a started job holds, by group and resource (as #capacity). */
   readonly #held = new Map<number, Float64Array>();
-  /** Ended jobs: begin, end, units. */
-  readonly #ended: { begin: number; end: number; units: Float64Array }[] = [];
+  /** Node equivalents a started job holds. */
+  readonly #heldNodes = new Map<number, number>();
+  /** The machine's nodes. */
+  readonly #nodeCount: number;
+  /** Ended jobs: begin, end, units, node equivalents. */
+  readonly #ended: { begin: number; end: number; units: Float64Array; nodes: number }[] = [];
   /** Measured jobs' first submit, last end (the metric set's span), per window. */
   readonly #measured: { submit: number; end: number }[] = [];
 
@@ -145,6 +203,7 @@ export class ResourceUseCollector {
     this.#partitions = [...partitions].sort();
     const R = this.#resources.length;
     this.#capacity = new Float64Array((1 + this.#partitions.length) * R);
+    this.#nodeCount = nodes.length;
     for (const n of nodes) {
       const pis = partitionsOf(n).map((p) => this.#partitions.indexOf(p));
       this.#partitionsOf.set(n.name, pis);
@@ -163,6 +222,7 @@ export class ResourceUseCollector {
     for (const d of rows) {
       if (d.type !== "DISPATCH" || d.allocation === undefined) continue;
       const units = new Float64Array(this.#capacity.length);
+      let held = 0;
       for (const share of d.allocation) {
         const pis = this.#partitionsOf.get(share.nodeName) ?? [];
         const capacity = this.#capacityOf.get(share.nodeName);
@@ -171,8 +231,10 @@ export class ResourceUseCollector {
           units[k] += v;
           for (const pi of pis) units[(1 + pi) * R + k] += v;
         });
+        held += nodeShare(capacity, d.perReplica, share.replicas);
       }
       this.#held.set(d.jobId, units);
+      this.#heldNodes.set(d.jobId, held);
     }
   }
 
@@ -180,8 +242,12 @@ export class ResourceUseCollector {
   add(j: EndedJob): void {
     const units = this.#held.get(j.jobId);
     if (units !== undefined) {
+      const nodes = this.#heldNodes.get(j.jobId) ?? 0;
       this.#held.delete(j.jobId);
-      if (j.endTime > j.beginTime) this.#ended.push({ begin: j.beginTime, end: j.endTime, units });
+      this.#heldNodes.delete(j.jobId);
+      if (j.endTime > j.beginTime) {
+        this.#ended.push({ begin: j.beginTime, end: j.endTime, units, nodes });
+      }
     }
     if (j.outcome === undefined) this.#measured.push({ submit: j.submitTime, end: j.endTime });
   }
@@ -196,11 +262,16 @@ export class ResourceUseCollector {
       if (m.end > last) last = m.end;
     }
     const used = new Float64Array(this.#capacity.length);
+    let usedNodes = 0;
     for (const e of this.#ended) {
       const seconds = Math.min(e.end, last) - Math.max(e.begin, first);
-      if (seconds > 0) { for (let i = 0; i < used.length; i++) used[i] += e.units[i] * seconds; }
+      if (seconds > 0) {
+        for (let i = 0; i < used.length; i++) used[i] += e.units[i] * seconds;
+        usedNodes += e.nodes * seconds;
+      }
     }
     const span = last > first ? last - first : 0;
+    const nodes = this.#nodeCount;
     const R = this.#resources.length;
     const group = (g: number): Record<string, ResourceFigures> =>
       Object.fromEntries(this.#resources.map((r, k) => {
@@ -212,7 +283,14 @@ export class ResourceUseCollector {
           utilization: capacity > 0 && span > 0 ? u / (capacity * span) : null,
         }];
       }));
-    const out: ResourceMetrics = { by_resource: group(0) };
+    const out: ResourceMetrics = {
+      node_equivalents: {
+        capacity: nodes,
+        used_unit_s: usedNodes,
+        utilization: nodes > 0 && span > 0 ? usedNodes / (nodes * span) : null,
+      },
+      by_resource: group(0),
+    };
     if (this.#partitions.length === 0) return out;
     return {
       ...out,

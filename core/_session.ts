@@ -22,6 +22,7 @@ import type { Placement, PlaceResult, ResourceModel } from "./resource_model.ts"
 import { queueBlock } from "./queues.ts";
 import type { RunningSet } from "./running.ts";
 import type { JobRecord } from "./types.ts";
+import { type UnplaceableCache, unplaceableCache, unplaceableReason } from "./_unplaceable.ts";
 
 /** Runs one picker session at the clock; returns the number of jobs started. */
 export function runRound(w: Working): number {
@@ -69,6 +70,8 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   #placed: PlaceResult | undefined = undefined;
   /** The resource model's view, made on first use. */
   #resources: ModelView | undefined = undefined;
+  /** What the model can never place (undefined: none is held; no model, or the policy is offered them). */
+  readonly #unplaceable: UnplaceableCache | undefined;
 
   constructor(w: Working) {
     this.#w = w;
@@ -80,6 +83,10 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     // are: `next` holds it back. The indexed search would still count it
     // among the jobs ahead, so the policies walk instead while a cut lasts.
     this.#capacity = w.drevtCapacity || w.capacity >= w.config.totalNodes ? Infinity : w.capacity;
+    const model = w.resourceModel;
+    this.#unplaceable = model !== undefined && w.admission.offersUnplaceable !== true
+      ? unplaceableCache(model)
+      : undefined;
     // A picker hook that returned a promise made it the picker's state.
     if (isThenable(w.pickerState)) {
       throw returnedPromise(w.picker.name, "a hook", w.time, w.pickerState);
@@ -194,6 +201,14 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
         continue;
       }
       const model = this.#w.resourceModel;
+      if (this.#unplaceable !== undefined && job.demand !== undefined) {
+        // The empty machine cannot hold it: held for good, the jobs behind it go on.
+        const never = unplaceableReason(this.#unplaceable, model!, job);
+        if (never !== undefined) {
+          this.pend(job, never, "exceeds_capacity");
+          continue;
+        }
+      }
       if (model?.fitsOnline !== undefined && !model.fitsOnline(this.#w.resourceState, job)) {
         // A machine's nodes went offline and it no longer fits the rest: held the same way.
         const down = model.offline?.(this.#w.resourceState).length ?? 0;

@@ -170,6 +170,7 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
     searchByLimit: admission.searchesByLimit === true,
     pickerNamed: (name) => lookupPicker(registry, name),
     totalNodes: config.totalNodes,
+    ...(resourceNodes !== undefined ? { nodes: resourceNodes } : {}),
     settings: config.pickerSettings?.[picker.name],
     settingsOf: (name) => config.pickerSettings?.[name],
   });

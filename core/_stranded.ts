@@ -7,6 +7,7 @@ import { policyFailure } from "./_policy_faults.ts";
 import { queueBlock } from "./queues.ts";
 import type { SimState } from "./state.ts";
 import type { JobRecord, Notice, StrandedCause } from "./types.ts";
+import { unplaceableCache, unplaceableReason } from "./_unplaceable.ts";
 
 /**
  * Gives the `stranded` notice among `notices` (written by `finish`) its
@@ -21,7 +22,8 @@ export function classifyStranded(notices: Notice[], s: SimState): void {
 
 /**
  * The classes of the jobs still waiting in state `s` (nothing left to happen), in this
- * order of precedence: larger than the usable capacity; held by a queue that
+ * order of precedence: never placeable by the resource model, even on its
+ * empty machine; larger than the usable capacity; held by a queue that
  * may not start jobs (closed, or `maxRunning` reached); never offered by the
  * picker (a probe session, which changes nothing, walks its candidates);
  * offered behind a job larger than the capacity (one class per such job);
@@ -46,11 +48,19 @@ export function strandedCauses(s: SimState): StrandedCause[] {
   };
   // A machine with nodes offline: a job that does not fit the nodes online.
   const res = s.resources;
+  // A job the model can never place, held as such (unless the policy is offered it).
+  const never = res !== undefined && s.admission.offersUnplaceable !== true
+    ? unplaceableCache(res.model)
+    : undefined;
   const beyond = (r: JobRecord) =>
     r.numNodes > s.capacity ||
     (res?.model.fitsOnline !== undefined && r.demand !== undefined &&
       !res.model.fitsOnline(res.state, r));
   for (const r of waiting) {
+    if (never !== undefined && r.demand !== undefined && unplaceableReason(never, res!.model, r)) {
+      add("never", { cause: "never_fits", jobs: 0, firstJob: r.id }, r.id);
+      continue;
+    }
     if (beyond(r)) {
       add("capacity", { cause: "larger_than_capacity", jobs: 0, firstJob: r.id }, r.id);
       continue;

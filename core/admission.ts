@@ -170,6 +170,14 @@ export interface Admission {
    * another session after one that started a job.
    */
   readonly singleSession?: boolean;
+  /**
+   * Whether the policy is offered the jobs the resource model can never
+   * place, even on its empty machine (TopoQueue's admission: its strict FIFO
+   * blocks behind such a job and reports why). Without it such a job is held
+   * before the policy sees it (pend reason `exceeds_capacity`), as one larger
+   * than a cut machine is, and the jobs behind it go on.
+   */
+  readonly offersUnplaceable?: boolean;
   /** Decides one session: calls `next`, `dispatch` and `pend` on `s`. */
   runSession(s: AdmissionSession): void;
 }

@@ -24,7 +24,9 @@ import type { NodeShare } from "./resource_model.ts";
  * - `exceeds_capacity`: it needs more nodes than the machine has now (a
  *   capacity cut; on a resource model: it does not fit the nodes online,
  *   some being offline): it is held, and later jobs go ahead of it, until
- *   the capacity comes back.
+ *   the capacity comes back; or a resource model can never place it, even
+ *   on its empty machine: it is held for good (unless the admission policy
+ *   is offered such jobs: `Admission.offersUnplaceable`).
  *
  * @example
  * ```ts

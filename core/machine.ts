@@ -246,9 +246,12 @@ export interface DemandProblem {
 }
 
 /**
- * A job's demand on a machine, or why it can never run there: a partition
- * the machine does not have, a resource no node of the partition has enough
- * of, or more replicas than the empty partition holds at once.
+ * A job's demand on a machine, or why it is not one: a partition the
+ * machine does not have, a topology level its nodes are not labelled with, a
+ * resource no node of the partition has enough of (one replica fits no
+ * node). More replicas than the empty partition (or one domain of the
+ * topology level) holds at once is a demand: the engine holds such a job,
+ * which can never start (pend reason `exceeds_capacity`).
  *
  * @example
  * ```ts
@@ -311,32 +314,24 @@ export function machineDemand(
       }), got '${key}'`,
     );
   }
-  // Replicas the empty pool holds at once (in one domain of the key, with one).
-  const domains = new Map<string, number>();
+  // One replica must fit some node of the pool. More replicas than the empty
+  // pool (or one domain of the key) holds at once is a well-formed request the
+  // machine can never run: the engine holds such a job (pend reason
+  // exceeds_capacity) rather than refusing its line.
   let fits = 0;
   for (const n of pool) {
     let s = Infinity;
     for (const [r, v] of Object.entries(per)) s = Math.min(s, Math.floor((n.capacity[r] ?? 0) / v));
-    const domain = key === undefined ? "" : n.topology[key] ?? "";
-    domains.set(domain, (domains.get(domain) ?? 0) + s);
     if (s > 0) fits++;
   }
-  const slots = Math.max(...domains.values());
   if (fits === 0) {
     return problem(
       Object.keys(req.perReplica ?? {})[0] ?? "replicas",
       `no node of ${where} has all of ${describe(req.perReplica)} at once`,
     );
   }
-  if (slots < req.replicas) {
-    return problem(
-      "replicas",
-      `${req.replicas} ${req.perReplica === undefined ? "whole nodes" : "replicas"}${
-        key === undefined ? "" : ` in one ${key}`
-      }, but ${
-        key === undefined ? "" : `the largest ${key} of `
-      }${where} holds at most ${slots} at once`,
-    );
+  if (!Number.isSafeInteger(req.replicas) || req.replicas < 1) {
+    return problem("replicas", `expected a positive integer, got ${req.replicas}`);
   }
   return {
     demand: Object.freeze({

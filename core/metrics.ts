@@ -28,6 +28,7 @@ export {
   type ResourceMetrics,
   ResourceUseCollector,
 } from "./_metrics_resources.ts";
+import type { ResourceMetrics } from "./_metrics_resources.ts";
 
 /** Default bounded-slowdown threshold τ (seconds). */
 export const DEFAULT_BSLD_TAU = 10;
@@ -139,7 +140,10 @@ export interface Metrics {
   readonly bsld_p99: number | null;
   /** Largest bounded slowdown (max(1, response / max(run, τ))) of the measured jobs. */
   readonly bsld_max: number | null;
-  /** Node-seconds used within the measured span over the capacity's node-seconds in it. */
+  /**
+   * Node-seconds used within the measured span over the capacity's
+   * node-seconds in it (on a machine: node equivalents, see {@link machineMetrics}).
+   */
   readonly utilization: number | null;
   /** Last end − first submit of the measured jobs. */
   readonly makespan_s: number | null;
@@ -346,6 +350,54 @@ export function computeMetrics(
     makespan_s: makespan,
     throughput_jobs_per_s: makespan !== null && makespan > 0 ? n / makespan : null,
   };
+}
+
+/**
+ * The metric set of a run on a resource model (a `--machine` run), whose
+ * jobs hold no share of the node-count pool: its `utilization` is the
+ * machine's node-equivalent utilization (`resources.node_equivalents`: on
+ * each node a job held, the largest fraction of any resource of it, over the
+ * machine's nodes, in the same span). Without resource figures (whole
+ * nodes) the metric set is returned as it is.
+ *
+ * @example
+ * ```ts
+ * import { computeMetrics, machineMetrics } from "@evtsim/evtsim";
+ * const m = computeMetrics([{ submitTime: 0, beginTime: 0, endTime: 100, numNodes: 0 }], 2);
+ * const fig = (u: number) => ({ capacity: 2, used_unit_s: u * 200, utilization: u });
+ * const on = machineMetrics(m, { node_equivalents: fig(0.25), by_resource: { gpus: fig(0.5) } });
+ * console.assert(m.utilization === 0 && on.utilization === 0.25);
+ * console.assert(machineMetrics(m, undefined) === m);
+ * ```
+ */
+export function machineMetrics(metrics: Metrics, resources: ResourceMetrics | undefined): Metrics {
+  if (resources === undefined) return metrics;
+  return { ...metrics, utilization: resources.node_equivalents.utilization };
+}
+
+/**
+ * A machine run's per-resource columns for compare and sweep rows:
+ * `utilization_<resource>` for each resource of `resources.by_resource` (as
+ * a stats JSON has it: sorted by name), its utilization.
+ *
+ * @example
+ * ```ts
+ * import { utilizationColumns } from "@evtsim/evtsim";
+ * const fig = (u: number) => ({ capacity: 4, used_unit_s: 0, utilization: u });
+ * const c = utilizationColumns({ by_resource: { cores: fig(0.5), gpus: fig(0.75) } });
+ * console.assert(JSON.stringify(c) === '{"utilization_cores":0.5,"utilization_gpus":0.75}');
+ * ```
+ */
+export function utilizationColumns(
+  resources: {
+    readonly by_resource: Readonly<Record<string, { readonly utilization: number | null }>>;
+  },
+): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const [r, f] of Object.entries(resources.by_resource)) {
+    out[`utilization_${r}`] = f.utilization;
+  }
+  return out;
 }
 
 /**

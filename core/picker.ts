@@ -6,6 +6,7 @@
 // session object that lives for one pass and hands back the next state.
 
 import type { ResolvedQueue } from "./queues.ts";
+import type { ModelNode } from "./resource_model.ts";
 import type { JobRecord } from "./types.ts";
 
 /**
@@ -34,6 +35,12 @@ export interface PickerSetup {
   pickerNamed(name: string): Picker;
   /** The machine's node count (the core always gives it). */
   readonly totalNodes?: number;
+  /**
+   * The nodes of the configuration's resource model, when it has one that
+   * lists them (`fairshare` charges a job placed by the model in node
+   * equivalents of these nodes).
+   */
+  readonly nodes?: readonly ModelNode[];
   /**
    * The configuration's settings for this picker (`pickerSettings[name]`),
    * plain JSON data the picker checks itself; undefined when none are given.

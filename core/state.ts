@@ -348,6 +348,7 @@ export function createState(config: SimulationConfig, options: CreateStateOption
       searchByLimit: admission.searchesByLimit === true,
       pickerNamed: (name) => lookupPicker(registry, name),
       totalNodes: c.totalNodes,
+      ...(config.resourceModel?.nodes !== undefined ? { nodes: config.resourceModel.nodes } : {}),
       settings: c.pickerSettings?.[picker.name],
       settingsOf: (name) => c.pickerSettings?.[name],
     });

@@ -528,7 +528,8 @@ export type Notice =
 /**
  * One class of jobs that never started (see the `stranded` {@link Notice}):
  * `larger_than_capacity` (they need more nodes than the usable capacity at
- * the end), `held_by_queue` (their queue is closed or at its `maxRunning`),
+ * the end), `never_fits` (a resource model can never place them, even on
+ * its empty machine: held from the start), `held_by_queue` (their queue is closed or at its `maxRunning`),
  * `never_offered` (the picker never offered them), `blocked_behind` (offered
  * behind job `behindJob`, which is larger than the capacity: under DR_EVT's
  * rule for capacity cuts, `capacitySemantics: "drevt"`; evtsim's own holds
@@ -557,6 +558,7 @@ export interface StrandedCause {
   /** The class. */
   readonly cause:
     | "larger_than_capacity"
+    | "never_fits"
     | "held_by_queue"
     | "never_offered"
     | "blocked_behind"

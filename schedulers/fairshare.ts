@@ -8,10 +8,13 @@ import { OrderedSet, type OrderSpec } from "../core/_ordered_set.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { Picker, PickerSession, PickerSetup, SessionContext } from "../core/picker.ts";
 import type { JobRecord } from "../core/types.ts";
+import type { ModelNode } from "../core/resource_model.ts";
+import { replicaShare } from "../core/_metrics_resources.ts";
 import { type ResolvedFairshare, resolveFairshare } from "./fairshare_settings.ts";
 
 /**
- * A user's (or account's) decayed usage: `value` node-seconds as of time
+ * A user's (or account's) decayed usage: `value` node-seconds (node
+ * equivalents × seconds on a machine's resources) as of time
  * `at` (the end of its last charged job); at a later time t it is
  * `value·2^(−(t−at)/H)`.
  *
@@ -24,7 +27,7 @@ import { type ResolvedFairshare, resolveFairshare } from "./fairshare_settings.t
  * ```
  */
 export interface FairshareUsage {
-  /** Node-seconds, decayed to `at`. */
+  /** Node-seconds (node equivalents × seconds), decayed to `at`. */
   readonly value: number;
   /** The time `value` is taken at. */
   readonly at: number;
@@ -52,6 +55,11 @@ export interface FairshareState {
   readonly settings: ResolvedFairshare;
   /** The machine's node count (for the size factor). */
   readonly totalNodes: number;
+  /**
+   * The distinct capacities of the resource model's nodes (empty without
+   * one): a job placed by the model is charged in node equivalents of them.
+   */
+  readonly nodeKinds: readonly Readonly<Record<string, number>>[];
   /** The waiting jobs, by id. */
   readonly waiting: OrderedSet<JobRecord>;
   /** Every entity a job has arrived for, in code-unit order (the order the sums run in). */
@@ -77,6 +85,46 @@ const BY_ID: OrderSpec<JobRecord> = {
 /** The user or account a job's usage is charged to ("" when it has none). */
 function entityOf(s: ResolvedFairshare, job: JobRecord): string {
   return (s.by === "account" ? job.account : job.user) ?? "";
+}
+
+/**
+ * The nodes a job holds, for its charge and its size: its node count on
+ * whole nodes; for a job placed by a resource model, node equivalents (as
+ * Slurm's TRES billing with PriorityFlags=MAX_TRES, one node = 1): its
+ * replicas × one replica's dominant share of a node (a whole-node replica:
+ * 1), on the node kind it fits where that share is least (the same on every
+ * kind of a homogeneous pool).
+ */
+function nodesHeld(state: FairshareState, job: JobRecord): number {
+  const d = job.demand;
+  if (d === undefined) return job.numNodes;
+  let share = Infinity;
+  for (const capacity of state.nodeKinds) {
+    if (!fitsOne(capacity, d.perReplica)) continue;
+    const s = replicaShare(capacity, d.perReplica);
+    if (s < share) share = s;
+  }
+  // No node listed (a model without `nodes`) or none fits: a node a replica.
+  return job.numNodes + d.replicas * (share === Infinity ? 1 : share);
+}
+
+/** Whether one replica of `per` fits an empty node of `capacity`. */
+function fitsOne(
+  capacity: Readonly<Record<string, number>>,
+  per: Readonly<Record<string, number>>,
+): boolean {
+  for (const r in per) if (per[r] > 0 && !((capacity[r] ?? 0) >= per[r])) return false;
+  return true;
+}
+
+/** The distinct capacities of `nodes`, in first-seen order. */
+function kindsOf(nodes: readonly ModelNode[] | undefined): Readonly<Record<string, number>>[] {
+  const seen = new Map<string, Readonly<Record<string, number>>>();
+  for (const n of nodes ?? []) {
+    const key = JSON.stringify(Object.entries(n.capacity).sort());
+    if (!seen.has(key)) seen.set(key, n.capacity);
+  }
+  return [...seen.values()];
 }
 
 /**
@@ -152,7 +200,10 @@ function factorOf(state: FairshareState, at: UsageAt, i: number): number {
 function priorityOf(state: FairshareState, job: JobRecord, factor: number, now: number): number {
   const c = state.settings;
   const age = Math.min(Math.max(now - job.submitTime, 0) / c.maxAge, 1);
-  const size = Math.min(job.numNodes / state.totalNodes, 1);
+  const nodes = job.demand === undefined || c.weightSize === 0
+    ? job.numNodes
+    : nodesHeld(state, job);
+  const size = Math.min(nodes / state.totalNodes, 1);
   return c.weightFairshare * factor + c.weightAge * age + c.weightSize * size;
 }
 
@@ -276,7 +327,10 @@ function restore(state: FairshareState, memory: unknown): FairshareState {
  * priority). Each user (or account, with `by: "account"`; jobs without one
  * share the entity `""`) has a usage: node-seconds of run time decayed with
  * half-life H, so a job of n nodes that ran over [b, e) counts
- * n·∫_b^e 2^(−(t−τ)/H) dτ at time t ≥ e. Usage is charged when a running job
+ * n·∫_b^e 2^(−(t−τ)/H) dτ at time t ≥ e. A job placed by a resource model
+ * (a `--machine` run) counts its node equivalents as n: its replicas × one
+ * replica's dominant share of a node (Slurm's MAX_TRES billing; a whole-node
+ * replica counts 1). Usage is charged when a running job
  * ends (completion, failure or kill); running jobs are not charged yet.
  * At each session, for every known entity (one a job has arrived for):
  *
@@ -313,6 +367,7 @@ export const fairsharePicker: Picker<FairshareState> = Object.freeze({
     Object.freeze({
       settings: resolveFairshare(setup.settings),
       totalNodes: setup.totalNodes ?? 1,
+      nodeKinds: Object.freeze(kindsOf(setup.nodes)),
       waiting: OrderedSet.empty(BY_ID),
       names: Object.freeze([]),
       index: new Map(),
@@ -338,7 +393,7 @@ export const fairsharePicker: Picker<FairshareState> = Object.freeze({
     const k = s.index.has(who) ? s : withEntity(s, who, { value: 0, at: job.endTime });
     const i = k.index.get(who)!;
     const value = decayed(k.usage[i], job.endTime, h) +
-      chargeOf(job.numNodes, job.beginTime, job.endTime, h);
+      chargeOf(nodesHeld(k, job), job.beginTime, job.endTime, h);
     const usage = k.usage.slice();
     usage[i] = Object.freeze({ value, at: job.endTime });
     return Object.freeze({ ...k, usage });

@@ -3,7 +3,9 @@
 // then id) and ask the session where each can be placed (`s.place`: the
 // resource model, e.g. a topology cluster, or the node-count pool). Each
 // looks at every candidate once per scheduling round (`singleSession`), as
-// TopoQueue runs one admission cycle per event tick.
+// TopoQueue runs one admission cycle per event tick. Both are offered the
+// jobs the cluster can never hold (`offersUnplaceable`), as TopoQueue reports
+// each with its reason and its strict FIFO blocks behind one.
 
 import type { Admission } from "../core/admission.ts";
 import type { PendReason } from "../core/decisions.ts";
@@ -29,6 +31,7 @@ import { headOfLineBlocked } from "./topology_reasons.ts";
 export const strictFifoAdmission: Admission = {
   name: "strict-fifo",
   singleSession: true,
+  offersUnplaceable: true,
   runSession(s) {
     let blocked: PendReason | undefined;
     for (let job = s.next(); job !== undefined; job = s.next()) {
@@ -68,6 +71,7 @@ export const strictFifoAdmission: Admission = {
 export const greedyBackfillAdmission: Admission = {
   name: "backfill",
   singleSession: true,
+  offersUnplaceable: true,
   runSession(s) {
     let passed = false;
     for (let job = s.next(); job !== undefined; job = s.next()) {

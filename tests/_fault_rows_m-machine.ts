@@ -121,12 +121,6 @@ export const MACHINE_ROWS: FaultRow[] = [
   },
   {
     surface: "in-process",
-    input: "CSV demand: more whole nodes than the partition has",
-    run: (dir) => run(dir, MACHINE, csv("5,3,60,,,,gpu")),
-    expected: /t\.csv:3: num_nodes: 3 whole nodes, but partition gpu holds at most 2 at once$/,
-  },
-  {
-    surface: "in-process",
     input: "CSV demand: cores and memory that fit no node together (overlapping pools)",
     run: (dir) =>
       run(
@@ -221,21 +215,6 @@ export const MACHINE_ROWS: FaultRow[] = [
       ),
     expected:
       /t\.csv:2: topology: expected a topology level of the machine's labels \(none\), got 'switch'$/,
-  },
-  {
-    surface: "in-process",
-    input: "CSV demand: more replicas in one rack than the largest rack holds",
-    run: (dir) =>
-      run(
-        dir,
-        MACHINE.replace(
-          "    partitions: [gpu]",
-          '    partitions: [gpu]\n    labels: { rack: "r{i/1}" }',
-        ),
-        "job_submit_time,num_nodes,time_limit,gpus,partition,topology\n0,2,60,4,gpu,rack\n",
-      ),
-    expected:
-      /t\.csv:2: num_nodes: 2 replicas in one rack, but the largest rack of partition gpu holds at most 1 at once$/,
   },
   {
     surface: "in-process",

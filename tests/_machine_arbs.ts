@@ -45,11 +45,21 @@ export type Request = typeof arbRequest extends fc.Arbitrary<infer T> ? T : neve
 
 /**
  * The jobs of `reqs` on `m` in submit order (requests the readers would
- * refuse at their line left out), with what each asked in the file's terms.
+ * refuse at their line left out), with what each asked in the file's terms,
+ * and how many of them the empty machine can hold (`placeable`: the others
+ * ask for more replicas than their partition, or one rack of it, holds at
+ * once; the engine holds them for good, and the rest go on).
  */
 export function machineJobs(m: Machine, reqs: readonly Request[]): {
   jobs: JobSpec[];
-  asked: { whole: boolean; per: Record<string, number>; partition?: string; rack: boolean }[];
+  asked: {
+    whole: boolean;
+    per: Record<string, number>;
+    partition?: string;
+    rack: boolean;
+    placeable: boolean;
+  }[];
+  placeable: number;
 } {
   const names = Object.keys(m.groups[0].resources);
   const nodes = machineNodes(m);
@@ -59,7 +69,9 @@ export function machineJobs(m: Machine, reqs: readonly Request[]): {
     per: Record<string, number>;
     partition?: string;
     rack: boolean;
+    placeable: boolean;
   }[] = [];
+  let placeable = 0;
   for (const q of [...reqs].sort((a, b) => a.submit - b.submit)) {
     const per = Object.fromEntries(names.map((n, k) => [n, q.units[k]]));
     const r = machineDemand(m, {
@@ -70,7 +82,30 @@ export function machineJobs(m: Machine, reqs: readonly Request[]): {
     }, nodes);
     if (r.demand === undefined) continue; // refused at its line by the readers
     jobs.push({ submitTime: q.submit, numNodes: 0, timeLimit: q.limit, demand: r.demand });
-    asked.push({ whole: q.whole, per, partition: q.partition, rack: q.rack });
+    const fits = slotsOnEmpty(nodes, r.demand.perReplica, q.rack) >= q.replicas;
+    if (fits) placeable++;
+    asked.push({ whole: q.whole, per, partition: q.partition, rack: q.rack, placeable: fits });
   }
-  return { jobs, asked };
+  return { jobs, asked, placeable };
+}
+
+/** Replicas of `per` the empty machine holds at once (in one rack, with `rack`), plainly. */
+function slotsOnEmpty(
+  nodes: readonly {
+    capacity: Readonly<Record<string, number>>;
+    topology: Record<string, string>;
+  }[],
+  per: Readonly<Record<string, number>>,
+  rack: boolean,
+): number {
+  const byDomain = new Map<string, number>();
+  for (const n of nodes) {
+    let k = Infinity;
+    for (const [r, v] of Object.entries(per)) {
+      if (v > 0) k = Math.min(k, Math.floor((n.capacity[r] ?? 0) / v));
+    }
+    const d = rack ? n.topology.rack : "";
+    byDomain.set(d, (byDomain.get(d) ?? 0) + k);
+  }
+  return Math.max(0, ...byDomain.values());
 }

@@ -5,9 +5,11 @@
 // (free units at time t = capacity − running jobs not yet released −
 // reservations covering t). Policies: `conservative_profile` (with and
 // without compression) and DR_EVT's `conservative`; pickers: arrival order
-// (builtin_fcfs, and fairshare, whose charge is nodes of the node-count
-// pool, none for these jobs, so it ranks by age alone: arrival order), and
+// (builtin_fcfs), fairshare (users u0, u1, u2 by id mod 3, each job charged
+// its node equivalents; tests/_reference_fairshare.ts), and
 // DR_EVT's sjf/ljf (the oldest first, then by limit; one start per session).
+
+import { referencePriorities, refNodeEquivalents } from "./_reference_fairshare.ts";
 
 export interface RefNode {
   readonly name: string;
@@ -111,8 +113,29 @@ export function referenceConservativeResources(
     for (const id of running) use(f, jobs[id], allocOf.get(id)!, +1);
     return f;
   };
+  const ended: number[] = []; // in end order (then id)
+  const user = (id: number) => `u${id % 3}`;
+  const capacities = nodes.map((n) => n.capacity);
   const order = (): number[] => {
     const w = [...waiting].sort((a, b) => jobs[a].submit - jobs[b].submit || a - b);
+    if (picker === "fairshare" && w.length > 0) {
+      const prio = referencePriorities(
+        {},
+        nodes.length,
+        now,
+        w.map((id) => ({ id, submit: jobs[id].submit, nodes: 0, who: user(id) })),
+        ended.map((id) => ({
+          who: user(id),
+          nodes: refNodeEquivalents(capacities, jobs[id].perReplica, jobs[id].replicas),
+          begin: begin[id],
+          end: end[id],
+        })),
+        Array.from({ length: arrived }, (_, id) => user(id)),
+      );
+      return w.sort((a, b) =>
+        prio.get(b)! - prio.get(a)! || jobs[a].submit - jobs[b].submit || a - b
+      );
+    }
     if ((picker !== "sjf" && picker !== "ljf") || w.length === 0) return w;
     const byLimit = (a: number, b: number) =>
       (picker === "ljf" ? jobs[b].limit - jobs[a].limit : jobs[a].limit - jobs[b].limit) || a - b;
@@ -275,10 +298,11 @@ export function referenceConservativeResources(
     if (t === Infinity) break;
     now = t;
     const came = arrive();
-    const ending = running.filter((id) => begin[id] + jobs[id].run <= now);
+    const ending = running.filter((id) => begin[id] + jobs[id].run <= now).sort((a, b) => a - b);
     for (const id of ending) {
       running.splice(running.indexOf(id), 1);
       end[id] = begin[id] + jobs[id].run;
+      ended.push(id);
       if (jobs[id].run < jobs[id].limit) endedEarly = true;
     }
     if (came || ending.length > 0 || t === wake) untilStalled();

@@ -7,7 +7,7 @@
 // with the fewest slots that fit, fewest nodes packed, then name; compact
 // packing, most slots first) literally.
 
-import { referencePriorities } from "./_reference_fairshare.ts";
+import { referencePriorities, refNodeEquivalents } from "./_reference_fairshare.ts";
 
 /** One node: its name, topology labels and units of each resource. */
 export interface RefNode {
@@ -128,6 +128,9 @@ export function referenceEasyResources(
   const begin = jobs.map(() => -1);
   const end = jobs.map(() => -1);
   const alloc: (number[] | null)[] = jobs.map(() => null);
+  // fairshare's charge: node equivalents of the machine's nodes.
+  const capacities = nodes.map((n) => n.capacity);
+  const charged = (j: RefJob) => refNodeEquivalents(capacities, j.perReplica, j.replicas);
   const firstShadow = new Map<number, { time: number; shadow: number }>();
   let now = 0;
   let arrivedCount = 0; // jobs[0..arrivedCount) have arrived
@@ -146,7 +149,12 @@ export function referenceEasyResources(
         nodes.length,
         now,
         waiting.map((id) => ({ id, submit: jobs[id].submit, nodes: 0, who: jobs[id].user })),
-        endedOrder.map((id) => ({ who: jobs[id].user, nodes: 0, begin: begin[id], end: end[id] })),
+        endedOrder.map((id) => ({
+          who: jobs[id].user,
+          nodes: charged(jobs[id]),
+          begin: begin[id],
+          end: end[id],
+        })),
         jobs.slice(0, arrivedCount).map((j) => j.user),
       );
       return [...waiting].sort((a, b) =>

@@ -30,6 +30,33 @@ interface Settings {
 }
 
 /**
+ * The nodes a job placed on a machine is charged (plainly): replicas × one
+ * replica's largest fraction of any resource of a node (a whole-node replica:
+ * 1), on the node capacity it fits where that is least; 1 a replica when it
+ * fits none.
+ */
+export function refNodeEquivalents(
+  capacities: readonly Readonly<Record<string, number>>[],
+  perReplica: Readonly<Record<string, number>>,
+  replicas: number,
+): number {
+  const needs = Object.keys(perReplica).filter((r) => perReplica[r] > 0);
+  let best = Infinity;
+  for (const cap of capacities) {
+    if (!needs.every((r) => (cap[r] ?? 0) >= perReplica[r])) continue;
+    let share = 0;
+    if ((perReplica.node ?? 0) >= 1_000_000) share = 1;
+    else {
+      for (const r of needs) {
+        if (!r.startsWith("partition/")) share = Math.max(share, perReplica[r] / cap[r]);
+      }
+    }
+    best = Math.min(best, share);
+  }
+  return replicas * (best === Infinity ? 1 : best);
+}
+
+/**
  * Priority of every waiting job at `now`, by the documented formula, from
  * the ended jobs (in end order) and the known entities.
  */

@@ -123,8 +123,9 @@ function normalise(text: string, folder?: string): string {
   let t = text.replace(/^\n+/, "").replace(/\n*$/, "\n")
     .replace(/^(Wall clock time to run simulation: )\S+( \(sec\))$/gm, "$1<seconds>$2")
     .replace(/^(\[evtsim\] Time reading input: )\S+( \(sec, included below\))$/gm, "$1<seconds>$2")
-    // The last column (sim_s) of an `evtsim compare` table row.
-    .replace(/^((?:\S+ +){9})\d+\.\d\d$/gm, "$1<seconds>");
+    // The last column (sim_s) of an `evtsim compare` table row (a machine
+    // run's rows have a utilization_<resource> column per resource more).
+    .replace(/^((?:\S+ +){9,})\d+\.\d\d$/gm, "$1<seconds>");
   if (folder !== undefined) t = t.replaceAll(folder, "<tmp>");
   // The clone's own folder (a fuzz report's command runs the clone's task).
   return t.replaceAll(ROOT.replace(/\/$/, ""), "<clone>");

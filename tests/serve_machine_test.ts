@@ -147,7 +147,6 @@ Deno.test("serve --machine: bad demands, jobs the machine cannot hold and totalN
         // No node has 8 GPUs, or 4 TiB: the machine can never hold it.
         [{ gpus: 8, partition: "gpu" }, /^job 1: gpus: /],
         [{ memory: "4T" }, /^job 1: memory: /],
-        [{ numNodes: 20 }, /^job 1: numNodes: /],
       ] as const
     ) {
       const r = await api.send("POST", `/sessions/${sessionId}/jobs`, {
@@ -159,6 +158,11 @@ Deno.test("serve --machine: bad demands, jobs the machine cannot hold and totalN
     }
     // All or nothing: the good job of each refused batch was not appended.
     assertEquals((await api.ok("GET", `/sessions/${sessionId}`)).totalJobs, 0);
+    // More whole nodes than the machine has is a demand it can never run: held, not refused.
+    const held = await api.send("POST", `/sessions/${sessionId}/jobs`, {
+      jobs: [{ ...ok, numNodes: 20 }],
+    });
+    assertEquals(held.status, 200, JSON.stringify(held.body));
   });
 });
 
