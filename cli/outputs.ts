@@ -191,7 +191,8 @@ export class RunOutputs {
     this.warn = warn;
     if (layout.extended === true) this.nodes = new NodesColumn(layout.totalNodes);
     const modelNodes = layout.resourceModel?.nodes;
-    if (modelNodes !== undefined && this.stats !== undefined) {
+    // Always on a machine: its utilization line counts node equivalents.
+    if (modelNodes !== undefined) {
       this.resourceUse = new ResourceUseCollector(modelNodes);
     }
     if (layout.format === "swf") {

@@ -9,6 +9,7 @@ import { EvtsimError } from "../core/errors.ts";
 import { initialState } from "../api/initial_state.ts";
 import { type Input, step } from "../core/step.ts";
 import { statistics } from "../core/queries.ts";
+import type { Statistics } from "../core/statistics.ts";
 import type { SimulationConfig } from "../core/types.ts";
 import { lookupPicker, type PolicyRegistry } from "../core/policies.ts";
 import { readCapacitySchedule } from "../io/capacity_schedule.ts";
@@ -161,6 +162,7 @@ export async function simulateCommand(
   let state: ReturnType<typeof initialState>;
   let readSeconds = 0;
   let recorded: string[] = [];
+  let runStatistics: Statistics | undefined;
   try {
     // Reading is timed on its own so that a slow parse shows up as such.
     const load = async (path: string, jobsLeft: number): Promise<LoadedInput> => {
@@ -319,13 +321,20 @@ export async function simulateCommand(
     progress.update(total);
     progress.done();
     recorded = run.finish(state);
+    // On a machine the node count is bookkeeping (a demand job holds no whole
+    // node), so the run's utilization is its node equivalents over the run.
+    const wholeRun = outputs.resourceMetrics({})?.node_equivalents.utilization;
+    const endStatistics = wholeRun === undefined || wholeRun === null
+      ? statistics(state)
+      : { ...statistics(state), utilization: wholeRun };
+    runStatistics = endStatistics;
     outputs.commit(() =>
       statsJsonText({
         evtsimVersion: VERSION,
         inputs: sources.paths,
         options: Object.fromEntries(o),
         config: jsonConfig(state.config, machine),
-        statistics: statistics(state),
+        statistics: endStatistics,
         waitTime: outputs.metrics.waits(),
         boundedSlowdown: { ...outputs.metrics.slowdowns(), tau: SLOWDOWN_TAU },
         // On a machine, utilization counts node equivalents (core/metrics.ts).
@@ -365,7 +374,9 @@ export async function simulateCommand(
 
   const wall = (performance.now() - started) / 1000;
   const msec = o.get("msec_output") === true;
-  for (const line of statisticsBlock(statistics(state), msec, wall, readSeconds)) con.out(line);
+  for (const line of statisticsBlock(runStatistics ?? statistics(state), msec, wall, readSeconds)) {
+    con.out(line);
+  }
   con.out(`Schedule written to: ${named.schedule}`);
   con.out(`Resource timeline written to: ${named.resources}`);
   if (named.submissions !== undefined) {

@@ -46,6 +46,17 @@ Deno.test("simulate --machine: utilization counts node equivalents (by hand: a q
     assertEquals(s.resources.node_equivalents, { capacity: 2, used_unit_s: 50, utilization: 0.25 });
     assertEquals(s.resources.by_resource.gpus.utilization, 0.25);
     assertEquals(s.resources.by_resource.cores.utilization, 0.125);
+    // The end-of-run statistics say the same, in the JSON and on stdout.
+    assertEquals(s.statistics.utilization, 0.25);
+    const r = await runCli([
+      "simulate",
+      `${dir}/t.csv`,
+      "--machine",
+      `${dir}/m.yaml`,
+      `--outfile=${dir}/two.csv`,
+      `--resource_trace=${dir}/two_res.csv`,
+    ]);
+    assert(r.out.includes("[evtsim] Utilization: 0.25"), r.out.join("\n"));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
