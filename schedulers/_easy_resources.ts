@@ -44,10 +44,11 @@ interface Shadow {
   readonly time: number;
   /**
    * The model's state at the shadow time: a `beginEdit` copy owned by the
-   * pass, or, for a shadow only read (`easy`), one already ended.
+   * pass, or, for a shadow only read (`easy`), one already ended or none
+   * (found by the model's `releaseScan`).
    */
-  readonly state: unknown;
-  /** Whether `state` is already ended (a shadow only read: the pass does not end it). */
+  readonly state?: unknown;
+  /** Whether `state` is already ended or absent (a shadow only read: the pass does not end it). */
   readonly ended?: boolean;
   /** Node-count pool nodes free at the shadow time. */
   nodes: number;
@@ -104,9 +105,11 @@ function shadowOf(
       m.running === s.running.size && m.first === first!.id && m.firstEnd === first!.projectedEnd
     ) return m.shadow;
   }
-  const shadow = computeShadow(s, res, head);
+  const shadow = read && model.releaseScan !== undefined
+    ? scanShadow(s, res, head)
+    : computeShadow(s, res, head);
   if (version !== undefined && shadow !== undefined) {
-    model.endEdit(shadow.state);
+    if (shadow.ended !== true) model.endEdit(shadow.state);
     const kept = { time: shadow.time, state: shadow.state, nodes: shadow.nodes, ended: true };
     shadowMemos.set(model, {
       version,
@@ -139,6 +142,41 @@ function endShadow(s: AdmissionSession, res: SessionResources, shadow: Shadow): 
   m.running = s.running.size;
   m.first = first.id;
   m.firstEnd = first.projectedEnd;
+}
+
+/**
+ * `computeShadow` for a shadow only read, on the model's `releaseScan`:
+ * the same releases in the same order, without a copy of the state.
+ */
+function scanShadow(
+  s: AdmissionSession,
+  res: SessionResources,
+  head: JobRecord,
+): Shadow | undefined {
+  const now = s.now;
+  const scan = res.model.releaseScan!(res.state, head);
+  let nodes = s.free;
+  const overran: number[] = [];
+  const it = s.running.values()[Symbol.iterator]();
+  let r = it.next();
+  while (!r.done) {
+    const at = r.value.projectedEnd;
+    while (!r.done && r.value.projectedEnd === at) {
+      if (at > now) {
+        scan.release(runningRecord(res, r.value.id));
+        nodes += r.value.numNodes;
+      } else overran.push(r.value.id);
+      r = it.next();
+    }
+    if (at <= now || head.numNodes > nodes) continue;
+    if (scan.canPlace()) return { time: at, nodes, ended: true };
+  }
+  for (const id of overran) {
+    const rec = runningRecord(res, id);
+    scan.release(rec);
+    nodes += rec.numNodes;
+  }
+  return head.numNodes <= nodes && scan.canPlace() ? { time: now, nodes, ended: true } : undefined;
 }
 
 function computeShadow(

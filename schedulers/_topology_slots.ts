@@ -238,7 +238,6 @@ export class SlotCaches {
     const slots = e.slots;
     const n = this.nodeCount;
     if (e.dirtyCount * 2 > n) {
-      // Most nodes changed: all of them, and the domains' sums afresh.
       let total = 0;
       for (let i = 0; i < n; i++) total += slots[i] = this.nodeSlots(free, e, i);
       e.total = total;
@@ -393,22 +392,33 @@ export class SlotCaches {
     return copy;
   }
 
-  /** Replica slots of node `i` for a shape: min over its resources of floor(free / units). */
+  /** Replica slots of node `i` for a shape. */
   private nodeSlots(free: Float64Array, shape: ShapeSlots, i: number): number {
-    const cols = shape.cols;
-    const amounts = shape.amounts;
-    const base = i * this.resourceCount;
-    let s = Infinity;
-    for (let k = 0; k < cols.length; k++) {
-      const f = free[base + cols[k]];
-      const a = amounts[k];
-      let q = Math.floor(f / a);
-      if (q * a > f) q--; // a quotient rounded up to the next integer
-      if (q < s) s = q;
-    }
-    // An offline node's free units are below zero: no slot, never a negative count.
-    return s < 0 ? 0 : s;
+    return nodeSlots(free, i * this.resourceCount, shape.cols, shape.amounts);
   }
+}
+
+/**
+ * Replica slots of the node whose free units start at `base` for a shape
+ * needing `amounts` of columns `cols` (at least one): min over them of
+ * floor(free / units).
+ */
+export function nodeSlots(
+  free: Float64Array,
+  base: number,
+  cols: readonly number[],
+  amounts: readonly number[],
+): number {
+  let s = Infinity;
+  for (let k = 0; k < cols.length; k++) {
+    const f = free[base + cols[k]];
+    const a = amounts[k];
+    let q = Math.floor(f / a);
+    if (q * a > f) q--; // a quotient rounded up to the next integer
+    if (q < s) s = q;
+  }
+  // An offline node's free units are below zero: no slot, never a negative count.
+  return s < 0 ? 0 : s;
 }
 
 /** The first domain (by name) with the most slots. */

@@ -23,12 +23,14 @@ import type {
   NodeShare,
   Placement,
   PlaceResult,
+  ReleaseScan,
   ResourceDemand,
   ResourceModel,
 } from "../core/resource_model.ts";
 import type { JobRecord } from "../core/types.ts";
 import { insufficientCapacity, topologyFragmented } from "./topology_reasons.ts";
 import { SlotCaches } from "./_topology_slots.ts";
+import { TopologyScan } from "./_topology_scan.ts";
 
 /**
  * A node of a topology cluster: its name, topology labels and capacity.
@@ -151,6 +153,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private slots: Float64Array;
   /** Replica slots per shape, kept up to date as jobs start and end. */
   private readonly slotCaches: SlotCaches;
+  /** The buffers of `releaseScan` (one scan at a time). */
+  private readonly scan: TopologyScan;
   /** `fitsOnline`'s empty machine, for one set of offline nodes. */
   private emptyOnline?: { readonly key: string; readonly state: TopologyState };
   /** Nodes per slot value (`cutOf`'s buffer). */
@@ -202,6 +206,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     this.initial = Object.freeze({ free, held: new Map() });
     this.slots = new Float64Array(nodes.length);
     this.slotCaches = new SlotCaches(nodes.length, R, this.column);
+    this.scan = new TopologyScan(nodes.length, R, this.slotCaches);
   }
 
   place(state: TopologyState, job: JobRecord): PlaceResult {
@@ -280,6 +285,14 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       }
     }
     return total === d.replicas;
+  }
+
+  releaseScan(state: TopologyState, job: JobRecord): ReleaseScan {
+    const d = demandOf(job);
+    const shape = this.slotCaches.slotsFor(state, state.free, d);
+    const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
+    const domains = this.slotCaches.domainSlots(shape, key ?? "", this.domains(key));
+    return this.scan.begin(state, d, domains);
   }
 
   versionOf(state: TopologyState): number {
