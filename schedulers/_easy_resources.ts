@@ -225,6 +225,12 @@ function placeNow(s: AdmissionSession, job: JobRecord): Placement | PendReason {
   return r.placement ?? r.reason;
 }
 
+/** Why `job`, which cannot start now, cannot: its nodes, or the model's reason. */
+function reasonNow(s: AdmissionSession, res: SessionResources, job: JobRecord): PendReason {
+  if (job.numNodes > s.free) return pendReasons.insufficientNodes(job.numNodes, s.free);
+  return res.model.place(res.state, job).reason ?? pendReasons.insufficientNodes(0, s.free);
+}
+
 function isPlacement(x: Placement | PendReason): x is Placement {
   return (x as Placement).allocation !== undefined;
 }
@@ -290,12 +296,13 @@ export function easyOnResources(
   const model = res.model;
   let head: JobRecord | undefined;
   for (let job = s.next(); job !== undefined; job = s.next()) {
-    const now = placeNow(s, job);
-    if (isPlacement(now)) {
+    // Asked first without a placement (most candidates here are the head).
+    if (job.numNodes <= s.free && canPlace(model, res.state, job)) {
       s.dispatch(job, false);
       continue;
     }
-    s.pend(job, now);
+    const held = job;
+    s.pend(job, () => reasonNow(s, res, held));
     if (fitsMachine(model, job)) {
       head = job;
       break;

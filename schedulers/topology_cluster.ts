@@ -62,7 +62,11 @@ interface Held {
  * what each running job holds. Opaque: read it through the model.
  */
 export interface TopologyState {
-  /** Free units, node-major: `free[node * resources + r]`. */
+  /**
+   * Free units, node-major: `free[node * resources + r]`; after the last
+   * node, per resource, the sum over the nodes of what they have free (an
+   * offline node counts 0).
+   */
   readonly free: Float64Array;
   /** What each running job holds, by job id: node indexes and replicas on each. */
   readonly held: ReadonlyMap<
@@ -199,10 +203,11 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     this.resources = [...resourceNames].sort(compareNames);
     this.resources.forEach((r, i) => this.column.set(r, i));
     const R = this.resources.length;
-    const free = new Float64Array(nodes.length * R);
+    const free = new Float64Array((nodes.length + 1) * R);
     nodes.forEach((n, i) => {
       for (let r = 0; r < R; r++) free[i * R + r] = n.capacity[this.resources[r]] ?? 0;
     });
+    sumFree(free, nodes.length, R);
     this.initial = Object.freeze({ free, held: new Map() });
     this.slots = new Float64Array(nodes.length);
     this.slotCaches = new SlotCaches(nodes.length, R, this.column);
@@ -258,6 +263,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
 
   canPlace(state: TopologyState, job: JobRecord): boolean {
     const d = demandOf(job);
+    if (!this.enoughInAll(state.free, d)) return false;
     const shape = this.slotCaches.slotsFor(state, state.free, d);
     const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
     const domains = this.domains(key);
@@ -293,6 +299,22 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
     const domains = this.slotCaches.domainSlots(shape, key ?? "", this.domains(key));
     return this.scan.begin(state, d, domains);
+  }
+
+  /**
+   * Whether the machine's free units, all nodes together, hold `d`'s
+   * replicas: a node's slots are at most its free units of a resource over
+   * a replica's, so with fewer in all no domain has the slots (answered
+   * without looking at any node, as most of a busy machine's are).
+   */
+  private enoughInAll(free: Float64Array, d: ResourceDemand): boolean {
+    const { cols, amounts } = this.slotCaches.shapeOf(d);
+    if (cols.length === 0) return d.replicas <= 0;
+    const totals = this.names.length * this.resources.length;
+    for (let k = 0; k < cols.length; k++) {
+      if (free[totals + cols[k]] < amounts[k] * d.replicas) return false;
+    }
+    return true;
   }
 
   versionOf(state: TopologyState): number {
@@ -412,6 +434,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         if (online) offline.delete(i);
         else offline.add(i);
       }
+      sumFree(free, this.names.length, R);
     });
     if (state.offline === undefined) (state as { offline?: Set<number> }).offline = offline;
     return state;
@@ -428,13 +451,14 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const key = this.offline(state).join(",");
     if (this.emptyOnline?.key !== key) {
       const R = this.resources.length;
-      const free = new Float64Array(this.names.length * R);
+      const free = new Float64Array((this.names.length + 1) * R);
       for (let i = 0; i < this.names.length; i++) {
         if (state.offline.has(i)) continue;
         for (let r = 0; r < R; r++) {
           free[i * R + r] = this.nodes[i].capacity[this.resources[r]] ?? 0;
         }
       }
+      sumFree(free, this.names.length, R);
       this.emptyOnline = { key, state: Object.freeze({ free, held: new Map() }) };
     }
     return this.canPlace(this.emptyOnline.state, job);
@@ -459,7 +483,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     }
   }
 
-  /** Adds (sign +1) or takes (−1) the units of `replicas` on `nodes`. */
+  /** Adds (sign +1) or takes (−1) the units of `replicas` on `nodes`, and their sums. */
   private take(
     free: Float64Array,
     d: ResourceDemand,
@@ -468,11 +492,21 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     sign: number,
   ): void {
     const R = this.resources.length;
+    const totals = this.names.length * R;
     const { takeCols, takeAmounts } = this.slotCaches.shapeOf(d);
     for (let j = 0; j < takeCols.length; j++) {
       const c = takeCols[j];
       const amount = takeAmounts[j];
-      for (let k = 0; k < nodes.length; k++) free[nodes[k] * R + c] += sign * amount * replicas[k];
+      let sum = free[totals + c];
+      for (let k = 0; k < nodes.length; k++) {
+        const at = nodes[k] * R + c;
+        const before = free[at];
+        const after = before + sign * amount * replicas[k];
+        free[at] = after;
+        // An offline node's units below zero count as none.
+        sum += (after > 0 ? after : 0) - (before > 0 ? before : 0);
+      }
+      free[totals + c] = sum;
     }
   }
 
@@ -621,4 +655,16 @@ function demandOf(job: JobRecord): ResourceDemand {
     throw new EvtsimError("state", `topology cluster: job ${job.id} has no demand`);
   }
   return d;
+}
+
+/** Sets the sums after the last of `n` nodes: per resource, what the nodes have free (≥ 0 each). */
+function sumFree(free: Float64Array, n: number, R: number): void {
+  for (let r = 0; r < R; r++) {
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      const f = free[i * R + r];
+      if (f > 0) sum += f;
+    }
+    free[n * R + r] = sum;
+  }
 }
