@@ -12,7 +12,13 @@
 import { EvtsimError } from "../core/errors.ts";
 import type { ReleaseScan, ResourceDemand } from "../core/resource_model.ts";
 import type { JobRecord } from "../core/types.ts";
-import { type DomainSlots, nodeSlots, type Shape, type SlotCaches } from "./_topology_slots.ts";
+import {
+  type DomainSlots,
+  nodeSlots,
+  type Shape,
+  type ShapeSlots,
+  type SlotCaches,
+} from "./_topology_slots.ts";
 
 /** What the scan reads of a cluster state. */
 interface ScannedState {
@@ -39,6 +45,9 @@ export class TopologyScan implements ReleaseScan {
   private state: ScannedState | undefined = undefined;
   private shape: Shape | undefined = undefined;
   private replicas = 0;
+  /** The state's cached slots for the shape, and the version they were for when the scan began. */
+  private cached: ShapeSlots | undefined = undefined;
+  private cachedVersion = -1;
 
   constructor(
     private readonly nodeCount: number,
@@ -50,8 +59,11 @@ export class TopologyScan implements ReleaseScan {
     this.slots = new Float64Array(nodeCount);
   }
 
-  /** A new scan of `state` for `d`, from the slots per domain `domains` of its shape there. */
-  begin(state: ScannedState, d: ResourceDemand, domains: DomainSlots): this {
+  /**
+   * A new scan of `state` for `d`, from its shape's slots there (`cached`,
+   * up to date) and their sums per domain (`domains`).
+   */
+  begin(state: ScannedState, d: ResourceDemand, cached: ShapeSlots, domains: DomainSlots): this {
     if (++this.gen === 0x7fffffff) {
       this.stamp.fill(0);
       this.gen = 1;
@@ -59,6 +71,8 @@ export class TopologyScan implements ReleaseScan {
     this.state = state;
     this.shape = this.caches.shapeOf(d);
     this.replicas = d.replicas;
+    this.cached = cached;
+    this.cachedVersion = cached.version;
     this.index = domains.index;
     const k = domains.sums.length;
     if (this.sums.length < k) this.sums = new Float64Array(k);
@@ -86,8 +100,14 @@ export class TopologyScan implements ReleaseScan {
       if (this.stamp[i] !== this.gen) {
         this.stamp[i] = this.gen;
         for (let r = 0; r < R; r++) free[base + r] = state.free[base + r];
-        // The state's own slots (what its cached sums count).
-        if (counted) this.slots[i] = nodeSlots(free, base, cols, amounts);
+        // The state's own slots (what its cached sums count): the cache's
+        // while it still holds them (nothing else is asked during a scan).
+        if (counted) {
+          const c = this.cached!;
+          this.slots[i] = c.version === this.cachedVersion && c.dirtyCount === 0
+            ? c.slots[i]
+            : nodeSlots(free, base, cols, amounts);
+        }
       }
       for (let j = 0; j < takeCols.length; j++) {
         free[base + takeCols[j]] += takeAmounts[j] * replicas[k];

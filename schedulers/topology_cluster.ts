@@ -298,7 +298,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const shape = this.slotCaches.slotsFor(state, state.free, d);
     const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
     const domains = this.slotCaches.domainSlots(shape, key ?? "", this.domains(key));
-    return this.scan.begin(state, d, domains);
+    return this.scan.begin(state, d, shape, domains);
   }
 
   /**
