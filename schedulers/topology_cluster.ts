@@ -62,12 +62,10 @@ interface Held {
  * what each running job holds. Opaque: read it through the model.
  */
 export interface TopologyState {
-  /**
-   * Free units, node-major: `free[node * resources + r]`; after the last
-   * node, per resource, the sum over the nodes of what they have free (an
-   * offline node counts 0).
-   */
+  /** Free units, node-major: `free[node * resources + r]`. */
   readonly free: Float64Array;
+  /** Per resource, the sum over the nodes of what they have free (an offline node counts 0). */
+  readonly freeSums: Float64Array;
   /** What each running job holds, by job id: node indexes and replicas on each. */
   readonly held: ReadonlyMap<
     number,
@@ -155,6 +153,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private readonly editing = new WeakSet<TopologyState>();
   /** Slots per node for the placement being computed (one of `slotCaches`' arrays). */
   private slots: Float64Array;
+  /** The nodes with a slot for it, one bit each (`ShapeSlots.positive`). */
+  private positive: Uint32Array = new Uint32Array(0);
+  /** `membersOf`'s buffer. */
+  private readonly members: Int32Array;
   /** Replica slots per shape, kept up to date as jobs start and end. */
   private readonly slotCaches: SlotCaches;
   /** The buffers of `releaseScan` (one scan at a time). */
@@ -203,13 +205,13 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     this.resources = [...resourceNames].sort(compareNames);
     this.resources.forEach((r, i) => this.column.set(r, i));
     const R = this.resources.length;
-    const free = new Float64Array((nodes.length + 1) * R);
+    const free = new Float64Array(nodes.length * R);
     nodes.forEach((n, i) => {
       for (let r = 0; r < R; r++) free[i * R + r] = n.capacity[this.resources[r]] ?? 0;
     });
-    sumFree(free, nodes.length, R);
-    this.initial = Object.freeze({ free, held: new Map() });
+    this.initial = Object.freeze({ free, freeSums: sumFree(free, R), held: new Map() });
     this.slots = new Float64Array(nodes.length);
+    this.members = new Int32Array(nodes.length);
     this.slotCaches = new SlotCaches(nodes.length, R, this.column);
     this.scan = new TopologyScan(nodes.length, R, this.slotCaches);
   }
@@ -219,6 +221,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const replicas = d.replicas;
     const shape = this.slotCaches.slotsFor(state, state.free, d);
     this.slots = shape.slots;
+    this.positive = shape.positive;
     const clusterSlots = shape.total;
     const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
     const domains = this.domains(key);
@@ -263,7 +266,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
 
   canPlace(state: TopologyState, job: JobRecord): boolean {
     const d = demandOf(job);
-    if (!this.enoughInAll(state.free, d)) return false;
+    if (!this.enoughInAll(state.freeSums, d)) return false;
     const shape = this.slotCaches.slotsFor(state, state.free, d);
     const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
     const domains = this.domains(key);
@@ -307,12 +310,11 @@ class TopologyCluster implements ResourceModel<TopologyState> {
    * a replica's, so with fewer in all no domain has the slots (answered
    * without looking at any node, as most of a busy machine's are).
    */
-  private enoughInAll(free: Float64Array, d: ResourceDemand): boolean {
+  private enoughInAll(sums: Float64Array, d: ResourceDemand): boolean {
     const { cols, amounts } = this.slotCaches.shapeOf(d);
     if (cols.length === 0) return d.replicas <= 0;
-    const totals = this.names.length * this.resources.length;
     for (let k = 0; k < cols.length; k++) {
-      if (free[totals + cols[k]] < amounts[k] * d.replicas) return false;
+      if (sums[cols[k]] < amounts[k] * d.replicas) return false;
     }
     return true;
   }
@@ -323,8 +325,13 @@ class TopologyCluster implements ResourceModel<TopologyState> {
 
   beginEdit(state: TopologyState): TopologyState {
     const copy = state.offline === undefined
-      ? { free: state.free.slice(), held: new Map(state.held) }
-      : { free: state.free.slice(), held: new Map(state.held), offline: new Set(state.offline) };
+      ? { free: state.free.slice(), freeSums: state.freeSums.slice(), held: new Map(state.held) }
+      : {
+        free: state.free.slice(),
+        freeSums: state.freeSums.slice(),
+        held: new Map(state.held),
+        offline: new Set(state.offline),
+      };
     this.editing.add(copy);
     this.slotCaches.copied(state, copy);
     return copy;
@@ -344,7 +351,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     ) {
       // Packed by `place` in these very free units: it fits, as checked below.
       const { nodes, replicas } = packed;
-      this.slotCaches.change(state, nodes, () => this.take(free, d, nodes, replicas, -1));
+      this.slotCaches.change(state, nodes, () => this.take(state, d, nodes, replicas, -1));
       (state.held as Map<number, Held>).set(job.id, { nodes, replicas });
       return state;
     }
@@ -383,7 +390,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         `topology cluster: job ${job.id}: allocation holds ${total} replicas, not ${d.replicas}`,
       );
     }
-    this.slotCaches.change(state, nodes, () => this.take(free, d, nodes, replicas, -1));
+    this.slotCaches.change(state, nodes, () => this.take(state, d, nodes, replicas, -1));
     (state.held as Map<number, Held>).set(job.id, { nodes, replicas });
     return state;
   }
@@ -397,7 +404,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     this.slotCaches.change(
       state,
       h.nodes,
-      () => this.take(state.free, demandOf(job), h.nodes, h.replicas, +1),
+      () => this.take(state, demandOf(job), h.nodes, h.replicas, +1),
     );
     (state.held as Map<number, Held>).delete(job.id);
     return state;
@@ -434,7 +441,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         if (online) offline.delete(i);
         else offline.add(i);
       }
-      sumFree(free, this.names.length, R);
+      (state.freeSums as Float64Array).set(sumFree(free, R));
     });
     if (state.offline === undefined) (state as { offline?: Set<number> }).offline = offline;
     return state;
@@ -451,15 +458,17 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const key = this.offline(state).join(",");
     if (this.emptyOnline?.key !== key) {
       const R = this.resources.length;
-      const free = new Float64Array((this.names.length + 1) * R);
+      const free = new Float64Array(this.names.length * R);
       for (let i = 0; i < this.names.length; i++) {
         if (state.offline.has(i)) continue;
         for (let r = 0; r < R; r++) {
           free[i * R + r] = this.nodes[i].capacity[this.resources[r]] ?? 0;
         }
       }
-      sumFree(free, this.names.length, R);
-      this.emptyOnline = { key, state: Object.freeze({ free, held: new Map() }) };
+      this.emptyOnline = {
+        key,
+        state: Object.freeze({ free, freeSums: sumFree(free, R), held: new Map() }),
+      };
     }
     return this.canPlace(this.emptyOnline.state, job);
   }
@@ -485,19 +494,20 @@ class TopologyCluster implements ResourceModel<TopologyState> {
 
   /** Adds (sign +1) or takes (−1) the units of `replicas` on `nodes`, and their sums. */
   private take(
-    free: Float64Array,
+    state: TopologyState,
     d: ResourceDemand,
     nodes: readonly number[],
     replicas: readonly number[],
     sign: number,
   ): void {
     const R = this.resources.length;
-    const totals = this.names.length * R;
+    const free = state.free;
+    const sums = state.freeSums as Float64Array;
     const { takeCols, takeAmounts } = this.slotCaches.shapeOf(d);
     for (let j = 0; j < takeCols.length; j++) {
       const c = takeCols[j];
       const amount = takeAmounts[j];
-      let sum = free[totals + c];
+      let sum = sums[c];
       for (let k = 0; k < nodes.length; k++) {
         const at = nodes[k] * R + c;
         const before = free[at];
@@ -506,7 +516,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         // An offline node's units below zero count as none.
         sum += (after > 0 ? after : 0) - (before > 0 ? before : 0);
       }
-      free[totals + c] = sum;
+      sums[c] = sum;
     }
   }
 
@@ -599,9 +609,30 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     return { cut: 0, above, left };
   }
 
+  /**
+   * The nodes of a domain packing looks at: for a domain of every node, only
+   * those with a slot, in index order (a busy machine has few: packing need
+   * not visit the others, which it would pass over).
+   */
+  private membersOf(domain: Int32Array): Int32Array {
+    if (domain.length !== this.names.length) return domain;
+    const bits = this.positive;
+    const out = this.members;
+    let count = 0;
+    for (let w = 0; w < bits.length; w++) {
+      let x = bits[w];
+      while (x !== 0) {
+        const low = x & -x;
+        out[count++] = (w << 5) + 31 - Math.clz32(low);
+        x ^= low;
+      }
+    }
+    return out.subarray(0, count);
+  }
+
   /** How many nodes compact packing of `replicas` into `members` uses. */
-  private packedCount(members: Int32Array, replicas: number): number {
-    const { cut, above, left } = this.cutOf(members, replicas);
+  private packedCount(domain: Int32Array, replicas: number): number {
+    const { cut, above, left } = this.cutOf(this.membersOf(domain), replicas);
     return above + Math.ceil(left / cut);
   }
 
@@ -616,7 +647,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     state: TopologyState,
     d: ResourceDemand,
   ): Placement {
-    const members = domain.nodes;
+    const members = this.membersOf(domain.nodes);
     const slots = this.slots;
     let { cut, left } = this.cutOf(members, replicas);
     const nodes: number[] = [];
@@ -657,14 +688,12 @@ function demandOf(job: JobRecord): ResourceDemand {
   return d;
 }
 
-/** Sets the sums after the last of `n` nodes: per resource, what the nodes have free (≥ 0 each). */
-function sumFree(free: Float64Array, n: number, R: number): void {
-  for (let r = 0; r < R; r++) {
-    let sum = 0;
-    for (let i = 0; i < n; i++) {
-      const f = free[i * R + r];
-      if (f > 0) sum += f;
-    }
-    free[n * R + r] = sum;
+/** Per resource of `R`, what the nodes have free (an offline node's units below zero count 0). */
+function sumFree(free: Float64Array, R: number): Float64Array {
+  const sums = new Float64Array(R);
+  for (let j = 0; j < free.length; j++) {
+    const f = free[j];
+    if (f > 0) sums[j % R] += f;
   }
+  return sums;
 }
