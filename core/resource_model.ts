@@ -123,7 +123,7 @@ export interface ModelNode {
  * const scan = model.releaseScan!(state, rec(1, 4));
  * if (scan.canPlace()) throw new Error("6 of 8 cpu held: 4 do not fit");
  * scan.release(rec(0, 6));
- * if (!scan.canPlace()) throw new Error("with job 0 released they do");
+ * if (!scan.mayPlace() || !scan.canPlace()) throw new Error("with job 0 released they do");
  * // The state itself is unchanged.
  * if (model.canPlace!(state, rec(1, 4))) throw new Error("unchanged");
  * ```
@@ -133,6 +133,11 @@ export interface ReleaseScan {
   release(job: JobRecord): void;
   /** Whether the scan's job could be placed with everything released so far. */
   canPlace(): boolean;
+  /**
+   * A cheaper bound of `canPlace`: false only when it would be false (true
+   * may still be a no). EASY bounds the shadow time from below with it.
+   */
+  mayPlace(): boolean;
 }
 
 /**

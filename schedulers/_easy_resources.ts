@@ -351,22 +351,34 @@ export function easyOnResources(
 // room), and — when no running job has overrun — at least the first one, as
 // the head cannot be placed now. Candidates are searched against the upper
 // bound; one that can be placed now and ends before the lower bound starts at
-// once, and the shadow is computed only for one between the two.
+// once, and the shadow is computed only for one between the two. Before
+// that, a model with `releaseScan` raises the lower bound to the first
+// projected end by which the free units of all nodes together could hold
+// the head (`mayPlace`: no node looked at).
 function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord): void {
   const search = s.search!;
   const first = s.running.first();
   let bound = s.now;
   for (const r of s.running.values()) if (r.projectedEnd > bound) bound = r.projectedEnd;
-  const early = first !== undefined && first.projectedEnd > s.now
-    ? endsBefore(s, first.projectedEnd)
-    : () => false;
+  const noOverrun = first !== undefined && first.projectedEnd > s.now;
+  let early = noOverrun ? endsBefore(s, first.projectedEnd) : () => false;
+  let raised = !noOverrun || res.model.releaseScan === undefined;
   let fits = endsBefore(s, bound);
   let shadow: Shadow | undefined;
   const noRoom = new NoRoom();
   for (let job = search.nextFitting(s.free, fits); job !== undefined;) {
     if (fits(job.timeLimit) && !noRoom.fails(job)) {
-      if (!(job.numNodes <= s.free && canPlace(res.model, res.state, job))) noRoom.add(job);
-      else if (shadow === undefined && early(job.timeLimit)) s.dispatch(job, true);
+      if (!(job.numNodes <= s.free && canPlace(res.model, res.state, job))) {
+        noRoom.add(job);
+        job = search.nextFitting(s.free, fits);
+        continue;
+      }
+      if (shadow === undefined && !raised && !early(job.timeLimit)) {
+        raised = true;
+        const low = lowerBound(s, res, head);
+        if (low !== undefined) early = endsBefore(s, low);
+      }
+      if (shadow === undefined && early(job.timeLimit)) s.dispatch(job, true);
       else {
         if (shadow === undefined) {
           shadow = shadowOf(s, res, head, true);
@@ -379,6 +391,32 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
     job = search.nextFitting(s.free, fits);
   }
   if (shadow !== undefined) endShadow(s, res, shadow);
+}
+
+/**
+ * A lower bound of the head's shadow time when no running job has overrun:
+ * the first projected end by which, with every job ending by then released,
+ * the model's `mayPlace` does not rule the head out (undefined: none does).
+ */
+function lowerBound(
+  s: AdmissionSession,
+  res: SessionResources,
+  head: JobRecord,
+): number | undefined {
+  const scan = res.model.releaseScan!(res.state, head);
+  let nodes = s.free;
+  const it = s.running.values()[Symbol.iterator]();
+  let r = it.next();
+  while (!r.done) {
+    const at = r.value.projectedEnd;
+    while (!r.done && r.value.projectedEnd === at) {
+      scan.release(runningRecord(res, r.value.id));
+      nodes += r.value.numNodes;
+      r = it.next();
+    }
+    if (head.numNodes <= nodes && scan.mayPlace()) return at;
+  }
+  return undefined;
 }
 
 // Replica shapes (units per replica and topology key) by demand object.

@@ -6,8 +6,11 @@
 // shape only — the head's — and only the nodes the released jobs hold: it
 // starts from the state's cached slot sums per domain and, per node a
 // release touches, takes that node's free units into its own buffer once
-// and keeps the node's slots and its domain's sum up to date. The buffers
-// are the cluster's, reused by its next scan.
+// and keeps the node's slots and its domain's sum up to date. That node
+// work waits until it is needed: a release first only adds its units to
+// the free units of all nodes together, and while those cannot hold the
+// replicas the answer is no without looking at a node (`mayPlace`). The
+// buffers are the cluster's, reused by its next scan.
 
 import { EvtsimError } from "../core/errors.ts";
 import type { ReleaseScan, ResourceDemand } from "../core/resource_model.ts";
@@ -20,12 +23,19 @@ import {
   type SlotCaches,
 } from "./_topology_slots.ts";
 
+/** What a running job holds: node indexes and replicas on each. */
+interface Held {
+  readonly nodes: readonly number[];
+  readonly replicas: readonly number[];
+}
+
 /** What the scan reads of a cluster state. */
 interface ScannedState {
   readonly free: Float64Array;
+  readonly freeSums: Float64Array;
   readonly held: ReadonlyMap<
     number,
-    { readonly nodes: readonly number[]; readonly replicas: readonly number[] }
+    Held
   >;
 }
 
@@ -48,6 +58,11 @@ export class TopologyScan implements ReleaseScan {
   /** The state's cached slots for the shape, and the version they were for when the scan began. */
   private cached: ShapeSlots | undefined = undefined;
   private cachedVersion = -1;
+  private lookup: (() => readonly [ShapeSlots, DomainSlots]) | undefined = undefined;
+  /** Per resource, the free units of all nodes together plus all the releases give back (at least what is free). */
+  private readonly bound: Float64Array;
+  /** Releases whose node work waits (what each job holds, and its shape). */
+  private readonly pending: { held: Held; shape: Shape }[] = [];
 
   constructor(
     private readonly nodeCount: number,
@@ -57,13 +72,19 @@ export class TopologyScan implements ReleaseScan {
     this.stamp = new Int32Array(nodeCount);
     this.free = new Float64Array(nodeCount * resourceCount);
     this.slots = new Float64Array(nodeCount);
+    this.bound = new Float64Array(resourceCount);
   }
 
   /**
-   * A new scan of `state` for `d`, from its shape's slots there (`cached`,
-   * up to date) and their sums per domain (`domains`).
+   * A new scan of `state` for `d`. `lookup` gives its shape's slots there
+   * (up to date) and their sums per domain, asked for when a node is first
+   * looked at (a scan `mayPlace` answers may never need them).
    */
-  begin(state: ScannedState, d: ResourceDemand, cached: ShapeSlots, domains: DomainSlots): this {
+  begin(
+    state: ScannedState,
+    d: ResourceDemand,
+    lookup: () => readonly [ShapeSlots, DomainSlots],
+  ): this {
     if (++this.gen === 0x7fffffff) {
       this.stamp.fill(0);
       this.gen = 1;
@@ -71,25 +92,67 @@ export class TopologyScan implements ReleaseScan {
     this.state = state;
     this.shape = this.caches.shapeOf(d);
     this.replicas = d.replicas;
-    this.cached = cached;
-    this.cachedVersion = cached.version;
-    this.index = domains.index;
-    const k = domains.sums.length;
-    if (this.sums.length < k) this.sums = new Float64Array(k);
-    this.sums.set(domains.sums);
-    this.domainCount = k;
+    this.lookup = lookup;
+    this.cached = undefined;
+    this.bound.set(state.freeSums);
+    this.pending.length = 0;
     return this;
   }
 
   release(job: JobRecord): void {
-    const state = this.state!;
-    const h = state.held.get(job.id);
+    const h = this.state!.held.get(job.id);
     if (h === undefined || job.demand === undefined) {
       throw new EvtsimError("state", `topology cluster: job ${job.id} holds no resources`);
     }
+    const shape = this.caches.shapeOf(job.demand);
+    // At most this much more is free (less on an offline node, whose units
+    // stay below zero or reach it).
+    for (let j = 0; j < shape.takeCols.length; j++) {
+      this.bound[shape.takeCols[j]] += shape.takeAmounts[j] * job.demand.replicas;
+    }
+    this.pending.push({ held: h, shape });
+  }
+
+  /**
+   * False when `canPlace` would be: the free units of all nodes together,
+   * with the releases so far, cannot hold the replicas (no node looked at).
+   */
+  mayPlace(): boolean {
+    const { cols, amounts } = this.shape!;
+    if (cols.length === 0) return this.replicas <= 0;
+    for (let k = 0; k < cols.length; k++) {
+      if (this.bound[cols[k]] < amounts[k] * this.replicas) return false;
+    }
+    return true;
+  }
+
+  canPlace(): boolean {
+    if (!this.mayPlace()) return false;
+    if (this.cached === undefined) {
+      const [cached, domains] = this.lookup!();
+      this.cached = cached;
+      this.cachedVersion = cached.version;
+      this.index = domains.index;
+      const k = domains.sums.length;
+      if (this.sums.length < k) this.sums = new Float64Array(k);
+      this.sums.set(domains.sums);
+      this.domainCount = k;
+    }
+    for (let p = 0; p < this.pending.length; p++) {
+      this.apply(this.pending[p].held, this.pending[p].shape);
+    }
+    this.pending.length = 0;
+    const sums = this.sums;
+    for (let k = 0; k < this.domainCount; k++) if (sums[k] >= this.replicas) return true;
+    return false;
+  }
+
+  /** The node work of a release: the nodes' free units, slots and domain sums. */
+  private apply(h: Held, shape: Shape): void {
+    const state = this.state!;
     const R = this.resourceCount;
     const free = this.free;
-    const { takeCols, takeAmounts } = this.caches.shapeOf(job.demand);
+    const { takeCols, takeAmounts } = shape;
     const { cols, amounts } = this.shape!;
     const counted = cols.length > 0;
     const nodes = h.nodes;
@@ -119,11 +182,5 @@ export class TopologyScan implements ReleaseScan {
       this.slots[i] = s;
       this.sums[this.index[i]] += delta;
     }
-  }
-
-  canPlace(): boolean {
-    const sums = this.sums;
-    for (let k = 0; k < this.domainCount; k++) if (sums[k] >= this.replicas) return true;
-    return false;
   }
 }

@@ -298,10 +298,11 @@ class TopologyCluster implements ResourceModel<TopologyState> {
 
   releaseScan(state: TopologyState, job: JobRecord): ReleaseScan {
     const d = demandOf(job);
-    const shape = this.slotCaches.slotsFor(state, state.free, d);
-    const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
-    const domains = this.slotCaches.domainSlots(shape, key ?? "", this.domains(key));
-    return this.scan.begin(state, d, shape, domains);
+    return this.scan.begin(state, d, () => {
+      const shape = this.slotCaches.slotsFor(state, state.free, d);
+      const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
+      return [shape, this.slotCaches.domainSlots(shape, key ?? "", this.domains(key))];
+    });
   }
 
   /**

@@ -4,7 +4,8 @@
 // on them) with random jobs running, running jobs released in a random
 // order, the scan's answer after each release equals `canPlace` on a
 // `beginEdit` copy with the same jobs released — for heads with and
-// without a topology key — and the scanned state is left unchanged.
+// without a topology key —, its cheaper bound (`mayPlace`) never says no
+// when the answer is yes, and the scanned state is left unchanged.
 // fast-check, fixed seed (printed on failure).
 
 import fc from "fast-check";
@@ -64,6 +65,7 @@ const arbCase = fc.integer({ min: 1, max: 3 }).chain((resources) =>
 
 Deno.test("topology scan: each answer equals canPlace on a copy with the same jobs released; the state is unchanged", () => {
   let changed = 0;
+  let ruledOut = 0;
   fc.assert(
     fc.property(arbCase, (c) => {
       const nodes = c.nodes.map((n, i) => ({
@@ -103,7 +105,12 @@ Deno.test("topology scan: each answer equals canPlace on a copy with the same jo
           scan.release(rec);
           model.release(copy, rec);
           const want = model.canPlace!(copy, head);
+          // Asked before and after the answer (which does the node work the bound defers).
+          const bound = scan.mayPlace();
           assertEquals(scan.canPlace(), want, `head ${h} after releasing job ${rec.id}`);
+          assertEquals(scan.mayPlace(), bound, "mayPlace is the same after canPlace");
+          if (want) assert(bound, `mayPlace said no where the answer is yes (head ${h})`);
+          else if (!bound) ruledOut++;
           if (want !== before) changed++;
         }
         model.endEdit(copy);
@@ -115,6 +122,7 @@ Deno.test("topology scan: each answer equals canPlace on a copy with the same jo
   );
   // Proves nothing unless releases turn answers from no to yes.
   assert(changed >= RUNS / 2, `only ${changed} answers changed by releases`);
+  assert(ruledOut >= RUNS / 2, `mayPlace ruled out only ${ruledOut} answers`);
 });
 
 Deno.test("topology scan: a job that holds nothing is refused with one line", () => {
