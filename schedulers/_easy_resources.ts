@@ -232,7 +232,7 @@ function reasonNow(s: AdmissionSession, res: SessionResources, job: JobRecord): 
 }
 
 function isPlacement(x: Placement | PendReason): x is Placement {
-  return (x as Placement).allocation !== undefined;
+  return (x as PendReason).code === undefined;
 }
 
 /**

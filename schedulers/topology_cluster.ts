@@ -653,7 +653,6 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     let { cut, left } = this.cutOf(members, replicas);
     const nodes: number[] = [];
     const counts: number[] = [];
-    const allocation: NodeShare[] = [];
     // One pass in index order (= the allocation's order, by node name).
     for (let j = 0; j < members.length; j++) {
       const i = members[j];
@@ -666,9 +665,21 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       } else continue;
       nodes.push(i);
       counts.push(k);
-      allocation.push(Object.freeze({ nodeName: this.names[i], replicas: k }));
     }
-    const placement = Object.freeze({ domain: domain.name, allocation: Object.freeze(allocation) });
+    // The allocation's list is made when first read: a run without
+    // decision rows starts most jobs without anyone reading it (`allocate`
+    // takes the packed nodes), and a frozen share per node is most of
+    // packing's cost.
+    const names = this.names;
+    let allocation: readonly NodeShare[] | undefined;
+    const placement: Placement = Object.freeze({
+      domain: domain.name,
+      get allocation(): readonly NodeShare[] {
+        return allocation ??= Object.freeze(
+          nodes.map((i, k) => Object.freeze({ nodeName: names[i], replicas: counts[k] })),
+        );
+      },
+    });
     this.packed[this.packedNext] = {
       placement,
       demand: d,
