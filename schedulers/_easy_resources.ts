@@ -419,20 +419,24 @@ function lowerBound(
   return undefined;
 }
 
-// Replica shapes (units per replica and topology key) by demand object.
-const shapeKeys = new WeakMap<object, string>();
+// Replica shapes (units per replica and topology key): a number per
+// shape, by demand object (a pass looks a shape up per candidate).
+const shapeIds = new WeakMap<object, number>();
+const shapeIdOfKey = new Map<string, number>();
 
-function shapeKey(job: JobRecord): string | undefined {
+function shapeId(job: JobRecord): number {
   const d = job.demand;
-  if (d === undefined) return undefined;
-  let key = shapeKeys.get(d);
-  if (key === undefined) {
-    key = `${d.topologyKey ?? ""}|${
+  if (d === undefined) return -1;
+  let id = shapeIds.get(d);
+  if (id === undefined) {
+    const key = `${d.topologyKey ?? ""}|${
       Object.keys(d.perReplica).sort().map((r) => `${r}=${d.perReplica[r]}`).join()
     }`;
-    shapeKeys.set(d, key);
+    id = shapeIdOfKey.get(key);
+    if (id === undefined) shapeIdOfKey.set(key, id = shapeIdOfKey.size);
+    shapeIds.set(d, id);
   }
-  return key;
+  return id;
 }
 
 /**
@@ -442,20 +446,22 @@ function shapeKey(job: JobRecord): string | undefined {
  * passed over without asking the model (only where no verdict is needed).
  */
 class NoRoom {
-  readonly #least = new Map<string, number>();
+  /** By shape number. */
+  readonly #least = new Map<number, number>();
 
   fails(job: JobRecord): boolean {
-    const key = shapeKey(job);
-    const least = key === undefined ? undefined : this.#least.get(key);
+    if (this.#least.size === 0) return false;
+    const id = shapeId(job);
+    const least = id < 0 ? undefined : this.#least.get(id);
     return least !== undefined && job.demand!.replicas >= least;
   }
 
   add(job: JobRecord): void {
-    const key = shapeKey(job);
-    if (key === undefined || job.numNodes > 0) return;
-    const least = this.#least.get(key);
+    const id = shapeId(job);
+    if (id < 0 || job.numNodes > 0) return;
+    const least = this.#least.get(id);
     if (least === undefined || job.demand!.replicas < least) {
-      this.#least.set(key, job.demand!.replicas);
+      this.#least.set(id, job.demand!.replicas);
     }
   }
 }
