@@ -80,6 +80,29 @@ interface ShadowMemo {
 
 const shadowMemos = new WeakMap<ResourceModel, ShadowMemo>();
 
+/** The model state's version when a shadow may be kept for it (no running job has overrun). */
+function memoVersion(s: AdmissionSession, res: SessionResources): number | undefined {
+  const first = s.running.first();
+  return first !== undefined && first.projectedEnd > s.now
+    ? res.model.versionOf?.(res.state)
+    : undefined;
+}
+
+/** The head's shadow kept from an earlier lookup, if it still holds (see `ShadowMemo`). */
+function keptShadow(
+  s: AdmissionSession,
+  res: SessionResources,
+  head: JobRecord,
+  version: number,
+): Shadow | undefined {
+  const m = shadowMemos.get(res.model);
+  const first = s.running.first()!;
+  return m !== undefined && m.version === version && m.head === head && m.free === s.free &&
+      m.running === s.running.size && m.first === first.id && m.firstEnd === first.projectedEnd
+    ? m.shadow
+    : undefined;
+}
+
 /**
  * The head's shadow, or undefined when it cannot be placed even with every
  * running job released (it does not fit the machine). `read`: the pass only
@@ -93,17 +116,11 @@ function shadowOf(
   read: boolean,
 ): Shadow | undefined {
   const model = res.model;
-  const now = s.now;
   const first = s.running.first();
-  const version = read && first !== undefined && first.projectedEnd > now
-    ? model.versionOf?.(res.state)
-    : undefined;
+  const version = read ? memoVersion(s, res) : undefined;
   if (version !== undefined) {
-    const m = shadowMemos.get(model);
-    if (
-      m !== undefined && m.version === version && m.head === head && m.free === s.free &&
-      m.running === s.running.size && m.first === first!.id && m.firstEnd === first!.projectedEnd
-    ) return m.shadow;
+    const kept = keptShadow(s, res, head, version);
+    if (kept !== undefined) return kept;
   }
   const shadow = read && model.releaseScan !== undefined
     ? scanShadow(s, res, head)
@@ -364,7 +381,10 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
   let early = noOverrun ? endsBefore(s, first.projectedEnd) : () => false;
   let raised = !noOverrun || res.model.releaseScan === undefined;
   let fits = endsBefore(s, bound);
-  let shadow: Shadow | undefined;
+  // A shadow kept from an earlier session bounds the search by limit from the start.
+  const version = memoVersion(s, res);
+  let shadow = version === undefined ? undefined : keptShadow(s, res, head, version);
+  if (shadow !== undefined) fits = endsBefore(s, shadow.time);
   const noRoom = new NoRoom();
   for (let job = search.nextFitting(s.free, fits); job !== undefined;) {
     if (fits(job.timeLimit) && !noRoom.fails(job)) {
