@@ -13,7 +13,9 @@
 //   machine as the head will find it then. As on whole nodes (DR_EVT's
 //   reservation), running jobs whose projected end is not after now release
 //   nothing: when only they would make room, the shadow is now and nothing
-//   is backfilled in that pass.
+//   is backfilled in that pass. `easy` reads only the time, so with a model
+//   that has `releaseScan` it releases them on the scan instead, which
+//   answers the same without copying the state.
 // - A later candidate starts now if it can be placed now and:
 //   `easy`: ends (by its limit) before the shadow time — by it for pickers
 //   with `backfillEndsByShadow` (DR_EVT's SJF/LJF) — and nothing else;
