@@ -186,6 +186,7 @@ export type {
   NodeShare,
   Placement,
   PlaceResult,
+  ReleaseScan,
   ResourceDemand,
   ResourceModel,
 } from "./core/resource_model.ts";

@@ -105,6 +105,42 @@ export interface ModelNode {
 }
 
 /**
+ * A what-if scan of a resource model (`ResourceModel.releaseScan`): running
+ * jobs released on the scan only, and whether the scan's job could be
+ * placed then.
+ *
+ * @example
+ * ```ts
+ * import { topologyCluster } from "@evtsim/evtsim";
+ * const model = topologyCluster([{ name: "n1", capacity: { cpu: 8 } }]);
+ * const rec = (id: number, cpu: number) => ({
+ *   id, submitTime: 0, numNodes: 0, timeLimit: 1, runTime: 1, queue: undefined, priority: 0,
+ *   beginTime: -1, endTime: -1, rejected: false, hidden: false,
+ *   demand: { replicas: 1, perReplica: { cpu } },
+ * });
+ * let state = model.beginEdit(model.initial);
+ * state = model.endEdit(model.allocate(state, rec(0, 6), model.place(state, rec(0, 6)).placement!));
+ * const scan = model.releaseScan!(state, rec(1, 4));
+ * if (scan.canPlace()) throw new Error("6 of 8 cpu held: 4 do not fit");
+ * scan.release(rec(0, 6));
+ * if (!scan.mayPlace() || !scan.canPlace()) throw new Error("with job 0 released they do");
+ * // The state itself is unchanged.
+ * if (model.canPlace!(state, rec(1, 4))) throw new Error("unchanged");
+ * ```
+ */
+export interface ReleaseScan {
+  /** Gives back, on the scan only, what running job `job` holds. */
+  release(job: JobRecord): void;
+  /** Whether the scan's job could be placed with everything released so far. */
+  canPlace(): boolean;
+  /**
+   * A cheaper bound of `canPlace`: false only when it would be false (true
+   * may still be a no). EASY bounds the shadow time from below with it.
+   */
+  mayPlace(): boolean;
+}
+
+/**
  * A resource model: the state of the machine's resources (`S`) and the three
  * questions the engine asks of it. `place` is pure. `allocate` and `release`
  * are called only on a state `beginEdit` returned (the engine calls it once
@@ -152,6 +188,16 @@ export interface ResourceModel<S = unknown> {
    * number (EASY's shadow time across sessions).
    */
   versionOf?(state: S): number;
+  /**
+   * Optional: a what-if over `state` for planning, without copying it:
+   * running jobs are released one by one on the scan only (`state` is left
+   * as it is), and after each the scan says whether `job` could be placed —
+   * what `canPlace` would answer on a `beginEdit` copy with the same jobs
+   * released. EASY's shadow time asks it when it reads no more than that
+   * time (`easy`); without it the copy is made. A scan holds until the
+   * model's next `releaseScan`, `beginEdit` or change of any state.
+   */
+  releaseScan?(state: S, job: JobRecord): ReleaseScan;
   /** A private copy of `state` that `allocate` and `release` may change in place. */
   beginEdit(state: S): S;
   /**

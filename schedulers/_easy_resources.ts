@@ -13,7 +13,9 @@
 //   machine as the head will find it then. As on whole nodes (DR_EVT's
 //   reservation), running jobs whose projected end is not after now release
 //   nothing: when only they would make room, the shadow is now and nothing
-//   is backfilled in that pass.
+//   is backfilled in that pass. `easy` reads only the time, so with a model
+//   that has `releaseScan` it releases them on the scan instead, which
+//   answers the same without copying the state.
 // - A later candidate starts now if it can be placed now and:
 //   `easy`: ends (by its limit) before the shadow time — by it for pickers
 //   with `backfillEndsByShadow` (DR_EVT's SJF/LJF) — and nothing else;
@@ -44,10 +46,11 @@ interface Shadow {
   readonly time: number;
   /**
    * The model's state at the shadow time: a `beginEdit` copy owned by the
-   * pass, or, for a shadow only read (`easy`), one already ended.
+   * pass, or, for a shadow only read (`easy`), one already ended or none
+   * (found by the model's `releaseScan`).
    */
-  readonly state: unknown;
-  /** Whether `state` is already ended (a shadow only read: the pass does not end it). */
+  readonly state?: unknown;
+  /** Whether `state` is already ended or absent (a shadow only read: the pass does not end it). */
   readonly ended?: boolean;
   /** Node-count pool nodes free at the shadow time. */
   nodes: number;
@@ -79,6 +82,29 @@ interface ShadowMemo {
 
 const shadowMemos = new WeakMap<ResourceModel, ShadowMemo>();
 
+/** The model state's version when a shadow may be kept for it (no running job has overrun). */
+function memoVersion(s: AdmissionSession, res: SessionResources): number | undefined {
+  const first = s.running.first();
+  return first !== undefined && first.projectedEnd > s.now
+    ? res.model.versionOf?.(res.state)
+    : undefined;
+}
+
+/** The head's shadow kept from an earlier lookup, if it still holds (see `ShadowMemo`). */
+function keptShadow(
+  s: AdmissionSession,
+  res: SessionResources,
+  head: JobRecord,
+  version: number,
+): Shadow | undefined {
+  const m = shadowMemos.get(res.model);
+  const first = s.running.first()!;
+  return m !== undefined && m.version === version && m.head === head && m.free === s.free &&
+      m.running === s.running.size && m.first === first.id && m.firstEnd === first.projectedEnd
+    ? m.shadow
+    : undefined;
+}
+
 /**
  * The head's shadow, or undefined when it cannot be placed even with every
  * running job released (it does not fit the machine). `read`: the pass only
@@ -92,21 +118,17 @@ function shadowOf(
   read: boolean,
 ): Shadow | undefined {
   const model = res.model;
-  const now = s.now;
   const first = s.running.first();
-  const version = read && first !== undefined && first.projectedEnd > now
-    ? model.versionOf?.(res.state)
-    : undefined;
+  const version = read ? memoVersion(s, res) : undefined;
   if (version !== undefined) {
-    const m = shadowMemos.get(model);
-    if (
-      m !== undefined && m.version === version && m.head === head && m.free === s.free &&
-      m.running === s.running.size && m.first === first!.id && m.firstEnd === first!.projectedEnd
-    ) return m.shadow;
+    const kept = keptShadow(s, res, head, version);
+    if (kept !== undefined) return kept;
   }
-  const shadow = computeShadow(s, res, head);
+  const shadow = read && model.releaseScan !== undefined
+    ? scanShadow(s, res, head)
+    : computeShadow(s, res, head);
   if (version !== undefined && shadow !== undefined) {
-    model.endEdit(shadow.state);
+    if (shadow.ended !== true) model.endEdit(shadow.state);
     const kept = { time: shadow.time, state: shadow.state, nodes: shadow.nodes, ended: true };
     shadowMemos.set(model, {
       version,
@@ -139,6 +161,41 @@ function endShadow(s: AdmissionSession, res: SessionResources, shadow: Shadow): 
   m.running = s.running.size;
   m.first = first.id;
   m.firstEnd = first.projectedEnd;
+}
+
+/**
+ * `computeShadow` for a shadow only read, on the model's `releaseScan`:
+ * the same releases in the same order, without a copy of the state.
+ */
+function scanShadow(
+  s: AdmissionSession,
+  res: SessionResources,
+  head: JobRecord,
+): Shadow | undefined {
+  const now = s.now;
+  const scan = res.model.releaseScan!(res.state, head);
+  let nodes = s.free;
+  const overran: number[] = [];
+  const it = s.running.values()[Symbol.iterator]();
+  let r = it.next();
+  while (!r.done) {
+    const at = r.value.projectedEnd;
+    while (!r.done && r.value.projectedEnd === at) {
+      if (at > now) {
+        scan.release(runningRecord(res, r.value.id));
+        nodes += r.value.numNodes;
+      } else overran.push(r.value.id);
+      r = it.next();
+    }
+    if (at <= now || head.numNodes > nodes) continue;
+    if (scan.canPlace()) return { time: at, nodes, ended: true };
+  }
+  for (const id of overran) {
+    const rec = runningRecord(res, id);
+    scan.release(rec);
+    nodes += rec.numNodes;
+  }
+  return head.numNodes <= nodes && scan.canPlace() ? { time: now, nodes, ended: true } : undefined;
 }
 
 function computeShadow(
@@ -187,8 +244,14 @@ function placeNow(s: AdmissionSession, job: JobRecord): Placement | PendReason {
   return r.placement ?? r.reason;
 }
 
+/** Why `job`, which cannot start now, cannot: its nodes, or the model's reason. */
+function reasonNow(s: AdmissionSession, res: SessionResources, job: JobRecord): PendReason {
+  if (job.numNodes > s.free) return pendReasons.insufficientNodes(job.numNodes, s.free);
+  return res.model.place(res.state, job).reason ?? pendReasons.insufficientNodes(0, s.free);
+}
+
 function isPlacement(x: Placement | PendReason): x is Placement {
-  return (x as Placement).allocation !== undefined;
+  return (x as PendReason).code === undefined;
 }
 
 /**
@@ -252,12 +315,13 @@ export function easyOnResources(
   const model = res.model;
   let head: JobRecord | undefined;
   for (let job = s.next(); job !== undefined; job = s.next()) {
-    const now = placeNow(s, job);
-    if (isPlacement(now)) {
+    // Asked first without a placement (most candidates here are the head).
+    if (job.numNodes <= s.free && canPlace(model, res.state, job)) {
       s.dispatch(job, false);
       continue;
     }
-    s.pend(job, now);
+    const held = job;
+    s.pend(job, () => reasonNow(s, res, held));
     if (fitsMachine(model, job)) {
       head = job;
       break;
@@ -306,22 +370,37 @@ export function easyOnResources(
 // room), and — when no running job has overrun — at least the first one, as
 // the head cannot be placed now. Candidates are searched against the upper
 // bound; one that can be placed now and ends before the lower bound starts at
-// once, and the shadow is computed only for one between the two.
+// once, and the shadow is computed only for one between the two. Before
+// that, a model with `releaseScan` raises the lower bound to the first
+// projected end by which the free units of all nodes together could hold
+// the head (`mayPlace`: no node looked at).
 function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord): void {
   const search = s.search!;
   const first = s.running.first();
   let bound = s.now;
   for (const r of s.running.values()) if (r.projectedEnd > bound) bound = r.projectedEnd;
-  const early = first !== undefined && first.projectedEnd > s.now
-    ? endsBefore(s, first.projectedEnd)
-    : () => false;
+  const noOverrun = first !== undefined && first.projectedEnd > s.now;
+  let early = noOverrun ? endsBefore(s, first.projectedEnd) : () => false;
+  let raised = !noOverrun || res.model.releaseScan === undefined;
   let fits = endsBefore(s, bound);
-  let shadow: Shadow | undefined;
+  // A shadow kept from an earlier session bounds the search by limit from the start.
+  const version = memoVersion(s, res);
+  let shadow = version === undefined ? undefined : keptShadow(s, res, head, version);
+  if (shadow !== undefined) fits = endsBefore(s, shadow.time);
   const noRoom = new NoRoom();
   for (let job = search.nextFitting(s.free, fits); job !== undefined;) {
     if (fits(job.timeLimit) && !noRoom.fails(job)) {
-      if (!(job.numNodes <= s.free && canPlace(res.model, res.state, job))) noRoom.add(job);
-      else if (shadow === undefined && early(job.timeLimit)) s.dispatch(job, true);
+      if (!(job.numNodes <= s.free && canPlace(res.model, res.state, job))) {
+        noRoom.add(job);
+        job = search.nextFitting(s.free, fits);
+        continue;
+      }
+      if (shadow === undefined && !raised && !early(job.timeLimit)) {
+        raised = true;
+        const low = lowerBound(s, res, head);
+        if (low !== undefined) early = endsBefore(s, low);
+      }
+      if (shadow === undefined && early(job.timeLimit)) s.dispatch(job, true);
       else {
         if (shadow === undefined) {
           shadow = shadowOf(s, res, head, true);
@@ -336,20 +415,50 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
   if (shadow !== undefined) endShadow(s, res, shadow);
 }
 
-// Replica shapes (units per replica and topology key) by demand object.
-const shapeKeys = new WeakMap<object, string>();
+/**
+ * A lower bound of the head's shadow time when no running job has overrun:
+ * the first projected end by which, with every job ending by then released,
+ * the model's `mayPlace` does not rule the head out (undefined: none does).
+ */
+function lowerBound(
+  s: AdmissionSession,
+  res: SessionResources,
+  head: JobRecord,
+): number | undefined {
+  const scan = res.model.releaseScan!(res.state, head);
+  let nodes = s.free;
+  const it = s.running.values()[Symbol.iterator]();
+  let r = it.next();
+  while (!r.done) {
+    const at = r.value.projectedEnd;
+    while (!r.done && r.value.projectedEnd === at) {
+      scan.release(runningRecord(res, r.value.id));
+      nodes += r.value.numNodes;
+      r = it.next();
+    }
+    if (head.numNodes <= nodes && scan.mayPlace()) return at;
+  }
+  return undefined;
+}
 
-function shapeKey(job: JobRecord): string | undefined {
+// Replica shapes (units per replica and topology key): a number per
+// shape, by demand object (a pass looks a shape up per candidate).
+const shapeIds = new WeakMap<object, number>();
+const shapeIdOfKey = new Map<string, number>();
+
+function shapeId(job: JobRecord): number {
   const d = job.demand;
-  if (d === undefined) return undefined;
-  let key = shapeKeys.get(d);
-  if (key === undefined) {
-    key = `${d.topologyKey ?? ""}|${
+  if (d === undefined) return -1;
+  let id = shapeIds.get(d);
+  if (id === undefined) {
+    const key = `${d.topologyKey ?? ""}|${
       Object.keys(d.perReplica).sort().map((r) => `${r}=${d.perReplica[r]}`).join()
     }`;
-    shapeKeys.set(d, key);
+    id = shapeIdOfKey.get(key);
+    if (id === undefined) shapeIdOfKey.set(key, id = shapeIdOfKey.size);
+    shapeIds.set(d, id);
   }
-  return key;
+  return id;
 }
 
 /**
@@ -359,20 +468,22 @@ function shapeKey(job: JobRecord): string | undefined {
  * passed over without asking the model (only where no verdict is needed).
  */
 class NoRoom {
-  readonly #least = new Map<string, number>();
+  /** By shape number. */
+  readonly #least = new Map<number, number>();
 
   fails(job: JobRecord): boolean {
-    const key = shapeKey(job);
-    const least = key === undefined ? undefined : this.#least.get(key);
+    if (this.#least.size === 0) return false;
+    const id = shapeId(job);
+    const least = id < 0 ? undefined : this.#least.get(id);
     return least !== undefined && job.demand!.replicas >= least;
   }
 
   add(job: JobRecord): void {
-    const key = shapeKey(job);
-    if (key === undefined || job.numNodes > 0) return;
-    const least = this.#least.get(key);
+    const id = shapeId(job);
+    if (id < 0 || job.numNodes > 0) return;
+    const least = this.#least.get(id);
     if (least === undefined || job.demand!.replicas < least) {
-      this.#least.set(key, job.demand!.replicas);
+      this.#least.set(id, job.demand!.replicas);
     }
   }
 }

@@ -48,6 +48,11 @@ export interface ShapeSlots {
   readonly amounts: readonly number[];
   /** Slots per node. */
   readonly slots: Float64Array;
+  /**
+   * The nodes with a slot, one bit each (node i: bit i % 32 of word i >> 5):
+   * packing into the whole machine visits only them.
+   */
+  readonly positive: Uint32Array;
   /** Their sum over the cluster. */
   total: number;
   /** Per topology key ("" = global). */
@@ -165,6 +170,7 @@ export class SlotCaches {
           cols: [],
           amounts: [],
           slots: new Float64Array(n),
+          positive: new Uint32Array((n + 31) >>> 5),
           total: 0,
           domains: new Map(),
           dirty: new Int32Array(0),
@@ -210,6 +216,7 @@ export class SlotCaches {
         cols: shape.cols,
         amounts: shape.amounts,
         slots: new Float64Array(n),
+        positive: new Uint32Array((n + 31) >>> 5),
         total: 0,
         domains: new Map(),
         dirty: new Int32Array(n),
@@ -230,6 +237,7 @@ export class SlotCaches {
     let total = 0;
     for (let i = 0; i < n; i++) total += slots[i] = this.nodeSlots(free, entry, i);
     entry.total = total;
+    markPositive(entry);
     return entry;
   }
 
@@ -238,10 +246,10 @@ export class SlotCaches {
     const slots = e.slots;
     const n = this.nodeCount;
     if (e.dirtyCount * 2 > n) {
-      // Most nodes changed: all of them, and the domains' sums afresh.
       let total = 0;
       for (let i = 0; i < n; i++) total += slots[i] = this.nodeSlots(free, e, i);
       e.total = total;
+      markPositive(e);
       for (const ds of e.domains.values()) {
         const index = ds.index;
         ds.sums.fill(0);
@@ -264,6 +272,8 @@ export class SlotCaches {
       if (delta === 0) continue;
       changed = true;
       slots[i] += delta;
+      if (slots[i] > 0) e.positive[i >>> 5] |= 1 << (i & 31);
+      else e.positive[i >>> 5] &= ~(1 << (i & 31));
       total += delta;
       for (let j = 0; j < domains.length; j++) domains[j].sums[domains[j].index[i]] += delta;
     }
@@ -362,6 +372,7 @@ export class SlotCaches {
         cols: e.cols,
         amounts: e.amounts,
         slots: e.slots.slice(),
+        positive: e.positive.slice(),
         total: e.total,
         domains: new Map(),
         dirty: e.dirty.slice(),
@@ -375,6 +386,7 @@ export class SlotCaches {
       copy.version = v;
       copy.used = ++this.tick;
       copy.slots.set(e.slots);
+      copy.positive.set(e.positive);
       copy.total = e.total;
       copy.domains.clear();
       // Only the changed nodes' marks: clear the copy's, set `e`'s.
@@ -393,22 +405,41 @@ export class SlotCaches {
     return copy;
   }
 
-  /** Replica slots of node `i` for a shape: min over its resources of floor(free / units). */
+  /** Replica slots of node `i` for a shape. */
   private nodeSlots(free: Float64Array, shape: ShapeSlots, i: number): number {
-    const cols = shape.cols;
-    const amounts = shape.amounts;
-    const base = i * this.resourceCount;
-    let s = Infinity;
-    for (let k = 0; k < cols.length; k++) {
-      const f = free[base + cols[k]];
-      const a = amounts[k];
-      let q = Math.floor(f / a);
-      if (q * a > f) q--; // a quotient rounded up to the next integer
-      if (q < s) s = q;
-    }
-    // An offline node's free units are below zero: no slot, never a negative count.
-    return s < 0 ? 0 : s;
+    return nodeSlots(free, i * this.resourceCount, shape.cols, shape.amounts);
   }
+}
+
+/**
+ * Replica slots of the node whose free units start at `base` for a shape
+ * needing `amounts` of columns `cols` (at least one): min over them of
+ * floor(free / units).
+ */
+export function nodeSlots(
+  free: Float64Array,
+  base: number,
+  cols: readonly number[],
+  amounts: readonly number[],
+): number {
+  let s = Infinity;
+  for (let k = 0; k < cols.length; k++) {
+    const f = free[base + cols[k]];
+    const a = amounts[k];
+    let q = Math.floor(f / a);
+    if (q * a > f) q--; // a quotient rounded up to the next integer
+    if (q < s) s = q;
+  }
+  // An offline node's free units are below zero: no slot, never a negative count.
+  return s < 0 ? 0 : s;
+}
+
+/** Sets `e.positive` from its slots. */
+function markPositive(e: ShapeSlots): void {
+  const bits = e.positive;
+  bits.fill(0);
+  const slots = e.slots;
+  for (let i = 0; i < slots.length; i++) if (slots[i] > 0) bits[i >>> 5] |= 1 << (i & 31);
 }
 
 /** The first domain (by name) with the most slots. */

@@ -23,12 +23,14 @@ import type {
   NodeShare,
   Placement,
   PlaceResult,
+  ReleaseScan,
   ResourceDemand,
   ResourceModel,
 } from "../core/resource_model.ts";
 import type { JobRecord } from "../core/types.ts";
 import { insufficientCapacity, topologyFragmented } from "./topology_reasons.ts";
 import { SlotCaches } from "./_topology_slots.ts";
+import { TopologyScan } from "./_topology_scan.ts";
 
 /**
  * A node of a topology cluster: its name, topology labels and capacity.
@@ -62,6 +64,8 @@ interface Held {
 export interface TopologyState {
   /** Free units, node-major: `free[node * resources + r]`. */
   readonly free: Float64Array;
+  /** Per resource, the sum over the nodes of what they have free (an offline node counts 0). */
+  readonly freeSums: Float64Array;
   /** What each running job holds, by job id: node indexes and replicas on each. */
   readonly held: ReadonlyMap<
     number,
@@ -149,8 +153,14 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private readonly editing = new WeakSet<TopologyState>();
   /** Slots per node for the placement being computed (one of `slotCaches`' arrays). */
   private slots: Float64Array;
+  /** The nodes with a slot for it, one bit each (`ShapeSlots.positive`). */
+  private positive: Uint32Array = new Uint32Array(0);
+  /** `membersOf`'s buffer. */
+  private readonly members: Int32Array;
   /** Replica slots per shape, kept up to date as jobs start and end. */
   private readonly slotCaches: SlotCaches;
+  /** The buffers of `releaseScan` (one scan at a time). */
+  private readonly scan: TopologyScan;
   /** `fitsOnline`'s empty machine, for one set of offline nodes. */
   private emptyOnline?: { readonly key: string; readonly state: TopologyState };
   /** Nodes per slot value (`cutOf`'s buffer). */
@@ -199,9 +209,11 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     nodes.forEach((n, i) => {
       for (let r = 0; r < R; r++) free[i * R + r] = n.capacity[this.resources[r]] ?? 0;
     });
-    this.initial = Object.freeze({ free, held: new Map() });
+    this.initial = Object.freeze({ free, freeSums: sumFree(free, R), held: new Map() });
     this.slots = new Float64Array(nodes.length);
+    this.members = new Int32Array(nodes.length);
     this.slotCaches = new SlotCaches(nodes.length, R, this.column);
+    this.scan = new TopologyScan(nodes.length, R, this.slotCaches);
   }
 
   place(state: TopologyState, job: JobRecord): PlaceResult {
@@ -209,6 +221,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const replicas = d.replicas;
     const shape = this.slotCaches.slotsFor(state, state.free, d);
     this.slots = shape.slots;
+    this.positive = shape.positive;
     const clusterSlots = shape.total;
     const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
     const domains = this.domains(key);
@@ -253,6 +266,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
 
   canPlace(state: TopologyState, job: JobRecord): boolean {
     const d = demandOf(job);
+    if (!this.enoughInAll(state.freeSums, d)) return false;
     const shape = this.slotCaches.slotsFor(state, state.free, d);
     const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
     const domains = this.domains(key);
@@ -282,14 +296,43 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     return total === d.replicas;
   }
 
+  releaseScan(state: TopologyState, job: JobRecord): ReleaseScan {
+    const d = demandOf(job);
+    return this.scan.begin(state, d, () => {
+      const shape = this.slotCaches.slotsFor(state, state.free, d);
+      const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
+      return [shape, this.slotCaches.domainSlots(shape, key ?? "", this.domains(key))];
+    });
+  }
+
+  /**
+   * Whether the machine's free units, all nodes together, hold `d`'s
+   * replicas: a node's slots are at most its free units of a resource over
+   * a replica's, so with fewer in all no domain has the slots (answered
+   * without looking at any node, as most of a busy machine's are).
+   */
+  private enoughInAll(sums: Float64Array, d: ResourceDemand): boolean {
+    const { cols, amounts } = this.slotCaches.shapeOf(d);
+    if (cols.length === 0) return d.replicas <= 0;
+    for (let k = 0; k < cols.length; k++) {
+      if (sums[cols[k]] < amounts[k] * d.replicas) return false;
+    }
+    return true;
+  }
+
   versionOf(state: TopologyState): number {
     return this.slotCaches.versionOf(state);
   }
 
   beginEdit(state: TopologyState): TopologyState {
     const copy = state.offline === undefined
-      ? { free: state.free.slice(), held: new Map(state.held) }
-      : { free: state.free.slice(), held: new Map(state.held), offline: new Set(state.offline) };
+      ? { free: state.free.slice(), freeSums: state.freeSums.slice(), held: new Map(state.held) }
+      : {
+        free: state.free.slice(),
+        freeSums: state.freeSums.slice(),
+        held: new Map(state.held),
+        offline: new Set(state.offline),
+      };
     this.editing.add(copy);
     this.slotCaches.copied(state, copy);
     return copy;
@@ -309,7 +352,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     ) {
       // Packed by `place` in these very free units: it fits, as checked below.
       const { nodes, replicas } = packed;
-      this.slotCaches.change(state, nodes, () => this.take(free, d, nodes, replicas, -1));
+      this.slotCaches.change(state, nodes, () => this.take(state, d, nodes, replicas, -1));
       (state.held as Map<number, Held>).set(job.id, { nodes, replicas });
       return state;
     }
@@ -348,7 +391,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         `topology cluster: job ${job.id}: allocation holds ${total} replicas, not ${d.replicas}`,
       );
     }
-    this.slotCaches.change(state, nodes, () => this.take(free, d, nodes, replicas, -1));
+    this.slotCaches.change(state, nodes, () => this.take(state, d, nodes, replicas, -1));
     (state.held as Map<number, Held>).set(job.id, { nodes, replicas });
     return state;
   }
@@ -362,7 +405,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     this.slotCaches.change(
       state,
       h.nodes,
-      () => this.take(state.free, demandOf(job), h.nodes, h.replicas, +1),
+      () => this.take(state, demandOf(job), h.nodes, h.replicas, +1),
     );
     (state.held as Map<number, Held>).delete(job.id);
     return state;
@@ -399,6 +442,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         if (online) offline.delete(i);
         else offline.add(i);
       }
+      (state.freeSums as Float64Array).set(sumFree(free, R));
     });
     if (state.offline === undefined) (state as { offline?: Set<number> }).offline = offline;
     return state;
@@ -422,7 +466,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
           free[i * R + r] = this.nodes[i].capacity[this.resources[r]] ?? 0;
         }
       }
-      this.emptyOnline = { key, state: Object.freeze({ free, held: new Map() }) };
+      this.emptyOnline = {
+        key,
+        state: Object.freeze({ free, freeSums: sumFree(free, R), held: new Map() }),
+      };
     }
     return this.canPlace(this.emptyOnline.state, job);
   }
@@ -446,20 +493,31 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     }
   }
 
-  /** Adds (sign +1) or takes (−1) the units of `replicas` on `nodes`. */
+  /** Adds (sign +1) or takes (−1) the units of `replicas` on `nodes`, and their sums. */
   private take(
-    free: Float64Array,
+    state: TopologyState,
     d: ResourceDemand,
     nodes: readonly number[],
     replicas: readonly number[],
     sign: number,
   ): void {
     const R = this.resources.length;
+    const free = state.free;
+    const sums = state.freeSums as Float64Array;
     const { takeCols, takeAmounts } = this.slotCaches.shapeOf(d);
     for (let j = 0; j < takeCols.length; j++) {
       const c = takeCols[j];
       const amount = takeAmounts[j];
-      for (let k = 0; k < nodes.length; k++) free[nodes[k] * R + c] += sign * amount * replicas[k];
+      let sum = sums[c];
+      for (let k = 0; k < nodes.length; k++) {
+        const at = nodes[k] * R + c;
+        const before = free[at];
+        const after = before + sign * amount * replicas[k];
+        free[at] = after;
+        // An offline node's units below zero count as none.
+        sum += (after > 0 ? after : 0) - (before > 0 ? before : 0);
+      }
+      sums[c] = sum;
     }
   }
 
@@ -552,9 +610,30 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     return { cut: 0, above, left };
   }
 
+  /**
+   * The nodes of a domain packing looks at: for a domain of every node, only
+   * those with a slot, in index order (a busy machine has few: packing need
+   * not visit the others, which it would pass over).
+   */
+  private membersOf(domain: Int32Array): Int32Array {
+    if (domain.length !== this.names.length) return domain;
+    const bits = this.positive;
+    const out = this.members;
+    let count = 0;
+    for (let w = 0; w < bits.length; w++) {
+      let x = bits[w];
+      while (x !== 0) {
+        const low = x & -x;
+        out[count++] = (w << 5) + 31 - Math.clz32(low);
+        x ^= low;
+      }
+    }
+    return out.subarray(0, count);
+  }
+
   /** How many nodes compact packing of `replicas` into `members` uses. */
-  private packedCount(members: Int32Array, replicas: number): number {
-    const { cut, above, left } = this.cutOf(members, replicas);
+  private packedCount(domain: Int32Array, replicas: number): number {
+    const { cut, above, left } = this.cutOf(this.membersOf(domain), replicas);
     return above + Math.ceil(left / cut);
   }
 
@@ -569,12 +648,11 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     state: TopologyState,
     d: ResourceDemand,
   ): Placement {
-    const members = domain.nodes;
+    const members = this.membersOf(domain.nodes);
     const slots = this.slots;
     let { cut, left } = this.cutOf(members, replicas);
     const nodes: number[] = [];
     const counts: number[] = [];
-    const allocation: NodeShare[] = [];
     // One pass in index order (= the allocation's order, by node name).
     for (let j = 0; j < members.length; j++) {
       const i = members[j];
@@ -587,9 +665,21 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       } else continue;
       nodes.push(i);
       counts.push(k);
-      allocation.push(Object.freeze({ nodeName: this.names[i], replicas: k }));
     }
-    const placement = Object.freeze({ domain: domain.name, allocation: Object.freeze(allocation) });
+    // The allocation's list is made when first read: a run without
+    // decision rows starts most jobs without anyone reading it (`allocate`
+    // takes the packed nodes), and a frozen share per node is most of
+    // packing's cost.
+    const names = this.names;
+    let allocation: readonly NodeShare[] | undefined;
+    const placement: Placement = Object.freeze({
+      domain: domain.name,
+      get allocation(): readonly NodeShare[] {
+        return allocation ??= Object.freeze(
+          nodes.map((i, k) => Object.freeze({ nodeName: names[i], replicas: counts[k] })),
+        );
+      },
+    });
     this.packed[this.packedNext] = {
       placement,
       demand: d,
@@ -608,4 +698,14 @@ function demandOf(job: JobRecord): ResourceDemand {
     throw new EvtsimError("state", `topology cluster: job ${job.id} has no demand`);
   }
   return d;
+}
+
+/** Per resource of `R`, what the nodes have free (an offline node's units below zero count 0). */
+function sumFree(free: Float64Array, R: number): Float64Array {
+  const sums = new Float64Array(R);
+  for (let j = 0; j < free.length; j++) {
+    const f = free[j];
+    if (f > 0) sums[j % R] += f;
+  }
+  return sums;
 }
