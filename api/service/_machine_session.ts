@@ -9,6 +9,7 @@
 import { EvtsimError } from "../../core/errors.ts";
 import { ResourceUseCollector } from "../../core/_metrics_resources.ts";
 import type { JobSpec, SimulationConfig } from "../../core/types.ts";
+import type { ModelNode } from "../../core/resource_model.ts";
 import { csvDemands, type MachineInput } from "../../io/_machine_demands.ts";
 import { topologyCluster } from "../../schedulers/topology_cluster.ts";
 import { ServiceError } from "./sessions.ts";
@@ -68,10 +69,12 @@ export function withoutDemands(jobs: readonly JobSpec[]): readonly JobSpec[] {
 export interface MachineSession {
   /** The session's configuration on the machine (refuses `totalNodes`). */
   config(given: Omit<SimulationConfig, "totalNodes"> & { totalNodes?: number }): SimulationConfig;
-  /** The jobs with their demands (numNodes = replicas); throws one line per bad job. */
+  /** The jobs with their demands (the replicas; numNodes 0, as simulate); throws one line per bad job. */
   jobs(jobs: readonly JobSpec[]): JobSpec[];
   /** A collector of per-resource utilization over the machine's nodes. */
   resourceUse(): ResourceUseCollector;
+  /** The machine's nodes (for the per-resource columns of the resource rows). */
+  readonly nodes: readonly ModelNode[];
 }
 
 /** The session side of a server's machine. */
@@ -117,9 +120,13 @@ export function machineSession(m: MachineInput): MachineSession {
               }: ${detail}`,
             ),
         );
-        return { ...strip(j), demand };
+        // As the CSV reader (io/trace_csv.ts): the demand holds the replicas,
+        // the job no share of the node count (numNodes 0), so rows and
+        // statistics are simulate --machine's.
+        return { ...strip(j), numNodes: 0, demand };
       });
     },
     resourceUse: () => new ResourceUseCollector(model.nodes ?? []),
+    nodes: model.nodes ?? [],
   };
 }

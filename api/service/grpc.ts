@@ -19,9 +19,12 @@ import { fileURLToPath } from "node:url";
 import type { Statistics } from "../../core/statistics.ts";
 import type { JobSpec, RunTimeMode } from "../../core/types.ts";
 import { MAX_BODY_BYTES } from "./http.ts";
-import type { SessionOp } from "./_session_ops.ts";
+import type { FinishSummary, SessionOp } from "./_session_ops.ts";
+import type { JobDemandFields } from "./_machine_session.ts";
+import { parseMeasureWindow } from "../../io/stats_json.ts";
+import { parseTrim } from "../../core/_metrics_breakdowns.ts";
 import type { SessionHandle, SessionHost } from "./session_host.ts";
-import { ServiceError } from "./sessions.ts";
+import { ServiceError, type SessionMetricOptions } from "./sessions.ts";
 import { tokenMatches } from "./token.ts";
 
 /** The .proto file of the protocol (checked in beside this module). */
@@ -86,13 +89,53 @@ function jobOf(m: Msg): JobSpec {
     k: string,
   ) => (typeof m[k] === "string" && m[k] !== "" ? m[k] as string : undefined);
   const [queue, user, account] = [text("queue"), text("user"), text("account")];
+  // Proto3 optional numbers are absent when unset. The demand fields go on
+  // under the HTTP front's names: the session reads both by the CSV rules
+  // (api/service/_machine_session.ts), one decoder for every front.
+  const given = (k: string) => (m[k] === undefined || m[k] === null ? undefined : num(m[k]));
+  const demand: JobDemandFields = {
+    ...(given("num_cores") === undefined ? {} : { numCores: given("num_cores") }),
+    ...(text("memory") === undefined ? {} : { memory: text("memory") }),
+    ...(given("gpus") === undefined ? {} : { gpus: given("gpus") }),
+    ...(text("partition") === undefined ? {} : { partition: text("partition") }),
+    ...(text("topology") === undefined ? {} : { topology: text("topology") }),
+  };
+  const actual = given("actual_run_time");
   return {
     submitTime,
     numNodes,
     timeLimit,
+    ...(actual === undefined ? {} : { actualRunTime: actual }),
     ...(queue === undefined ? {} : { queue }),
     ...(user === undefined ? {} : { user }),
     ...(account === undefined ? {} : { account }),
+    ...demand,
+  } as JobSpec;
+}
+
+/** The metric options of an InitRequest (simulate's option names and forms). */
+function metricOptionsOf(m: Msg, str: (k: string) => string): SessionMetricOptions {
+  const tau = m.bsld_tau === undefined || m.bsld_tau === null ? undefined : num(m.bsld_tau);
+  const window = str("measure_window"), trim = str("trim"), columns = str("resource_columns");
+  if (window !== "" && trim !== "") bad("give measure_window or trim, not both");
+  if (columns !== "" && columns !== "drevt" && columns !== "per_resource") {
+    bad(`resource_columns must be drevt or per_resource, got '${columns}'`);
+  }
+  const parsed = <T>(field: string, f: () => T): T => {
+    try {
+      return f();
+    } catch (e) {
+      // The parsers name simulate's option (--trim: ...): name the field instead.
+      return bad(`${field}: ${(e as Error).message.replace(/^--\w+: /, "")}`);
+    }
+  };
+  return {
+    ...(tau === undefined ? {} : { bsldTau: tau }),
+    ...(window === "" ? {} : {
+      measureWindow: parsed("measure_window", () => parseMeasureWindow(window)),
+    }),
+    ...(trim === "" ? {} : { trim: parsed("trim", () => parseTrim(trim)) }),
+    ...(columns === "" ? {} : { resourceColumns: columns as "drevt" | "per_resource" }),
   };
 }
 
@@ -135,15 +178,21 @@ class StreamSession {
         return ["init", await this.#init(body)];
       case "finish_simulation": {
         const s = this.session;
-        const summary = await s.run({ op: "finish", runToCompletion: true }) as {
-          head: { statistics: Statistics };
-        };
+        const { head } = await s.run({ op: "finish", runToCompletion: true }) as FinishSummary;
         this.#id = undefined;
-        const st = summary.head.statistics;
+        const st = head.statistics;
         // Dropped once the reply was written, not before.
         return ["finish_simulation", {
           statistics: statisticsMessage(st, st.totalNodes - st.nodesInUse),
           session_id: s.id,
+          metrics_json: JSON.stringify({
+            metrics: head.metrics,
+            breakdowns: head.breakdowns,
+            fairness: head.fairness,
+          }),
+          resource_metrics_json: head.resourceMetrics === undefined
+            ? ""
+            : JSON.stringify(head.resourceMetrics),
         }, () => this.host.end(s.id, "finished")];
       }
       case "initialize_trace":
@@ -248,6 +297,7 @@ class StreamSession {
       ...(str("picker") === "" ? {} : { picker: str("picker") }),
       ...(admission === "" ? {} : { admission }),
       ...(pickerSettings === undefined ? {} : { pickerSettings }),
+      ...metricOptionsOf(m, str),
     });
     this.#id = session.id;
     return { ok: true, session_id: session.id };

@@ -91,6 +91,22 @@ export const CreateSessionSchema = z.object({
     description:
       "Emit scheduling decisions (DISPATCH / PEND with a reason): true, 'heads' or false",
   }),
+  // The finish reply's metric options (simulate's --bsld_tau, --measure_window,
+  // --trim, --resource_columns); the server's own are the defaults.
+  bsldTau: z.number().optional().openapi({
+    description: "Bounded-slowdown threshold tau of the finish reply's metrics, seconds > 0",
+  }),
+  measureWindow: z.tuple([z.number(), z.number()]).optional().openapi({
+    description: "[start, end): the finish reply's metrics measure only jobs submitted in it",
+  }),
+  trim: z.tuple([z.number(), z.number()]).optional().openapi({
+    description: "[warmup, cooldown] instead of measureWindow: the first and last jobs in " +
+      "submit order left out (each a fraction in [0, 1) or a whole number of jobs)",
+  }),
+  resourceColumns: z.enum(["drevt", "per_resource"]).optional().openapi({
+    description: "per_resource: the finish reply's resource rows gain NAME_free and NAME_used " +
+      "per resource type (nodes on whole nodes)",
+  }),
 }).strict().openapi("CreateSession");
 
 /** POST /sessions/{id}/jobs. */
@@ -249,7 +265,10 @@ const JobRowSchema = z.object({
 export const OutputSchema = z.object({
   sessionId: z.string(),
   jobs: z.array(JobRowSchema),
-  resources: z.array(z.record(z.string(), z.unknown())),
+  resources: z.array(z.record(z.string(), z.unknown())).openapi({
+    description: "time, freeNodes, allocatedNodes (and NAME_free, NAME_used per resource type " +
+      "with resourceColumns per_resource)",
+  }),
   notices: z.array(NoticeSchema),
   decisions: z.array(DecisionSchema),
   statistics: StatisticsSchema,

@@ -16,10 +16,14 @@ import type { BackfillWindow } from "../../core/queries.ts";
 import type { Statistics } from "../../core/statistics.ts";
 import {
   type Breakdowns,
+  capacityOverTime,
+  checkMetricsOptions,
   type Fairness,
   type Metrics,
   MetricsCollector,
+  type MetricsOptions,
 } from "../../core/metrics.ts";
+import { PerResourceColumns, type ResourceColumns } from "../../core/_resource_columns.ts";
 import type { JobRow, JobSpec, Notice, ResourceRow, SimulationConfig } from "../../core/types.ts";
 import type { RecordingSink, RecordingStatus } from "../recorder.ts";
 import { Simulation } from "../simulation.ts";
@@ -62,6 +66,39 @@ export interface SessionParams extends
    * `backfillPolicy`.
    */
   readonly admission?: string;
+  /** Bounded-slowdown threshold τ of the finish reply's metrics, seconds > 0 (default 10). */
+  readonly bsldTau?: number;
+  /** The finish reply's metrics measure only jobs submitted in `[start, end)` seconds. */
+  readonly measureWindow?: readonly [number, number];
+  /** Instead of a window: leave out the first and last jobs in submit order (`--trim`). */
+  readonly trim?: readonly [number, number];
+  /**
+   * The finish reply's resource rows: DR_EVT's fields (drevt, default), or
+   * per_resource: `NAME_free` and `NAME_used` added per resource type (`nodes`
+   * on whole nodes), as simulate's `--resource_columns per_resource`.
+   */
+  readonly resourceColumns?: ResourceColumns;
+}
+
+/** The metric options of session parameters (the server's defaults already merged in). */
+export type SessionMetricOptions = Pick<
+  SessionParams,
+  "bsldTau" | "measureWindow" | "trim" | "resourceColumns"
+>;
+
+/**
+ * A session's parameters over the server's defaults: a session's own
+ * `bsldTau` and `resourceColumns` win; a session giving `measureWindow` or
+ * `trim` replaces the server's choice of either (they exclude each other).
+ */
+export function withMetricDefaults(
+  defaults: SessionMetricOptions | undefined,
+  params: SessionParams,
+): SessionParams {
+  if (defaults === undefined) return params;
+  const own = params.measureWindow !== undefined || params.trim !== undefined;
+  const { measureWindow, trim, ...rest } = defaults;
+  return { ...rest, ...(own ? {} : { measureWindow, trim }), ...params };
 }
 
 /** An error reply: the HTTP status, a machine-readable kind and one line. */
@@ -206,7 +243,7 @@ export class Session {
   readonly #sim: Simulation;
   readonly #env: SessionEnv;
   /** Rows kept for the finish reply (in memory, or in files under the env's spill folder). */
-  readonly #kept: Readonly<Record<OutputField, RowStore>>;
+  readonly #kept: Record<OutputField, RowStore>;
   /** The rows of the call running now (its reply), unless it streams into `#kept`. */
   #callRows: { decisions: DecisionRow[]; notices: Notice[] } | undefined;
   #recordings = 0;
@@ -216,12 +253,35 @@ export class Session {
   readonly #owners = new Map<number, { user?: string; account?: string }>();
   /** The machine the session runs on (the server's `--machine`), if any. */
   readonly #machine: MachineSession | undefined;
+  /** How the finish reply's metrics are measured (simulate's --bsld_tau, --measure_window, --trim). */
+  readonly #metricsOptions: MetricsOptions;
+  readonly #resourceColumns: ResourceColumns;
+  /** The capacity changes made so far, for the utilization (as simulate's --capacity_schedule). */
+  readonly #capacity: { time: number; capacity: number }[] = [];
 
   constructor(env: SessionEnv, id: string, params: SessionParams) {
-    const { name, admission, ...given } = params;
+    const { name, admission, bsldTau, measureWindow, trim, resourceColumns, ...given } = params;
     if (name !== undefined && !NAME.test(name)) {
       throw new ServiceError(400, "usage", `session name must match ${NAME.source}, got '${name}'`);
     }
+    this.#metricsOptions = {
+      ...(bsldTau !== undefined ? { bsldTau } : {}),
+      ...(measureWindow !== undefined ? { measureWindow } : {}),
+      ...(trim !== undefined ? { trim } : {}),
+    };
+    try {
+      checkMetricsOptions(this.#metricsOptions);
+    } catch (e) {
+      throw serviceError(e);
+    }
+    if (resourceColumns !== undefined && !["drevt", "per_resource"].includes(resourceColumns)) {
+      throw new ServiceError(
+        400,
+        "usage",
+        `resourceColumns must be drevt or per_resource, got '${resourceColumns}'`,
+      );
+    }
+    this.#resourceColumns = resourceColumns ?? "drevt";
     this.#machine = env.machine === undefined ? undefined : machineSession(env.machine);
     if (this.#machine === undefined && given.totalNodes === undefined) {
       throw new ServiceError(400, "usage", "totalNodes: required (the server has no --machine)");
@@ -396,6 +456,7 @@ export class Session {
   finish(runToCompletion = true): FinishSummary {
     const out = this.call((sim) => sim.finish({ runToCompletion }), false).result;
     if (this.#sim.isRecording) this.#sim.stopRecording();
+    if (this.#resourceColumns === "per_resource") this.#addResourcePairs();
     const k = this.#kept;
     return {
       head: {
@@ -426,7 +487,66 @@ export class Session {
         c.add(r, this.#owners.get(r.jobId) ?? {});
       }
     }
-    return { metrics: c.metrics(totalNodes), ...c.breakdowns() };
+    // The capacity over time as simulate's --capacity_schedule gives it (changes in time order).
+    const changes = [...this.#capacity].sort((a, b) => a.time - b.time);
+    const options = this.#metricsOptions;
+    return {
+      metrics: c.metrics(capacityOverTime(totalNodes, changes), options),
+      ...c.breakdowns(options),
+    };
+  }
+
+  /**
+   * Notes a capacity change the session made (the clock's time when none was
+   * given), for the utilization's capacity over time.
+   */
+  capacityChanged(capacity: number, time: number): void {
+    this.#capacity.push({ time, capacity });
+  }
+
+  /** The clock now. */
+  get currentTime(): number {
+    return this.#sim.currentTime;
+  }
+
+  // `resourceColumns: per_resource`: every kept resource row gains its
+  // `NAME_free`, `NAME_used` pairs, as simulate's resource CSV columns (a
+  // machine's resource types from the DISPATCH rows' allocations; `nodes`
+  // on whole nodes), into a new store that replaces the rows.
+  #addResourcePairs(): void {
+    const { decisions, jobs, resources } = this.#kept;
+    const rows = (store: RowStore, from: number) =>
+      JSON.parse(`[${store.page(from, METRIC_PAGE_ROWS)}]`);
+    const next = this.#env.spillDir === undefined
+      ? new MemoryRows()
+      : new FileRows(`${this.#env.spillDir}/resources-per-resource`);
+    const model = this.#machine?.nodes;
+    if (model === undefined) {
+      for (let from = 0; from < resources.count; from += METRIC_PAGE_ROWS) {
+        for (const r of rows(resources, from) as ResourceRow[]) {
+          next.append({ ...r, nodes_free: r.freeNodes, nodes_used: r.allocatedNodes });
+        }
+      }
+    } else {
+      const pairs = new PerResourceColumns(model);
+      for (let from = 0; from < decisions.count; from += METRIC_PAGE_ROWS) {
+        pairs.decisions(rows(decisions, from));
+      }
+      for (let from = 0; from < jobs.count; from += METRIC_PAGE_ROWS) {
+        for (const r of rows(jobs, from)) pairs.job(r);
+      }
+      const names = pairs.header().split(",");
+      const all: ResourceRow[] = [];
+      for (let from = 0; from < resources.count; from += METRIC_PAGE_ROWS) {
+        all.push(...rows(resources, from));
+      }
+      pairs.finish(all, (r, text) => {
+        const values = text.split(",").map(Number);
+        next.append({ ...r, ...Object.fromEntries(names.map((n, i) => [n, values[i]])) });
+      });
+    }
+    resources.close();
+    this.#kept.resources = next;
   }
 
   // Per-resource utilization as simulate's stats JSON gives it: what each
@@ -441,7 +561,7 @@ export class Session {
     for (let from = 0; from < jobs.count; from += METRIC_PAGE_ROWS) {
       for (const r of JSON.parse(`[${jobs.page(from, METRIC_PAGE_ROWS)}]`)) c.add(r);
     }
-    return c.metrics();
+    return c.metrics(this.#metricsOptions);
   }
 
   /** Rows `from` .. `from + count - 1` of `field` as JSON text, comma-separated. */

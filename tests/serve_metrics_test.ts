@@ -1,0 +1,363 @@
+// serve's metric options and resource columns (issue 28, m-fronts): a
+// session's finish reply, over HTTP and over gRPC, equals `simulate
+// --stats_json` for the same jobs and options (--bsld_tau, --measure_window,
+// --trim, --resource_columns per_resource, capacity changes), whether the
+// options are the server's defaults or the session's own; and gRPC jobs
+// carry demands on a --machine server (examples/gpu_machine.yaml), read by
+// the HTTP front's decoder, with the same rows and metrics as HTTP and as
+// `simulate --machine`.
+
+import { ROOT, runCli } from "./_cli.ts";
+import { assert, assertEquals } from "./_assert.ts";
+import { GrpcSession, type HttpClient, seeded, withServer } from "./_service_helpers.ts";
+import { readMachine } from "../io/machine_file.ts";
+
+const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
+const TRACE = `${ROOT}examples/gpu_trace.csv`;
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** A small seeded whole-node trace (8 nodes), with users for the breakdowns. */
+function wholeNodeTrace(): { csv: string; jobs: Json[] } {
+  const r = seeded(28);
+  const jobs: Json[] = [];
+  let t = 0;
+  for (let i = 0; i < 40; i++) {
+    t += Math.floor(r() * 120);
+    const limit = 60 + Math.floor(r() * 900);
+    jobs.push({
+      submitTime: t,
+      numNodes: 1 + Math.floor(r() * 6),
+      timeLimit: limit,
+      actualRunTime: 1 + Math.floor(r() * limit),
+      user: `u${Math.floor(r() * 4)}`,
+    });
+  }
+  const csv = "job_submit_time,num_nodes,time_limit,actual_run_time,user\n" +
+    jobs.map((j) => `${j.submitTime},${j.numNodes},${j.timeLimit},${j.actualRunTime},${j.user}`)
+      .join("\n") +
+    "\n";
+  return { csv, jobs };
+}
+
+/** The CSV trace's rows as HTTP jobs (examples/gpu_trace.csv's columns). */
+function gpuJobs(text: string): Json[] {
+  const [header, ...rows] = text.trim().split("\n");
+  const names = header.split(",");
+  const field: Record<string, [string, boolean]> = {
+    job_submit_time: ["submitTime", true],
+    num_nodes: ["numNodes", true],
+    time_limit: ["timeLimit", true],
+    actual_run_time: ["actualRunTime", true],
+    num_cores: ["numCores", true],
+    memory: ["memory", false],
+    gpus: ["gpus", true],
+    partition: ["partition", false],
+    user: ["user", false],
+  };
+  return rows.map((row) => {
+    const job: Json = {};
+    row.split(",").forEach((v, k) => {
+      const [name, numeric] = field[names[k]];
+      if (v !== "") job[name] = numeric ? Number(v) : v;
+    });
+    return job;
+  });
+}
+
+/** An HTTP job as gRPC's JobAppendData (the proto's own names). */
+function grpcJob(j: Json): Json {
+  return {
+    submit_time: j.submitTime,
+    num_nodes: j.numNodes,
+    limit_time: j.timeLimit,
+    actual_run_time: j.actualRunTime,
+    ...(j.user !== undefined ? { user: j.user } : {}),
+    ...(j.numCores !== undefined ? { num_cores: j.numCores } : {}),
+    ...(j.memory !== undefined ? { memory: j.memory } : {}),
+    ...(j.gpus !== undefined ? { gpus: j.gpus } : {}),
+    ...(j.partition !== undefined ? { partition: j.partition } : {}),
+  };
+}
+
+/** Runs `simulate` with `args`; its schedule, resource CSV and stats JSON. */
+async function simulate(dir: string, args: string[]) {
+  const r = await runCli([
+    "simulate",
+    ...args,
+    "-o",
+    `${dir}/s.csv`,
+    "-R",
+    `${dir}/r.csv`,
+    "--stats_json",
+    `${dir}/stats.json`,
+  ]);
+  assertEquals(r.code, 0, r.err.join("\n"));
+  const csv = async (f: string) => {
+    const [head, ...rows] = (await Deno.readTextFile(f)).trim().split("\n");
+    return { head: head.split(","), rows: rows.map((l) => l.split(",").map(Number)) };
+  };
+  return {
+    schedule: await csv(`${dir}/s.csv`),
+    resources: await csv(`${dir}/r.csv`),
+    stats: JSON.parse(await Deno.readTextFile(`${dir}/stats.json`)),
+  };
+}
+
+/** Job rows as simulate's schedule columns (submit, begin, end, nodes), sorted. */
+function times(rows: Json[]): number[][] {
+  return rows.map((r) => [r.submitTime, r.beginTime, r.endTime, r.numNodes]).sort((a, b) =>
+    a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || a[3] - b[3]
+  );
+}
+
+/** The resource rows as the resource CSV's columns of `head`. */
+function resourceColumns(rows: Json[], head: string[]): number[][] {
+  const key: Record<string, string> = {
+    time: "time",
+    free_nodes: "freeNodes",
+    allocated_nodes: "allocatedNodes",
+  };
+  return rows.map((r) => head.map((h) => r[key[h] ?? h]));
+}
+
+/** Creates an HTTP session, appends `jobs` and finishes it. */
+async function httpRun(api: HttpClient, params: Json, jobs: Json[], capacity?: Json) {
+  const { sessionId } = await api.ok("POST", "/sessions", params);
+  await api.ok("POST", `/sessions/${sessionId}/jobs`, { jobs });
+  if (capacity !== undefined) await api.ok("POST", `/sessions/${sessionId}/capacity`, capacity);
+  return await api.ok("POST", `/sessions/${sessionId}/finish`, {});
+}
+
+/** DR_EVT's two steps over gRPC: append the jobs (stored), then submit each. */
+async function grpcAppend(g: GrpcSession, jobs: Json[]): Promise<void> {
+  const { job_idx } = await g.ok({ append_jobs: { requests: jobs.map(grpcJob) } });
+  for (let i = 0; i < jobs.length; i++) {
+    await g.ok({ submit_job: { job_idx: job_idx[i], submit_time: jobs[i].submitTime } });
+  }
+}
+
+Deno.test("serve metric options: HTTP and gRPC finish replies equal simulate --stats_json (session's own and server defaults)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-serve-metrics-" });
+  try {
+    const { csv, jobs } = wholeNodeTrace();
+    await Deno.writeTextFile(`${dir}/t.csv`, csv);
+    await Deno.writeTextFile(`${dir}/cap.csv`, "time,capacity\n900,6\n");
+    const sim = await simulate(dir, [
+      `${dir}/t.csv`,
+      "-n",
+      "8",
+      "--trim",
+      "0.1,2",
+      "--bsld_tau",
+      "30",
+      "--resource_columns",
+      "per_resource",
+      "--capacity_schedule",
+      `${dir}/cap.csv`,
+    ]);
+    assert(sim.stats.metrics.jobs_excluded > 0, JSON.stringify(sim.stats.metrics));
+    assertEquals(sim.stats.metrics.bsld_tau_s, 30);
+    const capacity = { capacity: 6, time: 900 };
+    const own = { trim: [0.1, 2], bsldTau: 30, resourceColumns: "per_resource" };
+    const check = (out: Json, what: string) => {
+      assertEquals(
+        times(out.jobs),
+        times(sim.schedule.rows.map(([s, b, e, n]) => ({
+          submitTime: s,
+          beginTime: b,
+          endTime: e,
+          numNodes: n,
+        }))),
+        what,
+      );
+      assertEquals(out.metrics, sim.stats.metrics, what);
+      assertEquals(out.breakdowns, sim.stats.breakdowns, what);
+      assertEquals(out.fairness, sim.stats.fairness, what);
+      assertEquals(sim.resources.head.slice(3), ["nodes_free", "nodes_used"]);
+      assertEquals(resourceColumns(out.resources, sim.resources.head), sim.resources.rows, what);
+    };
+    await withServer({}, async (server, api) => {
+      check(await httpRun(api, { totalNodes: 8, ...own }, jobs, capacity), "HTTP, own options");
+      // gRPC: the same options in InitRequest, the metrics in the finish reply.
+      const g = new GrpcSession(server.grpcPort!);
+      try {
+        await g.ok({
+          init: {
+            total_nodes: 8,
+            session_name: "metrics",
+            trim: "0.1,2",
+            bsld_tau: 30,
+            resource_columns: "per_resource",
+          },
+        });
+        await grpcAppend(g, jobs);
+        const done = await g.ok({ finish_simulation: {} });
+        const m = JSON.parse(done.metrics_json);
+        // No capacity change over gRPC (DR_EVT's protocol has none): compare to HTTP's.
+        const http = await httpRun(api, { totalNodes: 8, ...own }, jobs);
+        assertEquals(m, {
+          metrics: http.metrics,
+          breakdowns: http.breakdowns,
+          fairness: http.fairness,
+        });
+        assertEquals(m.metrics.bsld_tau_s, 30);
+        assertEquals(done.resource_metrics_json, "");
+      } finally {
+        await g.close();
+      }
+    });
+    // The server's defaults (serve --trim 0.1,2 --bsld_tau 30 --resource_columns per_resource).
+    await withServer({
+      grpcPort: undefined,
+      metricDefaults: { trim: [0.1, 2], bsldTau: 30, resourceColumns: "per_resource" },
+    }, async (_server, api) => {
+      check(await httpRun(api, { totalNodes: 8 }, jobs, capacity), "HTTP, server defaults");
+      // A session's own window replaces the server's trim; its tau wins.
+      const out = await httpRun(api, {
+        totalNodes: 8,
+        measureWindow: [0, 1000],
+        bsldTau: 10,
+        resourceColumns: "drevt",
+      }, jobs);
+      assertEquals(out.metrics.bsld_tau_s, 10);
+      assertEquals(
+        out.metrics.jobs + out.metrics.jobs_excluded,
+        jobs.length,
+        JSON.stringify(out.metrics),
+      );
+      assertEquals(out.metrics.jobs, jobs.filter((j) => j.submitTime < 1000).length);
+      assertEquals(Object.keys(out.resources[0]).sort(), ["allocatedNodes", "freeNodes", "time"]);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("serve --machine over gRPC: jobs with demands give HTTP's and simulate --machine's rows and metrics", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-serve-grpc-machine-" });
+  try {
+    const sim = await simulate(dir, [
+      TRACE,
+      "--machine",
+      MACHINE,
+      "-b",
+      "easy",
+      "--resource_columns",
+      "per_resource",
+      "--bsld_tau",
+      "60",
+    ]);
+    const jobs = gpuJobs(await Deno.readTextFile(TRACE));
+    const expected = times(sim.schedule.rows.map(([s, b, e, n]) => ({
+      submitTime: s,
+      beginTime: b,
+      endTime: e,
+      numNodes: n,
+    })));
+    assert(sim.resources.head.includes("gpus_used"), sim.resources.head.join(","));
+    const machine = await readMachine(MACHINE);
+    await withServer({ machine }, async (server, api) => {
+      const params = { backfillPolicy: "easy", bsldTau: 60, resourceColumns: "per_resource" };
+      const http = await httpRun(api, params, jobs);
+      assertEquals(times(http.jobs), expected);
+      assertEquals(http.metrics, sim.stats.metrics);
+      assertEquals(http.resourceMetrics, sim.stats.resources);
+      assertEquals(resourceColumns(http.resources, sim.resources.head), sim.resources.rows);
+      const init = {
+        session_name: "gpu",
+        backfill_policy: "easy",
+        bsld_tau: 60,
+        resource_columns: "per_resource",
+      };
+      // Jobs appended over gRPC, the rows read over HTTP (the session's id works on both).
+      const a = new GrpcSession(server.grpcPort!);
+      try {
+        const { session_id } = await a.ok({ init });
+        await grpcAppend(a, jobs);
+        const out = await api.ok("POST", `/sessions/${session_id}/finish`, {});
+        assertEquals(times(out.jobs), expected);
+        assertEquals(out.decisions, http.decisions);
+        assertEquals(out.resources, http.resources);
+        assertEquals(out.resourceMetrics, sim.stats.resources);
+      } finally {
+        await a.close();
+      }
+      // All over gRPC: the finish reply's metrics and per-resource utilization.
+      const b = new GrpcSession(server.grpcPort!);
+      try {
+        await b.ok({ init });
+        await grpcAppend(b, jobs);
+        const done = await b.ok({ finish_simulation: {} });
+        assertEquals(JSON.parse(done.metrics_json).metrics, sim.stats.metrics);
+        assertEquals(JSON.parse(done.resource_metrics_json), sim.stats.resources);
+      } finally {
+        await b.close();
+      }
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("serve: bad metric options and gRPC demands are one-line error replies; the server serves on", async () => {
+  const machine = await readMachine(MACHINE);
+  await withServer({ machine }, async (server, api) => {
+    for (
+      const [params, message] of [
+        [{ bsldTau: 0 }, /^bsld_tau must be a number of seconds > 0, got 0$/],
+        [{ measureWindow: [5, 1] }, /^measure_window must be START:END with START < END/],
+        [{ trim: [0.1, 0.1], measureWindow: [0, 5] }, /^give measure_window or trim, not both$/],
+        [{ trim: [1.5, 0] }, /warmup/],
+      ] as const
+    ) {
+      const r = await api.send("POST", "/sessions", params);
+      assertEquals(r.status, 400, JSON.stringify(params));
+      assert(message.test(r.body.error), `${JSON.stringify(params)}: ${r.body.error}`);
+      assert(!r.body.error.includes("\n"), r.body.error);
+    }
+    const bad = await api.send("POST", "/sessions", { resourceColumns: "csv" });
+    assertEquals(bad.status, 400);
+    const g = new GrpcSession(server.grpcPort!);
+    try {
+      for (
+        const [init, message] of [
+          [{ bsld_tau: -1 }, /^bsld_tau must be a number of seconds > 0, got -1$/],
+          [{ trim: "lots" }, /^trim: expected WARMUP,COOLDOWN/],
+          [{ measure_window: "9:1" }, /^measure_window: expected START:END/],
+          [{ trim: "1,1", measure_window: "0:5" }, /^give measure_window or trim, not both$/],
+          [{ resource_columns: "csv" }, /^resource_columns must be drevt or per_resource/],
+        ] as const
+      ) {
+        const r = await g.request({ init: { session_name: "x", ...init } });
+        assertEquals(r.response, "error", JSON.stringify(init));
+        assert(message.test(r.error.message), `${JSON.stringify(init)}: ${r.error.message}`);
+      }
+      await g.ok({ init: { session_name: "x" } });
+      const ok = { submit_time: 0, num_nodes: 1, limit_time: 60 };
+      for (
+        const [job, message] of [
+          [{ memory: "lots" }, /^job 1: memory: expected a non-negative integer of MiB or a size/],
+          [{ partition: "nope" }, /^job 1: partition: /],
+          [{ gpus: 8, partition: "gpu" }, /^job 1: gpus: 8 per node, but no node of partition gpu/],
+          [{ topology: "nope" }, /^job 1: topology: /],
+        ] as const
+      ) {
+        const r = await g.request({ append_jobs: { requests: [ok, { ...ok, ...job }] } });
+        assertEquals(r.response, "error", JSON.stringify(job));
+        assert(message.test(r.error.message), `${JSON.stringify(job)}: ${r.error.message}`);
+        assert(!r.error.message.includes("\n"), r.error.message);
+      }
+      // All or nothing, and the stream serves on.
+      assertEquals((await g.ok({ get_trace_size: {} })).trace_size, "0");
+      const { job_idx } = await g.ok({
+        append_job: { ...ok, num_cores: 8, gpus: 2, partition: "gpu" },
+      });
+      assertEquals(job_idx, 0);
+    } finally {
+      await g.close();
+    }
+    assertEquals((await api.ok("GET", "/health")).ok, true);
+  });
+});
