@@ -4,6 +4,8 @@ import type { FaultRow } from "./fault_catalogue_test.ts";
 import { ROOT, runCli } from "./_cli.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";
+import { Simulation } from "../api/simulation.ts";
+import { topologyCluster } from "../schedulers/topology_cluster.ts";
 
 const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
 
@@ -82,6 +84,37 @@ export const FRONTS_ROWS: FaultRow[] = [
     run: () => create({ measureWindow: [0, 5], trim: [1, 1] }),
     expected: /^give measure_window or trim, not both$/,
     code: 400,
+  },
+  {
+    surface: "http",
+    input: "serve --machine: a live capacity change (a node count) on a machine session",
+    run: () =>
+      readMachine(MACHINE).then((machine) =>
+        withServer({ grpcPort: undefined, machine }, async (_s, api) => {
+          const { sessionId } = await api.ok("POST", "/sessions", {});
+          const r = await api.send("POST", `/sessions/${sessionId}/capacity`, { capacity: 2 });
+          return { code: r.status, error: r.body.error };
+        })
+      ),
+    expected: /^capacity: a live change of the node count does not apply on a resource model/,
+    code: 400,
+  },
+  {
+    surface: "library",
+    input: "Simulation.changeCapacity on a resource model",
+    run: () => {
+      const sim = new Simulation({
+        totalNodes: 1,
+        resourceModel: topologyCluster([{ name: "a", topology: {}, capacity: { cores: 8 } }]),
+      });
+      try {
+        sim.changeCapacity(0, 5);
+        return Promise.resolve({ code: 0, error: "" });
+      } catch (e) {
+        return Promise.resolve({ code: 1, error: (e as Error).message });
+      }
+    },
+    expected: /^capacity: a live change of the node count does not apply on a resource model/,
   },
   {
     surface: "grpc",

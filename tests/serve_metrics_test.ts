@@ -319,6 +319,11 @@ Deno.test("serve: bad metric options and gRPC demands are one-line error replies
     }
     const bad = await api.send("POST", "/sessions", { resourceColumns: "csv" });
     assertEquals(bad.status, 400);
+    // A live node count on a machine would change nothing the jobs are placed on: refused.
+    const { sessionId } = await api.ok("POST", "/sessions", {});
+    const cut = await api.send("POST", `/sessions/${sessionId}/capacity`, { capacity: 2 });
+    assertEquals(cut.status, 400, JSON.stringify(cut.body));
+    assert(/^capacity: a live change of the node count does not apply/.test(cut.body.error));
     const g = new GrpcSession(server.grpcPort!);
     try {
       for (
