@@ -115,7 +115,12 @@ export {
   type MetricsJob,
   type MetricsOptions,
   nearestRank,
+  type ResourceFigures,
+  type ResourceMetrics,
+  ResourceUseCollector,
 } from "./core/metrics.ts";
+// What ResourceUseCollector reads of a job row.
+export type { EndedJob } from "./core/_metrics_resources.ts";
 export {
   activeJobCount,
   availableNodes,
