@@ -138,6 +138,6 @@ export const FRONTS_ROWS: FaultRow[] = [
     surface: "grpc",
     input: "serve without --machine: a gRPC job with num_cores",
     run: () => grpcReply({}, { append_job: { ...JOB, num_cores: 4 } }),
-    expected: /^job 0: numCores: needs a server started with --machine/,
+    expected: /^job 0: num_cores: needs a server started with --machine/,
   },
 ];

@@ -347,6 +347,8 @@ Deno.test("serve: bad metric options and gRPC demands are one-line error replies
           [{ partition: "nope" }, /^job 1: partition: /],
           [{ gpus: 8, partition: "gpu" }, /^job 1: gpus: 8 per node, but no node of partition gpu/],
           [{ topology: "nope" }, /^job 1: topology: /],
+          // The proto's field names, not the HTTP front's.
+          [{ num_nodes: 20 }, /^job 1: num_nodes: /],
         ] as const
       ) {
         const r = await g.request({ append_jobs: { requests: [ok, { ...ok, ...job }] } });

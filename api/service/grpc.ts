@@ -139,6 +139,15 @@ function metricOptionsOf(m: Msg, str: (k: string) => string): SessionMetricOptio
   };
 }
 
+/** The proto's name of a job field the session's errors name as HTTP does. */
+const PROTO_FIELD: Readonly<Record<string, string>> = {
+  numCores: "num_cores",
+  numNodes: "num_nodes",
+  actualRunTime: "actual_run_time",
+  timeLimit: "limit_time",
+  submitTime: "submit_time",
+};
+
 /** One stream's state: the session its `init` created, if any. */
 class StreamSession {
   #id: string | undefined;
@@ -165,6 +174,23 @@ class StreamSession {
 
   #run(op: SessionOp): Promise<unknown> {
     return this.session.run(op);
+  }
+
+  /**
+   * Stores jobs (DR_EVT's append); a refused job's field is named as the
+   * proto names it (the session's decoder names the HTTP field).
+   */
+  async #append(jobs: JobSpec[]): Promise<number[]> {
+    try {
+      return (await this.#run({ op: "append", jobs, submit: false }) as { ids: number[] }).ids;
+    } catch (e) {
+      if (!(e instanceof ServiceError)) throw e;
+      const message = e.message.replace(
+        /^(job \d+: )(numCores|numNodes|actualRunTime|timeLimit|submitTime)(?=:)/,
+        (_m, job: string, field: string) => job + PROTO_FIELD[field],
+      );
+      throw new ServiceError(e.status, e.kind, message);
+    }
   }
 
   async #monitors(): Promise<Record<string, number>> {
@@ -205,16 +231,13 @@ class StreamSession {
         return ["submit_job", {}];
       }
       case "append_job": {
-        const r = await this.#run({ op: "append", jobs: [jobOf(body)], submit: false }) as {
-          ids: number[];
-        };
-        return ["append_job", { job_idx: r.ids[0] }];
+        const r = await this.#append([jobOf(body)]);
+        return ["append_job", { job_idx: r[0] }];
       }
       case "append_jobs": {
         const jobs = ((body.requests ?? []) as Msg[]).map(jobOf);
         if (jobs.length === 0) bad("append_jobs needs at least one request");
-        const r = await this.#run({ op: "append", jobs, submit: false }) as { ids: number[] };
-        return ["append_jobs", { job_idx: r.ids }];
+        return ["append_jobs", { job_idx: await this.#append(jobs) }];
       }
       case "advance_to": {
         const t = num(body.target_time);
