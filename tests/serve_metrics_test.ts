@@ -11,6 +11,8 @@ import { ROOT, runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { GrpcSession, type HttpClient, seeded, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";
+import { Session } from "../api/service/sessions.ts";
+import { machineInput } from "../io/_machine_demands.ts";
 
 const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
 const TRACE = `${ROOT}examples/gpu_trace.csv`;
@@ -367,4 +369,31 @@ Deno.test("serve: bad metric options and gRPC demands are one-line error replies
     }
     assertEquals((await api.ok("GET", "/health")).ok, true);
   });
+});
+
+Deno.test("serve per_resource: a session finished again (its reply was cut) sends the same resource rows", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-serve-pairs-" });
+  try {
+    for (const machine of [undefined, await readMachine(MACHINE)]) {
+      const spillDir = `${dir}/${machine === undefined ? "nodes" : "machine"}`;
+      await Deno.mkdir(spillDir);
+      const s = new Session(
+        { spillDir, ...(machine === undefined ? {} : { machine: machineInput(machine) }) },
+        "0".repeat(32),
+        { ...(machine === undefined ? { totalNodes: 8 } : {}), resourceColumns: "per_resource" },
+      );
+      s.append(
+        machine === undefined ? wholeNodeTrace().jobs : gpuJobs(await Deno.readTextFile(TRACE)),
+      );
+      const first = s.finish();
+      const rows = s.page("resources", 0, first.counts.resources);
+      const again = s.finish();
+      assertEquals(again.counts, first.counts);
+      assertEquals(s.page("resources", 0, again.counts.resources), rows);
+      assert(rows.includes(machine === undefined ? '"nodes_free"' : '"gpus_free"'), rows);
+      s.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

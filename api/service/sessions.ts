@@ -256,6 +256,8 @@ export class Session {
   /** How the finish reply's metrics are measured (simulate's --bsld_tau, --measure_window, --trim). */
   readonly #metricsOptions: MetricsOptions;
   readonly #resourceColumns: ResourceColumns;
+  /** Whether the resource rows have their per-resource pairs (finish adds them once). */
+  #paired = false;
   /** The capacity changes made so far, for the utilization (as simulate's --capacity_schedule). */
   readonly #capacity: { time: number; capacity: number }[] = [];
 
@@ -456,7 +458,9 @@ export class Session {
   finish(runToCompletion = true): FinishSummary {
     const out = this.call((sim) => sim.finish({ runToCompletion }), false).result;
     if (this.#sim.isRecording) this.#sim.stopRecording();
-    if (this.#resourceColumns === "per_resource") this.#addResourcePairs();
+    // Once: a client whose reply was cut may finish again.
+    if (this.#resourceColumns === "per_resource" && !this.#paired) this.#addResourcePairs();
+    this.#paired = true;
     const k = this.#kept;
     return {
       head: {
