@@ -100,6 +100,11 @@ const OPTIONS: Readonly<Record<string, CommandOption>> = {
     help: "finish replies' resource rows: DR_EVT's fields (default), or per_resource: " +
       "NAME_free and NAME_used added per resource type (nodes on whole nodes)",
   },
+  extended_output: {
+    type: "boolean",
+    help: "finish replies' job rows gain waitTime, boundedSlowdown and nodes (Slurm hostlist " +
+      "form), as simulate --extended_output (a session's extendedOutput wins)",
+  },
   help: { type: "boolean", short: "h", help: "show this help" },
 };
 
@@ -126,6 +131,7 @@ function metricDefaults(parsed: CommandArgs): SessionMetricOptions {
     ...(window !== undefined ? { measureWindow: parseMeasureWindow(window) } : {}),
     ...(trim !== undefined ? { trim: parseTrim(trim) } : {}),
     ...(columns !== undefined ? { resourceColumns: columns } : {}),
+    ...(parsed.values.get("extended_output") === true ? { extendedOutput: true } : {}),
   };
 }
 
@@ -147,10 +153,11 @@ function help(): string {
     "options:",
     ...optionHelp(OPTIONS),
     "",
-    "The metric options (--bsld_tau, --measure_window, --trim, --resource_columns) are every",
-    "session's defaults; a session may give its own (HTTP CreateSession bsldTau, measureWindow,",
-    "trim, resourceColumns; gRPC InitRequest bsld_tau, measure_window, trim, resource_columns),",
-    "so a finish reply's metrics equal simulate --stats_json's for the same jobs and options.",
+    "The metric and output options (--bsld_tau, --measure_window, --trim, --resource_columns,",
+    "--extended_output) are every session's defaults; a session may give its own (HTTP",
+    "CreateSession bsldTau, measureWindow, trim, resourceColumns, extendedOutput; gRPC",
+    "InitRequest bsld_tau, measure_window, trim, resource_columns), so a finish reply's",
+    "metrics and rows equal simulate's --stats_json and outputs for the same jobs and options.",
     "",
     "example:",
     "  evtsim serve --port 8787 --record_dir recordings",

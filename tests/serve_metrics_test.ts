@@ -397,3 +397,68 @@ Deno.test("serve per_resource: a session finished again (its reply was cut) send
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/** A CSV line's fields (a quoted field may hold commas). */
+function csvFields(line: string): string[] {
+  const out: string[] = [];
+  const re = /("(?:[^"]|"")*"|[^,]*)(,|$)/g;
+  for (const m of line.matchAll(re)) {
+    out.push(m[1].startsWith('"') ? m[1].slice(1, -1).replaceAll('""', '"') : m[1]);
+    if (m[2] === "") break;
+  }
+  return out;
+}
+
+Deno.test("serve extendedOutput: job rows' waitTime, boundedSlowdown and nodes are simulate --extended_output's (whole nodes, a machine)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-serve-extended-" });
+  try {
+    const { csv, jobs: wholeJobs } = wholeNodeTrace();
+    await Deno.writeTextFile(`${dir}/t.csv`, csv);
+    const machine = await readMachine(MACHINE);
+    for (
+      const [args, jobs, params, options] of [
+        [[`${dir}/t.csv`, "-n", "8"], wholeJobs, { totalNodes: 8 }, {}],
+        [
+          ["examples/gpu_trace.csv", "--machine", MACHINE].map((a) =>
+            a.startsWith("examples/") ? `${ROOT}${a}` : a
+          ),
+          gpuJobs(await Deno.readTextFile(TRACE)),
+          {},
+          { machine },
+        ],
+      ] as const
+    ) {
+      const r = await runCli([
+        "simulate",
+        ...args,
+        "--extended_output",
+        "-o",
+        `${dir}/x.csv`,
+        "-R",
+        `${dir}/xr.csv`,
+      ]);
+      assertEquals(r.code, 0, r.err.join("\n"));
+      const [head, ...lines] = (await Deno.readTextFile(`${dir}/x.csv`)).trim().split("\n");
+      const col = (name: string) => head.split(",").indexOf(name);
+      const expected = lines.map(csvFields).map((f) => [
+        Number(f[col("job_id")]),
+        Number(f[col("wait_time")]),
+        Number(f[col("bounded_slowdown")]),
+        f[col("nodes")],
+      ]).sort((a, b) => (a[0] as number) - (b[0] as number));
+      assert(expected.some((e) => e[3] !== ""), JSON.stringify(expected));
+      await withServer({ grpcPort: undefined, ...options }, async (_s, api) => {
+        const out = await httpRun(api, { ...params, extendedOutput: true }, [...jobs]);
+        const got = out.jobs.map((j: Json) => [
+          j.jobId,
+          j.waitTime,
+          Number(j.boundedSlowdown.toFixed(6)),
+          j.nodes,
+        ]).sort((a: number[], b: number[]) => a[0] - b[0]);
+        assertEquals(got, expected);
+      });
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -103,6 +103,10 @@ export const CreateSessionSchema = z.object({
     description: "[warmup, cooldown] instead of measureWindow: the first and last jobs in " +
       "submit order left out (each a fraction in [0, 1) or a whole number of jobs)",
   }),
+  extendedOutput: z.boolean().optional().openapi({
+    description: "The finish reply's job rows gain waitTime, boundedSlowdown and nodes " +
+      "(Slurm hostlist form), as simulate's --extended_output columns",
+  }),
   resourceColumns: z.enum(["drevt", "per_resource"]).optional().openapi({
     description: "per_resource: the finish reply's resource rows gain NAME_free and NAME_used " +
       "per resource type (nodes on whole nodes)",
@@ -260,6 +264,10 @@ const JobRowSchema = z.object({
   queue: z.string().optional(),
   outcome: z.string().optional(),
   exitStatus: z.number().optional(),
+  // With extendedOutput (simulate's --extended_output columns).
+  waitTime: z.number().optional(),
+  boundedSlowdown: z.number().optional(),
+  nodes: z.string().optional(),
 }).openapi("JobRow");
 
 export const OutputSchema = z.object({

@@ -24,6 +24,8 @@ import {
   type MetricsOptions,
 } from "../../core/metrics.ts";
 import { PerResourceColumns, type ResourceColumns } from "../../core/_resource_columns.ts";
+import { NodesColumn } from "../_nodes_column.ts";
+import { boundedSlowdown } from "../../io/stats_json.ts";
 import type { JobRow, JobSpec, Notice, ResourceRow, SimulationConfig } from "../../core/types.ts";
 import type { RecordingSink, RecordingStatus } from "../recorder.ts";
 import { Simulation } from "../simulation.ts";
@@ -78,12 +80,17 @@ export interface SessionParams extends
    * on whole nodes), as simulate's `--resource_columns per_resource`.
    */
   readonly resourceColumns?: ResourceColumns;
+  /**
+   * The finish reply's job rows gain `waitTime`, `boundedSlowdown` and
+   * `nodes` (Slurm hostlist form), as simulate's `--extended_output` columns.
+   */
+  readonly extendedOutput?: boolean;
 }
 
 /** The metric options of session parameters (the server's defaults already merged in). */
 export type SessionMetricOptions = Pick<
   SessionParams,
-  "bsldTau" | "measureWindow" | "trim" | "resourceColumns"
+  "bsldTau" | "measureWindow" | "trim" | "resourceColumns" | "extendedOutput"
 >;
 
 /**
@@ -258,11 +265,22 @@ export class Session {
   readonly #resourceColumns: ResourceColumns;
   /** Whether the resource rows have their per-resource pairs (finish adds them once). */
   #paired = false;
+  /** Job rows with simulate's extended columns (`waitTime`, `boundedSlowdown`, `nodes`). */
+  readonly #extended: boolean;
   /** The capacity changes made so far, for the utilization (as simulate's --capacity_schedule). */
   readonly #capacity: { time: number; capacity: number }[] = [];
 
   constructor(env: SessionEnv, id: string, params: SessionParams) {
-    const { name, admission, bsldTau, measureWindow, trim, resourceColumns, ...given } = params;
+    const {
+      name,
+      admission,
+      bsldTau,
+      measureWindow,
+      trim,
+      resourceColumns,
+      extendedOutput,
+      ...given
+    } = params;
     if (name !== undefined && !NAME.test(name)) {
       throw new ServiceError(400, "usage", `session name must match ${NAME.source}, got '${name}'`);
     }
@@ -284,6 +302,7 @@ export class Session {
       );
     }
     this.#resourceColumns = resourceColumns ?? "drevt";
+    this.#extended = extendedOutput === true;
     this.#machine = env.machine === undefined ? undefined : machineSession(env.machine);
     if (this.#machine === undefined && given.totalNodes === undefined) {
       throw new ServiceError(400, "usage", "totalNodes: required (the server has no --machine)");
@@ -459,7 +478,10 @@ export class Session {
     const out = this.call((sim) => sim.finish({ runToCompletion }), false).result;
     if (this.#sim.isRecording) this.#sim.stopRecording();
     // Once: a client whose reply was cut may finish again.
-    if (this.#resourceColumns === "per_resource" && !this.#paired) this.#addResourcePairs();
+    if (!this.#paired) {
+      if (this.#resourceColumns === "per_resource") this.#addResourcePairs();
+      if (this.#extended) this.#addExtendedFields(out.statistics.totalNodes);
+    }
     this.#paired = true;
     const k = this.#kept;
     return {
@@ -511,6 +533,35 @@ export class Session {
   /** The clock now. */
   get currentTime(): number {
     return this.#sim.currentTime;
+  }
+
+  // `extendedOutput`: every kept job row gains simulate's extended columns:
+  // its wait, bounded slowdown and nodes (a machine's from the DISPATCH
+  // rows' allocations, whole nodes by the whole-node tracker over every row).
+  #addExtendedFields(totalNodes: number): void {
+    const { decisions, jobs } = this.#kept;
+    const next = this.#env.spillDir === undefined
+      ? new MemoryRows()
+      : new FileRows(`${this.#env.spillDir}/jobs-extended`);
+    const nodes = new NodesColumn(totalNodes);
+    for (let from = 0; from < decisions.count; from += METRIC_PAGE_ROWS) {
+      nodes.decisions(JSON.parse(`[${decisions.page(from, METRIC_PAGE_ROWS)}]`));
+    }
+    for (let from = 0; from < jobs.count; from += METRIC_PAGE_ROWS) {
+      for (const r of JSON.parse(`[${jobs.page(from, METRIC_PAGE_ROWS)}]`) as JobRow[]) {
+        nodes.add(r, {
+          wait: r.beginTime - r.submitTime,
+          boundedSlowdown: boundedSlowdown(r),
+          traceJobId: "",
+          user: "",
+        });
+      }
+    }
+    nodes.finish((r, e) =>
+      next.append({ ...r, waitTime: e.wait, boundedSlowdown: e.boundedSlowdown, nodes: e.nodes })
+    );
+    jobs.close();
+    this.#kept.jobs = next;
   }
 
   // `resourceColumns: per_resource`: every kept resource row gains its
