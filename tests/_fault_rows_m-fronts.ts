@@ -136,6 +136,13 @@ export const FRONTS_ROWS: FaultRow[] = [
   },
   {
     surface: "grpc",
+    input: "serve --machine: a gRPC job naming a resource the machine does not have",
+    run: () => grpcReply({}, { append_job: { ...JOB, resources: { tpu: 1 } } }, true),
+    expected:
+      /^job 0: resources\.tpu: the machine has no resource tpu \(it has cores, gpus, memory\)$/,
+  },
+  {
+    surface: "grpc",
     input: "serve without --machine: a gRPC job with num_cores",
     run: () => grpcReply({}, { append_job: { ...JOB, num_cores: 4 } }),
     expected: /^job 0: num_cores: needs a server started with --machine/,

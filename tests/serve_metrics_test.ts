@@ -80,6 +80,7 @@ function grpcJob(j: Json): Json {
     ...(j.memory !== undefined ? { memory: j.memory } : {}),
     ...(j.gpus !== undefined ? { gpus: j.gpus } : {}),
     ...(j.partition !== undefined ? { partition: j.partition } : {}),
+    ...(j.resources !== undefined ? { resources: j.resources } : {}),
   };
 }
 
@@ -458,6 +459,74 @@ Deno.test("serve extendedOutput: job rows' waitTime, boundedSlowdown and nodes a
         assertEquals(got, expected);
       });
     }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("serve --machine: a named resource (resources: { fpga }) over HTTP and gRPC is the CSV column's demand", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-serve-named-" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/m.yaml`,
+      "groups:\n  - name: f\n    count: 2\n    resources: { cores: 16, fpga: 2 }\n",
+    );
+    await Deno.writeTextFile(
+      `${dir}/t.csv`,
+      "job_submit_time,num_nodes,time_limit,actual_run_time,num_cores,fpga\n" +
+        "0,1,100,100,4,2\n0,1,100,100,4,1\n0,1,100,50,4,1\n5,1,100,10,4,2\n",
+    );
+    const sim = await simulate(dir, [`${dir}/t.csv`, "--machine", `${dir}/m.yaml`]);
+    const expected = times(sim.schedule.rows.map(([s, b, e, n]) => ({
+      submitTime: s,
+      beginTime: b,
+      endTime: e,
+      numNodes: n,
+    })));
+    // The fpga demand makes the 4th job wait (cores alone would not).
+    assert(expected.some(([s, b]) => b > s), JSON.stringify(expected));
+    const jobs = [[0, 2, 100], [0, 1, 100], [0, 1, 50], [5, 2, 10]].map(([t, fpga, run]) => ({
+      submitTime: t,
+      numNodes: 1,
+      timeLimit: 100,
+      actualRunTime: run,
+      numCores: 4,
+      resources: { fpga },
+    }));
+    const machine = await readMachine(`${dir}/m.yaml`);
+    await withServer({ machine }, async (server, api) => {
+      const http = await httpRun(api, {}, jobs);
+      assertEquals(times(http.jobs), expected);
+      assertEquals(http.resourceMetrics, sim.stats.resources);
+      const g = new GrpcSession(server.grpcPort!);
+      try {
+        const { session_id } = await g.ok({ init: { session_name: "fpga" } });
+        await grpcAppend(g, jobs);
+        const out = await api.ok("POST", `/sessions/${session_id}/finish`, {});
+        assertEquals(times(out.jobs), expected);
+      } finally {
+        await g.close();
+      }
+      const { sessionId } = await api.ok("POST", "/sessions", {});
+      const ok = { submitTime: 0, numNodes: 1, timeLimit: 60 };
+      for (
+        const [resources, message] of [
+          [{ gpus: 1 }, /^job 0: resources\.gpus: give it as gpus$/],
+          [
+            { tpu: 1 },
+            /^job 0: resources\.tpu: the machine has no resource tpu \(it has cores, fpga\)$/,
+          ],
+          [{ fpga: 1.5 }, /^job 0: resources\.fpga: expected a non-negative integer, got '1\.5'$/],
+          [{ fpga: 3 }, /^job 0: resources\.fpga: /],
+        ] as const
+      ) {
+        const r = await api.send("POST", `/sessions/${sessionId}/jobs`, {
+          jobs: [{ ...ok, resources }],
+        });
+        assertEquals(r.status, 400, JSON.stringify(resources));
+        assert(message.test(r.body.error), `${JSON.stringify(resources)}: ${r.body.error}`);
+      }
+    });
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -11,6 +11,7 @@ import { ResourceUseCollector } from "../../core/_metrics_resources.ts";
 import type { JobSpec, SimulationConfig } from "../../core/types.ts";
 import type { ModelNode } from "../../core/resource_model.ts";
 import { csvDemands, type MachineInput } from "../../io/_machine_demands.ts";
+import { NODE_RESOURCE, PARTITION_RESOURCE } from "../../core/machine.ts";
 import { topologyCluster } from "../../schedulers/topology_cluster.ts";
 import { ServiceError } from "./sessions.ts";
 
@@ -26,6 +27,11 @@ export interface JobDemandFields {
   readonly partition?: string;
   /** A label key (e.g. rack) whose one domain must hold every replica (CSV `topology`). */
   readonly topology?: string;
+  /**
+   * Units per replica of the machine's other named resources (e.g. `fpga`),
+   * by name: the CSV column of that name.
+   */
+  readonly resources?: Readonly<Record<string, number>>;
 }
 
 /** The request field of each CSV column the demand reader asks for. */
@@ -38,13 +44,35 @@ const FIELD_OF: Readonly<Record<string, keyof JobDemandFields | "queue">> = {
   queue: "queue",
 };
 
-const DEMAND_FIELDS = ["numCores", "memory", "gpus", "partition", "topology"] as const;
+const DEMAND_FIELDS = [
+  "numCores",
+  "memory",
+  "gpus",
+  "partition",
+  "topology",
+  "resources",
+] as const;
+
+/** Resources with a field of their own (or bookkeeping), not given under `resources`. */
+const OWN_FIELD: Readonly<Record<string, string>> = {
+  cores: "numCores",
+  memory: "memory",
+  gpus: "gpus",
+};
 
 type JobWithDemand = JobSpec & JobDemandFields;
 
 /** A job without its demand fields (what the engine takes). */
 function strip(job: JobWithDemand): JobSpec {
-  const { numCores: _c, memory: _m, gpus: _g, partition: _p, topology: _t, ...spec } = job;
+  const {
+    numCores: _c,
+    memory: _m,
+    gpus: _g,
+    partition: _p,
+    topology: _t,
+    resources: _r,
+    ...spec
+  } = job;
   return spec;
 }
 
@@ -84,6 +112,12 @@ export function machineSession(m: MachineInput): MachineSession {
     m.nodes.map((n) => ({ name: n.name, topology: n.topology, capacity: n.capacity })),
   );
   const reader = csvDemands(m);
+  // The machine's resources a job may name under `resources` (as CSV columns).
+  const named = new Set(
+    m.nodes.flatMap((n) => Object.keys(n.capacity)).filter((r) =>
+      r !== NODE_RESOURCE && !r.startsWith(PARTITION_RESOURCE)
+    ),
+  );
   return {
     config(given) {
       if (given.totalNodes !== undefined) {
@@ -104,9 +138,21 @@ export function machineSession(m: MachineInput): MachineSession {
     jobs(jobs) {
       return jobs.map((job, i) => {
         const j = job as JobWithDemand;
+        for (const r of Object.keys(j.resources ?? {})) {
+          const why = OWN_FIELD[r] !== undefined
+            ? `give it as ${OWN_FIELD[r]}`
+            : !named.has(r)
+            ? `the machine has no resource ${r} (it has ${[...named].sort().join(", ")})`
+            : undefined;
+          if (why !== undefined) {
+            throw new EvtsimError("input", `job ${i}: resources.${r}: ${why}`);
+          }
+        }
         const value = (column: string): string | undefined => {
           const field = FIELD_OF[column];
-          const v = field === undefined ? undefined : j[field];
+          const v = field === undefined
+            ? Object.hasOwn(j.resources ?? {}, column) ? j.resources![column] : undefined
+            : j[field];
           return v === undefined ? undefined : String(v);
         };
         const demand = reader(
@@ -116,7 +162,12 @@ export function machineSession(m: MachineInput): MachineSession {
             new EvtsimError(
               "input",
               `job ${i}: ${
-                FIELD_OF[column] ?? (column === "num_nodes" ? "numNodes" : column)
+                FIELD_OF[column] ??
+                  (column === "num_nodes"
+                    ? "numNodes"
+                    : named.has(column)
+                    ? `resources.${column}`
+                    : column)
               }: ${detail}`,
             ),
         );

@@ -99,6 +99,11 @@ function jobOf(m: Msg): JobSpec {
     ...(given("gpus") === undefined ? {} : { gpus: given("gpus") }),
     ...(text("partition") === undefined ? {} : { partition: text("partition") }),
     ...(text("topology") === undefined ? {} : { topology: text("topology") }),
+    // A proto3 map is an empty object when unset.
+    ...(typeof m.resources === "object" && m.resources !== null &&
+        Object.keys(m.resources).length > 0
+      ? { resources: m.resources as Record<string, number> }
+      : {}),
   };
   const actual = given("actual_run_time");
   return {

@@ -35,6 +35,10 @@ export const JobSpecSchema = z.object({
   topology: z.string().max(256).optional().openapi({
     description: "A label key (e.g. rack) whose one domain holds every replica (--machine servers)",
   }),
+  resources: z.record(z.string().max(256), z.number()).optional().openapi({
+    description: "Units per replica of the machine's other named resources, e.g. { fpga: 1 } " +
+      "(--machine servers; the CSV column of that name)",
+  }),
 }).strict().openapi("JobSpec");
 
 /** A queue definition as a request gives it. */
