@@ -73,8 +73,8 @@ const OPTIONS: Readonly<Record<string, CommandOption>> = {
     type: "string",
     value: "FILE",
     help: "run every session on this machine (YAML or JSON, as simulate --machine): sessions " +
-      "give no totalNodes, and appended jobs may ask numCores, memory, gpus, partition and " +
-      "topology per replica (HTTP)",
+      "give no totalNodes, and appended jobs may ask numCores, memory, gpus, partition, " +
+      "topology and other named resources per replica (HTTP and gRPC)",
   },
   bsld_tau: {
     type: "string",
