@@ -117,6 +117,22 @@ export const FRONTS_ROWS: FaultRow[] = [
     expected: /^capacity: a live change of the node count does not apply on a resource model/,
   },
   {
+    surface: "http",
+    input: "serve --machine: a session's queue bound to a partition the machine lacks",
+    run: () =>
+      readMachine(MACHINE).then((machine) =>
+        withServer({ grpcPort: undefined, machine }, async (_s, api) => {
+          const r = await api.send("POST", "/sessions", {
+            queues: [{ name: "q", partition: "tpu" }],
+          });
+          return { code: r.status, error: r.body.error };
+        })
+      ),
+    expected:
+      /^queues\[0\] \(q\): partition: expected a partition of the machine \(cpu, gpu\), got 'tpu'$/,
+    code: 400,
+  },
+  {
     surface: "grpc",
     input: "serve: an init with trim 'lots'",
     run: () => grpcReply({ trim: "lots" }),

@@ -531,3 +531,69 @@ Deno.test("serve --machine: a named resource (resources: { fpga }) over HTTP and
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("serve --machine: a session's queue bound to a partition sends its jobs there, as simulate --queues with partition:", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-serve-queues-" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/q.yaml`,
+      "queues:\n  - name: gq\n    partition: gpu\n  - name: cq\n",
+    );
+    const rows = [[0, "gq", 2, 4], [0, "gq", 1, 2], [10, "cq", 3, 0], [20, "gq", 2, 4]];
+    await Deno.writeTextFile(
+      `${dir}/t.csv`,
+      "job_submit_time,num_nodes,time_limit,actual_run_time,queue,gpus\n" +
+        rows.map(([t, q, n, g]) => `${t},${n},600,500,${q},${g === 0 ? "" : g}`).join("\n") +
+        "\n",
+    );
+    const sim = await simulate(dir, [
+      `${dir}/t.csv`,
+      "--machine",
+      MACHINE,
+      "--queues",
+      `${dir}/q.yaml`,
+    ]);
+    const expected = times(sim.schedule.rows.map(([s, b, e, n]) => ({
+      submitTime: s,
+      beginTime: b,
+      endTime: e,
+      numNodes: n,
+    })));
+    // Four GPU nodes: the third gq job waits for the first.
+    assert(expected.some(([s, b]) => b > s), JSON.stringify(expected));
+    const jobs = rows.map(([t, q, n, g]) => ({
+      submitTime: t,
+      numNodes: n,
+      timeLimit: 600,
+      actualRunTime: 500,
+      queue: q,
+      ...(g === 0 ? {} : { gpus: g }),
+    }));
+    const queues = [{ name: "gq", partition: "gpu" }, { name: "cq" }];
+    await withServer(
+      { grpcPort: undefined, machine: await readMachine(MACHINE) },
+      async (_s, api) => {
+        const out = await httpRun(api, { queues }, jobs);
+        assertEquals(times(out.jobs), expected);
+        assertEquals(out.resourceMetrics, sim.stats.resources);
+        const bad = await api.send("POST", "/sessions", {
+          queues: [{ name: "gq", partition: "tpu" }],
+        });
+        assertEquals(bad.status, 400);
+        assertEquals(
+          bad.body.error,
+          "queues[0] (gq): partition: expected a partition of the machine (cpu, gpu), got 'tpu'",
+        );
+      },
+    );
+    await withServer({ grpcPort: undefined }, async (_s, api) => {
+      const r = await api.send("POST", "/sessions", { totalNodes: 4, queues });
+      assertEquals(r.status, 400);
+      assert(/^queues\[0\] \(gq\): partition: binds a queue to a partition of --machine/.test(
+        r.body.error,
+      ));
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

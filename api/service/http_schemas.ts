@@ -77,7 +77,14 @@ export const CreateSessionSchema = z.object({
     description:
       "Settings per picker name, e.g. { fairshare: { by, halfLife, maxAge, weights, shares } }",
   }),
-  queues: z.array(QueueDefSchema).max(1024).optional(),
+  queues: z.array(
+    QueueDefSchema.extend({
+      partition: z.string().min(1).max(256).optional().openapi({
+        description: "--machine servers: the partition its jobs that name none run in " +
+          "(as a --queues file's partition:)",
+      }),
+    }).strict(),
+  ).max(1024).optional(),
   runTimeMode: z.enum(["actual", "limit", "distribution", "external"]).optional(),
   runTimeDistribution: z.enum(["normal", "lognormal", "uniform"]).optional(),
   runTimeScale: z.number().optional(),

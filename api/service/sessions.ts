@@ -31,7 +31,9 @@ import type { RecordingSink, RecordingStatus } from "../recorder.ts";
 import { Simulation } from "../simulation.ts";
 import type { PolicyRegistry } from "../../core/policies.ts";
 import { FileRows, MemoryRows, type RowStore } from "./_row_store.ts";
-import type { MachineInput } from "../../io/_machine_demands.ts";
+import { type MachineInput, machineInput } from "../../io/_machine_demands.ts";
+import { machinePartitions } from "../../core/machine.ts";
+import type { QueueDef } from "../../core/queues.ts";
 import { type MachineSession, machineSession, withoutDemands } from "./_machine_session.ts";
 import type { ResourceMetrics } from "../../core/_metrics_resources.ts";
 
@@ -41,7 +43,6 @@ export interface SessionParams extends
     SimulationConfig,
     | "backfillPolicy"
     | "priorityPolicy"
-    | "queues"
     | "decisions"
     | "runTimeMode"
     | "runTimeDistribution"
@@ -58,6 +59,11 @@ export interface SessionParams extends
    * `--machine`, where it must be left out: the machine gives the nodes).
    */
   readonly totalNodes?: number;
+  /**
+   * The session's queues; on a `--machine` server a queue may bind its jobs
+   * that name no partition to one (`partition`, as a `--queues` file's).
+   */
+  readonly queues?: readonly (QueueDef & { readonly partition?: string })[];
   /** A label, used in recording file names (letters, digits, `.`, `_`, `-`). */
   readonly name?: string;
   /** A registered picker by name (the built-ins, or one of the server's --policy_module). */
@@ -106,6 +112,45 @@ export function withMetricDefaults(
   const own = params.measureWindow !== undefined || params.trim !== undefined;
   const { measureWindow, trim, ...rest } = defaults;
   return { ...rest, ...(own ? {} : { measureWindow, trim }), ...params };
+}
+
+/**
+ * The server's machine with the partitions the session's queues bind (as
+ * simulate's `--queues` file with `partition:`), and the queues without
+ * that field (the engine's queue definitions have none).
+ */
+function queuePartitions(
+  m: MachineInput | undefined,
+  queues: SessionParams["queues"],
+): { machine: MachineInput | undefined; queues: QueueDef[] | undefined } {
+  if (queues === undefined) return { machine: m, queues: undefined };
+  const bound = new Map<string, string>();
+  const known = m === undefined ? [] : machinePartitions(m.machine);
+  const plain = queues.map(({ partition, ...q }, i) => {
+    if (partition === undefined) return q;
+    if (m === undefined) {
+      throw new ServiceError(
+        400,
+        "usage",
+        `queues[${i}] (${q.name}): partition: binds a queue to a partition of --machine, which this server has not`,
+      );
+    }
+    if (!known.includes(partition)) {
+      throw new ServiceError(
+        400,
+        "usage",
+        `queues[${i}] (${q.name}): partition: expected a partition of the machine (${
+          known.join(", ") || "none"
+        }), got '${partition}'`,
+      );
+    }
+    bound.set(q.name, partition);
+    return q;
+  });
+  return {
+    machine: m === undefined || bound.size === 0 ? m : machineInput(m.machine, bound),
+    queues: plain,
+  };
 }
 
 /** An error reply: the HTTP status, a machine-readable kind and one line. */
@@ -303,13 +348,15 @@ export class Session {
     }
     this.#resourceColumns = resourceColumns ?? "drevt";
     this.#extended = extendedOutput === true;
-    this.#machine = env.machine === undefined ? undefined : machineSession(env.machine);
-    if (this.#machine === undefined && given.totalNodes === undefined) {
+    const { machine, queues } = queuePartitions(env.machine, params.queues);
+    const plain = { ...given, ...(queues !== undefined ? { queues } : {}) };
+    this.#machine = machine === undefined ? undefined : machineSession(machine);
+    if (this.#machine === undefined && plain.totalNodes === undefined) {
       throw new ServiceError(400, "usage", "totalNodes: required (the server has no --machine)");
     }
     const base: SimulationConfig = this.#machine !== undefined
-      ? this.#machine.config(given)
-      : { ...given, totalNodes: given.totalNodes! };
+      ? this.#machine.config(plain)
+      : { ...plain, totalNodes: plain.totalNodes! };
     const config = admission === undefined ? base : { ...base, backfillPolicy: admission };
     this.id = id;
     this.name = name ?? "session";
