@@ -10,8 +10,9 @@ import { EvtsimError } from "../../core/errors.ts";
 import { ResourceUseCollector } from "../../core/_metrics_resources.ts";
 import type { JobSpec, SimulationConfig } from "../../core/types.ts";
 import type { ModelNode } from "../../core/resource_model.ts";
-import { csvDemands, type MachineInput } from "../../io/_machine_demands.ts";
-import { NODE_RESOURCE, PARTITION_RESOURCE } from "../../core/machine.ts";
+import { csvDemands, type MachineInput, machineInput } from "../../io/_machine_demands.ts";
+import type { QueueDef } from "../../core/queues.ts";
+import { machinePartitions, NODE_RESOURCE, PARTITION_RESOURCE } from "../../core/machine.ts";
 import { topologyCluster } from "../../schedulers/topology_cluster.ts";
 import { ServiceError } from "./sessions.ts";
 
@@ -179,5 +180,44 @@ export function machineSession(m: MachineInput): MachineSession {
     },
     resourceUse: () => new ResourceUseCollector(model.nodes ?? []),
     nodes: model.nodes ?? [],
+  };
+}
+
+/**
+ * The server's machine with the partitions the session's queues bind (as
+ * simulate's `--queues` file with `partition:`), and the queues without
+ * that field (the engine's queue definitions have none).
+ */
+export function queuePartitions(
+  m: MachineInput | undefined,
+  queues: readonly (QueueDef & { readonly partition?: string })[] | undefined,
+): { machine: MachineInput | undefined; queues: QueueDef[] | undefined } {
+  if (queues === undefined) return { machine: m, queues: undefined };
+  const bound = new Map<string, string>();
+  const known = m === undefined ? [] : machinePartitions(m.machine);
+  const plain = queues.map(({ partition, ...q }, i) => {
+    if (partition === undefined) return q;
+    if (m === undefined) {
+      throw new ServiceError(
+        400,
+        "usage",
+        `queues[${i}] (${q.name}): partition: binds a queue to a partition of --machine, which this server has not`,
+      );
+    }
+    if (!known.includes(partition)) {
+      throw new ServiceError(
+        400,
+        "usage",
+        `queues[${i}] (${q.name}): partition: expected a partition of the machine (${
+          known.join(", ") || "none"
+        }), got '${partition}'`,
+      );
+    }
+    bound.set(q.name, partition);
+    return q;
+  });
+  return {
+    machine: m === undefined || bound.size === 0 ? m : machineInput(m.machine, bound),
+    queues: plain,
   };
 }

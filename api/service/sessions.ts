@@ -23,18 +23,21 @@ import {
   MetricsCollector,
   type MetricsOptions,
 } from "../../core/metrics.ts";
-import { PerResourceColumns, type ResourceColumns } from "../../core/_resource_columns.ts";
-import { NodesColumn } from "../_nodes_column.ts";
-import { boundedSlowdown } from "../../io/stats_json.ts";
+import type { ResourceColumns } from "../../core/_resource_columns.ts";
+import { extendedJobRows, resourcePairRows } from "./_finish_rows.ts";
 import type { JobRow, JobSpec, Notice, ResourceRow, SimulationConfig } from "../../core/types.ts";
 import type { RecordingSink, RecordingStatus } from "../recorder.ts";
 import { Simulation } from "../simulation.ts";
 import type { PolicyRegistry } from "../../core/policies.ts";
 import { FileRows, MemoryRows, type RowStore } from "./_row_store.ts";
-import { type MachineInput, machineInput } from "../../io/_machine_demands.ts";
-import { machinePartitions } from "../../core/machine.ts";
+import type { MachineInput } from "../../io/_machine_demands.ts";
 import type { QueueDef } from "../../core/queues.ts";
-import { type MachineSession, machineSession, withoutDemands } from "./_machine_session.ts";
+import {
+  type MachineSession,
+  machineSession,
+  queuePartitions,
+  withoutDemands,
+} from "./_machine_session.ts";
 import type { ResourceMetrics } from "../../core/_metrics_resources.ts";
 
 /** Parameters a session is created with (checked by the fronts' schemas first). */
@@ -112,45 +115,6 @@ export function withMetricDefaults(
   const own = params.measureWindow !== undefined || params.trim !== undefined;
   const { measureWindow, trim, ...rest } = defaults;
   return { ...rest, ...(own ? {} : { measureWindow, trim }), ...params };
-}
-
-/**
- * The server's machine with the partitions the session's queues bind (as
- * simulate's `--queues` file with `partition:`), and the queues without
- * that field (the engine's queue definitions have none).
- */
-function queuePartitions(
-  m: MachineInput | undefined,
-  queues: SessionParams["queues"],
-): { machine: MachineInput | undefined; queues: QueueDef[] | undefined } {
-  if (queues === undefined) return { machine: m, queues: undefined };
-  const bound = new Map<string, string>();
-  const known = m === undefined ? [] : machinePartitions(m.machine);
-  const plain = queues.map(({ partition, ...q }, i) => {
-    if (partition === undefined) return q;
-    if (m === undefined) {
-      throw new ServiceError(
-        400,
-        "usage",
-        `queues[${i}] (${q.name}): partition: binds a queue to a partition of --machine, which this server has not`,
-      );
-    }
-    if (!known.includes(partition)) {
-      throw new ServiceError(
-        400,
-        "usage",
-        `queues[${i}] (${q.name}): partition: expected a partition of the machine (${
-          known.join(", ") || "none"
-        }), got '${partition}'`,
-      );
-    }
-    bound.set(q.name, partition);
-    return q;
-  });
-  return {
-    machine: m === undefined || bound.size === 0 ? m : machineInput(m.machine, bound),
-    queues: plain,
-  };
 }
 
 /** An error reply: the HTTP status, a machine-readable kind and one line. */
@@ -582,72 +546,26 @@ export class Session {
     return this.#sim.currentTime;
   }
 
-  // `extendedOutput`: every kept job row gains simulate's extended columns:
-  // its wait, bounded slowdown and nodes (a machine's from the DISPATCH
-  // rows' allocations, whole nodes by the whole-node tracker over every row).
-  #addExtendedFields(totalNodes: number): void {
-    const { decisions, jobs } = this.#kept;
-    const next = this.#env.spillDir === undefined
+  /** A new row store for the finish reply (beside the session's others). */
+  #store(name: string): RowStore {
+    return this.#env.spillDir === undefined
       ? new MemoryRows()
-      : new FileRows(`${this.#env.spillDir}/jobs-extended`);
-    const nodes = new NodesColumn(totalNodes);
-    for (let from = 0; from < decisions.count; from += METRIC_PAGE_ROWS) {
-      nodes.decisions(JSON.parse(`[${decisions.page(from, METRIC_PAGE_ROWS)}]`));
-    }
-    for (let from = 0; from < jobs.count; from += METRIC_PAGE_ROWS) {
-      for (const r of JSON.parse(`[${jobs.page(from, METRIC_PAGE_ROWS)}]`) as JobRow[]) {
-        nodes.add(r, {
-          wait: r.beginTime - r.submitTime,
-          boundedSlowdown: boundedSlowdown(r),
-          traceJobId: "",
-          user: "",
-        });
-      }
-    }
-    nodes.finish((r, e) =>
-      next.append({ ...r, waitTime: e.wait, boundedSlowdown: e.boundedSlowdown, nodes: e.nodes })
-    );
-    jobs.close();
+      : new FileRows(`${this.#env.spillDir}/${name}`);
+  }
+
+  // `extendedOutput`: the job rows with simulate's extended columns.
+  #addExtendedFields(totalNodes: number): void {
+    const next = this.#store("jobs-extended");
+    extendedJobRows(this.#kept, next, totalNodes);
+    this.#kept.jobs.close();
     this.#kept.jobs = next;
   }
 
-  // `resourceColumns: per_resource`: every kept resource row gains its
-  // `NAME_free`, `NAME_used` pairs, as simulate's resource CSV columns (a
-  // machine's resource types from the DISPATCH rows' allocations; `nodes`
-  // on whole nodes), into a new store that replaces the rows.
+  // `resourceColumns: per_resource`: the resource rows with their pairs.
   #addResourcePairs(): void {
-    const { decisions, jobs, resources } = this.#kept;
-    const rows = (store: RowStore, from: number) =>
-      JSON.parse(`[${store.page(from, METRIC_PAGE_ROWS)}]`);
-    const next = this.#env.spillDir === undefined
-      ? new MemoryRows()
-      : new FileRows(`${this.#env.spillDir}/resources-per-resource`);
-    const model = this.#machine?.nodes;
-    if (model === undefined) {
-      for (let from = 0; from < resources.count; from += METRIC_PAGE_ROWS) {
-        for (const r of rows(resources, from) as ResourceRow[]) {
-          next.append({ ...r, nodes_free: r.freeNodes, nodes_used: r.allocatedNodes });
-        }
-      }
-    } else {
-      const pairs = new PerResourceColumns(model);
-      for (let from = 0; from < decisions.count; from += METRIC_PAGE_ROWS) {
-        pairs.decisions(rows(decisions, from));
-      }
-      for (let from = 0; from < jobs.count; from += METRIC_PAGE_ROWS) {
-        for (const r of rows(jobs, from)) pairs.job(r);
-      }
-      const names = pairs.header().split(",");
-      const all: ResourceRow[] = [];
-      for (let from = 0; from < resources.count; from += METRIC_PAGE_ROWS) {
-        all.push(...rows(resources, from));
-      }
-      pairs.finish(all, (r, text) => {
-        const values = text.split(",").map(Number);
-        next.append({ ...r, ...Object.fromEntries(names.map((n, i) => [n, values[i]])) });
-      });
-    }
-    resources.close();
+    const next = this.#store("resources-per-resource");
+    resourcePairRows(this.#kept, next, this.#machine?.nodes);
+    this.#kept.resources.close();
     this.#kept.resources = next;
   }
 
