@@ -7,9 +7,9 @@
 // the HTTP front's decoder, with the same rows and metrics as HTTP and as
 // `simulate --machine`.
 
-import { ROOT, runCli } from "./_cli.ts";
+import { cliCommand, recordProcessRun, ROOT, runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
-import { GrpcSession, type HttpClient, seeded, withServer } from "./_service_helpers.ts";
+import { GrpcSession, HttpClient, seeded, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";
 import { Session } from "../api/service/sessions.ts";
 import { machineInput } from "../io/_machine_demands.ts";
@@ -595,5 +595,56 @@ Deno.test("serve --machine: a session's queue bound to a partition sends its job
     });
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("serve --bsld_tau --trim --resource_columns --extended_output: a real server's sessions get them as defaults", async () => {
+  const argv = cliCommand([
+    "serve",
+    "--port",
+    "0",
+    "--grpc_port",
+    "off",
+    "--spare_workers",
+    "0",
+    "--bsld_tau",
+    "30",
+    "--trim",
+    "1,1",
+    "--resource_columns",
+    "per_resource",
+    "--extended_output",
+  ]);
+  argv.splice(1, 0, "--allow-net");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: argv,
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  }).spawn();
+  try {
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!/^HTTP: .*\n/m.test(seen)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+    }
+    reader.releaseLock();
+    const url = /^HTTP: (http:\/\/127\.0\.0\.1:\d+)$/m.exec(seen)?.[1];
+    assert(url !== undefined, seen);
+    const { jobs } = wholeNodeTrace();
+    const out = await httpRun(new HttpClient(url), { totalNodes: 8 }, jobs);
+    assertEquals([out.metrics.bsld_tau_s, out.metrics.jobs_excluded], [30, 2]);
+    assertEquals(out.resources[0].nodes_free, 8);
+    assert(out.jobs.every((j: Json) => typeof j.nodes === "string"), JSON.stringify(out.jobs[0]));
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    const err = new TextDecoder().decode(
+      new Uint8Array(await new Response(child.stderr).arrayBuffer()),
+    );
+    await child.stdout.cancel().catch(() => {});
+    recordProcessRun(["serve"], err);
   }
 });
