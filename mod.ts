@@ -118,8 +118,11 @@ export {
   nearestRank,
   type ResourceFigures,
   type ResourceMetrics,
+  ResourceUseCollector,
   utilizationColumns,
 } from "./core/metrics.ts";
+// What ResourceUseCollector reads of a job row.
+export type { EndedJob } from "./core/_metrics_resources.ts";
 export {
   activeJobCount,
   availableNodes,

@@ -7,6 +7,8 @@ import { headJob, headShadowTime, statistics, waitingReasons } from "../core/que
 import { queueBlock, type QueueState } from "../core/queues.ts";
 import type { SimState } from "../core/state.ts";
 import type { JobRecord } from "../core/types.ts";
+import { countedResources } from "../core/_metrics_resources.ts";
+import { NODE_RESOURCE } from "../core/machine.ts";
 import { ReplError } from "./_repl_types.ts";
 
 /** How many waiting jobs `info queue` lists before "… and N more". */
@@ -164,10 +166,14 @@ export function resourceInfo(state: SimState): string[] {
       }`,
     );
   }
+  lines.push(...modelResourceLines(state));
   const releases: string[] = [];
   for (const r of state.running.values()) {
     if (releases.length === 5) break;
-    releases.push(`${r.projectedEnd}: job ${r.id} (${r.numNodes} nodes)`);
+    // A demand job (a machine's) holds replicas, not a share of the node count.
+    const replicas = recordOf(state, r.id)?.demand?.replicas;
+    const held = replicas === undefined ? `${r.numNodes} nodes` : `${replicas} replicas`;
+    releases.push(`${r.projectedEnd}: job ${r.id} (${held})`);
   }
   if (releases.length > 0) lines.push(`next releases by limit: ${releases.join(", ")}`);
   const schedule = c.capacitySchedule;
@@ -176,6 +182,27 @@ export function resourceInfo(state: SimState): string[] {
     lines.push(`next capacity change: ${next.capacity} nodes at ${next.time}`);
   }
   return lines;
+}
+
+// On a resource model that names its nodes (a --machine run): each resource's
+// free and total units over the nodes, as the per-resource columns count them.
+function modelResourceLines(state: SimState): string[] {
+  const model = state.resources?.model;
+  if (model?.nodes === undefined || model.freeOn === undefined) return [];
+  const names = countedResources(model.nodes);
+  if (names.length === 0) return [];
+  const free = new Float64Array(names.length), total = new Float64Array(names.length);
+  for (const n of model.nodes) {
+    const f = model.freeOn(state.resources!.state, n.name) ?? {};
+    // A whole-node job holds every resource of its nodes (it takes all of the
+    // `node` unit), as the per-resource columns and utilization count it.
+    const whole = (n.capacity[NODE_RESOURCE] ?? 0) > 0 && (f[NODE_RESOURCE] ?? 0) === 0;
+    names.forEach((r, k) => {
+      free[k] += whole ? 0 : f[r] ?? 0;
+      total[k] += n.capacity[r] ?? 0;
+    });
+  }
+  return [`resources: ${names.map((r, k) => `${r} ${free[k]} free of ${total[k]}`).join(", ")}`];
 }
 
 /** `info summary`: jobs by state, queues, nodes. */

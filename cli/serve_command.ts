@@ -4,9 +4,14 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
+import { parseMeasureWindow } from "../io/stats_json.ts";
+import { parseTrim } from "../core/_metrics_breakdowns.ts";
+import type { SessionMetricOptions } from "../api/service/sessions.ts";
 import {
+  type CommandArgs,
   type CommandOption,
   numberValue,
+  oneOfValue,
   optionHelp,
   parseCommandArgs,
   stringValue,
@@ -68,11 +73,67 @@ const OPTIONS: Readonly<Record<string, CommandOption>> = {
     type: "string",
     value: "FILE",
     help: "run every session on this machine (YAML or JSON, as simulate --machine): sessions " +
-      "give no totalNodes, and appended jobs may ask numCores, memory, gpus, partition and " +
-      "topology per replica (HTTP)",
+      "give no totalNodes, and appended jobs may ask numCores, memory, gpus, partition, " +
+      "topology and other named resources per replica (HTTP and gRPC)",
+  },
+  bsld_tau: {
+    type: "string",
+    value: "S",
+    help: "bounded-slowdown threshold tau of every finish reply's metrics, in seconds " +
+      "(default 10; a session's bsldTau wins)",
+  },
+  measure_window: {
+    type: "string",
+    value: "START:END",
+    help: "finish replies' metrics measure only jobs submitted in [START, END) seconds " +
+      "(a session's measureWindow or trim wins)",
+  },
+  trim: {
+    type: "string",
+    value: "WARMUP,COOLDOWN",
+    help: "instead of --measure_window: finish replies' metrics leave out the first WARMUP " +
+      "and last COOLDOWN jobs in submit order (as simulate --trim)",
+  },
+  resource_columns: {
+    type: "string",
+    value: "drevt|per_resource",
+    help: "finish replies' resource rows: DR_EVT's fields (default), or per_resource: " +
+      "NAME_free and NAME_used added per resource type (nodes on whole nodes)",
+  },
+  extended_output: {
+    type: "boolean",
+    help: "finish replies' job rows gain waitTime, boundedSlowdown and nodes (Slurm hostlist " +
+      "form), as simulate --extended_output (a session's extendedOutput wins)",
   },
   help: { type: "boolean", short: "h", help: "show this help" },
 };
+
+/**
+ * Serve's metric options, as simulate reads them (`--bsld_tau`,
+ * `--measure_window`, `--trim`, `--resource_columns`): every session's
+ * defaults. Checked here, so a bad one stops the server before it listens.
+ */
+function metricDefaults(parsed: CommandArgs): SessionMetricOptions {
+  const tau = numberValue(parsed, "bsld_tau");
+  const window = stringValue(parsed, "measure_window");
+  const trim = stringValue(parsed, "trim");
+  if (window !== undefined && trim !== undefined) {
+    throw new EvtsimError("usage", "--trim and --measure_window: give one of them, not both");
+  }
+  if (tau !== undefined && !(tau > 0)) {
+    throw new EvtsimError("usage", `--bsld_tau must be a number of seconds > 0, got ${tau}`);
+  }
+  const columns = parsed.values.has("resource_columns")
+    ? oneOfValue(parsed, "resource_columns", ["drevt", "per_resource"] as const)
+    : undefined;
+  return {
+    ...(tau !== undefined ? { bsldTau: tau } : {}),
+    ...(window !== undefined ? { measureWindow: parseMeasureWindow(window) } : {}),
+    ...(trim !== undefined ? { trim: parseTrim(trim) } : {}),
+    ...(columns !== undefined ? { resourceColumns: columns } : {}),
+    ...(parsed.values.get("extended_output") === true ? { extendedOutput: true } : {}),
+  };
+}
 
 function help(): string {
   return [
@@ -91,6 +152,12 @@ function help(): string {
     "",
     "options:",
     ...optionHelp(OPTIONS),
+    "",
+    "The metric and output options (--bsld_tau, --measure_window, --trim, --resource_columns,",
+    "--extended_output) are every session's defaults; a session may give its own (HTTP",
+    "CreateSession bsldTau, measureWindow, trim, resourceColumns, extendedOutput; gRPC",
+    "InitRequest bsld_tau, measure_window, trim, resource_columns), so a finish reply's",
+    "metrics and rows equal simulate's --stats_json and outputs for the same jobs and options.",
     "",
     "example:",
     "  evtsim serve --port 8787 --record_dir recordings",
@@ -132,6 +199,7 @@ export async function serveCommand(args: readonly string[], con: Console): Promi
     ? undefined
     : decodeURIComponent(new URL(module, `file://${Deno.cwd()}/`).pathname);
   const registry = policyModule === undefined ? undefined : await serveRegistry(module!);
+  const metrics = metricDefaults(parsed);
   const machineFile = stringValue(parsed, "machine");
   // Read and checked once here (one line naming the file, line and field);
   // each session's worker builds the resource model from this description.
@@ -152,6 +220,7 @@ export async function serveCommand(args: readonly string[], con: Console): Promi
     policyModule,
     registry,
     ...(machine !== undefined ? { machine } : {}),
+    metricDefaults: metrics,
     version: VERSION,
   });
   con.out(`HTTP: http://${hostPort(server.host, server.httpPort)}`);

@@ -117,6 +117,16 @@ export function pushLiveEvent(w: Working, input: LiveInput): void {
     }
     case "capacity": {
       const c = input.capacity;
+      if (w.resourceModel !== undefined) {
+        // A count would change the node pool and not the model's nodes, which
+        // place the jobs: refused rather than ignored (the machine's own
+        // changes name nodes and groups, --capacity_schedule time,nodes,state).
+        throw new EvtsimError(
+          "usage",
+          "capacity: a live change of the node count does not apply on a resource model " +
+            "(a machine's nodes go down and up by name: give them in its capacity schedule)",
+        );
+      }
       if (!Number.isSafeInteger(c) || c < 0 || c > w.config.totalNodes) {
         throw new EvtsimError(
           "usage",

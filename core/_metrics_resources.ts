@@ -146,11 +146,16 @@ export interface ResourceMetrics {
 }
 
 /** The row fields the collector reads (a `JobRow` has them all). */
-interface EndedJob {
+export interface EndedJob {
+  /** The job's id (its DISPATCH row's). */
   readonly jobId: number;
+  /** Submit time (seconds). */
   readonly submitTime: number;
+  /** Start time (seconds). */
   readonly beginTime: number;
+  /** End time (seconds). */
   readonly endTime: number;
+  /** Set for a job that did not run to its end (not measured). */
   readonly outcome?: string;
 }
 
@@ -160,7 +165,7 @@ interface EndedJob {
  *
  * @example
  * ```ts
- * import { ResourceUseCollector } from "./_metrics_resources.ts";
+ * import { ResourceUseCollector } from "@evtsim/evtsim";
  * const c = new ResourceUseCollector([
  *   { name: "a", capacity: { cpu: 8, gpu: 2 }, labels: { partition: "gpu" } },
  *   { name: "b", capacity: { cpu: 8 }, labels: { partition: "cpu" } },
@@ -196,6 +201,7 @@ export class ResourceUseCollector {
   /** Measured jobs' first submit, last end (the metric set's span), per window. */
   readonly #measured: { submit: number; end: number }[] = [];
 
+  /** A collector over these nodes (a resource model's `nodes`). */
   constructor(nodes: readonly ModelNode[]) {
     const partitions = new Set<string>();
     for (const n of nodes) for (const p of partitionsOf(n)) partitions.add(p);

@@ -48,6 +48,7 @@ import { M_CONS_ROWS } from "./_fault_rows_m-cons.ts";
 import { RECORD_ROWS } from "./_fault_rows_m-record.ts";
 import { GANTT_ROWS } from "./_fault_rows_r-gantt.ts";
 import { SERVE_MACHINE_ROWS } from "./_fault_rows_m-serve.ts";
+import { FRONTS_ROWS } from "./_fault_rows_m-fronts.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1220,6 +1221,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...M_CONS_ROWS,
   ...GANTT_ROWS,
   ...SERVE_MACHINE_ROWS,
+  ...FRONTS_ROWS,
 ];
 
 for (const row of CATALOGUE) {

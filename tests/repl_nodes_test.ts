@@ -145,3 +145,41 @@ Deno.test("info node on a resource model: the jobs' replicas on the node and its
     "info node: resource model mine does not name its nodes",
   ]);
 });
+
+Deno.test("REPL info resource on a machine: each resource's free units are the per_resource columns' at that time", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-repl-resources-" });
+  try {
+    const sim = await runCli([
+      "simulate",
+      `${ROOT}examples/gpu_trace.csv`,
+      "--machine",
+      `${ROOT}examples/gpu_machine.yaml`,
+      "-o",
+      `${dir}/s.csv`,
+      "-R",
+      `${dir}/r.csv`,
+      "--resource_columns",
+      "per_resource",
+      "--record",
+      `${dir}/g.replay`,
+      "--no_progress",
+    ]);
+    assertEquals(sim.code, 0, sim.err.join("\n"));
+    const [head, ...rows] = Deno.readTextFileSync(`${dir}/r.csv`).trim().split("\n");
+    const names = head.split(",");
+    // The last row at t=120: a whole-node job (4 nodes) and three demand jobs run.
+    const row = rows.filter((l) => l.startsWith("120,")).at(-1)!.split(",");
+    const at = (c: string) => row[names.indexOf(c)];
+    const r = await repl(`${dir}/g.replay`, ["next 3", "info resource"]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    const info = r.of("info resource");
+    assertEquals(
+      info[1],
+      `resources: cores ${at("cores_free")} free of 768, gpus ${at("gpus_free")} free of 16, ` +
+        `memory ${at("memory_free")} free of 8388608`,
+    );
+    assert(info[2].includes("(4 replicas)"), info[2]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

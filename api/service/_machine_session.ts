@@ -9,7 +9,10 @@
 import { EvtsimError } from "../../core/errors.ts";
 import { ResourceUseCollector } from "../../core/_metrics_resources.ts";
 import type { JobSpec, SimulationConfig } from "../../core/types.ts";
-import { csvDemands, type MachineInput } from "../../io/_machine_demands.ts";
+import type { ModelNode } from "../../core/resource_model.ts";
+import { csvDemands, type MachineInput, machineInput } from "../../io/_machine_demands.ts";
+import type { QueueDef } from "../../core/queues.ts";
+import { machinePartitions, NODE_RESOURCE, PARTITION_RESOURCE } from "../../core/machine.ts";
 import { topologyCluster } from "../../schedulers/topology_cluster.ts";
 import { ServiceError } from "./sessions.ts";
 
@@ -25,6 +28,11 @@ export interface JobDemandFields {
   readonly partition?: string;
   /** A label key (e.g. rack) whose one domain must hold every replica (CSV `topology`). */
   readonly topology?: string;
+  /**
+   * Units per replica of the machine's other named resources (e.g. `fpga`),
+   * by name: the CSV column of that name.
+   */
+  readonly resources?: Readonly<Record<string, number>>;
 }
 
 /** The request field of each CSV column the demand reader asks for. */
@@ -37,13 +45,35 @@ const FIELD_OF: Readonly<Record<string, keyof JobDemandFields | "queue">> = {
   queue: "queue",
 };
 
-const DEMAND_FIELDS = ["numCores", "memory", "gpus", "partition", "topology"] as const;
+const DEMAND_FIELDS = [
+  "numCores",
+  "memory",
+  "gpus",
+  "partition",
+  "topology",
+  "resources",
+] as const;
+
+/** Resources with a field of their own (or bookkeeping), not given under `resources`. */
+const OWN_FIELD: Readonly<Record<string, string>> = {
+  cores: "numCores",
+  memory: "memory",
+  gpus: "gpus",
+};
 
 type JobWithDemand = JobSpec & JobDemandFields;
 
 /** A job without its demand fields (what the engine takes). */
 function strip(job: JobWithDemand): JobSpec {
-  const { numCores: _c, memory: _m, gpus: _g, partition: _p, topology: _t, ...spec } = job;
+  const {
+    numCores: _c,
+    memory: _m,
+    gpus: _g,
+    partition: _p,
+    topology: _t,
+    resources: _r,
+    ...spec
+  } = job;
   return spec;
 }
 
@@ -68,10 +98,12 @@ export function withoutDemands(jobs: readonly JobSpec[]): readonly JobSpec[] {
 export interface MachineSession {
   /** The session's configuration on the machine (refuses `totalNodes`). */
   config(given: Omit<SimulationConfig, "totalNodes"> & { totalNodes?: number }): SimulationConfig;
-  /** The jobs with their demands (numNodes = replicas); throws one line per bad job. */
+  /** The jobs with their demands (the replicas; numNodes 0, as simulate); throws one line per bad job. */
   jobs(jobs: readonly JobSpec[]): JobSpec[];
   /** A collector of per-resource utilization over the machine's nodes. */
   resourceUse(): ResourceUseCollector;
+  /** The machine's nodes (for the per-resource columns of the resource rows). */
+  readonly nodes: readonly ModelNode[];
 }
 
 /** The session side of a server's machine. */
@@ -81,6 +113,12 @@ export function machineSession(m: MachineInput): MachineSession {
     m.nodes.map((n) => ({ name: n.name, topology: n.topology, capacity: n.capacity })),
   );
   const reader = csvDemands(m);
+  // The machine's resources a job may name under `resources` (as CSV columns).
+  const named = new Set(
+    m.nodes.flatMap((n) => Object.keys(n.capacity)).filter((r) =>
+      r !== NODE_RESOURCE && !r.startsWith(PARTITION_RESOURCE)
+    ),
+  );
   return {
     config(given) {
       if (given.totalNodes !== undefined) {
@@ -101,9 +139,21 @@ export function machineSession(m: MachineInput): MachineSession {
     jobs(jobs) {
       return jobs.map((job, i) => {
         const j = job as JobWithDemand;
+        for (const r of Object.keys(j.resources ?? {})) {
+          const why = OWN_FIELD[r] !== undefined
+            ? `give it as ${OWN_FIELD[r]}`
+            : !named.has(r)
+            ? `the machine has no resource ${r} (it has ${[...named].sort().join(", ")})`
+            : undefined;
+          if (why !== undefined) {
+            throw new EvtsimError("input", `job ${i}: resources.${r}: ${why}`);
+          }
+        }
         const value = (column: string): string | undefined => {
           const field = FIELD_OF[column];
-          const v = field === undefined ? undefined : j[field];
+          const v = field === undefined
+            ? Object.hasOwn(j.resources ?? {}, column) ? j.resources![column] : undefined
+            : j[field];
           return v === undefined ? undefined : String(v);
         };
         const demand = reader(
@@ -113,13 +163,61 @@ export function machineSession(m: MachineInput): MachineSession {
             new EvtsimError(
               "input",
               `job ${i}: ${
-                FIELD_OF[column] ?? (column === "num_nodes" ? "numNodes" : column)
+                FIELD_OF[column] ??
+                  (column === "num_nodes"
+                    ? "numNodes"
+                    : named.has(column)
+                    ? `resources.${column}`
+                    : column)
               }: ${detail}`,
             ),
         );
-        return { ...strip(j), demand };
+        // As the CSV reader (io/trace_csv.ts): the demand holds the replicas,
+        // the job no share of the node count (numNodes 0), so rows and
+        // statistics are simulate --machine's.
+        return { ...strip(j), numNodes: 0, demand };
       });
     },
     resourceUse: () => new ResourceUseCollector(model.nodes ?? []),
+    nodes: model.nodes ?? [],
+  };
+}
+
+/**
+ * The server's machine with the partitions the session's queues bind (as
+ * simulate's `--queues` file with `partition:`), and the queues without
+ * that field (the engine's queue definitions have none).
+ */
+export function queuePartitions(
+  m: MachineInput | undefined,
+  queues: readonly (QueueDef & { readonly partition?: string })[] | undefined,
+): { machine: MachineInput | undefined; queues: QueueDef[] | undefined } {
+  if (queues === undefined) return { machine: m, queues: undefined };
+  const bound = new Map<string, string>();
+  const known = m === undefined ? [] : machinePartitions(m.machine);
+  const plain = queues.map(({ partition, ...q }, i) => {
+    if (partition === undefined) return q;
+    if (m === undefined) {
+      throw new ServiceError(
+        400,
+        "usage",
+        `queues[${i}] (${q.name}): partition: binds a queue to a partition of --machine, which this server has not`,
+      );
+    }
+    if (!known.includes(partition)) {
+      throw new ServiceError(
+        400,
+        "usage",
+        `queues[${i}] (${q.name}): partition: expected a partition of the machine (${
+          known.join(", ") || "none"
+        }), got '${partition}'`,
+      );
+    }
+    bound.set(q.name, partition);
+    return q;
+  });
+  return {
+    machine: m === undefined || bound.size === 0 ? m : machineInput(m.machine, bound),
+    queues: plain,
   };
 }

@@ -117,9 +117,14 @@ export class SessionPlace {
         if (!STEP_METHODS.has(op.method)) {
           throw new ServiceError(400, "usage", `no call '${op.method}'`);
         }
+        const clock = s.currentTime;
         const r = s.call((sim) =>
           (sim as unknown as Record<string, (...a: unknown[]) => unknown>)[op.method](...op.args)
         );
+        if (op.method === "changeCapacity") {
+          // Made: the finish reply's utilization measures against it.
+          s.capacityChanged(op.args[0] as number, (op.args[1] as number | undefined) ?? clock);
+        }
         return { decisions: r.decisions, notices: r.notices, monitors: s.monitors() };
       }
       case "monitors":

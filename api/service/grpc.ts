@@ -19,9 +19,12 @@ import { fileURLToPath } from "node:url";
 import type { Statistics } from "../../core/statistics.ts";
 import type { JobSpec, RunTimeMode } from "../../core/types.ts";
 import { MAX_BODY_BYTES } from "./http.ts";
-import type { SessionOp } from "./_session_ops.ts";
+import type { FinishSummary, SessionOp } from "./_session_ops.ts";
+import type { JobDemandFields } from "./_machine_session.ts";
+import { parseMeasureWindow } from "../../io/stats_json.ts";
+import { parseTrim } from "../../core/_metrics_breakdowns.ts";
 import type { SessionHandle, SessionHost } from "./session_host.ts";
-import { ServiceError } from "./sessions.ts";
+import { ServiceError, type SessionMetricOptions } from "./sessions.ts";
 import { tokenMatches } from "./token.ts";
 
 /** The .proto file of the protocol (checked in beside this module). */
@@ -86,15 +89,69 @@ function jobOf(m: Msg): JobSpec {
     k: string,
   ) => (typeof m[k] === "string" && m[k] !== "" ? m[k] as string : undefined);
   const [queue, user, account] = [text("queue"), text("user"), text("account")];
+  // Proto3 optional numbers are absent when unset. The demand fields go on
+  // under the HTTP front's names: the session reads both by the CSV rules
+  // (api/service/_machine_session.ts), one decoder for every front.
+  const given = (k: string) => (m[k] === undefined || m[k] === null ? undefined : num(m[k]));
+  const demand: JobDemandFields = {
+    ...(given("num_cores") === undefined ? {} : { numCores: given("num_cores") }),
+    ...(text("memory") === undefined ? {} : { memory: text("memory") }),
+    ...(given("gpus") === undefined ? {} : { gpus: given("gpus") }),
+    ...(text("partition") === undefined ? {} : { partition: text("partition") }),
+    ...(text("topology") === undefined ? {} : { topology: text("topology") }),
+    // A proto3 map is an empty object when unset.
+    ...(typeof m.resources === "object" && m.resources !== null &&
+        Object.keys(m.resources).length > 0
+      ? { resources: m.resources as Record<string, number> }
+      : {}),
+  };
+  const actual = given("actual_run_time");
   return {
     submitTime,
     numNodes,
     timeLimit,
+    ...(actual === undefined ? {} : { actualRunTime: actual }),
     ...(queue === undefined ? {} : { queue }),
     ...(user === undefined ? {} : { user }),
     ...(account === undefined ? {} : { account }),
+    ...demand,
+  } as JobSpec;
+}
+
+/** The metric options of an InitRequest (simulate's option names and forms). */
+function metricOptionsOf(m: Msg, str: (k: string) => string): SessionMetricOptions {
+  const tau = m.bsld_tau === undefined || m.bsld_tau === null ? undefined : num(m.bsld_tau);
+  const window = str("measure_window"), trim = str("trim"), columns = str("resource_columns");
+  if (window !== "" && trim !== "") bad("give measure_window or trim, not both");
+  if (columns !== "" && columns !== "drevt" && columns !== "per_resource") {
+    bad(`resource_columns must be drevt or per_resource, got '${columns}'`);
+  }
+  const parsed = <T>(field: string, f: () => T): T => {
+    try {
+      return f();
+    } catch (e) {
+      // The parsers name simulate's option (--trim: ...): name the field instead.
+      return bad(`${field}: ${(e as Error).message.replace(/^--\w+: /, "")}`);
+    }
+  };
+  return {
+    ...(tau === undefined ? {} : { bsldTau: tau }),
+    ...(window === "" ? {} : {
+      measureWindow: parsed("measure_window", () => parseMeasureWindow(window)),
+    }),
+    ...(trim === "" ? {} : { trim: parsed("trim", () => parseTrim(trim)) }),
+    ...(columns === "" ? {} : { resourceColumns: columns as "drevt" | "per_resource" }),
   };
 }
+
+/** The proto's name of a job field the session's errors name as HTTP does. */
+const PROTO_FIELD: Readonly<Record<string, string>> = {
+  numCores: "num_cores",
+  numNodes: "num_nodes",
+  actualRunTime: "actual_run_time",
+  timeLimit: "limit_time",
+  submitTime: "submit_time",
+};
 
 /** One stream's state: the session its `init` created, if any. */
 class StreamSession {
@@ -124,6 +181,23 @@ class StreamSession {
     return this.session.run(op);
   }
 
+  /**
+   * Stores jobs (DR_EVT's append); a refused job's field is named as the
+   * proto names it (the session's decoder names the HTTP field).
+   */
+  async #append(jobs: JobSpec[]): Promise<number[]> {
+    try {
+      return (await this.#run({ op: "append", jobs, submit: false }) as { ids: number[] }).ids;
+    } catch (e) {
+      if (!(e instanceof ServiceError)) throw e;
+      const message = e.message.replace(
+        /^(job \d+: )(numCores|numNodes|actualRunTime|timeLimit|submitTime)(?=:)/,
+        (_m, job: string, field: string) => job + PROTO_FIELD[field],
+      );
+      throw new ServiceError(e.status, e.kind, message);
+    }
+  }
+
   async #monitors(): Promise<Record<string, number>> {
     return await this.#run({ op: "monitors" }) as Record<string, number>;
   }
@@ -135,15 +209,21 @@ class StreamSession {
         return ["init", await this.#init(body)];
       case "finish_simulation": {
         const s = this.session;
-        const summary = await s.run({ op: "finish", runToCompletion: true }) as {
-          head: { statistics: Statistics };
-        };
+        const { head } = await s.run({ op: "finish", runToCompletion: true }) as FinishSummary;
         this.#id = undefined;
-        const st = summary.head.statistics;
+        const st = head.statistics;
         // Dropped once the reply was written, not before.
         return ["finish_simulation", {
           statistics: statisticsMessage(st, st.totalNodes - st.nodesInUse),
           session_id: s.id,
+          metrics_json: JSON.stringify({
+            metrics: head.metrics,
+            breakdowns: head.breakdowns,
+            fairness: head.fairness,
+          }),
+          resource_metrics_json: head.resourceMetrics === undefined
+            ? ""
+            : JSON.stringify(head.resourceMetrics),
         }, () => this.host.end(s.id, "finished")];
       }
       case "initialize_trace":
@@ -156,16 +236,13 @@ class StreamSession {
         return ["submit_job", {}];
       }
       case "append_job": {
-        const r = await this.#run({ op: "append", jobs: [jobOf(body)], submit: false }) as {
-          ids: number[];
-        };
-        return ["append_job", { job_idx: r.ids[0] }];
+        const r = await this.#append([jobOf(body)]);
+        return ["append_job", { job_idx: r[0] }];
       }
       case "append_jobs": {
         const jobs = ((body.requests ?? []) as Msg[]).map(jobOf);
         if (jobs.length === 0) bad("append_jobs needs at least one request");
-        const r = await this.#run({ op: "append", jobs, submit: false }) as { ids: number[] };
-        return ["append_jobs", { job_idx: r.ids }];
+        return ["append_jobs", { job_idx: await this.#append(jobs) }];
       }
       case "advance_to": {
         const t = num(body.target_time);
@@ -248,6 +325,7 @@ class StreamSession {
       ...(str("picker") === "" ? {} : { picker: str("picker") }),
       ...(admission === "" ? {} : { admission }),
       ...(pickerSettings === undefined ? {} : { pickerSettings }),
+      ...metricOptionsOf(m, str),
     });
     this.#id = session.id;
     return { ok: true, session_id: session.id };

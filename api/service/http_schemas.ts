@@ -35,6 +35,10 @@ export const JobSpecSchema = z.object({
   topology: z.string().max(256).optional().openapi({
     description: "A label key (e.g. rack) whose one domain holds every replica (--machine servers)",
   }),
+  resources: z.record(z.string().max(256), z.number()).optional().openapi({
+    description: "Units per replica of the machine's other named resources, e.g. { fpga: 1 } " +
+      "(--machine servers; the CSV column of that name)",
+  }),
 }).strict().openapi("JobSpec");
 
 /** A queue definition as a request gives it. */
@@ -73,7 +77,14 @@ export const CreateSessionSchema = z.object({
     description:
       "Settings per picker name, e.g. { fairshare: { by, halfLife, maxAge, weights, shares } }",
   }),
-  queues: z.array(QueueDefSchema).max(1024).optional(),
+  queues: z.array(
+    QueueDefSchema.extend({
+      partition: z.string().min(1).max(256).optional().openapi({
+        description: "--machine servers: the partition its jobs that name none run in " +
+          "(as a --queues file's partition:)",
+      }),
+    }).strict(),
+  ).max(1024).optional(),
   runTimeMode: z.enum(["actual", "limit", "distribution", "external"]).optional(),
   runTimeDistribution: z.enum(["normal", "lognormal", "uniform"]).optional(),
   runTimeScale: z.number().optional(),
@@ -90,6 +101,26 @@ export const CreateSessionSchema = z.object({
   decisions: z.union([z.boolean(), z.literal("heads")]).optional().openapi({
     description:
       "Emit scheduling decisions (DISPATCH / PEND with a reason): true, 'heads' or false",
+  }),
+  // The finish reply's metric options (simulate's --bsld_tau, --measure_window,
+  // --trim, --resource_columns); the server's own are the defaults.
+  bsldTau: z.number().optional().openapi({
+    description: "Bounded-slowdown threshold tau of the finish reply's metrics, seconds > 0",
+  }),
+  measureWindow: z.tuple([z.number(), z.number()]).optional().openapi({
+    description: "[start, end): the finish reply's metrics measure only jobs submitted in it",
+  }),
+  trim: z.tuple([z.number(), z.number()]).optional().openapi({
+    description: "[warmup, cooldown] instead of measureWindow: the first and last jobs in " +
+      "submit order left out (each a fraction in [0, 1) or a whole number of jobs)",
+  }),
+  extendedOutput: z.boolean().optional().openapi({
+    description: "The finish reply's job rows gain waitTime, boundedSlowdown and nodes " +
+      "(Slurm hostlist form), as simulate's --extended_output columns",
+  }),
+  resourceColumns: z.enum(["drevt", "per_resource"]).optional().openapi({
+    description: "per_resource: the finish reply's resource rows gain NAME_free and NAME_used " +
+      "per resource type (nodes on whole nodes)",
   }),
 }).strict().openapi("CreateSession");
 
@@ -244,12 +275,19 @@ const JobRowSchema = z.object({
   queue: z.string().optional(),
   outcome: z.string().optional(),
   exitStatus: z.number().optional(),
+  // With extendedOutput (simulate's --extended_output columns).
+  waitTime: z.number().optional(),
+  boundedSlowdown: z.number().optional(),
+  nodes: z.string().optional(),
 }).openapi("JobRow");
 
 export const OutputSchema = z.object({
   sessionId: z.string(),
   jobs: z.array(JobRowSchema),
-  resources: z.array(z.record(z.string(), z.unknown())),
+  resources: z.array(z.record(z.string(), z.unknown())).openapi({
+    description: "time, freeNodes, allocatedNodes (and NAME_free, NAME_used per resource type " +
+      "with resourceColumns per_resource)",
+  }),
   notices: z.array(NoticeSchema),
   decisions: z.array(DecisionSchema),
   statistics: StatisticsSchema,

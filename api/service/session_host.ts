@@ -24,7 +24,14 @@ import {
   SessionPlace,
 } from "./_session_ops.ts";
 import { type Runner, WorkerPool, WorkerRunner } from "./_worker_pool.ts";
-import { newSessionId, type RecordingMark, ServiceError, type SessionParams } from "./sessions.ts";
+import {
+  newSessionId,
+  type RecordingMark,
+  ServiceError,
+  type SessionMetricOptions,
+  type SessionParams,
+  withMetricDefaults,
+} from "./sessions.ts";
 
 /** Options of a {@link SessionHost}. */
 export interface SessionHostOptions {
@@ -51,6 +58,11 @@ export interface SessionHostOptions {
   readonly isolation?: "worker" | "inline";
   /** The server's `--machine`: every session runs on it. */
   readonly machine?: Machine;
+  /**
+   * The server's metric options (`--bsld_tau`, `--measure_window`, `--trim`,
+   * `--resource_columns`): every session's defaults, which its own override.
+   */
+  readonly metricDefaults?: SessionMetricOptions;
   /** Opens a recording file (inline sessions only); tests inject failures. */
   readonly openSink?: (path: string) => RecordingSink;
 }
@@ -279,7 +291,7 @@ export class SessionHost {
     while (this.#sessions.has(id)) id = newSessionId();
     const init: SessionInit = {
       id,
-      params,
+      params: withMetricDefaults(this.#options.metricDefaults, params),
       recordDir: this.recordDir,
       snapshotInterval: this.snapshotInterval,
       policyModule: this.#options.policyModule,

@@ -16,17 +16,29 @@ import type { BackfillWindow } from "../../core/queries.ts";
 import type { Statistics } from "../../core/statistics.ts";
 import {
   type Breakdowns,
+  capacityOverTime,
+  checkMetricsOptions,
   type Fairness,
+  machineMetrics,
   type Metrics,
   MetricsCollector,
+  type MetricsOptions,
 } from "../../core/metrics.ts";
+import type { ResourceColumns } from "../../core/_resource_columns.ts";
+import { extendedJobRows, resourcePairRows } from "./_finish_rows.ts";
 import type { JobRow, JobSpec, Notice, ResourceRow, SimulationConfig } from "../../core/types.ts";
 import type { RecordingSink, RecordingStatus } from "../recorder.ts";
 import { Simulation } from "../simulation.ts";
 import type { PolicyRegistry } from "../../core/policies.ts";
 import { FileRows, MemoryRows, type RowStore } from "./_row_store.ts";
 import type { MachineInput } from "../../io/_machine_demands.ts";
-import { type MachineSession, machineSession, withoutDemands } from "./_machine_session.ts";
+import type { QueueDef } from "../../core/queues.ts";
+import {
+  type MachineSession,
+  machineSession,
+  queuePartitions,
+  withoutDemands,
+} from "./_machine_session.ts";
 import type { ResourceMetrics } from "../../core/_metrics_resources.ts";
 
 /** Parameters a session is created with (checked by the fronts' schemas first). */
@@ -35,7 +47,6 @@ export interface SessionParams extends
     SimulationConfig,
     | "backfillPolicy"
     | "priorityPolicy"
-    | "queues"
     | "decisions"
     | "runTimeMode"
     | "runTimeDistribution"
@@ -52,6 +63,11 @@ export interface SessionParams extends
    * `--machine`, where it must be left out: the machine gives the nodes).
    */
   readonly totalNodes?: number;
+  /**
+   * The session's queues; on a `--machine` server a queue may bind its jobs
+   * that name no partition to one (`partition`, as a `--queues` file's).
+   */
+  readonly queues?: readonly (QueueDef & { readonly partition?: string })[];
   /** A label, used in recording file names (letters, digits, `.`, `_`, `-`). */
   readonly name?: string;
   /** A registered picker by name (the built-ins, or one of the server's --policy_module). */
@@ -62,6 +78,44 @@ export interface SessionParams extends
    * `backfillPolicy`.
    */
   readonly admission?: string;
+  /** Bounded-slowdown threshold τ of the finish reply's metrics, seconds > 0 (default 10). */
+  readonly bsldTau?: number;
+  /** The finish reply's metrics measure only jobs submitted in `[start, end)` seconds. */
+  readonly measureWindow?: readonly [number, number];
+  /** Instead of a window: leave out the first and last jobs in submit order (`--trim`). */
+  readonly trim?: readonly [number, number];
+  /**
+   * The finish reply's resource rows: DR_EVT's fields (drevt, default), or
+   * per_resource: `NAME_free` and `NAME_used` added per resource type (`nodes`
+   * on whole nodes), as simulate's `--resource_columns per_resource`.
+   */
+  readonly resourceColumns?: ResourceColumns;
+  /**
+   * The finish reply's job rows gain `waitTime`, `boundedSlowdown` and
+   * `nodes` (Slurm hostlist form), as simulate's `--extended_output` columns.
+   */
+  readonly extendedOutput?: boolean;
+}
+
+/** The metric options of session parameters (the server's defaults already merged in). */
+export type SessionMetricOptions = Pick<
+  SessionParams,
+  "bsldTau" | "measureWindow" | "trim" | "resourceColumns" | "extendedOutput"
+>;
+
+/**
+ * A session's parameters over the server's defaults: a session's own
+ * `bsldTau` and `resourceColumns` win; a session giving `measureWindow` or
+ * `trim` replaces the server's choice of either (they exclude each other).
+ */
+export function withMetricDefaults(
+  defaults: SessionMetricOptions | undefined,
+  params: SessionParams,
+): SessionParams {
+  if (defaults === undefined) return params;
+  const own = params.measureWindow !== undefined || params.trim !== undefined;
+  const { measureWindow, trim, ...rest } = defaults;
+  return { ...rest, ...(own ? {} : { measureWindow, trim }), ...params };
 }
 
 /** An error reply: the HTTP status, a machine-readable kind and one line. */
@@ -206,7 +260,7 @@ export class Session {
   readonly #sim: Simulation;
   readonly #env: SessionEnv;
   /** Rows kept for the finish reply (in memory, or in files under the env's spill folder). */
-  readonly #kept: Readonly<Record<OutputField, RowStore>>;
+  readonly #kept: Record<OutputField, RowStore>;
   /** The rows of the call running now (its reply), unless it streams into `#kept`. */
   #callRows: { decisions: DecisionRow[]; notices: Notice[] } | undefined;
   #recordings = 0;
@@ -216,19 +270,58 @@ export class Session {
   readonly #owners = new Map<number, { user?: string; account?: string }>();
   /** The machine the session runs on (the server's `--machine`), if any. */
   readonly #machine: MachineSession | undefined;
+  /** How the finish reply's metrics are measured (simulate's --bsld_tau, --measure_window, --trim). */
+  readonly #metricsOptions: MetricsOptions;
+  readonly #resourceColumns: ResourceColumns;
+  /** Whether the resource rows have their per-resource pairs (finish adds them once). */
+  #paired = false;
+  /** Job rows with simulate's extended columns (`waitTime`, `boundedSlowdown`, `nodes`). */
+  readonly #extended: boolean;
+  /** The capacity changes made so far, for the utilization (as simulate's --capacity_schedule). */
+  readonly #capacity: { time: number; capacity: number }[] = [];
 
   constructor(env: SessionEnv, id: string, params: SessionParams) {
-    const { name, admission, ...given } = params;
+    const {
+      name,
+      admission,
+      bsldTau,
+      measureWindow,
+      trim,
+      resourceColumns,
+      extendedOutput,
+      ...given
+    } = params;
     if (name !== undefined && !NAME.test(name)) {
       throw new ServiceError(400, "usage", `session name must match ${NAME.source}, got '${name}'`);
     }
-    this.#machine = env.machine === undefined ? undefined : machineSession(env.machine);
-    if (this.#machine === undefined && given.totalNodes === undefined) {
+    this.#metricsOptions = {
+      ...(bsldTau !== undefined ? { bsldTau } : {}),
+      ...(measureWindow !== undefined ? { measureWindow } : {}),
+      ...(trim !== undefined ? { trim } : {}),
+    };
+    try {
+      checkMetricsOptions(this.#metricsOptions);
+    } catch (e) {
+      throw serviceError(e);
+    }
+    if (resourceColumns !== undefined && !["drevt", "per_resource"].includes(resourceColumns)) {
+      throw new ServiceError(
+        400,
+        "usage",
+        `resourceColumns must be drevt or per_resource, got '${resourceColumns}'`,
+      );
+    }
+    this.#resourceColumns = resourceColumns ?? "drevt";
+    this.#extended = extendedOutput === true;
+    const { machine, queues } = queuePartitions(env.machine, params.queues);
+    const plain = { ...given, ...(queues !== undefined ? { queues } : {}) };
+    this.#machine = machine === undefined ? undefined : machineSession(machine);
+    if (this.#machine === undefined && plain.totalNodes === undefined) {
       throw new ServiceError(400, "usage", "totalNodes: required (the server has no --machine)");
     }
     const base: SimulationConfig = this.#machine !== undefined
-      ? this.#machine.config(given)
-      : { ...given, totalNodes: given.totalNodes! };
+      ? this.#machine.config(plain)
+      : { ...plain, totalNodes: plain.totalNodes! };
     const config = admission === undefined ? base : { ...base, backfillPolicy: admission };
     this.id = id;
     this.name = name ?? "session";
@@ -396,21 +489,50 @@ export class Session {
   finish(runToCompletion = true): FinishSummary {
     const out = this.call((sim) => sim.finish({ runToCompletion }), false).result;
     if (this.#sim.isRecording) this.#sim.stopRecording();
-    const k = this.#kept;
+    // Once: a client whose reply was cut may finish again.
+    if (!this.#paired) {
+      if (this.#resourceColumns === "per_resource") this.#addResourcePairs();
+      if (this.#extended) this.#addExtendedFields(out.statistics.totalNodes);
+    }
+    this.#paired = true;
+    const set = this.#metrics(out.statistics.totalNodes);
+    if (this.#machine === undefined) {
+      return {
+        head: {
+          sessionId: this.id,
+          statistics: out.statistics,
+          ...set,
+          recording: this.recordingStatus(),
+        },
+        counts: this.#counts(),
+      };
+    }
+    // On a machine utilization counts node equivalents, as simulate's does:
+    // the metric set's over the measured span, the statistics' over the run.
+    const resourceMetrics = this.#resourceMetrics(this.#metricsOptions);
+    const wholeRun = this.#resourceMetrics({}).node_equivalents.utilization;
     return {
       head: {
         sessionId: this.id,
-        statistics: out.statistics,
-        ...this.#metrics(out.statistics.totalNodes),
-        ...(this.#machine !== undefined ? { resourceMetrics: this.#resourceMetrics() } : {}),
+        statistics: wholeRun === null
+          ? out.statistics
+          : { ...out.statistics, utilization: wholeRun },
+        ...set,
+        metrics: machineMetrics(set.metrics, resourceMetrics),
+        resourceMetrics,
         recording: this.recordingStatus(),
       },
-      counts: {
-        jobs: k.jobs.count,
-        resources: k.resources.count,
-        notices: k.notices.count,
-        decisions: k.decisions.count,
-      },
+      counts: this.#counts(),
+    };
+  }
+
+  #counts(): FinishSummary["counts"] {
+    const k = this.#kept;
+    return {
+      jobs: k.jobs.count,
+      resources: k.resources.count,
+      notices: k.notices.count,
+      decisions: k.decisions.count,
     };
   }
 
@@ -426,13 +548,55 @@ export class Session {
         c.add(r, this.#owners.get(r.jobId) ?? {});
       }
     }
-    return { metrics: c.metrics(totalNodes), ...c.breakdowns() };
+    // The capacity over time as simulate's --capacity_schedule gives it (changes in time order).
+    const changes = [...this.#capacity].sort((a, b) => a.time - b.time);
+    const options = this.#metricsOptions;
+    return {
+      metrics: c.metrics(capacityOverTime(totalNodes, changes), options),
+      ...c.breakdowns(options),
+    };
+  }
+
+  /**
+   * Notes a capacity change the session made (the clock's time when none was
+   * given), for the utilization's capacity over time.
+   */
+  capacityChanged(capacity: number, time: number): void {
+    this.#capacity.push({ time, capacity });
+  }
+
+  /** The clock now. */
+  get currentTime(): number {
+    return this.#sim.currentTime;
+  }
+
+  /** A new row store for the finish reply (beside the session's others). */
+  #store(name: string): RowStore {
+    return this.#env.spillDir === undefined
+      ? new MemoryRows()
+      : new FileRows(`${this.#env.spillDir}/${name}`);
+  }
+
+  // `extendedOutput`: the job rows with simulate's extended columns.
+  #addExtendedFields(totalNodes: number): void {
+    const next = this.#store("jobs-extended");
+    extendedJobRows(this.#kept, next, totalNodes);
+    this.#kept.jobs.close();
+    this.#kept.jobs = next;
+  }
+
+  // `resourceColumns: per_resource`: the resource rows with their pairs.
+  #addResourcePairs(): void {
+    const next = this.#store("resources-per-resource");
+    resourcePairRows(this.#kept, next, this.#machine?.nodes);
+    this.#kept.resources.close();
+    this.#kept.resources = next;
   }
 
   // Per-resource utilization as simulate's stats JSON gives it: what each
   // job held (its DISPATCH row; a machine session keeps decisions on) and
   // when (its job row), read back from the kept rows a page at a time.
-  #resourceMetrics(): ResourceMetrics {
+  #resourceMetrics(options: MetricsOptions): ResourceMetrics {
     const c = this.#machine!.resourceUse();
     const { decisions, jobs } = this.#kept;
     for (let from = 0; from < decisions.count; from += METRIC_PAGE_ROWS) {
@@ -441,7 +605,7 @@ export class Session {
     for (let from = 0; from < jobs.count; from += METRIC_PAGE_ROWS) {
       for (const r of JSON.parse(`[${jobs.page(from, METRIC_PAGE_ROWS)}]`)) c.add(r);
     }
-    return c.metrics();
+    return c.metrics(options);
   }
 
   /** Rows `from` .. `from + count - 1` of `field` as JSON text, comma-separated. */
