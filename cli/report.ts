@@ -67,7 +67,7 @@ export function statisticsBlock(
     `[evtsim] Jobs rejected (larger than the machine): ${s.jobsRejected}`,
     ...(s.jobsHeld !== undefined && s.jobsHeld > 0
       ? [
-        `[evtsim] Jobs held (need more nodes than the capacity left them; never started, not in the averages): ${s.jobsHeld}`,
+        `[evtsim] Jobs held (larger than the capacity left them, or than the machine can ever hold; never started, not in the averages): ${s.jobsHeld}`,
       ]
       : []),
     ...(s.jobsCancelled + s.jobsFailed + s.jobsKilled > 0

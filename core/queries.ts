@@ -7,6 +7,7 @@ import { queueBlock } from "./queues.ts";
 import { reservationTime } from "./running.ts";
 import { emptyPendCodes, type SimState } from "./state.ts";
 import type { JobRecord } from "./types.ts";
+import { unplaceableCache, unplaceableReason } from "./_unplaceable.ts";
 import { type Statistics, summarize } from "./statistics.ts";
 
 /**
@@ -66,8 +67,9 @@ export function statistics(state: SimState): Statistics {
 }
 
 /**
- * Waiting jobs that need more nodes than the machine has now (held with
- * `exceeds_capacity`); 0 when no capacity cut is in effect, and under
+ * Waiting jobs that need more nodes than the machine has now, and on a
+ * resource model the jobs that do not fit its online nodes or can never be
+ * placed at all (all held with `exceeds_capacity`); 0 under
  * `capacitySemantics: "drevt"` (which holds no job).
  *
  * @example
@@ -82,13 +84,22 @@ export function statistics(state: SimState): Statistics {
  */
 export function heldJobCount(state: SimState): number {
   // DR_EVT's rules hold no job: one that does not fit blocks the queue.
-  if (
-    state.replay || state.capacity >= state.config.totalNodes ||
-    state.config.capacitySemantics === "drevt"
-  ) return 0;
+  if (state.replay || state.config.capacitySemantics === "drevt") return 0;
+  const cut = state.capacity < state.config.totalNodes;
+  // On a machine: a demand job the model can never place, or that does not
+  // fit the nodes online, is held as well (unless the policy is offered it).
+  const res = state.admission.offersUnplaceable === true ? undefined : state.resources;
+  if (!cut && res === undefined) return 0;
+  const never = res === undefined ? undefined : unplaceableCache(res.model);
   let held = 0;
   for (const job of state.picker.pending(state.pickerState)) {
-    if (job.numNodes > state.capacity) held++;
+    if (cut && job.numNodes > state.capacity) held++;
+    else if (res !== undefined && job.demand !== undefined) {
+      if (
+        unplaceableReason(never!, res.model, job) !== undefined ||
+        (res.model.fitsOnline !== undefined && !res.model.fitsOnline(res.state, job))
+      ) held++;
+    }
   }
   return held;
 }

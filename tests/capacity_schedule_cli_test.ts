@@ -224,7 +224,7 @@ Deno.test("CLI: the KTH cut on a small trace: one too-large job no longer strand
     assertEquals([stats.config.onCapacityCut, stats.config.capacitySemantics], ["drain", "evtsim"]);
     assert(
       r.out.includes(
-        "[evtsim] Jobs held (need more nodes than the capacity left them; never started, not in the averages): 1",
+        "[evtsim] Jobs held (larger than the capacity left them, or than the machine can ever hold; never started, not in the averages): 1",
       ),
       r.out.join("\n"),
     );

@@ -41,11 +41,13 @@ async function run(dir: string, trace: string, name: string, admission: string) 
     `${dir}/o.csv`,
   ]);
   assertEquals(r.code, 0, r.err.join("\n"));
+  // The statistics count every job held (never started, not in the averages).
+  const held = r.out.find((l) => l.startsWith("[evtsim] Jobs held"));
   const decisions = (await Deno.readTextFile(`${dir}/d.jsonl`)).trim().split("\n").map((l) =>
     JSON.parse(l)
   );
   const rows = (await Deno.readTextFile(`${dir}/o.csv`)).trim().split("\n").slice(1);
-  return { err: r.err, decisions, rows };
+  return { err: r.err, decisions, rows, held: held?.replace(/^.*: /, "") };
 }
 
 const WARNING = (job: number) =>
@@ -61,6 +63,7 @@ Deno.test("CSV: 3 whole gpu nodes of 2, and 2 replicas in one rack of 1 node, ar
     for (const admission of ["none", "easy", "conservative_profile"]) {
       const r = await run(dir, trace, "t.csv", admission);
       assertEquals(r.rows.length, 1, admission);
+      assertEquals(r.held, "2", admission);
       const pends = r.decisions.filter((d) => d.type === "PEND");
       assertEquals(pends.map((d) => [d.jobId, d.reason.code]), [
         [0, "exceeds_capacity"],
@@ -92,6 +95,7 @@ Deno.test("sacct: NNodes beyond the partition is held, not refused at its line",
       "2|2026-03-02T08:00:00|2026-03-02T08:00:00|2026-03-02T09:00:00|02:00:00|1|4|1G|cpu=4,node=1||cpu|bob|b|COMPLETED|0:0\n";
     const r = await run(dir, psv, "t.psv", "easy");
     assertEquals(r.rows.length, 1);
+    assertEquals(r.held, "1");
     assertEquals(r.err.filter((l) => l.startsWith("Warning")), [WARNING(0)]);
   } finally {
     await Deno.remove(dir, { recursive: true });
