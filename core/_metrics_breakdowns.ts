@@ -91,10 +91,10 @@ export function checkTrimOption(options: MetricsOptions): void {
  * order: those submitted in the measure window, or, with `trim [W, C]`, all
  * but the first W and the last C in submit order (ties in input order).
  */
-export function selectMeasured(
-  completed: readonly MetricsJob[],
+export function selectMeasured<J extends Pick<MetricsJob, "submitTime">>(
+  completed: readonly J[],
   options: MetricsOptions,
-): MetricsJob[] {
+): J[] {
   const t = options.trim;
   if (t !== undefined) {
     const n = completed.length;

@@ -13,6 +13,7 @@
 
 import type { DecisionRow } from "./decisions.ts";
 import type { MetricsOptions } from "./metrics.ts";
+import { selectMeasured } from "./_metrics_breakdowns.ts";
 import type { ModelNode } from "./resource_model.ts";
 import { NODE_RESOURCE, PARTITION_RESOURCE, WHOLE_NODE } from "./machine.ts";
 
@@ -199,7 +200,7 @@ export class ResourceUseCollector {
   /** Ended jobs: begin, end, units, node equivalents. */
   readonly #ended: { begin: number; end: number; units: Float64Array; nodes: number }[] = [];
   /** Measured jobs' first submit, last end (the metric set's span), per window. */
-  readonly #measured: { submit: number; end: number }[] = [];
+  readonly #measured: { submitTime: number; end: number }[] = [];
 
   /** A collector over these nodes (a resource model's `nodes`). */
   constructor(nodes: readonly ModelNode[]) {
@@ -255,16 +256,15 @@ export class ResourceUseCollector {
         this.#ended.push({ begin: j.beginTime, end: j.endTime, units, nodes });
       }
     }
-    if (j.outcome === undefined) this.#measured.push({ submit: j.submitTime, end: j.endTime });
+    if (j.outcome === undefined) this.#measured.push({ submitTime: j.submitTime, end: j.endTime });
   }
 
-  /** The utilization over the measured span (the metric set's, with the same window). */
+  /** The utilization over the measured span (the metric set's, with the same window or trim). */
   metrics(options: MetricsOptions = {}): ResourceMetrics {
-    const [lo, hi] = options.measureWindow ?? [-Infinity, Infinity];
     let first = Infinity, last = -Infinity;
-    for (const m of this.#measured) {
-      if (m.submit < lo || m.submit >= hi) continue;
-      if (m.submit < first) first = m.submit;
+    // The metric set's measured jobs (its window or trim), so both spans agree.
+    for (const m of selectMeasured(this.#measured, options)) {
+      if (m.submitTime < first) first = m.submitTime;
       if (m.end > last) last = m.end;
     }
     const used = new Float64Array(this.#capacity.length);

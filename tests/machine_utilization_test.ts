@@ -128,3 +128,31 @@ Deno.test("sweep over a machine: results carry utilization_<resource> columns; e
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("simulate --machine --trim: per-resource utilization spans the trimmed jobs, as the metric set does", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/m.yaml`,
+      "groups:\n  - name: g\n    count: 1\n    resources: { cores: 4 }\n",
+    );
+    // Job 0 holds the node 0–100; job 1 half of it 100–200.
+    await Deno.writeTextFile(
+      `${dir}/t.csv`,
+      "job_submit_time,num_nodes,time_limit,actual_run_time,num_cores\n0,1,100,100,4\n100,1,100,100,2\n",
+    );
+    const all = await statsOf([`${dir}/t.csv`, "--machine", `${dir}/m.yaml`], dir);
+    assertEquals(all.resources.node_equivalents.utilization, 0.75);
+    // Trimming the first job measures 100–200 only: half the node.
+    const trimmed = await statsOf(
+      [`${dir}/t.csv`, "--machine", `${dir}/m.yaml`, "--trim", "1,0"],
+      dir,
+    );
+    assertEquals(trimmed.metrics.jobs_excluded, 1);
+    assertEquals(trimmed.resources.node_equivalents.utilization, 0.5);
+    assertEquals(trimmed.resources.by_resource.cores.utilization, 0.5);
+    assertEquals(trimmed.metrics.utilization, 0.5);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
