@@ -42,7 +42,16 @@ export interface MachineInput {
   readonly queuePartitions?: ReadonlyMap<string, string>;
 }
 
-/** A machine and its nodes (and the queues' partitions, when a queues file binds them). */
+/**
+ * A machine and its nodes (and the queues' partitions, when a queues file binds them).
+ *
+ * @example
+ * ```ts
+ * import { machineInput, parseMachine } from "@evtsim/evtsim/io";
+ * const m = machineInput(parseMachine("groups:\n  - name: n\n    count: 2\n    resources: { cores: 8, gpus: 2 }\n", "m.yaml"));
+ * if (m.nodes.length !== 2 || m.nodes[0].name !== "n001") throw new Error("nodes");
+ * ```
+ */
 export function machineInput(
   machine: Machine,
   queuePartitions?: ReadonlyMap<string, string>,
@@ -74,7 +83,19 @@ function partitionOf(
 /** CSV column of each resource the columns name differently. */
 const CSV_COLUMN: Readonly<Record<string, string>> = { cores: "num_cores" };
 
-/** The demand reader of a CSV trace on `m` (see the module comment). */
+/**
+ * The demand reader of a CSV trace on `m` (see the module comment): give it
+ * to `readTrace`'s `demand` option.
+ *
+ * @example
+ * ```ts
+ * import { csvDemands, machineInput, parseMachine, parseTrace } from "@evtsim/evtsim/io";
+ * const m = machineInput(parseMachine("groups:\n  - name: n\n    count: 2\n    resources: { cores: 8, gpus: 2 }\n", "m.yaml"));
+ * const csv = "job_submit_time,num_nodes,time_limit,num_cores,gpus\n0,2,60,4,1\n";
+ * const { jobs } = parseTrace(csv, { file: "t.csv", demand: csvDemands(m) });
+ * if (jobs[0].demand?.replicas !== 2 || jobs[0].demand.perReplica.gpus !== 1) throw new Error("demand");
+ * ```
+ */
 export function csvDemands(m: MachineInput): TraceDemandReader {
   const resources = [...new Set(m.nodes.flatMap((n) => Object.keys(n.capacity)))].filter((r) =>
     r !== "node" && !r.startsWith("partition/")
@@ -126,7 +147,18 @@ export function csvDemands(m: MachineInput): TraceDemandReader {
 
 /**
  * The demand of an SWF job on `m` from its 18 fields `f` (field k at
- * `f[k - 1]`); `fail` names the line.
+ * `f[k - 1]`): requested processors as replicas of one core, requested
+ * memory per processor; `fail` names the line.
+ *
+ * @example
+ * ```ts
+ * import { machineInput, parseMachine, swfDemand } from "@evtsim/evtsim/io";
+ * import { EvtsimError } from "@evtsim/evtsim";
+ * const m = machineInput(parseMachine("groups:\n  - name: n\n    count: 2\n    resources: { cores: 8, gpus: 2 }\n", "m.yaml"));
+ * const f = [1, 0, 0, 60, 4, -1, -1, 4, 60, -1, 1, 1, 1, 1, 1, 1, -1, -1];
+ * const d = swfDemand(m, f, undefined, (detail) => new EvtsimError("input", detail));
+ * if (d.replicas !== 4 || d.perReplica.cores !== 1) throw new Error("demand");
+ * ```
  */
 export function swfDemand(
   m: MachineInput,
@@ -153,7 +185,21 @@ export function swfDemand(
     ));
 }
 
-/** The demand of a sacct job on `m`; `file` names it in messages. */
+/**
+ * The demand of a sacct job on `m` (a job of `readSacct`/`parseSacct`);
+ * `file` names it in messages.
+ *
+ * @example
+ * ```ts
+ * import { machineInput, parseMachine, parseSacct, sacctDemand } from "@evtsim/evtsim/io";
+ * const m = machineInput(parseMachine("groups:\n  - name: n\n    count: 2\n    resources: { cores: 8, gpus: 2 }\n", "m.yaml"));
+ * const psv = "JobID|Submit|Start|End|Timelimit|NNodes|NCPUS|ReqMem|AllocTRES|Partition|State\n" +
+ *   "1|2026-03-02T08:00:00|2026-03-02T08:00:00|2026-03-02T09:00:00|02:00:00|1|4||cpu=4,gres/gpu=2,node=1||COMPLETED\n";
+ * const { records } = parseSacct(psv, "jobs.psv");
+ * const d = sacctDemand(m, records[0], "jobs.psv");
+ * if (d.perReplica.gpus !== 2) throw new Error(JSON.stringify(d));
+ * ```
+ */
 export function sacctDemand(m: MachineInput, r: SacctJob, file: string): ResourceDemand {
   const fail = (detail: string, field: string) =>
     new EvtsimError("input", detail, { file, line: r.line, field });

@@ -55,7 +55,7 @@ const FILE = z.strictObject({
  *
  * @example
  * ```ts
- * import { parseMachine } from "./machine_file.ts";
+ * import { parseMachine } from "@evtsim/evtsim/io";
  * const m = parseMachine("groups:\n  - name: gpu\n    count: 2\n    resources: { gpus: 4, memory: 1G }\n", "m.yaml");
  * if (m.groups[0].resources.memory !== 1024) throw new Error("memory");
  * try {
@@ -129,7 +129,7 @@ export function parseMachine(text: string, file: string): Machine {
  *
  * @example
  * ```ts
- * import { readMachine } from "./machine_file.ts";
+ * import { readMachine } from "@evtsim/evtsim/io";
  * const path = await Deno.makeTempFile({ suffix: ".json" });
  * await Deno.writeTextFile(path, '{"groups": [{"name": "n", "count": 4, "resources": {"cores": 8}}]}');
  * if ((await readMachine(path)).groups[0].count !== 4) throw new Error("read");

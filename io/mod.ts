@@ -103,4 +103,13 @@ export {
   scheduleCsvLine,
   type ScheduleCsvOptions,
 } from "./rows_csv.ts";
+// A machine description (`--machine FILE`) and the job demands read on it.
+export { parseMachine, readMachine } from "./machine_file.ts";
+export {
+  csvDemands,
+  machineInput,
+  type MachineInput,
+  sacctDemand,
+  swfDemand,
+} from "./_machine_demands.ts";
 export type { JobRow, JobSpec, RecordedJob, ResourceRow } from "../core/types.ts";
