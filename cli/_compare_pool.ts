@@ -9,19 +9,20 @@ import { EvtsimError } from "../core/errors.ts";
 import type { Console } from "./simulate.ts";
 import type { CompareReply, CompareTask } from "./_compare_worker.ts";
 
-/** How one run ended: its exit code and stdout lines. */
+/** How one run ended: its exit code and stdout lines (and its statistics JSON, when kept in memory). */
 export interface RunOutput {
   readonly code: number;
   readonly out: readonly string[];
+  readonly stats?: string;
 }
 
 /**
- * Runs `simulate ARGS` for each of `tasks` on `workers` workers; `ended(i,
+ * Runs `simulate` for each of `tasks` on `workers` workers; `ended(i,
  * out)` is called as run `i` ends (in the order they end). Resolves when all
  * have ended; rejects with the first failure.
  */
 export async function runOnWorkers(
-  tasks: readonly (readonly string[])[],
+  tasks: readonly CompareTask[],
   workers: number,
   con: Console,
   ended: (i: number, out: RunOutput) => Promise<void>,
@@ -34,7 +35,7 @@ export async function runOnWorkers(
     pool.push(w);
     while (next < tasks.length && !failed) {
       const i = next++;
-      const out = await ask(w, { args: [...tasks[i]] }, con);
+      const out = await ask(w, tasks[i], con);
       if (!failed) await ended(i, out);
     }
   };
@@ -66,7 +67,7 @@ function ask(w: Worker, task: CompareTask, con: Console): Promise<RunOutput> {
       const m = e.data;
       if ("err" in m) con.err(m.err);
       else if ("code" in m) {
-        resolve({ code: m.code, out: m.out });
+        resolve({ code: m.code, out: m.out, ...(m.stats !== undefined ? { stats: m.stats } : {}) });
       } else if ("error" in m) reject(new EvtsimError(m.error.kind, m.error.message));
       else reject(new Error(m.crash));
     };
