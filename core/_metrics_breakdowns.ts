@@ -7,6 +7,7 @@
 
 import { EvtsimError } from "./errors.ts";
 import { nearestRank } from "./metrics.ts";
+import { sortFloat64 } from "./_float_sort.ts";
 import type { MetricsJob, MetricsOptions } from "./metrics.ts";
 
 /** The figures of one group of measured jobs (one user, account, queue or size class). */
@@ -240,7 +241,7 @@ function groupsOf(
       wait += m.wait;
       bsld += m.bsld;
     }
-    const waits = Float64Array.from(g, (m) => m.wait).sort();
+    const waits = sortFloat64(Float64Array.from(g, (m) => m.wait));
     return {
       key,
       jobs: g.length,

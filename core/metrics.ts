@@ -14,6 +14,8 @@ import {
   selectMeasured,
 } from "./_metrics_breakdowns.ts";
 
+import { sortFloat64 } from "./_float_sort.ts";
+
 export {
   type Breakdowns,
   type Fairness,
@@ -243,7 +245,7 @@ function distribution(values: Float64Array): [number | null, ...(number | null)[
   if (n === 0) return [null, null, null, null, null, null];
   let sum = 0;
   for (let i = 0; i < n; i++) sum += values[i];
-  values.sort();
+  sortFloat64(values);
   return [sum / n, ...METRIC_PERCENTILES.map((p) => nearestRank(values, p)), values[n - 1]];
 }
 
