@@ -237,11 +237,14 @@ function groupsOf(
   return [...groups.keys()].sort(order).map((key) => {
     const g = groups.get(key)!;
     let wait = 0, bsld = 0;
-    for (const m of g) {
+    const waits = new Float64Array(g.length);
+    for (let i = 0; i < g.length; i++) {
+      const m = g[i];
       wait += m.wait;
       bsld += m.bsld;
+      waits[i] = m.wait;
     }
-    const waits = sortFloat64(Float64Array.from(g, (m) => m.wait));
+    sortFloat64(waits);
     return {
       key,
       jobs: g.length,

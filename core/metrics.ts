@@ -399,7 +399,7 @@ export class MetricsCollector {
 
   /** The metrics of the jobs added so far (see {@link computeMetrics}). */
   metrics(capacity: number | readonly CapacityStep[], options: MetricsOptions = {}): Metrics {
-    return computeMetrics(this.#rows(), capacity, options);
+    return computeMetrics(this.#rowList(), capacity, options);
   }
 
   /**
@@ -420,7 +420,16 @@ export class MetricsCollector {
    */
   breakdowns(options: MetricsOptions = {}): { breakdowns: Breakdowns; fairness: Fairness } {
     checkMetricsOptions(options);
-    return computeBreakdowns(this.#rows(), options, options.bsldTau ?? DEFAULT_BSLD_TAU);
+    return computeBreakdowns(this.#rowList(), options, options.bsldTau ?? DEFAULT_BSLD_TAU);
+  }
+
+  // The rows, made once for the metrics and the breakdowns of the same jobs
+  // (a run asks for both at its end), again after a job is added.
+  #list: MetricsJob[] | undefined;
+
+  #rowList(): MetricsJob[] {
+    if (this.#list?.length !== this.#n) this.#list = [...this.#rows()];
+    return this.#list;
   }
 
   *#rows(): Generator<MetricsJob> {
