@@ -269,21 +269,27 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
       ...(inMemory ? { keepOnly: `${dir}/run${i}.json` } : {}),
     }));
     const workers = Math.min(parsed.jobs ?? navigator.hardwareConcurrency ?? 1, tasks.length);
+    const cache = new TraceCache();
+    const runHere = async ({ args, keepOnly }: CompareTask): Promise<RunOutput> => {
+      const out: string[] = [];
+      const fs = keepOnly === undefined ? undefined : new KeepOneOutput(keepOnly);
+      const code = await simulateCommand(
+        args,
+        { out: (l) => out.push(l), err: con.err, isTerminal: false },
+        { load: cache.load, ...(fs !== undefined ? { fs } : {}) },
+      );
+      return { code, out, ...(fs !== undefined ? { stats: fs.text() } : {}) };
+    };
     if (workers > 1) {
+      // This thread runs policies too, beside workers - 1 workers, unless a
+      // policy module may load: a policy that calls Deno.exit must end only
+      // a worker (its run fails), not the command.
       const { runOnWorkers } = await import("./_compare_pool.ts");
-      await runOnWorkers(tasks, workers, con, ended);
+      const { runsInWorker } = await import("./_supervise.ts");
+      const userCode = runsInWorker(["compare", ...args]);
+      await runOnWorkers(tasks, workers, con, ended, userCode ? undefined : runHere);
     } else {
-      const cache = new TraceCache();
-      for (const [i, { args, keepOnly }] of tasks.entries()) {
-        const out: string[] = [];
-        const fs = keepOnly === undefined ? undefined : new KeepOneOutput(keepOnly);
-        const code = await simulateCommand(
-          args,
-          { out: (l) => out.push(l), err: con.err, isTerminal: false },
-          { load: cache.load, ...(fs !== undefined ? { fs } : {}) },
-        );
-        await ended(i, { code, out, ...(fs !== undefined ? { stats: fs.text() } : {}) });
-      }
+      for (const [i, task] of tasks.entries()) await ended(i, await runHere(task));
     }
     if (parsed.report !== undefined) {
       const { writeReport } = await import("./report_command.ts");
