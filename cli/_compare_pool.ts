@@ -1,7 +1,7 @@
 // `evtsim compare`'s policies on the cores: a few Deno Workers
-// (cli/_compare_worker.ts), each running one policy's `simulate` after
-// another, so the runs go on side by side and each worker parses the trace
-// once. A run's files, and so its row, are those of the same run alone; the
+// (cli/_compare_worker.ts), and the command's own thread when no policy
+// module may load, each running one policy's `simulate` after another, so the
+// runs go on side by side and each parses the trace once. A run's files, and so its row, are those of the same run alone; the
 // rows keep the order of --policies whatever order the runs end in. On a
 // failure the other runs are stopped and the error is the command's.
 

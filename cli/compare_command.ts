@@ -4,9 +4,10 @@
 // temporary folder (in memory, statistics JSON only, without --report); its
 // numbers are read back from that run's statistics (and for a report its
 // schedule), so a row can never disagree with `evtsim simulate` run by hand.
-// The runs go on side by side on the cores, in workers that each parse the
-// trace once (cli/_compare_pool.ts); with one core (or --jobs 1) they run one
-// after another here, over one parse, every run after the first warm.
+// The runs go on side by side on the cores, here and in workers, each
+// parsing the trace once (cli/_compare_pool.ts); with one core (or --jobs 1)
+// they run one after another here, over one parse, every run after the first
+// warm.
 
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
