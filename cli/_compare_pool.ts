@@ -1,7 +1,7 @@
 // `evtsim compare`'s policies on the cores: a few Deno Workers
-// (cli/_compare_worker.ts), each running one policy's `simulate` after
-// another, so the runs go on side by side and each worker parses the trace
-// once. A run's files, and so its row, are those of the same run alone; the
+// (cli/_compare_worker.ts), and the command's own thread when no policy
+// module may load, each running one policy's `simulate` after another, so the
+// runs go on side by side and each parses the trace once. A run's files, and so its row, are those of the same run alone; the
 // rows keep the order of --policies whatever order the runs end in. On a
 // failure the other runs are stopped and the error is the command's.
 
@@ -9,22 +9,24 @@ import { EvtsimError } from "../core/errors.ts";
 import type { Console } from "./simulate.ts";
 import type { CompareReply, CompareTask } from "./_compare_worker.ts";
 
-/** How one run ended: its exit code and stdout lines. */
+/** How one run ended: its exit code and stdout lines (and its statistics JSON, when kept in memory). */
 export interface RunOutput {
   readonly code: number;
   readonly out: readonly string[];
+  readonly stats?: string;
 }
 
 /**
- * Runs `simulate ARGS` for each of `tasks` on `workers` workers; `ended(i,
+ * Runs `simulate` for each of `tasks` on `workers` workers; `ended(i,
  * out)` is called as run `i` ends (in the order they end). Resolves when all
  * have ended; rejects with the first failure.
  */
 export async function runOnWorkers(
-  tasks: readonly (readonly string[])[],
+  tasks: readonly CompareTask[],
   workers: number,
   con: Console,
   ended: (i: number, out: RunOutput) => Promise<void>,
+  here?: (task: CompareTask) => Promise<RunOutput>,
 ): Promise<void> {
   const pool: Worker[] = [];
   let next = 0;
@@ -34,10 +36,21 @@ export async function runOnWorkers(
     pool.push(w);
     while (next < tasks.length && !failed) {
       const i = next++;
-      const out = await ask(w, { args: [...tasks[i]] }, con);
+      const out = await ask(w, tasks[i], con);
       if (!failed) await ended(i, out);
     }
   };
+  // This thread is one of the runners when `here` is given: its code is
+  // compiled from V8's cache, a worker's is compiled again, so the first
+  // run starts here at once while the workers start up.
+  const local = async () => {
+    while (next < tasks.length && !failed) {
+      const i = next++;
+      const out = await here!(tasks[i]);
+      if (!failed) await ended(i, out);
+    }
+  };
+  const runners = Math.max(1, Math.min(workers, tasks.length));
   // On a failure no new run starts, but the runs under way are let end
   // before the workers go: a worker stopped in the middle of opening its
   // outputs could make its folder again after the command removed its
@@ -46,9 +59,9 @@ export async function runOnWorkers(
   try {
     await Promise.all(
       Array.from(
-        { length: Math.max(1, Math.min(workers, tasks.length)) },
-        () =>
-          one().catch((e) => {
+        { length: runners },
+        (_, k) =>
+          (k === 0 && here !== undefined ? local() : one()).catch((e) => {
             failed = true;
             first ??= { error: e };
           }),
@@ -66,7 +79,7 @@ function ask(w: Worker, task: CompareTask, con: Console): Promise<RunOutput> {
       const m = e.data;
       if ("err" in m) con.err(m.err);
       else if ("code" in m) {
-        resolve({ code: m.code, out: m.out });
+        resolve({ code: m.code, out: m.out, ...(m.stats !== undefined ? { stats: m.stats } : {}) });
       } else if ("error" in m) reject(new EvtsimError(m.error.kind, m.error.message));
       else reject(new Error(m.crash));
     };

@@ -9,17 +9,23 @@ import { describeFsError, isFsError } from "../io/fs_errors.ts";
 import { ignoreRecordedPolicyFaults } from "./_policy_fault_listeners.ts";
 import { simulateCommand } from "./simulate.ts";
 import { TraceCache } from "./_trace_cache.ts";
+import { KeepOneOutput } from "./_cell_outputs.ts";
 import type { ErrorKind } from "../core/errors.ts";
 
 /** What the command sends: one simulate run. */
 export interface CompareTask {
   readonly args: readonly string[];
+  /**
+   * The run's --stats_json path, when the run's outputs stay in memory and
+   * only that file's text is wanted (sent back as `stats`; cli/_cell_outputs.ts).
+   */
+  readonly keepOnly?: string;
 }
 
 /** What the worker sends back. */
 export type CompareReply =
   | { readonly err: string }
-  | { readonly code: number; readonly out: readonly string[] }
+  | { readonly code: number; readonly out: readonly string[]; readonly stats?: string }
   | { readonly error: { readonly kind: ErrorKind; readonly message: string } }
   | { readonly crash: string };
 
@@ -48,15 +54,17 @@ globalThis.addEventListener("unload", () => {
 
 scope.onmessage = async (e) => {
   const out: string[] = [];
+  const keepOnly = e.data.keepOnly;
+  const fs = keepOnly === undefined ? undefined : new KeepOneOutput(keepOnly);
   busy = true;
   try {
     const code = await simulateCommand(
       e.data.args,
       { out: (l) => out.push(l), err: (l) => post({ err: l }), isTerminal: false },
-      { load: cache.load },
+      { load: cache.load, ...(fs !== undefined ? { fs } : {}) },
     );
     busy = false;
-    post({ code, out });
+    post({ code, out, ...(fs !== undefined ? { stats: fs.text() } : {}) });
   } catch (err) {
     busy = false;
     if (err instanceof EvtsimError) post({ error: { kind: err.kind, message: err.message } });

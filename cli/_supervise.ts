@@ -11,7 +11,10 @@
 // about 130 ms a run on KTH (bench:traces, 2 cores), so it is kept for the
 // runs that load user code: `--policy_module` (given, or named in a
 // `--config` file), `replay` (a recording names its modules and they load
-// by themselves), and `sweep` / `sweep-cell` (a spec's `options.policy_module`).
+// by themselves), and `sweep` / `sweep-cell` whose spec names a
+// `policy_module` (a sweep of built-in policies pays it neither in the sweep
+// nor in its cell processes: a SIGTERM from the sweep stops a cell through
+// its watchdog).
 // Every other computing command runs on the main thread with a watchdog
 // thread and an interrupt flag the engine checks (cli/_watchdog.ts).
 //
@@ -30,7 +33,7 @@ export function runsInWorker(args: readonly string[]): boolean {
   switch (command) {
     case "sweep":
     case "sweep-cell":
-      return true;
+      return specLoadsPolicyModule(rest);
     case "replay":
       return !rest.some((a) =>
         a === "--interactive" || a.startsWith("--interactive=") || /^-[A-Za-z]*i/.test(a)
@@ -53,6 +56,8 @@ export function runsUnderWatchdog(args: readonly string[]): boolean {
     case "report":
     case "dump":
     case "topo":
+    case "sweep":
+    case "sweep-cell":
       return !runsInWorker(args);
     default:
       return false;
@@ -76,6 +81,29 @@ function loadsPolicyModule(rest: readonly string[]): boolean {
     }
   }
   return false;
+}
+
+// A sweep runs user code when its spec names a policy module (the spec
+// reader loads it to check the policy names; each cell loads it), and
+// `sweep collect` reads the spec its folder records. Without a spec file
+// among the arguments (a missing one: the command says so) it cannot be
+// told, so a worker it is.
+function specLoadsPolicyModule(rest: readonly string[]): boolean {
+  if (rest.includes("collect")) return true;
+  let spec = false;
+  for (const a of rest) {
+    const path = a.startsWith("--") ? a.slice(a.indexOf("=") + 1) : a;
+    let text: string;
+    try {
+      if (!Deno.statSync(path).isFile) continue;
+      text = Deno.readTextFileSync(path);
+    } catch {
+      continue;
+    }
+    spec = true;
+    if (text.includes("policy_module")) return true;
+  }
+  return !spec;
 }
 
 /** Runs `evtsim ARGS` in a worker; exits the process with its code, or 130 / 143 on a signal. */

@@ -2,13 +2,14 @@
 // Both executors run a cell through this command (the local one as a child
 // process, Slurm as an array task), so a cell's result file is written by the
 // same code wherever it runs. The cell is the ordinary `simulate` command
-// with the cell's options, its outputs in a temporary folder; the row is read
-// back from its statistics JSON, so it can never disagree with `evtsim
-// simulate` run by hand with the same options.
+// with the cell's options, its outputs kept in memory (only the statistics
+// JSON is kept: cli/_cell_outputs.ts); the row is read back from that JSON,
+// so it can never disagree with `evtsim simulate` run by hand with the same
+// options.
 
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError, isFsError } from "../io/fs_errors.ts";
-import { temporaryMade, temporaryReleased } from "../io/_temporaries.ts";
+import { KeepOneOutput } from "./_cell_outputs.ts";
 import { type Console, simulateCommand, type SimulateRunDeps } from "./simulate.ts";
 import { type CellResult, rowOf, writeCellResult } from "./_sweep_results.ts";
 import { type Cell, cellAt, type Sweep } from "./_sweep_model.ts";
@@ -28,23 +29,25 @@ export async function runCell(
   deps: Pick<SimulateRunDeps, "load"> = {},
 ): Promise<CellResult> {
   const started = performance.now();
-  const tmp = await Deno.makeTempDir({ prefix: `evtsim-sweep-${cell.id}-` });
-  temporaryMade(tmp, "tree");
+  // The outputs go to a folder that is never made: the run's file system is
+  // in memory and keeps only the statistics JSON (cli/_cell_outputs.ts).
+  const folder = `${dir}/cells/.run-${cell.id}`;
+  const fs = new KeepOneOutput(`${folder}/stats.json`);
   const wall = () => Math.round(performance.now() - started) / 1000;
   let result: CellResult;
   try {
     await simulateCommand(
       [
         ...cell.args,
-        `--outfile=${tmp}/schedule.csv`,
-        `--resource_trace=${tmp}/resources.csv`,
-        `--stats_json=${tmp}/stats.json`,
+        `--outfile=${folder}/schedule.csv`,
+        `--resource_trace=${folder}/resources.csv`,
+        `--stats_json=${folder}/stats.json`,
         "--no_progress",
       ],
       { out: () => {}, err: con.err, isTerminal: false },
-      deps,
+      { ...deps, fs },
     );
-    const stats = JSON.parse(await Deno.readTextFile(`${tmp}/stats.json`));
+    const stats = JSON.parse(fs.text());
     result = {
       id: cell.id,
       index: cell.index,
@@ -64,9 +67,6 @@ export async function runCell(
       writeCellResult(dir, result);
       throw e;
     }
-  } finally {
-    await Deno.remove(tmp, { recursive: true }).catch(() => {});
-    temporaryReleased(tmp);
   }
   writeCellResult(dir, result);
   return result;

@@ -60,7 +60,58 @@ export function checkRunPermission(what: string): void {
   }
 }
 
-/** Runs the cells at indices `todo` on `jobs` worker processes; returns the failed cells' results. */
+/**
+ * The argv of a worker process for the sweep of spec `specPath` (absolute)
+ * with results in `dir`.
+ */
+function workerArgv(specPath: string, dir: string): string[] {
+  return [...selfCommand(), "sweep-cell", specPath, "--stdin", "--results", dir];
+}
+
+/**
+ * Worker processes started before the sweep is planned: a worker loads its
+ * modules (the simulate path) while the sweep reads its spec and prepares
+ * the results folder, and reads the spec and the folder's record only when
+ * it is given its first cell. SIGINT/SIGTERM stop them (cli/_supervise.ts,
+ * cli/_watchdog.ts are told of each process; the shutdown hook sends
+ * SIGTERM); `close` ends those not used.
+ */
+export class Prestarted {
+  readonly #live = new Set<CellWorker>();
+  readonly #idle: CellWorker[] = [];
+
+  /** Starts `count` workers for the sweep of `specPath` into `dir` (both absolute). */
+  constructor(readonly specPath: string, readonly dir: string, count: number) {
+    onShutdown(() => this.kill());
+    const argv = workerArgv(specPath, dir);
+    for (let i = 0; i < count; i++) this.#idle.push(new CellWorker(argv, this.#live));
+  }
+
+  /** A started worker not yet taken, if any. */
+  take(): CellWorker | undefined {
+    return this.#idle.pop();
+  }
+
+  /** Sends SIGTERM to every worker still running. */
+  kill(): void {
+    for (const w of this.#live) w.kill();
+  }
+
+  /**
+   * Stops the workers not taken (SIGTERM: they have read no cell and have
+   * nothing to clean up; a bad spec is not kept waiting for their start-up);
+   * waits for them.
+   */
+  async close(): Promise<void> {
+    await Promise.all(this.#idle.splice(0).map((w) => w.stop()));
+  }
+}
+
+/**
+ * Runs the cells at indices `todo` on `jobs` worker processes (the
+ * `prestarted` ones first, when they are for this sweep); returns the failed
+ * cells' results.
+ */
 export async function runLocal(
   sweep: Sweep,
   dir: string,
@@ -69,15 +120,12 @@ export async function runLocal(
   con: Console,
   showProgress: boolean,
   sink?: ProgressSink,
+  prestarted?: Prestarted,
 ): Promise<CellResult[]> {
-  const argv = [
-    ...selfCommand(),
-    "sweep-cell",
-    sweep.specPath,
-    "--stdin",
-    "--results",
-    dir,
-  ];
+  const argv = workerArgv(sweep.specPath, dir);
+  const ready = prestarted?.specPath === sweep.specPath && prestarted.dir === dir
+    ? prestarted
+    : undefined;
   const progress = new Progress("sweep", todo.length, showProgress, sink, "cells");
   const failed: CellResult[] = [];
   // SIGINT/SIGTERM to the sweep stop its workers too (cli/_supervise.ts is
@@ -97,7 +145,7 @@ export async function runLocal(
       while (next < todo.length && !stopping) {
         const cell = cellAt(sweep, todo[next++]);
         const started = performance.now();
-        w ??= new CellWorker(argv, live);
+        w ??= ready?.take() ?? new CellWorker(argv, live);
         const exited = await w.run(cell.index);
         let r: CellResult | undefined;
         if (exited === undefined) r = await readCellResult(dir, cell);
@@ -124,7 +172,11 @@ export async function runLocal(
       await w?.close();
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, todo.length)) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, todo.length)) }, worker));
+  } finally {
+    await ready?.close();
+  }
   progress.done();
   return failed.sort((a, b) => a.index - b.index);
 }
@@ -197,6 +249,13 @@ class CellWorker {
     try {
       this.#child.kill("SIGTERM");
     } catch { /* it has just ended */ }
+  }
+
+  /** Sends SIGTERM; waits for the process to end. */
+  async stop(): Promise<void> {
+    this.kill();
+    await this.#stdin.close().catch(() => {});
+    await this.#status;
   }
 
   /** Closes stdin, so the worker ends; waits for it. */

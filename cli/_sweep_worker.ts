@@ -14,18 +14,25 @@ import { TraceCache } from "./_trace_cache.ts";
 import { textLines } from "./_text_lines.ts";
 import type { Sweep } from "./_sweep_model.ts";
 
-/** Runs the cells whose indices come on stdin until it closes; returns the exit code. */
+/**
+ * Runs the cells whose indices come on stdin until it closes (the sweep read
+ * by `sweepOf` at the first); returns the exit code.
+ */
 export async function runCellsFromStdin(
-  sweep: Sweep,
+  sweepOf: () => Promise<Sweep>,
   dir: string,
   con: Console,
 ): Promise<number> {
   const cache = new TraceCache();
+  // Read when the first cell comes: the worker may be started before the
+  // sweep has written its folder's record.
+  let sweep: Sweep | undefined;
   for await (const line of textLines(Deno.stdin.readable)) {
     // INDEX, or INDEX TAG: the answer then starts with TAG, so that it cannot
     // be mistaken for a line a policy module printed.
     const [index, tag] = line.trim().split(/\s+/);
     if (index === "") continue;
+    sweep ??= await sweepOf();
     const cell = cellOfArg(sweep, index);
     const r = await runCell(sweep, cell, dir, con, { load: cache.load });
     con.out(`${tag === undefined ? "" : `${tag} `}${r.status} ${cell.index}`);

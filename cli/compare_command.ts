@@ -1,11 +1,13 @@
 // `evtsim compare TRACE [--policies LIST] [simulate options]`: the same trace
 // under each policy, one row per policy. Each policy is one `simulate` run
 // (the very same command, with the same options plus the policy), into a
-// temporary folder; its numbers are read back from that run's statistics and
-// schedule, so a row can never disagree with `evtsim simulate` run by hand.
-// The runs go on side by side on the cores, in workers that each parse the
-// trace once (cli/_compare_pool.ts); with one core (or --jobs 1) they run one
-// after another here, over one parse, every run after the first warm.
+// temporary folder (in memory, statistics JSON only, without --report); its
+// numbers are read back from that run's statistics (and for a report its
+// schedule), so a row can never disagree with `evtsim simulate` run by hand.
+// The runs go on side by side on the cores, here and in workers, each
+// parsing the trace once (cli/_compare_pool.ts); with one core (or --jobs 1)
+// they run one after another here, over one parse, every run after the first
+// warm.
 
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
@@ -29,6 +31,9 @@ import { checkOutputPath, type NamedPath } from "./paths.ts";
 import { optionsLine } from "./_report_figures.ts";
 import { didYouMean } from "./_suggest.ts";
 import { TraceCache } from "./_trace_cache.ts";
+import { KeepOneOutput } from "./_cell_outputs.ts";
+import type { CompareTask } from "./_compare_worker.ts";
+import type { RunOutput } from "./_compare_pool.ts";
 import { CONSERVATIVE_NOTE, isDrEvtConservative } from "./_policy_notes.ts";
 
 /** One policy's figures, as the table and `--json` show them. */
@@ -247,11 +252,17 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
     // Progress lines in the order of --policies: a run that ends before an
     // earlier one is told of when that one has ended too.
     let told = 0;
-    const ended = async (i: number, { code, out }: { code: number; out: readonly string[] }) => {
+    const ended = async (i: number, { code, out, stats }: RunOutput) => {
       if (code !== 0) {
         throw new EvtsimError("usage", `simulate failed for policy '${policies[i].name}'`);
       }
-      runs[i] = await policyRun(policies[i], `${dir}/run${i}`, out, nodesForReport(parsed));
+      runs[i] = await policyRun(
+        policies[i],
+        `${dir}/run${i}`,
+        out,
+        nodesForReport(parsed),
+        stats,
+      );
       for (; told < policies.length && runs[told] !== undefined; told++) {
         con.err(
           `compare: ${policies[told].name} done (${told + 1}/${policies.length}, ${
@@ -260,22 +271,35 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
         );
       }
     };
-    const tasks = policies.map((p, i) => policyArgs(parsed, p, `${dir}/run${i}`));
+    // Without a report only each run's statistics JSON is read: the runs
+    // keep their outputs in memory and drop the schedules (cli/_cell_outputs.ts).
+    const inMemory = parsed.report === undefined;
+    const tasks: CompareTask[] = policies.map((p, i) => ({
+      args: policyArgs(parsed, p, `${dir}/run${i}`),
+      ...(inMemory ? { keepOnly: `${dir}/run${i}.json` } : {}),
+    }));
     const workers = Math.min(parsed.jobs ?? navigator.hardwareConcurrency ?? 1, tasks.length);
+    const cache = new TraceCache();
+    const runHere = async ({ args, keepOnly }: CompareTask): Promise<RunOutput> => {
+      const out: string[] = [];
+      const fs = keepOnly === undefined ? undefined : new KeepOneOutput(keepOnly);
+      const code = await simulateCommand(
+        args,
+        { out: (l) => out.push(l), err: con.err, isTerminal: false },
+        { load: cache.load, ...(fs !== undefined ? { fs } : {}) },
+      );
+      return { code, out, ...(fs !== undefined ? { stats: fs.text() } : {}) };
+    };
     if (workers > 1) {
+      // This thread runs policies too, beside workers - 1 workers, unless a
+      // policy module may load: a policy that calls Deno.exit must end only
+      // a worker (its run fails), not the command.
       const { runOnWorkers } = await import("./_compare_pool.ts");
-      await runOnWorkers(tasks, workers, con, ended);
+      const { runsInWorker } = await import("./_supervise.ts");
+      const userCode = runsInWorker(["compare", ...args]);
+      await runOnWorkers(tasks, workers, con, ended, userCode ? undefined : runHere);
     } else {
-      const cache = new TraceCache();
-      for (const [i, args] of tasks.entries()) {
-        const out: string[] = [];
-        const code = await simulateCommand(
-          args,
-          { out: (l) => out.push(l), err: con.err, isTerminal: false },
-          { load: cache.load },
-        );
-        await ended(i, { code, out });
-      }
+      for (const [i, task] of tasks.entries()) await ended(i, await runHere(task));
     }
     if (parsed.report !== undefined) {
       const { writeReport } = await import("./report_command.ts");
@@ -346,8 +370,9 @@ async function policyRun(
   stem: string,
   out: readonly string[],
   addedExtended: boolean,
+  stats?: string,
 ): Promise<PolicyRun> {
-  const doc = JSON.parse(await Deno.readTextFile(`${stem}.json`));
+  const doc = JSON.parse(stats ?? await Deno.readTextFile(`${stem}.json`));
   if (addedExtended) delete doc.options.extended_output;
   const wall = out.map((l) => /^Wall clock time to run simulation: (\S+) \(sec\)$/.exec(l))
     .find((m) => m !== null);

@@ -162,9 +162,18 @@ export class RunOutputs {
   /** Each job's user and account by job id, for the metric set's breakdowns. */
   private readonly ownerLabels = new LabelColumns();
   private ownersRead = 0;
+  /**
+   * The CSV schedule's and DR_EVT resource timeline's lines are not made
+   * when the file system drops them (a sweep cell keeps only its statistics
+   * JSON: cli/_cell_outputs.ts).
+   */
+  private readonly dropSchedule: boolean;
+  private readonly dropResources: boolean;
 
   constructor(readonly paths: OutputPaths, fs?: OutputFileSystem) {
     this.set = new AtomicOutputSet(fs);
+    this.dropSchedule = fs?.discards?.(paths.schedule) === true;
+    this.dropResources = fs?.discards?.(paths.resources) === true;
     try {
       this.jobs = this.set.open(paths.schedule);
       this.resources = this.set.open(paths.resources);
@@ -294,7 +303,7 @@ export class RunOutputs {
       for (const r of rows.resources) {
         this.resources.line(`${resourceLine(r, msec)},${r.freeNodes},${r.allocatedNodes}`);
       }
-    } else {
+    } else if (!this.dropResources) {
       for (const r of rows.resources) writeResourceLine(this.resources, r, msec);
     }
     if (this.submissions !== undefined && rows.submissions !== undefined) {
@@ -336,7 +345,7 @@ export class RunOutputs {
       return;
     }
     if (this.parquet !== undefined) return this.parquet.row(r);
-    writeScheduleLine(this.jobs, r, layout);
+    if (!this.dropSchedule) writeScheduleLine(this.jobs, r, layout);
   }
 
   /** Writes the extended rows, each with the nodes it ran on. */

@@ -25,6 +25,7 @@ import {
 } from "./_sweep_results.ts";
 import { absolutePath, type Cell, cellAt, PATH_OPTIONS, type Sweep } from "./_sweep_model.ts";
 import { checkOutputPaths } from "./paths.ts";
+import type { Prestarted } from "./_sweep_local.ts";
 
 const SWEEP_OPTIONS: Record<string, CommandOption> = {
   results: {
@@ -199,62 +200,88 @@ export async function sweepCommand(
   const resultsArg = stringValue(a, "results") ?? `${specArg.replace(/\.ya?ml$/i, "")}_results`;
   const dir = absoluteDir(resultsArg);
   const maxCells = integer(numberValue(a, "max_cells", 1), "max_cells");
-  const { readSweepSpec } = await import("./_sweep_spec.ts");
-  const sweep = await readSweepSpec(specArg, maxCells);
-  checkSweepOutputs(dir, sweep);
-  const recorded = await readRecord(dir);
-  if (recorded !== undefined) checkSameSweep(resultsArg, recorded, sweep);
-  const retry = a.values.get("retry_failed") === true;
-  const have = recorded === undefined ? new Map() : await readCellResults(dir, sweep);
-  const failedBefore = [...have.values()].filter((r) => r.status === "failed");
-  const missing: number[] = [];
-  for (let i = 0; i < sweep.count; i++) if (!have.has(i)) missing.push(i);
-  const todo = retry
-    ? [...failedBefore.map((r) => r.index), ...missing].sort((x, y) => x - y)
-    : missing;
+  // Local workers start now and load their modules while the spec is read
+  // and the folder prepared (at most a worker per core; more start later
+  // when --jobs asks for them).
+  let prestarted: Prestarted | undefined;
+  if (executor === "local" && Deno.permissions.querySync({ name: "run" }).state === "granted") {
+    const { Prestarted } = await import("./_sweep_local.ts");
+    const n = Math.min(jobs, navigator.hardwareConcurrency ?? 1);
+    prestarted = new Prestarted(absoluteDir(specArg), dir, n);
+  }
+  try {
+    return await planAndRun();
+  } finally {
+    await prestarted?.close();
+  }
 
-  if (executor === "slurm") {
-    const { runSlurm, sbatchOptionLines } = await import("./_sweep_slurm.ts");
-    return await runSlurm({
+  async function planAndRun(): Promise<number> {
+    const { readSweepSpec } = await import("./_sweep_spec.ts");
+    const sweep = await readSweepSpec(specArg, maxCells);
+    checkSweepOutputs(dir, sweep);
+    const recorded = await readRecord(dir);
+    if (recorded !== undefined) checkSameSweep(resultsArg, recorded, sweep);
+    const retry = a.values.get("retry_failed") === true;
+    const have = recorded === undefined ? new Map() : await readCellResults(dir, sweep);
+    const failedBefore = [...have.values()].filter((r) => r.status === "failed");
+    const missing: number[] = [];
+    for (let i = 0; i < sweep.count; i++) if (!have.has(i)) missing.push(i);
+    const todo = retry
+      ? [...failedBefore.map((r) => r.index), ...missing].sort((x, y) => x - y)
+      : missing;
+
+    if (executor === "slurm") {
+      const { runSlurm, sbatchOptionLines } = await import("./_sweep_slurm.ts");
+      return await runSlurm({
+        sweep,
+        dir,
+        shown: resultsArg,
+        todo,
+        retry,
+        partition: stringValue(a, "partition"),
+        sbatchOptions: sbatchOptionLines(stringValue(a, "sbatch_options")),
+        maxParallel,
+        evtsim: stringValue(a, "evtsim"),
+        dryRun: a.values.get("dry_run") === true,
+      }, con);
+    }
+    const { checkRunPermission, runLocal } = await import("./_sweep_local.ts");
+    checkRunPermission("sweep (each cell is a process)");
+    await prepareFolder(dir, sweep);
+    const show = a.values.get("no_progress") !== true &&
+      (a.values.get("progress") === true || con.isTerminal);
+    const started = performance.now();
+    const failedNow = await runLocal(
       sweep,
       dir,
-      shown: resultsArg,
       todo,
-      retry,
-      partition: stringValue(a, "partition"),
-      sbatchOptions: sbatchOptionLines(stringValue(a, "sbatch_options")),
-      maxParallel,
-      evtsim: stringValue(a, "evtsim"),
-      dryRun: a.values.get("dry_run") === true,
-    }, con);
-  }
-  const { checkRunPermission, runLocal } = await import("./_sweep_local.ts");
-  checkRunPermission("sweep (each cell is a process)");
-  await prepareFolder(dir, sweep);
-  const show = a.values.get("no_progress") !== true &&
-    (a.values.get("progress") === true || con.isTerminal);
-  const started = performance.now();
-  const failedNow = await runLocal(sweep, dir, todo, jobs, con, show, deps.progressSink);
-  const summary = await writeResults(dir, sweep, format === "parquet");
-  if (!retry) {
-    for (const r of failedBefore) {
-      con.err(
-        `evtsim: sweep: cell ${r.index} (${r.id}) failed in an earlier run: ${r.error} ` +
-          "(--retry_failed runs it again)",
-      );
+      jobs,
+      con,
+      show,
+      deps.progressSink,
+      prestarted,
+    );
+    const summary = await writeResults(dir, sweep, format === "parquet");
+    if (!retry) {
+      for (const r of failedBefore) {
+        con.err(
+          `evtsim: sweep: cell ${r.index} (${r.id}) failed in an earlier run: ${r.error} ` +
+            "(--retry_failed runs it again)",
+        );
+      }
     }
+    con.err(
+      `sweep: ${todo.length} cells run in ${((performance.now() - started) / 1000).toFixed(2)} s`,
+    );
+    con.out(
+      `sweep: ${sweep.count} cells: ${todo.length} run, ${
+        sweep.count - todo.length
+      } already done; ${summary.ok} ok, ${summary.failed.length} failed` +
+        (failedNow.length > 0 ? ` (${failedNow.length} in this run)` : ""),
+    );
+    printWritten(con, resultsArg, summary, sweep);
+    return summary.failed.length > 0 || summary.missing.length > 0 ? 1 : 0;
   }
-  con.err(
-    `sweep: ${todo.length} cells run in ${((performance.now() - started) / 1000).toFixed(2)} s`,
-  );
-  con.out(
-    `sweep: ${sweep.count} cells: ${todo.length} run, ${
-      sweep.count - todo.length
-    } already done; ${summary.ok} ok, ${summary.failed.length} failed` +
-      (failedNow.length > 0 ? ` (${failedNow.length} in this run)` : ""),
-  );
-  printWritten(con, resultsArg, summary, sweep);
-  return summary.failed.length > 0 || summary.missing.length > 0 ? 1 : 0;
 }
 
 /**
@@ -370,12 +397,16 @@ export async function sweepCellCommand(args: readonly string[], con: Console): P
     );
   }
   const dir = absoluteDir(results);
-  const sweep = await sweepOf(absoluteDir(a.positionals[0]), dir);
-  const { cellOfArg, runCell } = await import("./_sweep_cells.ts");
+  const specPath = absoluteDir(a.positionals[0]);
   if (fromStdin) {
+    // The local executor starts its workers while it plans the sweep: the
+    // modules load now, the spec and the folder's record are read once the
+    // first cell comes (cli/_sweep_local.ts).
     const { runCellsFromStdin } = await import("./_sweep_worker.ts");
-    return await runCellsFromStdin(sweep, dir, con);
+    return await runCellsFromStdin(() => sweepOf(specPath, dir), dir, con);
   }
+  const sweep = await sweepOf(specPath, dir);
+  const { cellOfArg, runCell } = await import("./_sweep_cells.ts");
   const cell: Cell = cellOfArg(sweep, raw!);
   const r = await runCell(sweep, cell, dir, con);
   if (r.status === "failed") {

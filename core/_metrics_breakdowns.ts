@@ -7,6 +7,7 @@
 
 import { EvtsimError } from "./errors.ts";
 import { nearestRank } from "./metrics.ts";
+import { sortFloat64 } from "./_float_sort.ts";
 import type { MetricsJob, MetricsOptions } from "./metrics.ts";
 
 /** The figures of one group of measured jobs (one user, account, queue or size class). */
@@ -166,10 +167,17 @@ export class LabelColumns {
     this.#cols[2][i] = this.#id(queue);
   }
 
+  /** Job `i`'s label in column `c` (0 user, 1 account, 2 queue), or undefined. */
+  label(i: number, c: 0 | 1 | 2): string | undefined {
+    const k = this.#cols[c][i];
+    return k > 0 ? this.#names[k - 1] : undefined;
+  }
+
   /** Job `i`'s labels (only those it has). */
   at(i: number): { user?: string; account?: string; queue?: string } {
     const out: { user?: string; account?: string; queue?: string } = {};
-    const [u, a, q] = this.#cols.map((c) => c[i]);
+    // Called for every job row (twice at the end of a run): no arrays made.
+    const u = this.#cols[0][i], a = this.#cols[1][i], q = this.#cols[2][i];
     if (u > 0) out.user = this.#names[u - 1];
     if (a > 0) out.account = this.#names[a - 1];
     if (q > 0) out.queue = this.#names[q - 1];
@@ -229,11 +237,14 @@ function groupsOf(
   return [...groups.keys()].sort(order).map((key) => {
     const g = groups.get(key)!;
     let wait = 0, bsld = 0;
-    for (const m of g) {
+    const waits = new Float64Array(g.length);
+    for (let i = 0; i < g.length; i++) {
+      const m = g[i];
       wait += m.wait;
       bsld += m.bsld;
+      waits[i] = m.wait;
     }
-    const waits = Float64Array.from(g, (m) => m.wait).sort();
+    sortFloat64(waits);
     return {
       key,
       jobs: g.length,

@@ -46,6 +46,11 @@ export interface OutputFileSystem {
   exists(path: string): boolean;
   /** Creates the folder `path` (its parent exists). */
   mkdir(path: string): void;
+  /**
+   * Whether what is written to `path` is dropped (an in-memory file system
+   * that keeps some outputs only), so that a writer need not format it.
+   */
+  discards?(path: string): boolean;
 }
 
 /**

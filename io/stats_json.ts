@@ -7,6 +7,7 @@ import { BOUNDED_SLOWDOWN_THRESHOLD, type Statistics } from "../core/statistics.
 import type { JobRow } from "../core/types.ts";
 import type { Breakdowns, Fairness, Metrics, ResourceMetrics } from "../core/metrics.ts";
 import { EvtsimError } from "../core/errors.ts";
+import { sortFloat64 } from "../core/_float_sort.ts";
 
 /**
  * A job's bounded slowdown: max(1, turnaround / max(run time, τ)), τ = 10 s,
@@ -67,7 +68,7 @@ class Values {
   }
 
   distribution(): Distribution {
-    const sorted = this.data.slice(0, this.n).sort();
+    const sorted = sortFloat64(this.data.slice(0, this.n));
     return {
       count: this.n,
       mean: this.n > 0 ? this.sum / this.n : null,

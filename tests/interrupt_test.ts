@@ -206,6 +206,46 @@ Deno.test("SIGINT to `evtsim sweep` stops its cells: no cell goes on, none has a
   });
 });
 
+Deno.test("SIGINT to a sweep of built-in policies (no worker threads: watchdogs) stops its cells in long engine steps", async () => {
+  await withDir(async (d) => {
+    // As above: 6,000 jobs at t=0 under conservative_profile, one long step per cell.
+    const jobs = Array.from(
+      { length: 6000 },
+      (_, i) => `0,${1 + (i * 7919) % 64},${100 + (i * 104729) % 5000},${50 + (i * 31) % 90}`,
+    );
+    Deno.writeTextFileSync(
+      `${d}/t.csv`,
+      "job_submit_time,num_nodes,time_limit,actual_run_time\n" + jobs.join("\n") + "\n",
+    );
+    Deno.mkdirSync(`${d}/tmp`);
+    Deno.writeTextFileSync(
+      `${d}/spec.yaml`,
+      "traces: [t.csv]\npolicies: [conservative_profile]\ntotal_nodes: [64]\nseeds: [0, 1]\n",
+    );
+    const args = ["sweep", `${d}/spec.yaml`, "--results", `${d}/res`, "--jobs", "2"];
+    try {
+      const r = await interrupt(
+        args,
+        "SIGINT",
+        () => listDir(d).includes("res") && listDir(`${d}/res`).includes("cells"),
+        { TMPDIR: `${d}/tmp` },
+      );
+      assertEquals(r.code, 130, r.stderr);
+      assert(r.seconds < 5, `took ${r.seconds.toFixed(2)} s to stop`);
+      // The cells end on the sweep's SIGTERM (their watchdogs), within moments.
+      const deadline = Date.now() + 5_000;
+      while ((await processesIn(d)).length > 0 && Date.now() < deadline) {
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      assertEquals(await processesIn(d), []);
+      assertEquals(listDir(`${d}/res/cells`), []);
+      assertEquals(listDir(`${d}/tmp`), []);
+    } finally {
+      for (const pid of await processesIn(d)) Deno.kill(pid, "SIGKILL");
+    }
+  });
+});
+
 Deno.test("the supervisor hears of every temporary before it exists and of a commit's renames", async () => {
   await withDir((d) => {
     const heard: string[] = [];
@@ -296,6 +336,12 @@ Deno.test("which process model each command gets: a worker only for code that ma
       [["replay", "r.replay", "-i"], "main"],
       [["sweep", "spec.yaml"], "worker"],
       [["sweep-cell", "spec.yaml", "0"], "worker"],
+      // A spec without a policy module: no user code, the watchdog stops it.
+      [["sweep", `${d}/plain.yaml`, "--jobs", "2"], "watchdog"],
+      [["sweep-cell", `${d}/plain.yaml`, "--stdin", `--results=${d}`], "watchdog"],
+      [["sweep", `${d}/mod.yaml`], "worker"],
+      [["sweep-cell", `${d}/mod.yaml`, "--cell", "0", "--results", d], "worker"],
+      [["sweep", "collect", d], "worker"],
       [["serve"], "main"],
       [["simulate", "--help"], "main"],
       [["help"], "main"],
