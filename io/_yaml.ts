@@ -63,7 +63,7 @@ export function parseYaml(text: string, fail: YamlFail, options: Options = {}): 
     return { docs: all, lines };
   } catch (e) {
     if (e instanceof EvtsimError) throw e;
-    return fail(undefined, `not valid YAML: ${firstLine(e)}`);
+    return fail(undefined, parseFailure(e));
   }
 }
 
@@ -83,7 +83,7 @@ export function parseYamlDocument(
     return { doc, lines };
   } catch (e) {
     if (e instanceof EvtsimError) throw e;
-    return fail(undefined, `not valid YAML: ${firstLine(e)}`);
+    return fail(undefined, parseFailure(e));
   }
 }
 
@@ -144,6 +144,24 @@ function firstAliasLine(doc: Document.Parsed, lines: LineCounter): number | unde
     },
   });
   return line;
+}
+
+/**
+ * Environment variables the yaml package reads on every parse (its debug
+ * switches): a program run without env access to them fails inside the
+ * package, which is not the file's fault.
+ */
+export const YAML_ENV = ["LOG_TOKENS", "LOG_STREAM"] as const;
+
+// What went wrong when the package threw: a permission it lacked, or the text.
+function parseFailure(e: unknown): string {
+  if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
+    return `reading YAML needs env access to ${
+      YAML_ENV.join(" and ")
+    } (the yaml package reads them): ` +
+      `run with --allow-env=${YAML_ENV.join(",")}`;
+  }
+  return `not valid YAML: ${firstLine(e)}`;
 }
 
 function firstLine(e: unknown): string {

@@ -316,6 +316,9 @@ function tsArgs(file: string, folder: string): string[] {
     `${ROOT}deno.json`,
     `--allow-read=${folder}`,
     `--allow-write=${folder}`,
+    // The yaml package's debug switches (io/_yaml.ts YAML_ENV): the library's
+    // YAML readers need them, as the README says.
+    "--allow-env=LOG_TOKENS,LOG_STREAM",
     file,
   ];
 }
