@@ -79,6 +79,7 @@ export function keyOrderPicker(options: OrderedPickerOptions): Picker<SizeClasse
   const order = jobOrder(options.compare);
   return {
     name: options.name,
+    stableOrder: true,
     init: (setup: PickerSetup) => emptySizeClassedQueue(setup.searchByLimit, order),
     beginEdit: transientQueue,
     endEdit: persistentQueue,
