@@ -199,8 +199,13 @@ export class Profile {
       const start = b.start[k];
       const nodes = b.nodes[k];
       const limit = b.limit[k];
-      const first = this.firstWith(nodes, lowerBound(this.times, start));
+      const at = lowerBound(this.times, start);
+      const first = this.firstWith(nodes, at);
       if (first < 0) continue;
+      // A window that starts earlier either runs into the block's own slot
+      // (then the segment just before it has room) or ends before it (then
+      // it fits between the first segment with room and the block's start).
+      if (this.free[at - 1] < nodes && start - this.times[first] <= limit) continue;
       const t = this.earlierStart(nodes, limit, start, b.end[k], first);
       if (!(t < start)) continue;
       this.add(start, b.end[k], nodes);
