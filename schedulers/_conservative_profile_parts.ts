@@ -153,9 +153,16 @@ export class Profile {
    * back (Infinity if none): what `earliest` finds without the block when
    * that is earlier, without taking the block out and putting it back. The
    * search starts at segment `from` (the segments before it have fewer than
-   * `nodes` free).
+   * `nodes` free) and tries no start after `latest`.
    */
-  earlierStart(nodes: number, limit: number, ownStart: number, ownEnd: number, from = 0): number {
+  earlierStart(
+    nodes: number,
+    limit: number,
+    ownStart: number,
+    ownEnd: number,
+    from = 0,
+    latest = Infinity,
+  ): number {
     const held = ownEnd > ownStart && ownStart !== Infinity;
     const times = this.times;
     const free = this.free;
@@ -167,7 +174,7 @@ export class Profile {
     // (its part before `ownStart` is in the window too), and the segments
     // need not be split at the block's ends.
     let i = from;
-    while (i < n && times[i] < ownStart) {
+    while (i < n && times[i] < ownStart && times[i] <= latest) {
       if (free[i] < nodes) {
         i++;
         continue;
@@ -203,10 +210,14 @@ export class Profile {
       const first = this.firstWith(nodes, at);
       if (first < 0) continue;
       // A window that starts earlier either runs into the block's own slot
-      // (then the segment just before it has room) or ends before it (then
-      // it fits between the first segment with room and the block's start).
-      if (this.free[at - 1] < nodes && start - this.times[first] <= limit) continue;
-      const t = this.earlierStart(nodes, limit, start, b.end[k], first);
+      // (then the segment just before it has room) or ends before it: by
+      // the start of that segment, which has too few nodes.
+      let latest = Infinity;
+      if (this.free[at - 1] < nodes) {
+        latest = this.times[at - 1] - limit;
+        if (latest < this.times[first]) continue;
+      }
+      const t = this.earlierStart(nodes, limit, start, b.end[k], first, latest);
       if (!(t < start)) continue;
       this.add(start, b.end[k], nodes);
       b.start[k] = t;
