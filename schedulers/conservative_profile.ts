@@ -135,6 +135,9 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
   // next session at once, on the same memory (sessions are synchronous).
   let followUp: Memory | undefined;
   let blockedNodes = 0;
+  // The reservations of the jobs new in a session that reads the memory
+  // only: appended to the memory's (id, start, limit, nodes each).
+  const fresh: number[] = [];
   return {
     name: compression ? "conservative_profile" : "conservative_profile_no_compression",
     init: (): Memory => EMPTY,
@@ -188,11 +191,16 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       let filled = false;
       let held: Float64Array = blocks.id;
       let maxId = -1;
+      fresh.length = 0;
+      let freshSoonest = Infinity;
       const fillBlocks = () => {
         if (filled) return;
         filled = true;
         maxId = blocks.fill(h, now);
         held = blocks.id;
+        for (let j = 0; j < fresh.length; j += FIELDS) {
+          blocks.push(fresh[j], fresh[j + 1], fresh[j + 2], fresh[j + 3]);
+        }
       };
       const compress = compression && gone.length > 0;
       // The memory alone serves while no reservation moves (no compression)
@@ -279,6 +287,38 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       const insufficient = () => pendReasons.insufficientNodes(pending.numNodes, pendingFree);
       const blockedReason = () => reservationBlocked(pending, pendingFree, pendingStart);
       for (let job = s.next(); job !== undefined; job = s.next()) {
+        if (lazy && cursor === heldCount) {
+          // Every job held was offered, in order, and stays: this one and
+          // the rest are new. Each is given the earliest start that delays
+          // no reservation, appended to the memory's reservations.
+          const start = profile().earliest(job.numNodes, job.timeLimit);
+          observe?.(job.id, start, now);
+          const free = s.free;
+          if (start <= now && job.numNodes <= free) {
+            s.dispatch(job, waitingAhead);
+            startedAny = true;
+            built!.add(now, now + job.timeLimit, -job.numNodes);
+            started.ids.push(job.id);
+            started.ends.push(now + job.timeLimit);
+            started.nodes.push(job.numNodes);
+            continue;
+          }
+          fresh.push(job.id, start, job.timeLimit, job.numNodes);
+          if (filled) blocks.push(job.id, start, job.timeLimit, job.numNodes);
+          built!.add(start, start + job.timeLimit, -job.numNodes);
+          pending = job;
+          pendingFree = free;
+          pendingStart = start;
+          if (job.numNodes > free) s.pend(job, insufficient, "insufficient_nodes");
+          else {
+            s.pend(job, blockedReason, "reservation_blocked");
+            if (job.numNodes > mostBlocked) mostBlocked = job.numNodes;
+          }
+          if (start > now && start < wake) wake = start;
+          if (start < freshSoonest) freshSoonest = start;
+          waitingAhead = true;
+          continue;
+        }
         if (lazy) {
           if (cursor < heldCount && h[cursor * FIELDS] === job.id) {
             const start = h[cursor * FIELDS + 1];
@@ -365,11 +405,11 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       }
       if (lazy && cursor === heldCount) {
         // Every job held was offered, in order, and stays: the same
-        // reservations, the profile as it is now.
+        // reservations and the new jobs', the profile as it is now.
         const p = profile();
         keep({
-          held: h,
-          soonest: memory.soonest,
+          held: fresh.length === 0 ? h : h.concat(fresh),
+          soonest: freshSoonest < memory.soonest ? freshSoonest : memory.soonest,
           running: runningAfter(before, from, gone, started),
           wake,
           times: p.times,
