@@ -117,6 +117,8 @@ class OrderedSession implements PickerSession<SizeClassedQueue>, CandidateSearch
   /** `nextJob`'s in-order stack, valid while the tree and the cursor are as it left them. */
   stack: TreeNode<JobRecord>[] = [];
   stackValid = false;
+  /** Whether the last call was a step of `nextJob` (the next one builds the stack). */
+  walking = false;
   readonly search: CandidateSearch | undefined;
 
   constructor(q: SizeClassedQueue, searchable: boolean) {
@@ -127,11 +129,19 @@ class OrderedSession implements PickerSession<SizeClassedQueue>, CandidateSearch
   nextJob(): JobRecord | undefined {
     if (this.exhausted) return undefined;
     // The nodes after the cursor still to visit, as an in-order stack: a
-    // walk costs O(1) a step instead of a search from the root. Found again
-    // from the cursor after a start or a search (the tree changed or the
-    // cursor jumped).
+    // walk costs O(1) a step instead of a search from the root. The first
+    // step after a start or a search (the tree changed or the cursor
+    // jumped) searches from the root, as EASY's head needs only that one;
+    // the next one builds the stack.
     const stack = this.stack;
     if (!this.stackValid) {
+      if (!this.walking) {
+        this.walking = true;
+        const next = this.q.all.after(this.cursor);
+        if (next === undefined) this.exhausted = true;
+        else this.cursor = next;
+        return next;
+      }
       stack.length = 0;
       const cmp = this.q.all.spec.compare;
       const cursor = this.cursor;
@@ -157,6 +167,7 @@ class OrderedSession implements PickerSession<SizeClassedQueue>, CandidateSearch
   onDispatch(job: JobRecord): void {
     this.q = dequeue(this.q, job);
     this.stackValid = false;
+    this.walking = false;
   }
 
   onPend(_job: JobRecord): void {}
@@ -168,6 +179,7 @@ class OrderedSession implements PickerSession<SizeClassedQueue>, CandidateSearch
   nextFitting(maxNodes: number, limitFits: (limit: number) => boolean): JobRecord | undefined {
     if (this.exhausted) return undefined;
     this.stackValid = false;
+    this.walking = false;
     const found = firstFitting(this.q, this.cursor, maxNodes, limitFits);
     if (found === undefined) this.exhausted = true;
     else this.cursor = found;
