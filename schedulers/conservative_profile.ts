@@ -49,13 +49,18 @@
 // the same one; the nodes of jobs that left early given back) instead of
 // building it from every running and waiting job; it is built again only
 // when the capacity changed. The reservations are one plain array; a
-// session copies them into scratch typed arrays only when one moves, starts
-// or is new (otherwise it reads and keeps the memory as it is). Compression
-// skips, in O(log n), a reservation that no segment before it has room for
-// (a running maximum of free nodes over the segments, kept lazily), and
-// searches the rest without splitting the profile. A session still walks
-// every waiting job (the picker offers them one by one), and a compression
-// still looks at every held reservation.
+// session copies them into scratch typed arrays only when one moves or
+// starts (otherwise it reads and keeps the memory as it is, and appends the
+// reservations of the new jobs offered after every held one). With a picker
+// of stable order, the session right after one that started jobs is skipped
+// while nothing in it could change (see `followUp`). Compression skips, in
+// O(log n), a reservation that no segment before it has room for (a running
+// maximum of free nodes over the segments, kept lazily) or that has too few
+// nodes just before it and no room for a window of its length between the
+// first segment with room and there, and searches the rest without
+// splitting the profile. A session still walks every waiting job (the
+// picker offers them one by one), and a compression still looks at every
+// held reservation.
 
 import type { Admission } from "../core/admission.ts";
 import { type PendReason, pendReasons } from "../core/decisions.ts";
