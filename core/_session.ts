@@ -54,6 +54,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   readonly now: number;
   readonly queuesConfigured: boolean;
   readonly endsByShadow: boolean;
+  readonly stableOrder: boolean;
   readonly #session: PickerSession<unknown>;
   readonly search: CandidateSearch | undefined;
   readonly #decisions: boolean;
@@ -87,6 +88,10 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     this.#unplaceable = model !== undefined && w.admission.offersUnplaceable !== true
       ? unplaceableCache(model)
       : undefined;
+    // Queues open and fill as jobs start, and a cut holds jobs back: the
+    // candidates of the next session then depend on more than the order.
+    this.stableOrder = w.picker.stableOrder === true && !this.queuesConfigured &&
+      this.#capacity === Infinity;
     // A picker hook that returned a promise made it the picker's state.
     if (isThenable(w.pickerState)) {
       throw returnedPromise(w.picker.name, "a hook", w.time, w.pickerState);

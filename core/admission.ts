@@ -33,6 +33,13 @@ export interface AdmissionSession {
   readonly free: number;
   /** Running jobs by projected end (including those dispatched in this session). */
   readonly running: RunningSet;
+  /**
+   * The picker's `stableOrder`, while no queues are configured and no
+   * capacity cut holds jobs back: a session right after one that started
+   * jobs, at the same clock (nothing happens between them), is offered the
+   * same candidates in the same order, less those started.
+   */
+  readonly stableOrder?: boolean;
   /** The picker's `backfillEndsByShadow` (DR_EVT's SJF/LJF boundary). */
   readonly endsByShadow: boolean;
   /** The next candidate of a ready queue in the picker's order, or undefined. */

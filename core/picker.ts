@@ -220,6 +220,15 @@ export interface Picker<P = unknown> {
    * future. Other pickers backfill only jobs ending strictly before it.
    */
   readonly backfillEndsByShadow?: boolean;
+  /**
+   * Its sessions offer every waiting job (they never end early) in an order
+   * that starts leave as it was: a start removes the started job only (a key
+   * order on the jobs' own fields, as `builtin_fcfs` and `orderedPicker`).
+   * An admission policy may then know, without walking them again, the
+   * candidates of a session right after one that started jobs (see
+   * `AdmissionSession.stableOrder`).
+   */
+  readonly stableOrder?: boolean;
   /** The state with no jobs. */
   init(setup: PickerSetup): P;
   /** A queue was added or changed (priority, limits, open/closed). */

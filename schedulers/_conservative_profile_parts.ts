@@ -108,12 +108,18 @@ export class Profile {
     }
     if (lo < times.length && times[lo] === t) return lo;
     if (lo < this.peakValid) this.peakValid = lo;
-    // Inserted by hand: faster than splice on the short arrays a profile has.
+    // Inserted by hand: faster than splice on the short arrays a profile
+    // has, but not on the long ones of a deep queue.
     const free = this.free;
     const n = times.length;
     if (lo === n) {
       times.push(t);
       free.push(free[n - 1]);
+      return lo;
+    }
+    if (n - lo > 64) {
+      times.splice(lo, 0, t);
+      free.splice(lo, 0, free[lo - 1]);
       return lo;
     }
     times.push(times[n - 1]);
@@ -153,9 +159,16 @@ export class Profile {
    * back (Infinity if none): what `earliest` finds without the block when
    * that is earlier, without taking the block out and putting it back. The
    * search starts at segment `from` (the segments before it have fewer than
-   * `nodes` free).
+   * `nodes` free) and tries no start after `latest`.
    */
-  earlierStart(nodes: number, limit: number, ownStart: number, ownEnd: number, from = 0): number {
+  earlierStart(
+    nodes: number,
+    limit: number,
+    ownStart: number,
+    ownEnd: number,
+    from = 0,
+    latest = Infinity,
+  ): number {
     const held = ownEnd > ownStart && ownStart !== Infinity;
     const times = this.times;
     const free = this.free;
@@ -167,7 +180,7 @@ export class Profile {
     // (its part before `ownStart` is in the window too), and the segments
     // need not be split at the block's ends.
     let i = from;
-    while (i < n && times[i] < ownStart) {
+    while (i < n && times[i] < ownStart && times[i] <= latest) {
       if (free[i] < nodes) {
         i++;
         continue;
@@ -199,9 +212,18 @@ export class Profile {
       const start = b.start[k];
       const nodes = b.nodes[k];
       const limit = b.limit[k];
-      const first = this.firstWith(nodes, lowerBound(this.times, start));
+      const at = lowerBound(this.times, start);
+      const first = this.firstWith(nodes, at);
       if (first < 0) continue;
-      const t = this.earlierStart(nodes, limit, start, b.end[k], first);
+      // A window that starts earlier either runs into the block's own slot
+      // (then the segment just before it has room) or ends before it: by
+      // the start of that segment, which has too few nodes.
+      let latest = Infinity;
+      if (this.free[at - 1] < nodes) {
+        latest = this.times[at - 1] - limit;
+        if (latest < this.times[first]) continue;
+      }
+      const t = this.earlierStart(nodes, limit, start, b.end[k], first, latest);
       if (!(t < start)) continue;
       this.add(start, b.end[k], nodes);
       b.start[k] = t;

@@ -79,6 +79,9 @@ export const builtinFcfs: Picker = builtinFcfsPicker();
 function builtinFcfsPicker(): Picker<State> {
   return {
     name: "builtin_fcfs",
+    // A key order within each queue; with queues configured the session
+    // says its order is not stable (a start may fill a queue).
+    stableOrder: true,
     init(setup) {
       const whole = FCFS_WITHIN.init(setup) as SizeClassedQueue;
       if (setup.queues.length === 0) return whole;

@@ -49,13 +49,18 @@
 // the same one; the nodes of jobs that left early given back) instead of
 // building it from every running and waiting job; it is built again only
 // when the capacity changed. The reservations are one plain array; a
-// session copies them into scratch typed arrays only when one moves, starts
-// or is new (otherwise it reads and keeps the memory as it is). Compression
-// skips, in O(log n), a reservation that no segment before it has room for
-// (a running maximum of free nodes over the segments, kept lazily), and
-// searches the rest without splitting the profile. A session still walks
-// every waiting job (the picker offers them one by one), and a compression
-// still looks at every held reservation.
+// session copies them into scratch typed arrays only when one moves or
+// starts (otherwise it reads and keeps the memory as it is, and appends the
+// reservations of the new jobs offered after every held one). With a picker
+// of stable order, the session right after one that started jobs is skipped
+// while nothing in it could change (see `followUp`). Compression skips, in
+// O(log n), a reservation that no segment before it has room for (a running
+// maximum of free nodes over the segments, kept lazily) or that has too few
+// nodes just before it and no room for a window of its length between the
+// first segment with room and there, and searches the rest without
+// splitting the profile. A session still walks every waiting job (the
+// picker offers them one by one), and a compression still looks at every
+// held reservation.
 
 import type { Admission } from "../core/admission.ts";
 import { type PendReason, pendReasons } from "../core/decisions.ts";
@@ -93,6 +98,8 @@ interface Memory {
    */
   readonly times: readonly number[] | undefined;
   readonly free: readonly number[] | undefined;
+  /** The session's clock. */
+  readonly clock: number;
 }
 
 const EMPTY: Memory = Object.freeze({
@@ -102,6 +109,7 @@ const EMPTY: Memory = Object.freeze({
   wake: Infinity,
   times: undefined,
   free: undefined,
+  clock: -Infinity,
 });
 
 /** Options of {@link conservativeProfilePolicy}. */
@@ -112,6 +120,8 @@ interface ConservativeProfileOptions {
   readonly observe?: (jobId: number, start: number, now: number) => void;
   /** Tests only: false builds every session's profile from scratch instead of from the last one. */
   readonly carry?: boolean;
+  /** Tests only: false walks the session right after one that started jobs too. */
+  readonly skipFollowUps?: boolean;
 }
 
 /** Makes the policy; tests pass an observer to see every reservation. */
@@ -119,16 +129,27 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
   const compression = options.compression ?? true;
   const observe = options.observe;
   const carry = options.carry ?? true;
+  const skipFollowUps = options.skipFollowUps ?? true;
   // Scratch arrays shared by the sessions of every run (a session is
   // synchronous and nothing keeps them past its end): the blocks, and the
   // reservations the session leaves.
   const scratch = new Blocks(64);
   const leaving = new Blocks(64);
+  // The memory the last session left if it started jobs, and the most nodes
+  // a job it pended with `reservation_blocked` needs: the engine runs the
+  // next session at once, on the same memory (sessions are synchronous).
+  let followUp: Memory | undefined;
+  let blockedNodes = 0;
+  // The reservations of the jobs new in a session that reads the memory
+  // only: appended to the memory's (id, start, limit, nodes each).
+  const fresh: number[] = [];
   return {
     name: compression ? "conservative_profile" : "conservative_profile_no_compression",
     init: (): Memory => EMPTY,
     wakeTime: (memory) => (memory as Memory).wake,
     runSession(s) {
+      const after = followUp;
+      followUp = undefined;
       // On a machine described by a resource model: the multi-resource path.
       if (s.resources !== undefined) {
         const name = compression ? "conservative_profile" : "conservative_profile_no_compression";
@@ -136,6 +157,18 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       }
       const now = s.now;
       const memory = (s.memory as Memory | undefined) ?? EMPTY;
+      // The session right after one that started jobs, at the same clock:
+      // with a stable order it is offered the same jobs in the same order,
+      // less the started. Nothing left early and no job is new; a job held
+      // at now that did not fit then does not fit now (jobs only started);
+      // none moves (with compression a start leaves the profile as it is).
+      // It would pend every job and keep the memory; and the pend reasons
+      // keep their codes while every job pended as `reservation_blocked`
+      // (it fitted the free nodes then) still fits them.
+      if (
+        after !== undefined && memory === after && after.clock === now && compression &&
+        skipFollowUps && s.stableOrder === true && blockedNodes <= s.free
+      ) return;
       // The profile: the last session's, from now on, with the nodes of the
       // jobs that left early given back from now to their projected ends.
       let built: Profile | undefined = memory.times === undefined || !carry
@@ -163,11 +196,16 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       let filled = false;
       let held: Float64Array = blocks.id;
       let maxId = -1;
+      fresh.length = 0;
+      let freshSoonest = Infinity;
       const fillBlocks = () => {
         if (filled) return;
         filled = true;
         maxId = blocks.fill(h, now);
         held = blocks.id;
+        for (let j = 0; j < fresh.length; j += FIELDS) {
+          blocks.push(fresh[j], fresh[j + 1], fresh[j + 2], fresh[j + 3]);
+        }
       };
       const compress = compression && gone.length > 0;
       // The memory alone serves while no reservation moves (no compression)
@@ -243,6 +281,8 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       };
       let waitingAhead = false;
       let wake = Infinity;
+      let mostBlocked = 0;
+      let startedAny = false;
       const started = { ids: [] as number[], ends: [] as number[], nodes: [] as number[] };
       // The job being pended, its free nodes and start: the two reasons are
       // one closure each per session (built only when decisions are recorded).
@@ -252,6 +292,38 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       const insufficient = () => pendReasons.insufficientNodes(pending.numNodes, pendingFree);
       const blockedReason = () => reservationBlocked(pending, pendingFree, pendingStart);
       for (let job = s.next(); job !== undefined; job = s.next()) {
+        if (lazy && cursor === heldCount) {
+          // Every job held was offered, in order, and stays: this one and
+          // the rest are new. Each is given the earliest start that delays
+          // no reservation, appended to the memory's reservations.
+          const start = profile().earliest(job.numNodes, job.timeLimit);
+          observe?.(job.id, start, now);
+          const free = s.free;
+          if (start <= now && job.numNodes <= free) {
+            s.dispatch(job, waitingAhead);
+            startedAny = true;
+            built!.add(now, now + job.timeLimit, -job.numNodes);
+            started.ids.push(job.id);
+            started.ends.push(now + job.timeLimit);
+            started.nodes.push(job.numNodes);
+            continue;
+          }
+          fresh.push(job.id, start, job.timeLimit, job.numNodes);
+          if (filled) blocks.push(job.id, start, job.timeLimit, job.numNodes);
+          built!.add(start, start + job.timeLimit, -job.numNodes);
+          pending = job;
+          pendingFree = free;
+          pendingStart = start;
+          if (job.numNodes > free) s.pend(job, insufficient, "insufficient_nodes");
+          else {
+            s.pend(job, blockedReason, "reservation_blocked");
+            if (job.numNodes > mostBlocked) mostBlocked = job.numNodes;
+          }
+          if (start > now && start < wake) wake = start;
+          if (start < freshSoonest) freshSoonest = start;
+          waitingAhead = true;
+          continue;
+        }
         if (lazy) {
           if (cursor < heldCount && h[cursor * FIELDS] === job.id) {
             const start = h[cursor * FIELDS + 1];
@@ -265,7 +337,10 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
               pendingFree = free;
               pendingStart = start;
               if (job.numNodes > free) s.pend(job, insufficient, "insufficient_nodes");
-              else s.pend(job, blockedReason, "reservation_blocked");
+              else {
+                s.pend(job, blockedReason, "reservation_blocked");
+                if (job.numNodes > mostBlocked) mostBlocked = job.numNodes;
+              }
               if (start > now && start < wake) wake = start;
               waitingAhead = true;
               continue;
@@ -300,6 +375,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         const free = s.free;
         if (start <= now && job.numNodes <= free) {
           s.dispatch(job, waitingAhead);
+          startedAny = true;
           if (
             placed && blocks.start[b] === now && blocks.end[b] === now + job.timeLimit &&
             blocks.nodes[b] === job.numNodes
@@ -323,7 +399,10 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         pendingFree = free;
         pendingStart = start;
         if (job.numNodes > free) s.pend(job, insufficient, "insufficient_nodes");
-        else s.pend(job, blockedReason, "reservation_blocked");
+        else {
+          s.pend(job, blockedReason, "reservation_blocked");
+          if (job.numNodes > mostBlocked) mostBlocked = job.numNodes;
+        }
         if (start > now && start < wake) wake = start;
         if (start < soonest) soonest = start;
         kept.push(job.id, start, job.timeLimit, job.numNodes);
@@ -331,16 +410,17 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       }
       if (lazy && cursor === heldCount) {
         // Every job held was offered, in order, and stays: the same
-        // reservations, the profile as it is now.
+        // reservations and the new jobs', the profile as it is now.
         const p = profile();
-        s.remember?.(Object.freeze({
-          held: h,
-          soonest: memory.soonest,
+        keep({
+          held: fresh.length === 0 ? h : h.concat(fresh),
+          soonest: freshSoonest < memory.soonest ? freshSoonest : memory.soonest,
           running: runningAfter(before, from, gone, started),
           wake,
           times: p.times,
           free: p.free,
-        }));
+          clock: now,
+        });
         return;
       }
       if (lazy) toBlocks();
@@ -352,14 +432,27 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
           p.add(blocks.start[b], blocks.end[b], blocks.nodes[b]);
         }
       }
-      s.remember?.(Object.freeze({
+      keep({
         held: kept.keep(),
         soonest,
         running: runningAfter(before, from, gone, started),
         wake,
         times: p.times,
         free: p.free,
-      }));
+        clock: now,
+      });
+
+      // Remembers what the session leaves; after a start, for the session
+      // the engine runs next.
+      function keep(m: Memory): void {
+        if (s.remember === undefined) return;
+        const frozen = Object.freeze(m);
+        s.remember(frozen);
+        if (startedAny) {
+          followUp = frozen;
+          blockedNodes = mostBlocked;
+        }
+      }
 
       // Why `job` (it fits the free nodes) may not start now: the
       // reservation it would delay.

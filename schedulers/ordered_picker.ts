@@ -12,6 +12,7 @@ import type {
   PickerSetup,
   SessionContext,
 } from "../core/picker.ts";
+import type { TreeNode } from "../core/_ordered_set.ts";
 import type { JobRecord } from "../core/types.ts";
 import {
   dequeue,
@@ -78,6 +79,7 @@ export function keyOrderPicker(options: OrderedPickerOptions): Picker<SizeClasse
   const order = jobOrder(options.compare);
   return {
     name: options.name,
+    stableOrder: true,
     init: (setup: PickerSetup) => emptySizeClassedQueue(setup.searchByLimit, order),
     beginEdit: transientQueue,
     endEdit: persistentQueue,
@@ -112,6 +114,11 @@ class OrderedSession implements PickerSession<SizeClassedQueue>, CandidateSearch
   /** maxNodesBefore resumes where it stopped: candidates only move forward. */
   scannedTo: JobRecord | undefined = undefined;
   maxScanned = -Infinity;
+  /** `nextJob`'s in-order stack, valid while the tree and the cursor are as it left them. */
+  stack: TreeNode<JobRecord>[] = [];
+  stackValid = false;
+  /** Whether the last call was a step of `nextJob` (the next one builds the stack). */
+  walking = false;
   readonly search: CandidateSearch | undefined;
 
   constructor(q: SizeClassedQueue, searchable: boolean) {
@@ -121,14 +128,46 @@ class OrderedSession implements PickerSession<SizeClassedQueue>, CandidateSearch
 
   nextJob(): JobRecord | undefined {
     if (this.exhausted) return undefined;
-    const next = this.q.all.after(this.cursor);
-    if (next === undefined) this.exhausted = true;
-    else this.cursor = next;
-    return next;
+    // The nodes after the cursor still to visit, as an in-order stack: a
+    // walk costs O(1) a step instead of a search from the root. The first
+    // step after a start or a search (the tree changed or the cursor
+    // jumped) searches from the root, as EASY's head needs only that one;
+    // the next one builds the stack.
+    const stack = this.stack;
+    if (!this.stackValid) {
+      if (!this.walking) {
+        this.walking = true;
+        const next = this.q.all.after(this.cursor);
+        if (next === undefined) this.exhausted = true;
+        else this.cursor = next;
+        return next;
+      }
+      stack.length = 0;
+      const cmp = this.q.all.spec.compare;
+      const cursor = this.cursor;
+      let n = this.q.all.root;
+      while (n !== null) {
+        if (cursor === undefined || cmp(n.v, cursor) > 0) {
+          stack.push(n);
+          n = n.l;
+        } else n = n.r;
+      }
+      this.stackValid = true;
+    }
+    const top = stack.pop();
+    if (top === undefined) {
+      this.exhausted = true;
+      return undefined;
+    }
+    for (let r = top.r; r !== null; r = r.l) stack.push(r);
+    this.cursor = top.v;
+    return top.v;
   }
 
   onDispatch(job: JobRecord): void {
     this.q = dequeue(this.q, job);
+    this.stackValid = false;
+    this.walking = false;
   }
 
   onPend(_job: JobRecord): void {}
@@ -139,6 +178,8 @@ class OrderedSession implements PickerSession<SizeClassedQueue>, CandidateSearch
 
   nextFitting(maxNodes: number, limitFits: (limit: number) => boolean): JobRecord | undefined {
     if (this.exhausted) return undefined;
+    this.stackValid = false;
+    this.walking = false;
     const found = firstFitting(this.q, this.cursor, maxNodes, limitFits);
     if (found === undefined) this.exhausted = true;
     else this.cursor = found;

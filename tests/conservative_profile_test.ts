@@ -181,6 +181,34 @@ Deno.test("conservative_profile: a session's profile taken from the last one equ
   assert(changed > RUNS / 2, `only ${changed} runs changed the capacity`);
 });
 
+Deno.test("conservative_profile: skipping the session right after a start (stable order) changes no row, decisions included", () => {
+  let started = 0;
+  fc.assert(
+    fc.property(
+      scenarios,
+      fc.constantFrom("builtin_fcfs", "sjf", "fairshare"),
+      fc.constantFrom(true, "heads" as const),
+      ({ config, trace }, picker, decisions) => {
+        const run = (skipFollowUps: boolean) =>
+          runBatch({
+            ...config,
+            picker,
+            decisions,
+            admission: conservativeProfilePolicy({ skipFollowUps }),
+          }, trace);
+        const skipped = run(true);
+        const walked = run(false);
+        assertEquals(skipped.jobRows, walked.jobRows);
+        assertEquals(skipped.resourceRows, walked.resourceRows);
+        assertEquals(skipped.decisions, walked.decisions);
+        started += skipped.decisions.filter((d) => d.type === "DISPATCH").length;
+      },
+    ),
+    { seed: 1628, numRuns: RUNS },
+  );
+  assert(started > RUNS * 5, `only ${started} starts`);
+});
+
 // The worked example (README, "Conservative backfilling with a profile"): a
 // 10-node machine. Job 0 holds 6 nodes until 100. Job 1 (8 nodes) is
 // reserved 100-150, job 2 (the whole machine) 150-200. Job 3 (2 nodes, 180 s)

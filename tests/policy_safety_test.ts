@@ -106,7 +106,9 @@ Deno.test("library: the session hides the engine (no working state reachable thr
   });
   twoFullJobs(peek).advanceTo(0);
   assert(
-    fields.every((f) => ["now", "queuesConfigured", "endsByShadow", "search"].includes(f)),
+    fields.every((f) =>
+      ["now", "queuesConfigured", "endsByShadow", "stableOrder", "search"].includes(f)
+    ),
     `${fields}`,
   );
 });
