@@ -14,8 +14,20 @@
 // bench:traces medians): computing in a worker cost about 130 ms a run
 // (a second module graph compiled without the code cache); the watchdog
 // costs the ~20 ms of creating its thread.
+//
+// The thread also costs about 14 MiB (a second Deno runtime: the same with
+// an empty worker module; no V8 flag shrinks it), most of a short run's
+// memory above bare Deno. So the CLI arms the watchdog instead of starting
+// it (armWatchdog): simulate's loop gives the event loop a turn every 20 ms
+// (cli/run_loop.ts), where the main thread's own signal listener runs, and
+// only when the engine has kept the thread busy for 60 ms without a turn
+// (one long step: a deep queue's drain, thousands of jobs at one instant)
+// does the engine's interrupt poll start the thread (listening some 20 ms
+// later). A signal that lands before that in a long step is honoured when
+// the step ends, by the listener, as cleanly; every later one within
+// milliseconds.
 
-import { watchInterrupt } from "../core/_interrupt.ts";
+import { pollInterrupt, watchInterrupt } from "../core/_interrupt.ts";
 import { removeTemporaries, type TemporaryKind, watchTemporaries } from "../io/_temporaries.ts";
 import { abortAllOutputs } from "../io/atomic_writer.ts";
 import { runShutdownHooks } from "./_shutdown.ts";
@@ -46,16 +58,99 @@ export function exitForSignal(code: number): never {
   Deno.exit(code);
 }
 
+/** How long the engine may keep the main thread from its event loop before the watchdog starts (ms). */
+export const LONG_STRETCH_MS = 60;
+
+/** Jobs in the system (created, not yet ended or rejected) from which the next step may be long. */
+export const DEEP_QUEUE_JOBS = 4096;
+
+let worker: Worker | undefined;
+let armed = false;
+let committing = false;
+
 /**
  * Starts the watchdog thread and hands the engine its flag. The temporaries
  * and child processes made from here on are told to the watchdog too, for
  * the rare case that it has to end the process itself.
  */
 export function startWatchdog(): void {
+  trackTemporaries();
+  if (worker === undefined) startThread();
+}
+
+/**
+ * Arms the watchdog: the temporaries and child processes are tracked here
+ * from now on, and the thread starts (told of them all) once the engine has
+ * kept the main thread busy for {@link LONG_STRETCH_MS} without a turn of
+ * the event loop (both in wall time and in the process's CPU time), or
+ * before a deep step ({@link beforeStep}). Until then the main thread's signal listener, which runs
+ * at every turn, is all a run needs.
+ */
+export function armWatchdog(): void {
+  trackTemporaries();
+  if (worker !== undefined) return;
+  armed = true;
+  let busySince = -1;
+  let cpuSince = 0;
+  pollInterrupt(() => {
+    const now = performance.now();
+    if (busySince < 0) {
+      busySince = now;
+      cpuSince = cpuMs();
+      // The next turn of the event loop ends the busy stretch.
+      Deno.unrefTimer(setTimeout(() => {
+        busySince = -1;
+      }, 0));
+    } else if (
+      now - busySince >= LONG_STRETCH_MS &&
+      (cpuUsage === undefined || cpuMs() - cpuSince >= LONG_STRETCH_MS)
+    ) {
+      startThread();
+    }
+  });
+}
+
+// The process's CPU time (ms), so that a run on a loaded machine, which
+// waits for a core between its short steps, is not taken for a long step.
+// Deno.cpuUsage (user and system µs, Deno 2) is not in Deno's type
+// declarations; without it the wall clock alone decides.
+const cpuUsage = (Deno as unknown as { cpuUsage?: () => { user: number; system: number } })
+  .cpuUsage;
+function cpuMs(): number {
+  if (cpuUsage === undefined) return 0;
+  const u = cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/**
+ * Before a step: an armed watchdog starts now when `jobsInSystem` (created,
+ * not yet ended or rejected) reaches {@link DEEP_QUEUE_JOBS}, since a step's
+ * passes grow with the queue (a drain of 6,000 jobs queued at one instant
+ * under conservative_profile takes minutes) and a signal in the first
+ * milliseconds of such a step would otherwise wait for its end. HPC2N peaks
+ * at 2,884 jobs in the system under EASY, KTH at 586.
+ */
+export function beforeStep(jobsInSystem: number): void {
+  if (armed && worker === undefined && jobsInSystem >= DEEP_QUEUE_JOBS) startThread();
+}
+
+function post(m: WatchdogMessage): void {
+  worker?.postMessage(m);
+}
+
+function startThread(): void {
+  pollInterrupt(undefined);
+  armed = false;
   const flag = new SharedArrayBuffer(4);
-  const worker = new Worker(new URL("./_watchdog_worker.ts", import.meta.url), { type: "module" });
-  const post = (m: WatchdogMessage) => worker.postMessage(m);
+  worker = new Worker(new URL("./_watchdog_worker.ts", import.meta.url), { type: "module" });
   post({ flag });
+  for (const [path, kind] of live) post({ made: path, kind });
+  for (const pid of children) post({ spawned: pid });
+  if (committing) post({ committing });
+  watchInterrupt(new Int32Array(flag), exitForSignal);
+}
+
+function trackTemporaries(): void {
   watchTemporaries({
     made: (path, kind) => {
       live.set(path, kind);
@@ -73,7 +168,9 @@ export function startWatchdog(): void {
       children.delete(pid);
       post({ reaped: pid });
     },
-    committing: (busy) => post({ committing: busy }),
+    committing: (busy) => {
+      committing = busy;
+      post({ committing: busy });
+    },
   });
-  watchInterrupt(new Int32Array(flag), exitForSignal);
 }

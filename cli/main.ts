@@ -239,7 +239,8 @@ if (import.meta.main) {
   enterUserFolder();
   // A signal always stops a command that computes: code that may never
   // return runs in a worker (cli/_supervise.ts), the rest on this thread
-  // with a watchdog and an interrupt flag the engine checks (cli/_watchdog.ts).
+  // with an interrupt flag the engine checks and a watchdog thread started
+  // once a step keeps this thread busy (cli/_watchdog.ts).
   const { runsInWorker, runsUnderWatchdog, superviseWorker } = await import("./_supervise.ts");
   if (runsInWorker(Deno.args)) await superviseWorker(Deno.args);
   let exitFor = (code: number): never => {
@@ -249,7 +250,10 @@ if (import.meta.main) {
   };
   if (runsUnderWatchdog(Deno.args)) {
     const watchdog = await import("./_watchdog.ts");
-    watchdog.startWatchdog();
+    // simulate's loop gives the event loop a turn every 50 ms, so its thread
+    // waits for a long step; the other commands have it from the start.
+    if (Deno.args[0] === "simulate") watchdog.armWatchdog();
+    else watchdog.startWatchdog();
     exitFor = watchdog.exitForSignal;
   }
   const signals: [Deno.Signal, number][] = [["SIGINT", 130], ["SIGTERM", 143]];

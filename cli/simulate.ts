@@ -41,6 +41,7 @@ import { RunHooks } from "./record_hooks.ts";
 import { applyAdvance, type LoopContext, replayAll, simulateFiles, Yielder } from "./run_loop.ts";
 import { VERSION } from "./version.ts";
 import { jsonConfig, machineModel, machineOf } from "./_machine_run.ts";
+import { beforeStep } from "./_watchdog.ts";
 
 /** Where the command writes its text. */
 export interface Console {
@@ -289,6 +290,8 @@ export async function simulateCommand(
       run.record(input, before, r, t0);
     };
     const apply = (input: Input): void => {
+      const { jobsCreated, jobsCompleted, jobsRejected } = state.stats;
+      beforeStep(jobsCreated - jobsCompleted - jobsRejected);
       if (run.snapshotNext && input.kind !== "flush") applyOne({ kind: "flush" });
       applyOne(input);
     };

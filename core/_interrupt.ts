@@ -8,9 +8,17 @@
 // when no flag was given (the library, tests, serve). When the flag is set,
 // the shell's handler runs right there: it removes the temporaries and exits
 // the process, so no state is left half-made for anyone to see.
+//
+// The watchdog thread costs about 14 MiB, so the CLI starts it only once the
+// main thread has been busy long enough to need it (cli/_watchdog.ts): until
+// then it hands the engine a poll, called every 256th check, that looks at
+// the clock.
 
 let flag: Int32Array | undefined;
 let onInterrupt: ((code: number) => void) | undefined;
+let poll: (() => void) | undefined;
+let countdown = 0;
+const CHECKS_PER_POLL = 256;
 
 /**
  * Hands the engine an interrupt flag (`flag[0]`: 0, or the exit code a signal
@@ -45,5 +53,28 @@ export function checkInterrupt(): void {
   if (flag !== undefined) {
     const code = Atomics.load(flag, 0);
     if (code !== 0) onInterrupt?.(code);
+  } else if (poll !== undefined && --countdown <= 0) {
+    countdown = CHECKS_PER_POLL;
+    poll();
   }
+}
+
+/**
+ * Until a flag is given, calls `f` at every 256th {@link checkInterrupt}
+ * (`undefined`: no poll, the default). The CLI's poll starts the watchdog
+ * when a step has kept the main thread busy for a while.
+ *
+ * @example
+ * ```ts
+ * import { checkInterrupt, pollInterrupt } from "./_interrupt.ts";
+ * let polls = 0;
+ * pollInterrupt(() => polls++);
+ * for (let i = 0; i < 1024; i++) checkInterrupt();
+ * pollInterrupt(undefined);
+ * if (polls !== 4) throw new Error(`${polls} polls`);
+ * ```
+ */
+export function pollInterrupt(f: (() => void) | undefined): void {
+  poll = f;
+  countdown = CHECKS_PER_POLL;
 }
