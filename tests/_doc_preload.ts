@@ -1,19 +1,8 @@
-// Preloaded by `deno task test` (`--preload`): makes a failed `console.assert`
-// throw. The JSDoc examples run as doc tests check their results with
-// `console.assert`, which by default only logs, so a wrong example would
-// still pass; with this preload it fails its test.
+// Preloaded by `deno task test` (`--preload`) for the test files: the
+// console.assert rule of tests/_assert_preload.ts, and every temp folder of
+// the run in one folder of its own (tests/_temp_root.ts).
 
+import "./_assert_preload.ts";
 import { enterRunTempFolder } from "./_temp_root.ts";
 
-const original = console.assert.bind(console);
-
-console.assert = (condition?: boolean, ...data: unknown[]): void => {
-  if (condition) return;
-  original(condition, ...data);
-  throw new Error(
-    `console.assert failed${data.length > 0 ? ": " + data.map(String).join(" ") : ""}`,
-  );
-};
-
-// Every temp folder of the run in one folder of its own: tests/_temp_root.ts.
 enterRunTempFolder();

@@ -2,8 +2,8 @@
 // (issue 27). The preload (tests/_doc_preload.ts, tests/_temp_root.ts) made
 // one temp folder for this whole run; this file sorts last, after
 // tests/zz_cli_stack_frames_test.ts has removed the CLI stderr log, so the
-// folder must be empty now. The doc tests, which run after every test file,
-// get the real temp folder back.
+// folder must be empty now. The doc tests run first, in a process of their
+// own (one process for both grew past V8's 4 GB heap), with the real temp folder.
 
 import { assertEquals } from "./_assert.ts";
 import { leaveRunTempFolder, RUN_TMPDIR } from "./_temp_root.ts";

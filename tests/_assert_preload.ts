@@ -1,0 +1,4 @@
+// Preloaded by `deno task test` (`--preload`): makes a failed `console.assert`
+// throw. The JSDoc examples run as doc tests check their results with
+// `console.assert`, which by default only logs, so a wrong example would
+// still pass; with this preload it fails its test.
