@@ -39,6 +39,7 @@ import type { AdmissionSession, SessionResources } from "../core/admission.ts";
 import { type PendReason, pendReasons } from "../core/decisions.ts";
 import type { Placement, ResourceModel } from "../core/resource_model.ts";
 import type { JobRecord } from "../core/types.ts";
+import { demandShapeId } from "../core/_demand_shape.ts";
 
 /** The head's reservation: when, and the machine as it will find it then. */
 interface Shadow {
@@ -388,11 +389,12 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
   let shadow = version === undefined ? undefined : keptShadow(s, res, head, version);
   if (shadow !== undefined) fits = endsBefore(s, shadow.time);
   const noRoom = new NoRoom();
-  for (let job = search.nextFitting(s.free, fits); job !== undefined;) {
+  const noRoomFrom = noRoom.from;
+  for (let job = search.nextFitting(s.free, fits, noRoomFrom); job !== undefined;) {
     if (fits(job.timeLimit) && !noRoom.fails(job)) {
       if (!(job.numNodes <= s.free && canPlace(res.model, res.state, job))) {
         noRoom.add(job);
-        job = search.nextFitting(s.free, fits);
+        job = search.nextFitting(s.free, fits, noRoomFrom);
         continue;
       }
       if (shadow === undefined && !raised && !early(job.timeLimit)) {
@@ -410,7 +412,7 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
         if (fits(job.timeLimit)) s.dispatch(job, true);
       }
     }
-    job = search.nextFitting(s.free, fits);
+    job = search.nextFitting(s.free, fits, noRoomFrom);
   }
   if (shadow !== undefined) endShadow(s, res, shadow);
 }
@@ -441,26 +443,6 @@ function lowerBound(
   return undefined;
 }
 
-// Replica shapes (units per replica and topology key): a number per
-// shape, by demand object (a pass looks a shape up per candidate).
-const shapeIds = new WeakMap<object, number>();
-const shapeIdOfKey = new Map<string, number>();
-
-function shapeId(job: JobRecord): number {
-  const d = job.demand;
-  if (d === undefined) return -1;
-  let id = shapeIds.get(d);
-  if (id === undefined) {
-    const key = `${d.topologyKey ?? ""}|${
-      Object.keys(d.perReplica).sort().map((r) => `${r}=${d.perReplica[r]}`).join()
-    }`;
-    id = shapeIdOfKey.get(key);
-    if (id === undefined) shapeIdOfKey.set(key, id = shapeIdOfKey.size);
-    shapeIds.set(d, id);
-  }
-  return id;
-}
-
 /**
  * During one pass, per replica shape, the fewest replicas the model could
  * not place now. Jobs only start during a pass (none ends), so a shape that
@@ -473,13 +455,23 @@ class NoRoom {
 
   fails(job: JobRecord): boolean {
     if (this.#least.size === 0) return false;
-    const id = shapeId(job);
+    const id = demandShapeId(job);
     const least = id < 0 ? undefined : this.#least.get(id);
     return least !== undefined && job.demand!.replicas >= least;
   }
 
+  /**
+   * The fewest replicas of `job`'s shape found no room (Infinity: none):
+   * the search's `noRoomFrom`, so that the picker skips them all at once.
+   */
+  readonly from = (job: JobRecord): number => {
+    if (this.#least.size === 0) return Infinity;
+    const id = demandShapeId(job);
+    return (id < 0 ? undefined : this.#least.get(id)) ?? Infinity;
+  };
+
   add(job: JobRecord): void {
-    const id = shapeId(job);
+    const id = demandShapeId(job);
     if (id < 0 || job.numNodes > 0) return;
     const least = this.#least.get(id);
     if (least === undefined || job.demand!.replicas < least) {
