@@ -342,8 +342,9 @@ export function easyOnResources(
     const noRoom = new NoRoom();
     for (let job = s.next(); open && job !== undefined; job = s.next()) {
       if (noRoom.fails(job)) continue;
-      if (!(job.numNodes <= s.free && canPlace(model, res.state, job))) noRoom.add(job);
-      else if (endsInTime(job.timeLimit)) s.dispatch(job, true);
+      if (!(job.numNodes <= s.free && canPlace(model, res.state, job))) {
+        noRoom.add(job, model, res.state);
+      } else if (endsInTime(job.timeLimit)) s.dispatch(job, true);
       else if (extra && leavesHeadRoom(model, shadow, head, job, s.place(job).placement!)) {
         s.dispatch(job, true);
       }
@@ -393,7 +394,7 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
   for (let job = search.nextFitting(s.free, fits, noRoomFrom); job !== undefined;) {
     if (fits(job.timeLimit) && !noRoom.fails(job)) {
       if (!(job.numNodes <= s.free && canPlace(res.model, res.state, job))) {
-        noRoom.add(job);
+        noRoom.add(job, res.model, res.state);
         job = search.nextFitting(s.free, fits, noRoomFrom);
         continue;
       }
@@ -445,7 +446,7 @@ function lowerBound(
 
 /**
  * During one pass, per replica shape, the fewest replicas the model could
- * not place now. Jobs only start during a pass (none ends), so a shape that
+ * not place now (or fewer: above its `roomFor` none can be). Jobs only start during a pass (none ends), so a shape that
  * found no room for r replicas finds none for more: such a candidate is
  * passed over without asking the model (only where no verdict is needed).
  */
@@ -470,12 +471,16 @@ class NoRoom {
     return (id < 0 ? undefined : this.#least.get(id)) ?? Infinity;
   };
 
-  add(job: JobRecord): void {
+  /**
+   * `job`, just found no room for in `state`: from its replicas on (or from
+   * fewer, by the model's `roomFor`), its shape has none in this pass.
+   */
+  add(job: JobRecord, model: ResourceModel, state: unknown): void {
     const id = demandShapeId(job);
     if (id < 0 || job.numNodes > 0) return;
+    let from = job.demand!.replicas;
+    if (model.roomFor !== undefined) from = Math.min(from, model.roomFor(state, job) + 1);
     const least = this.#least.get(id);
-    if (least === undefined || job.demand!.replicas < least) {
-      this.#least.set(id, job.demand!.replicas);
-    }
+    if (least === undefined || from < least) this.#least.set(id, from);
   }
 }
