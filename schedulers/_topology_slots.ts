@@ -342,8 +342,10 @@ export class SlotCaches {
   private markDirty(e: ShapeSlots, nodes: readonly number[]): void {
     const dirty = e.dirty;
     const mark = e.mark;
+    // Past half the nodes `update` recomputes them all: no need to list more.
+    const full = this.nodeCount >> 1;
     let count = e.dirtyCount;
-    for (let k = 0; k < nodes.length; k++) {
+    for (let k = 0; k < nodes.length && count <= full; k++) {
       const i = nodes[k];
       if (mark[i] === 0) {
         mark[i] = 1;
