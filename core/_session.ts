@@ -231,11 +231,15 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     }
   }
 
-  nextFitting(maxNodes: number, limitFits: (limit: number) => boolean): JobRecord | undefined {
+  nextFitting(
+    maxNodes: number,
+    limitFits: (limit: number) => boolean,
+    noRoomFrom?: (job: JobRecord) => number,
+  ): JobRecord | undefined {
     if (this.#ended) throw this.#late("search.nextFitting");
     checkInterrupt();
     try {
-      this.#current = this.#session.search!.nextFitting(maxNodes, limitFits);
+      this.#current = this.#session.search!.nextFitting(maxNodes, limitFits, noRoomFrom);
     } catch (e) {
       throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
     }

@@ -102,8 +102,19 @@ export interface CandidateSearch {
    * monotone: if it accepts a limit it accepts every smaller one, so a
    * picker may skip whole groups by their smallest limit. Candidates passed
    * over are not returned again in this session.
+   *
+   * `noRoomFrom`, a hint a picker may use or ignore: for a candidate with a
+   * `demand`, the fewest replicas from which the policy passes over every
+   * candidate of the same replica shape (the same `perReplica` and
+   * `topologyKey`) in this call (Infinity: none). A picker that files jobs
+   * by shape skips such candidates together instead of returning them one by
+   * one; it is asked about any job of a shape, and its answer holds for all.
    */
-  nextFitting(maxNodes: number, limitFits: (timeLimit: number) => boolean): JobRecord | undefined;
+  nextFitting(
+    maxNodes: number,
+    limitFits: (timeLimit: number) => boolean,
+    noRoomFrom?: (job: JobRecord) => number,
+  ): JobRecord | undefined;
   /**
    * Smallest node count among remaining candidates in ready queues strictly
    * before `job` (all of them when `job` is undefined); Infinity if none.

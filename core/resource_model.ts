@@ -181,6 +181,14 @@ export interface ResourceModel<S = unknown> {
    */
   canPlace?(state: S, job: JobRecord): boolean;
   /**
+   * Optional, for a `job` with a `demand` that `canPlace` just found no room
+   * for: a number of replicas of its replica shape (the same `perReplica`
+   * and `topologyKey`) above which no job of that shape can be placed in
+   * `state` either (pure; the fewer, the better; below the job's replicas).
+   * EASY then passes over every such candidate in a pass without asking.
+   */
+  roomFor?(state: S, job: JobRecord): number;
+  /**
    * Optional (pure): a number that stays the same while nothing is
    * allocated, released or taken offline: `beginEdit`'s copy has its
    * source's, and every change gives the state a number no other state has.

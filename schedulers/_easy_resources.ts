@@ -39,6 +39,7 @@ import type { AdmissionSession, SessionResources } from "../core/admission.ts";
 import { type PendReason, pendReasons } from "../core/decisions.ts";
 import type { Placement, ResourceModel } from "../core/resource_model.ts";
 import type { JobRecord } from "../core/types.ts";
+import { demandShapeId } from "../core/_demand_shape.ts";
 
 /** The head's reservation: when, and the machine as it will find it then. */
 interface Shadow {
@@ -341,8 +342,9 @@ export function easyOnResources(
     const noRoom = new NoRoom();
     for (let job = s.next(); open && job !== undefined; job = s.next()) {
       if (noRoom.fails(job)) continue;
-      if (!(job.numNodes <= s.free && canPlace(model, res.state, job))) noRoom.add(job);
-      else if (endsInTime(job.timeLimit)) s.dispatch(job, true);
+      if (!(job.numNodes <= s.free && canPlace(model, res.state, job))) {
+        noRoom.add(job, model, res.state);
+      } else if (endsInTime(job.timeLimit)) s.dispatch(job, true);
       else if (extra && leavesHeadRoom(model, shadow, head, job, s.place(job).placement!)) {
         s.dispatch(job, true);
       }
@@ -388,11 +390,12 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
   let shadow = version === undefined ? undefined : keptShadow(s, res, head, version);
   if (shadow !== undefined) fits = endsBefore(s, shadow.time);
   const noRoom = new NoRoom();
-  for (let job = search.nextFitting(s.free, fits); job !== undefined;) {
+  const noRoomFrom = noRoom.from;
+  for (let job = search.nextFitting(s.free, fits, noRoomFrom); job !== undefined;) {
     if (fits(job.timeLimit) && !noRoom.fails(job)) {
       if (!(job.numNodes <= s.free && canPlace(res.model, res.state, job))) {
-        noRoom.add(job);
-        job = search.nextFitting(s.free, fits);
+        noRoom.add(job, res.model, res.state);
+        job = search.nextFitting(s.free, fits, noRoomFrom);
         continue;
       }
       if (shadow === undefined && !raised && !early(job.timeLimit)) {
@@ -410,7 +413,7 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
         if (fits(job.timeLimit)) s.dispatch(job, true);
       }
     }
-    job = search.nextFitting(s.free, fits);
+    job = search.nextFitting(s.free, fits, noRoomFrom);
   }
   if (shadow !== undefined) endShadow(s, res, shadow);
 }
@@ -441,29 +444,9 @@ function lowerBound(
   return undefined;
 }
 
-// Replica shapes (units per replica and topology key): a number per
-// shape, by demand object (a pass looks a shape up per candidate).
-const shapeIds = new WeakMap<object, number>();
-const shapeIdOfKey = new Map<string, number>();
-
-function shapeId(job: JobRecord): number {
-  const d = job.demand;
-  if (d === undefined) return -1;
-  let id = shapeIds.get(d);
-  if (id === undefined) {
-    const key = `${d.topologyKey ?? ""}|${
-      Object.keys(d.perReplica).sort().map((r) => `${r}=${d.perReplica[r]}`).join()
-    }`;
-    id = shapeIdOfKey.get(key);
-    if (id === undefined) shapeIdOfKey.set(key, id = shapeIdOfKey.size);
-    shapeIds.set(d, id);
-  }
-  return id;
-}
-
 /**
  * During one pass, per replica shape, the fewest replicas the model could
- * not place now. Jobs only start during a pass (none ends), so a shape that
+ * not place now (or fewer: above its `roomFor` none can be). Jobs only start during a pass (none ends), so a shape that
  * found no room for r replicas finds none for more: such a candidate is
  * passed over without asking the model (only where no verdict is needed).
  */
@@ -473,17 +456,31 @@ class NoRoom {
 
   fails(job: JobRecord): boolean {
     if (this.#least.size === 0) return false;
-    const id = shapeId(job);
+    const id = demandShapeId(job);
     const least = id < 0 ? undefined : this.#least.get(id);
     return least !== undefined && job.demand!.replicas >= least;
   }
 
-  add(job: JobRecord): void {
-    const id = shapeId(job);
+  /**
+   * The fewest replicas of `job`'s shape found no room (Infinity: none):
+   * the search's `noRoomFrom`, so that the picker skips them all at once.
+   */
+  readonly from = (job: JobRecord): number => {
+    if (this.#least.size === 0) return Infinity;
+    const id = demandShapeId(job);
+    return (id < 0 ? undefined : this.#least.get(id)) ?? Infinity;
+  };
+
+  /**
+   * `job`, just found no room for in `state`: from its replicas on (or from
+   * fewer, by the model's `roomFor`), its shape has none in this pass.
+   */
+  add(job: JobRecord, model: ResourceModel, state: unknown): void {
+    const id = demandShapeId(job);
     if (id < 0 || job.numNodes > 0) return;
+    let from = job.demand!.replicas;
+    if (model.roomFor !== undefined) from = Math.min(from, model.roomFor(state, job) + 1);
     const least = this.#least.get(id);
-    if (least === undefined || job.demand!.replicas < least) {
-      this.#least.set(id, job.demand!.replicas);
-    }
+    if (least === undefined || from < least) this.#least.set(id, from);
   }
 }

@@ -233,11 +233,7 @@ export class SlotCaches {
       for (let k = 0; k < entry.dirtyCount; k++) entry.mark[entry.dirty[k]] = 0;
       entry.dirtyCount = 0;
     }
-    const slots = entry.slots;
-    let total = 0;
-    for (let i = 0; i < n; i++) total += slots[i] = this.nodeSlots(free, entry, i);
-    entry.total = total;
-    markPositive(entry);
+    this.recomputeAll(free, entry);
     return entry;
   }
 
@@ -246,10 +242,7 @@ export class SlotCaches {
     const slots = e.slots;
     const n = this.nodeCount;
     if (e.dirtyCount * 2 > n) {
-      let total = 0;
-      for (let i = 0; i < n; i++) total += slots[i] = this.nodeSlots(free, e, i);
-      e.total = total;
-      markPositive(e);
+      this.recomputeAll(free, e);
       for (const ds of e.domains.values()) {
         const index = ds.index;
         ds.sums.fill(0);
@@ -349,8 +342,10 @@ export class SlotCaches {
   private markDirty(e: ShapeSlots, nodes: readonly number[]): void {
     const dirty = e.dirty;
     const mark = e.mark;
+    // Past half the nodes `update` recomputes them all: no need to list more.
+    const full = this.nodeCount >> 1;
     let count = e.dirtyCount;
-    for (let k = 0; k < nodes.length; k++) {
+    for (let k = 0; k < nodes.length && count <= full; k++) {
       const i = nodes[k];
       if (mark[i] === 0) {
         mark[i] = 1;
@@ -405,6 +400,40 @@ export class SlotCaches {
     return copy;
   }
 
+  /**
+   * Every node's slots, `total` and `positive` of `e` afresh: `nodeSlots`
+   * column by column over all nodes (the same numbers; a full recompute is
+   * most of the upkeep after starts and ends of jobs on many nodes).
+   */
+  private recomputeAll(free: Float64Array, e: ShapeSlots): void {
+    const slots = e.slots;
+    const n = this.nodeCount;
+    const R = this.resourceCount;
+    const { cols, amounts } = e;
+    slots.fill(Infinity);
+    for (let k = 0; k < cols.length; k++) {
+      const c = cols[k];
+      const a = amounts[k];
+      for (let i = 0, at = c; i < n; i++, at += R) {
+        const f = free[at];
+        let q = Math.floor(f / a);
+        if (q * a > f) q--; // a quotient rounded up to the next integer
+        if (q < slots[i]) slots[i] = q;
+      }
+    }
+    const bits = e.positive;
+    bits.fill(0);
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      let q = slots[i];
+      // An offline node's free units are below zero: no slot, never a negative count.
+      if (q < 0) slots[i] = q = 0;
+      else if (q > 0) bits[i >>> 5] |= 1 << (i & 31);
+      total += q;
+    }
+    e.total = total;
+  }
+
   /** Replica slots of node `i` for a shape. */
   private nodeSlots(free: Float64Array, shape: ShapeSlots, i: number): number {
     return nodeSlots(free, i * this.resourceCount, shape.cols, shape.amounts);
@@ -432,14 +461,6 @@ export function nodeSlots(
   }
   // An offline node's free units are below zero: no slot, never a negative count.
   return s < 0 ? 0 : s;
-}
-
-/** Sets `e.positive` from its slots. */
-function markPositive(e: ShapeSlots): void {
-  const bits = e.positive;
-  bits.fill(0);
-  const slots = e.slots;
-  for (let i = 0; i < slots.length; i++) if (slots[i] > 0) bits[i >>> 5] |= 1 << (i & 31);
 }
 
 /** The first domain (by name) with the most slots. */

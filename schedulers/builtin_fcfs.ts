@@ -243,10 +243,10 @@ function queuedSession(s: BuiltinFcfsQueues, ctx: SessionContext): PickerSession
   const searches = sessions.map((x) => x.search);
   const search: CandidateSearch | undefined = searches.every((x) => x !== undefined)
     ? {
-      nextFitting(maxNodes, limitFits) {
+      nextFitting(maxNodes, limitFits, noRoomFrom) {
         for (; k < sessions.length; k++) {
           if (!ready(k)) continue;
-          const found = searches[k]!.nextFitting(maxNodes, limitFits);
+          const found = searches[k]!.nextFitting(maxNodes, limitFits, noRoomFrom);
           if (found !== undefined) return found;
         }
         return undefined;

@@ -176,11 +176,15 @@ class OrderedSession implements PickerSession<SizeClassedQueue>, CandidateSearch
     return this.q;
   }
 
-  nextFitting(maxNodes: number, limitFits: (limit: number) => boolean): JobRecord | undefined {
+  nextFitting(
+    maxNodes: number,
+    limitFits: (limit: number) => boolean,
+    noRoomFrom?: (job: JobRecord) => number,
+  ): JobRecord | undefined {
     if (this.exhausted) return undefined;
     this.stackValid = false;
     this.walking = false;
-    const found = firstFitting(this.q, this.cursor, maxNodes, limitFits);
+    const found = firstFitting(this.q, this.cursor, maxNodes, limitFits, noRoomFrom);
     if (found === undefined) this.exhausted = true;
     else this.cursor = found;
     return found;

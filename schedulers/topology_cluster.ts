@@ -275,6 +275,25 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     return false;
   }
 
+  roomFor(state: TopologyState, job: JobRecord): number {
+    const d = demandOf(job);
+    // The free units of all nodes together bound it without looking at one.
+    const { cols, amounts } = this.slotCaches.shapeOf(d);
+    if (cols.length === 0) return 0;
+    let units = Infinity;
+    for (let k = 0; k < cols.length; k++) {
+      const f = state.freeSums[cols[k]];
+      let q = Math.floor(f / amounts[k]);
+      if (q * amounts[k] > f) q--; // a quotient rounded up to the next integer
+      if (q < units) units = q;
+    }
+    if (units < d.replicas) return units;
+    // Else the largest domain's slots (what `canPlace` has just brought up to date).
+    const shape = this.slotCaches.slotsFor(state, state.free, d);
+    const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
+    return this.slotCaches.domainSlots(shape, key ?? "", this.domains(key)).largestSlots;
+  }
+
   fits(state: TopologyState, job: JobRecord, placement: Placement): boolean {
     const d = demandOf(job);
     const R = this.resources.length;

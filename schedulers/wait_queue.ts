@@ -8,9 +8,15 @@
 // the queue. `SizeClassedQueue` also files every job under its size class;
 // inside a class whose largest size fits, only the time limit matters, so the
 // per-class minimum prunes exactly and a search costs O(classes + log n).
+//
+// Jobs placed by a resource model (a `demand`, no whole nodes) all fall in
+// size class 0, so they are filed by replica shape instead, each shape's set
+// keeping the subtree minimum of replicas: a search told that a shape has no
+// room from r replicas on (`noRoomFrom`) skips all of them at once.
 
 import { OrderedSet, type OrderSpec } from "../core/_ordered_set.ts";
 import type { JobRecord } from "../core/types.ts";
+import { demandShapeId } from "../core/_demand_shape.ts";
 
 /** FCFS order within a queue: higher priority first, then submit time, then job id. */
 export const fcfsCompare = (a: JobRecord, b: JobRecord): number =>
@@ -65,7 +71,13 @@ export interface SizeClassedQueue {
   readonly all: FcfsQueue;
   /** `byClass[c]`: the waiting jobs of size class c, FCFS order (when indexed). */
   readonly byClass: readonly (FcfsQueue | undefined)[];
-  /** Whether `byClass` is maintained. */
+  /**
+   * `byShape[k]`: the waiting jobs with a demand and no whole nodes of
+   * replica shape k (`demandShapeId`), in the same order, with the minimum
+   * of replicas in place of node count (when indexed; not in `byClass`).
+   */
+  readonly byShape: readonly (FcfsQueue | undefined)[];
+  /** Whether `byClass` and `byShape` are maintained. */
   readonly indexed: boolean;
   /** The edit token of a transient queue. */
   readonly owner?: object;
@@ -75,6 +87,7 @@ export interface SizeClassedQueue {
 interface TransientQueue {
   all: FcfsQueue;
   byClass: (FcfsQueue | undefined)[];
+  byShape: (FcfsQueue | undefined)[];
   readonly indexed: boolean;
   readonly owner: object;
 }
@@ -84,6 +97,7 @@ export function transientQueue(q: SizeClassedQueue, owner: object): SizeClassedQ
   const t: TransientQueue = {
     all: q.all.transient(owner),
     byClass: q.byClass.map((c) => c?.transient(owner)),
+    byShape: q.byShape.map((c) => c?.transient(owner)),
     indexed: q.indexed,
     owner,
   };
@@ -96,6 +110,7 @@ export function persistentQueue(q: SizeClassedQueue): SizeClassedQueue {
   return Object.freeze({
     all: q.all.persistent(),
     byClass: Object.freeze(q.byClass.map((c) => c?.persistent())),
+    byShape: Object.freeze(q.byShape.map((c) => c?.persistent())),
     indexed: q.indexed,
   });
 }
@@ -103,11 +118,13 @@ export function persistentQueue(q: SizeClassedQueue): SizeClassedQueue {
 const EMPTY_INDEXED: SizeClassedQueue = Object.freeze({
   all: emptyFcfsQueue(),
   byClass: Object.freeze([]),
+  byShape: Object.freeze([]),
   indexed: true,
 });
 const EMPTY_PLAIN: SizeClassedQueue = Object.freeze({
   all: emptyFcfsQueue(),
   byClass: Object.freeze([]),
+  byShape: Object.freeze([]),
   indexed: false,
 });
 
@@ -121,15 +138,37 @@ export function emptySizeClassedQueue(
   order?: OrderSpec<JobRecord>,
 ): SizeClassedQueue {
   if (order === undefined) return indexed ? EMPTY_INDEXED : EMPTY_PLAIN;
-  return Object.freeze({ all: OrderedSet.empty(order), byClass: Object.freeze([]), indexed });
+  return Object.freeze({
+    all: OrderedSet.empty(order),
+    byClass: Object.freeze([]),
+    byShape: Object.freeze([]),
+    indexed,
+  });
 }
 
-function withClass(
-  q: SizeClassedQueue,
+// The order of a shape's set: the queue's, with replicas summarised.
+const shapeSpecs = new WeakMap<OrderSpec<JobRecord>, OrderSpec<JobRecord>>();
+
+function shapeSpec(spec: OrderSpec<JobRecord>): OrderSpec<JobRecord> {
+  let s = shapeSpecs.get(spec);
+  if (s === undefined) {
+    s = { compare: spec.compare, p1: (x) => x.demand!.replicas, p2: (x) => x.timeLimit };
+    shapeSpecs.set(spec, s);
+  }
+  return s;
+}
+
+/** The replica shape a job is filed under, or -1: filed by size class. */
+function shapeOf(job: JobRecord): number {
+  return job.numNodes === 0 ? demandShapeId(job) : -1;
+}
+
+function withSet(
+  sets: readonly (FcfsQueue | undefined)[],
   c: number,
   set: FcfsQueue | undefined,
 ): readonly (FcfsQueue | undefined)[] {
-  const next = q.byClass.slice();
+  const next = sets.slice();
   while (next.length <= c) next.push(undefined);
   next[c] = set !== undefined && set.size > 0 ? set : undefined;
   return next;
@@ -140,17 +179,38 @@ export function enqueue(q: SizeClassedQueue, job: JobRecord): SizeClassedQueue {
   if (q.owner !== undefined) {
     const t = q as TransientQueue;
     t.all = t.all.add(job);
-    if (t.indexed) {
+    const k = t.indexed ? shapeOf(job) : -1;
+    if (k >= 0) {
+      while (t.byShape.length <= k) t.byShape.push(undefined);
+      t.byShape[k] = (t.byShape[k] ?? OrderedSet.empty(shapeSpec(t.all.spec)).transient(t.owner))
+        .add(job);
+    } else if (t.indexed) {
       const c = sizeClass(job.numNodes);
       while (t.byClass.length <= c) t.byClass.push(undefined);
       t.byClass[c] = (t.byClass[c] ?? OrderedSet.empty(t.all.spec).transient(t.owner)).add(job);
     }
     return t;
   }
-  if (!q.indexed) return { all: q.all.add(job), byClass: q.byClass, indexed: false };
+  const { byClass, byShape } = q;
+  if (!q.indexed) return { all: q.all.add(job), byClass, byShape, indexed: false };
+  const k = shapeOf(job);
+  if (k >= 0) {
+    const set = q.byShape[k] ?? OrderedSet.empty(shapeSpec(q.all.spec));
+    return {
+      all: q.all.add(job),
+      byClass,
+      byShape: withSet(byShape, k, set.add(job)),
+      indexed: true,
+    };
+  }
   const c = sizeClass(job.numNodes);
   const cls = q.byClass[c] ?? OrderedSet.empty(q.all.spec);
-  return { all: q.all.add(job), byClass: withClass(q, c, cls.add(job)), indexed: true };
+  return {
+    all: q.all.add(job),
+    byClass: withSet(byClass, c, cls.add(job)),
+    byShape,
+    indexed: true,
+  };
 }
 
 /** The queue without `job`. */
@@ -158,39 +218,60 @@ export function dequeue(q: SizeClassedQueue, job: JobRecord): SizeClassedQueue {
   if (q.owner !== undefined) {
     const t = q as TransientQueue;
     t.all = t.all.delete(job);
-    if (t.indexed) {
+    const k = t.indexed ? shapeOf(job) : -1;
+    if (k >= 0) {
+      const set = t.byShape[k]?.delete(job);
+      if (k < t.byShape.length) t.byShape[k] = set !== undefined && set.size > 0 ? set : undefined;
+    } else if (t.indexed) {
       const c = sizeClass(job.numNodes);
       const cls = t.byClass[c]?.delete(job);
       if (c < t.byClass.length) t.byClass[c] = cls !== undefined && cls.size > 0 ? cls : undefined;
     }
     return t;
   }
-  if (!q.indexed) return { all: q.all.delete(job), byClass: q.byClass, indexed: false };
+  const { byClass, byShape } = q;
+  if (!q.indexed) return { all: q.all.delete(job), byClass, byShape, indexed: false };
+  const k = shapeOf(job);
+  if (k >= 0) {
+    const set = byShape[k]?.delete(job);
+    return { all: q.all.delete(job), byClass, byShape: withSet(byShape, k, set), indexed: true };
+  }
   const c = sizeClass(job.numNodes);
-  const cls = q.byClass[c];
-  return { all: q.all.delete(job), byClass: withClass(q, c, cls?.delete(job)), indexed: true };
+  const cls = byClass[c];
+  return {
+    all: q.all.delete(job),
+    byClass: withSet(byClass, c, cls?.delete(job)),
+    byShape,
+    indexed: true,
+  };
 }
 
 /**
  * The first job in FCFS order strictly after `after` with
  * `numNodes <= free` and `fits(timeLimit)`; `limitMayFit(minLimit)` must be
  * true whenever some limit >= minLimit could fit (it prunes by the minimum).
+ * Jobs with a demand and at least `noRoomFrom(job)` replicas may be passed
+ * over (see `CandidateSearch.nextFitting`): a shape's set skips them together.
  */
 export function firstFitting(
   q: SizeClassedQueue,
   after: JobRecord | undefined,
   free: number,
   limitMayFit: (minLimit: number) => boolean,
+  noRoomFrom?: (job: JobRecord) => number,
 ): JobRecord | undefined {
   const outerFree = fitFree;
   const outerLimit = fitLimit;
+  const outerNoRoom = fitNoRoom;
   fitFree = free;
   fitLimit = limitMayFit;
+  fitNoRoom = noRoomFrom;
   try {
     return search(q, after, free, limitMayFit);
   } finally {
     fitFree = outerFree;
     fitLimit = outerLimit;
+    fitNoRoom = outerNoRoom;
   }
 }
 
@@ -200,10 +281,18 @@ export function firstFitting(
 // that itself searches leaves the outer search's bounds as they were.
 let fitFree = 0;
 let fitLimit: (minLimit: number) => boolean = () => false;
+let fitNoRoom: ((job: JobRecord) => number) | undefined = undefined;
+/** The replicas from which the shape's set being searched has no room. */
+let shapeBar = Infinity;
+const noRoom = (j: JobRecord) =>
+  fitNoRoom !== undefined && j.demand !== undefined && j.demand.replicas >= fitNoRoom(j);
 const mayFit = (minNodes: number, minLimit: number) => minNodes <= fitFree && fitLimit(minLimit);
-const fits = (j: JobRecord) => j.numNodes <= fitFree && fitLimit(j.timeLimit);
+const fits = (j: JobRecord) => j.numNodes <= fitFree && fitLimit(j.timeLimit) && !noRoom(j);
 const limitMayFitAny = (_minNodes: number, minLimit: number) => fitLimit(minLimit);
 const limitFits = (j: JobRecord) => fitLimit(j.timeLimit);
+const shapeMayFit = (minReplicas: number, minLimit: number) =>
+  minReplicas < shapeBar && fitLimit(minLimit);
+const shapeFits = (j: JobRecord) => j.demand!.replicas < shapeBar && fitLimit(j.timeLimit);
 
 function search(
   q: SizeClassedQueue,
@@ -218,7 +307,7 @@ function search(
   let probed = 0;
   let hit: JobRecord | undefined;
   for (let j = q.all.after(after); j !== undefined; j = q.all.after(j)) {
-    if (j.numNodes <= free && limitMayFit(j.timeLimit)) {
+    if (j.numNodes <= free && limitMayFit(j.timeLimit) && !noRoom(j)) {
       hit = j;
       break;
     }
@@ -236,6 +325,22 @@ function search(
       ? cls.findFirst(from, limitMayFitAny, limitFits, best)
       : cls.findFirst(from, mayFit, fits, best);
     if (found !== undefined) best = found;
+  }
+  // Jobs filed by shape need no nodes: only their limit and the shape's room matter.
+  const shapes = q.byShape;
+  for (let k = 0; k < shapes.length; k++) {
+    const set = shapes[k];
+    if (set === undefined || !limitMayFit(set.min2)) continue;
+    const bar = fitNoRoom === undefined ? Infinity : fitNoRoom(set.first()!);
+    if (!(set.min1 < bar)) continue;
+    const outerBar = shapeBar;
+    shapeBar = bar;
+    try {
+      const found = set.findFirst(from, shapeMayFit, shapeFits, best);
+      if (found !== undefined) best = found;
+    } finally {
+      shapeBar = outerBar;
+    }
   }
   return best;
 }

@@ -125,6 +125,51 @@ Deno.test("topology scan: each answer equals canPlace on a copy with the same jo
   assert(ruledOut >= RUNS / 2, `mayPlace ruled out only ${ruledOut} answers`);
 });
 
+// `roomFor` lets EASY pass over a shape's candidates without asking: it
+// must never claim less room than there is.
+Deno.test("topology roomFor: no job of the shape with more replicas can be placed, and it is below the refused job's", () => {
+  let exact = 0;
+  let refused = 0;
+  fc.assert(
+    fc.property(arbCase, (c) => {
+      const nodes = c.nodes.map((n, i) => ({
+        name: `n${i}`,
+        topology: { rack: n.rack },
+        capacity: Object.fromEntries(
+          RESOURCES.slice(0, c.resources).map((r, k) => [r, n.capacity[k]]),
+        ),
+      }));
+      const model = topologyCluster(nodes);
+      let state = model.beginEdit(model.initial);
+      c.jobs.forEach((d, id) => {
+        const rec = record(id, d);
+        const p = model.place(state, rec);
+        if (p.placement !== undefined) state = model.allocate(state, rec, p.placement);
+      });
+      const off = [...new Set(c.offline.map((k) => `n${k % nodes.length}`))];
+      if (off.length > 0) state = model.setOnline!(state, off, false);
+      state = model.endEdit(state);
+      c.heads.forEach((d, h) => {
+        const head = record(1000 + h, d);
+        if (model.canPlace!(state, head)) return;
+        refused++;
+        const room = model.roomFor!(state, head);
+        assert(room < d.replicas, `head ${h}: room ${room} for ${d.replicas} refused`);
+        for (let r = Math.max(room + 1, 1); r <= room + 8; r++) {
+          const more = record(2000 + h, { ...d, replicas: r });
+          assert(!model.canPlace!(state, more), `head ${h}: ${r} replicas fit above room ${room}`);
+        }
+        if (room >= 1 && model.canPlace!(state, record(3000 + h, { ...d, replicas: room }))) {
+          exact++;
+        }
+      });
+    }),
+    { seed: 2832, numRuns: RUNS },
+  );
+  // Proves nothing unless some rooms are exact (a room of 0 everywhere would pass).
+  assert(exact >= RUNS / 10, `only ${exact} of ${refused} rooms were exact`);
+});
+
 Deno.test("topology scan: a job that holds nothing is refused with one line", () => {
   const model = topologyCluster([{ name: "n1", capacity: { cpu: 4 } }]);
   const scan = model.releaseScan!(

@@ -9,7 +9,10 @@ import {
   emptySizeClassedQueue,
   enqueue,
   firstFitting,
+  persistentQueue,
   sizeClass,
+  type SizeClassedQueue,
+  transientQueue,
 } from "../schedulers/wait_queue.ts";
 import { assert, assertEquals } from "./_assert.ts";
 
@@ -76,6 +79,79 @@ Deno.test("firstFitting equals a scan, indexed or not, after inserts and deletes
       },
     ),
     { seed: 42, numRuns: 300 },
+  );
+});
+
+// Replica shapes of jobs placed by a resource model (whole nodes: none).
+const SHAPES: readonly Readonly<Record<string, number>>[] = [
+  { cpu: 8 },
+  { cpu: 8, gpu: 1 },
+  { cpu: 32, mem: 64 },
+];
+
+Deno.test("firstFitting with noRoomFrom passes over exactly the jobs of a shape with at least that many replicas", () => {
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.tuple(
+          fc.nat(50),
+          fc.integer({ min: -1, max: 2 }),
+          fc.integer({ min: 1, max: 40 }),
+          fc.nat(100),
+        ),
+        // Deep enough for the per-class and per-shape search (past the probe).
+        { minLength: 70, maxLength: 250 },
+      ),
+      fc.array(fc.nat(249), { maxLength: 20 }),
+      fc.tuple(
+        fc.integer({ min: 1, max: 41 }),
+        fc.integer({ min: 1, max: 41 }),
+        fc.integer({ min: 1, max: 41 }),
+      ),
+      fc.integer({ min: 0, max: 40 }),
+      fc.nat(120),
+      fc.option(fc.nat(199)),
+      fc.boolean(),
+      (specs, removals, bars, free, window, cursorIndex, transient) => {
+        // Shape -1: a whole-node job of `r` nodes; else `r` replicas of that shape and no nodes.
+        const jobs = specs.map(([t, k, r, l], i): JobRecord =>
+          k < 0 ? job(i, t, r, l) : {
+            ...job(i, t, 0, l),
+            demand: { replicas: r, perReplica: SHAPES[k] },
+          }
+        );
+        // Bar 41: no bar on that shape (Infinity).
+        const barOf = (j: JobRecord) => {
+          const k = SHAPES.indexOf(j.demand!.perReplica);
+          return bars[k] > 40 ? Infinity : bars[k];
+        };
+        for (const indexed of [true, false]) {
+          let q: SizeClassedQueue = emptySizeClassedQueue(indexed);
+          if (transient) q = transientQueue(q, {});
+          for (const j of jobs) q = enqueue(q, j);
+          const removed = new Set<number>();
+          for (const r of removals) {
+            if (r < jobs.length && !removed.has(r)) {
+              q = dequeue(q, jobs[r]);
+              removed.add(r);
+            }
+          }
+          q = persistentQueue(q);
+          const order = q.all.toArray();
+          const cursor = cursorIndex !== null && cursorIndex < order.length
+            ? order[cursorIndex]
+            : undefined;
+          const start = cursor === undefined ? 0 : order.indexOf(cursor) + 1;
+          const expected = order.slice(start).find((j) =>
+            j.numNodes <= free && j.timeLimit < window &&
+            (j.demand === undefined || j.demand.replicas < barOf(j))
+          );
+          const got = firstFitting(q, cursor, free, (limit) => limit < window, barOf);
+          assertEquals(got?.id, expected?.id, `indexed ${indexed}`);
+        }
+      },
+    ),
+    { seed: 28, numRuns: 300 },
   );
 });
 
