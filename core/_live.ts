@@ -131,7 +131,7 @@ export function pushLiveEvent(w: Working, input: LiveInput): void {
         throw new EvtsimError(
           "usage",
           "capacity: a live change of the node count does not apply on a resource model " +
-            "(a machine's nodes go down and up by name: give them in its capacity schedule)",
+            "(a machine's nodes go down and up by name: changeNodes, or its capacity schedule)",
         );
       }
       if (!Number.isSafeInteger(c) || c < 0 || c > w.config.totalNodes) {
