@@ -5,6 +5,22 @@
 import type { FaultRow } from "./fault_catalogue_test.ts";
 import { cli, library } from "./_input_faults.ts";
 import { fileRecordingSink, Simulation, topologyCluster } from "../mod.ts";
+import { ROOT } from "./_cli.ts";
+import { withServer } from "./_service_helpers.ts";
+import { readMachine } from "../io/machine_file.ts";
+
+// POST /sessions/{id}/capacity with `body`, on a --machine server (the
+// example machine) or a whole-node one.
+async function capacity(body: Record<string, unknown>, machine: boolean) {
+  const options = machine
+    ? { grpcPort: undefined, machine: await readMachine(`${ROOT}examples/gpu_machine.yaml`) }
+    : { grpcPort: undefined };
+  return await withServer(options, async (_s, api) => {
+    const { sessionId } = await api.ok("POST", "/sessions", machine ? {} : { totalNodes: 4 });
+    const r = await api.send("POST", `/sessions/${sessionId}/capacity`, body);
+    return { code: r.status, error: r.body.error };
+  });
+}
 
 const machine = () =>
   new Simulation({
@@ -64,5 +80,27 @@ export const LIVE_ROWS: FaultRow[] = [
       return cli(["replay", `${dir}/r.replay`, "--verify"]);
     },
     expected: /changeNodes: down: 'zz' is not a node of the machine/,
+  },
+  {
+    surface: "http",
+    input: "serve --machine: POST capacity down naming a group the machine lacks",
+    run: () => capacity({ down: ["gpu9"] }, true),
+    expected:
+      /^down: expected a node or group of the machine \(groups: cpu, gpu, bigmem\), got 'gpu9'$/,
+    code: 400,
+  },
+  {
+    surface: "http",
+    input: "serve: POST capacity down/up on a whole-node session",
+    run: () => capacity({ down: ["n1"] }, false),
+    expected: /^down, up: name nodes of a machine .*give capacity \(a node count\)$/,
+    code: 400,
+  },
+  {
+    surface: "http",
+    input: "serve: POST capacity with both a node count and down/up",
+    run: () => capacity({ capacity: 2, up: ["gpu"] }, true),
+    expected: /^give either capacity \(a node count\) or down\/up/,
+    code: 400,
   },
 ];
