@@ -12,10 +12,12 @@ import {
   finish,
   initialState,
   type Input,
+  loadSnapshot,
   type Machine,
   machineNodes,
   runToCompletion,
   runUntilExclusive,
+  saveSnapshot,
   type SimState,
   Simulation,
   step,
@@ -232,3 +234,31 @@ for (const cut of ["drain", "kill"] as const) {
     }
   });
 }
+
+Deno.test("a pending changeNodes survives a snapshot (JSON) and applies as without it", () => {
+  const model = topologyCluster(
+    ["n1", "n2"].map((name) => ({ name, capacity: { cpu: 8 } })),
+  );
+  const job = {
+    submitTime: 0,
+    numNodes: 0,
+    timeLimit: 50,
+    demand: { replicas: 1, perReplica: { cpu: 8 } },
+  };
+  const inputs: Input[] = [
+    appendJobs([job, job, { ...job, submitTime: 30 }]),
+    changeNodes({ time: 20, down: ["n1", "n2"] }),
+    changeNodes({ time: 40, up: ["n2"] }),
+    runUntilExclusive(10),
+  ];
+  const run = (resume: boolean) => {
+    let s = initialState({ totalNodes: 2, resourceModel: model, onCapacityCut: "kill" });
+    for (const i of inputs) s = step(s, i).state;
+    if (resume) s = loadSnapshot(JSON.parse(JSON.stringify(saveSnapshot(s))));
+    assertEquals(s.liveEvents.first()?.kind, "nodes");
+    return drive(s, [runToCompletion(), finish()]).rows;
+  };
+  const plain = run(false);
+  assertEquals(run(true), plain);
+  assert(JSON.stringify(plain).includes('"outcome":"killed"'), JSON.stringify(plain));
+});
