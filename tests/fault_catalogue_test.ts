@@ -1147,7 +1147,7 @@ const USAGE_ROWS: FaultRow[] = [
       return { code: r.code, error: r.err.join("\n") };
     },
     expected:
-      /alt\.replay:4: event: input\.kind: expected one of appendJobs, submitJob, .*, changeCapacity$/,
+      /alt\.replay:4: event: input\.kind: expected one of appendJobs, submitJob, .*, changeCapacity, changeNodes$/,
   },
   {
     surface: "in-process",
