@@ -282,3 +282,37 @@ export function changeCapacity(capacity: number, time?: number): Input {
     ? { kind: "changeCapacity", capacity }
     : { kind: "changeCapacity", capacity, time };
 }
+
+/** A live change of a machine's nodes: the nodes going offline and back online, by name. */
+export interface NodeChange {
+  /** When (default: the clock). */
+  readonly time?: number;
+  /** Nodes going offline: they take no new job; what runs on them drains or is killed (`onCapacityCut`). */
+  readonly down?: readonly string[];
+  /** Nodes coming back online. */
+  readonly up?: readonly string[];
+}
+
+/**
+ * An input that takes a machine's nodes offline (`down`) or back online
+ * (`up`) by name at `time` (default: the clock), as a row of a machine's
+ * capacity schedule does: the same drain or kill, held jobs and resource
+ * rows. Needs a resource model with named nodes; an unknown name is refused.
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, changeNodes, initialState, step, topologyCluster } from "@evtsim/evtsim";
+ * const model = topologyCluster([{ name: "n1", capacity: { cpu: 8 } }, { name: "n2", capacity: { cpu: 8 } }]);
+ * let s = step(initialState({ totalNodes: 2, resourceModel: model }), changeNodes({ time: 10, down: ["n2"] })).state;
+ * s = step(s, advanceTo(10)).state;
+ * console.assert(s.capacity === 1);
+ * ```
+ */
+export function changeNodes(change: NodeChange): Input {
+  return {
+    kind: "changeNodes",
+    ...(change.down === undefined ? {} : { down: change.down }),
+    ...(change.up === undefined ? {} : { up: change.up }),
+    ...(change.time === undefined ? {} : { time: change.time }),
+  };
+}

@@ -616,6 +616,33 @@ export class Simulation {
   }
 
   /**
+   * Takes a machine's nodes offline (`down`) or back online (`up`) by name at
+   * `time` (default: the clock), exactly as a row of its capacity schedule
+   * does: jobs running on nodes going down drain (or are killed, with
+   * `onCapacityCut: "kill"`), and a waiting job that no longer fits the
+   * machine is held until nodes come back. Needs a resource model (a
+   * machine); an unknown node name is refused and nothing changes.
+   *
+   * @example
+   * ```ts
+   * import { Simulation, topologyCluster } from "@evtsim/evtsim";
+   * const model = topologyCluster([{ name: "n1", capacity: { cpu: 8 } }, { name: "n2", capacity: { cpu: 8 } }]);
+   * const sim = new Simulation({ totalNodes: 2, resourceModel: model });
+   * sim.changeNodes({ time: 0, down: ["n2"] });
+   * sim.appendJob({ submitTime: 0, numNodes: 0, timeLimit: 10, demand: { replicas: 2, perReplica: { cpu: 8 } } });
+   * sim.advanceTo(5);
+   * console.assert(sim.pendingReason(0)?.code === "exceeds_capacity");
+   * sim.changeNodes({ up: ["n2"] });
+   * console.assert(sim.finish().jobs[0].beginTime === 5);
+   * ```
+   */
+  changeNodes(change: inputs.NodeChange): void {
+    this.#delivery.refuseReentry("changeNodes");
+    checkObject(change, "changeNodes");
+    this.#apply("changeNodes", inputs.changeNodes(change));
+  }
+
+  /**
    * Why a waiting job has not started ("why is my job waiting?"): the reason
    * a round at the clock would give it. Undefined when the job is not waiting;
    * a job id never created is a `state` error ("no job 9: the jobs so far are 0..2").

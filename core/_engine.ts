@@ -36,7 +36,7 @@ import type {
   StepRows,
   SubmissionRow,
 } from "./types.ts";
-import { applyLiveEventsAt } from "./_live.ts";
+import { applyLiveEventsAt, applyNodeChangesAt } from "./_live.ts";
 import { runRound } from "./_session.ts";
 import { policyFailure } from "./_policy_faults.ts";
 
@@ -282,6 +282,8 @@ export class Working {
       const arrived = this.syncArrivals();
       // Capacity first, so rows written at this instant show the new capacity.
       let released = capacityTime === next && this.applyCapacityChanges(next);
+      // A machine's live node changes too (core/_live.ts): the same rows as scheduled ones.
+      if (liveTime === next) released = applyNodeChangesAt(this, next) || released;
       if (eventTime === next) released = this.processEventsAt(next) || released;
       if (liveTime === next) released = applyLiveEventsAt(this, next) || released;
       if (!this.replay && (arrived || released || wakeTime === next)) {

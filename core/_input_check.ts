@@ -98,6 +98,7 @@ const KINDS = new Set([
   "updateJob",
   "updateQueue",
   "changeCapacity",
+  "changeNodes",
 ]);
 
 function checkId(v: unknown, what: string): void {
@@ -181,6 +182,15 @@ export function checkStepArguments(state: unknown, input: unknown): void {
         );
       }
       checkOptionalTime(i.time, "changeCapacity: time");
+      break;
+    case "changeNodes":
+      for (const f of ["down", "up"] as const) {
+        const v = i[f];
+        if (v !== undefined && (!Array.isArray(v) || v.some((n) => typeof n !== "string"))) {
+          throw usage(`changeNodes: ${f}: expected a list of node names, got ${describeValue(v)}`);
+        }
+      }
+      checkOptionalTime(i.time, "changeNodes: time");
       break;
   }
 }

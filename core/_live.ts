@@ -28,7 +28,13 @@ export type LiveInput =
     readonly update: JobUpdate;
   }
   | { readonly kind: "updateQueue"; readonly time?: number; readonly queue: QueueDef }
-  | { readonly kind: "capacity"; readonly time?: number; readonly capacity: number };
+  | { readonly kind: "capacity"; readonly time?: number; readonly capacity: number }
+  | {
+    readonly kind: "nodes";
+    readonly time?: number;
+    readonly down?: readonly string[];
+    readonly up?: readonly string[];
+  };
 
 const OUTCOMES: readonly EndOutcome[] = ["completed", "failed", "killed"];
 
@@ -39,6 +45,7 @@ const INPUT_NAMES: Record<LiveInput["kind"], string> = {
   updateJob: "updateJob",
   updateQueue: "updateQueue",
   capacity: "changeCapacity",
+  nodes: "changeNodes",
 };
 
 /** Checks a live event against the state and queues it; throws (changing nothing) if it cannot apply. */
@@ -124,7 +131,7 @@ export function pushLiveEvent(w: Working, input: LiveInput): void {
         throw new EvtsimError(
           "usage",
           "capacity: a live change of the node count does not apply on a resource model " +
-            "(a machine's nodes go down and up by name: give them in its capacity schedule)",
+            "(a machine's nodes go down and up by name: changeNodes, or its capacity schedule)",
         );
       }
       if (!Number.isSafeInteger(c) || c < 0 || c > w.config.totalNodes) {
@@ -136,6 +143,13 @@ export function pushLiveEvent(w: Working, input: LiveInput): void {
       event = { kind: "capacity", time, seq, capacity: c };
       break;
     }
+    case "nodes": {
+      const down = [...(input.down ?? [])];
+      const up = [...(input.up ?? [])];
+      checkNodeNames(w, down, up);
+      event = { kind: "nodes", time, seq, down, up };
+      break;
+    }
     default:
       throw new EvtsimError("usage", `unknown live event '${(input as { kind: string }).kind}'`);
   }
@@ -144,6 +158,44 @@ export function pushLiveEvent(w: Working, input: LiveInput): void {
   if (latest > w.timeBound.latestInput) {
     w.timeBound = Object.freeze({ latestInput: latest, jobSpans: w.timeBound.jobSpans });
   }
+}
+
+// A live change of a machine's nodes names nodes the resource model has:
+// refused (one line) on whole nodes, for an unknown name, or naming none.
+function checkNodeNames(w: Working, down: readonly string[], up: readonly string[]): void {
+  const model = w.resourceModel;
+  if (model?.setOnline === undefined || model.offline === undefined || model.nodes === undefined) {
+    throw new EvtsimError(
+      "usage",
+      "changeNodes: naming nodes needs a machine (a resource model that takes nodes offline); " +
+        "on whole nodes change the node count (changeCapacity)",
+    );
+  }
+  if (down.length === 0 && up.length === 0) {
+    throw new EvtsimError("usage", "changeNodes: name at least one node in down or up");
+  }
+  const known = new Set(model.nodes.map((n) => n.name));
+  for (const [f, list] of [["down", down], ["up", up]] as const) {
+    const bad = list.find((n) => !known.has(n));
+    if (bad !== undefined) {
+      throw new EvtsimError(
+        "usage",
+        `changeNodes: ${f}: '${bad}' is not a node of the machine (${model.nodes.length} nodes, ${
+          model.nodes[0]?.name
+        } … ${model.nodes[model.nodes.length - 1]?.name})`,
+      );
+    }
+  }
+}
+
+// The nodes online after `down` go offline and then `up` come back (what a
+// capacity schedule's row counts as its capacity).
+function onlineAfter(w: Working, down: readonly string[], up: readonly string[]): number {
+  const model = w.resourceModel!;
+  const offline = new Set(model.offline!(w.resourceState));
+  for (const n of down) offline.add(n);
+  for (const n of up) offline.delete(n);
+  return model.nodes!.length - offline.size;
 }
 
 // A job a live event may name: created, submitted, not finished.
@@ -226,6 +278,25 @@ export function applyLiveEventsAt(w: Working, t: number): boolean {
   return changed;
 }
 
+/**
+ * Applies the node changes (`changeNodes`) due at `t` before anything else
+ * of the instant, as the engine applies a capacity schedule's rows (before
+ * the ends at `t`), so a live change gives the rows the same scheduled
+ * change gives. Returns whether a round is due.
+ */
+export function applyNodeChangesAt(w: Working, t: number): boolean {
+  let changed = false;
+  for (let e = w.liveEvents.first(); e !== undefined && e.time <= t;) {
+    const next = w.liveEvents.after(e);
+    if (e.kind === "nodes") {
+      w.liveEvents = w.liveEvents.delete(e);
+      changed = applyOne(w, e, t) || changed;
+    }
+    e = next;
+  }
+  return changed;
+}
+
 function applyOne(w: Working, e: LiveEvent, t: number): boolean {
   switch (e.kind) {
     case "cancel":
@@ -255,6 +326,11 @@ function applyOne(w: Working, e: LiveEvent, t: number): boolean {
     }
     case "capacity":
       return w.setCapacity(e.capacity, t);
+    case "nodes": {
+      // Exactly what a capacity schedule's row does at `t` (same drain or kill).
+      const capacity = onlineAfter(w, e.down, e.up);
+      return w.setCapacity(capacity, t, { time: t, capacity, down: e.down, up: e.up });
+    }
   }
 }
 

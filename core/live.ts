@@ -112,6 +112,14 @@ export type LiveEvent =
     readonly time: number;
     readonly seq: number;
     readonly capacity: number;
+  }
+  | {
+    /** A machine's nodes going offline (`down`) and back online (`up`), by name. */
+    readonly kind: "nodes";
+    readonly time: number;
+    readonly seq: number;
+    readonly down: readonly string[];
+    readonly up: readonly string[];
   };
 
 const LIVE_ORDER: OrderSpec<LiveEvent> = {

@@ -274,6 +274,8 @@ function liveEventData(e: LiveEvent): LiveEventData {
       return { kind: e.kind, time: e.time, seq: e.seq, queue: queueDefData(e.queue) };
     case "capacity":
       return { kind: e.kind, time: e.time, seq: e.seq, capacity: e.capacity };
+    case "nodes":
+      return { kind: e.kind, time: e.time, seq: e.seq, down: [...e.down], up: [...e.up] };
   }
 }
 

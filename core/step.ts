@@ -88,6 +88,16 @@ export type Input =
     readonly kind: "changeCapacity";
     readonly capacity: number;
     readonly time?: number;
+  }
+  | {
+    /**
+     * Take a machine's nodes offline (`down`) and back online (`up`) by name
+     * at `time` (default: the clock), as a capacity schedule's row does.
+     */
+    readonly kind: "changeNodes";
+    readonly down?: readonly string[];
+    readonly up?: readonly string[];
+    readonly time?: number;
   };
 
 /**
@@ -188,6 +198,9 @@ export function step(state: SimState, input: Input): StepResult {
       break;
     case "changeCapacity":
       pushLiveEvent(w, { kind: "capacity", time: input.time, capacity: input.capacity });
+      break;
+    case "changeNodes":
+      pushLiveEvent(w, { kind: "nodes", time: input.time, down: input.down, up: input.up });
       break;
     case "finish":
       if (!w.finished) {

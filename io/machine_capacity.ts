@@ -6,11 +6,51 @@
 // whole-node schedule (seconds or a timestamp), non-decreasing; rows at the
 // same time apply in file order.
 
-import { EvtsimError } from "../core/errors.ts";
+import { type ErrorLocation, EvtsimError } from "../core/errors.ts";
 import type { MachineNode } from "../core/machine.ts";
 import type { Machine } from "../core/machine.ts";
 import type { CapacityChange } from "../core/types.ts";
 import { parseTimestamp } from "./timestamps.ts";
+
+/**
+ * The node names a capacity change gives, by name: a node's name stands for
+ * itself, a group's for every node of the group (in order). Throws an
+ * `EvtsimError` (kind `input`, one line) for a name that is neither; `at`
+ * places it (a file's line and field).
+ *
+ * @example
+ * ```ts
+ * import { type Machine, machineNodes } from "@evtsim/evtsim";
+ * import { nodeNamesOf } from "./machine_capacity.ts";
+ * const machine: Machine = { groups: [{ name: "gpu", count: 2, resources: { gpus: 4 } }, { name: "cpu", count: 1, resources: { cores: 8 } }] };
+ * const names = nodeNamesOf(machine, machineNodes(machine));
+ * console.assert(names("gpu").join() === "gpu001,gpu002" && names("cpu001").join() === "cpu001");
+ * ```
+ */
+export function nodeNamesOf(
+  machine: Machine,
+  nodes: readonly MachineNode[],
+): (who: string, at?: ErrorLocation) => readonly string[] {
+  const byGroup = new Map<string, string[]>();
+  const names = new Set<string>();
+  for (const n of nodes) {
+    const g = machine.groups[n.group].name;
+    byGroup.set(g, [...(byGroup.get(g) ?? []), n.name]);
+    names.add(n.name);
+  }
+  return (who, at) => {
+    const group = byGroup.get(who);
+    if (group !== undefined) return group;
+    if (names.has(who)) return [who];
+    throw new EvtsimError(
+      "input",
+      `expected a node or group of the machine (groups: ${
+        [...byGroup.keys()].join(", ")
+      }), got '${who}'`,
+      at,
+    );
+  };
+}
 
 /**
  * Parses a machine's capacity schedule into capacity changes that name
@@ -41,13 +81,7 @@ export function parseMachineSchedule(
       { file, line: 1 },
     );
   }
-  const byGroup = new Map<string, string[]>();
-  const names = new Set<string>();
-  for (const n of nodes) {
-    const g = machine.groups[n.group].name;
-    byGroup.set(g, [...(byGroup.get(g) ?? []), n.name]);
-    names.add(n.name);
-  }
+  const namesOf = nodeNamesOf(machine, nodes);
   const offline = new Set<string>();
   const out: CapacityChange[] = [];
   for (let i = 1; i < lines.length; i++) {
@@ -73,20 +107,10 @@ export function parseMachineSchedule(
     if (out.length > 0 && time < out[out.length - 1].time) {
       throw new EvtsimError("input", "times must be non-decreasing", at("time"));
     }
-    const group = byGroup.get(who);
-    if (group === undefined && !names.has(who)) {
-      throw new EvtsimError(
-        "input",
-        `expected a node or group of the machine (groups: ${
-          [...byGroup.keys()].join(", ")
-        }), got '${who}'`,
-        at("nodes"),
-      );
-    }
+    const list = namesOf(who, at("nodes"));
     if (state !== "down" && state !== "up") {
       throw new EvtsimError("input", `expected down or up, got '${state}'`, at("state"));
     }
-    const list = group ?? [who];
     for (const n of list) {
       if (state === "down") offline.add(n);
       else offline.delete(n);

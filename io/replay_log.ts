@@ -172,6 +172,13 @@ export function inputData(input: Input): InputData {
       return { kind: input.kind, queue: queueDefData(input.queue), ...withTime(input.time) };
     case "changeCapacity":
       return { kind: input.kind, capacity: input.capacity, ...withTime(input.time) };
+    case "changeNodes":
+      return {
+        kind: input.kind,
+        ...(input.down === undefined ? {} : { down: [...input.down] }),
+        ...(input.up === undefined ? {} : { up: [...input.up] }),
+        ...withTime(input.time),
+      };
     case "replayJobs":
       throw new EvtsimError(
         "state",

@@ -124,6 +124,13 @@ const LiveEventSchema = z.discriminatedUnion("kind", [
   }),
   z.strictObject({ kind: z.literal("updateQueue"), time: num, seq: nat, queue: QueueDefSchema }),
   z.strictObject({ kind: z.literal("capacity"), time: num, seq: nat, capacity: nat }),
+  z.strictObject({
+    kind: z.literal("nodes"),
+    time: num,
+    seq: nat,
+    down: z.array(z.string()),
+    up: z.array(z.string()),
+  }),
 ]);
 
 const StatsSchema = z.strictObject({
@@ -305,6 +312,12 @@ export const InputSchema = z.discriminatedUnion("kind", [
   }),
   z.strictObject({ kind: z.literal("updateQueue"), queue: QueueDefSchema, time: num.optional() }),
   z.strictObject({ kind: z.literal("changeCapacity"), capacity: nat, time: num.optional() }),
+  z.strictObject({
+    kind: z.literal("changeNodes"),
+    down: z.array(z.string()).optional(),
+    up: z.array(z.string()).optional(),
+    time: num.optional(),
+  }),
 ]);
 
 const REASON = z.strictObject({

@@ -49,6 +49,7 @@ import { RECORD_ROWS } from "./_fault_rows_m-record.ts";
 import { GANTT_ROWS } from "./_fault_rows_r-gantt.ts";
 import { SERVE_MACHINE_ROWS } from "./_fault_rows_m-serve.ts";
 import { FRONTS_ROWS } from "./_fault_rows_m-fronts.ts";
+import { LIVE_ROWS } from "./_fault_rows_m-live.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1146,7 +1147,7 @@ const USAGE_ROWS: FaultRow[] = [
       return { code: r.code, error: r.err.join("\n") };
     },
     expected:
-      /alt\.replay:4: event: input\.kind: expected one of appendJobs, submitJob, .*, changeCapacity$/,
+      /alt\.replay:4: event: input\.kind: expected one of appendJobs, submitJob, .*, changeCapacity, changeNodes$/,
   },
   {
     surface: "in-process",
@@ -1222,6 +1223,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...GANTT_ROWS,
   ...SERVE_MACHINE_ROWS,
   ...FRONTS_ROWS,
+  ...LIVE_ROWS,
 ];
 
 for (const row of CATALOGUE) {

@@ -11,6 +11,7 @@ import { ResourceUseCollector } from "../../core/_metrics_resources.ts";
 import type { JobSpec, SimulationConfig } from "../../core/types.ts";
 import type { ModelNode } from "../../core/resource_model.ts";
 import { csvDemands, type MachineInput, machineInput } from "../../io/_machine_demands.ts";
+import { nodeNamesOf } from "../../io/machine_capacity.ts";
 import type { QueueDef } from "../../core/queues.ts";
 import { machinePartitions, NODE_RESOURCE, PARTITION_RESOURCE } from "../../core/machine.ts";
 import { topologyCluster } from "../../schedulers/topology_cluster.ts";
@@ -104,6 +105,11 @@ export interface MachineSession {
   resourceUse(): ResourceUseCollector;
   /** The machine's nodes (for the per-resource columns of the resource rows). */
   readonly nodes: readonly ModelNode[];
+  /**
+   * The node names a live change gives: a node's name, or a group's (its
+   * nodes), as the capacity schedule reads them; one line for any other.
+   */
+  nodeNames(who: string): readonly string[];
 }
 
 /** The session side of a server's machine. */
@@ -113,6 +119,7 @@ export function machineSession(m: MachineInput): MachineSession {
     m.nodes.map((n) => ({ name: n.name, topology: n.topology, capacity: n.capacity })),
   );
   const reader = csvDemands(m);
+  const namesOf = nodeNamesOf(m.machine, m.nodes);
   // The machine's resources a job may name under `resources` (as CSV columns).
   const named = new Set(
     m.nodes.flatMap((n) => Object.keys(n.capacity)).filter((r) =>
@@ -180,6 +187,7 @@ export function machineSession(m: MachineInput): MachineSession {
     },
     resourceUse: () => new ResourceUseCollector(model.nodes ?? []),
     nodes: model.nodes ?? [],
+    nodeNames: (who) => namesOf(who),
   };
 }
 

@@ -28,6 +28,7 @@ const STEP_METHODS = new Set([
   "updateJob",
   "updateQueue",
   "changeCapacity",
+  "changeNodes",
 ]);
 
 /** One call on a session. */
@@ -118,8 +119,15 @@ export class SessionPlace {
           throw new ServiceError(400, "usage", `no call '${op.method}'`);
         }
         const clock = s.currentTime;
+        // A node change names nodes or groups of the machine: its nodes by name
+        // here. (A machine's utilization counts node equivalents from the
+        // allocations, so it needs no capacity over time, unlike changeCapacity.)
+        const nodes = op.method === "changeNodes"
+          ? s.nodeChange(op.args[0] as Parameters<Session["nodeChange"]>[0])
+          : undefined;
+        const args = nodes === undefined ? op.args : [nodes];
         const r = s.call((sim) =>
-          (sim as unknown as Record<string, (...a: unknown[]) => unknown>)[op.method](...op.args)
+          (sim as unknown as Record<string, (...a: unknown[]) => unknown>)[op.method](...args)
         );
         if (op.method === "changeCapacity") {
           // Made: the finish reply's utilization measures against it.

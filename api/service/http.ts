@@ -248,13 +248,29 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
     {
       method: "post",
       path: "/sessions/{id}/capacity",
-      summary: "Change the usable node count from a time on",
+      summary:
+        "Change the usable node count, or take a machine's nodes (or groups) offline and back, from a time on",
       params: S.SessionParam,
       body: S.CapacitySchema,
       response: S.StepSchema,
       handler: (c, s) => {
-        const b = valid<{ capacity: number; time?: number }>(c, "json");
-        return step(s!, "changeCapacity", b.capacity, b.time);
+        const b = valid<
+          { capacity?: number; down?: string[]; up?: string[]; time?: number }
+        >(c, "json");
+        const names = b.down !== undefined || b.up !== undefined;
+        if (names === (b.capacity !== undefined)) {
+          throw new ServiceError(
+            400,
+            "validation",
+            "give either capacity (a node count) or down/up (node or group names of the machine)",
+          );
+        }
+        if (!names) return step(s!, "changeCapacity", b.capacity, b.time);
+        return step(s!, "changeNodes", {
+          ...(b.down === undefined ? {} : { down: b.down }),
+          ...(b.up === undefined ? {} : { up: b.up }),
+          ...(b.time === undefined ? {} : { time: b.time }),
+        });
       },
     },
     {

@@ -166,7 +166,15 @@ export const UpdateQueueSchema = z.object({
 
 /** POST /sessions/{id}/capacity. */
 export const CapacitySchema = z.object({
-  capacity: count,
+  capacity: count.optional().openapi({
+    description: "The usable node count (whole-node sessions)",
+  }),
+  down: z.array(z.string()).optional().openapi({
+    description: "Nodes or node groups going offline (sessions on a --machine server)",
+  }),
+  up: z.array(z.string()).optional().openapi({
+    description: "Nodes or node groups coming back online (sessions on a --machine server)",
+  }),
   time: time.optional(),
 }).strict().openapi("Capacity");
 

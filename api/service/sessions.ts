@@ -565,6 +565,38 @@ export class Session {
     this.#capacity.push({ time, capacity });
   }
 
+  /**
+   * The node names of a live node change (`down`, `up`: node or group names
+   * of the server's --machine); a 400 on a whole-node session or for a name
+   * the machine lacks.
+   */
+  nodeChange(
+    change: { down?: readonly string[]; up?: readonly string[]; time?: number },
+  ): { down: readonly string[]; up: readonly string[]; time?: number } {
+    const m = this.#machine;
+    if (m === undefined) {
+      throw new ServiceError(
+        400,
+        "usage",
+        "down, up: name nodes of a machine (a server started with --machine); " +
+          "this session has whole nodes: give capacity (a node count)",
+      );
+    }
+    const names = (f: "down" | "up") =>
+      (change[f] ?? []).flatMap((who) => {
+        try {
+          return m.nodeNames(who);
+        } catch (e) {
+          throw new ServiceError(400, "input", `${f}: ${(e as Error).message}`);
+        }
+      });
+    return {
+      down: names("down"),
+      up: names("up"),
+      ...(change.time === undefined ? {} : { time: change.time }),
+    };
+  }
+
   /** The clock now. */
   get currentTime(): number {
     return this.#sim.currentTime;

@@ -1,0 +1,143 @@
+// `POST /sessions/{id}/capacity` with `down`/`up` (issue 28 item 5): on a
+// --machine server, nodes and groups go offline and back live, and the
+// session's schedule and per-resource utilization equal `simulate --machine
+// --capacity_schedule`'s with the same changes (drain and kill); its
+// recording replays with --verify. The names form on whole nodes, both forms
+// at once, and an unknown name are one-line 400s.
+
+import { ROOT, runCli } from "./_cli.ts";
+import { assert, assertEquals } from "./_assert.ts";
+import { withServer } from "./_service_helpers.ts";
+import { readMachine } from "../io/machine_file.ts";
+
+const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
+const TRACE = `${ROOT}examples/gpu_trace.csv`;
+
+// The changes, as the schedule file and as the live calls give them.
+const SCHEDULE = "time,nodes,state\n200,gpu,down\n400,cpu003,down\n500,cpu001,down\n" +
+  "2500,gpu,up\n2600,cpu003,up\n2700,cpu001,up\n";
+const LIVE = [
+  { time: 200, down: ["gpu"] },
+  { time: 400, down: ["cpu003"] },
+  { time: 500, down: ["cpu001"] },
+  { time: 2500, up: ["gpu"] },
+  { time: 2600, up: ["cpu003"] },
+  { time: 2700, up: ["cpu001"] },
+];
+
+/** The trace's rows as HTTP jobs (the CSV columns under their request names). */
+function traceJobs(text: string): Record<string, unknown>[] {
+  const [header, ...rows] = text.trim().split("\n");
+  const names = header.split(",");
+  const field: Record<string, [string, boolean]> = {
+    job_submit_time: ["submitTime", true],
+    num_nodes: ["numNodes", true],
+    time_limit: ["timeLimit", true],
+    actual_run_time: ["actualRunTime", true],
+    num_cores: ["numCores", true],
+    memory: ["memory", false],
+    gpus: ["gpus", true],
+    partition: ["partition", false],
+    user: ["user", false],
+  };
+  return rows.map((row) => {
+    const job: Record<string, unknown> = {};
+    row.split(",").forEach((v, k) => {
+      const [name, numeric] = field[names[k]];
+      if (v !== "") job[name] = numeric ? Number(v) : v;
+    });
+    return job;
+  });
+}
+
+const byTimes = (a: number[], b: number[]) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+
+for (const cut of ["drain", "kill"] as const) {
+  Deno.test(`serve --machine: live down/up by node and group give simulate --capacity_schedule's rows (${cut}); the recording replays with --verify`, async () => {
+    const dir = await Deno.makeTempDir({ prefix: "evtsim-serve-live-nodes-" });
+    try {
+      await Deno.writeTextFile(`${dir}/c.csv`, SCHEDULE);
+      const sim = await runCli([
+        "simulate",
+        TRACE,
+        "--machine",
+        MACHINE,
+        "--capacity_schedule",
+        `${dir}/c.csv`,
+        "--on_capacity_cut",
+        cut,
+        "-b",
+        "easy",
+        "-o",
+        `${dir}/s.csv`,
+        "--stats_json",
+        `${dir}/stats.json`,
+      ]);
+      assertEquals(sim.code, 0, sim.err.join("\n"));
+      const expected = (await Deno.readTextFile(`${dir}/s.csv`)).trim().split("\n").slice(1)
+        .map((l) => l.split(",").slice(0, 3).map(Number)).sort(byTimes);
+      const stats = JSON.parse(await Deno.readTextFile(`${dir}/stats.json`));
+      const machine = await readMachine(MACHINE);
+      await withServer({ machine, recordDir: `${dir}/rec` }, async (_server, api) => {
+        const { sessionId } = await api.ok("POST", "/sessions", {
+          backfillPolicy: "easy",
+          onCapacityCut: cut,
+        });
+        await api.ok("POST", `/sessions/${sessionId}/jobs`, {
+          jobs: traceJobs(await Deno.readTextFile(TRACE)),
+        });
+        for (const change of LIVE) {
+          await api.ok("POST", `/sessions/${sessionId}/capacity`, change);
+        }
+        const out = await api.ok("POST", `/sessions/${sessionId}/finish`, {});
+        const got = out.jobs.map((r: Record<string, number>) => [
+          r.submitTime,
+          r.beginTime,
+          r.endTime,
+        ]).sort(byTimes);
+        assertEquals(got, expected);
+        assertEquals(out.resourceMetrics, stats.resources);
+        assertEquals(out.metrics.utilization, stats.metrics.utilization);
+        assertEquals(
+          out.jobs.some((r: { outcome?: string }) => r.outcome === "killed"),
+          cut === "kill",
+        );
+        const replay = await runCli(["replay", out.recording.file, "--verify"]);
+        assertEquals(replay.code, 0, replay.err.join("\n"));
+        assert(replay.out.join("\n").includes("every decision matches"), replay.out.join("\n"));
+      });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+}
+
+Deno.test("serve: the names form on whole nodes, both forms, neither, and an unknown node or group are one-line 400s", async () => {
+  const machine = await readMachine(MACHINE);
+  await withServer({ machine }, async (_server, api) => {
+    const { sessionId } = await api.ok("POST", "/sessions", {});
+    for (
+      const [body, message] of [
+        [
+          { down: ["gpu9"] },
+          /^down: expected a node or group of the machine \(groups: cpu, gpu, bigmem\), got 'gpu9'$/,
+        ],
+        [{ up: ["gpu001", "nope"] }, /^up: expected a node or group of the machine .*got 'nope'$/],
+        [{ capacity: 2, down: ["gpu"] }, /^give either capacity \(a node count\) or down\/up/],
+        [{ time: 5 }, /^give either capacity \(a node count\) or down\/up/],
+        [{ down: [] }, /^changeNodes: name at least one node in down or up$/],
+      ] as const
+    ) {
+      const r = await api.send("POST", `/sessions/${sessionId}/capacity`, body);
+      assertEquals(r.status, 400, JSON.stringify(r.body));
+      assert(message.test(r.body.error), `${JSON.stringify(body)}: ${r.body.error}`);
+      assert(!r.body.error.includes("\n"), r.body.error);
+    }
+  });
+  await withServer({}, async (_server, api) => {
+    const { sessionId } = await api.ok("POST", "/sessions", { totalNodes: 4 });
+    const r = await api.send("POST", `/sessions/${sessionId}/capacity`, { down: ["n1"] });
+    assertEquals(r.status, 400, JSON.stringify(r.body));
+    assert(/^down, up: name nodes of a machine .*give capacity/.test(r.body.error), r.body.error);
+  });
+});
