@@ -107,8 +107,8 @@ export {
 export { parseMachine, readMachine } from "./machine_file.ts";
 export {
   csvDemands,
-  machineInput,
   type MachineInput,
+  machineInput,
   sacctDemand,
   swfDemand,
 } from "./_machine_demands.ts";
