@@ -73,7 +73,7 @@ Deno.test("an armed watchdog starts no thread while the engine's stretches are s
 await settle();
 const before = threads();
 armWatchdog();
-// Stretches of 10 ms with a turn between, as simulate's loop runs (a turn every 20 ms).
+// Stretches of 10 ms with a turn between (simulate's loop gives a turn every 200 ms).
 for (let i = 0; i < 20; i++) {
   busy(10);
   await turn();
