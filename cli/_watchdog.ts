@@ -20,7 +20,7 @@
 // memory above bare Deno. So the CLI arms the watchdog instead of starting
 // it (armWatchdog): simulate's loop gives the event loop a turn every 200 ms
 // (cli/run_loop.ts), where the main thread's own signal listener runs, and
-// only when the engine has kept the thread busy for 300 ms without a turn
+// only when the engine has kept the thread busy for 60 ms without a turn
 // (one long step: a deep queue's drain, thousands of jobs at one instant)
 // does the engine's interrupt poll start the thread (listening some 20 ms
 // later). A signal that lands before that in a long step is honoured when
@@ -59,7 +59,7 @@ export function exitForSignal(code: number): never {
 }
 
 /** How long the engine may keep the main thread from its event loop before the watchdog starts (ms). */
-export const LONG_STRETCH_MS = 300;
+export const LONG_STRETCH_MS = 60;
 
 /** Jobs in the system (created, not yet ended or rejected) from which the next step may be long. */
 export const DEEP_QUEUE_JOBS = 4096;

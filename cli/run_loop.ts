@@ -31,8 +31,8 @@ const DRAIN_CHUNK = 4096;
 // streaming contract). Smaller chunks gained nothing more.
 const FEED_CHUNK = 512;
 // Every 200 ms the loop gives the event loop a turn, where the main thread's
-// signal listener runs; a stretch longer than that without one (a long
-// step) is what starts the watchdog thread (cli/_watchdog.ts). The turn is a
+// signal listener runs; a stretch of 60 ms without one is what starts the
+// watchdog thread (cli/_watchdog.ts). The turn is a
 // message through a fresh MessageChannel, about 0.09 ms, where a 0 ms timer
 // waits for the timer's tick (about 2.3 ms, Deno 2.9). A signal is heard at
 // the first turn after it. A turn every 20 ms was tried: KTH's peak RSS rose
