@@ -12,26 +12,12 @@ import fc from "fast-check";
 import { topologyCluster } from "../mod.ts";
 import type { JobRecord, ResourceDemand } from "../mod.ts";
 import { assert, assertEquals } from "./_assert.ts";
+import { demandRecord } from "./_topo_helpers.ts";
 
 const RUNS = Number(Deno.env.get("EVTSIM_PROPERTY_RUNS") ?? 300);
 const RESOURCES = ["cpu", "gpu", "mem"];
 
-function record(id: number, demand: ResourceDemand): JobRecord {
-  return {
-    id,
-    submitTime: 0,
-    numNodes: 0,
-    timeLimit: 1,
-    runTime: 1,
-    queue: undefined,
-    priority: 0,
-    beginTime: -1,
-    endTime: -1,
-    rejected: false,
-    hidden: false,
-    demand,
-  };
-}
+const record = demandRecord;
 
 const arbDemand = (resources: number) =>
   fc.record({
