@@ -1,0 +1,58 @@
+// Fault rows of machine-model features in every front (issue 28, h-gaps):
+// gRPC's change_capacity and the init fields it depends on.
+
+import type { FaultRow } from "./fault_catalogue_test.ts";
+import { ROOT } from "./_cli.ts";
+import { GrpcSession, withServer } from "./_service_helpers.ts";
+import { readMachine } from "../io/machine_file.ts";
+
+const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
+
+/** One gRPC request after an init (`request` undefined: the init's reply), on a machine server or not. */
+async function grpcReply(
+  init: Record<string, unknown>,
+  request?: Record<string, unknown>,
+  machine = true,
+) {
+  const options = machine ? { machine: await readMachine(MACHINE) } : {};
+  return await withServer({ ...options, port: 0 }, async (server) => {
+    const g = new GrpcSession(server.grpcPort!);
+    try {
+      let r = await g.request({
+        init: { session_name: "f", total_nodes: machine ? 0 : 4, ...init },
+      });
+      if (request !== undefined && r.response !== "error") r = await g.request(request);
+      return { code: r.response === "error" ? 1 : 0, error: r.error?.message ?? "" };
+    } finally {
+      await g.close();
+    }
+  });
+}
+
+export const H_GAPS_ROWS: FaultRow[] = [
+  {
+    surface: "grpc",
+    input: "change_capacity: a node name the --machine lacks",
+    run: () => grpcReply({}, { change_capacity: { down: ["gpu9"] } }),
+    expected:
+      /^down: expected a node or group of the machine \(groups: cpu, gpu, bigmem\), got 'gpu9'$/,
+  },
+  {
+    surface: "grpc",
+    input: "change_capacity: a node count and names at once",
+    run: () => grpcReply({}, { change_capacity: { capacity: 2, up: ["gpu"] } }),
+    expected: /^give either capacity \(a node count\) or down\/up \(node or group names/,
+  },
+  {
+    surface: "grpc",
+    input: "change_capacity: node names on a whole-node session",
+    run: () => grpcReply({}, { change_capacity: { down: ["n1"] } }, false),
+    expected: /^down, up: name nodes of a machine \(a server started with --machine\)/,
+  },
+  {
+    surface: "grpc",
+    input: "init: on_capacity_cut neither drain nor kill",
+    run: () => grpcReply({ on_capacity_cut: "melt" }),
+    expected: /^on_capacity_cut must be one of drain, kill, got 'melt'$/,
+  },
+];
