@@ -9,6 +9,7 @@ import type { SimState } from "../core/state.ts";
 import type { JobRecord } from "../core/types.ts";
 import { countedResources } from "../core/_metrics_resources.ts";
 import { NODE_RESOURCE } from "../core/machine.ts";
+import { compressHostlist } from "../io/hostlist.ts";
 import { ReplError } from "./_repl_types.ts";
 
 /** How many waiting jobs `info queue` lists before "… and N more". */
@@ -176,10 +177,64 @@ export function resourceInfo(state: SimState): string[] {
     releases.push(`${r.projectedEnd}: job ${r.id} (${held})`);
   }
   if (releases.length > 0) lines.push(`next releases by limit: ${releases.join(", ")}`);
+  lines.push(...onlineLines(state));
   const schedule = c.capacitySchedule;
   if (state.capacityIndex < schedule.length) {
     const next = schedule[state.capacityIndex];
-    lines.push(`next capacity change: ${next.capacity} nodes at ${next.time}`);
+    const names = named(next);
+    lines.push(
+      `next capacity change: ${next.capacity} nodes at ${next.time}${
+        names === "" ? "" : ` (${names})`
+      }`,
+    );
+  }
+  for (const l of state.liveEvents.values()) {
+    if (l.kind === "nodes") lines.push(`node change due at ${l.time}: ${named(l)}`);
+  }
+  return lines;
+}
+
+// "down gpu[001-004], up cpu003": the nodes a change names, if any.
+function named(c: { readonly down?: readonly string[]; readonly up?: readonly string[] }): string {
+  const parts = [["down", c.down], ["up", c.up]].flatMap(([f, list]) =>
+    list === undefined || list.length === 0 ? [] : [`${f} ${compressHostlist([...list])}`]
+  );
+  return parts.join(", ");
+}
+
+// On a machine (a resource model that takes nodes offline): the nodes online
+// and offline, and the offline ones that still run jobs (draining).
+function onlineLines(state: SimState): string[] {
+  const model = state.resources?.model;
+  if (model?.offline === undefined || model.nodes === undefined) return [];
+  const modelState = state.resources!.state;
+  const offline = model.offline(modelState);
+  const down = new Set(offline);
+  const online = model.nodes.filter((n) => !down.has(n.name)).map((n) => n.name);
+  const lines = [
+    `online: ${online.length} nodes${online.length === 0 ? "" : ` ${compressHostlist(online)}`}`,
+    `offline: ${offline.length} nodes${
+      offline.length === 0 ? "" : ` ${compressHostlist([...offline])}`
+    }`,
+  ];
+  if (offline.length > 0 && model.allocationOf !== undefined) {
+    const draining = new Map<string, number[]>();
+    for (const r of state.running.values()) {
+      for (const a of model.allocationOf(modelState, r.id) ?? []) {
+        if (!down.has(a.nodeName)) continue;
+        const jobs = draining.get(a.nodeName) ?? [];
+        if (!jobs.includes(r.id)) jobs.push(r.id);
+        draining.set(a.nodeName, jobs);
+      }
+    }
+    if (draining.size > 0) {
+      lines.push(
+        `draining (offline, jobs still running): ${
+          model.nodes.filter((n) => draining.has(n.name))
+            .map((n) => `${n.name} (job ${draining.get(n.name)!.join(", ")})`).join(", ")
+        }`,
+      );
+    }
   }
   return lines;
 }
