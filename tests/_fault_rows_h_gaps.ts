@@ -2,7 +2,7 @@
 // gRPC's change_capacity and the init fields it depends on.
 
 import type { FaultRow } from "./fault_catalogue_test.ts";
-import { ROOT } from "./_cli.ts";
+import { ROOT, runCli } from "./_cli.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";
 
@@ -29,7 +29,58 @@ async function grpcReply(
   });
 }
 
+/** `evtsim report` of a machine run with the stats JSON of `statsArgs`' simulate run. */
+async function reportWithStats(dir: string, statsArgs: string[], reportArgs: string[] = []) {
+  const sim = await runCli([
+    "simulate",
+    `${ROOT}examples/gpu_trace.csv`,
+    "--machine",
+    MACHINE,
+    "-o",
+    `${dir}/m.csv`,
+    "--no_progress",
+  ]);
+  if (sim.code !== 0) return { code: -1, error: sim.err.join("\n") };
+  const stats = await runCli([
+    "simulate",
+    `${ROOT}examples/demo_trace.csv`,
+    "-o",
+    `${dir}/w.csv`,
+    "--stats_json",
+    `${dir}/s.json`,
+    "--no_progress",
+    ...statsArgs,
+  ]);
+  if (stats.code !== 0) return { code: -1, error: stats.err.join("\n") };
+  const r = await runCli([
+    "report",
+    `${dir}/m.csv,${dir}/s.json`,
+    "--out",
+    `${dir}/r.html`,
+    ...reportArgs,
+  ]);
+  return { code: r.code, error: r.err.join("\n") };
+}
+
 export const H_GAPS_ROWS: FaultRow[] = [
+  {
+    surface: "in-process",
+    input: "report RUN,STATS.json: a stats JSON without machine figures (a whole-node run's)",
+    run: (dir) => reportWithStats(dir, ["-n", "128"]),
+    expected: /s\.json: no machine figures \(resources\): the stats JSON of a run with --machine/,
+  },
+  {
+    surface: "in-process",
+    input: "report RUN,STATS.json: machine figures measured with another --measure_window",
+    run: (dir) =>
+      reportWithStats(
+        dir,
+        ["--machine", MACHINE, "--measure_window", "0:5000"],
+        ["--measure_window", "0:6000"],
+      ),
+    expected:
+      /s\.json: its machine figures were measured with --measure_window 0:5000 and no --trim: give the report the same$/,
+  },
   {
     surface: "grpc",
     input: "change_capacity: a node name the --machine lacks",

@@ -1,0 +1,107 @@
+// The report's figures of a run on a machine (`simulate --machine`): its
+// jobs hold no share of the node count (num_nodes 0), so the schedule alone
+// gives a utilization of 0. What each job held on which node is in the run's
+// stats JSON (`resources`: node equivalents, per resource and partition,
+// computed by core/_metrics_resources.ts from the DISPATCH allocations);
+// the report takes them from there, and `machineMetrics` makes the summary's
+// utilization the node equivalents, as simulate's stats JSON does.
+
+import { EvtsimError } from "../core/errors.ts";
+import type { MetricsOptions } from "../core/metrics.ts";
+import type { ResourceMetrics } from "../core/_metrics_resources.ts";
+import { parseTrim } from "../core/_metrics_breakdowns.ts";
+import { checkJsonBounds } from "../core/_json_bounds.ts";
+import { describeFsError, isFsError } from "../io/fs_errors.ts";
+import { parseMeasureWindow } from "../io/stats_json.ts";
+
+/** Largest stats JSON the report reads (a machine's figures are a few KB). */
+const MAX_STATS_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The machine figures of a run's stats JSON (`simulate --stats_json`), which
+ * must have been measured as the report measures (`--measure_window`,
+ * `--trim`); one `FILE: …` line otherwise.
+ */
+export async function readRunResources(
+  path: string,
+  options: MetricsOptions = {},
+): Promise<ResourceMetrics> {
+  const bad = (detail: string, field?: string): never => {
+    throw new EvtsimError("input", detail, { file: path, ...(field ? { field } : {}) });
+  };
+  let text: string;
+  try {
+    const info = await Deno.stat(path);
+    if (info.isFile && info.size > MAX_STATS_BYTES) {
+      bad(`a stats JSON of ${info.size} bytes (at most ${MAX_STATS_BYTES})`);
+    }
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    if (e instanceof EvtsimError) throw e;
+    if (e instanceof Deno.errors.NotFound) bad("stats JSON not found");
+    if (!isFsError(e)) throw e;
+    return bad(`cannot read the stats JSON: ${describeFsError(e)}`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    return bad(`not JSON: ${(e as Error).message.split("\n")[0]}`);
+  }
+  try {
+    checkJsonBounds(doc, "stats JSON");
+  } catch (e) {
+    return bad((e as Error).message);
+  }
+  const o = doc as { options?: Record<string, unknown>; resources?: unknown };
+  if (typeof o !== "object" || o === null || Array.isArray(o)) bad("expected a JSON object");
+  const r = o.resources as Partial<ResourceMetrics> | undefined;
+  if (r === undefined) {
+    bad("no machine figures (resources): the stats JSON of a run with --machine is expected");
+  }
+  const figures = (x: unknown) =>
+    typeof x === "object" && x !== null && typeof (x as { capacity?: unknown }).capacity ===
+      "number" &&
+    ((x as { utilization?: unknown }).utilization === null ||
+      typeof (x as { utilization?: unknown }).utilization === "number");
+  if (typeof r !== "object" || r === null || !figures(r.node_equivalents)) {
+    bad("expected node_equivalents with capacity and utilization", "resources");
+  }
+  if (
+    typeof r!.by_resource !== "object" || r!.by_resource === null ||
+    !Object.values(r!.by_resource).every(figures)
+  ) {
+    bad("expected by_resource: each resource's capacity and utilization", "resources");
+  }
+  // The figures hold for the span they were measured over: the report's must be the same.
+  const given = o.options ?? {};
+  const parse = <T>(v: unknown, f: (s: string) => T) => typeof v === "string" ? f(v) : undefined;
+  let theirs: unknown[];
+  try {
+    theirs = [parse(given.measure_window, parseMeasureWindow), parse(given.trim, parseTrim)];
+  } catch (e) {
+    return bad((e as Error).message, "options");
+  }
+  const ours = [options.measureWindow, options.trim];
+  const said = (v: unknown, name: string) =>
+    typeof v === "string" ? `--${name} ${v}` : `no --${name}`;
+  if (JSON.stringify(theirs) !== JSON.stringify(ours)) {
+    bad(
+      `its machine figures were measured with ${said(given.measure_window, "measure_window")} ` +
+        `and ${said(given.trim, "trim")}: give the report the same`,
+    );
+  }
+  return r as ResourceMetrics;
+}
+
+/**
+ * The summary table's per-resource columns: every resource of any run's
+ * machine figures, sorted (as compare's `utilization_<resource>` columns).
+ */
+export function resourceColumnNames(
+  runs: readonly (ResourceMetrics | undefined)[],
+): string[] {
+  const names = new Set<string>();
+  for (const r of runs) for (const k of Object.keys(r?.by_resource ?? {})) names.add(k);
+  return [...names].sort();
+}
