@@ -20,10 +20,12 @@ const MAX_STATS_BYTES = 64 * 1024 * 1024;
 /**
  * The machine figures of a run's stats JSON (`simulate --stats_json`), which
  * must have been measured as the report measures (`--measure_window`,
- * `--trim`); one `FILE: …` line otherwise.
+ * `--trim`) over the same measured jobs (`jobs`, the count the report's
+ * metric set has from the schedule); one `FILE: …` line otherwise.
  */
 export async function readRunResources(
   path: string,
+  jobs: number,
   options: MetricsOptions = {},
 ): Promise<ResourceMetrics> {
   const bad = (detail: string, field?: string): never => {
@@ -53,7 +55,11 @@ export async function readRunResources(
   } catch (e) {
     return bad((e as Error).message);
   }
-  const o = doc as { options?: Record<string, unknown>; resources?: unknown };
+  const o = doc as {
+    options?: Record<string, unknown>;
+    resources?: unknown;
+    metrics?: { jobs?: unknown };
+  };
   if (typeof o !== "object" || o === null || Array.isArray(o)) bad("expected a JSON object");
   const r = o.resources as Partial<ResourceMetrics> | undefined;
   if (r === undefined) {
@@ -89,6 +95,11 @@ export async function readRunResources(
     bad(
       `its machine figures were measured with ${said(given.measure_window, "measure_window")} ` +
         `and ${said(given.trim, "trim")}: give the report the same`,
+    );
+  }
+  if (o.metrics?.jobs !== jobs) {
+    bad(
+      `its run measured ${o.metrics?.jobs} jobs, the schedule ${jobs}: the stats JSON of another run?`,
     );
   }
   return r as ResourceMetrics;

@@ -335,14 +335,17 @@ export async function writeReport(
   for (const f of files) {
     const schedule = await readScheduleCsv(f.schedule);
     const resources = await readResourceCsv(f.resources);
-    const machine = f.resourceMetrics ??
-      (f.stats === undefined ? undefined : await readRunResources(f.stats, options.metrics));
-    runs.push({
-      files: f,
-      schedule,
-      resources,
-      summary: summarizeRun(schedule, resources, options.metrics, machine),
-    });
+    let summary = summarizeRun(schedule, resources, options.metrics, f.resourceMetrics);
+    if (f.stats !== undefined && f.resourceMetrics === undefined) {
+      const jobs = summary.metrics.jobs;
+      const machine = await readRunResources(f.stats, jobs, options.metrics);
+      summary = {
+        ...summary,
+        metrics: machineMetrics(summary.metrics, machine),
+        resources: machine,
+      };
+    }
+    runs.push({ files: f, schedule, resources, summary });
   }
   if (options.allowMixed !== true) {
     const first = fingerprint(runs[0].schedule);

@@ -29,8 +29,13 @@ async function grpcReply(
   });
 }
 
-/** `evtsim report` of a machine run with the stats JSON of `statsArgs`' simulate run. */
-async function reportWithStats(dir: string, statsArgs: string[], reportArgs: string[] = []) {
+/** `evtsim report` of a machine run (gpu_trace.csv) with the stats JSON of a run of `trace` with `statsArgs`. */
+async function reportWithStats(
+  dir: string,
+  trace: string,
+  statsArgs: string[],
+  reportArgs: string[] = [],
+) {
   const sim = await runCli([
     "simulate",
     `${ROOT}examples/gpu_trace.csv`,
@@ -43,7 +48,7 @@ async function reportWithStats(dir: string, statsArgs: string[], reportArgs: str
   if (sim.code !== 0) return { code: -1, error: sim.err.join("\n") };
   const stats = await runCli([
     "simulate",
-    `${ROOT}examples/demo_trace.csv`,
+    `${ROOT}examples/${trace}`,
     "-o",
     `${dir}/w.csv`,
     "--stats_json",
@@ -66,8 +71,15 @@ export const H_GAPS_ROWS: FaultRow[] = [
   {
     surface: "in-process",
     input: "report RUN,STATS.json: a stats JSON without machine figures (a whole-node run's)",
-    run: (dir) => reportWithStats(dir, ["-n", "128"]),
+    run: (dir) => reportWithStats(dir, "demo_trace.csv", ["-n", "128"]),
     expected: /s\.json: no machine figures \(resources\): the stats JSON of a run with --machine/,
+  },
+  {
+    surface: "in-process",
+    input: "report RUN,STATS.json: the stats JSON of another machine run (other jobs)",
+    run: (dir) => reportWithStats(dir, "slurm_sacct.psv", ["--machine", MACHINE]),
+    expected:
+      /s\.json: its run measured \d+ jobs, the schedule 10: the stats JSON of another run\?$/,
   },
   {
     surface: "in-process",
@@ -75,6 +87,7 @@ export const H_GAPS_ROWS: FaultRow[] = [
     run: (dir) =>
       reportWithStats(
         dir,
+        "gpu_trace.csv",
         ["--machine", MACHINE, "--measure_window", "0:5000"],
         ["--measure_window", "0:6000"],
       ),
