@@ -7,8 +7,8 @@ import { headJob, headShadowTime, statistics, waitingReasons } from "../core/que
 import { queueBlock, type QueueState } from "../core/queues.ts";
 import type { SimState } from "../core/state.ts";
 import type { JobRecord } from "../core/types.ts";
-import { countedResources } from "../core/_metrics_resources.ts";
-import { NODE_RESOURCE } from "../core/machine.ts";
+import { countedResources, isBookkeepingResource } from "../core/_metrics_resources.ts";
+import { NODE_RESOURCE, PARTITION_RESOURCE, WHOLE_NODE } from "../core/machine.ts";
 import { compressHostlist } from "../io/hostlist.ts";
 import { ReplError } from "./_repl_types.ts";
 
@@ -19,9 +19,33 @@ function recordOf(state: SimState, id: number): JobRecord | undefined {
   return id >= state.store.firstId ? state.store.records.get(id - state.store.firstId) : undefined;
 }
 
+/**
+ * What a job asks for: `N nodes` (whole nodes, the node count), or on a
+ * machine its demand (a demand job holds no share of the node count: its
+ * numNodes is 0): `2 replicas × cores=8 gpus=2 memory=32768 in partition
+ * gpu, in one rack`, or `4 whole nodes in partition cpu`.
+ */
+export function demandText(r: JobRecord): string {
+  const d = r.demand;
+  if (d === undefined) return `${r.numNodes} nodes`;
+  const per = d.perReplica;
+  const units = Object.entries(per).filter(([k, v]) => v > 0 && !isBookkeepingResource(k))
+    .map(([k, v]) => `${k}=${v}`).join(" ");
+  const what = per[NODE_RESOURCE] === WHOLE_NODE
+    ? `${d.replicas} whole node${d.replicas === 1 ? "" : "s"}`
+    : `${d.replicas} replica${d.replicas === 1 ? "" : "s"}${units === "" ? "" : ` × ${units}`}`;
+  const partitions = Object.keys(per).filter((k) => k.startsWith(PARTITION_RESOURCE) && per[k] > 0)
+    .map((k) => k.slice(PARTITION_RESOURCE.length));
+  const partition = partitions.length === 0 ? "" : ` in partition ${partitions.join(", ")}`;
+  const domain = d.topologyKey === undefined ? "" : `, in one ${d.topologyKey}`;
+  return what + partition + domain;
+}
+
 function jobFacts(r: JobRecord): string {
   const queue = r.queue === undefined ? "" : `queue ${r.queue}, `;
-  return `  ${queue}priority ${r.priority}, ${r.numNodes} nodes, limit ${r.timeLimit} s, submitted at ${r.submitTime}`;
+  return `  ${queue}priority ${r.priority}, ${
+    demandText(r)
+  }, limit ${r.timeLimit} s, submitted at ${r.submitTime}`;
 }
 
 /** `info job ID`: state, queue, priority, times; a waiting job's pend reason. */
@@ -57,7 +81,7 @@ export function jobInfo(state: SimState, arg: string | undefined): string[] {
   }
   if (r.beginTime >= 0) {
     return [
-      `job ${id}: running since ${r.beginTime} on ${r.numNodes} nodes (its limit ends at ${
+      `job ${id}: running since ${r.beginTime} on ${demandText(r)} (its limit ends at ${
         r.beginTime + r.timeLimit
       })`,
       `${jobFacts(r)}, waited ${r.beginTime - r.submitTime} s`,
@@ -145,7 +169,7 @@ export function pendingInfo(state: SimState): string[] {
     ...waiting.map((j) => {
       const r = reasons.get(j.id);
       const queue = j.queue === undefined ? "" : `${j.queue}, `;
-      return `  job ${j.id} (${queue}${j.numNodes} nodes, since ${j.submitTime}): ${
+      return `  job ${j.id} (${queue}${demandText(j)}, since ${j.submitTime}): ${
         r === undefined ? "none (a round now would start it)" : `${r.code}: ${r.message}`
       }`;
     }),
@@ -162,7 +186,7 @@ export function resourceInfo(state: SimState): string[] {
   const head = headJob(state);
   if (head !== undefined) {
     lines.push(
-      `head: job ${head.id} needs ${head.numNodes} nodes; reservation (shadow time) at ${
+      `head: job ${head.id} needs ${demandText(head)}; reservation (shadow time) at ${
         headShadowTime(state)
       }`,
     );
