@@ -13,6 +13,7 @@ import { parseTrim } from "../core/_metrics_breakdowns.ts";
 import { checkJsonBounds } from "../core/_json_bounds.ts";
 import { describeFsError, isFsError } from "../io/fs_errors.ts";
 import { parseMeasureWindow } from "../io/stats_json.ts";
+import type { ResourceColumns } from "./_run_files.ts";
 
 /** Largest stats JSON the report reads (a machine's figures are a few KB). */
 const MAX_STATS_BYTES = 64 * 1024 * 1024;
@@ -115,4 +116,36 @@ export function resourceColumnNames(
   const names = new Set<string>();
   for (const r of runs) for (const k of Object.keys(r?.by_resource ?? {})) names.add(k);
   return [...names].sort();
+}
+
+/** One line of the utilization chart: a name and the fraction at each row's time. */
+export interface UtilizationLine {
+  readonly name: string;
+  readonly fraction: Float64Array;
+}
+
+/**
+ * A run's lines of the utilization chart. On whole nodes one: allocated /
+ * total nodes. On a machine (its figures given) whose resource CSV has the
+ * per-resource pairs (`--resource_columns per_resource`), one per resource:
+ * its used units / the machine's capacity of it (the figures' `capacity`,
+ * the same denominator as its `utilization_<resource>`), named `LABEL
+ * RESOURCE`. The node equivalents have no line: they need what each job held
+ * on each node, which neither file has over time.
+ */
+export function utilizationLines(
+  label: string,
+  r: ResourceColumns,
+  machine: ResourceMetrics | undefined,
+): UtilizationLine[] {
+  const lines: UtilizationLine[] = [];
+  if (machine !== undefined && r.used !== undefined) {
+    for (const [resource, figures] of Object.entries(machine.by_resource).sort()) {
+      const used = r.used.get(resource);
+      if (used === undefined || !(figures.capacity > 0)) continue;
+      lines.push({ name: `${label} ${resource}`, fraction: used.map((u) => u / figures.capacity) });
+    }
+  }
+  if (lines.length > 0) return lines;
+  return [{ name: label, fraction: r.allocated.map((a) => a / Math.max(1, r.totalNodes)) }];
 }

@@ -19,7 +19,7 @@ import {
   utilizationColumns,
 } from "../core/metrics.ts";
 import type { ResourceMetrics } from "../core/_metrics_resources.ts";
-import { readRunResources, resourceColumnNames } from "./_report_machine.ts";
+import { readRunResources, resourceColumnNames, utilizationLines } from "./_report_machine.ts";
 import { computeBreakdowns, parseTrim } from "../core/_metrics_breakdowns.ts";
 import { breakdownTables } from "./_report_breakdowns.ts";
 import { formatG } from "./report.ts";
@@ -177,6 +177,9 @@ export function reportHelp(): string {
     "the report's --measure_window and --trim): SCHEDULE.csv[,RESOURCES.csv],STATS.json.",
     "Its utilization is then the machine's node equivalents and the summary adds",
     "utilization_<resource> columns, as simulate's stats JSON and compare give them.",
+    "When its resource CSV has the per-resource columns (simulate --resource_columns",
+    "per_resource), the utilization chart draws one line per resource (used units /",
+    "the machine's capacity) instead of the whole-node line (0 for demand jobs).",
     "",
     "Utilization and queue length are time-weighted means over the trailing",
     "--mean_window, at 480 times; CDFs are drawn at 500 quantiles. The Gantt",
@@ -774,11 +777,15 @@ function renderFigures(
   const time = timeAxis(lo, options.unixStartTime);
   const onAxis = (pts: [number, number][]) =>
     pts.map(([x, y]) => [time.at(x), y] as [number, number]);
-  const utilization = runs.map((r) => {
-    const { time: t, allocated, totalNodes } = r.resources;
-    const frac = allocated.map((a) => a / Math.max(1, totalNodes));
-    return { name: r.files.label, data: onAxis(rollingMean(t, frac, lo, hi, meanWindow)) };
-  });
+  // On a machine with per-resource columns: one line per resource (cli/_report_machine.ts).
+  const lines = runs.map((r) => utilizationLines(r.files.label, r.resources, r.summary.resources));
+  const perResource = lines.some((l, i) => l[0].name !== runs[i].files.label);
+  const utilization = lines.flatMap((ls, i) =>
+    ls.map((l) => ({
+      name: l.name,
+      data: onAxis(rollingMean(runs[i].resources.time, l.fraction, lo, hi, meanWindow)),
+    }))
+  );
   const queue = runs.map((r) => {
     const { t, v } = queueSteps(r.schedule);
     return { name: r.files.label, data: onAxis(rollingMean(t, v, lo, hi, meanWindow)) };
@@ -794,7 +801,10 @@ function renderFigures(
       svg: lineChart(
         `${CHART_TITLES[0]} (${mean})`,
         time.axis(lo, hi),
-        yAxis("allocated / total nodes", { min: 0, max: 1 }),
+        yAxis(
+          perResource ? "used / capacity (nodes or resource units)" : "allocated / total nodes",
+          { min: 0, max: 1 },
+        ),
         utilization,
       ),
     },

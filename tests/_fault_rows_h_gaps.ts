@@ -95,6 +95,23 @@ export const H_GAPS_ROWS: FaultRow[] = [
       /s\.json: its machine figures were measured with --measure_window 0:5000 and no --trim: give the report the same$/,
   },
   {
+    surface: "in-process",
+    input: "report RUN: a per-resource column of the resource CSV that is not a count",
+    run: async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/s.csv`,
+        "job_submit_time,begin_time,end_time,num_nodes,exit_status,time_limit\n0,0,10,0,0,10\n",
+      );
+      await Deno.writeTextFile(
+        `${dir}/s_resources.csv`,
+        "time,free_nodes,allocated_nodes,cores_free,cores_used\n0,2,0,60,4\n10,2,0,64,-4\n",
+      );
+      const r = await runCli(["report", `${dir}/s.csv`, "--out", `${dir}/r.html`]);
+      return { code: r.code, error: r.err.join("\n") };
+    },
+    expected: /s_resources\.csv:3: cores_used: expected a whole number of at least 0, got '-4'$/,
+  },
+  {
     surface: "grpc",
     input: "change_capacity: a node name the --machine lacks",
     run: () => grpcReply({}, { change_capacity: { down: ["gpu9"] } }),
