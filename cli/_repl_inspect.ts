@@ -3,7 +3,7 @@
 // each one reads the state at the current position through the core's
 // queries and changes nothing.
 
-import { headJob, headShadowTime, statistics, waitingReasons } from "../core/queries.ts";
+import { headReservation, statistics, waitingReasons } from "../core/queries.ts";
 import { queueBlock, type QueueState } from "../core/queues.ts";
 import type { SimState } from "../core/state.ts";
 import type { JobRecord } from "../core/types.ts";
@@ -183,11 +183,15 @@ export function resourceInfo(state: SimState): string[] {
   const lines = [
     `nodes: ${c.totalNodes} total, ${state.capacity} usable, ${state.allocatedNodes} in use, ${free} free; ${state.running.size} jobs running`,
   ];
-  const head = headJob(state);
+  // On a machine the head is EASY's (held jobs passed over) and its shadow
+  // time EASY's over every resource; when every waiting job is held, why.
+  const head = headReservation(state);
   if (head !== undefined) {
     lines.push(
-      `head: job ${head.id} needs ${demandText(head)}; reservation (shadow time) at ${
-        headShadowTime(state)
+      `head: job ${head.job.id} needs ${demandText(head.job)}; ${
+        head.reason === undefined
+          ? `reservation (shadow time) at ${head.shadowTime}`
+          : `held, no reservation: ${head.reason.code}: ${head.reason.message}`
       }`,
     );
   }
