@@ -11,6 +11,7 @@ import { countedResources, isBookkeepingResource } from "../core/_metrics_resour
 import { NODE_RESOURCE, PARTITION_RESOURCE, WHOLE_NODE } from "../core/machine.ts";
 import { compressHostlist } from "../io/hostlist.ts";
 import { ReplError } from "./_repl_types.ts";
+import { machineNodesLine } from "./_repl_node_counts.ts";
 
 /** How many waiting jobs `info queue` lists before "… and N more". */
 const LISTED = 20;
@@ -181,7 +182,8 @@ export function resourceInfo(state: SimState): string[] {
   const c = state.config;
   const free = Math.max(0, state.capacity - state.allocatedNodes);
   const lines = [
-    `nodes: ${c.totalNodes} total, ${state.capacity} usable, ${state.allocatedNodes} in use, ${free} free; ${state.running.size} jobs running`,
+    machineNodesLine(state) ??
+      `nodes: ${c.totalNodes} total, ${state.capacity} usable, ${state.allocatedNodes} in use, ${free} free; ${state.running.size} jobs running`,
   ];
   // On a machine the head is EASY's (held jobs passed over) and its shadow
   // time EASY's over every resource; when every waiting job is held, why.
