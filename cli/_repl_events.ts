@@ -8,12 +8,19 @@
 // stops *before* the piece that matches: `info job` still shows the job
 // waiting, `step` applies the piece.
 //
+// On a machine, a `changeNodes` input is NODE_REQUEST (what was asked, due
+// later); the nodes going offline or back at an instant, by a live change or
+// the capacity schedule, are NODE_CHANGE (first of the instant, as the engine
+// applies them), and a job a cut kills (--on_capacity_cut kill) is
+// JOB_STATE_CHANGE state=KILLED.
+//
 // Field names are those of the log and `evtsim dump` (job, nodes, queue,
 // round, time, …); the log's longer spellings (jobId, numNodes, timeLimit)
 // are accepted in filters too.
 
 import { type DecisionRow, PEND_REASON_CODES } from "../core/decisions.ts";
 import type { SimState } from "../core/state.ts";
+import { nodeEvents, nodeRequest } from "./_repl_node_events.ts";
 import type { JobRecord } from "../core/types.ts";
 import type { Candidate } from "./_repl_types.ts";
 import { ReplError } from "./_repl_types.ts";
@@ -26,6 +33,8 @@ export const EVENT_TYPES = [
   "QUEUE_UPDATE",
   "BEGIN_ROUND",
   "DECISION",
+  "NODE_REQUEST",
+  "NODE_CHANGE",
 ] as const;
 
 /** One of {@link EVENT_TYPES}. */
@@ -45,6 +54,13 @@ const STATES = ["RUN", "DONE", "FAILED", "KILLED", "CANCELLED"] as const;
 
 /** The fields of each event type and their kinds. */
 const FIELDS: Readonly<Record<EventType, Readonly<Record<string, FieldKind>>>> = {
+  NODE_REQUEST: { down: "string", up: "string", time: "number" },
+  NODE_CHANGE: {
+    node: "string",
+    state: ["DOWN", "UP"],
+    source: ["live", "schedule"],
+    time: "number",
+  },
   JOB_PUSH: {
     job: "number",
     queue: "string",
@@ -102,6 +118,8 @@ export const FIELDS_HELP: readonly string[] = [
   "  QUEUE_UPDATE      a queue is added or changed",
   "  BEGIN_ROUND       a scheduling round (session) begins",
   "  DECISION          a DISPATCH or PEND decision",
+  "  NODE_REQUEST      a machine's nodes are asked to go down or up (changeNodes; due at time)",
+  "  NODE_CHANGE       a machine's node goes offline (DOWN) or back (UP): a live change or the schedule",
   ...fieldLines(),
   "e.g. break DECISION type=DISPATCH job=40;  break JOB_STATE_CHANGE state=DONE queue=pdebug",
 ];
@@ -208,6 +226,10 @@ export function eventsOf(c: Candidate, types?: ReadonlySet<EventType>): ReplEven
   const t = after.time;
   const advance = c.input.kind === "advanceTo" || c.input.kind === "runUntilExclusive" ||
     c.input.kind === "runToCompletion";
+  if (c.input.kind === "changeNodes" && want("NODE_REQUEST")) {
+    out.push(nodeRequest(c.input, before));
+  }
+  const killed = advance ? nodeEvents(before, after, out, want) : new Set<number>();
   if (advance && want("JOB_PUSH")) {
     for (const job of before.arrivals.values()) {
       if (job.submitTime > t) break;
@@ -268,10 +290,12 @@ export function eventsOf(c: Candidate, types?: ReadonlySet<EventType>): ReplEven
           ? "KILLED"
           : "DONE";
         if (l.kind === "cancel" && done !== "gone" && outcome !== "cancelled") continue;
+        killed.delete(l.id);
         out.push(stateChange(before, l.id, state, l.time));
       }
     }
   }
+  for (const id of killed) out.push(stateChange(before, id, "KILLED", t));
   roundEvents(c, out, want);
   return out;
 }

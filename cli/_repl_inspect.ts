@@ -3,13 +3,15 @@
 // each one reads the state at the current position through the core's
 // queries and changes nothing.
 
-import { headJob, headShadowTime, statistics, waitingReasons } from "../core/queries.ts";
+import { headReservation, statistics, waitingReasons } from "../core/queries.ts";
 import { queueBlock, type QueueState } from "../core/queues.ts";
 import type { SimState } from "../core/state.ts";
 import type { JobRecord } from "../core/types.ts";
-import { countedResources } from "../core/_metrics_resources.ts";
-import { NODE_RESOURCE } from "../core/machine.ts";
+import { countedResources, isBookkeepingResource } from "../core/_metrics_resources.ts";
+import { NODE_RESOURCE, PARTITION_RESOURCE, WHOLE_NODE } from "../core/machine.ts";
+import { compressHostlist } from "../io/hostlist.ts";
 import { ReplError } from "./_repl_types.ts";
+import { machineNodesLine } from "./_repl_node_counts.ts";
 
 /** How many waiting jobs `info queue` lists before "… and N more". */
 const LISTED = 20;
@@ -18,9 +20,33 @@ function recordOf(state: SimState, id: number): JobRecord | undefined {
   return id >= state.store.firstId ? state.store.records.get(id - state.store.firstId) : undefined;
 }
 
+/**
+ * What a job asks for: `N nodes` (whole nodes, the node count), or on a
+ * machine its demand (a demand job holds no share of the node count: its
+ * numNodes is 0): `2 replicas × cores=8 gpus=2 memory=32768 in partition
+ * gpu, in one rack`, or `4 whole nodes in partition cpu`.
+ */
+export function demandText(r: JobRecord): string {
+  const d = r.demand;
+  if (d === undefined) return `${r.numNodes} nodes`;
+  const per = d.perReplica;
+  const units = Object.entries(per).filter(([k, v]) => v > 0 && !isBookkeepingResource(k))
+    .map(([k, v]) => `${k}=${v}`).join(" ");
+  const what = per[NODE_RESOURCE] === WHOLE_NODE
+    ? `${d.replicas} whole node${d.replicas === 1 ? "" : "s"}`
+    : `${d.replicas} replica${d.replicas === 1 ? "" : "s"}${units === "" ? "" : ` × ${units}`}`;
+  const partitions = Object.keys(per).filter((k) => k.startsWith(PARTITION_RESOURCE) && per[k] > 0)
+    .map((k) => k.slice(PARTITION_RESOURCE.length));
+  const partition = partitions.length === 0 ? "" : ` in partition ${partitions.join(", ")}`;
+  const domain = d.topologyKey === undefined ? "" : `, in one ${d.topologyKey}`;
+  return what + partition + domain;
+}
+
 function jobFacts(r: JobRecord): string {
   const queue = r.queue === undefined ? "" : `queue ${r.queue}, `;
-  return `  ${queue}priority ${r.priority}, ${r.numNodes} nodes, limit ${r.timeLimit} s, submitted at ${r.submitTime}`;
+  return `  ${queue}priority ${r.priority}, ${
+    demandText(r)
+  }, limit ${r.timeLimit} s, submitted at ${r.submitTime}`;
 }
 
 /** `info job ID`: state, queue, priority, times; a waiting job's pend reason. */
@@ -56,7 +82,7 @@ export function jobInfo(state: SimState, arg: string | undefined): string[] {
   }
   if (r.beginTime >= 0) {
     return [
-      `job ${id}: running since ${r.beginTime} on ${r.numNodes} nodes (its limit ends at ${
+      `job ${id}: running since ${r.beginTime} on ${demandText(r)} (its limit ends at ${
         r.beginTime + r.timeLimit
       })`,
       `${jobFacts(r)}, waited ${r.beginTime - r.submitTime} s`,
@@ -144,7 +170,7 @@ export function pendingInfo(state: SimState): string[] {
     ...waiting.map((j) => {
       const r = reasons.get(j.id);
       const queue = j.queue === undefined ? "" : `${j.queue}, `;
-      return `  job ${j.id} (${queue}${j.numNodes} nodes, since ${j.submitTime}): ${
+      return `  job ${j.id} (${queue}${demandText(j)}, since ${j.submitTime}): ${
         r === undefined ? "none (a round now would start it)" : `${r.code}: ${r.message}`
       }`;
     }),
@@ -156,13 +182,18 @@ export function resourceInfo(state: SimState): string[] {
   const c = state.config;
   const free = Math.max(0, state.capacity - state.allocatedNodes);
   const lines = [
-    `nodes: ${c.totalNodes} total, ${state.capacity} usable, ${state.allocatedNodes} in use, ${free} free; ${state.running.size} jobs running`,
+    machineNodesLine(state) ??
+      `nodes: ${c.totalNodes} total, ${state.capacity} usable, ${state.allocatedNodes} in use, ${free} free; ${state.running.size} jobs running`,
   ];
-  const head = headJob(state);
+  // On a machine the head is EASY's (held jobs passed over) and its shadow
+  // time EASY's over every resource; when every waiting job is held, why.
+  const head = headReservation(state);
   if (head !== undefined) {
     lines.push(
-      `head: job ${head.id} needs ${head.numNodes} nodes; reservation (shadow time) at ${
-        headShadowTime(state)
+      `head: job ${head.job.id} needs ${demandText(head.job)}; ${
+        head.reason === undefined
+          ? `reservation (shadow time) at ${head.shadowTime}`
+          : `held, no reservation: ${head.reason.code}: ${head.reason.message}`
       }`,
     );
   }
@@ -176,10 +207,64 @@ export function resourceInfo(state: SimState): string[] {
     releases.push(`${r.projectedEnd}: job ${r.id} (${held})`);
   }
   if (releases.length > 0) lines.push(`next releases by limit: ${releases.join(", ")}`);
+  lines.push(...onlineLines(state));
   const schedule = c.capacitySchedule;
   if (state.capacityIndex < schedule.length) {
     const next = schedule[state.capacityIndex];
-    lines.push(`next capacity change: ${next.capacity} nodes at ${next.time}`);
+    const names = named(next);
+    lines.push(
+      `next capacity change: ${next.capacity} nodes at ${next.time}${
+        names === "" ? "" : ` (${names})`
+      }`,
+    );
+  }
+  for (const l of state.liveEvents.values()) {
+    if (l.kind === "nodes") lines.push(`node change due at ${l.time}: ${named(l)}`);
+  }
+  return lines;
+}
+
+// "down gpu[001-004], up cpu003": the nodes a change names, if any.
+function named(c: { readonly down?: readonly string[]; readonly up?: readonly string[] }): string {
+  const parts = [["down", c.down], ["up", c.up]].flatMap(([f, list]) =>
+    list === undefined || list.length === 0 ? [] : [`${f} ${compressHostlist([...list])}`]
+  );
+  return parts.join(", ");
+}
+
+// On a machine (a resource model that takes nodes offline): the nodes online
+// and offline, and the offline ones that still run jobs (draining).
+function onlineLines(state: SimState): string[] {
+  const model = state.resources?.model;
+  if (model?.offline === undefined || model.nodes === undefined) return [];
+  const modelState = state.resources!.state;
+  const offline = model.offline(modelState);
+  const down = new Set(offline);
+  const online = model.nodes.filter((n) => !down.has(n.name)).map((n) => n.name);
+  const lines = [
+    `online: ${online.length} nodes${online.length === 0 ? "" : ` ${compressHostlist(online)}`}`,
+    `offline: ${offline.length} nodes${
+      offline.length === 0 ? "" : ` ${compressHostlist([...offline])}`
+    }`,
+  ];
+  if (offline.length > 0 && model.allocationOf !== undefined) {
+    const draining = new Map<string, number[]>();
+    for (const r of state.running.values()) {
+      for (const a of model.allocationOf(modelState, r.id) ?? []) {
+        if (!down.has(a.nodeName)) continue;
+        const jobs = draining.get(a.nodeName) ?? [];
+        if (!jobs.includes(r.id)) jobs.push(r.id);
+        draining.set(a.nodeName, jobs);
+      }
+    }
+    if (draining.size > 0) {
+      lines.push(
+        `draining (offline, jobs still running): ${
+          model.nodes.filter((n) => draining.has(n.name))
+            .map((n) => `${n.name} (job ${draining.get(n.name)!.join(", ")})`).join(", ")
+        }`,
+      );
+    }
   }
   return lines;
 }

@@ -20,7 +20,7 @@ export const HELP: readonly string[] = [
   "info job ID                 one job: state, queue, priority, times; a waiting job's pend reason",
   "info queue NAME|all         a queue or all: priority, state, limits, running and waiting jobs",
   "info pending                every waiting job with its pend reason",
-  "info resource               nodes: total, usable, in use, free; the head's reservation",
+  "info resource               nodes (a machine's: busy, idle, offline); the head's reservation",
   "info node NAME              one node (n001 …): the job running on it, what it has free",
   "info summary                jobs waiting, running and finished; queues; nodes",
   "info config                 speed, output, verify, history, and the log's configuration",

@@ -11,12 +11,19 @@
 // yet compared are held. Round numbers are left out of the comparison: a run
 // that schedules one more round numbers every later round differently while
 // deciding the same.
+//
+// On a machine (a resource model that names its nodes) each run's
+// utilization is its node equivalents and each resource's utilization is a
+// row of its own, from the same collector as simulate's stats JSON
+// (ResourceUseCollector over the DISPATCH allocations and the job rows), so
+// the recorded column is what simulate printed for the run.
 
 import { Resimulation, type ResimulationOptions, sameDecision } from "../api/resimulation.ts";
 import type { DecisionRow } from "../core/decisions.ts";
 import { statistics } from "../core/queries.ts";
 import type { Statistics } from "../core/statistics.ts";
 import { dumpDecision } from "../io/replay_dump.ts";
+import { type ResourceMetrics, ResourceUseCollector } from "../core/_metrics_resources.ts";
 
 /** Where the two runs first decide differently (a side is missing when that run has no more decisions). */
 export interface Divergence {
@@ -26,8 +33,12 @@ export interface Divergence {
 
 /** The outcome of a what-if: both runs' statistics and their first divergence. */
 export interface WhatIfResult {
+  /** On a machine, `utilization` is the node equivalents (as simulate's). */
   readonly recorded: Statistics;
   readonly whatIf: Statistics;
+  /** On a machine: each run's per-resource figures (as simulate's stats JSON `resources`). */
+  readonly recordedResources?: ResourceMetrics;
+  readonly whatIfResources?: ResourceMetrics;
   /** Undefined when every decision is the same. */
   readonly divergence: Divergence | undefined;
 }
@@ -70,16 +81,23 @@ export function runWhatIf(recorded: ResimulationOptions, whatIf: Resimulation): 
   const base = new Resimulation(recorded);
   const a = new Pending();
   const b = new Pending();
+  const [useA, useB] = [machineUse(base), machineUse(whatIf)];
   let divergence: Divergence | undefined;
-  const stepInto = (sim: Resimulation, into: Pending) => {
+  const stepInto = (sim: Resimulation, into: Pending, use?: ResourceUseCollector) => {
     const r = sim.step();
     if (r === undefined) into.done = true;
-    else if (divergence === undefined) into.push(r.rows.decisions);
+    else {
+      if (use !== undefined) {
+        use.decisions(r.rows.decisions);
+        for (const j of r.rows.jobs) use.add(j);
+      }
+      if (divergence === undefined) into.push(r.rows.decisions);
+    }
   };
   while (!a.done || !b.done) {
     // The run behind (fewer decisions waiting) goes next.
-    if (!a.done && (b.done || a.size <= b.size)) stepInto(base, a);
-    else stepInto(whatIf, b);
+    if (!a.done && (b.done || a.size <= b.size)) stepInto(base, a, useA);
+    else stepInto(whatIf, b, useB);
     if (divergence !== undefined) continue;
     while (a.size > 0 && b.size > 0) {
       const x = a.shift()!;
@@ -106,7 +124,27 @@ export function runWhatIf(recorded: ResimulationOptions, whatIf: Resimulation): 
     }
   }
   base.close();
-  return { recorded: statistics(base.state), whatIf: statistics(whatIf.state), divergence };
+  const [ra, rb] = [useA?.metrics(), useB?.metrics()];
+  return {
+    recorded: machineStatistics(statistics(base.state), ra),
+    whatIf: machineStatistics(statistics(whatIf.state), rb),
+    ...(ra === undefined ? {} : { recordedResources: ra }),
+    ...(rb === undefined ? {} : { whatIfResources: rb }),
+    divergence,
+  };
+}
+
+// A collector of what the run's jobs hold, on a machine that names its nodes.
+function machineUse(sim: Resimulation): ResourceUseCollector | undefined {
+  const nodes = sim.state.resources?.model.nodes;
+  return nodes === undefined ? undefined : new ResourceUseCollector(nodes);
+}
+
+// On a machine the node count is bookkeeping (a demand job holds no whole
+// node): the run's utilization is its node equivalents, as simulate prints it.
+function machineStatistics(s: Statistics, r: ResourceMetrics | undefined): Statistics {
+  const u = r?.node_equivalents.utilization;
+  return u === undefined || u === null ? s : { ...s, utilization: u };
 }
 
 const ROWS: readonly [string, (s: Statistics) => string][] = [
@@ -127,6 +165,25 @@ function round(x: number, digits: number): number {
 /** The two runs' statistics side by side: a header and one line per figure. */
 export function statisticsTable(r: WhatIfResult): string[] {
   const cells = ROWS.map(([name, f]) => [name, f(r.recorded), f(r.whatIf)]);
+  // On a machine, each resource's utilization after the machine's.
+  const names = new Set([
+    ...Object.keys(r.recordedResources?.by_resource ?? {}),
+    ...Object.keys(r.whatIfResources?.by_resource ?? {}),
+  ]);
+  const figure = (m: ResourceMetrics | undefined, name: string) => {
+    const u = m?.by_resource[name]?.utilization;
+    return u === undefined || u === null ? "-" : `${round(u, 6)}`;
+  };
+  const at = ROWS.findIndex(([name]) => name === "utilization") + 1;
+  cells.splice(
+    at,
+    0,
+    ...[...names].sort().map((name) => [
+      `utilization (${name})`,
+      figure(r.recordedResources, name),
+      figure(r.whatIfResources, name),
+    ]),
+  );
   const all = [["", "recorded", "what-if"], ...cells];
   const w = [0, 1, 2].map((i) => Math.max(...all.map((c) => c[i].length)));
   return all.map((c) =>

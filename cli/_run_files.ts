@@ -43,6 +43,12 @@ export interface ResourceColumns {
    * metric set's capacity: a number when it never changed.
    */
   readonly capacity: number | CapacityStep[];
+  /**
+   * Units used of each resource over time, by resource name: the `R_used`
+   * columns `--resource_columns per_resource` adds on a machine (absent
+   * without them).
+   */
+  readonly used?: ReadonlyMap<string, Float64Array>;
 }
 
 const SCHEDULE_COLUMNS = ["job_submit_time", "begin_time", "end_time", "num_nodes", "exit_status"];
@@ -252,10 +258,18 @@ export async function readResourceCsv(path: string): Promise<ResourceColumns> {
   const allocated = new Float64Array(n);
   let totalNodes = 0;
   const steps: CapacityStep[] = [];
+  // The per-resource pairs' used units (R_free,R_used after the three).
+  const usedAt: [string, number, Float64Array][] = [];
+  for (let k = 3; k < header.length; k++) {
+    if (header[k].endsWith("_used")) usedAt.push([header[k], k, new Float64Array(n)]);
+  }
   for (let i = 1; i <= n; i++) {
     if ((i & 4095) === 0) checkInterrupt();
     const f = fieldsOf(lines[i], header, path, i + 1);
     time[i - 1] = numberAt(f[0], NUMBER, "time", path, i + 1);
+    for (const [column, k, used] of usedAt) {
+      used[i - 1] = numberAt(f[k], COUNT, column, path, i + 1);
+    }
     const free = numberAt(f[1], WHOLE, "free_nodes", path, i + 1);
     allocated[i - 1] = numberAt(f[2], COUNT, "allocated_nodes", path, i + 1);
     const nodes = free + allocated[i - 1];
@@ -277,6 +291,9 @@ export async function readResourceCsv(path: string): Promise<ResourceColumns> {
     allocated,
     totalNodes,
     capacity: steps.length <= 1 ? totalNodes : steps,
+    ...(usedAt.length === 0 ? {} : {
+      used: new Map(usedAt.map(([column, , used]) => [column.slice(0, -"_used".length), used])),
+    }),
   };
 }
 

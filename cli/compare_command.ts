@@ -17,6 +17,7 @@ import {
   METRIC_NAMES,
   type Metrics,
   type MetricsOptions,
+  type ResourceMetrics,
   utilizationColumns,
 } from "../core/metrics.ts";
 import { parseTrim } from "../core/_metrics_breakdowns.ts";
@@ -231,6 +232,8 @@ export interface PolicyRun {
   readonly resources: string;
   /** How its metrics were measured (its options as simulate took them). */
   readonly metricsOptions: MetricsOptions;
+  /** A machine run's utilization per resource (its stats JSON's `resources`), for the report. */
+  readonly resourceMetrics?: ResourceMetrics;
 }
 
 /** Runs `evtsim compare ARGS`; returns the exit code. */
@@ -308,6 +311,7 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
           label: r.summary.policy,
           schedule: r.schedule,
           resources: r.resources,
+          ...(r.resourceMetrics !== undefined ? { resourceMetrics: r.resourceMetrics } : {}),
         })),
         parsed.report,
         {
@@ -382,6 +386,7 @@ async function policyRun(
     metricsOptions: metricsOptionsOf(doc.options),
     inputs: doc.inputs,
     options: optionsLine(doc.options),
+    ...(doc.resources !== undefined ? { resourceMetrics: doc.resources } : {}),
     summary: {
       policy: p.name,
       metrics: doc.metrics,

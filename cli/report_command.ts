@@ -12,10 +12,14 @@ import {
   computeMetrics,
   DEFAULT_BSLD_TAU,
   type Fairness,
+  machineMetrics,
   type Metrics,
   type MetricsJob,
   type MetricsOptions,
+  utilizationColumns,
 } from "../core/metrics.ts";
+import type { ResourceMetrics } from "../core/_metrics_resources.ts";
+import { readRunResources, resourceColumnNames, utilizationLines } from "./_report_machine.ts";
 import { computeBreakdowns, parseTrim } from "../core/_metrics_breakdowns.ts";
 import { breakdownTables } from "./_report_breakdowns.ts";
 import { formatG } from "./report.ts";
@@ -47,11 +51,15 @@ import { checkOutputPath, type NamedPath } from "./paths.ts";
 
 export { optionsLine };
 
-/** One run to report: a label and its two files. */
+/** One run to report: a label and its two files (three on a machine). */
 export interface RunFiles {
   readonly label: string;
   readonly schedule: string;
   readonly resources: string;
+  /** A machine run's stats JSON (`simulate --stats_json`): its machine figures. */
+  readonly stats?: string;
+  /** A machine run's figures, given directly (simulate --report, compare --report). */
+  readonly resourceMetrics?: ResourceMetrics;
 }
 
 /** Where the report's runs came from, as the page states it. */
@@ -165,6 +173,14 @@ export function reportHelp(): string {
     "strictly: every row has the header's fields and numbers where numbers belong;",
     "the first bad row is one FILE:LINE error.",
     "",
+    "A run on a --machine adds its stats JSON (simulate --stats_json, measured with",
+    "the report's --measure_window and --trim): SCHEDULE.csv[,RESOURCES.csv],STATS.json.",
+    "Its utilization is then the machine's node equivalents and the summary adds",
+    "utilization_<resource> columns, as simulate's stats JSON and compare give them.",
+    "When its resource CSV has the per-resource columns (simulate --resource_columns",
+    "per_resource), the utilization chart draws one line per resource (used units /",
+    "the machine's capacity) instead of the whole-node line (0 for demand jobs).",
+    "",
     "Utilization and queue length are time-weighted means over the trailing",
     "--mean_window, at 480 times; CDFs are drawn at 500 quantiles. The Gantt",
     "chart draws each job on its allocated nodes when the schedule has the nodes",
@@ -194,19 +210,27 @@ function reportMetricsOptions(tau: unknown, window: unknown, trim: unknown): Met
   };
 }
 
-/** Parses one RUN argument: `[LABEL=]SCHEDULE[,RESOURCES]`. */
+/** Parses one RUN argument: `[LABEL=]SCHEDULE[,RESOURCES][,STATS.json]`. */
 export function parseRun(arg: string): RunFiles {
   const eq = arg.indexOf("=");
   const label = eq > 0 && !arg.slice(0, eq).includes("/") ? arg.slice(0, eq) : undefined;
-  const files = label === undefined ? arg : arg.slice(eq + 1);
-  const [schedule, resources, extra] = files.split(",");
+  const parts = (label === undefined ? arg : arg.slice(eq + 1)).split(",");
+  // A machine run's stats JSON comes last, named by its .json.
+  const stats = parts.length > 1 && /\.json$/i.test(parts[parts.length - 1])
+    ? parts.pop()
+    : undefined;
+  const [schedule, resources, extra] = parts;
   if (extra !== undefined || schedule === "") {
-    throw new EvtsimError("usage", `'${arg}': expected SCHEDULE.csv or SCHEDULE.csv,RESOURCES.csv`);
+    throw new EvtsimError(
+      "usage",
+      `'${arg}': expected SCHEDULE.csv or SCHEDULE.csv,RESOURCES.csv (a machine run: ,STATS.json after them)`,
+    );
   }
   return {
     label: label ?? schedule.replace(/^.*\//, "").replace(/\.csv$/i, ""),
     schedule,
     resources: resources ?? defaultResourceFile(schedule),
+    ...(stats === undefined ? {} : { stats }),
   };
 }
 
@@ -288,6 +312,8 @@ export interface RunSummary {
   readonly breakdowns: Breakdowns;
   /** Fairness across users (none without the extended columns' trace_user). */
   readonly fairness: Fairness;
+  /** A machine run's figures (node equivalents, per resource and partition). */
+  readonly resources?: ResourceMetrics;
 }
 
 /**
@@ -304,6 +330,7 @@ export async function writeReport(
     ...files.flatMap((f) => [
       { what: "a run's schedule", path: f.schedule },
       { what: "a run's resource file", path: f.resources },
+      ...(f.stats === undefined ? [] : [{ what: "a run's stats JSON", path: f.stats }]),
     ]),
     ...(options.inputs ?? []),
   ]);
@@ -311,12 +338,17 @@ export async function writeReport(
   for (const f of files) {
     const schedule = await readScheduleCsv(f.schedule);
     const resources = await readResourceCsv(f.resources);
-    runs.push({
-      files: f,
-      schedule,
-      resources,
-      summary: summarizeRun(schedule, resources, options.metrics),
-    });
+    let summary = summarizeRun(schedule, resources, options.metrics, f.resourceMetrics);
+    if (f.stats !== undefined && f.resourceMetrics === undefined) {
+      const jobs = summary.metrics.jobs;
+      const machine = await readRunResources(f.stats, jobs, options.metrics);
+      summary = {
+        ...summary,
+        metrics: machineMetrics(summary.metrics, machine),
+        resources: machine,
+      };
+    }
+    runs.push({ files: f, schedule, resources, summary });
   }
   if (options.allowMixed !== true) {
     const first = fingerprint(runs[0].schedule);
@@ -376,11 +408,16 @@ function fingerprint(s: ScheduleColumns): string {
   return `${s.count}:${h >>> 0}`;
 }
 
-/** The run's metric set from its files (as `simulate --stats_json` computes it from its rows). */
+/**
+ * The run's metric set from its files (as `simulate --stats_json` computes it
+ * from its rows); on a machine, with its figures, the utilization is the node
+ * equivalents (`machineMetrics`).
+ */
 export function summarizeRun(
   s: ScheduleColumns,
   r: ResourceColumns,
   options: MetricsOptions = {},
+  machine?: ResourceMetrics,
 ): RunSummary {
   function* jobs(): Generator<MetricsJob> {
     for (let i = 0; i < s.count; i++) {
@@ -396,9 +433,10 @@ export function summarizeRun(
     }
   }
   return {
-    metrics: computeMetrics(jobs(), r.capacity, options),
+    metrics: machineMetrics(computeMetrics(jobs(), r.capacity, options), machine),
     totalNodes: r.totalNodes,
     ...computeBreakdowns(jobs(), options, options.bsldTau ?? DEFAULT_BSLD_TAU),
+    ...(machine === undefined ? {} : { resources: machine }),
   };
 }
 
@@ -739,11 +777,15 @@ function renderFigures(
   const time = timeAxis(lo, options.unixStartTime);
   const onAxis = (pts: [number, number][]) =>
     pts.map(([x, y]) => [time.at(x), y] as [number, number]);
-  const utilization = runs.map((r) => {
-    const { time: t, allocated, totalNodes } = r.resources;
-    const frac = allocated.map((a) => a / Math.max(1, totalNodes));
-    return { name: r.files.label, data: onAxis(rollingMean(t, frac, lo, hi, meanWindow)) };
-  });
+  // On a machine with per-resource columns: one line per resource (cli/_report_machine.ts).
+  const lines = runs.map((r) => utilizationLines(r.files.label, r.resources, r.summary.resources));
+  const perResource = lines.some((l, i) => l[0].name !== runs[i].files.label);
+  const utilization = lines.flatMap((ls, i) =>
+    ls.map((l) => ({
+      name: l.name,
+      data: onAxis(rollingMean(runs[i].resources.time, l.fraction, lo, hi, meanWindow)),
+    }))
+  );
   const queue = runs.map((r) => {
     const { t, v } = queueSteps(r.schedule);
     return { name: r.files.label, data: onAxis(rollingMean(t, v, lo, hi, meanWindow)) };
@@ -759,7 +801,10 @@ function renderFigures(
       svg: lineChart(
         `${CHART_TITLES[0]} (${mean})`,
         time.axis(lo, hi),
-        yAxis("allocated / total nodes", { min: 0, max: 1 }),
+        yAxis(
+          perResource ? "used / capacity (nodes or resource units)" : "allocated / total nodes",
+          { min: 0, max: 1 },
+        ),
         utilization,
       ),
     },
@@ -811,10 +856,15 @@ function renderHtml(
   provenance: Provenance,
 ): string {
   const g = (x: number | null) => x === null ? "-" : formatG(x);
+  // A machine run's per-resource utilization (none of these columns on whole nodes).
+  const perResource = resourceColumnNames(runs.map((r) => r.summary.resources));
   const rows = runs.map((r) => {
     const m = r.summary.metrics;
+    const u = r.summary.resources === undefined ? {} : utilizationColumns(r.summary.resources);
     return `<tr><td class="l">${esc(r.files.label)}</td>${
       SUMMARY_METRICS.map((k) => `<td>${k === "jobs" ? m.jobs : g(m[k])}</td>`).join("")
+    }${
+      perResource.map((k) => `<td>${g(u[`utilization_${k}`] ?? null)}</td>`).join("")
     }<td>${r.summary.totalNodes}</td></tr>`;
   });
   const t = provenance.trace;
@@ -858,7 +908,9 @@ function renderHtml(
     "</head><body>",
     "<h1>evtsim report</h1>",
     '<table id="summary"><thead><tr><th class="l">run</th>' +
-    SUMMARY_METRICS.map((k) => `<th>${k}</th>`).join("") + "<th>nodes</th></tr></thead><tbody>",
+    SUMMARY_METRICS.map((k) => `<th>${k}</th>`).join("") +
+    perResource.map((k) => `<th>utilization_${esc(k)}</th>`).join("") +
+    "<th>nodes</th></tr></thead><tbody>",
     ...rows,
     "</tbody></table>",
     `<p>Summary: metrics as in the README's metrics glossary (bounded slowdown τ = ${

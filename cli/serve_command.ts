@@ -159,6 +159,9 @@ function help(): string {
     "InitRequest bsld_tau, measure_window, trim, resource_columns), so a finish reply's",
     "metrics and rows equal simulate's --stats_json and outputs for the same jobs and options.",
     "",
+    "A session's capacity changes live (a node count, or a --machine's nodes and groups going",
+    "down and up): HTTP POST /sessions/ID/capacity, gRPC change_capacity (evtsim's own).",
+    "",
     "example:",
     "  evtsim serve --port 8787 --record_dir recordings",
   ].join("\n");

@@ -355,11 +355,14 @@ export async function simulateCommand(
     if (named.report !== undefined) {
       // Read back from the files just written; ECharts loads only here.
       const { optionsLine, writeReport } = await import("./report_command.ts");
+      const machineRun = outputs.resourceMetrics(metricsOptions);
       await writeReport(
         [{
           label: schedulePath.replace(/^.*\//, "").replace(/\.csv$/i, ""),
           schedule: real.get("--outfile")!,
           resources: real.get("--resource_trace")!,
+          // On a machine: its figures, as the stats JSON has them.
+          ...(machineRun === undefined ? {} : { resourceMetrics: machineRun }),
         }],
         real.get("--report")!,
         {

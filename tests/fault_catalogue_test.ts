@@ -50,6 +50,7 @@ import { GANTT_ROWS } from "./_fault_rows_r-gantt.ts";
 import { SERVE_MACHINE_ROWS } from "./_fault_rows_m-serve.ts";
 import { FRONTS_ROWS } from "./_fault_rows_m-fronts.ts";
 import { LIVE_ROWS } from "./_fault_rows_m-live.ts";
+import { H_GAPS_ROWS } from "./_fault_rows_h_gaps.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1224,6 +1225,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...SERVE_MACHINE_ROWS,
   ...FRONTS_ROWS,
   ...LIVE_ROWS,
+  ...H_GAPS_ROWS,
 ];
 
 for (const row of CATALOGUE) {

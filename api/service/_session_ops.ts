@@ -31,6 +31,43 @@ const STEP_METHODS = new Set([
   "changeNodes",
 ]);
 
+/** A capacity change as the fronts give it: a node count, or node/group names. */
+export interface CapacityChangeRequest {
+  readonly capacity?: number;
+  readonly down?: readonly string[];
+  readonly up?: readonly string[];
+  readonly time?: number;
+}
+
+/**
+ * The step call of a capacity change, one decoder for every front (HTTP's
+ * `POST /sessions/{id}/capacity`, gRPC's `change_capacity`): a node count
+ * (`changeCapacity`) or nodes and groups going down and up (`changeNodes`),
+ * never both and never neither.
+ */
+export function capacityOp(change: CapacityChangeRequest): SessionOp {
+  const names = change.down !== undefined || change.up !== undefined;
+  if (names === (change.capacity !== undefined)) {
+    throw new ServiceError(
+      400,
+      "validation",
+      "give either capacity (a node count) or down/up (node or group names of the machine)",
+    );
+  }
+  if (!names) {
+    return { op: "step", method: "changeCapacity", args: [change.capacity, change.time] };
+  }
+  return {
+    op: "step",
+    method: "changeNodes",
+    args: [{
+      ...(change.down === undefined ? {} : { down: change.down }),
+      ...(change.up === undefined ? {} : { up: change.up }),
+      ...(change.time === undefined ? {} : { time: change.time }),
+    }],
+  };
+}
+
 /** One call on a session. */
 export type SessionOp =
   | { readonly op: "append"; readonly jobs: readonly JobSpec[]; readonly submit: boolean }

@@ -10,7 +10,8 @@
 // them; the session an `init` creates is an ordinary session, so its id
 // (InitResponse.session_id) also works on the HTTP front for what DR_EVT's
 // protocol has no message for (cancel, external end, updates, decisions,
-// recording control). The session is dropped when the stream ends without
+// recording control); `change_capacity` is evtsim's own, HTTP's capacity
+// call with its decoder. The session is dropped when the stream ends without
 // `finish_simulation`.
 
 import * as grpc from "@grpc/grpc-js";
@@ -19,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import type { Statistics } from "../../core/statistics.ts";
 import type { JobSpec, RunTimeMode } from "../../core/types.ts";
 import { MAX_BODY_BYTES } from "./http.ts";
-import type { FinishSummary, SessionOp } from "./_session_ops.ts";
+import { capacityOp, type FinishSummary, type SessionOp } from "./_session_ops.ts";
 import type { JobDemandFields } from "./_machine_session.ts";
 import { parseMeasureWindow } from "../../io/stats_json.ts";
 import { parseTrim } from "../../core/_metrics_breakdowns.ts";
@@ -51,6 +52,8 @@ type Call = grpc.ServerDuplexStream<Msg, Msg>;
 const PRIORITY = new Set(["fcfs", "fcfs_alt", "fcfs_conservative", "sjf", "ljf"]);
 const BACKFILL = new Set(["easy", "conservative", "none"]);
 const RUN_TIME = new Set(["actual", "limit", "distribution", "external"]);
+const CAPACITY_CUT = new Set(["drain", "kill"]);
+const CAPACITY_SEMANTICS = new Set(["evtsim", "drevt"]);
 const QUEUE_IMPL = new Set(["", "circular", "deque", "multimap", "block"]);
 
 function bad(message: string): never {
@@ -254,6 +257,28 @@ class StreamSession {
         await this.#run({ op: "step", method: "runUntilExclusive", args: [t] });
         return ["run_until_exclusive", {}];
       }
+      case "change_capacity": {
+        // Proto3 cannot tell an empty list from none: an empty one is no value.
+        const names = (k: string) =>
+          Array.isArray(body[k]) && (body[k] as string[]).length > 0
+            ? body[k] as string[]
+            : undefined;
+        const given = (k: string) =>
+          body[k] === undefined || body[k] === null ? undefined : num(body[k]);
+        const [capacity, down, up, time] = [
+          given("capacity"),
+          names("down"),
+          names("up"),
+          given("time"),
+        ];
+        await this.#run(capacityOp({
+          ...(capacity === undefined ? {} : { capacity }),
+          ...(down === undefined ? {} : { down }),
+          ...(up === undefined ? {} : { up }),
+          ...(time === undefined ? {} : { time }),
+        }));
+        return ["change_capacity", {}];
+      }
       case "get_current_time":
         return [kind, { current_time: (await this.#monitors()).currentTime }];
       case "get_nodes_in_use":
@@ -313,6 +338,9 @@ class StreamSession {
       }
     }
     const admission = str("admission");
+    const cut = str("on_capacity_cut"), semantics = str("capacity_semantics");
+    if (cut !== "") pick("on_capacity_cut", CAPACITY_CUT, "drain");
+    if (semantics !== "") pick("capacity_semantics", CAPACITY_SEMANTICS, "evtsim");
     // On a --machine server the machine gives the nodes: proto3 cannot tell an
     // unset total_nodes from 0, so 0 leaves it out (another value is refused).
     const totalNodes = num(m.total_nodes);
@@ -326,6 +354,8 @@ class StreamSession {
       ...(admission === "" ? {} : { admission }),
       ...(pickerSettings === undefined ? {} : { pickerSettings }),
       ...metricOptionsOf(m, str),
+      ...(cut === "" ? {} : { onCapacityCut: cut as "drain" | "kill" }),
+      ...(semantics === "" ? {} : { capacitySemantics: semantics as "evtsim" | "drevt" }),
     });
     this.#id = session.id;
     return { ok: true, session_id: session.id };

@@ -14,7 +14,13 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { JobSpec } from "../../core/types.ts";
 import * as S from "./http_schemas.ts";
-import type { FinishSummary, OutputField, SessionOp } from "./_session_ops.ts";
+import {
+  type CapacityChangeRequest,
+  capacityOp,
+  type FinishSummary,
+  type OutputField,
+  type SessionOp,
+} from "./_session_ops.ts";
 import type { SessionHandle, SessionHost } from "./session_host.ts";
 import { ServiceError, type SessionParams } from "./sessions.ts";
 import { tokenMatches } from "./token.ts";
@@ -254,23 +260,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       body: S.CapacitySchema,
       response: S.StepSchema,
       handler: (c, s) => {
-        const b = valid<
-          { capacity?: number; down?: string[]; up?: string[]; time?: number }
-        >(c, "json");
-        const names = b.down !== undefined || b.up !== undefined;
-        if (names === (b.capacity !== undefined)) {
-          throw new ServiceError(
-            400,
-            "validation",
-            "give either capacity (a node count) or down/up (node or group names of the machine)",
-          );
-        }
-        if (!names) return step(s!, "changeCapacity", b.capacity, b.time);
-        return step(s!, "changeNodes", {
-          ...(b.down === undefined ? {} : { down: b.down }),
-          ...(b.up === undefined ? {} : { up: b.up }),
-          ...(b.time === undefined ? {} : { time: b.time }),
-        });
+        return op(s!, capacityOp(valid<CapacityChangeRequest>(c, "json")));
       },
     },
     {
