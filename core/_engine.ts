@@ -129,9 +129,9 @@ export class Working {
     this.rng = s.rng;
     this.nextJobId = s.nextJobId;
     this.store = { ...s.store, records: s.store.records.transient(this.owner) };
-    this.arrivals = s.arrivals.transient(this.owner);
+    this.arrivals = s.arrivals.transient(this.owner, true);
     this.running = s.running.transient(this.owner);
-    this.events = s.events.transient(this.owner);
+    this.events = s.events.transient(this.owner, true);
     this.allocatedNodes = s.allocatedNodes;
     this.capacity = s.capacity;
     this.capacityIndex = s.capacityIndex;
