@@ -347,6 +347,10 @@ export class OrderedSet<T> {
    */
   #flat: T[] | null = null;
   #head = 0;
+  /** `#flat` is also a persistent set's: copied before the next change. */
+  #shared = false;
+  /** A persistent set in scratch form: its tree, once read. */
+  #built: TreeNode<T> | null | undefined = undefined;
   /** May this transient switch to the scratch form. */
   #flatOk = false;
   /** Elements updated since the tree was last built or taken over. */
@@ -361,10 +365,15 @@ export class OrderedSet<T> {
     this.#owner = owner;
   }
 
-  /** The root node (null when empty); a transient in scratch form is made a tree again. */
+  /**
+   * The root node (null when empty). A transient in scratch form is made a
+   * tree again; a persistent set in that form builds its tree once and keeps
+   * it beside the array, so that reading it changes nothing a later step
+   * starts from (a step from a state gives the same state however often the
+   * state was read).
+   */
   get root(): TreeNode<T> | null {
-    if (this.#flat !== null) this.#toTree(this.#owner);
-    return this.#root;
+    return this.#tree();
   }
 
   /** An empty set ordered by `spec`. */
@@ -385,29 +394,60 @@ export class OrderedSet<T> {
    * `owner` created in place and return the same set object. Only for scratch
    * work inside one step; {@link OrderedSet.persistent} ends the editing.
    * This set stays as it is.
+   *
+   * With `scratch`, a transient updated about as often as it holds elements
+   * (at most 4,096) switches to a sorted array (its scratch form): taking
+   * the first element costs nothing and adding after the last is a push.
+   * `persistent()` hands the array out as a persistent set in O(1) and the
+   * transient copies it before its next change; a transient made from such a
+   * set shares the array until it changes it.
    */
   //
-  // With `scratch`, a transient that is updated about as many times as it
-  // holds elements (a step that feeds and drains a batch of arrivals, or
-  // starts and ends jobs by the hundred) switches to a sorted array, where
-  // taking the first element or adding after the last costs no tree path;
-  // `persistent()` builds the tree from it once. No earlier state sees the
-  // array: persistence holds at the step boundary, not per update. Small
-  // updates stay in the tree, so a step that changes a few of many elements
-  // costs O(log n) each, as before.
+  // Persistence is a contract at the step boundary, not a cost per update:
+  // no state sees the array while the step changes it. Few updates to many
+  // elements stay in the tree, O(log n) each, so a step that changes a few
+  // jobs of a large set does not pay O(n); a copy of the array is at most
+  // 4,096 slots.
   transient(owner: Owner, scratch = false): OrderedSet<T> {
+    if (scratch && this.#flat !== null) {
+      // Both share the array until either changes it.
+      const t = new OrderedSet<T>(this.spec, null, owner);
+      t.#flat = this.#flat;
+      t.#head = this.#head;
+      t.#shared = this.#shared = true;
+      t.#flatOk = true;
+      return t;
+    }
     const t = new OrderedSet(this.spec, this.root, owner);
     t.#flatOk = scratch;
     return t;
   }
 
-  /** A persistent set with the same elements (this one, if it already is). */
+  /**
+   * A persistent set with the same elements (this one, if it already is).
+   * A transient in scratch form hands out its array (O(1)) and copies it
+   * before its next change, so the result stays as it is.
+   */
   persistent(): OrderedSet<T> {
     if (this.#owner === null) return this;
-    // The tree built from the scratch form belongs to no token: later
-    // updates of this transient copy its nodes, so the result stays as it is.
-    if (this.#flat !== null) this.#toTree(null);
-    return new OrderedSet(this.spec, this.#root);
+    if (this.#flat === null) return new OrderedSet(this.spec, this.#root);
+    const p = new OrderedSet<T>(this.spec, null);
+    p.#flat = this.#flat;
+    p.#head = this.#head;
+    p.#shared = this.#shared = true;
+    return p;
+  }
+
+  // The tree, made from the scratch form if need be (a persistent set's
+  // update, which must leave it as it is, works on the tree).
+  #tree(): TreeNode<T> | null {
+    const a = this.#flat;
+    if (a === null) return this.#root;
+    if (this.#owner !== null) {
+      this.#toTree(this.#owner);
+      return this.#root;
+    }
+    return (this.#built ??= buildSorted(this.spec, a, this.#head, a.length, null));
   }
 
   // The result of an update: this set, changed, when transient; else a new set.
@@ -423,7 +463,14 @@ export class OrderedSet<T> {
   // has just switched to) the scratch form. The switch costs a walk of the
   // tree and `persistent()` a build, both paid for by the updates counted.
   #scratch(k: number): boolean {
-    if (this.#flat !== null) return true;
+    if (this.#flat !== null) {
+      if (this.#shared) {
+        this.#flat = this.#flat.slice(this.#head);
+        this.#head = 0;
+        this.#shared = false;
+      }
+      return true;
+    }
     if (!this.#flatOk) return false;
     this.#edits += k;
     const n = size(this.#root);
@@ -440,6 +487,7 @@ export class OrderedSet<T> {
     this.#root = buildSorted(this.spec, a, this.#head, a.length, o);
     this.#flat = null;
     this.#head = 0;
+    this.#shared = false;
     this.#edits = 0;
   }
 
@@ -482,7 +530,7 @@ export class OrderedSet<T> {
       if (this.#flat!.length - this.#head > FLAT_MAX) this.#toTree(this.#owner);
       return this;
     }
-    return this.#with(insertNode(this.spec, this.#root, x, this.#owner));
+    return this.#with(insertNode(this.spec, this.#tree(), x, this.#owner));
   }
 
   #flatAdd(x: T): void {
@@ -510,22 +558,23 @@ export class OrderedSet<T> {
       if (this.#flat!.length - this.#head > FLAT_MAX) this.#toTree(this.#owner);
       return this;
     }
+    const root0 = this.#tree();
     const cmp = this.spec.compare;
     // Nodes built here are new: edit them in place even for a persistent set.
     const o = this.#owner ?? {};
-    let ordered = this.#root === null || cmp(maxNode(this.#root).v, xs[0]) < 0;
+    let ordered = root0 === null || cmp(maxNode(root0).v, xs[0]) < 0;
     for (let i = 1; ordered && i < xs.length; i++) ordered = cmp(xs[i - 1], xs[i]) < 0;
     if (!ordered) {
-      let root = this.#root;
+      let root = root0;
       for (const x of xs) root = insertNode(this.spec, root, x, o);
       return this.#with(root);
     }
     const batch = buildSorted(this.spec, xs, 0, xs.length, o)!;
-    if (this.#root === null) return this.#with(batch);
+    if (root0 === null) return this.#with(batch);
     // link(l, x, r) needs a middle element: take the batch's first.
     const first = minNode(batch).v;
     const rest = removeMin(this.spec, batch, o);
-    return this.#with(link(this.spec, this.#root, first, rest, o));
+    return this.#with(link(this.spec, root0, first, rest, o));
   }
 
   /** Removes the element comparing equal to `x`, if present. */
@@ -539,7 +588,7 @@ export class OrderedSet<T> {
       }
       return this;
     }
-    return this.#with(removeNode(this.spec, this.#root, x, this.#owner));
+    return this.#with(removeNode(this.spec, this.#tree(), x, this.#owner));
   }
 
   // Drops the scratch form's first element; the dropped front is cut off
@@ -591,7 +640,8 @@ export class OrderedSet<T> {
       this.#dropHead();
       return this;
     }
-    return this.#root === null ? this : this.#with(removeMin(this.spec, this.#root, this.#owner));
+    const root = this.#tree();
+    return root === null ? this : this.#with(removeMin(this.spec, root, this.#owner));
   }
 
   /** The element comparing equal to `x`, or undefined. */
