@@ -752,9 +752,13 @@ export class OrderedSet<T> {
 
   /** In-order iteration starting at the first element `>= from` (or the start). */
   *values(from?: T): IterableIterator<T> {
-    if (this.#flat !== null) {
-      // A copy: the iteration stays valid while the set changes.
-      yield* this.toArray().slice(from === undefined ? 0 : this.#bound(from, false) - this.#head);
+    const a = this.#flat;
+    if (a !== null) {
+      const start = from === undefined ? this.#head : this.#bound(from, false);
+      // A persistent set's array never changes; a transient's may while the
+      // caller iterates, so it is copied.
+      const xs = this.#owner === null ? a : a.slice(start);
+      for (let i = this.#owner === null ? start : 0; i < xs.length; i++) yield xs[i];
       return;
     }
     const stack: TreeNode<T>[] = [];
