@@ -5,18 +5,24 @@
 // that no change to the engine's data structures can remove.
 //
 // Each run reads the trace from the file and feeds it as the `simulate`
-// command does: chunks of 4,096 jobs with the clock run up to each chunk's
-// first submit time, then to completion. Rows are produced but not written.
+// command does (cli/run_loop.ts): chunks of 512 jobs with the clock run up to
+// each chunk's first submit time, then to completion. Rows are produced but
+// not written. Each run's CPU time (user + system, all threads: V8's
+// compiler and GC threads included) is printed beside its wall time, since
+// on a shared machine wall times say little; the last line is the median
+// CPU time of the runs after the first.
 //
 // usage: deno run -A bench/warm_runs.ts TRACE.csv --nodes N [--policy easy]
 //          [--runs 4] [--run_time_mode actual]
 
+import process from "node:process";
 import { initialState, type JobSpec, type SimState, step } from "../mod.ts";
 import { readTrace } from "../io/trace_csv.ts";
 import type { BackfillPolicy, RunTimeMode } from "../core/types.ts";
 import { intArg, parseScriptArgs } from "./_args.ts";
 
-const CHUNK = 4096;
+// The command's FEED_CHUNK (cli/run_loop.ts): as many step boundaries.
+const CHUNK = 512;
 const USAGE =
   "usage: deno run -A bench/warm_runs.ts TRACE.csv --nodes N [--policy easy|conservative|none] [--runs 4] [--run_time_mode actual|limit]";
 
@@ -26,6 +32,8 @@ export interface WarmRun {
   readonly readMs: number;
   /** Feeding every job and running to the end. */
   readonly simulateMs: number;
+  /** CPU time (user + system) of the same. */
+  readonly simulateCpuMs: number;
   /** Schedule plus resource rows produced (the same for every run). */
   readonly rows: number;
 }
@@ -91,18 +99,32 @@ async function main(args: string[]): Promise<number> {
   if (mode !== "actual" && mode !== "limit") {
     throw new Error(`--run_time_mode expects actual or limit, got '${mode}'`);
   }
+  const warmCpu: number[] = [];
   for (let run = 1; run <= runs; run++) {
     const t0 = performance.now();
     const trace = await readTrace(positionals[0], { runTimeMode: mode });
     const t1 = performance.now();
+    const c1 = process.cpuUsage();
     const rows = simulateLikeCli(trace.jobs, nodes, policy, mode);
     const t2 = performance.now();
-    const r: WarmRun = { readMs: t1 - t0, simulateMs: t2 - t1, rows };
+    const c2 = process.cpuUsage(c1);
+    const r: WarmRun = {
+      readMs: t1 - t0,
+      simulateMs: t2 - t1,
+      simulateCpuMs: (c2.user + c2.system) / 1000,
+      rows,
+    };
+    if (run > 1) warmCpu.push(r.simulateCpuMs);
     console.log(
-      `run ${run}: read ${r.readMs.toFixed(0)} ms, simulate ${
-        r.simulateMs.toFixed(0)
-      } ms, ${r.rows} rows`,
+      `run ${run}: read ${r.readMs.toFixed(0)} ms, simulate ${r.simulateMs.toFixed(0)} ms (CPU ${
+        r.simulateCpuMs.toFixed(0)
+      } ms), ${r.rows} rows`,
     );
+  }
+  if (warmCpu.length > 0) {
+    warmCpu.sort((a, b) => a - b);
+    const median = warmCpu[(warmCpu.length - 1) >> 1];
+    console.log(`runs 2-${runs}: median simulate CPU ${median.toFixed(0)} ms`);
   }
   return 0;
 }

@@ -3,6 +3,10 @@
 // persistent structures are transient while the step runs: each step has its
 // own edit token, nodes (and job-store chunks) created under it are changed
 // in place, and nodes an earlier state can reach are copied once, then owned.
+// The arrivals, the running set and the event queue are updated by the
+// hundred in a step that feeds a batch of jobs: they may switch to a sorted
+// array for the step (OrderedSet's scratch form), which the next state shares
+// and the next step copies before changing it.
 // Freezing ends the editing, so a state once returned never changes.
 
 import type { OrderedSet } from "./_ordered_set.ts";
@@ -129,9 +133,9 @@ export class Working {
     this.rng = s.rng;
     this.nextJobId = s.nextJobId;
     this.store = { ...s.store, records: s.store.records.transient(this.owner) };
-    this.arrivals = s.arrivals.transient(this.owner);
-    this.running = s.running.transient(this.owner);
-    this.events = s.events.transient(this.owner);
+    this.arrivals = s.arrivals.transient(this.owner, true);
+    this.running = s.running.transient(this.owner, true);
+    this.events = s.events.transient(this.owner, true);
     this.allocatedNodes = s.allocatedNodes;
     this.capacity = s.capacity;
     this.capacityIndex = s.capacityIndex;

@@ -340,6 +340,21 @@ export class OrderedSet<T> {
   #root: TreeNode<T> | null;
   /** The edit token of a transient set (null: persistent). */
   readonly #owner: Owner | null;
+  /**
+   * A transient set's scratch form: its elements in order from `#head` on
+   * (the tree `#root` is then unused), or null while it is a tree. See
+   * {@link OrderedSet.transient}.
+   */
+  #flat: T[] | null = null;
+  #head = 0;
+  /** `#flat` is also a persistent set's: copied before the next change. */
+  #shared = false;
+  /** A persistent set in scratch form: its tree, once read. */
+  #built: TreeNode<T> | null | undefined = undefined;
+  /** May this transient switch to the scratch form. */
+  #flatOk = false;
+  /** Elements updated since the tree was last built or taken over. */
+  #edits = 0;
 
   private constructor(
     readonly spec: OrderSpec<T>,
@@ -350,9 +365,15 @@ export class OrderedSet<T> {
     this.#owner = owner;
   }
 
-  /** The root node (null when empty). */
+  /**
+   * The root node (null when empty). A transient in scratch form is made a
+   * tree again; a persistent set in that form builds its tree once and keeps
+   * it beside the array, so that reading it changes nothing a later step
+   * starts from (a step from a state gives the same state however often the
+   * state was read).
+   */
   get root(): TreeNode<T> | null {
-    return this.#root;
+    return this.#tree();
   }
 
   /** An empty set ordered by `spec`. */
@@ -373,14 +394,60 @@ export class OrderedSet<T> {
    * `owner` created in place and return the same set object. Only for scratch
    * work inside one step; {@link OrderedSet.persistent} ends the editing.
    * This set stays as it is.
+   *
+   * With `scratch`, a transient updated about as often as it holds elements
+   * (at most 4,096) switches to a sorted array (its scratch form): taking
+   * the first element costs nothing and adding after the last is a push.
+   * `persistent()` hands the array out as a persistent set in O(1) and the
+   * transient copies it before its next change; a transient made from such a
+   * set shares the array until it changes it.
    */
-  transient(owner: Owner): OrderedSet<T> {
-    return new OrderedSet(this.spec, this.#root, owner);
+  //
+  // Persistence is a contract at the step boundary, not a cost per update:
+  // no state sees the array while the step changes it. Few updates to many
+  // elements stay in the tree, O(log n) each, so a step that changes a few
+  // jobs of a large set does not pay O(n); a copy of the array is at most
+  // 4,096 slots.
+  transient(owner: Owner, scratch = false): OrderedSet<T> {
+    if (scratch && this.#flat !== null) {
+      // Both share the array until either changes it.
+      const t = new OrderedSet<T>(this.spec, null, owner);
+      t.#flat = this.#flat;
+      t.#head = this.#head;
+      t.#shared = this.#shared = true;
+      t.#flatOk = true;
+      return t;
+    }
+    const t = new OrderedSet(this.spec, this.root, owner);
+    t.#flatOk = scratch;
+    return t;
   }
 
-  /** A persistent set with the same elements (this one, if it already is). */
+  /**
+   * A persistent set with the same elements (this one, if it already is).
+   * A transient in scratch form hands out its array (O(1)) and copies it
+   * before its next change, so the result stays as it is.
+   */
   persistent(): OrderedSet<T> {
-    return this.#owner === null ? this : new OrderedSet(this.spec, this.#root);
+    if (this.#owner === null) return this;
+    if (this.#flat === null) return new OrderedSet(this.spec, this.#root);
+    const p = new OrderedSet<T>(this.spec, null);
+    p.#flat = this.#flat;
+    p.#head = this.#head;
+    p.#shared = this.#shared = true;
+    return p;
+  }
+
+  // The tree, made from the scratch form if need be (a persistent set's
+  // update, which must leave it as it is, works on the tree).
+  #tree(): TreeNode<T> | null {
+    const a = this.#flat;
+    if (a === null) return this.#root;
+    if (this.#owner !== null) {
+      this.#toTree(this.#owner);
+      return this.#root;
+    }
+    return (this.#built ??= buildSorted(this.spec, a, this.#head, a.length, null));
   }
 
   // The result of an update: this set, changed, when transient; else a new set.
@@ -392,24 +459,91 @@ export class OrderedSet<T> {
     return root === this.#root ? this : new OrderedSet(this.spec, root);
   }
 
+  // Counts `k` updated elements of a transient tree; true when it is in (or
+  // has just switched to) the scratch form. The switch costs a walk of the
+  // tree and `persistent()` a build, both paid for by the updates counted.
+  #scratch(k: number): boolean {
+    if (this.#flat !== null) {
+      if (this.#shared) {
+        this.#flat = this.#flat.slice(this.#head);
+        this.#head = 0;
+        this.#shared = false;
+      }
+      return true;
+    }
+    if (!this.#flatOk) return false;
+    this.#edits += k;
+    const n = size(this.#root);
+    if (this.#edits * 8 < n || n > FLAT_MAX) return false;
+    this.#flat = n === 0 ? [] : this.toArray();
+    this.#head = 0;
+    this.#root = null;
+    return true;
+  }
+
+  // Back to a tree (nodes owned by `o`).
+  #toTree(o: Owner | null): void {
+    const a = this.#flat!;
+    this.#root = buildSorted(this.spec, a, this.#head, a.length, o);
+    this.#flat = null;
+    this.#head = 0;
+    this.#shared = false;
+    this.#edits = 0;
+  }
+
+  // Position of the first element >= x (or > x when `strict`) in the scratch form.
+  #bound(x: T, strict: boolean): number {
+    const a = this.#flat!;
+    const cmp = this.spec.compare;
+    let lo = this.#head;
+    let hi = a.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = cmp(a[mid], x);
+      if (strict ? c <= 0 : c < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   /** Number of elements. */
   get size(): number {
-    return size(this.root);
+    return this.#flat !== null ? this.#flat.length - this.#head : size(this.#root);
   }
 
   /** Minimum of `p1` over all elements (Infinity when empty). */
   get min1(): number {
-    return this.root === null ? Infinity : this.root.m1;
+    if (this.#flat !== null) return flatMin(this.#flat, this.#head, this.spec.p1);
+    return this.#root === null ? Infinity : this.#root.m1;
   }
 
   /** Minimum of `p2` over all elements (Infinity when empty). */
   get min2(): number {
-    return this.root === null ? Infinity : this.root.m2;
+    if (this.#flat !== null) return flatMin(this.#flat, this.#head, this.spec.p2);
+    return this.#root === null ? Infinity : this.#root.m2;
   }
 
   /** Adds `x`, replacing an element that compares equal. */
   add(x: T): OrderedSet<T> {
-    return this.#with(insertNode(this.spec, this.#root, x, this.#owner));
+    if (this.#owner !== null && this.#scratch(1)) {
+      this.#flatAdd(x);
+      if (this.#flat!.length - this.#head > FLAT_MAX) this.#toTree(this.#owner);
+      return this;
+    }
+    return this.#with(insertNode(this.spec, this.#tree(), x, this.#owner));
+  }
+
+  #flatAdd(x: T): void {
+    const a = this.#flat!;
+    const n = a.length;
+    if (n === this.#head || this.spec.compare(a[n - 1], x) < 0) {
+      a.push(x);
+      return;
+    }
+    const i = this.#bound(x, false);
+    if (this.spec.compare(a[i], x) === 0) a[i] = x;
+    else if (i === this.#head && i > 0) a[--this.#head] = x;
+    else a.splice(i, 0, x);
   }
 
   /**
@@ -419,32 +553,62 @@ export class OrderedSet<T> {
    */
   addAll(xs: readonly T[]): OrderedSet<T> {
     if (xs.length === 0) return this;
+    if (this.#owner !== null && this.#scratch(xs.length)) {
+      for (const x of xs) this.#flatAdd(x);
+      if (this.#flat!.length - this.#head > FLAT_MAX) this.#toTree(this.#owner);
+      return this;
+    }
+    const root0 = this.#tree();
     const cmp = this.spec.compare;
     // Nodes built here are new: edit them in place even for a persistent set.
     const o = this.#owner ?? {};
-    let ordered = this.#root === null || cmp(maxNode(this.#root).v, xs[0]) < 0;
+    let ordered = root0 === null || cmp(maxNode(root0).v, xs[0]) < 0;
     for (let i = 1; ordered && i < xs.length; i++) ordered = cmp(xs[i - 1], xs[i]) < 0;
     if (!ordered) {
-      let root = this.#root;
+      let root = root0;
       for (const x of xs) root = insertNode(this.spec, root, x, o);
       return this.#with(root);
     }
     const batch = buildSorted(this.spec, xs, 0, xs.length, o)!;
-    if (this.#root === null) return this.#with(batch);
+    if (root0 === null) return this.#with(batch);
     // link(l, x, r) needs a middle element: take the batch's first.
     const first = minNode(batch).v;
     const rest = removeMin(this.spec, batch, o);
-    return this.#with(link(this.spec, this.#root, first, rest, o));
+    return this.#with(link(this.spec, root0, first, rest, o));
   }
 
   /** Removes the element comparing equal to `x`, if present. */
   delete(x: T): OrderedSet<T> {
-    return this.#with(removeNode(this.spec, this.#root, x, this.#owner));
+    if (this.#owner !== null && this.#scratch(1)) {
+      const a = this.#flat!;
+      const i = this.#bound(x, false);
+      if (i < a.length && this.spec.compare(a[i], x) === 0) {
+        if (i === this.#head) this.#dropHead();
+        else a.splice(i, 1);
+      }
+      return this;
+    }
+    return this.#with(removeNode(this.spec, this.#tree(), x, this.#owner));
+  }
+
+  // Drops the scratch form's first element; the dropped front is cut off
+  // once it is most of the array.
+  #dropHead(): void {
+    const a = this.#flat!;
+    a[this.#head++] = undefined as T;
+    if (this.#head === a.length) {
+      a.length = 0;
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= a.length) {
+      a.splice(0, this.#head);
+      this.#head = 0;
+    }
   }
 
   /** The smallest element, or undefined. */
   first(): T | undefined {
-    return this.root === null ? undefined : minNode(this.root).v;
+    if (this.#flat !== null) return this.#flat[this.#head];
+    return this.#root === null ? undefined : minNode(this.#root).v;
   }
 
   /**
@@ -452,7 +616,10 @@ export class OrderedSet<T> {
    * undefined), or undefined; `x` need not be in the set.
    */
   after(x: T | undefined): T | undefined {
-    let n = this.root;
+    if (this.#flat !== null) {
+      return this.#flat[x === undefined ? this.#head : this.#bound(x, true)];
+    }
+    let n = this.#root;
     if (x === undefined) return n === null ? undefined : minNode(n).v;
     const cmp = this.spec.compare;
     let best: T | undefined;
@@ -469,12 +636,21 @@ export class OrderedSet<T> {
 
   /** Removes the smallest element (no-op when empty). */
   deleteFirst(): OrderedSet<T> {
-    return this.#root === null ? this : this.#with(removeMin(this.spec, this.#root, this.#owner));
+    if (this.#owner !== null && this.size > 0 && this.#scratch(1)) {
+      this.#dropHead();
+      return this;
+    }
+    const root = this.#tree();
+    return root === null ? this : this.#with(removeMin(this.spec, root, this.#owner));
   }
 
   /** The element comparing equal to `x`, or undefined. */
   find(x: T): T | undefined {
-    let n = this.root;
+    if (this.#flat !== null) {
+      const v = this.#flat[this.#bound(x, false)];
+      return v !== undefined && this.spec.compare(v, x) === 0 ? v : undefined;
+    }
+    let n = this.#root;
     while (n !== null) {
       const c = this.spec.compare(x, n.v);
       if (c === 0) return n.v;
@@ -485,7 +661,8 @@ export class OrderedSet<T> {
 
   /** Whether an element comparing equal to `x` is present. */
   has(x: T): boolean {
-    let n = this.root;
+    if (this.#flat !== null) return this.find(x) !== undefined;
+    let n = this.#root;
     while (n !== null) {
       const c = this.spec.compare(x, n.v);
       if (c === 0) return true;
@@ -507,8 +684,18 @@ export class OrderedSet<T> {
     accept: (x: T) => boolean,
     before?: T,
   ): T | undefined {
+    if (this.#flat !== null) {
+      const a = this.#flat;
+      const { p1, p2 } = this.spec;
+      const end = before === undefined ? a.length : this.#bound(before, false);
+      for (let i = after === undefined ? this.#head : this.#bound(after, true); i < end; i++) {
+        const x = a[i];
+        if (mayContain(p1(x), p2(x)) && accept(x)) return x;
+      }
+      return undefined;
+    }
     return findIn(
-      this.root,
+      this.#root,
       after !== undefined,
       before !== undefined,
       after,
@@ -521,9 +708,19 @@ export class OrderedSet<T> {
 
   /** Minimum of `p1` over elements strictly before `x` (Infinity if none). */
   min1Before(x: T): number {
+    if (this.#flat !== null) {
+      const a = this.#flat;
+      const p1 = this.spec.p1;
+      let low = Infinity;
+      for (let i = this.#head, end = this.#bound(x, false); i < end; i++) {
+        const v = p1(a[i]);
+        if (v < low) low = v;
+      }
+      return low;
+    }
     const cmp = this.spec.compare;
     let best = Infinity;
-    let n = this.root;
+    let n = this.#root;
     while (n !== null) {
       if (cmp(n.v, x) < 0) {
         if (n.l !== null && n.l.m1 < best) best = n.l.m1;
@@ -543,13 +740,29 @@ export class OrderedSet<T> {
    * stopped at. No iterator is allocated.
    */
   scan(from: T | undefined, visit: (x: T) => boolean): T | undefined {
-    return scanIn(this.root, from !== undefined, from, this.spec.compare, visit)?.v;
+    if (this.#flat !== null) {
+      const a = this.#flat;
+      for (let i = from === undefined ? this.#head : this.#bound(from, false); i < a.length; i++) {
+        if (visit(a[i])) return a[i];
+      }
+      return undefined;
+    }
+    return scanIn(this.#root, from !== undefined, from, this.spec.compare, visit)?.v;
   }
 
   /** In-order iteration starting at the first element `>= from` (or the start). */
   *values(from?: T): IterableIterator<T> {
+    const a = this.#flat;
+    if (a !== null) {
+      const start = from === undefined ? this.#head : this.#bound(from, false);
+      // A persistent set's array never changes; a transient's may while the
+      // caller iterates, so it is copied.
+      const xs = this.#owner === null ? a : a.slice(start);
+      for (let i = this.#owner === null ? start : 0; i < xs.length; i++) yield xs[i];
+      return;
+    }
     const stack: TreeNode<T>[] = [];
-    let n = this.root;
+    let n = this.#root;
     const cmp = this.spec.compare;
     while (n !== null) {
       if (from === undefined || cmp(n.v, from) >= 0) {
@@ -572,6 +785,7 @@ export class OrderedSet<T> {
 
   /** All elements in order. */
   toArray(): T[] {
+    if (this.#flat !== null) return this.#flat.slice(this.#head);
     const out: T[] = [];
     const walk = (n: TreeNode<T> | null) => {
       if (n === null) return;
@@ -579,9 +793,22 @@ export class OrderedSet<T> {
       out.push(n.v);
       walk(n.r);
     };
-    walk(this.root);
+    walk(this.#root);
     return out;
   }
+}
+
+// Above this many elements a scratch-form set goes back to a tree: an
+// insertion in the middle moves up to this many array slots.
+const FLAT_MAX = 4096;
+
+function flatMin<T>(a: readonly T[], from: number, p: (x: T) => number): number {
+  let low = Infinity;
+  for (let i = from; i < a.length; i++) {
+    const v = p(a[i]);
+    if (v < low) low = v;
+  }
+  return low;
 }
 
 // findFirst and scan walk with these module functions rather than closures

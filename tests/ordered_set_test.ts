@@ -159,6 +159,64 @@ Deno.test("transient editing: updates under one edit token match the model, and 
   );
 });
 
+// Every query of a set against the sorted-array model, at bounds `k`.
+function checkQueries(s: OrderedSet<Item>, model: Item[], k: number, maxA: number): void {
+  const at = { k, a: 0, b: 0 };
+  assertEquals(s.size, model.length);
+  assertEquals(s.first(), model[0]);
+  assertEquals(s.after(at), model.find((x) => x.k > k));
+  assertEquals(s.find(at), model.find((x) => x.k === k));
+  assertEquals(s.has(at), model.some((x) => x.k === k));
+  assertEquals(s.min1, Math.min(...model.map((x) => x.a)));
+  assertEquals(s.min2, Math.min(...model.map((x) => x.b)));
+  const below = model.filter((x) => x.k < k).map((x) => x.a);
+  assertEquals(s.min1Before(at), Math.min(...below));
+  const fits = (x: Item) => x.a <= maxA;
+  assertEquals(s.findFirst(at, (m1) => m1 <= maxA, fits), model.find((x) => x.k > k && fits(x)));
+  assertEquals(
+    s.findFirst(undefined, (m1) => m1 <= maxA, fits, at),
+    model.find((x) => x.k < k && fits(x)),
+  );
+  assertEquals(s.scan(at, fits), model.find((x) => x.k >= k && fits(x)));
+  assertEquals([...s.values(at)], model.filter((x) => x.k >= k));
+}
+
+Deno.test("scratch transient: a step that switches to the sorted-array form answers every query as the model does, and every frozen version stays as it was", () => {
+  fc.assert(
+    fc.property(
+      fc.array(ops, { minLength: 1, maxLength: 6 }),
+      fc.integer({ min: 0, max: 201 }),
+      fc.nat(50),
+      (steps, k, maxA) => {
+        let s = OrderedSet.empty(SPEC);
+        let model: Item[] = [];
+        const frozen: [OrderedSet<Item>, Item[]][] = [];
+        for (const list of steps) {
+          let t = s.transient({}, true);
+          for (const [i, o] of list.entries()) {
+            t = applySet(t, o);
+            model = applyModel(model, o);
+            checkQueries(t, model, (k + i) % 202, maxA);
+            // The tree read in the middle of the step (back from the scratch form).
+            if (i % 7 === 3) checkShape(t.root);
+          }
+          assertEquals(t.toArray(), model);
+          s = t.persistent();
+          // Read as a tree now and then; else the next step starts from the
+          // array this step's state shares with it.
+          if (frozen.length % 2 === 1) checkShape(s.root);
+          frozen.push([s, model]);
+          for (const [v, m] of frozen) {
+            assertEquals(v.toArray(), m);
+            checkQueries(v, m, k, maxA);
+          }
+        }
+      },
+    ),
+    { seed: 44, numRuns: 300 },
+  );
+});
+
 Deno.test("findFirst's bounds are strict: neither `after` nor `before` itself is returned", () => {
   let s = OrderedSet.empty(SPEC);
   for (let k = 1; k <= 9; k++) s = s.add({ k, a: 0, b: 0 });
