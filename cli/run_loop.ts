@@ -31,14 +31,15 @@ const DRAIN_CHUNK = 4096;
 // streaming contract). Smaller chunks gained nothing more.
 const FEED_CHUNK = 512;
 // Every 200 ms the loop gives the event loop a turn, where the main thread's
-// signal listener runs; a stretch of 60 ms without one is what starts the
-// watchdog thread (cli/_watchdog.ts). The turn is a
+// signal listener runs; a stretch of twice that without one is what starts
+// the watchdog thread (cli/_watchdog.ts, LONG_STRETCH_MS). The turn is a
 // message through a fresh MessageChannel, about 0.09 ms, where a 0 ms timer
 // waits for the timer's tick (about 2.3 ms, Deno 2.9). A signal is heard at
 // the first turn after it. A turn every 20 ms was tried: KTH's peak RSS rose
 // from about 103 to 125 MiB and its simulation time by a sixth (medians of
 // 6, same session), so the turns stay 200 ms apart.
-const YIELD_EVERY_MS = 200;
+/** How often the loop gives the event loop a turn (ms). */
+export const YIELD_EVERY_MS = 200;
 
 /** Gives the event loop a turn (timers, signals) at most every 200 ms. */
 export class Yielder {
