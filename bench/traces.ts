@@ -16,6 +16,7 @@ import {
   forceRssMethod,
   measure,
   type Measurement,
+  medianPeakRss,
   type RssMethod,
   rssMethod,
 } from "./_measure.ts";
@@ -230,13 +231,12 @@ function outcome(m: Measurement): Outcome {
   };
 }
 
-// The run of median wall time among `runs`, with the largest peak RSS of all.
+// The run of median wall time among `runs`, with the median of their peak RSS.
 function median(runs: readonly Measurement[]): Measurement {
   const ok = runs.filter((r) => r.code === 0 && !r.timedOut);
   if (ok.length < runs.length) return runs.find((r) => r.code !== 0 || r.timedOut)!;
   const sorted = [...ok].sort((a, b) => a.seconds - b.seconds);
-  const rss = Math.max(...ok.map((r) => r.peakRssKiB ?? 0)) || undefined;
-  return { ...sorted[(sorted.length - 1) >> 1], peakRssKiB: rss };
+  return { ...sorted[(sorted.length - 1) >> 1], peakRssKiB: medianPeakRss(ok) };
 }
 
 /**
