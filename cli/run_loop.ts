@@ -20,6 +20,7 @@ import type { SimState } from "../core/state.ts";
 import type { Input } from "../core/step.ts";
 import type { JobSpec } from "../core/types.ts";
 import type { LoadedInput } from "./load.ts";
+import type { JobColumns } from "../io/_job_columns.ts";
 import type { Progress } from "./progress.ts";
 
 const DRAIN_CHUNK = 4096;
@@ -114,9 +115,10 @@ async function feedByInstant(jobs: readonly JobSpec[], c: LoopContext): Promise<
 // including) the chunk's first submit time. That is the streaming contract,
 // so the result equals appending everything at once, while finished records
 // are reclaimed and written as the run goes and progress can be shown.
-async function feedJobs(jobs: readonly JobSpec[], c: LoopContext): Promise<void> {
-  if (c.byInstant === true) return await feedByInstant(jobs, c);
+async function feedJobs(jobs: readonly JobSpec[] | JobColumns, c: LoopContext): Promise<void> {
+  if (c.byInstant === true) return await feedByInstant(jobs.slice(0, jobs.length), c);
   for (let i = 0; i < jobs.length; i += FEED_CHUNK) {
+    // Jobs in columns become objects here, a chunk at a time.
     const chunk = jobs.slice(i, i + FEED_CHUNK);
     const t = chunk[0].submitTime;
     const limit = c.maxTime === undefined ? t : Math.min(t, c.maxTime);
@@ -168,17 +170,19 @@ export async function simulateFiles(
         );
       }
     }
-    const jobs = c.unseen?.(input.jobs) ?? input.jobs;
-    if (jobs.length > 0 && jobs[0].submitTime < previousLast) {
+    const jobs = input.columns ?? (c.unseen?.(input.jobs) ?? input.jobs);
+    const submitAt = (i: number) =>
+      Array.isArray(jobs) ? jobs[i].submitTime : (jobs as JobColumns).submitTime(i);
+    if (jobs.length > 0 && submitAt(0) < previousLast) {
       throw new EvtsimError(
         "input",
         `first job's submit time ${
-          jobs[0].submitTime
+          submitAt(0)
         } is before the previous file's last submit time ${previousLast}; files must be in submit-time order`,
         { file: paths[k], line: 2 },
       );
     }
-    if (jobs.length > 0) previousLast = jobs[jobs.length - 1].submitTime;
+    if (jobs.length > 0) previousLast = submitAt(jobs.length - 1);
     await feedJobs(jobs, c);
   }
 }
