@@ -1,9 +1,10 @@
 // A simulation trace's jobs as columns, for `evtsim simulate`: one number
-// per field in typed arrays sized to the file's line count, and each queue,
-// user and account name once. The run loop makes the job objects 512 at a
-// time as it feeds them (slice), so the whole trace is never held as
-// objects: HPC2N's 202,876 jobs took 15.4 MiB of V8 heap as objects (80
-// bytes each with the array) and take 7 MiB here, outside the heap.
+// per field in typed arrays sized to the file's line count (32-bit integers
+// while the values are), and each queue, user and account name once. The run
+// loop makes the job objects 512 at a time as it feeds them (slice), so the
+// whole trace is never held as objects: HPC2N's 202,876 jobs took 15.4 MiB
+// of V8 heap as objects (80 bytes each with the array) and take 4.1 MiB here
+// (21 bytes a job), outside the heap.
 
 import type { JobSpec } from "../core/types.ts";
 
@@ -29,14 +30,31 @@ class Names {
   }
 }
 
+// A number column: 32-bit integers until a value is not one (a time past
+// 2^31 - 1 s, a fraction), then doubles; 4 bytes a job on ordinary traces.
+type Numbers = Int32Array | Float64Array;
+
+// `column` with `x` at `i`, widened to doubles first when `x` is not a 32-bit
+// integer (-0 is not: it stays -0).
+function put(column: Numbers, i: number, x: number): Numbers {
+  if (column instanceof Int32Array && ((x | 0) !== x || Object.is(x, -0))) {
+    const wide = new Float64Array(column.length);
+    for (let k = 0; k < i; k++) wide[k] = column[k];
+    column = wide;
+  }
+  column[i] = x;
+  return column;
+}
+
 /** Simulation jobs in columns, in file order; {@link JobColumns.slice} makes the objects. */
 export class JobColumns {
   #n = 0;
-  readonly #submit: Float64Array;
-  readonly #nodes: Float64Array;
-  readonly #limit: Float64Array;
-  // NaN: no value (the optional fields).
-  readonly #actual: Float64Array;
+  #submit: Numbers;
+  #nodes: Numbers;
+  #limit: Numbers;
+  // The optional fields: a job without a value has no bit in #hasActual, NaN priority.
+  #actual: Numbers;
+  readonly #hasActual: Uint8Array;
   #priority: Float64Array | undefined;
   readonly #queue: Uint32Array;
   #user: Uint32Array | undefined;
@@ -46,10 +64,11 @@ export class JobColumns {
 
   /** Room for `capacity` jobs (the file's line count: a job a line at most). */
   constructor(readonly capacity: number) {
-    this.#submit = new Float64Array(capacity);
-    this.#nodes = new Float64Array(capacity);
-    this.#limit = new Float64Array(capacity);
-    this.#actual = new Float64Array(capacity);
+    this.#submit = new Int32Array(capacity);
+    this.#nodes = new Int32Array(capacity);
+    this.#limit = new Int32Array(capacity);
+    this.#actual = new Int32Array(capacity);
+    this.#hasActual = new Uint8Array(capacity);
     this.#queue = new Uint32Array(capacity);
   }
 
@@ -76,10 +95,13 @@ export class JobColumns {
   ): void {
     const i = this.#n++;
     if (i > 0 && submitTime < this.#submit[i - 1]) this.#sorted = false;
-    this.#submit[i] = submitTime;
-    this.#nodes[i] = numNodes;
-    this.#limit[i] = timeLimit;
-    this.#actual[i] = actualRunTime ?? NaN;
+    this.#submit = put(this.#submit, i, submitTime);
+    this.#nodes = put(this.#nodes, i, numNodes);
+    this.#limit = put(this.#limit, i, timeLimit);
+    if (actualRunTime !== undefined) {
+      this.#actual = put(this.#actual, i, actualRunTime);
+      this.#hasActual[i] = 1;
+    }
     this.#queue[i] = this.#names.id(queue);
     if (priority !== undefined) {
       (this.#priority ??= new Float64Array(this.capacity).fill(NaN))[i] = priority;
@@ -104,14 +126,14 @@ export class JobColumns {
 
   /** Job `i`'s actual run time, if it has one. */
   actualRunTime(i: number): number | undefined {
-    const a = this.#actual[i];
-    return a === a ? a : undefined;
+    return this.#hasActual[i] === 1 ? this.#actual[i] : undefined;
   }
 
   /** Sets job `i`'s time limit and actual run time (the overrun policies). */
   setTimes(i: number, timeLimit: number, actualRunTime: number): void {
-    this.#limit[i] = timeLimit;
-    this.#actual[i] = actualRunTime;
+    this.#limit = put(this.#limit, i, timeLimit);
+    this.#actual = put(this.#actual, i, actualRunTime);
+    this.#hasActual[i] = 1;
   }
 
   /** Job `i`'s user and account, if it has them. */
@@ -129,7 +151,7 @@ export class JobColumns {
     const names = this.#names.names;
     const end = Math.min(to, this.#n);
     for (let i = from; i < end; i++) {
-      const a = this.#actual[i];
+      const a = this.#hasActual[i] === 1 ? this.#actual[i] : NaN;
       const p = this.#priority === undefined ? NaN : this.#priority[i];
       const job = jobSpec(
         small(this.#submit[i]),
