@@ -7,7 +7,7 @@
 //   on the cores), against DR_EVT's two runs one after another.
 // Each figure is the median of `repeat` runs, evtsim and DR_EVT alternating.
 
-import { measure, type Measurement } from "./_measure.ts";
+import { measure, type Measurement, medianPeakRss } from "./_measure.ts";
 import { formatKiB } from "./_util.ts";
 
 /** What the cases need from bench/traces.ts. */
@@ -43,8 +43,7 @@ function medianOf(runs: readonly Measurement[]): Measurement {
   const bad = runs.find((r) => r.code !== 0 || r.timedOut);
   if (bad !== undefined) return bad;
   const sorted = [...runs].sort((a, b) => a.seconds - b.seconds);
-  const rss = Math.max(...runs.map((r) => r.peakRssKiB ?? 0)) || undefined;
-  return { ...sorted[(sorted.length - 1) >> 1], peakRssKiB: rss };
+  return { ...sorted[(sorted.length - 1) >> 1], peakRssKiB: medianPeakRss(runs) };
 }
 
 const count = (n: number) => n.toLocaleString("en-US");

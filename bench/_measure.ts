@@ -20,6 +20,20 @@ export interface Measurement {
   readonly timedOut: boolean;
 }
 
+/**
+ * The median of the runs' peak RSS (the upper one of an even count), or
+ * undefined when none was measured. A median like the time columns: the
+ * largest of the runs, used before, was the one run on a shared machine whose
+ * GC threads got the least CPU (HPC2N EASY: 127-132 MiB, and 146-166 MiB now
+ * and then in the same session).
+ */
+export function medianPeakRss(runs: readonly Measurement[]): number | undefined {
+  const peaks = runs.map((r) => r.peakRssKiB).filter((k): k is number => k !== undefined);
+  if (peaks.length === 0) return undefined;
+  peaks.sort((a, b) => a - b);
+  return peaks[peaks.length >> 1];
+}
+
 /** How peak RSS is obtained on this machine. */
 export type RssMethod = "time -v" | "proc" | "none";
 

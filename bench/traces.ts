@@ -16,6 +16,7 @@ import {
   forceRssMethod,
   measure,
   type Measurement,
+  medianPeakRss,
   type RssMethod,
   rssMethod,
 } from "./_measure.ts";
@@ -23,11 +24,12 @@ import { generateTrace, traceToCsv } from "./gen_trace.ts";
 import { swfToCsv } from "./swf_to_csv.ts";
 import { manyRunCases } from "./_many_runs.ts";
 
-// The `evtsim` task's V8 setting: a 16 MiB semi-space (V8's default is
-// smaller) cuts the scavenges of a run that allocates many short-lived tree
-// nodes. 32 MiB cost 30 MiB more peak RSS for the same CPU time once the
-// simulate loop fed 512 jobs per step (HPC2N EASY 172 -> 144 MiB, medians of 5).
-const EVTSIM_V8_FLAGS = "--v8-flags=--max-semi-space-size=16";
+// The `evtsim` task's V8 setting: an 8 MiB semi-space. 32 MiB cost 30 MiB
+// more peak RSS for the same CPU time once the simulate loop fed 512 jobs per
+// step (HPC2N EASY 172 -> 144 MiB, medians of 5); 16 MiB then cost 4-18 MiB
+// more than 8 for the same CPU time once the trace's jobs were kept in columns
+// (HPC2N 120 -> 116, light_100k 118 -> 101, heavy_100k 141 -> 132).
+const EVTSIM_V8_FLAGS = "--v8-flags=--max-semi-space-size=8";
 
 const REPO_ROOT = new URL("..", import.meta.url).pathname;
 
@@ -230,13 +232,12 @@ function outcome(m: Measurement): Outcome {
   };
 }
 
-// The run of median wall time among `runs`, with the largest peak RSS of all.
+// The run of median wall time among `runs`, with the median of their peak RSS.
 function median(runs: readonly Measurement[]): Measurement {
   const ok = runs.filter((r) => r.code === 0 && !r.timedOut);
   if (ok.length < runs.length) return runs.find((r) => r.code !== 0 || r.timedOut)!;
   const sorted = [...ok].sort((a, b) => a.seconds - b.seconds);
-  const rss = Math.max(...ok.map((r) => r.peakRssKiB ?? 0)) || undefined;
-  return { ...sorted[(sorted.length - 1) >> 1], peakRssKiB: rss };
+  return { ...sorted[(sorted.length - 1) >> 1], peakRssKiB: medianPeakRss(ok) };
 }
 
 /**

@@ -5,7 +5,8 @@
 import { EvtsimError } from "../core/errors.ts";
 import { checkTimeBound, MAX_EXACT } from "../core/_input_check.ts";
 import type { JobSpec, RecordedJob } from "../core/types.ts";
-import { readTrace } from "../io/trace_csv.ts";
+import { lineCount, parseTraceInto, readTraceText, sortBySubmitStable } from "../io/trace_csv.ts";
+import { JobColumns } from "../io/_job_columns.ts";
 import { formatSwfReport, readSwf } from "../io/swf.ts";
 import type { OverrunPolicy, SwfHeader, SwfUnit } from "../io/swf.ts";
 import { formatSacctReport, readSacct } from "../io/sacct.ts";
@@ -15,7 +16,10 @@ import type { MachineInput } from "../io/_machine_demands.ts";
 /** What a whole input file gave. */
 export interface LoadedInput {
   readonly mode: "simulation" | "replay";
+  /** The simulation jobs (empty when they are in `columns`). */
   readonly jobs: JobSpec[];
+  /** With `LoadOptions.columns`: a CSV trace's simulation jobs, in submit-time order. */
+  readonly columns?: JobColumns;
   readonly recorded: RecordedJob[];
   readonly queueColumn: "q_id" | "queue" | undefined;
   /** Machine size the input itself states (SWF header), if any. */
@@ -52,6 +56,11 @@ export interface LoadOptions {
   readonly keepSwfFields?: boolean;
   /** `--machine`: every job gets a demand on it (and numNodes 0). */
   readonly machine?: MachineInput;
+  /**
+   * A CSV simulation trace's jobs come as `columns` (made into objects as they
+   * are fed) when they are in submit-time order, instead of as `jobs`.
+   */
+  readonly columns?: boolean;
 }
 
 /** The input formats `--trace_format` names. */
@@ -168,7 +177,12 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
       linesRead: sacct.report.read,
     };
   }
-  const t = await readTrace(path, {
+  const text = await readTraceText(path);
+  const columns = o.columns === true && o.machine === undefined
+    ? new JobColumns(o.maxJobs > 0 ? Math.min(o.maxJobs, lineCount(text)) : lineCount(text))
+    : undefined;
+  const t = parseTraceInto(text, {
+    file: path,
     format: o.format,
     timezone: o.timezone,
     maxJobs: o.maxJobs,
@@ -178,12 +192,20 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
     ...(o.machine !== undefined
       ? { demand: (await import("../io/_machine_demands.ts")).csvDemands(o.machine) }
       : {}),
-  });
+  }, columns);
   const messages = [...t.warnings];
   let jobs = t.jobs;
+  // Jobs out of submit-time order are sorted as objects (as without columns).
+  const sorted = columns !== undefined && t.mode === "simulation" && columns.sorted
+    ? columns
+    : undefined;
+  if (columns !== undefined && sorted === undefined && t.mode === "simulation") {
+    jobs = sortBySubmitStable(columns.slice(0, columns.length));
+  }
   if (t.mode === "simulation" && t.overruns > 0) {
     const policy = o.overrun ?? "run";
-    jobs = applyOverrunPolicy(jobs, policy);
+    if (sorted !== undefined) overrunColumns(sorted, policy);
+    else jobs = applyOverrunPolicy(jobs, policy);
     messages.push(
       `${path}: ${t.overruns} job(s) have actual_run_time > time_limit; --overrun ${policy}: ${
         policy === "run"
@@ -194,10 +216,14 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
       }`,
     );
   }
-  if (t.mode === "simulation") checkJobTimes(jobs, path);
+  if (t.mode === "simulation") {
+    if (sorted !== undefined) checkColumnTimes(sorted, path);
+    else checkJobTimes(jobs, path);
+  }
   return {
     mode: t.mode,
     jobs,
+    ...(sorted !== undefined ? { columns: sorted } : {}),
     recorded: t.recorded,
     queueColumn: t.queueColumn,
     messages,
@@ -212,20 +238,48 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
  * anything runs. The core checks the same bound as jobs are appended.
  */
 function checkJobTimes(jobs: readonly JobSpec[], path: string): void {
-  let latest = 0;
-  let spans = 0;
+  const bound = new TimeBound(path);
   for (let i = 0; i < jobs.length; i++) {
     const j = jobs[i];
-    if (j.submitTime > latest) latest = j.submitTime;
-    const run = j.actualRunTime ?? j.timeLimit;
-    spans += run > j.timeLimit ? run : j.timeLimit;
-    if (latest + spans > MAX_EXACT) {
+    bound.add(i, j.submitTime, j.timeLimit, j.actualRunTime);
+  }
+}
+
+function checkColumnTimes(c: JobColumns, path: string): void {
+  const bound = new TimeBound(path);
+  for (let i = 0; i < c.length; i++) {
+    bound.add(i, c.submitTime(i), c.timeLimit(i), c.actualRunTime(i));
+  }
+}
+
+// The latest submit time and the sum of the jobs' spans so far.
+class TimeBound {
+  #latest = 0;
+  #spans = 0;
+  constructor(readonly path: string) {}
+
+  add(i: number, submitTime: number, timeLimit: number, actualRunTime: number | undefined): void {
+    if (submitTime > this.#latest) this.#latest = submitTime;
+    const run = actualRunTime ?? timeLimit;
+    this.#spans += run > timeLimit ? run : timeLimit;
+    if (this.#latest + this.#spans > MAX_EXACT) {
       try {
-        checkTimeBound(latest, spans, `job ${i} (submitted at ${j.submitTime} s)`);
+        checkTimeBound(this.#latest, this.#spans, `job ${i} (submitted at ${submitTime} s)`);
       } catch (e) {
-        throw new EvtsimError("input", (e as Error).message, { file: path });
+        throw new EvtsimError("input", (e as Error).message, { file: this.path });
       }
     }
+  }
+}
+
+// applyOverrunPolicy on columns, in place.
+function overrunColumns(c: JobColumns, policy: OverrunPolicy): void {
+  if (policy === "run") return;
+  for (let i = 0; i < c.length; i++) {
+    const run = c.actualRunTime(i), limit = c.timeLimit(i);
+    if (run === undefined || run <= limit) continue;
+    if (policy === "kill") c.setTimes(i, limit, limit);
+    else c.setTimes(i, run, run);
   }
 }
 

@@ -248,6 +248,11 @@ export class RunOutputs {
    */
   owners(loaded: LoadedInput): void {
     if (this.metricRows === undefined) return;
+    const c = loaded.columns;
+    for (let i = 0; c !== undefined && i < c.length; i++) {
+      const { user, account } = c.owner(i);
+      this.ownerLabels.set(this.ownersRead++, user, account);
+    }
     for (const j of loaded.mode === "replay" ? loaded.recorded : loaded.jobs) {
       this.ownerLabels.set(this.ownersRead++, j.user, j.account);
     }

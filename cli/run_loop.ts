@@ -20,6 +20,7 @@ import type { SimState } from "../core/state.ts";
 import type { Input } from "../core/step.ts";
 import type { JobSpec } from "../core/types.ts";
 import type { LoadedInput } from "./load.ts";
+import type { JobColumns } from "../io/_job_columns.ts";
 import type { Progress } from "./progress.ts";
 
 const DRAIN_CHUNK = 4096;
@@ -31,14 +32,15 @@ const DRAIN_CHUNK = 4096;
 // streaming contract). Smaller chunks gained nothing more.
 const FEED_CHUNK = 512;
 // Every 200 ms the loop gives the event loop a turn, where the main thread's
-// signal listener runs; a stretch of 60 ms without one is what starts the
-// watchdog thread (cli/_watchdog.ts). The turn is a
+// signal listener runs; a stretch of twice that without one is what starts
+// the watchdog thread (cli/_watchdog.ts, LONG_STRETCH_MS). The turn is a
 // message through a fresh MessageChannel, about 0.09 ms, where a 0 ms timer
 // waits for the timer's tick (about 2.3 ms, Deno 2.9). A signal is heard at
 // the first turn after it. A turn every 20 ms was tried: KTH's peak RSS rose
 // from about 103 to 125 MiB and its simulation time by a sixth (medians of
 // 6, same session), so the turns stay 200 ms apart.
-const YIELD_EVERY_MS = 200;
+/** How often the loop gives the event loop a turn (ms). */
+export const YIELD_EVERY_MS = 200;
 
 /** Gives the event loop a turn (timers, signals) at most every 200 ms. */
 export class Yielder {
@@ -113,9 +115,10 @@ async function feedByInstant(jobs: readonly JobSpec[], c: LoopContext): Promise<
 // including) the chunk's first submit time. That is the streaming contract,
 // so the result equals appending everything at once, while finished records
 // are reclaimed and written as the run goes and progress can be shown.
-async function feedJobs(jobs: readonly JobSpec[], c: LoopContext): Promise<void> {
-  if (c.byInstant === true) return await feedByInstant(jobs, c);
+async function feedJobs(jobs: readonly JobSpec[] | JobColumns, c: LoopContext): Promise<void> {
+  if (c.byInstant === true) return await feedByInstant(jobs.slice(0, jobs.length), c);
   for (let i = 0; i < jobs.length; i += FEED_CHUNK) {
+    // Jobs in columns become objects here, a chunk at a time.
     const chunk = jobs.slice(i, i + FEED_CHUNK);
     const t = chunk[0].submitTime;
     const limit = c.maxTime === undefined ? t : Math.min(t, c.maxTime);
@@ -167,17 +170,19 @@ export async function simulateFiles(
         );
       }
     }
-    const jobs = c.unseen?.(input.jobs) ?? input.jobs;
-    if (jobs.length > 0 && jobs[0].submitTime < previousLast) {
+    const jobs = input.columns ?? (c.unseen?.(input.jobs) ?? input.jobs);
+    const submitAt = (i: number) =>
+      Array.isArray(jobs) ? jobs[i].submitTime : (jobs as JobColumns).submitTime(i);
+    if (jobs.length > 0 && submitAt(0) < previousLast) {
       throw new EvtsimError(
         "input",
         `first job's submit time ${
-          jobs[0].submitTime
+          submitAt(0)
         } is before the previous file's last submit time ${previousLast}; files must be in submit-time order`,
         { file: paths[k], line: 2 },
       );
     }
-    if (jobs.length > 0) previousLast = jobs[jobs.length - 1].submitTime;
+    if (jobs.length > 0) previousLast = submitAt(jobs.length - 1);
     await feedJobs(jobs, c);
   }
 }

@@ -117,7 +117,14 @@ export async function simulateCommand(
   const swf = isSwfPath(schedulePath);
   const parquet = isParquetPath(schedulePath);
   // The SWF schedule and the extended columns write back what the log gave.
-  loadOptions = { ...loadOptions, keepSwfFields: swf || extended };
+  loadOptions = {
+    ...loadOptions,
+    keepSwfFields: swf || extended,
+    // A CSV trace's jobs stay in columns until fed, unless the outputs write
+    // back what the trace gave, a snapshot's jobs are skipped, or many runs
+    // share the parsed trace (deps.load).
+    columns: !swf && !extended && !o.has("from_snapshot") && deps.load === undefined,
+  };
   if (swf && extended) {
     throw new EvtsimError(
       "usage",
@@ -273,7 +280,7 @@ export async function simulateCommand(
     if (o.has("from_snapshot")) outputs.runningIn(state);
 
     const total = sources.paths.length === 1
-      ? (first.mode === "replay" ? first.recorded.length : first.jobs.length)
+      ? (first.mode === "replay" ? first.recorded.length : (first.columns ?? first.jobs).length)
       : 0;
     progress = new Progress(
       "simulating",

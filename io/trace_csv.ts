@@ -11,6 +11,7 @@ import { EvtsimError } from "../core/errors.ts";
 import type { JobSpec, RecordedJob } from "../core/types.ts";
 import type { ResourceDemand } from "../core/resource_model.ts";
 import { lassenPlan } from "./lassen.ts";
+import { type JobColumns, jobSpec, withOwner } from "./_job_columns.ts";
 import {
   ACCOUNT,
   ACTUAL,
@@ -161,6 +162,18 @@ export const DEFAULT_TIMEZONE = "America/Los_Angeles";
  * ```
  */
 export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace {
+  return parseTraceInto(text, options, undefined);
+}
+
+/**
+ * {@link parseTrace}, with the simulation jobs added to `columns` (in file
+ * order, unsorted) instead of the result's `jobs` when it is given.
+ */
+export function parseTraceInto(
+  text: string,
+  options: TraceReadOptions,
+  columns: JobColumns | undefined,
+): LoadedTrace {
   const format = options.format ?? "simple";
   if (format !== "simple" && format !== "lassen") {
     const e = `expected simple or lassen, got '${format}'`;
@@ -255,6 +268,19 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
         }
         if (requireSorted) prevSubmit = submitTime;
         const priority = plan.priority === undefined ? undefined : nums[PRIORITY];
+        if (columns !== undefined) {
+          columns.add(
+            submitTime,
+            nums[NODES],
+            timeLimit,
+            actualRunTime,
+            queue,
+            priority,
+            plan.user === undefined ? undefined : textAt(USER, 0),
+            plan.account === undefined ? undefined : textAt(ACCOUNT, 1),
+          );
+          continue;
+        }
         const job = jobSpec(submitTime, nums[NODES], timeLimit, actualRunTime, queue, priority);
         jobs.push(
           plan.user === undefined && plan.account === undefined ? job : withOwner(
@@ -342,6 +368,19 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
       limitFallbacks++;
     }
     if (requireSorted) prevSubmit = r.ordered(submitTime, prevSubmit, vals[SUBMIT], plan.submit);
+    if (columns !== undefined && demandOf === undefined) {
+      columns.add(
+        submitTime,
+        numNodes,
+        timeLimit,
+        actualRunTime,
+        queue,
+        priority,
+        plan.user === undefined ? undefined : vals[USER],
+        plan.account === undefined ? undefined : vals[ACCOUNT],
+      );
+      continue;
+    }
     let job = jobSpec(submitTime, numNodes, timeLimit, actualRunTime, queue, priority);
     if (demandOf !== undefined) {
       if (columnAt === undefined) {
@@ -395,41 +434,6 @@ export function parseTrace(text: string, options: TraceReadOptions): LoadedTrace
   };
 }
 
-// Only keys with values, so that jobs compare equal to hand-written specs.
-function jobSpec(
-  submitTime: number,
-  numNodes: number,
-  timeLimit: number,
-  actualRunTime: number | undefined,
-  queue: string | undefined,
-  priority: number | undefined,
-): JobSpec {
-  let job: JobSpec;
-  if (actualRunTime === undefined) {
-    job = queue === undefined
-      ? { submitTime, numNodes, timeLimit }
-      : { submitTime, numNodes, timeLimit, queue };
-  } else {
-    job = queue === undefined
-      ? { submitTime, numNodes, timeLimit, actualRunTime }
-      : { submitTime, numNodes, timeLimit, actualRunTime, queue };
-  }
-  return priority === undefined ? job : { ...job, priority };
-}
-
-// The optional `user` and `account` columns; an empty value is no value.
-function withOwner<T extends JobSpec>(
-  job: T,
-  user: string | undefined,
-  account: string | undefined,
-): T {
-  const u = user === undefined || user === "" ? undefined : user;
-  const a = account === undefined || account === "" ? undefined : account;
-  if (u === undefined && a === undefined) return job;
-  if (a === undefined) return { ...job, user: u };
-  return u === undefined ? { ...job, account: a } : { ...job, user: u, account: a };
-}
-
 /**
  * Reads and parses a trace file (see {@link parseTrace}); the path names the file in messages.
  * A file that cannot be read gives an {@link EvtsimError} of kind `input`.
@@ -449,15 +453,25 @@ export async function readTrace(
   path: string,
   options: Omit<TraceReadOptions, "file">,
 ): Promise<LoadedTrace> {
-  let text: string;
+  return parseTrace(await readTraceText(path), { ...options, file: path });
+}
+
+/** The text of a trace file; one that cannot be read gives an {@link EvtsimError} of kind `input`. */
+export async function readTraceText(path: string): Promise<string> {
   try {
-    text = await Deno.readTextFile(path);
+    return await Deno.readTextFile(path);
   } catch (e) {
     throw new EvtsimError("input", `cannot read the trace: ${(e as Error).message}`, {
       file: path,
     });
   }
-  return parseTrace(text, { ...options, file: path });
+}
+
+/** How many jobs a trace's text can hold at most: its line count. */
+export function lineCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return n;
 }
 
 /**

@@ -4,8 +4,15 @@
 // begins with DEEP_QUEUE_JOBS jobs in the system — and then a signal stops
 // the run from inside the step as before. Real processes: each script counts
 // its own threads (/proc/self/task) and is stopped by real signals.
+//
+// Nothing here waits a guessed time: on a loaded machine (the full suite on
+// a shared 2-core box) the stretch takes longer to reach in wall time, and
+// the thread takes longer to load its module and listen, so the tests wait
+// for the thread itself and send the signal until it is heard.
 
 import { assert, assertEquals } from "./_assert.ts";
+import { LONG_STRETCH_MS } from "../cli/_watchdog.ts";
+import { YIELD_EVERY_MS } from "../cli/run_loop.ts";
 
 const WATCHDOG = JSON.stringify(new URL("../cli/_watchdog.ts", import.meta.url).href);
 const INTERRUPT = JSON.stringify(new URL("../core/_interrupt.ts", import.meta.url).href);
@@ -21,6 +28,21 @@ async function withDir(f: (d: string) => Promise<void>): Promise<void> {
     await f(d);
   } finally {
     await Deno.remove(d, { recursive: true });
+  }
+}
+
+// The watchdog threads of process `pid` (Deno names a worker's thread worker-N).
+function watchdogThreads(pid: number): number {
+  try {
+    return [...Deno.readDirSync(`/proc/${pid}/task`)].filter((t) => {
+      try {
+        return Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/comm`).startsWith("worker-");
+      } catch {
+        return false; // the thread ended meanwhile
+      }
+    }).length;
+  } catch {
+    return 0;
   }
 }
 
@@ -82,7 +104,7 @@ await settle();
 const short = threads();
 // One long stretch (its CPU time is what counts: a loaded machine gives less than the wall clock).
 const t = performance.now();
-while (threads() === before && performance.now() - t < 10_000) busy(LONG_STRETCH_MS / 2);
+while (threads() === before && performance.now() - t < 60_000) busy(LONG_STRETCH_MS / 2);
 await settle();
 const long = threads();
 console.log(JSON.stringify({ short: short - before, long: long - before }));
@@ -144,15 +166,34 @@ for (;;) checkInterrupt(); // one step that never ends
     }).spawn();
     const stderr = new Response(child.stderr).text();
     await waitFor("the script to be busy", () => listDir(d).includes("ready"));
-    await new Promise((r) => setTimeout(r, 500));
+    // The thread starts once the stretch has lasted LONG_STRETCH_MS of CPU and
+    // wall time, which on a loaded machine takes longer than that.
+    await waitFor("the watchdog thread", () => watchdogThreads(child.pid) === 1);
+    // A signal that lands while the thread is still loading its module goes
+    // to the main thread's listener, which runs only when the step ends (here
+    // never): send it until the watchdog hears it.
+    let done = false;
+    const status = child.status.finally(() => done = true);
     const sent = performance.now();
-    child.kill("SIGTERM");
-    const guard = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    const status = await child.status;
-    clearTimeout(guard);
+    while (!done && performance.now() - sent < 20_000) {
+      child.kill("SIGTERM");
+      await Promise.race([status, new Promise((r) => setTimeout(r, 250))]);
+    }
+    if (!done) child.kill("SIGKILL");
+    const { code } = await status;
     const seconds = (performance.now() - sent) / 1000;
-    assertEquals(status.code, 143, await stderr);
+    assertEquals(code, 143, await stderr);
     assert(seconds < 5, `took ${seconds.toFixed(2)} s`);
     assertEquals(listDir(d), ["busy.ts", "ready"]);
   });
+});
+
+Deno.test("the stretch that starts the watchdog is twice the loop's turns apart, so an ordinary run never starts it", () => {
+  // Between two turns the main thread is busy for YIELD_EVERY_MS plus the
+  // step under way; a trigger at or below that starts the thread on every run
+  // of more than a few tenths of a second (about 14 MiB each).
+  assert(
+    LONG_STRETCH_MS >= 2 * YIELD_EVERY_MS,
+    `LONG_STRETCH_MS ${LONG_STRETCH_MS} < 2 x ${YIELD_EVERY_MS}`,
+  );
 });
