@@ -33,6 +33,10 @@ export interface Shape {
   /** The known columns it takes units of (what `allocate` and `release` move). */
   readonly takeCols: readonly number[];
   readonly takeAmounts: readonly number[];
+  /** A number per distinct `key` (the node classes' slot tables are by it). */
+  readonly id: number;
+  /** A number per distinct pair of `takeCols` and `takeAmounts` (the node classes' moves are by it). */
+  readonly takeId: number;
 }
 
 /** The slots of one replica shape in one version of the free matrix. */
@@ -91,6 +95,8 @@ export class SlotCaches {
   private readonly empty = new Map<string, ShapeSlots>();
   /** Shapes by demand object (a demand is a job's, and never changes). */
   private readonly shapeOfDemand = new WeakMap<ResourceDemand, Shape>();
+  /** Shape numbers by key (`Shape.id`, `Shape.takeId`). */
+  private readonly shapeIds = new Map<string, number>();
   /** Per topology key: each node's domain index. */
   private readonly domainIndex = new Map<string, Int32Array>();
   /** Each state's version of the free matrix (given on first sight). */
@@ -134,9 +140,17 @@ export class SlotCaches {
       amounts: none ? [] : amounts,
       takeCols: cols,
       takeAmounts: amounts,
+      id: this.shapeId(none ? "none" : key),
+      takeId: this.shapeId(key),
     };
     this.shapeOfDemand.set(d, shape);
     return shape;
+  }
+
+  private shapeId(key: string): number {
+    let id = this.shapeIds.get(key);
+    if (id === undefined) this.shapeIds.set(key, id = this.shapeIds.size);
+    return id;
   }
 
   /** `state`'s version of the free matrix. */

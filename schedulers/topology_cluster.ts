@@ -29,7 +29,8 @@ import type {
 } from "../core/resource_model.ts";
 import type { JobRecord } from "../core/types.ts";
 import { insufficientCapacity, topologyFragmented } from "./topology_reasons.ts";
-import { SlotCaches } from "./_topology_slots.ts";
+import { type Shape, type ShapeSlots, SlotCaches } from "./_topology_slots.ts";
+import { NodeClasses } from "./_topology_classes.ts";
 import { TopologyScan } from "./_topology_scan.ts";
 
 /**
@@ -77,6 +78,12 @@ export interface TopologyState {
    * job while what runs on it drains.
    */
   readonly offline?: ReadonlySet<number>;
+  /** Each node's class (`NodeClasses`: nodes grouped by their free units). */
+  readonly cls: Int32Array;
+  /** Nodes per class. */
+  readonly classCounts: Float64Array;
+  /** The classes `cls` numbers (another cluster's state is read by its free units only). */
+  readonly classOwner: object;
 }
 
 /** Placements `allocate` recognises as packed by `place`. */
@@ -163,6 +170,15 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private readonly scan: TopologyScan;
   /** `fitsOnline`'s empty machine, for one set of offline nodes. */
   private emptyOnline?: { readonly key: string; readonly state: TopologyState };
+  /** The nodes' classes (answers for shapes without a topology key while `on`). */
+  private readonly classes: NodeClasses;
+  /** `fillSlots`' buffers. */
+  private readonly classSlots: Float64Array;
+  private readonly classPositive: Uint32Array;
+  /** A release scan's cached slots that say "none cached" (its nodes' slots are computed). */
+  private readonly noCache: ShapeSlots;
+  /** The global domain's index of each node (all 0). */
+  private readonly globalIndex: Int32Array;
   /** Nodes per slot value (`cutOf`'s buffer). */
   private counts = new Float64Array(64);
   /**
@@ -209,16 +225,47 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     nodes.forEach((n, i) => {
       for (let r = 0; r < R; r++) free[i * R + r] = n.capacity[this.resources[r]] ?? 0;
     });
-    this.initial = Object.freeze({ free, freeSums: sumFree(free, R), held: new Map() });
+    this.classes = new NodeClasses(R);
+    this.initial = Object.freeze({
+      free,
+      freeSums: sumFree(free, R),
+      held: new Map(),
+      ...this.classes.classesOf(free, nodes.length),
+      classOwner: this.classes,
+    });
+    this.classSlots = new Float64Array(nodes.length);
+    this.classPositive = new Uint32Array((nodes.length + 31) >>> 5);
+    this.globalIndex = new Int32Array(nodes.length);
+    this.noCache = {
+      key: "",
+      version: -2,
+      used: 0,
+      cols: [],
+      amounts: [],
+      slots: new Float64Array(0),
+      positive: new Uint32Array(0),
+      total: 0,
+      domains: new Map(),
+      dirty: new Int32Array(0),
+      dirtyCount: 1,
+      mark: new Uint8Array(0),
+    };
     this.slots = new Float64Array(nodes.length);
     this.members = new Int32Array(nodes.length);
     this.slotCaches = new SlotCaches(nodes.length, R, this.column);
-    this.scan = new TopologyScan(nodes.length, R, this.slotCaches);
+    this.scan = new TopologyScan(nodes.length, R, this.slotCaches, this.classes);
   }
 
   place(state: TopologyState, job: JobRecord): PlaceResult {
     const d = demandOf(job);
     const replicas = d.replicas;
+    const byClass = this.byClasses(state, d);
+    if (byClass !== undefined) {
+      const total = this.classes.total(state, byClass.id, byClass.cols, byClass.amounts);
+      if (total < replicas) return { reason: insufficientCapacity(replicas, total) };
+      this.fillSlots(state, byClass);
+      return { placement: this.pack(this.domains(undefined)[0], replicas, state, d) };
+    }
     const shape = this.slotCaches.slotsFor(state, state.free, d);
     this.slots = shape.slots;
     this.positive = shape.positive;
@@ -267,6 +314,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   canPlace(state: TopologyState, job: JobRecord): boolean {
     const d = demandOf(job);
     if (!this.enoughInAll(state.freeSums, d)) return false;
+    const byClass = this.byClasses(state, d);
+    if (byClass !== undefined) {
+      return this.classes.total(state, byClass.id, byClass.cols, byClass.amounts) >= d.replicas;
+    }
     const shape = this.slotCaches.slotsFor(state, state.free, d);
     const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
     const domains = this.domains(key);
@@ -288,6 +339,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       if (q < units) units = q;
     }
     if (units < d.replicas) return units;
+    const byClass = this.byClasses(state, d);
+    if (byClass !== undefined) {
+      return this.classes.total(state, byClass.id, byClass.cols, byClass.amounts);
+    }
     // Else the largest domain's slots (what `canPlace` has just brought up to date).
     const shape = this.slotCaches.slotsFor(state, state.free, d);
     const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
@@ -317,11 +372,48 @@ class TopologyCluster implements ResourceModel<TopologyState> {
 
   releaseScan(state: TopologyState, job: JobRecord): ReleaseScan {
     const d = demandOf(job);
+    const byClass = this.byClasses(state, d);
+    if (byClass !== undefined) {
+      return this.scan.begin(state, d, () => {
+        const total = this.classes.total(state, byClass.id, byClass.cols, byClass.amounts);
+        const sums = Float64Array.of(total);
+        return [this.noCache, { index: this.globalIndex, sums, largest: 0, largestSlots: total }];
+      }, state);
+    }
     return this.scan.begin(state, d, () => {
       const shape = this.slotCaches.slotsFor(state, state.free, d);
       const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
       return [shape, this.slotCaches.domainSlots(shape, key ?? "", this.domains(key))];
     });
+  }
+
+  /**
+   * `d`'s shape when the node classes answer for it: no topology key, a
+   * resource needed, the classes on.
+   */
+  private byClasses(state: TopologyState, d: ResourceDemand): Shape | undefined {
+    if (
+      !this.classes.on || state.classOwner !== this.classes ||
+      (d.topologyKey !== undefined && d.topologyKey !== "")
+    ) return undefined;
+    const shape = this.slotCaches.shapeOf(d);
+    return shape.cols.length > 0 ? shape : undefined;
+  }
+
+  /** Each node's slots for `shape` (and the nodes with one) read from its class, for packing. */
+  private fillSlots(state: TopologyState, shape: Shape): void {
+    const table = this.classes.slotTable(shape.id, shape.cols, shape.amounts);
+    const cls = state.cls;
+    const slots = this.classSlots;
+    const bits = this.classPositive;
+    bits.fill(0);
+    for (let i = 0; i < cls.length; i++) {
+      const q = table[cls[i]];
+      slots[i] = q;
+      if (q > 0) bits[i >>> 5] |= 1 << (i & 31);
+    }
+    this.slots = slots;
+    this.positive = bits;
   }
 
   /**
@@ -344,13 +436,27 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   }
 
   beginEdit(state: TopologyState): TopologyState {
+    // Another cluster's state (the same nodes) gets this one's classes.
+    const { cls, classCounts } = state.classOwner === this.classes
+      ? { cls: state.cls.slice(), classCounts: state.classCounts.slice() }
+      : this.classes.classesOf(state.free, this.names.length);
     const copy = state.offline === undefined
-      ? { free: state.free.slice(), freeSums: state.freeSums.slice(), held: new Map(state.held) }
+      ? {
+        free: state.free.slice(),
+        freeSums: state.freeSums.slice(),
+        held: new Map(state.held),
+        cls,
+        classCounts,
+        classOwner: this.classes,
+      }
       : {
         free: state.free.slice(),
         freeSums: state.freeSums.slice(),
         held: new Map(state.held),
         offline: new Set(state.offline),
+        cls,
+        classCounts,
+        classOwner: this.classes,
       };
     this.editing.add(copy);
     this.slotCaches.copied(state, copy);
@@ -460,6 +566,13 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         }
         if (online) offline.delete(i);
         else offline.add(i);
+        if (this.classes.on && state.classOwner === this.classes) {
+          (state as { classCounts: Float64Array }).classCounts = this.classes.reclass(
+            state,
+            free,
+            i,
+          );
+        }
       }
       (state.freeSums as Float64Array).set(sumFree(free, R));
     });
@@ -487,7 +600,13 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       }
       this.emptyOnline = {
         key,
-        state: Object.freeze({ free, freeSums: sumFree(free, R), held: new Map() }),
+        state: Object.freeze({
+          free,
+          freeSums: sumFree(free, R),
+          held: new Map(),
+          ...this.classes.classesOf(free, this.names.length),
+          classOwner: this.classes,
+        }),
       };
     }
     return this.canPlace(this.emptyOnline.state, job);
@@ -523,7 +642,18 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const R = this.resources.length;
     const free = state.free;
     const sums = state.freeSums as Float64Array;
-    const { takeCols, takeAmounts } = this.slotCaches.shapeOf(d);
+    const { takeCols, takeAmounts, takeId } = this.slotCaches.shapeOf(d);
+    if (this.classes.on && state.classOwner === this.classes) {
+      (state as { classCounts: Float64Array }).classCounts = this.classes.take(
+        state,
+        takeId,
+        takeCols,
+        takeAmounts,
+        nodes,
+        replicas,
+        sign,
+      );
+    }
     for (let j = 0; j < takeCols.length; j++) {
       const c = takeCols[j];
       const amount = takeAmounts[j];
