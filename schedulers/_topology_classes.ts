@@ -163,8 +163,8 @@ export class NodeClasses {
     sig: number,
     cols: readonly number[],
     amounts: readonly number[],
-    nodes: readonly number[],
-    replicas: readonly number[],
+    nodes: ArrayLike<number>,
+    replicas: ArrayLike<number>,
     sign: number,
   ): Float64Array {
     const cls = state.cls;

@@ -26,8 +26,8 @@ import {
 
 /** What a running job holds: node indexes and replicas on each. */
 interface Held {
-  readonly nodes: readonly number[];
-  readonly replicas: readonly number[];
+  readonly nodes: ArrayLike<number>;
+  readonly replicas: ArrayLike<number>;
 }
 
 /** What the scan reads of a cluster state. */

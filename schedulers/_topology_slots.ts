@@ -323,7 +323,7 @@ export class SlotCaches {
    * other state and notes where it came from (`Base`): a shape looked up
    * later starts from that version's slots (`slotsFor`).
    */
-  change(state: object, nodes: readonly number[], apply: () => void): void {
+  change(state: object, nodes: ArrayLike<number>, apply: () => void): void {
     const v = this.versionOf(state);
     const inPlace = this.unique.has(state);
     apply();
@@ -333,7 +333,7 @@ export class SlotCaches {
     this.versions.set(state, nv);
     this.unique.add(state);
     if (!inPlace) {
-      this.bases.set(state, { from: v, nodes: nodes.slice(), all: false });
+      this.bases.set(state, { from: v, nodes: Array.from(nodes), all: false });
       return;
     }
     const base = this.bases.get(state);
@@ -353,7 +353,7 @@ export class SlotCaches {
     }
   }
 
-  private markDirty(e: ShapeSlots, nodes: readonly number[]): void {
+  private markDirty(e: ShapeSlots, nodes: ArrayLike<number>): void {
     const dirty = e.dirty;
     const mark = e.mark;
     // Past half the nodes `update` recomputes them all: no need to list more.

@@ -54,8 +54,8 @@ export interface TopologyNode {
 
 /** What a running job holds: node indexes and replicas on each. */
 interface Held {
-  readonly nodes: readonly number[];
-  readonly replicas: readonly number[];
+  readonly nodes: Int32Array;
+  readonly replicas: Float64Array;
 }
 
 /**
@@ -70,7 +70,7 @@ export interface TopologyState {
   /** What each running job holds, by job id: node indexes and replicas on each. */
   readonly held: ReadonlyMap<
     number,
-    { readonly nodes: readonly number[]; readonly replicas: readonly number[] }
+    { readonly nodes: ArrayLike<number>; readonly replicas: ArrayLike<number> }
   >;
   /**
    * Indexes of the nodes offline (absent: none). An offline node's free units
@@ -94,8 +94,8 @@ interface Packed {
   readonly placement: Placement;
   readonly demand: ResourceDemand;
   readonly version: number;
-  readonly nodes: readonly number[];
-  readonly replicas: readonly number[];
+  readonly nodes: Int32Array;
+  readonly replicas: Float64Array;
 }
 
 interface Domain {
@@ -179,6 +179,9 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private readonly noCache: ShapeSlots;
   /** The global domain's index of each node (all 0). */
   private readonly globalIndex: Int32Array;
+  /** `pack`'s buffers: the nodes packed and their replicas. */
+  private readonly packNodes: Int32Array;
+  private readonly packCounts: Float64Array;
   /** Nodes per slot value (`cutOf`'s buffer). */
   private counts = new Float64Array(64);
   /**
@@ -236,6 +239,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     this.classSlots = new Float64Array(nodes.length);
     this.classPositive = new Uint32Array((nodes.length + 31) >>> 5);
     this.globalIndex = new Int32Array(nodes.length);
+    this.packNodes = new Int32Array(nodes.length);
+    this.packCounts = new Float64Array(nodes.length);
     this.noCache = {
       key: "",
       version: -2,
@@ -516,8 +521,13 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         `topology cluster: job ${job.id}: allocation holds ${total} replicas, not ${d.replicas}`,
       );
     }
-    this.slotCaches.change(state, nodes, () => this.take(state, d, nodes, replicas, -1));
-    (state.held as Map<number, Held>).set(job.id, { nodes, replicas });
+    const held = { nodes: Int32Array.from(nodes), replicas: Float64Array.from(replicas) };
+    this.slotCaches.change(
+      state,
+      held.nodes,
+      () => this.take(state, d, held.nodes, held.replicas, -1),
+    );
+    (state.held as Map<number, Held>).set(job.id, held);
     return state;
   }
 
@@ -614,7 +624,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
 
   allocationOf(state: TopologyState, id: number): readonly NodeShare[] | undefined {
     const h = state.held.get(id);
-    return h?.nodes.map((i, k) => ({ nodeName: this.names[i], replicas: h.replicas[k] }));
+    if (h === undefined) return undefined;
+    return Array.from(h.nodes, (i, k) => ({ nodeName: this.names[i], replicas: h.replicas[k] }));
   }
 
   endEdit(state: TopologyState): TopologyState {
@@ -635,8 +646,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private take(
     state: TopologyState,
     d: ResourceDemand,
-    nodes: readonly number[],
-    replicas: readonly number[],
+    nodes: ArrayLike<number>,
+    replicas: ArrayLike<number>,
     sign: number,
   ): void {
     const R = this.resources.length;
@@ -800,8 +811,9 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const members = this.membersOf(domain.nodes);
     const slots = this.slots;
     let { cut, left } = this.cutOf(members, replicas);
-    const nodes: number[] = [];
-    const counts: number[] = [];
+    const nodeBuf = this.packNodes;
+    const countBuf = this.packCounts;
+    let m = 0;
     // One pass in index order (= the allocation's order, by node name).
     for (let j = 0; j < members.length; j++) {
       const i = members[j];
@@ -812,9 +824,13 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         k = Math.min(cut, left);
         left -= k;
       } else continue;
-      nodes.push(i);
-      counts.push(k);
+      nodeBuf[m] = i;
+      countBuf[m++] = k;
     }
+    // Exact-size typed copies: what a running job holds lives as long as it
+    // runs, and most of what a long run keeps alive is these lists.
+    const nodes = nodeBuf.slice(0, m);
+    const counts = countBuf.slice(0, m);
     // The allocation's list is made when first read: a run without
     // decision rows starts most jobs without anyone reading it (`allocate`
     // takes the packed nodes), and a frozen share per node is most of
@@ -825,7 +841,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       domain: domain.name,
       get allocation(): readonly NodeShare[] {
         return allocation ??= Object.freeze(
-          nodes.map((i, k) => Object.freeze({ nodeName: names[i], replicas: counts[k] })),
+          Array.from(nodes, (i, k) => Object.freeze({ nodeName: names[i], replicas: counts[k] })),
         );
       },
     });
