@@ -18,6 +18,7 @@
 // Whatever changes a state's free units must go through `change`.
 
 import type { ResourceDemand } from "../core/resource_model.ts";
+import { shapeIdOf } from "../core/_demand_shape.ts";
 
 /** At most this many replica shapes keep their slots cached at once. */
 const SHAPES = 64;
@@ -94,7 +95,8 @@ export class SlotCaches {
   /** Per shape key, the slots of a shape with none (every version). */
   private readonly empty = new Map<string, ShapeSlots>();
   /** Shapes by demand object (a demand is a job's, and never changes). */
-  private readonly shapeOfDemand = new WeakMap<ResourceDemand, Shape>();
+  /** Shapes by replica shape number (`shapeIdOf`: a demand is a job's, and never changes). */
+  private readonly shapeOfDemand: (Shape | undefined)[] = [];
   /** Shape numbers by key (`Shape.id`, `Shape.takeId`). */
   private readonly shapeIds = new Map<string, number>();
   /** Per topology key: each node's domain index. */
@@ -116,7 +118,8 @@ export class SlotCaches {
 
   /** The replica shape of `d`. */
   shapeOf(d: ResourceDemand): Shape {
-    const known = this.shapeOfDemand.get(d);
+    const demandId = shapeIdOf(d);
+    const known = this.shapeOfDemand[demandId];
     if (known !== undefined) return known;
     const cols: number[] = [];
     const amounts: number[] = [];
@@ -143,7 +146,8 @@ export class SlotCaches {
       id: this.shapeId(none ? "none" : key),
       takeId: this.shapeId(key),
     };
-    this.shapeOfDemand.set(d, shape);
+    while (this.shapeOfDemand.length <= demandId) this.shapeOfDemand.push(undefined);
+    this.shapeOfDemand[demandId] = shape;
     return shape;
   }
 
