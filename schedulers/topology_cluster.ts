@@ -172,9 +172,6 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private emptyOnline?: { readonly key: string; readonly state: TopologyState };
   /** The nodes' classes (answers for shapes without a topology key while `on`). */
   private readonly classes: NodeClasses;
-  /** `fillSlots`' buffers. */
-  private readonly classSlots: Float64Array;
-  private readonly classPositive: Uint32Array;
   /** A release scan's cached slots that say "none cached" (its nodes' slots are computed). */
   private readonly noCache: ShapeSlots;
   /** The global domain's index of each node (all 0). */
@@ -182,6 +179,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   /** `pack`'s buffers: the nodes packed and their replicas. */
   private readonly packNodes: Int32Array;
   private readonly packCounts: Float64Array;
+  /** `packByClass`'s nodes per slot value. */
+  private readonly cutValues = new Map<number, number>();
   /** Nodes per slot value (`cutOf`'s buffer). */
   private counts = new Float64Array(64);
   /**
@@ -236,8 +235,6 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       ...this.classes.classesOf(free, nodes.length),
       classOwner: this.classes,
     });
-    this.classSlots = new Float64Array(nodes.length);
-    this.classPositive = new Uint32Array((nodes.length + 31) >>> 5);
     this.globalIndex = new Int32Array(nodes.length);
     this.packNodes = new Int32Array(nodes.length);
     this.packCounts = new Float64Array(nodes.length);
@@ -268,8 +265,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     if (byClass !== undefined) {
       const total = this.classes.total(state, byClass.id, byClass.cols, byClass.amounts);
       if (total < replicas) return { reason: insufficientCapacity(replicas, total) };
-      this.fillSlots(state, byClass);
-      return { placement: this.pack(this.domains(undefined)[0], replicas, state, d) };
+      return { placement: this.packByClass(state, byClass, replicas, d) };
     }
     const shape = this.slotCaches.slotsFor(state, state.free, d);
     this.slots = shape.slots;
@@ -403,22 +399,6 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     ) return undefined;
     const shape = this.slotCaches.shapeOf(d);
     return shape.cols.length > 0 ? shape : undefined;
-  }
-
-  /** Each node's slots for `shape` (and the nodes with one) read from its class, for packing. */
-  private fillSlots(state: TopologyState, shape: Shape): void {
-    const table = this.classes.slotTable(shape.id, shape.cols, shape.amounts);
-    const cls = state.cls;
-    const slots = this.classSlots;
-    const bits = this.classPositive;
-    bits.fill(0);
-    for (let i = 0; i < cls.length; i++) {
-      const q = table[cls[i]];
-      slots[i] = q;
-      if (q > 0) bits[i >>> 5] |= 1 << (i & 31);
-    }
-    this.slots = slots;
-    this.positive = bits;
   }
 
   /**
@@ -827,10 +807,79 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       nodeBuf[m] = i;
       countBuf[m++] = k;
     }
+    return this.placementOf(domain.name, m, state, d);
+  }
+
+  /**
+   * `pack` for the global domain from the node classes: where packing stops
+   * (`cutOf`) from the nodes per class, then one pass over the nodes in
+   * index order reading each one's slots from its class, ending once every
+   * node above the cut is taken and no replica is left.
+   */
+  private packByClass(
+    state: TopologyState,
+    shape: Shape,
+    replicas: number,
+    d: ResourceDemand,
+  ): Placement {
+    const table = this.classes.slotTable(shape.id, shape.cols, shape.amounts);
+    const counts = state.classCounts;
+    // Nodes per slot value (the values with a node), largest first.
+    const values = this.cutValues;
+    values.clear();
+    for (let c = 0; c < counts.length; c++) {
+      const m = counts[c];
+      const q = table[c];
+      if (m > 0 && q > 0) values.set(q, (values.get(q) ?? 0) + m);
+    }
+    const order = [...values.keys()].sort((a, b) => b - a);
+    let above = 0;
+    let left = replicas;
+    let cut = 0;
+    for (const q of order) {
+      const m = values.get(q)!;
+      if (m * q >= left) {
+        cut = q;
+        break;
+      }
+      above += m;
+      left -= m * q;
+    }
+    const cls = state.cls;
+    const nodeBuf = this.packNodes;
+    const countBuf = this.packCounts;
+    let m = 0;
+    for (let i = 0; i < cls.length && (above > 0 || left > 0); i++) {
+      const q = table[cls[i]];
+      let k: number;
+      if (q > cut) {
+        k = q;
+        above--;
+      } else if (q === cut && left > 0) {
+        k = Math.min(cut, left);
+        left -= k;
+      } else continue;
+      nodeBuf[m] = i;
+      countBuf[m++] = k;
+    }
+    return this.placementOf("global", m, state, d);
+  }
+
+  /**
+   * The placement of the first `m` nodes and replicas in `pack`'s buffers.
+   * Remembered with the free units it was packed in, so that `allocate`
+   * takes it without checking it again.
+   */
+  private placementOf(
+    domain: string,
+    m: number,
+    state: TopologyState,
+    d: ResourceDemand,
+  ): Placement {
     // Exact-size typed copies: what a running job holds lives as long as it
     // runs, and most of what a long run keeps alive is these lists.
-    const nodes = nodeBuf.slice(0, m);
-    const counts = countBuf.slice(0, m);
+    const nodes = this.packNodes.slice(0, m);
+    const counts = this.packCounts.slice(0, m);
     // The allocation's list is made when first read: a run without
     // decision rows starts most jobs without anyone reading it (`allocate`
     // takes the packed nodes), and a frozen share per node is most of
@@ -838,7 +887,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const names = this.names;
     let allocation: readonly NodeShare[] | undefined;
     const placement: Placement = Object.freeze({
-      domain: domain.name,
+      domain,
       get allocation(): readonly NodeShare[] {
         return allocation ??= Object.freeze(
           Array.from(nodes, (i, k) => Object.freeze({ nodeName: names[i], replicas: counts[k] })),
