@@ -54,8 +54,8 @@ export interface TopologyNode {
 
 /** What a running job holds: node indexes and replicas on each. */
 interface Held {
-  readonly nodes: Int32Array;
-  readonly replicas: Float64Array;
+  readonly nodes: readonly number[];
+  readonly replicas: readonly number[];
 }
 
 /**
@@ -94,8 +94,8 @@ interface Packed {
   readonly placement: Placement;
   readonly demand: ResourceDemand;
   readonly version: number;
-  readonly nodes: Int32Array;
-  readonly replicas: Float64Array;
+  readonly nodes: readonly number[];
+  readonly replicas: readonly number[];
 }
 
 interface Domain {
@@ -501,7 +501,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         `topology cluster: job ${job.id}: allocation holds ${total} replicas, not ${d.replicas}`,
       );
     }
-    const held = { nodes: Int32Array.from(nodes), replicas: Float64Array.from(replicas) };
+    const held = { nodes, replicas };
     this.slotCaches.change(
       state,
       held.nodes,
@@ -876,10 +876,16 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     state: TopologyState,
     d: ResourceDemand,
   ): Placement {
-    // Exact-size typed copies: what a running job holds lives as long as it
+    // Exact-size copies: what a running job holds lives as long as it
     // runs, and most of what a long run keeps alive is these lists.
-    const nodes = this.packNodes.slice(0, m);
-    const counts = this.packCounts.slice(0, m);
+    const nodes = new Array<number>(m);
+    const counts = new Array<number>(m);
+    const nodeBuf = this.packNodes;
+    const countBuf = this.packCounts;
+    for (let k = 0; k < m; k++) {
+      nodes[k] = nodeBuf[k];
+      counts[k] = countBuf[k];
+    }
     // The allocation's list is made when first read: a run without
     // decision rows starts most jobs without anyone reading it (`allocate`
     // takes the packed nodes), and a frozen share per node is most of
