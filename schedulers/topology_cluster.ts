@@ -328,6 +328,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   }
 
   roomFor(state: TopologyState, job: JobRecord): number {
+    return this.shapeRoom(state, job);
+  }
+
+  shapeRoom(state: TopologyState, job: JobRecord): number {
     const d = demandOf(job);
     // The free units of all nodes together bound it without looking at one.
     const { cols, amounts } = this.slotCaches.shapeOf(d);
