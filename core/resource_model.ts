@@ -189,6 +189,15 @@ export interface ResourceModel<S = unknown> {
    */
   roomFor?(state: S, job: JobRecord): number;
   /**
+   * Optional (pure), for any `job` with a `demand`, placeable or not: a
+   * number of replicas of its replica shape above which no job of that shape
+   * can be placed in `state`. EASY asks it once per shape and pass, before
+   * looking at that shape's candidates, and passes over those above it
+   * without asking `canPlace` (jobs only start during a pass: the room only
+   * shrinks).
+   */
+  shapeRoom?(state: S, job: JobRecord): number;
+  /**
    * Optional (pure): a number that stays the same while nothing is
    * allocated, released or taken offline: `beginEdit`'s copy has its
    * source's, and every change gives the state a number no other state has.

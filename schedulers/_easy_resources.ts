@@ -389,7 +389,7 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
   const version = memoVersion(s, res);
   let shadow = version === undefined ? undefined : keptShadow(s, res, head, version);
   if (shadow !== undefined) fits = endsBefore(s, shadow.time);
-  const noRoom = new NoRoom();
+  const noRoom = new NoRoom(res);
   const noRoomFrom = noRoom.from;
   for (let job = search.nextFitting(s.free, fits, noRoomFrom); job !== undefined;) {
     if (fits(job.timeLimit) && !noRoom.fails(job)) {
@@ -453,6 +453,13 @@ function lowerBound(
 class NoRoom {
   /** By shape number. */
   readonly #least = new Map<number, number>();
+  /** The model and its state, when the model bounds a shape's room before any candidate (`shapeRoom`). */
+  readonly #res: SessionResources | undefined;
+
+  /** `res`: ask the model's `shapeRoom` for a shape's bound when first asked for it (`from`). */
+  constructor(res?: SessionResources) {
+    this.#res = res?.model.shapeRoom !== undefined ? res : undefined;
+  }
 
   fails(job: JobRecord): boolean {
     if (this.#least.size === 0) return false;
@@ -466,9 +473,22 @@ class NoRoom {
    * the search's `noRoomFrom`, so that the picker skips them all at once.
    */
   readonly from = (job: JobRecord): number => {
-    if (this.#least.size === 0) return Infinity;
+    const res = this.#res;
+    if (res === undefined) {
+      if (this.#least.size === 0) return Infinity;
+      const id = demandShapeId(job);
+      return (id < 0 ? undefined : this.#least.get(id)) ?? Infinity;
+    }
     const id = demandShapeId(job);
-    return (id < 0 ? undefined : this.#least.get(id)) ?? Infinity;
+    if (id < 0) return Infinity;
+    let least = this.#least.get(id);
+    if (least === undefined) {
+      // Asked once per shape and pass, in the state as it is then: later
+      // starts in the pass only shrink the room.
+      least = res.model.shapeRoom!(res.state, job) + 1;
+      this.#least.set(id, least);
+    }
+    return least;
   };
 
   /**

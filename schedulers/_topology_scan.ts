@@ -15,6 +15,7 @@
 import { EvtsimError } from "../core/errors.ts";
 import type { ReleaseScan, ResourceDemand } from "../core/resource_model.ts";
 import type { JobRecord } from "../core/types.ts";
+import type { ClassState, NodeClasses } from "./_topology_classes.ts";
 import {
   type DomainSlots,
   nodeSlots,
@@ -25,8 +26,8 @@ import {
 
 /** What a running job holds: node indexes and replicas on each. */
 interface Held {
-  readonly nodes: readonly number[];
-  readonly replicas: readonly number[];
+  readonly nodes: ArrayLike<number>;
+  readonly replicas: ArrayLike<number>;
 }
 
 /** What the scan reads of a cluster state. */
@@ -63,27 +64,39 @@ export class TopologyScan implements ReleaseScan {
   private readonly bound: Float64Array;
   /** Releases whose node work waits (what each job holds, and its shape). */
   private readonly pending: { held: Held; shape: Shape }[] = [];
+  /**
+   * With the node classes (`begin`'s `classes`): the state's classes, and
+   * each touched node's class with the releases so far (in place of its
+   * free units and a division per resource).
+   */
+  private classState: ClassState | undefined = undefined;
+  private readonly overlay: Int32Array;
 
   constructor(
     private readonly nodeCount: number,
     private readonly resourceCount: number,
     private readonly caches: SlotCaches,
+    private readonly classes?: NodeClasses,
   ) {
     this.stamp = new Int32Array(nodeCount);
     this.free = new Float64Array(nodeCount * resourceCount);
     this.slots = new Float64Array(nodeCount);
     this.bound = new Float64Array(resourceCount);
+    this.overlay = new Int32Array(nodeCount);
   }
 
   /**
    * A new scan of `state` for `d`. `lookup` gives its shape's slots there
    * (up to date) and their sums per domain, asked for when a node is first
-   * looked at (a scan `mayPlace` answers may never need them).
+   * looked at (a scan `mayPlace` answers may never need them). With
+   * `classState`, a node's slots are read from its class (`classes`), and
+   * the cached slots are not read.
    */
   begin(
     state: ScannedState,
     d: ResourceDemand,
     lookup: () => readonly [ShapeSlots, DomainSlots],
+    classState?: ClassState,
   ): this {
     if (++this.gen === 0x7fffffff) {
       this.stamp.fill(0);
@@ -96,6 +109,7 @@ export class TopologyScan implements ReleaseScan {
     this.cached = undefined;
     this.bound.set(state.freeSums);
     this.pending.length = 0;
+    this.classState = classState;
     return this;
   }
 
@@ -138,13 +152,54 @@ export class TopologyScan implements ReleaseScan {
       this.sums.set(domains.sums);
       this.domainCount = k;
     }
+    const byClass = this.classState !== undefined;
     for (let p = 0; p < this.pending.length; p++) {
-      this.apply(this.pending[p].held, this.pending[p].shape);
+      if (byClass) this.applyByClass(this.pending[p].held, this.pending[p].shape);
+      else this.apply(this.pending[p].held, this.pending[p].shape);
     }
     this.pending.length = 0;
     const sums = this.sums;
     for (let k = 0; k < this.domainCount; k++) if (sums[k] >= this.replicas) return true;
     return false;
+  }
+
+  /** `apply` with the node classes: the nodes' classes, slots and domain sums. */
+  private applyByClass(h: Held, shape: Shape): void {
+    const classes = this.classes!;
+    const cls = this.classState!.cls;
+    const overlay = this.overlay;
+    const slots = this.slots;
+    const { id, cols, amounts } = this.shape!;
+    const { takeId, takeCols, takeAmounts } = shape;
+    const nodes = h.nodes;
+    const replicas = h.replicas;
+    let lastFrom = -1;
+    let lastReplicas = -1;
+    let lastTo = -1;
+    let sum = 0;
+    for (let k = 0; k < nodes.length; k++) {
+      const i = nodes[k];
+      if (this.stamp[i] !== this.gen) {
+        this.stamp[i] = this.gen;
+        overlay[i] = cls[i];
+        slots[i] = classes.slots(id, cols, amounts, cls[i]);
+      }
+      const from = overlay[i];
+      let to: number;
+      if (from === lastFrom && replicas[k] === lastReplicas) to = lastTo;
+      else {
+        to = classes.moved(from, takeId, takeCols, takeAmounts, replicas[k], +1);
+        lastFrom = from;
+        lastReplicas = replicas[k];
+        lastTo = to;
+      }
+      overlay[i] = to;
+      const q = classes.slots(id, cols, amounts, to);
+      sum += q - slots[i];
+      slots[i] = q;
+    }
+    // The one domain, `global`.
+    this.sums[0] += sum;
   }
 
   /** The node work of a release: the nodes' free units, slots and domain sums. */

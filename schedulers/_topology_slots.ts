@@ -18,6 +18,7 @@
 // Whatever changes a state's free units must go through `change`.
 
 import type { ResourceDemand } from "../core/resource_model.ts";
+import { shapeIdOf } from "../core/_demand_shape.ts";
 
 /** At most this many replica shapes keep their slots cached at once. */
 const SHAPES = 64;
@@ -33,6 +34,10 @@ export interface Shape {
   /** The known columns it takes units of (what `allocate` and `release` move). */
   readonly takeCols: readonly number[];
   readonly takeAmounts: readonly number[];
+  /** A number per distinct `key` (the node classes' slot tables are by it). */
+  readonly id: number;
+  /** A number per distinct pair of `takeCols` and `takeAmounts` (the node classes' moves are by it). */
+  readonly takeId: number;
 }
 
 /** The slots of one replica shape in one version of the free matrix. */
@@ -90,7 +95,10 @@ export class SlotCaches {
   /** Per shape key, the slots of a shape with none (every version). */
   private readonly empty = new Map<string, ShapeSlots>();
   /** Shapes by demand object (a demand is a job's, and never changes). */
-  private readonly shapeOfDemand = new WeakMap<ResourceDemand, Shape>();
+  /** Shapes by replica shape number (`shapeIdOf`: a demand is a job's, and never changes). */
+  private readonly shapeOfDemand: (Shape | undefined)[] = [];
+  /** Shape numbers by key (`Shape.id`, `Shape.takeId`). */
+  private readonly shapeIds = new Map<string, number>();
   /** Per topology key: each node's domain index. */
   private readonly domainIndex = new Map<string, Int32Array>();
   /** Each state's version of the free matrix (given on first sight). */
@@ -110,7 +118,8 @@ export class SlotCaches {
 
   /** The replica shape of `d`. */
   shapeOf(d: ResourceDemand): Shape {
-    const known = this.shapeOfDemand.get(d);
+    const demandId = shapeIdOf(d);
+    const known = this.shapeOfDemand[demandId];
     if (known !== undefined) return known;
     const cols: number[] = [];
     const amounts: number[] = [];
@@ -134,9 +143,18 @@ export class SlotCaches {
       amounts: none ? [] : amounts,
       takeCols: cols,
       takeAmounts: amounts,
+      id: this.shapeId(none ? "none" : key),
+      takeId: this.shapeId(key),
     };
-    this.shapeOfDemand.set(d, shape);
+    while (this.shapeOfDemand.length <= demandId) this.shapeOfDemand.push(undefined);
+    this.shapeOfDemand[demandId] = shape;
     return shape;
+  }
+
+  private shapeId(key: string): number {
+    let id = this.shapeIds.get(key);
+    if (id === undefined) this.shapeIds.set(key, id = this.shapeIds.size);
+    return id;
   }
 
   /** `state`'s version of the free matrix. */
@@ -309,7 +327,7 @@ export class SlotCaches {
    * other state and notes where it came from (`Base`): a shape looked up
    * later starts from that version's slots (`slotsFor`).
    */
-  change(state: object, nodes: readonly number[], apply: () => void): void {
+  change(state: object, nodes: ArrayLike<number>, apply: () => void): void {
     const v = this.versionOf(state);
     const inPlace = this.unique.has(state);
     apply();
@@ -319,7 +337,7 @@ export class SlotCaches {
     this.versions.set(state, nv);
     this.unique.add(state);
     if (!inPlace) {
-      this.bases.set(state, { from: v, nodes: nodes.slice(), all: false });
+      this.bases.set(state, { from: v, nodes: Array.from(nodes), all: false });
       return;
     }
     const base = this.bases.get(state);
@@ -339,7 +357,7 @@ export class SlotCaches {
     }
   }
 
-  private markDirty(e: ShapeSlots, nodes: readonly number[]): void {
+  private markDirty(e: ShapeSlots, nodes: ArrayLike<number>): void {
     const dirty = e.dirty;
     const mark = e.mark;
     // Past half the nodes `update` recomputes them all: no need to list more.

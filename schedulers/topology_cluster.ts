@@ -29,7 +29,8 @@ import type {
 } from "../core/resource_model.ts";
 import type { JobRecord } from "../core/types.ts";
 import { insufficientCapacity, topologyFragmented } from "./topology_reasons.ts";
-import { SlotCaches } from "./_topology_slots.ts";
+import { type Shape, type ShapeSlots, SlotCaches } from "./_topology_slots.ts";
+import { NodeClasses } from "./_topology_classes.ts";
 import { TopologyScan } from "./_topology_scan.ts";
 
 /**
@@ -69,7 +70,7 @@ export interface TopologyState {
   /** What each running job holds, by job id: node indexes and replicas on each. */
   readonly held: ReadonlyMap<
     number,
-    { readonly nodes: readonly number[]; readonly replicas: readonly number[] }
+    { readonly nodes: ArrayLike<number>; readonly replicas: ArrayLike<number> }
   >;
   /**
    * Indexes of the nodes offline (absent: none). An offline node's free units
@@ -77,6 +78,12 @@ export interface TopologyState {
    * job while what runs on it drains.
    */
   readonly offline?: ReadonlySet<number>;
+  /** Each node's class (`NodeClasses`: nodes grouped by their free units). */
+  readonly cls: Int32Array;
+  /** Nodes per class. */
+  readonly classCounts: Float64Array;
+  /** The classes `cls` numbers (another cluster's state is read by its free units only). */
+  readonly classOwner: object;
 }
 
 /** Placements `allocate` recognises as packed by `place`. */
@@ -163,6 +170,17 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private readonly scan: TopologyScan;
   /** `fitsOnline`'s empty machine, for one set of offline nodes. */
   private emptyOnline?: { readonly key: string; readonly state: TopologyState };
+  /** The nodes' classes (answers for shapes without a topology key while `on`). */
+  private readonly classes: NodeClasses;
+  /** A release scan's cached slots that say "none cached" (its nodes' slots are computed). */
+  private readonly noCache: ShapeSlots;
+  /** The global domain's index of each node (all 0). */
+  private readonly globalIndex: Int32Array;
+  /** `pack`'s buffers: the nodes packed and their replicas. */
+  private readonly packNodes: Int32Array;
+  private readonly packCounts: Float64Array;
+  /** `packByClass`'s nodes per slot value. */
+  private readonly cutValues = new Map<number, number>();
   /** Nodes per slot value (`cutOf`'s buffer). */
   private counts = new Float64Array(64);
   /**
@@ -209,16 +227,46 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     nodes.forEach((n, i) => {
       for (let r = 0; r < R; r++) free[i * R + r] = n.capacity[this.resources[r]] ?? 0;
     });
-    this.initial = Object.freeze({ free, freeSums: sumFree(free, R), held: new Map() });
+    this.classes = new NodeClasses(R);
+    this.initial = Object.freeze({
+      free,
+      freeSums: sumFree(free, R),
+      held: new Map(),
+      ...this.classes.classesOf(free, nodes.length),
+      classOwner: this.classes,
+    });
+    this.globalIndex = new Int32Array(nodes.length);
+    this.packNodes = new Int32Array(nodes.length);
+    this.packCounts = new Float64Array(nodes.length);
+    this.noCache = {
+      key: "",
+      version: -2,
+      used: 0,
+      cols: [],
+      amounts: [],
+      slots: new Float64Array(0),
+      positive: new Uint32Array(0),
+      total: 0,
+      domains: new Map(),
+      dirty: new Int32Array(0),
+      dirtyCount: 1,
+      mark: new Uint8Array(0),
+    };
     this.slots = new Float64Array(nodes.length);
     this.members = new Int32Array(nodes.length);
     this.slotCaches = new SlotCaches(nodes.length, R, this.column);
-    this.scan = new TopologyScan(nodes.length, R, this.slotCaches);
+    this.scan = new TopologyScan(nodes.length, R, this.slotCaches, this.classes);
   }
 
   place(state: TopologyState, job: JobRecord): PlaceResult {
     const d = demandOf(job);
     const replicas = d.replicas;
+    const byClass = this.byClasses(state, d);
+    if (byClass !== undefined) {
+      const total = this.classes.total(state, byClass.id, byClass.cols, byClass.amounts);
+      if (total < replicas) return { reason: insufficientCapacity(replicas, total) };
+      return { placement: this.packByClass(state, byClass, replicas, d) };
+    }
     const shape = this.slotCaches.slotsFor(state, state.free, d);
     this.slots = shape.slots;
     this.positive = shape.positive;
@@ -267,6 +315,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   canPlace(state: TopologyState, job: JobRecord): boolean {
     const d = demandOf(job);
     if (!this.enoughInAll(state.freeSums, d)) return false;
+    const byClass = this.byClasses(state, d);
+    if (byClass !== undefined) {
+      return this.classes.total(state, byClass.id, byClass.cols, byClass.amounts) >= d.replicas;
+    }
     const shape = this.slotCaches.slotsFor(state, state.free, d);
     const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
     const domains = this.domains(key);
@@ -276,6 +328,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   }
 
   roomFor(state: TopologyState, job: JobRecord): number {
+    return this.shapeRoom(state, job);
+  }
+
+  shapeRoom(state: TopologyState, job: JobRecord): number {
     const d = demandOf(job);
     // The free units of all nodes together bound it without looking at one.
     const { cols, amounts } = this.slotCaches.shapeOf(d);
@@ -288,6 +344,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       if (q < units) units = q;
     }
     if (units < d.replicas) return units;
+    const byClass = this.byClasses(state, d);
+    if (byClass !== undefined) {
+      return this.classes.total(state, byClass.id, byClass.cols, byClass.amounts);
+    }
     // Else the largest domain's slots (what `canPlace` has just brought up to date).
     const shape = this.slotCaches.slotsFor(state, state.free, d);
     const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
@@ -317,11 +377,32 @@ class TopologyCluster implements ResourceModel<TopologyState> {
 
   releaseScan(state: TopologyState, job: JobRecord): ReleaseScan {
     const d = demandOf(job);
+    const byClass = this.byClasses(state, d);
+    if (byClass !== undefined) {
+      return this.scan.begin(state, d, () => {
+        const total = this.classes.total(state, byClass.id, byClass.cols, byClass.amounts);
+        const sums = Float64Array.of(total);
+        return [this.noCache, { index: this.globalIndex, sums, largest: 0, largestSlots: total }];
+      }, state);
+    }
     return this.scan.begin(state, d, () => {
       const shape = this.slotCaches.slotsFor(state, state.free, d);
       const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
       return [shape, this.slotCaches.domainSlots(shape, key ?? "", this.domains(key))];
     });
+  }
+
+  /**
+   * `d`'s shape when the node classes answer for it: no topology key, a
+   * resource needed, the classes on.
+   */
+  private byClasses(state: TopologyState, d: ResourceDemand): Shape | undefined {
+    if (
+      !this.classes.on || state.classOwner !== this.classes ||
+      (d.topologyKey !== undefined && d.topologyKey !== "")
+    ) return undefined;
+    const shape = this.slotCaches.shapeOf(d);
+    return shape.cols.length > 0 ? shape : undefined;
   }
 
   /**
@@ -344,13 +425,27 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   }
 
   beginEdit(state: TopologyState): TopologyState {
+    // Another cluster's state (the same nodes) gets this one's classes.
+    const { cls, classCounts } = state.classOwner === this.classes
+      ? { cls: state.cls.slice(), classCounts: state.classCounts.slice() }
+      : this.classes.classesOf(state.free, this.names.length);
     const copy = state.offline === undefined
-      ? { free: state.free.slice(), freeSums: state.freeSums.slice(), held: new Map(state.held) }
+      ? {
+        free: state.free.slice(),
+        freeSums: state.freeSums.slice(),
+        held: new Map(state.held),
+        cls,
+        classCounts,
+        classOwner: this.classes,
+      }
       : {
         free: state.free.slice(),
         freeSums: state.freeSums.slice(),
         held: new Map(state.held),
         offline: new Set(state.offline),
+        cls,
+        classCounts,
+        classOwner: this.classes,
       };
     this.editing.add(copy);
     this.slotCaches.copied(state, copy);
@@ -410,8 +505,13 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         `topology cluster: job ${job.id}: allocation holds ${total} replicas, not ${d.replicas}`,
       );
     }
-    this.slotCaches.change(state, nodes, () => this.take(state, d, nodes, replicas, -1));
-    (state.held as Map<number, Held>).set(job.id, { nodes, replicas });
+    const held = { nodes, replicas };
+    this.slotCaches.change(
+      state,
+      held.nodes,
+      () => this.take(state, d, held.nodes, held.replicas, -1),
+    );
+    (state.held as Map<number, Held>).set(job.id, held);
     return state;
   }
 
@@ -460,6 +560,13 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         }
         if (online) offline.delete(i);
         else offline.add(i);
+        if (this.classes.on && state.classOwner === this.classes) {
+          (state as { classCounts: Float64Array }).classCounts = this.classes.reclass(
+            state,
+            free,
+            i,
+          );
+        }
       }
       (state.freeSums as Float64Array).set(sumFree(free, R));
     });
@@ -487,7 +594,13 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       }
       this.emptyOnline = {
         key,
-        state: Object.freeze({ free, freeSums: sumFree(free, R), held: new Map() }),
+        state: Object.freeze({
+          free,
+          freeSums: sumFree(free, R),
+          held: new Map(),
+          ...this.classes.classesOf(free, this.names.length),
+          classOwner: this.classes,
+        }),
       };
     }
     return this.canPlace(this.emptyOnline.state, job);
@@ -495,7 +608,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
 
   allocationOf(state: TopologyState, id: number): readonly NodeShare[] | undefined {
     const h = state.held.get(id);
-    return h?.nodes.map((i, k) => ({ nodeName: this.names[i], replicas: h.replicas[k] }));
+    if (h === undefined) return undefined;
+    return Array.from(h.nodes, (i, k) => ({ nodeName: this.names[i], replicas: h.replicas[k] }));
   }
 
   endEdit(state: TopologyState): TopologyState {
@@ -516,14 +630,25 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private take(
     state: TopologyState,
     d: ResourceDemand,
-    nodes: readonly number[],
-    replicas: readonly number[],
+    nodes: ArrayLike<number>,
+    replicas: ArrayLike<number>,
     sign: number,
   ): void {
     const R = this.resources.length;
     const free = state.free;
     const sums = state.freeSums as Float64Array;
-    const { takeCols, takeAmounts } = this.slotCaches.shapeOf(d);
+    const { takeCols, takeAmounts, takeId } = this.slotCaches.shapeOf(d);
+    if (this.classes.on && state.classOwner === this.classes) {
+      (state as { classCounts: Float64Array }).classCounts = this.classes.take(
+        state,
+        takeId,
+        takeCols,
+        takeAmounts,
+        nodes,
+        replicas,
+        sign,
+      );
+    }
     for (let j = 0; j < takeCols.length; j++) {
       const c = takeCols[j];
       const amount = takeAmounts[j];
@@ -670,8 +795,9 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const members = this.membersOf(domain.nodes);
     const slots = this.slots;
     let { cut, left } = this.cutOf(members, replicas);
-    const nodes: number[] = [];
-    const counts: number[] = [];
+    const nodeBuf = this.packNodes;
+    const countBuf = this.packCounts;
+    let m = 0;
     // One pass in index order (= the allocation's order, by node name).
     for (let j = 0; j < members.length; j++) {
       const i = members[j];
@@ -682,8 +808,87 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         k = Math.min(cut, left);
         left -= k;
       } else continue;
-      nodes.push(i);
-      counts.push(k);
+      nodeBuf[m] = i;
+      countBuf[m++] = k;
+    }
+    return this.placementOf(domain.name, m, state, d);
+  }
+
+  /**
+   * `pack` for the global domain from the node classes: where packing stops
+   * (`cutOf`) from the nodes per class, then one pass over the nodes in
+   * index order reading each one's slots from its class, ending once every
+   * node above the cut is taken and no replica is left.
+   */
+  private packByClass(
+    state: TopologyState,
+    shape: Shape,
+    replicas: number,
+    d: ResourceDemand,
+  ): Placement {
+    const table = this.classes.slotTable(shape.id, shape.cols, shape.amounts);
+    const counts = state.classCounts;
+    // Nodes per slot value (the values with a node), largest first.
+    const values = this.cutValues;
+    values.clear();
+    for (let c = 0; c < counts.length; c++) {
+      const m = counts[c];
+      const q = table[c];
+      if (m > 0 && q > 0) values.set(q, (values.get(q) ?? 0) + m);
+    }
+    const order = [...values.keys()].sort((a, b) => b - a);
+    let above = 0;
+    let left = replicas;
+    let cut = 0;
+    for (const q of order) {
+      const m = values.get(q)!;
+      if (m * q >= left) {
+        cut = q;
+        break;
+      }
+      above += m;
+      left -= m * q;
+    }
+    const cls = state.cls;
+    const nodeBuf = this.packNodes;
+    const countBuf = this.packCounts;
+    let m = 0;
+    for (let i = 0; i < cls.length && (above > 0 || left > 0); i++) {
+      const q = table[cls[i]];
+      let k: number;
+      if (q > cut) {
+        k = q;
+        above--;
+      } else if (q === cut && left > 0) {
+        k = Math.min(cut, left);
+        left -= k;
+      } else continue;
+      nodeBuf[m] = i;
+      countBuf[m++] = k;
+    }
+    return this.placementOf("global", m, state, d);
+  }
+
+  /**
+   * The placement of the first `m` nodes and replicas in `pack`'s buffers.
+   * Remembered with the free units it was packed in, so that `allocate`
+   * takes it without checking it again.
+   */
+  private placementOf(
+    domain: string,
+    m: number,
+    state: TopologyState,
+    d: ResourceDemand,
+  ): Placement {
+    // Exact-size copies: what a running job holds lives as long as it
+    // runs, and most of what a long run keeps alive is these lists.
+    const nodes = new Array<number>(m);
+    const counts = new Array<number>(m);
+    const nodeBuf = this.packNodes;
+    const countBuf = this.packCounts;
+    for (let k = 0; k < m; k++) {
+      nodes[k] = nodeBuf[k];
+      counts[k] = countBuf[k];
     }
     // The allocation's list is made when first read: a run without
     // decision rows starts most jobs without anyone reading it (`allocate`
@@ -692,10 +897,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const names = this.names;
     let allocation: readonly NodeShare[] | undefined;
     const placement: Placement = Object.freeze({
-      domain: domain.name,
+      domain,
       get allocation(): readonly NodeShare[] {
         return allocation ??= Object.freeze(
-          nodes.map((i, k) => Object.freeze({ nodeName: names[i], replicas: counts[k] })),
+          Array.from(nodes, (i, k) => Object.freeze({ nodeName: names[i], replicas: counts[k] })),
         );
       },
     });

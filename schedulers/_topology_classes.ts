@@ -1,0 +1,211 @@
+// Node classes of a topology cluster: nodes grouped by their vector of free
+// units. A busy machine of a few node types has few distinct vectors (its
+// jobs come in a few shapes), so the replica slots of all nodes together, for
+// any shape, are a sum over the classes — count × the class's slots — instead
+// of one per node. A state keeps each node's class and the nodes per class,
+// moved as jobs start and end (one class change per node touched, whatever
+// the number of shapes), where the per-shape slot caches (`SlotCaches`) mark
+// every cached shape's slots of every node touched and recompute them when
+// next looked up. With no topology key (one domain, `global`) the cluster
+// answers `canPlace`, `roomFor` and `place` from the classes; packing reads
+// a node's slots from its class. A machine whose nodes drift into many
+// distinct vectors (more than `LIMIT`) turns the classes off for good: the
+// slot caches answer everything then, as they do for topology keys.
+
+/** Above this many classes, sums over classes stop paying off. */
+const LIMIT = 256;
+
+/** What a state keeps of the classes: each node's, and the nodes per class. */
+export interface ClassState {
+  /** The class of each node. */
+  readonly cls: Int32Array;
+  /** Nodes per class (classes past its length have none). */
+  readonly classCounts: Float64Array;
+}
+
+/** The classes of one cluster (append-only: a class, once given a number, keeps it). */
+export class NodeClasses {
+  /** False once there are more than `LIMIT` classes: no state's classes are read again. */
+  on = true;
+  /** Free units of each class, class-major. */
+  private vectors: Float64Array;
+  private count = 0;
+  private readonly byKey = new Map<string, number>();
+  /** Per shape number: slots per class (NaN: not yet computed). */
+  private readonly slotTables: Float64Array[] = [];
+  /** Per take signature number: (class, replicas, sign) → class. */
+  private readonly moves: Map<number, number>[] = [];
+
+  constructor(private readonly resourceCount: number) {
+    this.vectors = new Float64Array(16 * Math.max(1, resourceCount));
+  }
+
+  /** The class of the vector of free units at `free[base..base + R)`, given a number on first sight. */
+  classOf(free: Float64Array, base: number): number {
+    const R = this.resourceCount;
+    let key = "";
+    for (let r = 0; r < R; r++) key += free[base + r] + ",";
+    let c = this.byKey.get(key);
+    if (c !== undefined) return c;
+    c = this.count++;
+    if (this.count > LIMIT) this.on = false;
+    this.byKey.set(key, c);
+    if (this.vectors.length < this.count * R) {
+      const grown = new Float64Array(this.vectors.length * 2);
+      grown.set(this.vectors);
+      this.vectors = grown;
+    }
+    for (let r = 0; r < R; r++) this.vectors[c * R + r] = free[base + r];
+    return c;
+  }
+
+  /** A state's classes for free units `free` (node-major, as the cluster's state). */
+  classesOf(free: Float64Array, nodeCount: number): ClassState {
+    const cls = new Int32Array(nodeCount);
+    let counts: Float64Array = new Float64Array(Math.max(this.count, 1));
+    for (let i = 0; i < nodeCount; i++) {
+      const c = this.classOf(free, i * this.resourceCount);
+      cls[i] = c;
+      if (c >= counts.length) counts = grow(counts, c);
+      counts[c]++;
+    }
+    return { cls, classCounts: counts };
+  }
+
+  /**
+   * The class a node of class `c` moves to when `replicas` replicas of a
+   * shape taking `amounts` of `cols` (take signature number `sig`) start
+   * (sign −1) or end (+1) on it: the vector the cluster's `take` makes.
+   */
+  moved(
+    c: number,
+    sig: number,
+    cols: readonly number[],
+    amounts: readonly number[],
+    replicas: number,
+    sign: number,
+  ): number {
+    const key = (c * 2 + (sign > 0 ? 1 : 0)) * 0x100000 + replicas;
+    const small = c < 0x10000 && replicas < 0x100000 && Number.isInteger(replicas);
+    let table = this.moves[sig];
+    if (table === undefined) this.moves[sig] = table = new Map();
+    if (small) {
+      const known = table.get(key);
+      if (known !== undefined) return known;
+    }
+    const R = this.resourceCount;
+    const v = new Float64Array(R);
+    for (let r = 0; r < R; r++) v[r] = this.vectors[c * R + r];
+    for (let j = 0; j < cols.length; j++) v[cols[j]] = v[cols[j]] + sign * amounts[j] * replicas;
+    const next = this.classOf(v, 0);
+    if (small) table.set(key, next);
+    return next;
+  }
+
+  /** Replica slots of a node of class `c` for shape number `id` needing `amounts` of `cols` (at least one). */
+  slots(id: number, cols: readonly number[], amounts: readonly number[], c: number): number {
+    let table = this.slotTables[id];
+    if (table === undefined || table.length <= c) {
+      const grown = new Float64Array(Math.max(16, this.count, c + 1) * 2).fill(NaN);
+      if (table !== undefined) grown.set(table);
+      this.slotTables[id] = table = grown;
+    }
+    const known = table[c];
+    if (known === known) return known;
+    const R = this.resourceCount;
+    let s = Infinity;
+    for (let k = 0; k < cols.length; k++) {
+      const f = this.vectors[c * R + cols[k]];
+      const a = amounts[k];
+      let q = Math.floor(f / a);
+      if (q * a > f) q--; // a quotient rounded up to the next integer
+      if (q < s) s = q;
+    }
+    // An offline node's free units are below zero: no slot, never a negative count.
+    if (s < 0) s = 0;
+    table[c] = s;
+    return s;
+  }
+
+  /** Slots per class for shape number `id` (see `slots`), every class computed. */
+  slotTable(id: number, cols: readonly number[], amounts: readonly number[]): Float64Array {
+    if (this.count > 0) this.slots(id, cols, amounts, this.count - 1);
+    const table = this.slotTables[id];
+    for (let c = 0; c < this.count; c++) {
+      if (table[c] !== table[c]) this.slots(id, cols, amounts, c);
+    }
+    return table;
+  }
+
+  /** Slots of all nodes of `state` together for shape number `id` (needing `amounts` of `cols`, at least one). */
+  total(
+    state: ClassState,
+    id: number,
+    cols: readonly number[],
+    amounts: readonly number[],
+  ): number {
+    const counts = state.classCounts;
+    let t = 0;
+    for (let c = 0; c < counts.length; c++) {
+      const m = counts[c];
+      if (m > 0) t += m * this.slots(id, cols, amounts, c);
+    }
+    return t;
+  }
+
+  /**
+   * Moves the nodes `nodes` of an edited state to their classes after a
+   * take (see `moved`); `counts` may be replaced by a longer array: the
+   * state's `classCounts` to keep.
+   */
+  take(
+    state: ClassState,
+    sig: number,
+    cols: readonly number[],
+    amounts: readonly number[],
+    nodes: ArrayLike<number>,
+    replicas: ArrayLike<number>,
+    sign: number,
+  ): Float64Array {
+    const cls = state.cls;
+    let counts = state.classCounts;
+    let lastFrom = -1;
+    let lastReplicas = -1;
+    let lastTo = -1;
+    for (let k = 0; k < nodes.length; k++) {
+      const i = nodes[k];
+      const from = cls[i];
+      let to: number;
+      if (from === lastFrom && replicas[k] === lastReplicas) to = lastTo;
+      else {
+        to = this.moved(from, sig, cols, amounts, replicas[k], sign);
+        lastFrom = from;
+        lastReplicas = replicas[k];
+        lastTo = to;
+      }
+      cls[i] = to;
+      counts[from]--;
+      if (to >= counts.length) counts = grow(counts, to);
+      counts[to]++;
+    }
+    return counts;
+  }
+
+  /** Moves node `i` of an edited state to the class of its free units now; returns `classCounts` to keep. */
+  reclass(state: ClassState, free: Float64Array, i: number): Float64Array {
+    let counts = state.classCounts;
+    const to = this.classOf(free, i * this.resourceCount);
+    counts[state.cls[i]]--;
+    state.cls[i] = to;
+    if (to >= counts.length) counts = grow(counts, to);
+    counts[to]++;
+    return counts;
+  }
+}
+
+/** `counts` lengthened to hold index `c`. */
+function grow(counts: Float64Array, c: number): Float64Array {
+  const grown = new Float64Array(Math.max(c + 1, counts.length * 2));
+  grown.set(counts);
+  return grown;
+}
