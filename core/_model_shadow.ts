@@ -17,6 +17,27 @@ import type { ResourceModelState, SimState } from "./state.ts";
 import type { JobRecord } from "./types.ts";
 import { unplaceableCache, unplaceableReason } from "./_unplaceable.ts";
 
+/**
+ * The waiting jobs of queues that are ready now, in the order a scheduling
+ * round at the clock would offer them (none while a recorded schedule
+ * replays: it decides nothing).
+ */
+export function* readyWaitingJobs(state: SimState): Generator<JobRecord> {
+  if (state.replay || state.picker.size(state.pickerState) === 0) return;
+  const ready = (name: string) => {
+    const i = state.queues.byName.get(name);
+    return i === undefined || queueBlock(state.queues.list[i]) === undefined;
+  };
+  const session = state.picker.beginSession(state.pickerState, {
+    now: state.time,
+    queuesConfigured: state.queues.list.length > 0,
+    queueReady: ready,
+  });
+  for (let job = session.nextJob(); job !== undefined; job = session.nextJob()) {
+    if (state.queues.list.length === 0 || job.queue === undefined || ready(job.queue)) yield job;
+  }
+}
+
 /** The head's reservation: its shadow time, or why it can never be placed. */
 export type ModelReservation =
   | { readonly job: JobRecord; readonly shadowTime: number; readonly reason?: undefined }
@@ -65,19 +86,8 @@ export function modelReservation(
   state: SimState,
   res: ResourceModelState,
 ): ModelReservation | undefined {
-  if (state.replay || state.picker.size(state.pickerState) === 0) return undefined;
-  const ready = (name: string) => {
-    const i = state.queues.byName.get(name);
-    return i === undefined || queueBlock(state.queues.list[i]) === undefined;
-  };
-  const session = state.picker.beginSession(state.pickerState, {
-    now: state.time,
-    queuesConfigured: state.queues.list.length > 0,
-    queueReady: ready,
-  });
   let first: ModelReservation | undefined;
-  for (let job = session.nextJob(); job !== undefined; job = session.nextJob()) {
-    if (state.queues.list.length > 0 && job.queue !== undefined && !ready(job.queue)) continue;
+  for (const job of readyWaitingJobs(state)) {
     const held = heldReason(state, res, job);
     if (held !== undefined) {
       first ??= { job, reason: held };

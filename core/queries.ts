@@ -3,12 +3,11 @@
 import { EvtsimError } from "./errors.ts";
 import { Working } from "./_engine.ts";
 import type { PendReason } from "./decisions.ts";
-import { queueBlock } from "./queues.ts";
 import { reservationTime } from "./running.ts";
 import { emptyPendCodes, type SimState } from "./state.ts";
 import type { JobRecord } from "./types.ts";
 import { unplaceableCache, unplaceableReason } from "./_unplaceable.ts";
-import { type ModelReservation, modelReservation } from "./_model_shadow.ts";
+import { type ModelReservation, modelReservation, readyWaitingJobs } from "./_model_shadow.ts";
 import { type Statistics, summarize } from "./statistics.ts";
 
 /**
@@ -175,19 +174,7 @@ export function headReservation(state: SimState): ModelReservation | undefined {
  * ```
  */
 export function headJob(state: SimState): JobRecord | undefined {
-  if (state.replay || state.picker.size(state.pickerState) === 0) return undefined;
-  const ready = (name: string) => {
-    const i = state.queues.byName.get(name);
-    return i === undefined || queueBlock(state.queues.list[i]) === undefined;
-  };
-  const session = state.picker.beginSession(state.pickerState, {
-    now: state.time,
-    queuesConfigured: state.queues.list.length > 0,
-    queueReady: ready,
-  });
-  for (let job = session.nextJob(); job !== undefined; job = session.nextJob()) {
-    if (state.queues.list.length === 0 || job.queue === undefined || ready(job.queue)) return job;
-  }
+  for (const job of readyWaitingJobs(state)) return job;
   return undefined;
 }
 
