@@ -25,6 +25,7 @@ import { repl } from "./_repl_helpers.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";
 import { arbMachine, arbRequest, machineJobs } from "./_machine_arbs.ts";
+import { grpcJobs } from "./_grpc_jobs.ts";
 
 const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
 const TRACE = `${ROOT}examples/gpu_trace.csv`;
@@ -34,25 +35,6 @@ const RESERVATION = /reservation at (-?\d+) of job (\d+)/;
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-/** The CSV trace's rows as gRPC's JobAppendData (the proto's names). */
-function grpcJobs(text: string): Json[] {
-  const [header, ...rows] = text.trim().split("\n");
-  const names = header.split(",");
-  const rename: Record<string, string> = {
-    job_submit_time: "submit_time",
-    time_limit: "limit_time",
-  };
-  const texts = new Set(["memory", "partition", "user"]);
-  return rows.map((row) => {
-    const job: Json = {};
-    row.split(",").forEach((v, k) => {
-      const name = rename[names[k]] ?? names[k];
-      if (v !== "") job[name] = texts.has(name) ? v : Number(v);
-    });
-    return job;
-  });
-}
 
 Deno.test("REPL and gRPC on a machine (EASY): the head's shadow time is the reservation its reservation_blocked reasons name, at every instant", async () => {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-head-shadow-" });

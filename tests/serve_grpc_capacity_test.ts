@@ -10,6 +10,7 @@ import { ROOT, runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";
+import { grpcJobs } from "./_grpc_jobs.ts";
 
 const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
 const TRACE = `${ROOT}examples/gpu_trace.csv`;
@@ -28,31 +29,6 @@ const LIVE = [
   { time: 2600, up: ["cpu003"] },
   { time: 2700, up: ["cpu001"] },
 ];
-
-/** The CSV trace's rows as gRPC's JobAppendData (the proto's names). */
-function grpcJobs(text: string): Json[] {
-  const [header, ...rows] = text.trim().split("\n");
-  const names = header.split(",");
-  const field: Record<string, [string, boolean]> = {
-    job_submit_time: ["submit_time", true],
-    num_nodes: ["num_nodes", true],
-    time_limit: ["limit_time", true],
-    actual_run_time: ["actual_run_time", true],
-    num_cores: ["num_cores", true],
-    memory: ["memory", false],
-    gpus: ["gpus", true],
-    partition: ["partition", false],
-    user: ["user", false],
-  };
-  return rows.map((row) => {
-    const job: Json = {};
-    row.split(",").forEach((v, k) => {
-      const [name, numeric] = field[names[k]];
-      if (v !== "") job[name] = numeric ? Number(v) : v;
-    });
-    return job;
-  });
-}
 
 /** DR_EVT's two steps: append the jobs (stored), then submit each. */
 async function append(g: GrpcSession, jobs: Json[]): Promise<void> {

@@ -7,31 +7,13 @@ import { ROOT, runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";
+import { grpcJobs } from "./_grpc_jobs.ts";
 
 const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
 const TRACE = `${ROOT}examples/gpu_trace.csv`;
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-/** The CSV trace's rows as gRPC's JobAppendData (the proto's names). */
-function grpcJobs(text: string): Json[] {
-  const [header, ...rows] = text.trim().split("\n");
-  const names = header.split(",");
-  const rename: Record<string, string> = {
-    job_submit_time: "submit_time",
-    time_limit: "limit_time",
-  };
-  const texts = new Set(["memory", "partition", "user"]);
-  return rows.map((row) => {
-    const job: Json = {};
-    row.split(",").forEach((v, k) => {
-      const name = rename[names[k]] ?? names[k];
-      if (v !== "") job[name] = texts.has(name) ? v : Number(v);
-    });
-    return job;
-  });
-}
 
 Deno.test("serve gRPC --machine: finish_simulation's statistics give simulate --stats_json's node-equivalent utilization (not 0)", async () => {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-grpc-machine-stats-" });
