@@ -251,7 +251,7 @@ export async function sweepCommand(
     const show = a.values.get("no_progress") !== true &&
       (a.values.get("progress") === true || con.isTerminal);
     const started = performance.now();
-    const failedNow = await runLocal(
+    const { failed: failedNow, ended } = await runLocal(
       sweep,
       dir,
       todo,
@@ -261,7 +261,13 @@ export async function sweepCommand(
       deps.progressSink,
       prestarted,
     );
-    const summary = await writeResults(dir, sweep, format === "parquet");
+    // The workers exit while the results are merged.
+    let summary: MergeSummary;
+    try {
+      summary = await writeResults(dir, sweep, format === "parquet");
+    } finally {
+      await ended;
+    }
     if (!retry) {
       for (const r of failedBefore) {
         con.err(
