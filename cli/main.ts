@@ -251,8 +251,10 @@ if (import.meta.main) {
   if (runsUnderWatchdog(Deno.args)) {
     const watchdog = await import("./_watchdog.ts");
     // simulate's loop gives the event loop a turn every 50 ms, so its thread
-    // waits for a long step; the other commands have it from the start.
-    if (Deno.args[0] === "simulate") watchdog.armWatchdog();
+    // waits for a long step (so do a sweep's cell workers: each cell is that
+    // loop, and between cells they wait on stdin); the other commands have it
+    // from the start.
+    if (Deno.args[0] === "simulate" || Deno.args[0] === "sweep-cell") watchdog.armWatchdog();
     else watchdog.startWatchdog();
     exitFor = watchdog.exitForSignal;
   }
