@@ -10,7 +10,6 @@
 // warm.
 
 import { EvtsimError } from "../core/errors.ts";
-import type { PolicyRegistry } from "../core/policies.ts";
 import {
   type Fairness,
   FAIRNESS_NAMES,
@@ -29,12 +28,12 @@ import { inputsOf, simulateCommand, sourcesOf } from "./simulate.ts";
 import { parseCommandLineAsync } from "./options.ts";
 import { checkOutputPath, type NamedPath } from "./paths.ts";
 import { optionsLine } from "./_report_figures.ts";
-import { didYouMean } from "./_suggest.ts";
 import { TraceCache } from "./_trace_cache.ts";
 import { KeepOneOutput } from "./_cell_outputs.ts";
 import type { CompareTask } from "./_compare_worker.ts";
 import type { RunOutput } from "./_compare_pool.ts";
 import { CONSERVATIVE_NOTE, isDrEvtConservative } from "./_policy_notes.ts";
+import { parsePolicies, type Policy } from "./_compare_policies.ts";
 
 /** One policy's figures, as the table and `--json` show them. */
 export interface PolicySummary {
@@ -165,59 +164,6 @@ function positiveInteger(raw: string): number {
   const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!(n >= 1)) throw new EvtsimError("usage", `--jobs expects a positive integer, got '${raw}'`);
   return n;
-}
-
-/** A policy: its name as given, the admission policy and the picker (if any). */
-interface Policy {
-  readonly name: string;
-  readonly admission: string;
-  readonly picker?: string;
-}
-
-/** Parses `--policies` against the registry; one usage error naming a bad name. */
-export function parsePolicies(
-  list: string | undefined,
-  registry: PolicyRegistry,
-  picker?: string,
-): Policy[] {
-  const admissions = [...registry.admissions.keys()];
-  const pickers = [...registry.pickers.keys()];
-  const names = list === undefined
-    ? admissions.map((a) => picker === undefined ? a : `${picker}+${a}`)
-    : list.split(",").map((s) => s.trim());
-  if (names.length === 0 || names.some((n) => n === "")) {
-    throw new EvtsimError("usage", `--policies: empty policy name in '${list}'`);
-  }
-  const seen = new Set<string>();
-  return names.map((name) => {
-    const parts = name.split("+");
-    if (parts.length > 2) {
-      throw new EvtsimError(
-        "usage",
-        `--policies: '${name}': expected ADMISSION or PICKER+ADMISSION`,
-      );
-    }
-    const [p, a] = parts.length === 2 ? parts : [picker, parts[0]];
-    if (!registry.admissions.has(a)) {
-      throw new EvtsimError(
-        "usage",
-        `--policies: unknown admission policy '${a}' in '${name}' (registered: ${
-          admissions.join(", ")
-        })${didYouMean(a, admissions)}`,
-      );
-    }
-    if (p !== undefined && !registry.pickers.has(p)) {
-      throw new EvtsimError(
-        "usage",
-        `--policies: unknown picker '${p}' in '${name}' (registered: ${pickers.join(", ")})${
-          didYouMean(p, pickers)
-        }`,
-      );
-    }
-    if (seen.has(name)) throw new EvtsimError("usage", `--policies: '${name}' given twice`);
-    seen.add(name);
-    return { name, admission: a, ...(p !== undefined ? { picker: p } : {}) };
-  });
 }
 
 /** The files of one policy's run. */
