@@ -252,9 +252,11 @@ if (import.meta.main) {
     const watchdog = await import("./_watchdog.ts");
     // simulate's loop gives the event loop a turn every 50 ms, so its thread
     // waits for a long step (so do a sweep's cell workers: each cell is that
-    // loop, and between cells they wait on stdin); the other commands have it
+    // loop, and between cells they wait on stdin; a sweep itself only plans
+    // and waits for them, and never needs it); the other commands have it
     // from the start.
-    if (Deno.args[0] === "simulate" || Deno.args[0] === "sweep-cell") watchdog.armWatchdog();
+    const arms = ["simulate", "sweep-cell", "sweep"];
+    if (arms.includes(Deno.args[0])) watchdog.armWatchdog();
     else watchdog.startWatchdog();
     exitFor = watchdog.exitForSignal;
   }
