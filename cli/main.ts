@@ -160,7 +160,7 @@ export async function main(
       case "sweep":
         return await (await import("./sweep_command.ts")).sweepCommand(rest, con, deps);
       case "sweep-cell":
-        return await (await import("./sweep_command.ts")).sweepCellCommand(rest, con);
+        return await (await import("./sweep_cell_command.ts")).sweepCellCommand(rest, con);
       default:
         throw new EvtsimError(
           "usage",
