@@ -143,7 +143,8 @@ export class LabelColumns {
   // 0: no label; k > 0: #names[k - 1].
   #cols = [new Uint32Array(1024), new Uint32Array(1024), new Uint32Array(1024)];
 
-  #id(s: string | undefined): number {
+  /** The number of label `s` (0 for none), numbering it if new. */
+  id(s: string | undefined): number {
     if (s === undefined) return 0;
     let id = this.#ids.get(s);
     if (id === undefined) {
@@ -156,6 +157,11 @@ export class LabelColumns {
 
   /** Sets job `i`'s labels (jobs are added in order). */
   set(i: number, user: string | undefined, account: string | undefined, queue?: string): void {
+    this.setIds(i, this.id(user), this.id(account), this.id(queue));
+  }
+
+  /** Sets job `i`'s labels by their numbers ({@link LabelColumns.id}; jobs are added in order). */
+  setIds(i: number, user: number, account: number, queue: number): void {
     if (i === this.#cols[0].length) {
       this.#cols = this.#cols.map((c) => {
         const bigger = new Uint32Array(c.length * 2);
@@ -163,9 +169,9 @@ export class LabelColumns {
         return bigger;
       });
     }
-    this.#cols[0][i] = this.#id(user);
-    this.#cols[1][i] = this.#id(account);
-    this.#cols[2][i] = this.#id(queue);
+    this.#cols[0][i] = user;
+    this.#cols[1][i] = account;
+    this.#cols[2][i] = queue;
   }
 
   /** Column `c` (0 user, 1 account, 2 queue): per job, 0 for none or k for {@link LabelColumns.name}(k). */

@@ -62,6 +62,21 @@ export class JobColumns {
     if (labels !== undefined) this.labels.set(i, labels.user, labels.account, j.queue);
   }
 
+  /**
+   * Adds one job whose user and account are given by their numbers in
+   * {@link JobColumns.labels} (its queue is the job's own).
+   */
+  addNumbered(j: MetricsJob, user: number, account: number): void {
+    if (this.length === this.ok.length) this.#grow();
+    const i = this.length++;
+    this.submit[i] = j.submitTime;
+    this.begin[i] = j.beginTime;
+    this.end[i] = j.endTime;
+    this.nodes[i] = j.numNodes;
+    this.ok[i] = j.outcome === undefined ? 1 : 0;
+    this.labels.setIds(i, user, account, this.labels.id(j.queue));
+  }
+
   #grow(): void {
     const bigger = (c: Float64Array) => {
       const b = new Float64Array(c.length * 2);

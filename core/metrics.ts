@@ -438,6 +438,19 @@ export class MetricsCollector {
     this.#jobs.add(j, labels);
   }
 
+  /** The number of user or account label `name` in this collector (0 for none), for {@link MetricsCollector.addNumbered}. */
+  labelNumber(name: string | undefined): number {
+    return this.#jobs.labels.id(name);
+  }
+
+  /**
+   * Adds one job row whose user and account are given by their
+   * {@link MetricsCollector.labelNumber} (no object or lookup per row).
+   */
+  addNumbered(j: MetricsJob, user: number, account: number): void {
+    this.#jobs.addNumbered(j, user, account);
+  }
+
   /** The metrics of the jobs added so far (see {@link computeMetrics}). */
   metrics(capacity: number | readonly CapacityStep[], options: MetricsOptions = {}): Metrics {
     return metricsOfColumns(this.#jobs, capacity, options);
