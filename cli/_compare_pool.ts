@@ -1,13 +1,15 @@
 // `evtsim compare`'s policies on the cores: a few Deno Workers
 // (cli/_compare_worker.ts), and the command's own thread when no policy
 // module may load, each running one policy's `simulate` after another, so the
-// runs go on side by side and each parses the trace once. A run's files, and so its row, are those of the same run alone; the
+// runs go on side by side; the trace this thread parses is sent to each
+// worker with its first task (cli/_compare_jobs.ts). A run's files, and so its row, are those of the same run alone; the
 // rows keep the order of --policies whatever order the runs end in. On a
 // failure the other runs are stopped and the error is the command's.
 
 import { EvtsimError } from "../core/errors.ts";
 import type { Console } from "./simulate.ts";
 import type { CompareReply, CompareTask } from "./_compare_worker.ts";
+import type { SharedTrace } from "./_compare_jobs.ts";
 
 /** How one run ended: its exit code and stdout lines (and its statistics JSON, when kept in memory). */
 export interface RunOutput {
@@ -27,6 +29,7 @@ export async function runOnWorkers(
   con: Console,
   ended: (i: number, out: RunOutput) => Promise<void>,
   here?: (task: CompareTask) => Promise<RunOutput>,
+  seed?: Promise<SharedTrace | undefined>,
 ): Promise<void> {
   const pool: Worker[] = [];
   let next = 0;
@@ -34,9 +37,17 @@ export async function runOnWorkers(
   const one = async () => {
     const w = new Worker(new URL("./_compare_worker.ts", import.meta.url), { type: "module" });
     pool.push(w);
+    // The trace this thread reads for its first run, sent with the worker's
+    // first task: the worker starts up meanwhile and need not read it.
+    let shared = seed === undefined ? undefined : await seed;
     while (next < tasks.length && !failed) {
       const i = next++;
-      const out = await ask(w, tasks[i], con);
+      const out = await ask(
+        w,
+        shared === undefined ? tasks[i] : { ...tasks[i], seed: shared },
+        con,
+      );
+      shared = undefined;
       if (!failed) await ended(i, out);
     }
   };

@@ -4,8 +4,9 @@
 // temporary folder (in memory, statistics JSON only, without --report); its
 // numbers are read back from that run's statistics (and for a report its
 // schedule), so a row can never disagree with `evtsim simulate` run by hand.
-// The runs go on side by side on the cores, here and in workers, each
-// parsing the trace once (cli/_compare_pool.ts); with one core (or --jobs 1)
+// The runs go on side by side on the cores, here and in workers, over the
+// trace parsed once here (cli/_compare_pool.ts, cli/_compare_jobs.ts; a
+// worker parses it itself only when it cannot be sent); with one core (or --jobs 1)
 // they run one after another here, over one parse, every run after the first
 // warm.
 
@@ -29,6 +30,7 @@ import { parseCommandLineAsync } from "./options.ts";
 import { checkOutputPath, type NamedPath } from "./paths.ts";
 import { optionsLine } from "./_report_figures.ts";
 import { TraceCache } from "./_trace_cache.ts";
+import { type SharedTrace, shareTrace } from "./_compare_jobs.ts";
 import { KeepOneOutput } from "./_cell_outputs.ts";
 import type { CompareTask } from "./_compare_worker.ts";
 import type { RunOutput } from "./_compare_pool.ts";
@@ -226,14 +228,25 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
     }));
     const workers = Math.min(parsed.jobs ?? navigator.hardwareConcurrency ?? 1, tasks.length);
     const cache = new TraceCache();
+    // The first trace this thread reads goes to the workers as columns
+    // (cli/_compare_jobs.ts); they wait for it rather than read it again.
+    let share: (t: SharedTrace | undefined) => void = () => {};
+    const seed = new Promise<SharedTrace | undefined>((resolve) => share = resolve);
+    const load: typeof cache.load = async (path, options) => {
+      try {
+        return await cache.load(path, options);
+      } finally {
+        share(undefined);
+      }
+    };
     const runHere = async ({ args, keepOnly }: CompareTask): Promise<RunOutput> => {
       const out: string[] = [];
       const fs = keepOnly === undefined ? undefined : new KeepOneOutput(keepOnly);
       const code = await simulateCommand(
         args,
         { out: (l) => out.push(l), err: con.err, isTerminal: false },
-        { load: cache.load, ...(fs !== undefined ? { fs } : {}) },
-      );
+        { load, ...(fs !== undefined ? { fs } : {}) },
+      ).finally(() => share(undefined));
       return { code, out, ...(fs !== undefined ? { stats: fs.text() } : {}) };
     };
     if (workers > 1) {
@@ -243,7 +256,20 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
       const { runOnWorkers } = await import("./_compare_pool.ts");
       const { runsInWorker } = await import("./_supervise.ts");
       const userCode = runsInWorker(["compare", ...args]);
-      await runOnWorkers(tasks, workers, con, ended, userCode ? undefined : runHere);
+      if (!userCode) {
+        cache.onRead = (key, input) => {
+          cache.onRead = undefined;
+          share(shareTrace(key, input));
+        };
+      }
+      await runOnWorkers(
+        tasks,
+        workers,
+        con,
+        ended,
+        userCode ? undefined : runHere,
+        userCode ? undefined : seed,
+      );
     } else {
       for (const [i, task] of tasks.entries()) await ended(i, await runHere(task));
     }
