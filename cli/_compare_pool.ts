@@ -29,25 +29,32 @@ export async function runOnWorkers(
   con: Console,
   ended: (i: number, out: RunOutput) => Promise<void>,
   here?: (task: CompareTask) => Promise<RunOutput>,
-  seed?: Promise<SharedTrace | undefined>,
+  seed?: Promise<{ trace?: SharedTrace }>,
 ): Promise<void> {
   const pool: Worker[] = [];
   let next = 0;
   let failed = false;
+  let seeded = 0;
   const one = async () => {
     const w = new Worker(new URL("./_compare_worker.ts", import.meta.url), { type: "module" });
     pool.push(w);
     // The trace this thread reads for its first run, sent with the worker's
     // first task: the worker starts up meanwhile and need not read it.
-    let shared = seed === undefined ? undefined : await seed;
+    let box = seed === undefined ? undefined : await seed;
     while (next < tasks.length && !failed) {
       const i = next++;
-      const out = await ask(
+      const asked = ask(
         w,
-        shared === undefined ? tasks[i] : { ...tasks[i], seed: shared },
+        box?.trace === undefined ? tasks[i] : { ...tasks[i], seed: box.trace },
         con,
       );
-      shared = undefined;
+      // Each worker's copy is made as it is sent: once all have theirs,
+      // the columns are not kept here.
+      if (box !== undefined && ++seeded === runners - (here === undefined ? 0 : 1)) {
+        box.trace = undefined;
+      }
+      box = undefined;
+      const out = await asked;
       if (!failed) await ended(i, out);
     }
   };

@@ -61,8 +61,11 @@ scope.onmessage = async (e) => {
   const fs = keepOnly === undefined ? undefined : new KeepOneOutput(keepOnly);
   busy = true;
   try {
-    const seed = e.data.seed;
-    if (seed !== undefined) cache.adopt(seed.key, sharedInput(seed));
+    if (e.data.seed !== undefined) {
+      cache.adopt(e.data.seed.key, sharedInput(e.data.seed));
+      // The columns are not kept during the run (the message stays in scope).
+      (e.data as { seed?: SharedTrace }).seed = undefined;
+    }
     const code = await simulateCommand(
       e.data.args,
       { out: (l) => out.push(l), err: (l) => post({ err: l }), isTerminal: false },

@@ -230,8 +230,10 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
     const cache = new TraceCache();
     // The first trace this thread reads goes to the workers as columns
     // (cli/_compare_jobs.ts); they wait for it rather than read it again.
-    let share: (t: SharedTrace | undefined) => void = () => {};
-    const seed = new Promise<SharedTrace | undefined>((resolve) => share = resolve);
+    let resolveSeed: (box: { trace?: SharedTrace }) => void = () => {};
+    const seed = new Promise<{ trace?: SharedTrace }>((resolve) => resolveSeed = resolve);
+    const share = (trace: SharedTrace | undefined) =>
+      resolveSeed(trace === undefined ? {} : { trace });
     const load: typeof cache.load = async (path, options) => {
       try {
         return await cache.load(path, options);
