@@ -1,13 +1,15 @@
 // `evtsim compare`'s policies on the cores: a few Deno Workers
 // (cli/_compare_worker.ts), and the command's own thread when no policy
 // module may load, each running one policy's `simulate` after another, so the
-// runs go on side by side and each parses the trace once. A run's files, and so its row, are those of the same run alone; the
+// runs go on side by side; the trace this thread parses is sent to each
+// worker with its first task (cli/_compare_jobs.ts). A run's files, and so its row, are those of the same run alone; the
 // rows keep the order of --policies whatever order the runs end in. On a
 // failure the other runs are stopped and the error is the command's.
 
 import { EvtsimError } from "../core/errors.ts";
 import type { Console } from "./simulate.ts";
 import type { CompareReply, CompareTask } from "./_compare_worker.ts";
+import type { SharedTrace } from "./_compare_jobs.ts";
 
 /** How one run ended: its exit code and stdout lines (and its statistics JSON, when kept in memory). */
 export interface RunOutput {
@@ -27,16 +29,32 @@ export async function runOnWorkers(
   con: Console,
   ended: (i: number, out: RunOutput) => Promise<void>,
   here?: (task: CompareTask) => Promise<RunOutput>,
+  seed?: Promise<{ trace?: SharedTrace }>,
 ): Promise<void> {
   const pool: Worker[] = [];
   let next = 0;
   let failed = false;
+  let seeded = 0;
   const one = async () => {
     const w = new Worker(new URL("./_compare_worker.ts", import.meta.url), { type: "module" });
     pool.push(w);
+    // The trace this thread reads for its first run, sent with the worker's
+    // first task: the worker starts up meanwhile and need not read it.
+    let box = seed === undefined ? undefined : await seed;
     while (next < tasks.length && !failed) {
       const i = next++;
-      const out = await ask(w, tasks[i], con);
+      const asked = ask(
+        w,
+        box?.trace === undefined ? tasks[i] : { ...tasks[i], seed: box.trace },
+        con,
+      );
+      // Each worker's copy is made as it is sent: once all have theirs,
+      // the columns are not kept here.
+      if (box !== undefined && ++seeded === runners - (here === undefined ? 0 : 1)) {
+        box.trace = undefined;
+      }
+      box = undefined;
+      const out = await asked;
       if (!failed) await ended(i, out);
     }
   };

@@ -11,6 +11,7 @@ import { simulateCommand } from "./simulate.ts";
 import { TraceCache } from "./_trace_cache.ts";
 import { KeepOneOutput } from "./_cell_outputs.ts";
 import type { ErrorKind } from "../core/errors.ts";
+import { sharedInput, type SharedTrace } from "./_compare_jobs.ts";
 
 /** What the command sends: one simulate run. */
 export interface CompareTask {
@@ -20,6 +21,8 @@ export interface CompareTask {
    * only that file's text is wanted (sent back as `stats`; cli/_cell_outputs.ts).
    */
   readonly keepOnly?: string;
+  /** A trace the command's thread has read (cli/_compare_jobs.ts), for this worker's cache. */
+  readonly seed?: SharedTrace;
 }
 
 /** What the worker sends back. */
@@ -58,6 +61,11 @@ scope.onmessage = async (e) => {
   const fs = keepOnly === undefined ? undefined : new KeepOneOutput(keepOnly);
   busy = true;
   try {
+    if (e.data.seed !== undefined) {
+      cache.adopt(e.data.seed.key, sharedInput(e.data.seed));
+      // The columns are not kept during the run (the message stays in scope).
+      (e.data as { seed?: SharedTrace }).seed = undefined;
+    }
     const code = await simulateCommand(
       e.data.args,
       { out: (l) => out.push(l), err: (l) => post({ err: l }), isTerminal: false },

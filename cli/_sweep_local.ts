@@ -110,7 +110,9 @@ export class Prestarted {
 /**
  * Runs the cells at indices `todo` on `jobs` worker processes (the
  * `prestarted` ones first, when they are for this sweep); returns the failed
- * cells' results.
+ * cells' results once every cell has its answer, and `ended`, settled once
+ * every worker has exited too (the results can be merged meanwhile: a
+ * worker that has answered its last cell writes nothing more).
  */
 export async function runLocal(
   sweep: Sweep,
@@ -121,7 +123,7 @@ export async function runLocal(
   showProgress: boolean,
   sink?: ProgressSink,
   prestarted?: Prestarted,
-): Promise<CellResult[]> {
+): Promise<{ failed: CellResult[]; ended: Promise<void> }> {
   const argv = workerArgv(sweep.specPath, dir);
   const ready = prestarted?.specPath === sweep.specPath && prestarted.dir === dir
     ? prestarted
@@ -139,6 +141,7 @@ export async function runLocal(
   });
   let next = 0;
   let done = 0;
+  const exits: Promise<void>[] = [];
   const worker = async () => {
     let w: CellWorker | undefined;
     try {
@@ -169,16 +172,22 @@ export async function runLocal(
         progress.update(done);
       }
     } finally {
-      await w?.close();
+      // Its stdin closed, the worker ends on its own: not waited for here.
+      if (w !== undefined) exits.push(w.close());
     }
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, todo.length)) }, worker));
-  } finally {
-    await ready?.close();
+  } catch (e) {
+    await Promise.all([...exits, ready?.close()]);
+    throw e;
   }
+  exits.push(ready?.close() ?? Promise.resolve());
   progress.done();
-  return failed.sort((a, b) => a.index - b.index);
+  return {
+    failed: failed.sort((a, b) => a.index - b.index),
+    ended: Promise.all(exits).then(() => {}),
+  };
 }
 
 /** How a worker's process ended, with the last lines it wrote on stderr. */

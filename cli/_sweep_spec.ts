@@ -22,7 +22,7 @@ import {
   type Sweep,
 } from "./_sweep_model.ts";
 import { defaultRegistry } from "../schedulers/registry.ts";
-import { parsePolicies } from "./compare_command.ts";
+import { parsePolicies } from "./_compare_policies.ts";
 import { type OptionSpec, SIMULATE_OPTIONS } from "./option_table.ts";
 import { didYouMean } from "./_suggest.ts";
 import { enumValueProblem, rangeProblem } from "./option_values.ts";

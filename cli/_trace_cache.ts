@@ -47,7 +47,18 @@ export class TraceCache {
   /** How many times a file was actually read (parsed). */
   reads = 0;
 
+  /** Called with each trace actually read and kept, and its key (compare shares it with its workers). */
+  onRead: ((key: string, input: LoadedInput) => void) | undefined;
+
   constructor(private readonly capacity: number = DEFAULT_CAPACITY) {}
+
+  /** Keeps `input` as read under `key` (a trace another thread read: cli/_compare_jobs.ts). */
+  adopt(key: string, input: LoadedInput): void {
+    this.#entries.set(key, input);
+    if (this.#entries.size > this.capacity) {
+      this.#entries.delete(this.#entries.keys().next().value!);
+    }
+  }
 
   /** `loadInput(path, options)`, from the cache when the same file was read with the same options. */
   readonly load = async (path: string, options: LoadOptions): Promise<LoadedInput> => {
@@ -68,10 +79,8 @@ export class TraceCache {
     this.reads++;
     const input = await loadInput(path, options);
     if (key !== undefined) {
-      this.#entries.set(key, input);
-      if (this.#entries.size > this.capacity) {
-        this.#entries.delete(this.#entries.keys().next().value!);
-      }
+      this.adopt(key, input);
+      this.onRead?.(key, input);
     }
     return input;
   };

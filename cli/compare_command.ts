@@ -4,13 +4,13 @@
 // temporary folder (in memory, statistics JSON only, without --report); its
 // numbers are read back from that run's statistics (and for a report its
 // schedule), so a row can never disagree with `evtsim simulate` run by hand.
-// The runs go on side by side on the cores, here and in workers, each
-// parsing the trace once (cli/_compare_pool.ts); with one core (or --jobs 1)
+// The runs go on side by side on the cores, here and in workers, over the
+// trace parsed once here (cli/_compare_pool.ts, cli/_compare_jobs.ts; a
+// worker parses it itself only when it cannot be sent); with one core (or --jobs 1)
 // they run one after another here, over one parse, every run after the first
 // warm.
 
 import { EvtsimError } from "../core/errors.ts";
-import type { PolicyRegistry } from "../core/policies.ts";
 import {
   type Fairness,
   FAIRNESS_NAMES,
@@ -30,12 +30,13 @@ import { inputsOf, simulateCommand, sourcesOf } from "./simulate.ts";
 import { parseCommandLineAsync } from "./options.ts";
 import { checkOutputPath, type NamedPath } from "./paths.ts";
 import { optionsLine } from "./_report_figures.ts";
-import { didYouMean } from "./_suggest.ts";
 import { TraceCache } from "./_trace_cache.ts";
+import { type SharedTrace, shareTrace } from "./_compare_jobs.ts";
 import { KeepOneOutput } from "./_cell_outputs.ts";
 import type { CompareTask } from "./_compare_worker.ts";
 import type { RunOutput } from "./_compare_pool.ts";
 import { CONSERVATIVE_NOTE, isDrEvtConservative } from "./_policy_notes.ts";
+import { parsePolicies, type Policy } from "./_compare_policies.ts";
 
 /** One policy's figures, as the table and `--json` show them. */
 export interface PolicySummary {
@@ -168,59 +169,6 @@ function positiveInteger(raw: string): number {
   return n;
 }
 
-/** A policy: its name as given, the admission policy and the picker (if any). */
-interface Policy {
-  readonly name: string;
-  readonly admission: string;
-  readonly picker?: string;
-}
-
-/** Parses `--policies` against the registry; one usage error naming a bad name. */
-export function parsePolicies(
-  list: string | undefined,
-  registry: PolicyRegistry,
-  picker?: string,
-): Policy[] {
-  const admissions = [...registry.admissions.keys()];
-  const pickers = [...registry.pickers.keys()];
-  const names = list === undefined
-    ? admissions.map((a) => picker === undefined ? a : `${picker}+${a}`)
-    : list.split(",").map((s) => s.trim());
-  if (names.length === 0 || names.some((n) => n === "")) {
-    throw new EvtsimError("usage", `--policies: empty policy name in '${list}'`);
-  }
-  const seen = new Set<string>();
-  return names.map((name) => {
-    const parts = name.split("+");
-    if (parts.length > 2) {
-      throw new EvtsimError(
-        "usage",
-        `--policies: '${name}': expected ADMISSION or PICKER+ADMISSION`,
-      );
-    }
-    const [p, a] = parts.length === 2 ? parts : [picker, parts[0]];
-    if (!registry.admissions.has(a)) {
-      throw new EvtsimError(
-        "usage",
-        `--policies: unknown admission policy '${a}' in '${name}' (registered: ${
-          admissions.join(", ")
-        })${didYouMean(a, admissions)}`,
-      );
-    }
-    if (p !== undefined && !registry.pickers.has(p)) {
-      throw new EvtsimError(
-        "usage",
-        `--policies: unknown picker '${p}' in '${name}' (registered: ${pickers.join(", ")})${
-          didYouMean(p, pickers)
-        }`,
-      );
-    }
-    if (seen.has(name)) throw new EvtsimError("usage", `--policies: '${name}' given twice`);
-    seen.add(name);
-    return { name, admission: a, ...(p !== undefined ? { picker: p } : {}) };
-  });
-}
-
 /** The files of one policy's run. */
 export interface PolicyRun {
   readonly summary: PolicySummary;
@@ -283,14 +231,27 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
     }));
     const workers = Math.min(parsed.jobs ?? navigator.hardwareConcurrency ?? 1, tasks.length);
     const cache = new TraceCache();
+    // The first trace this thread reads goes to the workers as columns
+    // (cli/_compare_jobs.ts); they wait for it rather than read it again.
+    let resolveSeed: (box: { trace?: SharedTrace }) => void = () => {};
+    const seed = new Promise<{ trace?: SharedTrace }>((resolve) => resolveSeed = resolve);
+    const share = (trace: SharedTrace | undefined) =>
+      resolveSeed(trace === undefined ? {} : { trace });
+    const load: typeof cache.load = async (path, options) => {
+      try {
+        return await cache.load(path, options);
+      } finally {
+        share(undefined);
+      }
+    };
     const runHere = async ({ args, keepOnly }: CompareTask): Promise<RunOutput> => {
       const out: string[] = [];
       const fs = keepOnly === undefined ? undefined : new KeepOneOutput(keepOnly);
       const code = await simulateCommand(
         args,
         { out: (l) => out.push(l), err: con.err, isTerminal: false },
-        { load: cache.load, ...(fs !== undefined ? { fs } : {}) },
-      );
+        { load, ...(fs !== undefined ? { fs } : {}) },
+      ).finally(() => share(undefined));
       return { code, out, ...(fs !== undefined ? { stats: fs.text() } : {}) };
     };
     if (workers > 1) {
@@ -300,7 +261,20 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
       const { runOnWorkers } = await import("./_compare_pool.ts");
       const { runsInWorker } = await import("./_supervise.ts");
       const userCode = runsInWorker(["compare", ...args]);
-      await runOnWorkers(tasks, workers, con, ended, userCode ? undefined : runHere);
+      if (!userCode) {
+        cache.onRead = (key, input) => {
+          cache.onRead = undefined;
+          share(shareTrace(key, input));
+        };
+      }
+      await runOnWorkers(
+        tasks,
+        workers,
+        con,
+        ended,
+        userCode ? undefined : runHere,
+        userCode ? undefined : seed,
+      );
     } else {
       for (const [i, task] of tasks.entries()) await ended(i, await runHere(task));
     }

@@ -160,7 +160,7 @@ export async function main(
       case "sweep":
         return await (await import("./sweep_command.ts")).sweepCommand(rest, con, deps);
       case "sweep-cell":
-        return await (await import("./sweep_command.ts")).sweepCellCommand(rest, con);
+        return await (await import("./sweep_cell_command.ts")).sweepCellCommand(rest, con);
       default:
         throw new EvtsimError(
           "usage",
@@ -251,8 +251,12 @@ if (import.meta.main) {
   if (runsUnderWatchdog(Deno.args)) {
     const watchdog = await import("./_watchdog.ts");
     // simulate's loop gives the event loop a turn every 50 ms, so its thread
-    // waits for a long step; the other commands have it from the start.
-    if (Deno.args[0] === "simulate") watchdog.armWatchdog();
+    // waits for a long step (so do a sweep's cell workers: each cell is that
+    // loop, and between cells they wait on stdin; a sweep itself only plans
+    // and waits for them, and never needs it); the other commands have it
+    // from the start.
+    const arms = ["simulate", "sweep-cell", "sweep"];
+    if (arms.includes(Deno.args[0])) watchdog.armWatchdog();
     else watchdog.startWatchdog();
     exitFor = watchdog.exitForSignal;
   }

@@ -29,7 +29,6 @@ import {
 import type { ResourceModel } from "../core/resource_model.ts";
 import type { DecisionRow } from "../core/decisions.ts";
 import type { SimState } from "../core/state.ts";
-import { LabelColumns } from "../core/_metrics_breakdowns.ts";
 import { formatTime } from "../io/time_format.ts";
 import { NodesColumn } from "./_nodes_column.ts";
 import { PerResourceColumns, type ResourceColumns } from "./_resource_columns.ts";
@@ -159,8 +158,12 @@ export class RunOutputs {
   readonly metrics = new JobMetrics();
   /** The job rows' figures for the metric set (only with a stats JSON). */
   readonly metricRows: MetricsCollector | undefined;
-  /** Each job's user and account by job id, for the metric set's breakdowns. */
-  private readonly ownerLabels = new LabelColumns();
+  /**
+   * Each job's user and account by job id, as their numbers in
+   * {@link Outputs.metricRows} (0: none), for the metric set's breakdowns.
+   */
+  private ownerUser = new Uint32Array(0);
+  private ownerAccount = new Uint32Array(0);
   private ownersRead = 0;
   /**
    * The CSV schedule's and DR_EVT resource timeline's lines are not made
@@ -247,15 +250,26 @@ export class RunOutputs {
    * continuing from the previous input's as the jobs' ids do.
    */
   owners(loaded: LoadedInput): void {
-    if (this.metricRows === undefined) return;
-    const c = loaded.columns;
-    for (let i = 0; c !== undefined && i < c.length; i++) {
-      const { user, account } = c.owner(i);
-      this.ownerLabels.set(this.ownersRead++, user, account);
+    const rows = this.metricRows;
+    if (rows === undefined) return;
+    // The input's own numbering is made once per input (a sweep's cells
+    // share one), and only its few names are numbered anew for each run.
+    const t = ownerTable(loaded);
+    const number = t.names.map((n) => rows.labelNumber(n));
+    const from = this.ownersRead, to = from + t.user.length;
+    if (to > this.ownerUser.length) {
+      const size = Math.max(to, this.ownerUser.length * 2);
+      const user = new Uint32Array(size), account = new Uint32Array(size);
+      user.set(this.ownerUser);
+      account.set(this.ownerAccount);
+      this.ownerUser = user;
+      this.ownerAccount = account;
     }
-    for (const j of loaded.mode === "replay" ? loaded.recorded : loaded.jobs) {
-      this.ownerLabels.set(this.ownersRead++, j.user, j.account);
+    for (let k = 0; k < t.user.length; k++) {
+      this.ownerUser[from + k] = number[t.user[k]];
+      this.ownerAccount[from + k] = number[t.account[k]];
     }
+    this.ownersRead = to;
   }
 
   /** Writes one line of the `--record` log. */
@@ -331,7 +345,12 @@ export class RunOutputs {
   private jobRow(r: JobRow, layout: ScheduleLayout): void {
     const m = this.metrics.add(r);
     // The user and account as read (the engine's row carries only the queue).
-    this.metricRows?.add(r, this.ownerLabels.at(r.jobId));
+    // (Ids past the inputs' jobs have no owner, as before: 0.)
+    this.metricRows?.addNumbered(
+      r,
+      r.jobId < this.ownersRead ? this.ownerUser[r.jobId] : 0,
+      r.jobId < this.ownersRead ? this.ownerAccount[r.jobId] : 0,
+    );
     this.resourceUse?.add(r);
     if (this.swf !== undefined) {
       const spec = this.echo.spec(r.jobId);
@@ -450,4 +469,46 @@ function strandedText(n: Extract<Notice, { kind: "stranded" }>): string {
         return `${head}offered but left waiting by admission policy ${c.by}${tail}`;
     }
   }).join("\n");
+}
+
+/** An input's users and accounts numbered among its own names (index 0: none). */
+interface OwnerTable {
+  readonly names: readonly (string | undefined)[];
+  readonly user: Uint32Array;
+  readonly account: Uint32Array;
+}
+
+const ownerTables = new WeakMap<LoadedInput, OwnerTable>();
+
+function ownerTable(loaded: LoadedInput): OwnerTable {
+  const known = ownerTables.get(loaded);
+  if (known !== undefined) return known;
+  const jobs = loaded.mode === "replay" ? loaded.recorded : loaded.jobs;
+  const names: (string | undefined)[] = [undefined];
+  const ids = new Map<string, number>();
+  const id = (s: string | undefined): number => {
+    if (s === undefined) return 0;
+    let k = ids.get(s);
+    if (k === undefined) {
+      k = names.push(s) - 1;
+      ids.set(s, k);
+    }
+    return k;
+  };
+  // A CSV trace simulate read as columns comes first, then the job objects.
+  const c = loaded.columns;
+  const first = c?.length ?? 0, n = first + jobs.length;
+  const user = new Uint32Array(n), account = new Uint32Array(n);
+  for (let k = 0; k < first; k++) {
+    const o = c!.owner(k);
+    user[k] = id(o.user);
+    account[k] = id(o.account);
+  }
+  for (let k = 0; k < jobs.length; k++) {
+    user[first + k] = id(jobs[k].user);
+    account[first + k] = id(jobs[k].account);
+  }
+  const t = { names, user, account };
+  ownerTables.set(loaded, t);
+  return t;
 }

@@ -23,9 +23,12 @@ import {
   sweepOf,
   writeResults,
 } from "./_sweep_results.ts";
-import { absolutePath, type Cell, cellAt, PATH_OPTIONS, type Sweep } from "./_sweep_model.ts";
+import { absolutePath, cellAt, PATH_OPTIONS, type Sweep } from "./_sweep_model.ts";
 import { checkOutputPaths } from "./paths.ts";
 import type { Prestarted } from "./_sweep_local.ts";
+
+// `evtsim sweep-cell` (what the workers run) has its own module.
+export { sweepCellCommand } from "./sweep_cell_command.ts";
 
 const SWEEP_OPTIONS: Record<string, CommandOption> = {
   results: {
@@ -251,7 +254,7 @@ export async function sweepCommand(
     const show = a.values.get("no_progress") !== true &&
       (a.values.get("progress") === true || con.isTerminal);
     const started = performance.now();
-    const failedNow = await runLocal(
+    const { failed: failedNow, ended } = await runLocal(
       sweep,
       dir,
       todo,
@@ -261,7 +264,13 @@ export async function sweepCommand(
       deps.progressSink,
       prestarted,
     );
-    const summary = await writeResults(dir, sweep, format === "parquet");
+    // The workers exit while the results are merged.
+    let summary: MergeSummary;
+    try {
+      summary = await writeResults(dir, sweep, format === "parquet");
+    } finally {
+      await ended;
+    }
     if (!retry) {
       for (const r of failedBefore) {
         con.err(
@@ -347,74 +356,4 @@ async function collect(shown: string, con: Console, parquet: boolean): Promise<n
       `the results hold only the ${cells(s.ok)} that ran fine`,
   );
   return 1;
-}
-
-const CELL_OPTIONS: Record<string, CommandOption> = {
-  cell: {
-    type: "string",
-    value: "INDEX",
-    help: "the cell's index (its place in the spec's order)",
-  },
-  results: { type: "string", value: "DIR", help: "the sweep's results folder" },
-  stdin: {
-    type: "boolean",
-    help: "instead of --cell: read cell indices from stdin, one a line, and run them one\n" +
-      "        after another in this process (each trace parsed once), printing 'ok INDEX'\n" +
-      "        or 'failed INDEX' as each ends (what the local executor's workers run); a\n" +
-      "        line 'INDEX TAG' is answered 'TAG ok INDEX'",
-  },
-  help: { type: "boolean", short: "h", help: "show this help" },
-};
-
-/** Runs `evtsim sweep-cell SPEC --cell INDEX --results DIR`; returns the exit code. */
-export async function sweepCellCommand(args: readonly string[], con: Console): Promise<number> {
-  const a = parseCommandArgs(args, CELL_OPTIONS, "sweep-cell");
-  if (a.values.get("help") === true) {
-    con.out(
-      [
-        "usage: evtsim sweep-cell SPEC --cell INDEX --results DIR",
-        "       evtsim sweep-cell SPEC --stdin --results DIR",
-        "",
-        "Runs one cell of a sweep and writes DIR/cells/ID.json (what a Slurm array task runs for",
-        "each cell; the local executor's workers run many cells each with --stdin); see",
-        "'evtsim help sweep'.",
-        "",
-        "options:",
-        ...optionHelp(CELL_OPTIONS),
-      ].join("\n"),
-    );
-    return 0;
-  }
-  const raw = stringValue(a, "cell");
-  const results = stringValue(a, "results");
-  const fromStdin = a.values.get("stdin") === true;
-  if (
-    a.positionals.length !== 1 || (raw === undefined) === !fromStdin || results === undefined
-  ) {
-    throw new EvtsimError(
-      "usage",
-      "usage: evtsim sweep-cell SPEC (--cell INDEX | --stdin) --results DIR",
-    );
-  }
-  const dir = absoluteDir(results);
-  const specPath = absoluteDir(a.positionals[0]);
-  if (fromStdin) {
-    // The local executor starts its workers while it plans the sweep: the
-    // modules load now, the spec and the folder's record are read once the
-    // first cell comes (cli/_sweep_local.ts).
-    const { runCellsFromStdin } = await import("./_sweep_worker.ts");
-    return await runCellsFromStdin(() => sweepOf(specPath, dir), dir, con);
-  }
-  const sweep = await sweepOf(specPath, dir);
-  const { cellOfArg, runCell } = await import("./_sweep_cells.ts");
-  const cell: Cell = cellOfArg(sweep, raw!);
-  const r = await runCell(sweep, cell, dir, con);
-  if (r.status === "failed") {
-    con.err(`evtsim: sweep-cell: cell ${cell.index} (${cell.id}) failed: ${r.error}`);
-    return 1;
-  }
-  con.out(
-    `cell ${cell.index} (${cell.id}) ok in ${r.wall_seconds} s: ${results}/cells/${cell.id}.json`,
-  );
-  return 0;
 }

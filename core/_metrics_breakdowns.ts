@@ -9,6 +9,7 @@ import { EvtsimError } from "./errors.ts";
 import { nearestRank } from "./metrics.ts";
 import { sortFloat64 } from "./_float_sort.ts";
 import type { MetricsJob, MetricsOptions } from "./metrics.ts";
+import { JobColumns, measuredIndices } from "./_metrics_columns.ts";
 
 /** The figures of one group of measured jobs (one user, account, queue or size class). */
 export interface GroupMetrics {
@@ -142,7 +143,8 @@ export class LabelColumns {
   // 0: no label; k > 0: #names[k - 1].
   #cols = [new Uint32Array(1024), new Uint32Array(1024), new Uint32Array(1024)];
 
-  #id(s: string | undefined): number {
+  /** The number of label `s` (0 for none), numbering it if new. */
+  id(s: string | undefined): number {
     if (s === undefined) return 0;
     let id = this.#ids.get(s);
     if (id === undefined) {
@@ -155,6 +157,11 @@ export class LabelColumns {
 
   /** Sets job `i`'s labels (jobs are added in order). */
   set(i: number, user: string | undefined, account: string | undefined, queue?: string): void {
+    this.setIds(i, this.id(user), this.id(account), this.id(queue));
+  }
+
+  /** Sets job `i`'s labels by their numbers ({@link LabelColumns.id}; jobs are added in order). */
+  setIds(i: number, user: number, account: number, queue: number): void {
     if (i === this.#cols[0].length) {
       this.#cols = this.#cols.map((c) => {
         const bigger = new Uint32Array(c.length * 2);
@@ -162,9 +169,19 @@ export class LabelColumns {
         return bigger;
       });
     }
-    this.#cols[0][i] = this.#id(user);
-    this.#cols[1][i] = this.#id(account);
-    this.#cols[2][i] = this.#id(queue);
+    this.#cols[0][i] = user;
+    this.#cols[1][i] = account;
+    this.#cols[2][i] = queue;
+  }
+
+  /** Column `c` (0 user, 1 account, 2 queue): per job, 0 for none or k for {@link LabelColumns.name}(k). */
+  column(c: 0 | 1 | 2): Uint32Array {
+    return this.#cols[c];
+  }
+
+  /** The label numbered `k` (> 0) in {@link LabelColumns.column}. */
+  name(k: number): string {
+    return this.#names[k - 1];
   }
 
   /** Job `i`'s label in column `c` (0 user, 1 account, 2 queue), or undefined. */
@@ -211,46 +228,57 @@ function compareKeys(a: string | null, b: string | null): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-interface Measured {
-  readonly job: MetricsJob;
-  readonly wait: number;
-  readonly bsld: number;
-}
-
+// The groups of the measured jobs: measured job k is in group `ids[k]`
+// (`keyOf` names each group: null for the jobs without a label); groups in
+// `order` of their keys, each job counted in its group in job order (so each
+// sum is the same sequence of additions as a list of the group's jobs gives).
+// A breakdown whose jobs all lack the label is empty unless `always`.
 function groupsOf(
-  measured: readonly Measured[],
-  keyOf: (j: MetricsJob) => string | undefined,
+  ids: Uint32Array,
+  keyOf: (id: number) => string | null,
+  wait: Float64Array,
+  bsld: Float64Array,
   always: boolean,
   order: (a: string | null, b: string | null) => number = compareKeys,
 ): GroupMetrics[] {
-  const groups = new Map<string | null, Measured[]>();
+  const m = ids.length;
+  let top = 0;
+  for (let k = 0; k < m; k++) if (ids[k] > top) top = ids[k];
+  const count = new Int32Array(top + 1);
+  for (let k = 0; k < m; k++) count[ids[k]]++;
+  const present: number[] = [];
   let labelled = false;
-  for (const m of measured) {
-    const k = keyOf(m.job);
-    if (k !== undefined) labelled = true;
-    const key = k ?? null;
-    let g = groups.get(key);
-    if (g === undefined) groups.set(key, g = []);
-    g.push(m);
+  for (let id = 0; id <= top; id++) {
+    if (count[id] === 0) continue;
+    present.push(id);
+    if (keyOf(id) !== null) labelled = true;
   }
   if (!labelled && !always) return [];
-  return [...groups.keys()].sort(order).map((key) => {
-    const g = groups.get(key)!;
-    let wait = 0, bsld = 0;
-    const waits = new Float64Array(g.length);
-    for (let i = 0; i < g.length; i++) {
-      const m = g[i];
-      wait += m.wait;
-      bsld += m.bsld;
-      waits[i] = m.wait;
+  // Each group's jobs, in job order: a counting sort of the measured jobs by group.
+  const start = new Int32Array(top + 2);
+  for (let id = 0; id <= top; id++) start[id + 1] = start[id] + count[id];
+  const members = new Int32Array(m);
+  const fill = start.slice(0, top + 1);
+  for (let k = 0; k < m; k++) members[fill[ids[k]]++] = k;
+  const keys = new Map(present.map((id) => [id, keyOf(id)]));
+  present.sort((a, b) => order(keys.get(a)!, keys.get(b)!));
+  return present.map((id) => {
+    const from = start[id], size = count[id];
+    let w = 0, b = 0;
+    const waits = new Float64Array(size);
+    for (let i = 0; i < size; i++) {
+      const k = members[from + i];
+      w += wait[k];
+      b += bsld[k];
+      waits[i] = wait[k];
     }
     sortFloat64(waits);
     return {
-      key,
-      jobs: g.length,
-      wait_mean_s: wait / g.length,
+      key: keys.get(id)!,
+      jobs: size,
+      wait_mean_s: w / size,
       wait_p95_s: nearestRank(waits, 95)!,
-      bsld_mean: bsld / g.length,
+      bsld_mean: b / size,
     };
   });
 }
@@ -284,24 +312,61 @@ export function computeBreakdowns(
   options: MetricsOptions,
   tau: number,
 ): { breakdowns: Breakdowns; fairness: Fairness } {
-  const completed: MetricsJob[] = [];
-  for (const j of jobs) if (j.outcome === undefined) completed.push(j);
-  const measured = selectMeasured(completed, options).map((job) => {
-    const response = job.endTime - job.submitTime;
-    return {
-      job,
-      wait: job.beginTime - job.submitTime,
-      bsld: Math.max(1, response / Math.max(job.endTime - job.beginTime, tau)),
-    };
-  });
+  return breakdownsOfColumns(JobColumns.of(jobs), options, tau);
+}
+
+/** {@link computeBreakdowns} of jobs kept as columns. */
+export function breakdownsOfColumns(
+  c: JobColumns,
+  options: MetricsOptions,
+  tau: number,
+): { breakdowns: Breakdowns; fairness: Fairness } {
+  const measured = measuredIndices(c, options);
+  const m = measured.length;
+  const wait = new Float64Array(m), bsld = new Float64Array(m);
+  const submit = c.submit, begin = c.begin, end = c.end;
+  for (let k = 0; k < m; k++) {
+    const j = measured[k];
+    const response = end[j] - submit[j];
+    wait[k] = begin[j] - submit[j];
+    bsld[k] = Math.max(1, response / Math.max(end[j] - begin[j], tau));
+  }
+  const labels = c.labels;
+  const byLabel = (col: 0 | 1 | 2) => {
+    const all = labels.column(col);
+    const ids = new Uint32Array(m);
+    for (let k = 0; k < m; k++) ids[k] = all[measured[k]];
+    return groupsOf(ids, (id) => id === 0 ? null : labels.name(id), wait, bsld, false);
+  };
+  // Size classes numbered in order of first appearance.
+  const classes: string[] = [];
+  const classOf = new Map<string, number>();
+  const ofNodes = new Map<number, number>();
+  const sizes = new Uint32Array(m);
+  for (let k = 0; k < m; k++) {
+    const nodes = c.nodes[measured[k]];
+    let id = ofNodes.get(nodes);
+    if (id === undefined) {
+      const key = sizeClass(nodes);
+      id = classOf.get(key);
+      if (id === undefined) {
+        id = classes.push(key) - 1;
+        classOf.set(key, id);
+      }
+      ofNodes.set(nodes, id);
+    }
+    sizes[k] = id;
+  }
   const breakdowns: Breakdowns = {
-    user: groupsOf(measured, (j) => j.user, false),
-    account: groupsOf(measured, (j) => j.account, false),
-    queue: groupsOf(measured, (j) => j.queue, false),
+    user: byLabel(0),
+    account: byLabel(1),
+    queue: byLabel(2),
     // Size classes by their smallest size (`2-3` before `16-31`).
     size: groupsOf(
-      measured,
-      (j) => sizeClass(j.numNodes),
+      sizes,
+      (id) => classes[id],
+      wait,
+      bsld,
       true,
       (a, b) => parseInt(a!) - parseInt(b!),
     ),

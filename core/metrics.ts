@@ -1,18 +1,18 @@
 // The metric set of a finished run, computed from its job rows alone, so that
 // every output (stats JSON, compare, sweep, report, serve) reports the same
 // names and values: they all call `computeMetrics` (or `MetricsCollector`,
-// which keeps the rows' few numbers as they stream by and then calls it).
+// which keeps the rows' few numbers as they stream by and then measures them
+// as it does: both read the same columns, core/_metrics_columns.ts).
 // DR_EVT's statistics block (core/statistics.ts) is left as it is.
 
 import { EvtsimError } from "./errors.ts";
 import {
   type Breakdowns,
+  breakdownsOfColumns,
   checkTrimOption,
-  computeBreakdowns,
   type Fairness,
-  LabelColumns,
-  selectMeasured,
 } from "./_metrics_breakdowns.ts";
+import { JobColumns, measuredIndices } from "./_metrics_columns.ts";
 
 import { sortFloat64 } from "./_float_sort.ts";
 
@@ -283,36 +283,44 @@ export function computeMetrics(
   capacity: number | readonly CapacityStep[],
   options: MetricsOptions = {},
 ): Metrics {
+  return metricsOfColumns(JobColumns.of(jobs, false), capacity, options);
+}
+
+// computeMetrics of jobs kept as columns (MetricsCollector's, or a list's).
+function metricsOfColumns(
+  c: JobColumns,
+  capacity: number | readonly CapacityStep[],
+  options: MetricsOptions,
+): Metrics {
   checkMetricsOptions(options);
   const tau = options.bsldTau ?? DEFAULT_BSLD_TAU;
-  const ran: MetricsJob[] = [];
-  const completed: MetricsJob[] = [];
-  for (const j of jobs) {
-    if (j.endTime > j.beginTime) ran.push(j);
-    if (j.outcome === undefined) completed.push(j);
-  }
-  const measured = selectMeasured(completed, options);
-  const excluded = completed.length - measured.length;
+  const measured = measuredIndices(c, options);
+  let completed = 0;
+  for (let i = 0; i < c.length; i++) completed += c.ok[i];
+  const excluded = completed - measured.length;
   const n = measured.length;
   const wait = new Float64Array(n), response = new Float64Array(n);
   const slowdown = new Float64Array(n), bsld = new Float64Array(n);
+  const submit = c.submit, begin = c.begin, end = c.end, nodes = c.nodes;
   let first = Infinity, last = -Infinity;
   for (let i = 0; i < n; i++) {
     const j = measured[i];
-    const run = j.endTime - j.beginTime;
-    wait[i] = j.beginTime - j.submitTime;
-    response[i] = j.endTime - j.submitTime;
+    const run = end[j] - begin[j];
+    wait[i] = begin[j] - submit[j];
+    response[i] = end[j] - submit[j];
     slowdown[i] = response[i] / Math.max(run, 1);
     bsld[i] = Math.max(1, response[i] / Math.max(run, tau));
-    if (j.submitTime < first) first = j.submitTime;
-    if (j.endTime > last) last = j.endTime;
+    if (submit[j] < first) first = submit[j];
+    if (end[j] > last) last = end[j];
   }
   const makespan = n > 0 ? last - first : null;
   let used = 0;
   if (n > 0) {
-    for (const j of ran) {
-      const a = Math.max(j.beginTime, first), b = Math.min(j.endTime, last);
-      if (b > a) used += j.numNodes * (b - a);
+    // Every job that ran (its end after its begin), in job order.
+    for (let j = 0; j < c.length; j++) {
+      if (!(end[j] > begin[j])) continue;
+      const a = Math.max(begin[j], first), b = Math.min(end[j], last);
+      if (b > a) used += nodes[j] * (b - a);
     }
   }
   const available = n > 0 ? capacitySeconds(capacity, first, last) : 0;
@@ -418,40 +426,34 @@ export function utilizationColumns(
  * ```
  */
 export class MetricsCollector {
-  #cols = Array.from({ length: 4 }, () => new Float64Array(1024));
-  #ok = new Uint8Array(1024);
-  #labels = new LabelColumns();
-  #n = 0;
+  readonly #jobs = new JobColumns();
 
   /** Jobs added. */
   get count(): number {
-    return this.#n;
+    return this.#jobs.length;
   }
 
   /** Adds one job row; `labels` (default: the row's own) give its user and account. */
   add(j: MetricsJob, labels: { readonly user?: string; readonly account?: string } = j): void {
-    if (this.#n === this.#ok.length) {
-      this.#cols = this.#cols.map((c) => {
-        const bigger = new Float64Array(c.length * 2);
-        bigger.set(c);
-        return bigger;
-      });
-      const ok = new Uint8Array(this.#ok.length * 2);
-      ok.set(this.#ok);
-      this.#ok = ok;
-    }
-    const i = this.#n++;
-    this.#cols[0][i] = j.submitTime;
-    this.#cols[1][i] = j.beginTime;
-    this.#cols[2][i] = j.endTime;
-    this.#cols[3][i] = j.numNodes;
-    this.#ok[i] = j.outcome === undefined ? 1 : 0;
-    this.#labels.set(i, labels.user, labels.account, j.queue);
+    this.#jobs.add(j, labels);
+  }
+
+  /** The number of user or account label `name` in this collector (0 for none), for {@link MetricsCollector.addNumbered}. */
+  labelNumber(name: string | undefined): number {
+    return this.#jobs.labels.id(name);
+  }
+
+  /**
+   * Adds one job row whose user and account are given by their
+   * {@link MetricsCollector.labelNumber} (no object or lookup per row).
+   */
+  addNumbered(j: MetricsJob, user: number, account: number): void {
+    this.#jobs.addNumbered(j, user, account);
   }
 
   /** The metrics of the jobs added so far (see {@link computeMetrics}). */
   metrics(capacity: number | readonly CapacityStep[], options: MetricsOptions = {}): Metrics {
-    return computeMetrics(this.#rowList(), capacity, options);
+    return metricsOfColumns(this.#jobs, capacity, options);
   }
 
   /**
@@ -472,35 +474,6 @@ export class MetricsCollector {
    */
   breakdowns(options: MetricsOptions = {}): { breakdowns: Breakdowns; fairness: Fairness } {
     checkMetricsOptions(options);
-    return computeBreakdowns(this.#rowList(), options, options.bsldTau ?? DEFAULT_BSLD_TAU);
-  }
-
-  // The rows, made once for the metrics and the breakdowns of the same jobs
-  // (a run asks for both at its end), again after a job is added.
-  #list: MetricsJob[] | undefined;
-
-  #rowList(): MetricsJob[] {
-    if (this.#list?.length !== this.#n) this.#list = [...this.#rows()];
-    return this.#list;
-  }
-
-  *#rows(): Generator<MetricsJob> {
-    const [s, b, e, nodes] = this.#cols;
-    const ok = this.#ok;
-    const labels = this.#labels;
-    // One shape for every row (an absent label or outcome is undefined): the
-    // spreads of optional fields made each row twice and the readers megamorphic.
-    for (let i = 0; i < this.#n; i++) {
-      yield {
-        submitTime: s[i],
-        beginTime: b[i],
-        endTime: e[i],
-        numNodes: nodes[i],
-        outcome: ok[i] === 1 ? undefined : "ended",
-        user: labels.label(i, 0),
-        account: labels.label(i, 1),
-        queue: labels.label(i, 2),
-      };
-    }
+    return breakdownsOfColumns(this.#jobs, options, options.bsldTau ?? DEFAULT_BSLD_TAU);
   }
 }

@@ -119,6 +119,14 @@ Deno.test("sweep: rows equal simulate's figures, --jobs 1 and 2 agree byte for b
     assertEquals(csv.trim().split("\n").length, 6);
     assert(!csv.includes(victim));
 
+    // Result files are not fsynced: an empty one (what a machine crash may
+    // leave) is no result, and a rerun runs that cell again.
+    await Deno.writeTextFile(`${dir}/two/cells/${victim}.json`, "");
+    const rerun = await runCli(["sweep", `${dir}/sweep.yaml`, "--results", `${dir}/two`]);
+    assertEquals(rerun.code, 0, rerun.err.join("\n"));
+    assertEquals(rerun.out[0], "sweep: 6 cells: 1 run, 5 already done; 6 ok, 0 failed");
+    assertEquals(JSON.parse(await Deno.readTextFile(`${dir}/two/cells/${victim}.json`)).index, 4);
+
     // A spec whose cells changed: the folder is refused, by sweep and by collect.
     await Deno.writeTextFile(
       `${dir}/sweep.yaml`,
