@@ -46,13 +46,15 @@ function job(id: number, submitTime: number, numNodes: number, timeLimit: number
 Deno.test("firstFitting equals a scan, indexed or not, after inserts and deletes", () => {
   fc.assert(
     fc.property(
+      // Up to 600 jobs: past the whole-node queue's single-walk size (256).
       fc.array(fc.tuple(fc.nat(50), fc.integer({ min: 0, max: 300 }), fc.nat(100)), {
-        maxLength: 200,
+        maxLength: 600,
+        size: "max",
       }),
-      fc.array(fc.nat(199), { maxLength: 40 }),
+      fc.array(fc.nat(599), { maxLength: 40 }),
       fc.integer({ min: 0, max: 300 }),
       fc.nat(120),
-      fc.option(fc.nat(199)),
+      fc.option(fc.nat(599)),
       (specs, removals, free, window, cursorIndex) => {
         const jobs = specs.map(([t, n, l], i) => job(i, t, n, l));
         for (const indexed of [true, false]) {
