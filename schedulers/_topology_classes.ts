@@ -145,10 +145,17 @@ export class NodeClasses {
     amounts: readonly number[],
   ): number {
     const counts = state.classCounts;
+    // The shape's table read directly (a class not yet computed: NaN).
+    if (this.count > 0) this.slots(id, cols, amounts, this.count - 1);
+    const table = this.slotTables[id];
     let t = 0;
     for (let c = 0; c < counts.length; c++) {
       const m = counts[c];
-      if (m > 0) t += m * this.slots(id, cols, amounts, c);
+      if (m > 0) {
+        let q = table[c];
+        if (q !== q) q = this.slots(id, cols, amounts, c);
+        t += m * q;
+      }
     }
     return t;
   }

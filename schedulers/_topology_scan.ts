@@ -173,6 +173,9 @@ export class TopologyScan implements ReleaseScan {
     const { takeId, takeCols, takeAmounts } = shape;
     const nodes = h.nodes;
     const replicas = h.replicas;
+    // The shape's slots per class, read directly; a class first seen in
+    // this loop (a move to a new vector) is computed, and the table with it.
+    let table = classes.slotTable(id, cols, amounts);
     let lastFrom = -1;
     let lastReplicas = -1;
     let lastTo = -1;
@@ -181,8 +184,9 @@ export class TopologyScan implements ReleaseScan {
       const i = nodes[k];
       if (this.stamp[i] !== this.gen) {
         this.stamp[i] = this.gen;
-        overlay[i] = cls[i];
-        slots[i] = classes.slots(id, cols, amounts, cls[i]);
+        const c = cls[i];
+        overlay[i] = c;
+        slots[i] = table[c];
       }
       const from = overlay[i];
       let to: number;
@@ -194,7 +198,11 @@ export class TopologyScan implements ReleaseScan {
         lastTo = to;
       }
       overlay[i] = to;
-      const q = classes.slots(id, cols, amounts, to);
+      let q = to < table.length ? table[to] : NaN;
+      if (q !== q) {
+        q = classes.slots(id, cols, amounts, to);
+        table = classes.slotTable(id, cols, amounts);
+      }
       sum += q - slots[i];
       slots[i] = q;
     }

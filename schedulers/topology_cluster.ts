@@ -179,8 +179,9 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   /** `pack`'s buffers: the nodes packed and their replicas. */
   private readonly packNodes: Int32Array;
   private readonly packCounts: Float64Array;
-  /** `packByClass`'s nodes per slot value. */
-  private readonly cutValues = new Map<number, number>();
+  /** `packByClass`'s slot values, largest first, and the nodes with each. */
+  private cutValues: Float64Array = new Float64Array(16);
+  private cutNodes: Float64Array = new Float64Array(16);
   /** Nodes per slot value (`cutOf`'s buffer). */
   private counts = new Float64Array(64);
   /**
@@ -828,20 +829,37 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   ): Placement {
     const table = this.classes.slotTable(shape.id, shape.cols, shape.amounts);
     const counts = state.classCounts;
-    // Nodes per slot value (the values with a node), largest first.
-    const values = this.cutValues;
-    values.clear();
+    // Nodes per slot value (the values with a node), largest first: kept
+    // sorted as they come (a machine's classes have few distinct values).
+    let values = this.cutValues;
+    let nodesAt = this.cutNodes;
+    let n = 0;
     for (let c = 0; c < counts.length; c++) {
       const m = counts[c];
       const q = table[c];
-      if (m > 0 && q > 0) values.set(q, (values.get(q) ?? 0) + m);
+      if (!(m > 0 && q > 0)) continue;
+      let p = 0;
+      while (p < n && values[p] > q) p++;
+      if (p < n && values[p] === q) {
+        nodesAt[p] += m;
+        continue;
+      }
+      if (n === values.length) {
+        this.cutValues = values = growTo(values, n * 2);
+        this.cutNodes = nodesAt = growTo(nodesAt, n * 2);
+      }
+      values.copyWithin(p + 1, p, n);
+      nodesAt.copyWithin(p + 1, p, n);
+      values[p] = q;
+      nodesAt[p] = m;
+      n++;
     }
-    const order = [...values.keys()].sort((a, b) => b - a);
     let above = 0;
     let left = replicas;
     let cut = 0;
-    for (const q of order) {
-      const m = values.get(q)!;
+    for (let p = 0; p < n; p++) {
+      const q = values[p];
+      const m = nodesAt[p];
       if (m * q >= left) {
         cut = q;
         break;
@@ -922,6 +940,13 @@ function demandOf(job: JobRecord): ResourceDemand {
     throw new EvtsimError("state", `topology cluster: job ${job.id} has no demand`);
   }
   return d;
+}
+
+/** `a` in an array of `length`. */
+function growTo(a: Float64Array, length: number): Float64Array {
+  const grown = new Float64Array(length);
+  grown.set(a);
+  return grown;
 }
 
 /** Per resource of `R`, what the nodes have free (an offline node's units below zero count 0). */
