@@ -25,7 +25,7 @@ import { repl } from "./_repl_helpers.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";
 import { arbMachine, arbRequest, machineJobs } from "./_machine_arbs.ts";
-import { grpcJobs } from "./_grpc_jobs.ts";
+import { grpcJobs } from "./_trace_jobs.ts";
 
 const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
 const TRACE = `${ROOT}examples/gpu_trace.csv`;

@@ -10,7 +10,7 @@ import { ROOT, runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";
-import { grpcJobs } from "./_grpc_jobs.ts";
+import { byTimes, grpcJobs } from "./_trace_jobs.ts";
 
 const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
 const TRACE = `${ROOT}examples/gpu_trace.csv`;
@@ -37,8 +37,6 @@ async function append(g: GrpcSession, jobs: Json[]): Promise<void> {
     await g.ok({ submit_job: { job_idx: job_idx[i], submit_time: jobs[i].submit_time } });
   }
 }
-
-const byTimes = (a: number[], b: number[]) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
 
 for (const cut of ["drain", "kill"] as const) {
   Deno.test(`serve gRPC --machine: change_capacity down/up by node and group gives simulate --capacity_schedule's rows and metrics (${cut}); the recording replays with --verify`, async () => {

@@ -9,6 +9,7 @@ import { ROOT, runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";
+import { byTimes, httpJobs } from "./_trace_jobs.ts";
 
 const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
 const TRACE = `${ROOT}examples/gpu_trace.csv`;
@@ -24,33 +25,6 @@ const LIVE = [
   { time: 2600, up: ["cpu003"] },
   { time: 2700, up: ["cpu001"] },
 ];
-
-/** The trace's rows as HTTP jobs (the CSV columns under their request names). */
-function traceJobs(text: string): Record<string, unknown>[] {
-  const [header, ...rows] = text.trim().split("\n");
-  const names = header.split(",");
-  const field: Record<string, [string, boolean]> = {
-    job_submit_time: ["submitTime", true],
-    num_nodes: ["numNodes", true],
-    time_limit: ["timeLimit", true],
-    actual_run_time: ["actualRunTime", true],
-    num_cores: ["numCores", true],
-    memory: ["memory", false],
-    gpus: ["gpus", true],
-    partition: ["partition", false],
-    user: ["user", false],
-  };
-  return rows.map((row) => {
-    const job: Record<string, unknown> = {};
-    row.split(",").forEach((v, k) => {
-      const [name, numeric] = field[names[k]];
-      if (v !== "") job[name] = numeric ? Number(v) : v;
-    });
-    return job;
-  });
-}
-
-const byTimes = (a: number[], b: number[]) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
 
 for (const cut of ["drain", "kill"] as const) {
   Deno.test(`serve --machine: live down/up by node and group give simulate --capacity_schedule's rows (${cut}); the recording replays with --verify`, async () => {
@@ -84,7 +58,7 @@ for (const cut of ["drain", "kill"] as const) {
           onCapacityCut: cut,
         });
         await api.ok("POST", `/sessions/${sessionId}/jobs`, {
-          jobs: traceJobs(await Deno.readTextFile(TRACE)),
+          jobs: httpJobs(await Deno.readTextFile(TRACE)),
         });
         for (const change of LIVE) {
           await api.ok("POST", `/sessions/${sessionId}/capacity`, change);

@@ -9,34 +9,10 @@
 import { cliCommand, recordProcessRun, ROOT, runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { HttpClient, withServer } from "./_service_helpers.ts";
+import { httpJobs } from "./_trace_jobs.ts";
 
 const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
 const TRACE = `${ROOT}examples/gpu_trace.csv`;
-
-/** The trace's rows as HTTP jobs: the CSV columns under their request names, empty ones left out. */
-function traceJobs(text: string): Record<string, unknown>[] {
-  const [header, ...rows] = text.trim().split("\n");
-  const names = header.split(",");
-  const field: Record<string, [string, boolean]> = {
-    job_submit_time: ["submitTime", true],
-    num_nodes: ["numNodes", true],
-    time_limit: ["timeLimit", true],
-    actual_run_time: ["actualRunTime", true],
-    num_cores: ["numCores", true],
-    memory: ["memory", false],
-    gpus: ["gpus", true],
-    partition: ["partition", false],
-    user: ["user", false],
-  };
-  return rows.map((row) => {
-    const job: Record<string, unknown> = {};
-    row.split(",").forEach((v, k) => {
-      const [name, numeric] = field[names[k]];
-      if (v !== "") job[name] = numeric ? Number(v) : v;
-    });
-    return job;
-  });
-}
 
 /** Runs `evtsim serve --machine MACHINE` as a process; gives `f` its HTTP client. */
 async function withMachineServer(
@@ -102,7 +78,7 @@ Deno.test("serve --machine: appended demand jobs are scheduled as simulate --mac
     const expected = (await Deno.readTextFile(`${dir}/s.csv`)).trim().split("\n").slice(1)
       .map((l) => l.split(",").slice(0, 3).map(Number));
     const stats = JSON.parse(await Deno.readTextFile(`${dir}/stats.json`));
-    const jobs = traceJobs(await Deno.readTextFile(TRACE));
+    const jobs = httpJobs(await Deno.readTextFile(TRACE));
     await withMachineServer(async (api) => {
       const { sessionId } = await api.ok("POST", "/sessions", { backfillPolicy: "easy" });
       // Half one call, half job by job: both paths read demands.

@@ -13,6 +13,7 @@ import { GrpcSession, HttpClient, seeded, withServer } from "./_service_helpers.
 import { readMachine } from "../io/machine_file.ts";
 import { Session } from "../api/service/sessions.ts";
 import { machineInput } from "../io/_machine_demands.ts";
+import { httpJobs } from "./_trace_jobs.ts";
 
 const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
 const TRACE = `${ROOT}examples/gpu_trace.csv`;
@@ -41,31 +42,6 @@ function wholeNodeTrace(): { csv: string; jobs: Json[] } {
       .join("\n") +
     "\n";
   return { csv, jobs };
-}
-
-/** The CSV trace's rows as HTTP jobs (examples/gpu_trace.csv's columns). */
-function gpuJobs(text: string): Json[] {
-  const [header, ...rows] = text.trim().split("\n");
-  const names = header.split(",");
-  const field: Record<string, [string, boolean]> = {
-    job_submit_time: ["submitTime", true],
-    num_nodes: ["numNodes", true],
-    time_limit: ["timeLimit", true],
-    actual_run_time: ["actualRunTime", true],
-    num_cores: ["numCores", true],
-    memory: ["memory", false],
-    gpus: ["gpus", true],
-    partition: ["partition", false],
-    user: ["user", false],
-  };
-  return rows.map((row) => {
-    const job: Json = {};
-    row.split(",").forEach((v, k) => {
-      const [name, numeric] = field[names[k]];
-      if (v !== "") job[name] = numeric ? Number(v) : v;
-    });
-    return job;
-  });
 }
 
 /** An HTTP job as gRPC's JobAppendData (the proto's own names). */
@@ -252,7 +228,7 @@ Deno.test("serve --machine over gRPC: jobs with demands give HTTP's and simulate
       "--bsld_tau",
       "60",
     ]);
-    const jobs = gpuJobs(await Deno.readTextFile(TRACE));
+    const jobs = httpJobs(await Deno.readTextFile(TRACE));
     const expected = times(sim.schedule.rows.map(([s, b, e, n]) => ({
       submitTime: s,
       beginTime: b,
@@ -384,7 +360,7 @@ Deno.test("serve per_resource: a session finished again (its reply was cut) send
         { ...(machine === undefined ? { totalNodes: 8 } : {}), resourceColumns: "per_resource" },
       );
       s.append(
-        machine === undefined ? wholeNodeTrace().jobs : gpuJobs(await Deno.readTextFile(TRACE)),
+        machine === undefined ? wholeNodeTrace().jobs : httpJobs(await Deno.readTextFile(TRACE)),
       );
       const first = s.finish();
       const rows = s.page("resources", 0, first.counts.resources);
@@ -423,7 +399,7 @@ Deno.test("serve extendedOutput: job rows' waitTime, boundedSlowdown and nodes a
           ["examples/gpu_trace.csv", "--machine", MACHINE].map((a) =>
             a.startsWith("examples/") ? `${ROOT}${a}` : a
           ),
-          gpuJobs(await Deno.readTextFile(TRACE)),
+          httpJobs(await Deno.readTextFile(TRACE)),
           {},
           { machine },
         ],
