@@ -141,3 +141,29 @@ export function assertOneError(lines: readonly string[], text: string): void {
   assertEquals(lines.length, 1, lines.join("\n"));
   assert(lines[0].startsWith("error: ") && lines[0].includes(text), lines[0]);
 }
+
+/**
+ * Records `trace` run on examples/gpu_machine.yaml (schedule `dir/s.csv`,
+ * log `dir/g.replay`), with `extra` options; gives the log's path.
+ */
+export async function recordMachineRun(
+  dir: string,
+  trace: string,
+  extra: string[] = [],
+): Promise<string> {
+  const log = `${dir}/g.replay`;
+  const sim = await runCli([
+    "simulate",
+    trace,
+    "--machine",
+    `${ROOT}examples/gpu_machine.yaml`,
+    ...extra,
+    "-o",
+    `${dir}/s.csv`,
+    "--record",
+    log,
+    "--no_progress",
+  ]);
+  assertEquals(sim.code, 0, sim.err.join("\n"));
+  return log;
+}

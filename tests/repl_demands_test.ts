@@ -7,7 +7,7 @@
 
 import { assert, assertEquals } from "./_assert.ts";
 import { ROOT, runCli } from "./_cli.ts";
-import { repl } from "./_repl_helpers.ts";
+import { recordMachineRun, repl } from "./_repl_helpers.ts";
 
 // All four GPU nodes busy until 1000; job 1 (GPUs in one rack) waits at the
 // head; job 2 (whole nodes) runs on the cpu partition.
@@ -21,19 +21,8 @@ Deno.test("REPL on a machine: info resource, pending and job show a demand job's
   const dir = await Deno.makeTempDir({ prefix: "evtsim-repl-demands-" });
   try {
     await Deno.writeTextFile(`${dir}/t.csv`, TRACE);
-    const sim = await runCli([
-      "simulate",
-      `${dir}/t.csv`,
-      "--machine",
-      `${ROOT}examples/gpu_machine.yaml`,
-      "-o",
-      `${dir}/s.csv`,
-      "--record",
-      `${dir}/g.replay`,
-      "--no_progress",
-    ]);
-    assertEquals(sim.code, 0, sim.err.join("\n"));
-    const r = await repl(`${dir}/g.replay`, [
+    const log = await recordMachineRun(dir, `${dir}/t.csv`);
+    const r = await repl(log, [
       "next 3",
       "step",
       "info resource",

@@ -8,8 +8,7 @@
 import { advanceTo, appendJobs, changeNodes, initialState, step, topologyCluster } from "../mod.ts";
 import { machineNodesLine } from "../cli/_repl_node_counts.ts";
 import { assertEquals } from "./_assert.ts";
-import { ROOT, runCli } from "./_cli.ts";
-import { repl } from "./_repl_helpers.ts";
+import { recordMachineRun, repl } from "./_repl_helpers.ts";
 
 // All four GPU nodes each hold one replica of job 0 (4 GPUs, cores and
 // memory left); job 2 takes two cpu nodes whole; job 1 waits.
@@ -23,19 +22,8 @@ Deno.test("REPL info resource on a machine: nodes busy (partly used), idle and o
   const dir = await Deno.makeTempDir({ prefix: "evtsim-repl-machine-nodes-" });
   try {
     await Deno.writeTextFile(`${dir}/t.csv`, TRACE);
-    const sim = await runCli([
-      "simulate",
-      `${dir}/t.csv`,
-      "--machine",
-      `${ROOT}examples/gpu_machine.yaml`,
-      "-o",
-      `${dir}/s.csv`,
-      "--record",
-      `${dir}/g.replay`,
-      "--no_progress",
-    ]);
-    assertEquals(sim.code, 0, sim.err.join("\n"));
-    const r = await repl(`${dir}/g.replay`, ["next 3", "step", "info resource"]);
+    const log = await recordMachineRun(dir, `${dir}/t.csv`);
+    const r = await repl(log, ["next 3", "step", "info resource"]);
     assertEquals(r.code, 0, r.err.join("\n"));
     assertEquals(
       r.of("info resource")[0],

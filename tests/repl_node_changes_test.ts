@@ -6,9 +6,9 @@
 // and the changes still due.
 
 import { fileRecordingSink, Simulation, topologyCluster } from "../mod.ts";
-import { ROOT, runCli } from "./_cli.ts";
+import { ROOT } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
-import { recordLiveEvents, repl } from "./_repl_helpers.ts";
+import { recordLiveEvents, recordMachineRun, repl } from "./_repl_helpers.ts";
 
 /** Records a 3-node machine session with live node changes (`cut`) into `dir/live.replay`. */
 function recordLive(dir: string, cut: "drain" | "kill"): string {
@@ -106,21 +106,11 @@ Deno.test("REPL: a machine's capacity schedule shows its nodes going down and up
   const dir = await Deno.makeTempDir({ prefix: "evtsim-repl-node-schedule-" });
   try {
     await Deno.writeTextFile(`${dir}/c.csv`, "time,nodes,state\n200,gpu,down\n2500,gpu,up\n");
-    const sim = await runCli([
-      "simulate",
-      `${ROOT}examples/gpu_trace.csv`,
-      "--machine",
-      `${ROOT}examples/gpu_machine.yaml`,
+    const log = await recordMachineRun(dir, `${ROOT}examples/gpu_trace.csv`, [
       "--capacity_schedule",
       `${dir}/c.csv`,
-      "-o",
-      `${dir}/s.csv`,
-      "--no_progress",
-      "--record",
-      `${dir}/m.replay`,
     ]);
-    assertEquals(sim.code, 0, sim.err.join("\n"));
-    const r = await repl(`${dir}/m.replay`, [
+    const r = await repl(log, [
       "info resource",
       "break NODE_CHANGE source=schedule",
       "continue",
