@@ -6,7 +6,7 @@
 // lines are unchanged ("N nodes").
 
 import { assert, assertEquals } from "./_assert.ts";
-import { ROOT, runCli } from "./_cli.ts";
+import { runCli } from "./_cli.ts";
 import { recordMachineRun, repl } from "./_repl_helpers.ts";
 
 // All four GPU nodes busy until 1000; job 1 (GPUs in one rack) waits at the
