@@ -34,6 +34,8 @@ import { checkSinks, RowDelivery } from "./_delivery.ts";
 import * as inputs from "./inputs.ts";
 import { checkMemoryPressureFraction, memoryPressureLimit } from "./memory.ts";
 import { withDecisions } from "../core/reconfigure.ts";
+import type { MetricsOptions, ResourceMetrics } from "../core/metrics.ts";
+import { MachineUse } from "./_machine_use.ts";
 import {
   Recorder,
   type RecordingOptions,
@@ -209,6 +211,8 @@ export class Simulation {
   #recorder: Recorder | undefined;
   /** The caller asked for decisions (a recording's own are not passed on). */
   readonly #wantsDecisions: boolean;
+  /** On a machine (a resource model naming its nodes): its utilization, call by call. */
+  readonly #machineUse: MachineUse | undefined;
 
   /**
    * Creates a simulation at its start time with all nodes free. Throws an
@@ -229,11 +233,19 @@ export class Simulation {
     checkSinks(sinks);
     const { jobs, checkMemoryPressure, registry, ...given } = options;
     if (jobs !== undefined) checkArray(jobs, "Simulation: options.jobs");
-    const config = sinks.onDecision !== undefined
+    const asked = sinks.onDecision !== undefined
       ? { ...given, decisions: given.decisions === "heads" ? "heads" as const : true }
       : given;
+    this.#wantsDecisions = asked.decisions !== undefined && asked.decisions !== false;
+    // On a machine the utilization reads each job's allocation from its
+    // DISPATCH row (as simulate --machine does): decisions are made, and
+    // passed on only when asked for.
+    const nodes = given.resourceModel?.nodes;
+    this.#machineUse = nodes === undefined ? undefined : new MachineUse(nodes);
+    const config = nodes !== undefined && !this.#wantsDecisions
+      ? { ...asked, decisions: "heads" as const }
+      : asked;
     this.#config = config;
-    this.#wantsDecisions = config.decisions !== undefined && config.decisions !== false;
     this.#registry = registry;
     this.#state = initialState(config, { registry });
     this.#delivery = new RowDelivery(sinks);
@@ -502,7 +514,7 @@ export class Simulation {
       resources: this.#delivery.resources,
       notices: this.#delivery.notices,
       decisions: this.#delivery.decisions,
-      statistics: statistics(this.#state),
+      statistics: this.statistics(),
     };
     return this.#output;
   }
@@ -692,7 +704,9 @@ export class Simulation {
 
   /**
    * Statistics so far: wait, turnaround, bounded slowdown, utilization,
-   * makespan and job counts.
+   * makespan and job counts. On a machine (a resource model that names its
+   * nodes) the utilization counts node equivalents, as `simulate --machine`'s
+   * statistics do (see {@link Simulation.resourceMetrics}).
    *
    * @example
    * ```ts
@@ -706,7 +720,34 @@ export class Simulation {
    */
   statistics(): Statistics {
     this.#delivery.refuseReentry("statistics");
-    return statistics(this.#state);
+    const s = statistics(this.#state);
+    return this.#machineUse === undefined ? s : this.#machineUse.statistics(this.#state, s);
+  }
+
+  /**
+   * On a machine (a resource model that names its nodes): utilization per
+   * resource and per partition, and in node equivalents, of the jobs that
+   * have ended so far, as `simulate --machine --stats_json` gives it
+   * (`resources`) for a run stopped now; undefined on whole nodes.
+   *
+   * @example
+   * ```ts
+   * import { Simulation, topologyCluster } from "@evtsim/evtsim";
+   * const model = topologyCluster([{ name: "n1", capacity: { cpu: 8 } }, { name: "n2", capacity: { cpu: 8 } }]);
+   * const sim = new Simulation({ totalNodes: 2, resourceModel: model });
+   * const job = (cpu: number, limit: number) => ({
+   *   submitTime: 0, numNodes: 0, timeLimit: limit, demand: { replicas: 1, perReplica: { cpu } },
+   * });
+   * sim.appendJobs([job(8, 10), job(4, 20)]);
+   * sim.advanceTo(15);
+   * // Job 0 (all of n1) has ended: 8 of 16 cpu for its 10 s; one node of two.
+   * const r = sim.resourceMetrics()!;
+   * console.assert(r.by_resource.cpu.utilization === 0.5 && sim.statistics().utilization === 0.5);
+   * ```
+   */
+  resourceMetrics(options: MetricsOptions = {}): ResourceMetrics | undefined {
+    this.#delivery.refuseReentry("resourceMetrics");
+    return this.#machineUse?.metrics(this.#state, options);
   }
 
   /**
@@ -862,6 +903,7 @@ export class Simulation {
     }
     this.#delivery.deliver(what, batches, this.#wantsDecisions);
     this.#state = state;
+    this.#machineUse?.take(batches);
     this.#touched = true;
     if (recorder !== undefined) {
       for (const x of results) {

@@ -264,7 +264,11 @@ export const IdsSchema = CallRowsSchema.extend({ ids: z.array(z.number()) }).ope
 
 export const StepSchema = CallRowsSchema.extend({ monitors: MonitorsSchema }).openapi("StepResult");
 
-export const StatisticsSchema = z.record(z.string(), z.number().nullable()).openapi("Statistics");
+export const StatisticsSchema = z.record(
+  z.string(),
+  // `resources`: on a --machine server, the per-resource utilization so far.
+  z.union([z.number().nullable(), z.record(z.string(), z.unknown())]),
+).openapi("Statistics");
 
 export const BackfillWindowSchema = z.object({
   currentTime: z.number(),

@@ -12,7 +12,7 @@
 
 import type { DecisionRow, PendReason } from "../../core/decisions.ts";
 import { EvtsimError } from "../../core/errors.ts";
-import type { BackfillWindow } from "../../core/queries.ts";
+import { type BackfillWindow, statistics } from "../../core/queries.ts";
 import type { Statistics } from "../../core/statistics.ts";
 import {
   type Breakdowns,
@@ -151,6 +151,9 @@ export interface SessionMonitors {
   readonly headShadowTime: number;
   readonly totalJobs: number;
 }
+
+/** The statistics a session reports: on a machine with its per-resource utilization. */
+export type SessionStatistics = Statistics & { readonly resources?: ResourceMetrics };
 
 /** The rows one call made final besides job and resource rows. */
 export interface CallRows {
@@ -405,12 +408,21 @@ export class Session {
       availableNodes: sim.availableNodes,
       activeJobCount: sim.activeJobCount,
       headShadowTime: sim.headShadowTime(),
-      totalJobs: sim.statistics().totalJobs,
+      // The engine's count (a machine's statistics also measure its utilization).
+      totalJobs: statistics(sim.state).totalJobs,
     };
   }
 
-  statistics(): Statistics {
-    return this.#sim.statistics();
+  /**
+   * The statistics so far; on a machine with its utilization in node
+   * equivalents and, as `resources`, per resource and partition (measured
+   * as the finish reply's), as simulate --machine --stats_json gives them
+   * for a run stopped now.
+   */
+  statistics(): SessionStatistics {
+    const s = this.#sim.statistics();
+    if (this.#machine === undefined) return s;
+    return { ...s, resources: this.#sim.resourceMetrics(this.#metricsOptions)! };
   }
 
   backfillWindow(): BackfillWindow {
