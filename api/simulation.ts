@@ -690,7 +690,11 @@ export class Simulation {
     return this.#state.allocatedNodes;
   }
 
-  /** Nodes free now (usable capacity minus allocated, never negative). */
+  /**
+   * Nodes free now (usable capacity minus allocated, never negative); on a
+   * machine (a resource model naming its nodes) the nodes online that hold
+   * no job, see {@link Simulation.backfillWindow} for the rest of its room.
+   */
   get availableNodes(): number {
     this.#delivery.refuseReentry("availableNodes");
     return availableNodes(this.#state);
@@ -770,7 +774,9 @@ export class Simulation {
 
   /**
    * Free nodes now, the head's shadow time and the limit-based releases of
-   * running jobs up to it (merged per time).
+   * running jobs up to it (merged per time). On a machine (a resource model
+   * naming its nodes) also the nodes with any free room, the idle ones and
+   * the free units of each resource, and per release the units coming back.
    *
    * @example
    * ```ts
