@@ -6,7 +6,8 @@ import type { PendReason } from "./decisions.ts";
 import { reservationTime } from "./running.ts";
 import { emptyPendCodes, type SimState } from "./state.ts";
 import type { JobRecord } from "./types.ts";
-import { unplaceableCache, unplaceableReason } from "./_unplaceable.ts";
+import { unplaceableCache } from "./_unplaceable.ts";
+import { holdCapacity, holdReason } from "./_hold_rule.ts";
 import { type ModelReservation, modelReservation, readyWaitingJobs } from "./_model_shadow.ts";
 import { type Statistics, summarize } from "./statistics.ts";
 import { jobHoldings, machineRoom } from "./_machine_room.ts";
@@ -94,21 +95,18 @@ export function statistics(state: SimState): Statistics {
 export function heldJobCount(state: SimState): number {
   // DR_EVT's rules hold no job: one that does not fit blocks the queue.
   if (state.replay || state.config.capacitySemantics === "drevt") return 0;
-  const cut = state.capacity < state.config.totalNodes;
-  // On a machine: a demand job the model can never place, or that does not
-  // fit the nodes online, is held as well (unless the policy is offered it).
-  const res = state.admission.offersUnplaceable === true ? undefined : state.resources;
-  if (!cut && res === undefined) return 0;
-  const never = res === undefined ? undefined : unplaceableCache(res.model);
+  const capacity = holdCapacity(state.capacity, state.config.totalNodes, false);
+  // On a machine: a demand job the model can never place (unless the policy
+  // is offered it), or that does not fit the nodes online, is held as well:
+  // the round's own rule (core/_hold_rule.ts).
+  const res = state.resources;
+  if (capacity === Infinity && res === undefined) return 0;
+  const never = res === undefined || state.admission.offersUnplaceable === true
+    ? undefined
+    : unplaceableCache(res.model);
   let held = 0;
   for (const job of state.picker.pending(state.pickerState)) {
-    if (cut && job.numNodes > state.capacity) held++;
-    else if (res !== undefined && job.demand !== undefined) {
-      if (
-        unplaceableReason(never!, res.model, job) !== undefined ||
-        (res.model.fitsOnline !== undefined && !res.model.fitsOnline(res.state, job))
-      ) held++;
-    }
+    if (holdReason(capacity, res?.model, res?.state, never, job) !== undefined) held++;
   }
   return held;
 }
