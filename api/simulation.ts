@@ -233,19 +233,19 @@ export class Simulation {
     checkSinks(sinks);
     const { jobs, checkMemoryPressure, registry, ...given } = options;
     if (jobs !== undefined) checkArray(jobs, "Simulation: options.jobs");
-    const asked = sinks.onDecision !== undefined
+    const config = sinks.onDecision !== undefined
       ? { ...given, decisions: given.decisions === "heads" ? "heads" as const : true }
       : given;
-    this.#wantsDecisions = asked.decisions !== undefined && asked.decisions !== false;
-    // On a machine the utilization reads each job's allocation from its
-    // DISPATCH row (as simulate --machine does): decisions are made, and
-    // passed on only when asked for.
-    const nodes = given.resourceModel?.nodes;
-    this.#machineUse = nodes === undefined ? undefined : new MachineUse(nodes);
-    const config = nodes !== undefined && !this.#wantsDecisions
-      ? { ...asked, decisions: "heads" as const }
-      : asked;
     this.#config = config;
+    this.#wantsDecisions = config.decisions !== undefined && config.decisions !== false;
+    // On a machine the utilization reads each job's allocation from its
+    // DISPATCH row, as simulate --machine and serve --machine do (both run
+    // with decisions on). Without decisions it is not known: making them
+    // only for this would cost EASY on a machine about 60% more CPU time.
+    const nodes = given.resourceModel?.nodes;
+    this.#machineUse = nodes !== undefined && this.#wantsDecisions
+      ? new MachineUse(nodes)
+      : undefined;
     this.#registry = registry;
     this.#state = initialState(config, { registry });
     this.#delivery = new RowDelivery(sinks);
@@ -709,8 +709,8 @@ export class Simulation {
   /**
    * Statistics so far: wait, turnaround, bounded slowdown, utilization,
    * makespan and job counts. On a machine (a resource model that names its
-   * nodes) the utilization counts node equivalents, as `simulate --machine`'s
-   * statistics do (see {@link Simulation.resourceMetrics}).
+   * nodes) with decisions on, the utilization counts node equivalents, as
+   * `simulate --machine`'s statistics do (see {@link Simulation.resourceMetrics}).
    *
    * @example
    * ```ts
@@ -729,16 +729,18 @@ export class Simulation {
   }
 
   /**
-   * On a machine (a resource model that names its nodes): utilization per
-   * resource and per partition, and in node equivalents, of the jobs that
-   * have ended so far, as `simulate --machine --stats_json` gives it
-   * (`resources`) for a run stopped now; undefined on whole nodes.
+   * On a machine (a resource model that names its nodes) with decisions on
+   * (`decisions` or an `onDecision` sink: each job's allocation is read from
+   * its DISPATCH row, as simulate --machine does): utilization per resource
+   * and per partition, and in node equivalents, of the jobs that have ended
+   * so far, as `simulate --machine --stats_json` gives it (`resources`) for
+   * a run stopped now; undefined on whole nodes or without decisions.
    *
    * @example
    * ```ts
    * import { Simulation, topologyCluster } from "@evtsim/evtsim";
    * const model = topologyCluster([{ name: "n1", capacity: { cpu: 8 } }, { name: "n2", capacity: { cpu: 8 } }]);
-   * const sim = new Simulation({ totalNodes: 2, resourceModel: model });
+   * const sim = new Simulation({ totalNodes: 2, resourceModel: model, decisions: "heads" });
    * const job = (cpu: number, limit: number) => ({
    *   submitTime: 0, numNodes: 0, timeLimit: limit, demand: { replicas: 1, perReplica: { cpu } },
    * });

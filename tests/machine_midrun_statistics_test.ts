@@ -62,19 +62,27 @@ Deno.test("library Simulation on a machine: statistics() and resourceMetrics() m
   await withStats(async (stats) => {
     const m = machineInput(await readMachine(MACHINE));
     const session = machineSession(m);
-    // Without decisions asked for (the server's sessions ask for them).
-    const { decisions: _, ...config } = session.config({ backfillPolicy: "easy" });
+    // Decisions on ("heads"), as simulate --machine and the servers run.
+    const config = session.config({ backfillPolicy: "easy" });
+    assertEquals(config.decisions, "heads");
     const sim = new Simulation(config);
-    sim.appendJobs(session.jobs(httpJobs(await Deno.readTextFile(TRACE))));
+    const jobs = session.jobs(httpJobs(await Deno.readTextFile(TRACE)));
+    sim.appendJobs(jobs);
     sim.advanceTo(T);
     const s = sim.statistics();
     assertEquals(s.utilization, stats.statistics.utilization);
     assertEquals(s.jobsCompleted, stats.statistics.jobsCompleted);
     assertEquals(sim.resourceMetrics(), stats.resources);
-    // The decisions made for the utilization are not handed to the caller.
-    assertEquals(sim.finish({ runToCompletion: false }).decisions, []);
+    // Stopped at T: the same figures.
+    assertEquals(sim.finish({ runToCompletion: false }).statistics.utilization, s.utilization);
     assertEquals(sim.statistics().utilization, stats.statistics.utilization);
-    // Whole nodes: no per-resource figures.
+    // Without decisions the allocations are not known: no per-resource figures.
+    const { decisions: _, ...plain } = config;
+    const blind = new Simulation(plain);
+    blind.appendJobs(jobs);
+    blind.advanceTo(T);
+    assertEquals(blind.resourceMetrics(), undefined);
+    // Whole nodes: none either.
     assertEquals(new Simulation({ totalNodes: 4 }).resourceMetrics(), undefined);
   });
 });
