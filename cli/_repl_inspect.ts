@@ -12,6 +12,7 @@ import { NODE_RESOURCE, PARTITION_RESOURCE, WHOLE_NODE } from "../core/machine.t
 import { compressHostlist } from "../io/hostlist.ts";
 import { ReplError } from "./_repl_types.ts";
 import { machineNodesLine } from "./_repl_node_counts.ts";
+import { machineRoom } from "../core/_machine_room.ts";
 
 /** How many waiting jobs `info queue` lists before "… and N more". */
 const LISTED = 20;
@@ -290,7 +291,12 @@ function modelResourceLines(state: SimState): string[] {
   return [`resources: ${names.map((r, k) => `${r} ${free[k]} free of ${total[k]}`).join(", ")}`];
 }
 
-/** `info summary`: jobs by state, queues, nodes. */
+/**
+ * `info summary`: jobs by state, queues, nodes. On a machine the nodes are
+ * the model's (in use, with free room, idle, offline) and a third line gives
+ * the units of each resource free on the nodes online (the node count's "in
+ * use" counts whole nodes only: a job asking for cores or GPUs holds none).
+ */
 export function summaryInfo(state: SimState): string[] {
   const s = statistics(state);
   const waiting = state.replay ? 0 : state.picker.size(state.pickerState);
@@ -299,10 +305,24 @@ export function summaryInfo(state: SimState): string[] {
   const wait = s.jobsStarted > 0
     ? `; average wait so far ${Math.round(s.averageWait * 10) / 10} s`
     : "";
-  return [
+  const room = machineRoom(state);
+  const nodes = room === undefined
+    ? `${state.config.totalNodes} nodes, ${state.allocatedNodes} in use`
+    : `${room.nodes} nodes, ${room.busy} in use, ${
+      room.idle + room.mixed
+    } with free room (${room.idle} idle)${room.offline === 0 ? "" : `, ${room.offline} offline`}`;
+  const lines = [
     `t=${state.time}: ${state.nextJobId} jobs (${waiting} waiting, ${state.running.size} running, ${state.arrivals.size} not arrived yet, ${finished} finished, ${s.jobsRejected} rejected)${wait}`,
     `${
       queues === 0 ? "no queues configured" : `${queues} queues`
-    }; ${state.config.totalNodes} nodes, ${state.allocatedNodes} in use; ${state.round} scheduling rounds`,
+    }; ${nodes}; ${state.round} scheduling rounds`,
   ];
+  if (room !== undefined && Object.keys(room.free).length > 0) {
+    lines.push(
+      `free on the nodes online: ${
+        Object.keys(room.free).map((r) => `${r} ${room.free[r]} of ${room.online[r]}`).join(", ")
+      }`,
+    );
+  }
+  return lines;
 }

@@ -259,17 +259,35 @@ export class ResourceUseCollector {
     if (j.outcome === undefined) this.#measured.push({ submitTime: j.submitTime, end: j.endTime });
   }
 
-  /** The utilization over the measured span (the metric set's, with the same window or trim). */
-  metrics(options: MetricsOptions = {}): ResourceMetrics {
+  /**
+   * The utilization over the measured span (the metric set's, with the same
+   * window or trim). `alsoEnded`: jobs that have ended but whose rows are not
+   * written yet (a figure in the middle of a run), counted after the rows
+   * added, in the order given, without being kept.
+   */
+  metrics(options: MetricsOptions = {}, alsoEnded: readonly EndedJob[] = []): ResourceMetrics {
+    let ended = this.#ended, measured = this.#measured;
+    if (alsoEnded.length > 0) {
+      ended = [...ended];
+      measured = [...measured];
+      for (const j of alsoEnded) {
+        const units = this.#held.get(j.jobId);
+        if (units !== undefined && j.endTime > j.beginTime) {
+          const nodes = this.#heldNodes.get(j.jobId) ?? 0;
+          ended.push({ begin: j.beginTime, end: j.endTime, units, nodes });
+        }
+        if (j.outcome === undefined) measured.push({ submitTime: j.submitTime, end: j.endTime });
+      }
+    }
     let first = Infinity, last = -Infinity;
     // The metric set's measured jobs (its window or trim), so both spans agree.
-    for (const m of selectMeasured(this.#measured, options)) {
+    for (const m of selectMeasured(measured, options)) {
       if (m.submitTime < first) first = m.submitTime;
       if (m.end > last) last = m.end;
     }
     const used = new Float64Array(this.#capacity.length);
     let usedNodes = 0;
-    for (const e of this.#ended) {
+    for (const e of ended) {
       const seconds = Math.min(e.end, last) - Math.max(e.begin, first);
       if (seconds > 0) {
         for (let i = 0; i < used.length; i++) used[i] += e.units[i] * seconds;

@@ -15,7 +15,8 @@ import { queueBlock } from "./queues.ts";
 import type { ResourceModel } from "./resource_model.ts";
 import type { ResourceModelState, SimState } from "./state.ts";
 import type { JobRecord } from "./types.ts";
-import { unplaceableCache, unplaceableReason } from "./_unplaceable.ts";
+import { unplaceableCache } from "./_unplaceable.ts";
+import { holdCapacity, holdReason } from "./_hold_rule.ts";
 
 /**
  * The waiting jobs of queues that are ready now, in the order a scheduling
@@ -55,22 +56,20 @@ function heldReason(
   res: ResourceModelState,
   job: JobRecord,
 ): PendReason | undefined {
-  const drevt = state.config.capacitySemantics === "drevt";
-  if (!drevt && state.capacity < state.config.totalNodes && job.numNodes > state.capacity) {
-    return pendReasons.exceedsCapacity(job.numNodes, state.capacity);
-  }
   const model = res.model;
-  if (job.demand !== undefined && state.admission.offersUnplaceable !== true) {
-    const never = unplaceableReason(unplaceableCache(model), model, job);
-    if (never !== undefined) return never;
-  }
-  if (model.fitsOnline !== undefined && !model.fitsOnline(res.state, job)) {
-    const down = model.offline?.(res.state).length ?? 0;
-    return {
-      code: "exceeds_capacity",
-      message: `does not fit the nodes online now (${down} offline): held until nodes come back`,
-    };
-  }
+  // The round's hold rule (core/_hold_rule.ts), then EASY's own pass-over.
+  const held = holdReason(
+    holdCapacity(
+      state.capacity,
+      state.config.totalNodes,
+      state.config.capacitySemantics === "drevt",
+    ),
+    model,
+    res.state,
+    state.admission.offersUnplaceable === true ? undefined : unplaceableCache(model),
+    job,
+  );
+  if (held !== undefined) return typeof held === "function" ? held() : held;
   // EASY passes over a job the empty machine cannot hold (with its reason) as well.
   if (!canPlace(model, model.initial, job)) {
     return model.place(model.initial, job).reason ?? pendReasons.exceedsCapacity(0, 0);

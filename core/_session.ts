@@ -22,7 +22,8 @@ import type { Placement, PlaceResult, ResourceModel } from "./resource_model.ts"
 import { queueBlock } from "./queues.ts";
 import type { RunningSet } from "./running.ts";
 import type { JobRecord } from "./types.ts";
-import { type UnplaceableCache, unplaceableCache, unplaceableReason } from "./_unplaceable.ts";
+import { type UnplaceableCache, unplaceableCache } from "./_unplaceable.ts";
+import { holdCapacity, holdReason } from "./_hold_rule.ts";
 
 /** Runs one picker session at the clock; returns the number of jobs started. */
 export function runRound(w: Working): number {
@@ -83,7 +84,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     // Below the machine size a waiting job may need more nodes than there
     // are: `next` holds it back. The indexed search would still count it
     // among the jobs ahead, so the policies walk instead while a cut lasts.
-    this.#capacity = w.drevtCapacity || w.capacity >= w.config.totalNodes ? Infinity : w.capacity;
+    this.#capacity = holdCapacity(w.capacity, w.config.totalNodes, w.drevtCapacity);
     const model = w.resourceModel;
     this.#unplaceable = model !== undefined && w.admission.offersUnplaceable !== true
       ? unplaceableCache(model)
@@ -194,35 +195,21 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       }
       this.#current = job;
       if (job === undefined) return job;
-      if (job.numNodes > this.#capacity) {
-        // It cannot run on the machine as it is now: held, so that it
-        // neither blocks the jobs behind it nor holds a reservation.
-        const capacity = this.#capacity;
-        this.pend(
-          job,
-          () => pendReasons.exceedsCapacity(job!.numNodes, capacity),
-          "exceeds_capacity",
-        );
-        continue;
-      }
+      // The hold rule (core/_hold_rule.ts): held jobs neither block the
+      // jobs behind them nor hold a reservation.
       const model = this.#w.resourceModel;
-      if (this.#unplaceable !== undefined && job.demand !== undefined) {
-        // The empty machine cannot hold it: held for good, the jobs behind it go on.
-        const never = unplaceableReason(this.#unplaceable, model!, job);
-        if (never !== undefined) {
-          this.pend(job, never, "exceeds_capacity");
+      if (job.numNodes > this.#capacity || model !== undefined) {
+        const held = holdReason(
+          this.#capacity,
+          model,
+          this.#w.resourceState,
+          this.#unplaceable,
+          job,
+        );
+        if (held !== undefined) {
+          this.pend(job, held, "exceeds_capacity");
           continue;
         }
-      }
-      if (model?.fitsOnline !== undefined && !model.fitsOnline(this.#w.resourceState, job)) {
-        // A machine's nodes went offline and it no longer fits the rest: held the same way.
-        const down = model.offline?.(this.#w.resourceState).length ?? 0;
-        this.pend(job, () => ({
-          code: "exceeds_capacity",
-          message:
-            `does not fit the nodes online now (${down} offline): held until nodes come back`,
-        }), "exceeds_capacity");
-        continue;
       }
       if (!this.queuesConfigured) return job;
       const blocked = queueReason(this.#w, job);

@@ -6,12 +6,18 @@ import type { PendReason } from "./decisions.ts";
 import { reservationTime } from "./running.ts";
 import { emptyPendCodes, type SimState } from "./state.ts";
 import type { JobRecord } from "./types.ts";
-import { unplaceableCache, unplaceableReason } from "./_unplaceable.ts";
+import { unplaceableCache } from "./_unplaceable.ts";
+import { holdCapacity, holdReason } from "./_hold_rule.ts";
 import { type ModelReservation, modelReservation, readyWaitingJobs } from "./_model_shadow.ts";
 import { type Statistics, summarize } from "./statistics.ts";
+import { jobHoldings, machineRoom } from "./_machine_room.ts";
 
 /**
- * Nodes free now (usable capacity minus allocated, never negative).
+ * Nodes free now (usable capacity minus allocated, never negative). On a
+ * machine (a resource model that names its nodes), where a job asking for
+ * cores, memory or GPUs holds no share of the node count, the nodes online
+ * that hold no job (idle): the whole nodes free; {@link backfillWindow}
+ * adds the nodes with any room and the free units of each resource.
  *
  * @example
  * ```ts
@@ -22,6 +28,10 @@ import { type Statistics, summarize } from "./statistics.ts";
  * ```
  */
 export function availableNodes(state: SimState): number {
+  if (state.resources !== undefined) {
+    const room = machineRoom(state);
+    if (room !== undefined) return room.idle;
+  }
   const free = state.capacity - state.allocatedNodes;
   return free > 0 ? free : 0;
 }
@@ -85,21 +95,18 @@ export function statistics(state: SimState): Statistics {
 export function heldJobCount(state: SimState): number {
   // DR_EVT's rules hold no job: one that does not fit blocks the queue.
   if (state.replay || state.config.capacitySemantics === "drevt") return 0;
-  const cut = state.capacity < state.config.totalNodes;
-  // On a machine: a demand job the model can never place, or that does not
-  // fit the nodes online, is held as well (unless the policy is offered it).
-  const res = state.admission.offersUnplaceable === true ? undefined : state.resources;
-  if (!cut && res === undefined) return 0;
-  const never = res === undefined ? undefined : unplaceableCache(res.model);
+  const capacity = holdCapacity(state.capacity, state.config.totalNodes, false);
+  // On a machine: a demand job the model can never place (unless the policy
+  // is offered it), or that does not fit the nodes online, is held as well:
+  // the round's own rule (core/_hold_rule.ts).
+  const res = state.resources;
+  if (capacity === Infinity && res === undefined) return 0;
+  const never = res === undefined || state.admission.offersUnplaceable === true
+    ? undefined
+    : unplaceableCache(res.model);
   let held = 0;
   for (const job of state.picker.pending(state.pickerState)) {
-    if (cut && job.numNodes > state.capacity) held++;
-    else if (res !== undefined && job.demand !== undefined) {
-      if (
-        unplaceableReason(never!, res.model, job) !== undefined ||
-        (res.model.fitsOnline !== undefined && !res.model.fitsOnline(res.state, job))
-      ) held++;
-    }
+    if (holdReason(capacity, res?.model, res?.state, never, job) !== undefined) held++;
   }
   return held;
 }
@@ -266,8 +273,13 @@ export function waitingReasons(state: SimState): Map<number, PendReason> {
 export interface ProjectedRelease {
   /** When the nodes are expected back (begin + time limit). */
   readonly time: number;
-  /** How many nodes come back then. */
+  /**
+   * How many nodes come back then; on a machine, the nodes the jobs ending
+   * then run on (each once), where their units come back.
+   */
   readonly nodesReleased: number;
+  /** On a machine: units of each resource that come back then. */
+  readonly unitsReleased?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -288,12 +300,21 @@ export interface ProjectedRelease {
 export interface BackfillWindow {
   /** The simulation clock. */
   readonly currentTime: number;
-  /** Nodes free now. */
+  /** Nodes free now; on a machine, the nodes online that hold no job (idle). */
   readonly availableNodes: number;
   /** The head's shadow time, or −1 when nothing waits. */
   readonly shadowTime: number;
   /** Limit-based releases after now, up to the shadow time (all when nothing waits). */
   readonly releases: readonly ProjectedRelease[];
+  /**
+   * On a machine: the nodes online with some unit of a resource free — the
+   * idle ones and those partly used (Slurm's "mixed").
+   */
+  readonly nodesWithRoom?: number;
+  /** On a machine: the nodes online that hold no job (= `availableNodes` there). */
+  readonly idleNodes?: number;
+  /** On a machine: units of each resource free on the nodes online, by resource name. */
+  readonly freeUnits?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -310,6 +331,10 @@ export interface BackfillWindow {
  * ```
  */
 export function backfillWindow(state: SimState): BackfillWindow {
+  if (state.resources !== undefined) {
+    const w = machineWindow(state);
+    if (w !== undefined) return w;
+  }
   const now = state.time;
   const free = availableNodes(state);
   const shadow = headShadowTime(state);
@@ -328,6 +353,43 @@ export function backfillWindow(state: SimState): BackfillWindow {
     }
   }
   return { currentTime: now, availableNodes: free, shadowTime: shadow, releases };
+}
+
+// The backfill window on a machine: free units and nodes with room from the
+// model, each release with the nodes and units of the jobs ending then.
+function machineWindow(state: SimState): BackfillWindow | undefined {
+  const room = machineRoom(state);
+  const held = jobHoldings(state);
+  if (room === undefined || held === undefined) return undefined;
+  const now = state.time;
+  const shadow = headShadowTime(state);
+  const releases: { time: number; nodes: Set<string>; units: Record<string, number> }[] = [];
+  for (const r of state.running.values()) {
+    if (r.projectedEnd <= now) continue;
+    if (shadow >= 0 && r.projectedEnd > shadow) break;
+    const h = held(r.id);
+    if (h === undefined) continue;
+    let last = releases[releases.length - 1];
+    if (last === undefined || last.time !== r.projectedEnd) {
+      last = { time: r.projectedEnd, nodes: new Set(), units: {} };
+      releases.push(last);
+    }
+    for (const n of h.nodes) last.nodes.add(n);
+    for (const k in h.units) last.units[k] = (last.units[k] ?? 0) + h.units[k];
+  }
+  return {
+    currentTime: now,
+    availableNodes: room.idle,
+    shadowTime: shadow,
+    releases: releases.map((x) => ({
+      time: x.time,
+      nodesReleased: x.nodes.size,
+      unitsReleased: x.units,
+    })),
+    nodesWithRoom: room.idle + room.mixed,
+    idleNodes: room.idle,
+    freeUnits: room.free,
+  };
 }
 
 export { reservationTime };

@@ -7,7 +7,6 @@
 // (io/_machine_demands.ts `csvDemands`), so both fronts read a demand alike.
 
 import { EvtsimError } from "../../core/errors.ts";
-import { ResourceUseCollector } from "../../core/_metrics_resources.ts";
 import type { JobSpec, SimulationConfig } from "../../core/types.ts";
 import type { ModelNode } from "../../core/resource_model.ts";
 import { csvDemands, type MachineInput, machineInput } from "../../io/_machine_demands.ts";
@@ -101,8 +100,6 @@ export interface MachineSession {
   config(given: Omit<SimulationConfig, "totalNodes"> & { totalNodes?: number }): SimulationConfig;
   /** The jobs with their demands (the replicas; numNodes 0, as simulate); throws one line per bad job. */
   jobs(jobs: readonly JobSpec[]): JobSpec[];
-  /** A collector of per-resource utilization over the machine's nodes. */
-  resourceUse(): ResourceUseCollector;
   /** The machine's nodes (for the per-resource columns of the resource rows). */
   readonly nodes: readonly ModelNode[];
   /**
@@ -185,7 +182,6 @@ export function machineSession(m: MachineInput): MachineSession {
         return { ...strip(j), numNodes: 0, demand };
       });
     },
-    resourceUse: () => new ResourceUseCollector(model.nodes ?? []),
     nodes: model.nodes ?? [],
     nodeNames: (who) => namesOf(who),
   };

@@ -17,7 +17,6 @@
 import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
 import { fileURLToPath } from "node:url";
-import type { Statistics } from "../../core/statistics.ts";
 import type { JobSpec, RunTimeMode } from "../../core/types.ts";
 import { MAX_BODY_BYTES } from "./http.ts";
 import { capacityOp, type FinishSummary, type SessionOp } from "./_session_ops.ts";
@@ -25,7 +24,7 @@ import type { JobDemandFields } from "./_machine_session.ts";
 import { parseMeasureWindow } from "../../io/stats_json.ts";
 import { parseTrim } from "../../core/_metrics_breakdowns.ts";
 import type { SessionHandle, SessionHost } from "./session_host.ts";
-import { ServiceError, type SessionMetricOptions } from "./sessions.ts";
+import { ServiceError, type SessionMetricOptions, type SessionStatistics } from "./sessions.ts";
 import { tokenMatches } from "./token.ts";
 
 /** The .proto file of the protocol (checked in beside this module). */
@@ -64,8 +63,11 @@ function num(v: unknown): number {
   return typeof v === "number" ? v : Number(v);
 }
 
-/** DR_EVT's statistics message from evtsim's statistics. */
-function statisticsMessage(s: Statistics, available: number): Msg {
+/**
+ * DR_EVT's statistics message from evtsim's statistics; on a machine with
+ * evtsim's own `resource_metrics_json` (the per-resource utilization so far).
+ */
+function statisticsMessage(s: SessionStatistics, available: number): Msg {
   return {
     jobs_submitted: s.jobsStarted,
     jobs_completed: s.jobsCompleted,
@@ -79,6 +81,7 @@ function statisticsMessage(s: Statistics, available: number): Msg {
     avg_wait_time: s.averageWait,
     avg_turnaround_time: s.averageTurnaround,
     makespan: s.makespan,
+    ...(s.resources === undefined ? {} : { resource_metrics_json: JSON.stringify(s.resources) }),
   };
 }
 
@@ -290,7 +293,7 @@ class StreamSession {
       case "get_fcfs_head_shadow_time":
         return [kind, { shadow_time: (await this.#monitors()).headShadowTime }];
       case "get_statistics": {
-        const st = await this.#run({ op: "statistics" }) as Statistics;
+        const st = await this.#run({ op: "statistics" }) as SessionStatistics;
         const m = await this.#monitors();
         return [kind, statisticsMessage(st, m.availableNodes)];
       }

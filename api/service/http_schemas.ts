@@ -264,13 +264,26 @@ export const IdsSchema = CallRowsSchema.extend({ ids: z.array(z.number()) }).ope
 
 export const StepSchema = CallRowsSchema.extend({ monitors: MonitorsSchema }).openapi("StepResult");
 
-export const StatisticsSchema = z.record(z.string(), z.number().nullable()).openapi("Statistics");
+export const StatisticsSchema = z.record(
+  z.string(),
+  // `resources`: on a --machine server, the per-resource utilization so far.
+  z.union([z.number().nullable(), z.record(z.string(), z.unknown())]),
+).openapi("Statistics");
 
 export const BackfillWindowSchema = z.object({
   currentTime: z.number(),
   availableNodes: z.number(),
   shadowTime: z.number(),
-  releases: z.array(z.object({ time: z.number(), nodesReleased: z.number() })),
+  releases: z.array(z.object({
+    time: z.number(),
+    nodesReleased: z.number(),
+    // On a --machine server: units of each resource coming back then.
+    unitsReleased: z.record(z.string(), z.number()).optional(),
+  })),
+  // On a --machine server: nodes online with any unit free, idle ones, free units per resource.
+  nodesWithRoom: z.number().optional(),
+  idleNodes: z.number().optional(),
+  freeUnits: z.record(z.string(), z.number()).optional(),
 }).openapi("BackfillWindow");
 
 const JobRowSchema = z.object({

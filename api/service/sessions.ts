@@ -12,7 +12,7 @@
 
 import type { DecisionRow, PendReason } from "../../core/decisions.ts";
 import { EvtsimError } from "../../core/errors.ts";
-import type { BackfillWindow } from "../../core/queries.ts";
+import { type BackfillWindow, statistics } from "../../core/queries.ts";
 import type { Statistics } from "../../core/statistics.ts";
 import {
   type Breakdowns,
@@ -151,6 +151,9 @@ export interface SessionMonitors {
   readonly headShadowTime: number;
   readonly totalJobs: number;
 }
+
+/** The statistics a session reports: on a machine with its per-resource utilization. */
+export type SessionStatistics = Statistics & { readonly resources?: ResourceMetrics };
 
 /** The rows one call made final besides job and resource rows. */
 export interface CallRows {
@@ -405,12 +408,21 @@ export class Session {
       availableNodes: sim.availableNodes,
       activeJobCount: sim.activeJobCount,
       headShadowTime: sim.headShadowTime(),
-      totalJobs: sim.statistics().totalJobs,
+      // The engine's count (a machine's statistics also measure its utilization).
+      totalJobs: statistics(sim.state).totalJobs,
     };
   }
 
-  statistics(): Statistics {
-    return this.#sim.statistics();
+  /**
+   * The statistics so far; on a machine with its utilization in node
+   * equivalents and, as `resources`, per resource and partition (measured
+   * as the finish reply's), as simulate --machine --stats_json gives them
+   * for a run stopped now.
+   */
+  statistics(): SessionStatistics {
+    const s = this.#sim.statistics();
+    if (this.#machine === undefined) return s;
+    return { ...s, resources: this.#sim.resourceMetrics(this.#metricsOptions)! };
   }
 
   backfillWindow(): BackfillWindow {
@@ -508,15 +520,13 @@ export class Session {
       };
     }
     // On a machine utilization counts node equivalents, as simulate's does:
-    // the metric set's over the measured span, the statistics' over the run.
-    const resourceMetrics = this.#resourceMetrics(this.#metricsOptions);
-    const wholeRun = this.#resourceMetrics({}).node_equivalents.utilization;
+    // the metric set's over the measured span, the statistics' over the run
+    // (the Simulation's, which reads the same rows: decisions are on).
+    const resourceMetrics = this.#sim.resourceMetrics(this.#metricsOptions)!;
     return {
       head: {
         sessionId: this.id,
-        statistics: wholeRun === null
-          ? out.statistics
-          : { ...out.statistics, utilization: wholeRun },
+        statistics: out.statistics,
         ...set,
         metrics: machineMetrics(set.metrics, resourceMetrics),
         resourceMetrics,
@@ -623,21 +633,6 @@ export class Session {
     resourcePairRows(this.#kept, next, this.#machine?.nodes);
     this.#kept.resources.close();
     this.#kept.resources = next;
-  }
-
-  // Per-resource utilization as simulate's stats JSON gives it: what each
-  // job held (its DISPATCH row; a machine session keeps decisions on) and
-  // when (its job row), read back from the kept rows a page at a time.
-  #resourceMetrics(options: MetricsOptions): ResourceMetrics {
-    const c = this.#machine!.resourceUse();
-    const { decisions, jobs } = this.#kept;
-    for (let from = 0; from < decisions.count; from += METRIC_PAGE_ROWS) {
-      c.decisions(JSON.parse(`[${decisions.page(from, METRIC_PAGE_ROWS)}]`));
-    }
-    for (let from = 0; from < jobs.count; from += METRIC_PAGE_ROWS) {
-      for (const r of JSON.parse(`[${jobs.page(from, METRIC_PAGE_ROWS)}]`)) c.add(r);
-    }
-    return c.metrics(options);
   }
 
   /** Rows `from` .. `from + count - 1` of `field` as JSON text, comma-separated. */
