@@ -131,6 +131,7 @@ export {
   headJob,
   headShadowTime,
   heldJobCount,
+  nodesInUse,
   pendingReason,
   type ProjectedRelease,
   statistics,

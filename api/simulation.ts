@@ -14,6 +14,7 @@ import {
   type BackfillWindow,
   backfillWindow,
   headShadowTime,
+  nodesInUse,
   pendingReason,
   statistics,
 } from "../core/queries.ts";
@@ -684,10 +685,14 @@ export class Simulation {
     return this.#state.time;
   }
 
-  /** Nodes allocated to running jobs. */
+  /**
+   * Nodes holding a running job: the nodes allocated; on a machine (a
+   * resource model naming its nodes) the nodes a job runs on, however
+   * little of each it takes.
+   */
   get nodesInUse(): number {
     this.#delivery.refuseReentry("nodesInUse");
-    return this.#state.allocatedNodes;
+    return nodesInUse(this.#state);
   }
 
   /**

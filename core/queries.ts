@@ -37,6 +37,28 @@ export function availableNodes(state: SimState): number {
 }
 
 /**
+ * Nodes holding a running job. On whole nodes, the nodes allocated; on a
+ * machine (a resource model that names its nodes), where a job asking for
+ * cores, memory or GPUs holds no share of the node count, the nodes a job
+ * runs on (online or draining), however little of each it takes.
+ *
+ * @example
+ * ```ts
+ * import { advanceTo, appendJobs, initialState, nodesInUse, step } from "@evtsim/evtsim";
+ * let s = step(initialState({ totalNodes: 10 }), appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 9 }])).state;
+ * s = step(s, advanceTo(0)).state;
+ * console.assert(nodesInUse(s) === 4);
+ * ```
+ */
+export function nodesInUse(state: SimState): number {
+  if (state.resources !== undefined) {
+    const room = machineRoom(state);
+    if (room !== undefined) return room.busy + room.draining;
+  }
+  return state.allocatedNodes;
+}
+
+/**
  * Eligible jobs waiting in the scheduler's queue (arrived, not started).
  *
  * @example
@@ -69,7 +91,7 @@ export function statistics(state: SimState): Statistics {
   return summarize(state.stats, {
     currentTime: state.time,
     totalNodes: state.config.totalNodes,
-    nodesInUse: state.allocatedNodes,
+    nodesInUse: nodesInUse(state),
     jobsRunning: state.running.size,
     jobsWaiting: activeJobCount(state) + state.arrivals.size,
     jobsHeld: heldJobCount(state),

@@ -39,6 +39,8 @@ Deno.test("library on a machine: availableNodes counts idle nodes; backfillWindo
   sim.advanceTo(0);
   // Every node runs a job (whole nodes said 4 available): none idle, n2 has room.
   assertEquals(sim.availableNodes, 0);
+  // And all four hold a job (the node count said 0 in use: no job asks for nodes).
+  assertEquals([sim.nodesInUse, sim.statistics().nodesInUse], [4, 4]);
   assertEquals(sim.backfillWindow(), {
     currentTime: 0,
     availableNodes: 0,
@@ -52,7 +54,7 @@ Deno.test("library on a machine: availableNodes counts idle nodes; backfillWindo
   // At 10 job 4 takes one of the two nodes: one idle, n2 still with room.
   sim.advanceTo(10);
   const at10 = sim.backfillWindow();
-  assertEquals(sim.availableNodes, 1);
+  assertEquals([sim.availableNodes, sim.nodesInUse], [1, 3]);
   assertEquals([at10.idleNodes, at10.nodesWithRoom, at10.freeUnits], [1, 2, { cpu: 13, gpu: 4 }]);
   assertEquals(at10.releases.map((r) => [r.time, r.nodesReleased, r.unitsReleased]), [
     [20, 1, { cpu: 8, gpu: 2 }],
@@ -124,6 +126,8 @@ Deno.test("serve --machine: HTTP backfill_window and monitors, gRPC get_availabl
       const step = await api.ok("POST", `/sessions/${sessionId}/advance`, { time: T });
       assertEquals(await api.ok("GET", `/sessions/${sessionId}/backfill_window`), want);
       assertEquals(step.monitors.availableNodes, want.idleNodes);
+      assertEquals(step.monitors.nodesInUse, sim.nodesInUse);
+      assert(sim.nodesInUse > 0 && sim.nodesInUse === m.nodes.length - want.idleNodes!);
       const g = new GrpcSession(server.grpcPort!);
       try {
         await g.ok({ init: { session_name: "u", backfill_policy: "easy" } });
@@ -135,6 +139,7 @@ Deno.test("serve --machine: HTTP backfill_window and monitors, gRPC get_availabl
         await g.ok({ advance_to: { target_time: T } });
         assertEquals((await g.ok({ get_available_nodes: {} })).available_nodes, want.idleNodes);
         assertEquals((await g.ok({ get_statistics: {} })).nodes_available, want.idleNodes);
+        assertEquals((await g.ok({ get_nodes_in_use: {} })).nodes_in_use, sim.nodesInUse);
       } finally {
         await g.close();
       }
