@@ -659,6 +659,25 @@ export class OrderedSet<T> {
     return undefined;
   }
 
+  /**
+   * How many elements come strictly before `x` (`x` need not be in the
+   * set): O(log n) in either form, without building a scratch-form set's
+   * tree.
+   */
+  rank(x: T): number {
+    if (this.#flat !== null) return this.#bound(x, false) - this.#head;
+    const cmp = this.spec.compare;
+    let n = this.#root;
+    let r = 0;
+    while (n !== null) {
+      if (cmp(n.v, x) < 0) {
+        r += 1 + size(n.l);
+        n = n.r;
+      } else n = n.l;
+    }
+    return r;
+  }
+
   /** Whether an element comparing equal to `x` is present. */
   has(x: T): boolean {
     if (this.#flat !== null) return this.find(x) !== undefined;

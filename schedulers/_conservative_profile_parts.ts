@@ -4,7 +4,6 @@
 // and the running jobs kept from one session to the next (to find, without
 // walking the running set, those that left before their projected end).
 
-import type { TreeNode } from "../core/_ordered_set.ts";
 import type { RunningJob, RunningSet } from "../core/running.ts";
 
 const EMPTY_PEAK = new Float64Array(0);
@@ -429,18 +428,21 @@ function firstAtLeast(peak: Float64Array, n: number, nodes: number): number {
   return lo;
 }
 
-/** Nodes held by the running jobs (a walk of the tree, no iterator). */
+/**
+ * Nodes held by the running jobs: a scan with one module-level visitor (no
+ * iterator, no closure), which also leaves a set in its scratch form (a
+ * sorted array) as it is instead of building its tree.
+ */
 export function runningNodes(running: RunningSet): number {
-  let sum = 0;
-  const stack: TreeNode<RunningJob>[] = [];
-  let n = running.root;
-  while (n !== null || stack.length > 0) {
-    if (n === null) n = stack.pop()!;
-    sum += n.v.numNodes;
-    if (n.r !== null) stack.push(n.r);
-    n = n.l;
-  }
-  return sum;
+  nodesSum = 0;
+  running.scan(undefined, addNodes);
+  return nodesSum;
+}
+
+let nodesSum = 0;
+function addNodes(r: RunningJob): boolean {
+  nodesSum += r.numNodes;
+  return false;
 }
 
 /** First index in ascending `ends` whose value is above `t`. */
@@ -517,17 +519,13 @@ export function runningAfter(
 
 /** How many running jobs come before (projected end `end`, id `id`) in the running set's order. */
 function rankOf(running: RunningSet, end: number, id: number): number {
-  let n = running.root;
-  let rank = 0;
-  while (n !== null) {
-    const v = n.v;
-    if (v.projectedEnd < end || (v.projectedEnd === end && v.id < id)) {
-      rank += 1 + (n.l === null ? 0 : n.l.s);
-      n = n.r;
-    } else n = n.l;
-  }
-  return rank;
+  rankProbe.projectedEnd = end;
+  rankProbe.id = id;
+  return running.rank(rankProbe);
 }
+
+// One probe for every rank asked (the set compares by projected end, then id).
+const rankProbe = { id: 0, beginTime: 0, numNodes: 0, timeLimit: 0, projectedEnd: 0 };
 
 /**
  * The indexes in `before` (from `from`, the first projected to end after

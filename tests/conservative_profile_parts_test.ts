@@ -34,55 +34,111 @@ function plainEarlier(p: Profile, nodes: number, limit: number, start: number): 
   return start;
 }
 
-const scenario = fc.record({
-  free: fc.integer({ min: 0, max: 12 }),
-  running: fc.array(
-    fc.record({ end: fc.integer({ min: 1, max: 60 }), nodes: fc.integer({ min: 1, max: 4 }) }),
-    {
-      maxLength: 6,
-    },
-  ),
-  blocks: fc.array(
-    fc.record({
-      nodes: fc.integer({ min: 1, max: 10 }),
-      limit: fc.integer({ min: 1, max: 40 }),
-    }),
-    { maxLength: 12 },
-  ),
-});
+/** A profile of `running` jobs and `blocks` given in order; `scale` stretches times and sizes. */
+const scenarioOf = (minBlocks: number, maxRunning: number, maxBlocks: number, scale: number) =>
+  fc.record({
+    free: fc.integer({ min: 0, max: 12 * scale }),
+    running: fc.array(
+      fc.record({
+        end: fc.integer({ min: 1, max: 60 * scale }),
+        nodes: fc.integer({ min: 1, max: 4 * scale }),
+      }),
+      { maxLength: maxRunning },
+    ),
+    blocks: fc.array(
+      fc.record({
+        nodes: fc.integer({ min: 1, max: 10 * scale }),
+        limit: fc.integer({ min: 1, max: 40 * scale }),
+      }),
+      { minLength: minBlocks, maxLength: maxBlocks },
+    ),
+    // Nodes taken after the blocks were given (as a reservation that came
+    // without starting holds them from now on): segments may then have too
+    // few nodes, even inside a block's own slot.
+    cut: fc.option(
+      fc.record({
+        from: fc.integer({ min: 0, max: 80 * scale }),
+        length: fc.integer({ min: 1, max: 60 * scale }),
+        nodes: fc.integer({ min: 1, max: 12 * scale }),
+      }),
+    ),
+  });
 
-Deno.test("compression in one pass equals re-placing each block, in order, at the plain earliest start", () => {
+/** Short profiles, and long ones (over 16 segments: searches skip runs of them). */
+const SCENARIOS = [
+  { name: "short profiles", arb: scenarioOf(0, 6, 12, 1), seed: 1634, numRuns: 1000 },
+  { name: "long profiles", arb: scenarioOf(30, 40, 80, 4), seed: 1635, numRuns: 500 },
+];
+
+for (const { name, arb, seed, numRuns } of SCENARIOS) {
+  Deno.test(`compression in one pass equals re-placing each block, in order, at the plain earliest start (${name})`, () => {
+    fc.assert(
+      fc.property(arb, ({ free, running, blocks, cut }) => {
+        const changes: [number, number][] = running.map((r) => [r.end, r.nodes]);
+        const fast = new Profile(0, free, changes.map((c) => [c[0], c[1]]));
+        const plain = new Profile(0, free, changes.map((c) => [c[0], c[1]]));
+        const b = new Blocks(2);
+        const starts: number[] = [];
+        // Reservations as a session gives them: each at the earliest start then.
+        for (const [i, x] of blocks.entries()) {
+          const t = fast.earliest(x.nodes, x.limit);
+          if (t === Infinity) continue;
+          fast.add(t, t + x.limit, -x.nodes);
+          plain.add(t, t + x.limit, -x.nodes);
+          b.push(i, t, x.limit, x.nodes);
+          starts.push(t);
+        }
+        if (cut !== null) {
+          fast.add(cut.from, cut.from + cut.length, -cut.nodes);
+          plain.add(cut.from, cut.from + cut.length, -cut.nodes);
+        }
+        // Free some nodes early (a job that left), then compress.
+        fast.add(0, 30, 3);
+        plain.add(0, 30, 3);
+        fast.compress(b, b.length);
+        for (let k = 0; k < starts.length; k++) {
+          const x = blocks[b.id[k]];
+          plain.add(starts[k], starts[k] + x.limit, x.nodes);
+          const t = plainEarlier(plain, x.nodes, x.limit, starts[k]);
+          plain.add(t, t + x.limit, -x.nodes);
+          starts[k] = t;
+        }
+        assertEquals(Array.from(b.start.subarray(0, b.length)), starts);
+        const at = [...new Set([...fast.times, ...plain.times])].sort((x, y) => x - y);
+        assertEquals(steps(fast, at), steps(plain, at));
+      }),
+      { seed, numRuns },
+    );
+  });
+}
+
+Deno.test("a search before a block, on a long profile, finds the plain earliest start", () => {
   fc.assert(
-    fc.property(scenario, ({ free, running, blocks }) => {
-      const changes: [number, number][] = running.map((r) => [r.end, r.nodes]);
-      const fast = new Profile(0, free, changes.map((c) => [c[0], c[1]]));
-      const plain = new Profile(0, free, changes.map((c) => [c[0], c[1]]));
-      const b = new Blocks(2);
-      const starts: number[] = [];
-      // Reservations as a session gives them: each at the earliest start then.
-      for (const [i, x] of blocks.entries()) {
-        const t = fast.earliest(x.nodes, x.limit);
-        if (t === Infinity) continue;
-        fast.add(t, t + x.limit, -x.nodes);
-        plain.add(t, t + x.limit, -x.nodes);
-        b.push(i, t, x.limit, x.nodes);
-        starts.push(t);
-      }
-      // Free some nodes early (a job that left), then compress.
-      fast.add(0, 30, 3);
-      plain.add(0, 30, 3);
-      fast.compress(b, b.length);
-      for (let k = 0; k < starts.length; k++) {
-        const x = blocks[b.id[k]];
-        plain.add(starts[k], starts[k] + x.limit, x.nodes);
-        const t = plainEarlier(plain, x.nodes, x.limit, starts[k]);
-        plain.add(t, t + x.limit, -x.nodes);
-        starts[k] = t;
-      }
-      assertEquals(Array.from(b.start.subarray(0, b.length)), starts);
-      const at = [...new Set([...fast.times, ...plain.times])].sort((x, y) => x - y);
-      assertEquals(steps(fast, at), steps(plain, at));
-    }),
-    { seed: 1634, numRuns: 500 },
+    fc.property(
+      fc.array(
+        fc.record({ at: fc.integer({ min: 1, max: 400 }), delta: fc.integer({ min: -6, max: 6 }) }),
+        { minLength: 20, maxLength: 120 },
+      ),
+      fc.integer({ min: 0, max: 30 }),
+      fc.record({
+        nodes: fc.integer({ min: 1, max: 30 }),
+        limit: fc.integer({ min: 1, max: 80 }),
+        start: fc.integer({ min: 1, max: 420 }),
+      }),
+      (changes, free, own) => {
+        const p = new Profile(0, free, changes.map((c) => [c.at, c.delta]));
+        // The block's own nodes, held over [start, start + limit).
+        p.add(own.start, own.start + own.limit, -own.nodes);
+        const at = p.times.findIndex((t) => t >= own.start);
+        const first = p.firstWith(own.nodes, at < 0 ? p.times.length : at);
+        const got = first < 0 ? own.start : Math.min(
+          own.start,
+          p.earlierStart(own.nodes, own.limit, own.start, own.start + own.limit, first),
+        );
+        p.add(own.start, own.start + own.limit, own.nodes);
+        assertEquals(got, plainEarlier(p, own.nodes, own.limit, own.start));
+      },
+    ),
+    { seed: 1636, numRuns: 1000 },
   );
 });

@@ -121,6 +121,7 @@ Deno.test("ordered set matches a sorted array under random updates and queries",
         assertEquals(s.min1Before(after), below.length ? Math.min(...below) : Infinity);
         assertEquals([...s.values(after)], model.filter((x) => x.k >= afterK));
         assertEquals(s.has(after), model.some((x) => x.k === afterK));
+        assertEquals(s.rank(after), below.length);
       },
     ),
     { seed: 42, numRuns: 300 },
@@ -171,6 +172,8 @@ function checkQueries(s: OrderedSet<Item>, model: Item[], k: number, maxA: numbe
   assertEquals(s.min2, Math.min(...model.map((x) => x.b)));
   const below = model.filter((x) => x.k < k).map((x) => x.a);
   assertEquals(s.min1Before(at), Math.min(...below));
+  // rank: the elements before `at`, in either form (no tree built for it).
+  assertEquals(s.rank(at), below.length);
   const fits = (x: Item) => x.a <= maxA;
   assertEquals(s.findFirst(at, (m1) => m1 <= maxA, fits), model.find((x) => x.k > k && fits(x)));
   assertEquals(
