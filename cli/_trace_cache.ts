@@ -9,7 +9,8 @@
 // two runs is read again, while the cells of a sweep that differ only in the
 // machine size or the run-time mode share one parse (a CSV reader sees only
 // whether the mode is `actual`; an SWF report words -n, so its lines are
-// made again from the kept report). Only regular files are kept (a pipe can
+// made again from the kept report; a CSV whose jobs all have a run time is
+// the same read either way). Only regular files are kept (a pipe can
 // be read only once); a file that cannot be read is never kept, so every run
 // reports it as a single run does.
 
@@ -69,16 +70,12 @@ export class TraceCache {
 
   /** `loadInput(path, options)`, from the cache when the same file was read with the same options. */
   readonly load = async (path: string, options: LoadOptions): Promise<LoadedInput> => {
-    let key: string | undefined;
+    let file: FileStamp | undefined;
     try {
       const info = await Deno.stat(path);
-      if (info.isFile) {
-        key = JSON.stringify(
-          [path, info.size, info.mtime?.getTime() ?? null, readerOptions(options)],
-          setsSorted,
-        );
-      }
+      if (info.isFile) file = [path, info.size, info.mtime?.getTime() ?? null];
     } catch { /* the reader reports it */ }
+    const key = file === undefined ? undefined : keyOf(file, options);
     const hit = key === undefined ? undefined : this.#entries.get(key);
     if (hit !== undefined) {
       // Most recently used last.
@@ -91,6 +88,11 @@ export class TraceCache {
     if (key !== undefined) {
       this.adopt(key, input);
       this.onRead?.(key, input);
+      // Every job with a run time: read for the other side of `actual`, the
+      // CSV gives the very same jobs and lines (nothing falls back to its limit).
+      if (isCsv(options) && everyJobHasRunTime(input)) {
+        this.adopt(keyOf(file!, options, options.runTimeMode !== "actual"), input);
+      }
       // The input as read is its own -n's wording.
       if (input.swf?.report !== undefined) {
         this.#worded.set(input, new Map([[options.totalNodes, input]]));
@@ -121,11 +123,34 @@ export class TraceCache {
  * `actual` (jobs without an actual run time are then warned about), the SWF
  * and sacct readers not at all.
  */
-function readerOptions(options: LoadOptions): unknown {
-  const { totalNodes: _words, runTimeMode, ...read } = options;
-  return options.format === "simple" || options.format === "lassen"
-    ? { ...read, actualRunTime: runTimeMode === "actual" }
-    : read;
+function readerOptions(options: LoadOptions, actual: boolean): unknown {
+  const { totalNodes: _words, runTimeMode: _mode, ...read } = options;
+  return isCsv(options) ? { ...read, actualRunTime: actual } : read;
+}
+
+const isCsv = (options: LoadOptions) => options.format === "simple" || options.format === "lassen";
+
+/** A regular file as read: its path, size and modification time. */
+type FileStamp = [string, number, number | null];
+
+// The key of `file` read with `options` (for the given side of `actual`).
+function keyOf(
+  file: FileStamp,
+  options: LoadOptions,
+  actual = options.runTimeMode === "actual",
+): string {
+  return JSON.stringify([...file, readerOptions(options, actual)], setsSorted);
+}
+
+// Whether every simulation job has a positive actual run time.
+function everyJobHasRunTime(input: LoadedInput): boolean {
+  if (input.mode !== "simulation") return false;
+  const c = input.columns;
+  if (c !== undefined) {
+    for (let i = 0; i < c.length; i++) if (!(c.actualRunTime(i)! > 0)) return false;
+  }
+  for (const j of input.jobs) if (!(j.actualRunTime! > 0)) return false;
+  return true;
 }
 
 // JSON of a Set (the --queues names): its sorted members.
