@@ -10,7 +10,7 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError, isFsError } from "../io/fs_errors.ts";
-import { KeepOneOutput } from "./_cell_outputs.ts";
+import { figuresJson, KeepOneOutput } from "./_cell_outputs.ts";
 import { type Console, simulateCommand, type SimulateRunDeps } from "./simulate.ts";
 import { type CellResult, type CellStats, rowOf, writeCellResult } from "./_sweep_results.ts";
 import { type Cell, cellAt, type Sweep } from "./_sweep_model.ts";
@@ -52,7 +52,7 @@ export async function runCell(
         ...deps,
         fs,
         // As they read back from the JSON (where an infinite or NaN figure is null).
-        figures: (f) => stats = JSON.parse(JSON.stringify(f, finiteOrNull)),
+        figures: (f) => stats = JSON.parse(figuresJson(f)),
       },
     );
     result = {
@@ -77,11 +77,6 @@ export async function runCell(
   }
   writeCellResult(dir, result);
   return result;
-}
-
-// The statistics JSON's rule for numbers (io/stats_json.ts).
-function finiteOrNull(_key: string, v: unknown): unknown {
-  return typeof v === "number" && !Number.isFinite(v) ? null : v;
 }
 
 /** The cell at index `raw` (computed from the spec's lists), or a usage error naming the valid range. */

@@ -73,16 +73,18 @@ export interface SimulateRunDeps extends SimulateDeps {
   /** Reads a trace (default: `loadInput`; many runs share parsed traces through cli/_trace_cache.ts). */
   readonly load?: (path: string, options: LoadOptions) => Promise<LoadedInput>;
   /**
-   * A stats-only run (a sweep cell, with `--stats_json` given): the figures
-   * a row reads are handed here, each the value the statistics JSON would
+   * A stats-only run (a sweep cell or compare's run, with `--stats_json`
+   * given): the figures a row reads are handed here, each the value the statistics JSON would
    * hold, and that JSON is not made (nor the breakdowns, nor the wait and
    * slowdown distributions, which no row reads).
    */
   readonly figures?: (figures: RunFigures) => void;
 }
 
-/** What a stats-only run hands on: the statistics JSON's parts a sweep row reads. */
+/** What a stats-only run hands on: the statistics JSON's parts a sweep or compare row reads. */
 export interface RunFigures {
+  readonly inputs: readonly string[];
+  readonly options: Readonly<Record<string, string | number | boolean>>;
   readonly statistics: Statistics;
   readonly metrics: Metrics;
   readonly fairness: Fairness;
@@ -373,6 +375,8 @@ export async function simulateCommand(
     outputs.commit(() => {
       if (deps.figures !== undefined) {
         figures = {
+          inputs: sources.paths,
+          options: Object.fromEntries(o),
           statistics: endStatistics,
           metrics: metrics(),
           fairness: outputs.metricRows!.fairness(metricsOptions),

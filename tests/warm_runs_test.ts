@@ -128,7 +128,7 @@ Deno.test("compare on workers (--jobs 1 or 2): every row is one simulate of its 
       const dir = await Deno.makeTempDir({ prefix: "evtsim-warm-test-" });
       try {
         const trace = `${dir}/t.csv`;
-        Deno.writeTextFileSync(trace, csvOf(s.traces[0]));
+        Deno.writeTextFileSync(trace, ownedCsvOf(s.traces[0]));
         const common = [trace, "-n", String(s.nodes[0]), "--run_time_mode", s.modes[0]];
         const r = await runCli([
           "compare",
