@@ -3,11 +3,32 @@
 // schedule and the resource timeline it also writes were made in a temporary
 // folder, fsynced, renamed into place and removed again, a tenth of a warm
 // KTH cell. The run now goes through the same `simulate` code with an output
-// file system in memory that keeps the statistics JSON's bytes and drops
-// every other file's, so the row is still exactly the one `evtsim simulate
-// --stats_json` writes.
+// file system in memory that drops every file's bytes but the statistics
+// JSON's; a sweep cell or compare's run is stats-only besides (cli/simulate.ts:
+// the figures a row reads, as that JSON would write them: `figuresJson`), so
+// the row is still exactly the one `evtsim simulate --stats_json` gives.
 
 import type { OutputFile, OutputFileSystem } from "../io/atomic_writer.ts";
+import type { RunFigures } from "./simulate.ts";
+
+/**
+ * A stats-only run's figures (cli/simulate.ts) as its statistics JSON
+ * writes them (an infinite or NaN number is null): what a sweep or compare
+ * row reads back.
+ *
+ * @example
+ * ```ts
+ * import { figuresJson } from "./_cell_outputs.ts";
+ * const f = { metrics: { slowdown_max: Infinity } } as never;
+ * console.assert(figuresJson(f) === '{"metrics":{"slowdown_max":null}}');
+ * ```
+ */
+export function figuresJson(figures: RunFigures): string {
+  return JSON.stringify(
+    figures,
+    (_key, v) => typeof v === "number" && !Number.isFinite(v) ? null : v,
+  );
+}
 
 /**
  * An in-memory {@link OutputFileSystem} that keeps only the files named

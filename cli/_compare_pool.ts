@@ -11,7 +11,7 @@ import type { Console } from "./simulate.ts";
 import type { CompareReply, CompareTask } from "./_compare_worker.ts";
 import type { SharedTrace } from "./_compare_jobs.ts";
 
-/** How one run ended: its exit code and stdout lines (and its statistics JSON, when kept in memory). */
+/** How one run ended: its exit code and stdout lines (and, run in memory, the figures a row reads, as JSON). */
 export interface RunOutput {
   readonly code: number;
   readonly out: readonly string[];

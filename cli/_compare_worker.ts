@@ -9,7 +9,7 @@ import { describeFsError, isFsError } from "../io/fs_errors.ts";
 import { ignoreRecordedPolicyFaults } from "./_policy_fault_listeners.ts";
 import { simulateCommand } from "./simulate.ts";
 import { TraceCache } from "./_trace_cache.ts";
-import { KeepOneOutput } from "./_cell_outputs.ts";
+import { figuresJson, KeepOneOutput } from "./_cell_outputs.ts";
 import type { ErrorKind } from "../core/errors.ts";
 import { sharedInput, type SharedTrace } from "./_compare_jobs.ts";
 
@@ -18,7 +18,8 @@ export interface CompareTask {
   readonly args: readonly string[];
   /**
    * The run's --stats_json path, when the run's outputs stay in memory and
-   * only that file's text is wanted (sent back as `stats`; cli/_cell_outputs.ts).
+   * the run is stats-only (the figures a row reads sent back as `stats`, as
+   * the statistics JSON writes them; cli/_cell_outputs.ts).
    */
   readonly keepOnly?: string;
   /** A trace the command's thread has read (cli/_compare_jobs.ts), for this worker's cache. */
@@ -59,6 +60,7 @@ scope.onmessage = async (e) => {
   const out: string[] = [];
   const keepOnly = e.data.keepOnly;
   const fs = keepOnly === undefined ? undefined : new KeepOneOutput(keepOnly);
+  let stats: string | undefined;
   busy = true;
   try {
     if (e.data.seed !== undefined) {
@@ -69,10 +71,14 @@ scope.onmessage = async (e) => {
     const code = await simulateCommand(
       e.data.args,
       { out: (l) => out.push(l), err: (l) => post({ err: l }), isTerminal: false },
-      { load: cache.load, ...(fs !== undefined ? { fs } : {}) },
+      // In memory, the run is stats-only: the figures a row reads.
+      {
+        load: cache.load,
+        ...(fs !== undefined ? { fs, figures: (f) => stats = figuresJson(f) } : {}),
+      },
     );
     busy = false;
-    post({ code, out, ...(fs !== undefined ? { stats: fs.text() } : {}) });
+    post({ code, out, ...(stats !== undefined ? { stats } : {}) });
   } catch (err) {
     busy = false;
     if (err instanceof EvtsimError) post({ error: { kind: err.kind, message: err.message } });

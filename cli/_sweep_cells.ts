@@ -2,16 +2,17 @@
 // Both executors run a cell through this command (the local one as a child
 // process, Slurm as an array task), so a cell's result file is written by the
 // same code wherever it runs. The cell is the ordinary `simulate` command
-// with the cell's options, its outputs kept in memory (only the statistics
-// JSON is kept: cli/_cell_outputs.ts); the row is read back from that JSON,
-// so it can never disagree with `evtsim simulate` run by hand with the same
-// options.
+// with the cell's options, its outputs dropped in memory
+// (cli/_cell_outputs.ts) and run stats-only: the figures the row reads are
+// the values its statistics JSON would hold (as they read back from it), so
+// a row can never disagree with `evtsim simulate --stats_json` run by hand
+// with the same options.
 
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError, isFsError } from "../io/fs_errors.ts";
-import { KeepOneOutput } from "./_cell_outputs.ts";
+import { figuresJson, KeepOneOutput } from "./_cell_outputs.ts";
 import { type Console, simulateCommand, type SimulateRunDeps } from "./simulate.ts";
-import { type CellResult, rowOf, writeCellResult } from "./_sweep_results.ts";
+import { type CellResult, type CellStats, rowOf, writeCellResult } from "./_sweep_results.ts";
 import { type Cell, cellAt, type Sweep } from "./_sweep_model.ts";
 
 /**
@@ -30,10 +31,12 @@ export async function runCell(
 ): Promise<CellResult> {
   const started = performance.now();
   // The outputs go to a folder that is never made: the run's file system is
-  // in memory and keeps only the statistics JSON (cli/_cell_outputs.ts).
+  // in memory (cli/_cell_outputs.ts), and the run hands its figures instead
+  // of its statistics JSON.
   const folder = `${dir}/cells/.run-${cell.id}`;
   const fs = new KeepOneOutput(`${folder}/stats.json`);
   const wall = () => Math.round(performance.now() - started) / 1000;
+  let stats: CellStats | undefined;
   let result: CellResult;
   try {
     await simulateCommand(
@@ -45,14 +48,18 @@ export async function runCell(
         "--no_progress",
       ],
       { out: () => {}, err: con.err, isTerminal: false },
-      { ...deps, fs },
+      {
+        ...deps,
+        fs,
+        // As they read back from the JSON (where an infinite or NaN figure is null).
+        figures: (f) => stats = JSON.parse(figuresJson(f)),
+      },
     );
-    const stats = JSON.parse(fs.text());
     result = {
       id: cell.id,
       index: cell.index,
       status: "ok",
-      row: rowOf(cell, sweep.optionKeys, stats),
+      row: rowOf(cell, sweep.optionKeys, stats!),
       wall_seconds: wall(),
     };
   } catch (e) {

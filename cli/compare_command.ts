@@ -32,7 +32,7 @@ import { checkOutputPath, type NamedPath } from "./paths.ts";
 import { optionsLine } from "./_report_figures.ts";
 import { TraceCache } from "./_trace_cache.ts";
 import { type SharedTrace, shareTrace } from "./_compare_jobs.ts";
-import { KeepOneOutput } from "./_cell_outputs.ts";
+import { figuresJson, KeepOneOutput } from "./_cell_outputs.ts";
 import type { CompareTask } from "./_compare_worker.ts";
 import type { RunOutput } from "./_compare_pool.ts";
 import { CONSERVATIVE_NOTE, isDrEvtConservative } from "./_policy_notes.ts";
@@ -247,12 +247,14 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
     const runHere = async ({ args, keepOnly }: CompareTask): Promise<RunOutput> => {
       const out: string[] = [];
       const fs = keepOnly === undefined ? undefined : new KeepOneOutput(keepOnly);
+      let stats: string | undefined;
       const code = await simulateCommand(
         args,
         { out: (l) => out.push(l), err: con.err, isTerminal: false },
-        { load, ...(fs !== undefined ? { fs } : {}) },
+        // In memory, the run is stats-only: the figures a row reads.
+        { load, ...(fs !== undefined ? { fs, figures: (f) => stats = figuresJson(f) } : {}) },
       ).finally(() => share(undefined));
-      return { code, out, ...(fs !== undefined ? { stats: fs.text() } : {}) };
+      return { code, out, ...(stats !== undefined ? { stats } : {}) };
     };
     if (workers > 1) {
       // This thread runs policies too, beside workers - 1 workers, unless a

@@ -8,7 +8,7 @@ import type { JobSpec, RecordedJob } from "../core/types.ts";
 import { lineCount, parseTraceInto, readTraceText, sortBySubmitStable } from "../io/trace_csv.ts";
 import { JobColumns } from "../io/_job_columns.ts";
 import { formatSwfReport, readSwf } from "../io/swf.ts";
-import type { OverrunPolicy, SwfHeader, SwfUnit } from "../io/swf.ts";
+import type { OverrunPolicy, SwfHeader, SwfLoadReport, SwfUnit } from "../io/swf.ts";
 import { formatSacctReport, readSacct } from "../io/sacct.ts";
 import { describeFsError } from "../io/fs_errors.ts";
 import type { MachineInput } from "../io/_machine_demands.ts";
@@ -34,6 +34,8 @@ export interface LoadedInput {
     readonly unit: SwfUnit;
     readonly procsPerNode: number;
     readonly fields?: Float64Array;
+    /** The reader's report (its lines are `messages`; another -n words one differently). */
+    readonly report?: SwfLoadReport;
   };
 }
 
@@ -144,6 +146,7 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
         unit: swf.report.unit,
         procsPerNode: swf.report.procsPerNode,
         fields: swf.fields,
+        report: swf.report,
       },
     };
   }

@@ -16,7 +16,14 @@ import { readCapacitySchedule } from "../io/capacity_schedule.ts";
 import { memoryPressureLimit } from "../api/memory.ts";
 import type { OutputFileSystem } from "../io/atomic_writer.ts";
 import { parseMeasureWindow, SLOWDOWN_TAU, statsJsonText } from "../io/stats_json.ts";
-import { capacityOverTime, machineMetrics, type MetricsOptions } from "../core/metrics.ts";
+import {
+  capacityOverTime,
+  type Fairness,
+  machineMetrics,
+  type Metrics,
+  type MetricsOptions,
+  type ResourceMetrics,
+} from "../core/metrics.ts";
 import { parseTrim } from "../core/_metrics_breakdowns.ts";
 import { parseTimestamp } from "../io/timestamps.ts";
 import {
@@ -65,6 +72,23 @@ export interface SimulateDeps {
 export interface SimulateRunDeps extends SimulateDeps {
   /** Reads a trace (default: `loadInput`; many runs share parsed traces through cli/_trace_cache.ts). */
   readonly load?: (path: string, options: LoadOptions) => Promise<LoadedInput>;
+  /**
+   * A stats-only run (a sweep cell or compare's run, with `--stats_json`
+   * given): the figures a row reads are handed here, each the value the statistics JSON would
+   * hold, and that JSON is not made (nor the breakdowns, nor the wait and
+   * slowdown distributions, which no row reads).
+   */
+  readonly figures?: (figures: RunFigures) => void;
+}
+
+/** What a stats-only run hands on: the statistics JSON's parts a sweep or compare row reads. */
+export interface RunFigures {
+  readonly inputs: readonly string[];
+  readonly options: Readonly<Record<string, string | number | boolean>>;
+  readonly statistics: Statistics;
+  readonly metrics: Metrics;
+  readonly fairness: Fairness;
+  readonly resources: ResourceMetrics | undefined;
 }
 
 /** Runs `evtsim simulate ARGS`; returns the exit code. */
@@ -338,8 +362,29 @@ export async function simulateCommand(
       ? statistics(state)
       : { ...statistics(state), utilization: wholeRun };
     runStatistics = endStatistics;
-    outputs.commit(() =>
-      statsJsonText({
+    // On a machine, utilization counts node equivalents (core/metrics.ts).
+    const metrics = () =>
+      machineMetrics(
+        outputs.metricRows!.metrics(
+          capacityOverTime(statistics(state).totalNodes, state.config.capacitySchedule),
+          metricsOptions,
+        ),
+        outputs.resourceMetrics(metricsOptions),
+      );
+    let figures: RunFigures | undefined;
+    outputs.commit(() => {
+      if (deps.figures !== undefined) {
+        figures = {
+          inputs: sources.paths,
+          options: Object.fromEntries(o),
+          statistics: endStatistics,
+          metrics: metrics(),
+          fairness: outputs.metricRows!.fairness(metricsOptions),
+          resources: outputs.resourceMetrics(metricsOptions),
+        };
+        return "";
+      }
+      return statsJsonText({
         evtsimVersion: VERSION,
         inputs: sources.paths,
         options: Object.fromEntries(o),
@@ -347,18 +392,12 @@ export async function simulateCommand(
         statistics: endStatistics,
         waitTime: outputs.metrics.waits(),
         boundedSlowdown: { ...outputs.metrics.slowdowns(), tau: SLOWDOWN_TAU },
-        // On a machine, utilization counts node equivalents (core/metrics.ts).
-        metrics: machineMetrics(
-          outputs.metricRows!.metrics(
-            capacityOverTime(statistics(state).totalNodes, state.config.capacitySchedule),
-            metricsOptions,
-          ),
-          outputs.resourceMetrics(metricsOptions),
-        ),
+        metrics: metrics(),
         ...outputs.metricRows!.breakdowns(metricsOptions),
         resources: outputs.resourceMetrics(metricsOptions),
-      })
-    );
+      });
+    });
+    if (figures !== undefined) deps.figures!(figures);
     if (named.report !== undefined) {
       // Read back from the files just written; ECharts loads only here.
       const { optionsLine, writeReport } = await import("./report_command.ts");

@@ -321,23 +321,9 @@ export function breakdownsOfColumns(
   options: MetricsOptions,
   tau: number,
 ): { breakdowns: Breakdowns; fairness: Fairness } {
-  const measured = measuredIndices(c, options);
+  const byLabel = labelGroups(c, options, tau);
+  const { measured, wait, bsld } = byLabel;
   const m = measured.length;
-  const wait = new Float64Array(m), bsld = new Float64Array(m);
-  const submit = c.submit, begin = c.begin, end = c.end;
-  for (let k = 0; k < m; k++) {
-    const j = measured[k];
-    const response = end[j] - submit[j];
-    wait[k] = begin[j] - submit[j];
-    bsld[k] = Math.max(1, response / Math.max(end[j] - begin[j], tau));
-  }
-  const labels = c.labels;
-  const byLabel = (col: 0 | 1 | 2) => {
-    const all = labels.column(col);
-    const ids = new Uint32Array(m);
-    for (let k = 0; k < m; k++) ids[k] = all[measured[k]];
-    return groupsOf(ids, (id) => id === 0 ? null : labels.name(id), wait, bsld, false);
-  };
   // Size classes numbered in order of first appearance.
   const classes: string[] = [];
   const classOf = new Map<string, number>();
@@ -371,16 +357,49 @@ export function breakdownsOfColumns(
       (a, b) => parseInt(a!) - parseInt(b!),
     ),
   };
-  const users = breakdowns.user.filter((g) => g.key !== null);
+  return { breakdowns, fairness: fairnessOf(breakdowns.user) };
+}
+
+/**
+ * The fairness figures of {@link breakdownsOfColumns} alone (the same
+ * values), for a run that keeps no breakdown (a sweep cell's row).
+ */
+export function fairnessOfColumns(c: JobColumns, options: MetricsOptions, tau: number): Fairness {
+  return fairnessOf(labelGroups(c, options, tau)(0));
+}
+
+// The groups of the measured jobs by user (0), account (1) or queue (2),
+// with the measured jobs' waits and bounded slowdowns they are made of.
+function labelGroups(c: JobColumns, options: MetricsOptions, tau: number) {
+  const measured = measuredIndices(c, options);
+  const m = measured.length;
+  const wait = new Float64Array(m), bsld = new Float64Array(m);
+  const submit = c.submit, begin = c.begin, end = c.end;
+  for (let k = 0; k < m; k++) {
+    const j = measured[k];
+    const response = end[j] - submit[j];
+    wait[k] = begin[j] - submit[j];
+    bsld[k] = Math.max(1, response / Math.max(end[j] - begin[j], tau));
+  }
+  const labels = c.labels;
+  const byLabel = (col: 0 | 1 | 2) => {
+    const all = labels.column(col);
+    const ids = new Uint32Array(m);
+    for (let k = 0; k < m; k++) ids[k] = all[measured[k]];
+    return groupsOf(ids, (id) => id === 0 ? null : labels.name(id), wait, bsld, false);
+  };
+  return Object.assign(byLabel, { measured, wait, bsld });
+}
+
+// Fairness from the per-user groups (jobs without a user left out).
+function fairnessOf(byUser: readonly GroupMetrics[]): Fairness {
+  const users = byUser.filter((g) => g.key !== null);
   let worst: GroupMetrics | undefined;
   for (const g of users) if (worst === undefined || g.bsld_mean > worst.bsld_mean) worst = g;
   return {
-    breakdowns,
-    fairness: {
-      users: users.length,
-      jain_bsld: jainIndex(users.map((g) => g.bsld_mean)),
-      worst_user: worst?.key ?? null,
-      worst_user_bsld_mean: worst?.bsld_mean ?? null,
-    },
+    users: users.length,
+    jain_bsld: jainIndex(users.map((g) => g.bsld_mean)),
+    worst_user: worst?.key ?? null,
+    worst_user_bsld_mean: worst?.bsld_mean ?? null,
   };
 }

@@ -11,6 +11,7 @@ import {
   breakdownsOfColumns,
   checkTrimOption,
   type Fairness,
+  fairnessOfColumns,
 } from "./_metrics_breakdowns.ts";
 import { JobColumns, measuredIndices } from "./_metrics_columns.ts";
 
@@ -475,5 +476,23 @@ export class MetricsCollector {
   breakdowns(options: MetricsOptions = {}): { breakdowns: Breakdowns; fairness: Fairness } {
     checkMetricsOptions(options);
     return breakdownsOfColumns(this.#jobs, options, options.bsldTau ?? DEFAULT_BSLD_TAU);
+  }
+
+  /**
+   * The fairness figures of {@link MetricsCollector.breakdowns} alone (the
+   * same values, without the breakdowns: what a sweep row keeps).
+   *
+   * @example
+   * ```ts
+   * import { MetricsCollector } from "@evtsim/evtsim";
+   * const c = new MetricsCollector();
+   * c.add({ submitTime: 0, beginTime: 0, endTime: 50, numNodes: 1, user: "ann" });
+   * c.add({ submitTime: 0, beginTime: 50, endTime: 100, numNodes: 3, user: "bob" });
+   * console.assert(JSON.stringify(c.fairness()) === JSON.stringify(c.breakdowns().fairness));
+   * ```
+   */
+  fairness(options: MetricsOptions = {}): Fairness {
+    checkMetricsOptions(options);
+    return fairnessOfColumns(this.#jobs, options, options.bsldTau ?? DEFAULT_BSLD_TAU);
   }
 }

@@ -27,6 +27,8 @@ const arbJobs = (nodes: number) =>
       numNodes: fc.integer({ min: 1, max: nodes }),
       timeLimit: fc.integer({ min: 1, max: 200 }),
       run: fc.integer({ min: 1, max: 250 }),
+      user: fc.constantFrom(undefined, "ann", "bob", "7", "12"),
+      account: fc.constantFrom(undefined, "g1", "g2"),
     }),
     { minLength: 1, maxLength: 25 },
   ).map((raw) => {
@@ -38,6 +40,8 @@ const arbJobs = (nodes: number) =>
         numNodes: j.numNodes,
         timeLimit: j.timeLimit,
         actualRunTime: Math.min(j.run, j.timeLimit),
+        ...(j.user === undefined ? {} : { user: j.user }),
+        ...(j.account === undefined ? {} : { account: j.account }),
       };
     });
   });
@@ -46,12 +50,28 @@ const csvOf = (jobs: readonly JobSpec[]) =>
   "job_submit_time,num_nodes,time_limit,actual_run_time\n" +
   jobs.map((j) => `${j.submitTime},${j.numNodes},${j.timeLimit},${j.actualRunTime}\n`).join("");
 
+// With the users and accounts (the rows' fairness figures then have users).
+const ownedCsvOf = (jobs: readonly JobSpec[]) =>
+  "job_submit_time,num_nodes,time_limit,actual_run_time,user,account\n" +
+  jobs.map((j) =>
+    `${j.submitTime},${j.numNodes},${j.timeLimit},${j.actualRunTime},${j.user ?? ""},${
+      j.account ?? ""
+    }\n`
+  ).join("");
+
 const arbSpec = fc.record({
   traces: fc.array(arbJobs(12), { minLength: 1, maxLength: 2 }),
   policies: fc.subarray(POLICIES, { minLength: 1, maxLength: 3 }),
   nodes: fc.subarray([8, 12], { minLength: 1 }),
   modes: fc.subarray(["actual", "limit"], { minLength: 1 }),
   jobs: fc.integer({ min: 1, max: 2 }),
+  // How the metric set measures (the stats JSON's options a row depends on).
+  measure: fc.constantFrom(
+    "",
+    "options:\n  bsld_tau: [1, 60]\n",
+    "options:\n  trim: ['1,1']\n",
+    "options:\n  measure_window: ['5:200']\n",
+  ),
 });
 
 async function statsOf(args: string[], dir: string): Promise<Record<string, unknown>> {
@@ -72,12 +92,12 @@ Deno.test("sweep with warm workers: every row is the bytes of one simulate of it
     fc.asyncProperty(arbSpec, async (s) => {
       const dir = await Deno.makeTempDir({ prefix: "evtsim-warm-test-" });
       try {
-        s.traces.forEach((jobs, i) => Deno.writeTextFileSync(`${dir}/t${i}.csv`, csvOf(jobs)));
+        s.traces.forEach((jobs, i) => Deno.writeTextFileSync(`${dir}/t${i}.csv`, ownedCsvOf(jobs)));
         Deno.writeTextFileSync(
           `${dir}/spec.yaml`,
           `traces: [${s.traces.map((_, i) => `t${i}.csv`).join(", ")}]\n` +
             `policies: [${s.policies.join(", ")}]\ntotal_nodes: [${s.nodes.join(", ")}]\n` +
-            `run_time_modes: [${s.modes.join(", ")}]\n`,
+            `run_time_modes: [${s.modes.join(", ")}]\n` + s.measure,
         );
         const r = await runCli(
           ["sweep", `${dir}/spec.yaml`, "--results", `${dir}/res`, "--jobs", String(s.jobs)],
@@ -108,7 +128,7 @@ Deno.test("compare on workers (--jobs 1 or 2): every row is one simulate of its 
       const dir = await Deno.makeTempDir({ prefix: "evtsim-warm-test-" });
       try {
         const trace = `${dir}/t.csv`;
-        Deno.writeTextFileSync(trace, csvOf(s.traces[0]));
+        Deno.writeTextFileSync(trace, ownedCsvOf(s.traces[0]));
         const common = [trace, "-n", String(s.nodes[0]), "--run_time_mode", s.modes[0]];
         const r = await runCli([
           "compare",
