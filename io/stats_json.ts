@@ -106,8 +106,15 @@ export class JobMetrics {
     this.slowdown = keep ? new Values() : undefined;
   }
 
-  /** Adds one finished job; returns its wait and bounded slowdown. */
-  add(r: JobRow): { wait: number; boundedSlowdown: number } {
+  /** What `add` returns: one object, rewritten by every call. */
+  private readonly figures = { wait: 0, boundedSlowdown: 0 };
+
+  /**
+   * Adds one finished job; returns its wait and bounded slowdown, in an
+   * object the next call rewrites (one per job was most of what writing a
+   * schedule row allocated).
+   */
+  add(r: JobRow): { readonly wait: number; readonly boundedSlowdown: number } {
     const wait = r.beginTime - r.submitTime;
     const bsld = boundedSlowdown(r);
     // Cancelled, failed and killed jobs stay out of the distributions, as
@@ -116,7 +123,10 @@ export class JobMetrics {
       this.wait.push(wait);
       this.slowdown!.push(bsld);
     }
-    return { wait, boundedSlowdown: bsld };
+    const f = this.figures;
+    f.wait = wait;
+    f.boundedSlowdown = bsld;
+    return f;
   }
 
   /** Distribution of the waits (seconds). */
