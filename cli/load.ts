@@ -247,9 +247,13 @@ function checkJobTimes(jobs: readonly JobSpec[], path: string): void {
 }
 
 function checkColumnTimes(c: JobColumns, path: string): void {
-  const bound = new TimeBound(path);
-  for (let i = 0; i < c.length; i++) {
-    bound.add(i, c.submitTime(i), c.timeLimit(i), c.actualRunTime(i));
+  const beyond = c.firstBeyond(MAX_EXACT);
+  if (beyond === undefined) return;
+  const { index, latest, spans } = beyond;
+  try {
+    checkTimeBound(latest, spans, `job ${index} (submitted at ${c.submitTime(index)} s)`);
+  } catch (e) {
+    throw new EvtsimError("input", (e as Error).message, { file: path });
   }
 }
 
