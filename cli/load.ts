@@ -7,9 +7,7 @@ import { checkTimeBound, MAX_EXACT } from "../core/_input_check.ts";
 import type { JobSpec, RecordedJob } from "../core/types.ts";
 import { lineCount, parseTraceInto, readTraceText, sortBySubmitStable } from "../io/trace_csv.ts";
 import { JobColumns } from "../io/_job_columns.ts";
-import { formatSwfReport, readSwf } from "../io/swf.ts";
 import type { OverrunPolicy, SwfHeader, SwfLoadReport, SwfUnit } from "../io/swf.ts";
-import { formatSacctReport, readSacct } from "../io/sacct.ts";
 import { describeFsError } from "../io/fs_errors.ts";
 import type { MachineInput } from "../io/_machine_demands.ts";
 
@@ -108,7 +106,9 @@ export async function sniffFormat(path: string, given: string | undefined): Prom
 
 /** Reads one input file. */
 export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInput> {
+  // The SWF and Slurm readers load only for their formats (start-up time).
   if (o.format === "swf") {
+    const { formatSwfReport, readSwf } = await import("../io/swf.ts");
     const swf = await readSwf(path, {
       unit: o.swfUnit,
       procsPerNode: o.procsPerNode,
@@ -151,6 +151,7 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
     };
   }
   if (o.format === "sacct") {
+    const { formatSacctReport, readSacct } = await import("../io/sacct.ts");
     const sacct = await readSacct(path, {
       timezone: o.timezone,
       overrun: o.overrun ?? "kill",
@@ -249,9 +250,13 @@ function checkJobTimes(jobs: readonly JobSpec[], path: string): void {
 }
 
 function checkColumnTimes(c: JobColumns, path: string): void {
-  const bound = new TimeBound(path);
-  for (let i = 0; i < c.length; i++) {
-    bound.add(i, c.submitTime(i), c.timeLimit(i), c.actualRunTime(i));
+  const beyond = c.firstBeyond(MAX_EXACT);
+  if (beyond === undefined) return;
+  const { index, latest, spans } = beyond;
+  try {
+    checkTimeBound(latest, spans, `job ${index} (submitted at ${c.submitTime(index)} s)`);
+  } catch (e) {
+    throw new EvtsimError("input", (e as Error).message, { file: path });
   }
 }
 

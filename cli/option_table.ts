@@ -399,7 +399,7 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     kind: "int",
     placeholder: "N",
     min: 0,
-    help: "resource rows buffered before writing (0 = 4096)",
+    help: "resource rows buffered before writing (0 = 512)",
   },
   {
     name: "check_memory_pressure",

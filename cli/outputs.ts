@@ -154,8 +154,8 @@ export class RunOutputs {
   private resourceUse: ResourceUseCollector | undefined;
   /** The extended schedule's `nodes` column (rows wait in it until the end of the run). */
   private nodes: NodesColumn | undefined;
-  /** Per-job wait and slowdown of every written job. */
-  readonly metrics = new JobMetrics();
+  /** Per-job wait and slowdown of every written job (their distributions only with a stats JSON). */
+  readonly metrics: JobMetrics;
   /** The job rows' figures for the metric set (only with a stats JSON). */
   readonly metricRows: MetricsCollector | undefined;
   /**
@@ -177,6 +177,7 @@ export class RunOutputs {
     this.set = new AtomicOutputSet(fs);
     this.dropSchedule = fs?.discards?.(paths.schedule) === true;
     this.dropResources = fs?.discards?.(paths.resources) === true;
+    this.metrics = new JobMetrics(paths.statsJson !== undefined);
     try {
       this.jobs = this.set.open(paths.schedule);
       this.resources = this.set.open(paths.resources);

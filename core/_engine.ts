@@ -27,7 +27,7 @@ import type { QueueState, QueueTable } from "./queues.ts";
 import { drawnEndTime } from "./_run_time_draws.ts";
 import type { Placement, ResourceModel } from "./resource_model.ts";
 import type { RngState } from "./rng.ts";
-import { runningJob, type RunningSet } from "./running.ts";
+import { runningJob, runningKey, type RunningSet } from "./running.ts";
 import type { ResourceEvent, SimState, TimeBound } from "./state.ts";
 import { addCompletion, addEarlyEnd, type MutableStatistics } from "./statistics.ts";
 import type {
@@ -612,7 +612,7 @@ export class Working {
     outcome: Exclude<JobOutcome, "cancelled"> | undefined,
     exitStatus: number,
   ): void {
-    this.running = this.running.delete(runningJob(id, numNodes, timeLimit, beginTime));
+    this.running = this.running.delete(runningKey(id, numNodes, timeLimit, beginTime));
     this.allocatedNodes -= numNodes;
     this.pushResourceRow(end);
     const rec = this.recordOf(id);

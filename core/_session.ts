@@ -50,49 +50,43 @@ export function runRound(w: Working): number {
 // handed to user code, so everything of the engine's is truly private (`#`):
 // a policy sees only the contract's members, and `running` as a read-only
 // view (updating it returns a new set and leaves the engine's unchanged).
+// Two per job on HPC2N: what follows from the run's settings is read from
+// them when asked rather than copied into each session, and a resource
+// model's session state is one object made only with a model.
 class Round implements AdmissionSession, SessionContext, CandidateSearch {
   readonly #w: Working;
   readonly now: number;
-  readonly queuesConfigured: boolean;
-  readonly endsByShadow: boolean;
-  readonly stableOrder: boolean;
   readonly #session: PickerSession<unknown>;
   readonly search: CandidateSearch | undefined;
-  readonly #decisions: boolean;
   #dispatched = 0;
   #ended = false;
   /** The first refusal or picker failure of this session. */
   #fault: EvtsimError | undefined = undefined;
   /** The candidate last offered and not yet decided (dispatched or pended). */
   #current: JobRecord | undefined = undefined;
-  /** Jobs needing more nodes than this are held (Infinity: no cut in effect). */
-  readonly #capacity: number;
-  /** The job `place` last answered for, and its answer (until the next dispatch). */
-  #placedJob: JobRecord | undefined = undefined;
-  #placed: PlaceResult | undefined = undefined;
-  /** The resource model's view, made on first use. */
-  #resources: ModelView | undefined = undefined;
-  /** What the model can never place (undefined: none is held; no model, or the policy is offered them). */
-  readonly #unplaceable: UnplaceableCache | undefined;
+  /**
+   * Jobs needing more nodes than this are held (-1: no cut in effect; a
+   * small integer, where Infinity made V8 box the field in every session).
+   */
+  readonly #cut: number;
+  /** With a resource model: what `place` and `resources` keep for this session. */
+  readonly #model: ModelRound | undefined;
 
   constructor(w: Working) {
     this.#w = w;
     this.now = w.time;
-    this.queuesConfigured = w.queues.list.length > 0;
-    this.endsByShadow = w.picker.backfillEndsByShadow === true;
-    this.#decisions = w.config.decisions !== false;
     // Below the machine size a waiting job may need more nodes than there
     // are: `next` holds it back. The indexed search would still count it
     // among the jobs ahead, so the policies walk instead while a cut lasts.
-    this.#capacity = holdCapacity(w.capacity, w.config.totalNodes, w.drevtCapacity);
+    const hold = holdCapacity(w.capacity, w.config.totalNodes, w.drevtCapacity);
+    this.#cut = hold === Infinity ? -1 : hold;
     const model = w.resourceModel;
-    this.#unplaceable = model !== undefined && w.admission.offersUnplaceable !== true
-      ? unplaceableCache(model)
-      : undefined;
-    // Queues open and fill as jobs start, and a cut holds jobs back: the
-    // candidates of the next session then depend on more than the order.
-    this.stableOrder = w.picker.stableOrder === true && !this.queuesConfigured &&
-      this.#capacity === Infinity;
+    this.#model = model === undefined ? undefined : {
+      unplaceable: w.admission.offersUnplaceable !== true ? unplaceableCache(model) : undefined,
+      placedJob: undefined,
+      placed: undefined,
+      resources: undefined,
+    };
     // A picker hook that returned a promise made it the picker's state.
     if (isThenable(w.pickerState)) {
       throw returnedPromise(w.picker.name, "a hook", w.time, w.pickerState);
@@ -107,10 +101,27 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     this.#session = session;
     // Every waiting job gets a verdict only with `decisions: true`; "heads"
     // keeps the policy on its indexed path and records what it pends there.
-    this.search =
-      w.config.decisions === true || session.search === undefined || this.#capacity !== Infinity
-        ? undefined
-        : this;
+    this.search = w.config.decisions === true || session.search === undefined || this.#cut >= 0
+      ? undefined
+      : this;
+  }
+
+  get queuesConfigured(): boolean {
+    return this.#w.queues.list.length > 0;
+  }
+
+  get endsByShadow(): boolean {
+    return this.#w.picker.backfillEndsByShadow === true;
+  }
+
+  // Queues open and fill as jobs start, and a cut holds jobs back: the
+  // candidates of the next session then depend on more than the order.
+  get stableOrder(): boolean {
+    return this.#w.picker.stableOrder === true && !this.queuesConfigured && this.#cut < 0;
+  }
+
+  get #decisions(): boolean {
+    return this.#w.config.decisions !== false;
   }
 
   get dispatched(): number {
@@ -163,7 +174,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     const model = w.resourceModel;
     if (model === undefined) return undefined;
     if (this.#ended) throw this.#late("resources");
-    return (this.#resources ??= new ModelView(w, model, (method) => {
+    return (this.#model!.resources ??= new ModelView(w, model, (method) => {
       if (this.#ended) throw this.#late(method);
     }));
   }
@@ -198,12 +209,12 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       // The hold rule (core/_hold_rule.ts): held jobs neither block the
       // jobs behind them nor hold a reservation.
       const model = this.#w.resourceModel;
-      if (job.numNodes > this.#capacity || model !== undefined) {
+      if ((this.#cut >= 0 && job.numNodes > this.#cut) || model !== undefined) {
         const held = holdReason(
-          this.#capacity,
+          this.#cut < 0 ? Infinity : this.#cut,
           model,
           this.#w.resourceState,
-          this.#unplaceable,
+          this.#model?.unplaceable,
           job,
         );
         if (held !== undefined) {
@@ -261,12 +272,13 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
         ? { placement: NODE_POOL }
         : { reason: pendReasons.insufficientNodes(job.numNodes, free) };
     }
-    if (job === this.#placedJob && this.#placed !== undefined) return this.#placed;
+    const m = this.#model!;
+    if (job === m.placedJob && m.placed !== undefined) return m.placed;
     // Frozen: `dispatch` starts the job where this answer (handed to the
     // policy) places it, so the policy must not be able to swap the placement.
     const r = Object.freeze(model.place(w.resourceState, this.#offered(job, "placed")));
-    this.#placedJob = job;
-    this.#placed = r;
+    m.placedJob = job;
+    m.placed = r;
     return r;
   }
 
@@ -337,8 +349,8 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
         );
       }
       placement = own;
-      this.#placedJob = undefined;
-      this.#placed = undefined;
+      this.#model!.placedJob = undefined;
+      this.#model!.placed = undefined;
     } else if (w.resourceModel !== undefined) {
       const r = this.place(job);
       if (r.placement === undefined) {
@@ -350,8 +362,8 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
         );
       }
       placement = r.placement;
-      this.#placedJob = undefined;
-      this.#placed = undefined;
+      this.#model!.placedJob = undefined;
+      this.#model!.placed = undefined;
     }
     this.#current = undefined;
     try {
@@ -420,6 +432,17 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       recordPend(w, id, typeof reason === "function" ? reason() : reason);
     }
   }
+}
+
+// A session's own state with a resource model.
+interface ModelRound {
+  /** What the model can never place (undefined: none is held; the policy is offered them). */
+  readonly unplaceable: UnplaceableCache | undefined;
+  /** The job `place` last answered for, and its answer (until the next dispatch). */
+  placedJob: JobRecord | undefined;
+  placed: PlaceResult | undefined;
+  /** The resource model's view, made on first use. */
+  resources: ModelView | undefined;
 }
 
 // The session's view of the resource model (`AdmissionSession.resources`):

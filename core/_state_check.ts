@@ -25,7 +25,7 @@
 //   sums non-negative and within what the jobs' times allow.
 
 import type { ResolvedConfig } from "./config.ts";
-import { DEFAULT_RESOURCE_HISTORY_CAPACITY } from "./config.ts";
+import { DEFAULT_RESOURCE_HISTORY_CAPACITY, EARLIER_RESOURCE_HISTORY_CAPACITY } from "./config.ts";
 import { MAX_EXACT } from "./_input_check.ts";
 import { drawnEndTime } from "./_run_time_draws.ts";
 import type { JobRecordData, SnapshotData } from "./snapshot.ts";
@@ -298,9 +298,10 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
 
   // Unwritten resource rows: in order, not after the clock, within the machine.
   const rows = data.resourceBuffer;
+  // The default was larger once: a state saved then still restores.
   const history = config.resourceHistoryCapacity > 0
     ? config.resourceHistoryCapacity
-    : DEFAULT_RESOURCE_HISTORY_CAPACITY;
+    : Math.max(DEFAULT_RESOURCE_HISTORY_CAPACITY, EARLIER_RESOURCE_HISTORY_CAPACITY);
   if (rows.length > Math.max(1, history)) {
     throw bad("resourceBuffer", `${rows.length} rows, more than the history capacity ${history}`);
   }

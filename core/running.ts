@@ -76,6 +76,28 @@ export function runningJob(
   return { id, beginTime: now, numNodes, timeLimit, projectedEnd: now + timeLimit };
 }
 
+// One key for every removal from the running set: a removal compares with
+// it and keeps nothing of it (an object per ended job before).
+const removalKey = { id: 0, beginTime: 0, numNodes: 0, timeLimit: 0, projectedEnd: 0 };
+
+/**
+ * The key that finds a running job's entry (what {@link runningJob} made
+ * for it), to remove it; the same object every call, changed by the next.
+ */
+export function runningKey(
+  id: number,
+  numNodes: number,
+  timeLimit: number,
+  beginTime: number,
+): RunningJob {
+  removalKey.id = id;
+  removalKey.beginTime = beginTime;
+  removalKey.numNodes = numNodes;
+  removalKey.timeLimit = timeLimit;
+  removalKey.projectedEnd = beginTime + timeLimit;
+  return removalKey;
+}
+
 /**
  * The earliest time at which `nodes` nodes are projected to be free, given
  * `free` nodes free now, counting only running jobs whose projected end is

@@ -94,30 +94,56 @@ class Values {
  * ```
  */
 export class JobMetrics {
-  private readonly wait = new Values();
-  private readonly slowdown = new Values();
+  private readonly wait: Values | undefined;
+  private readonly slowdown: Values | undefined;
 
-  /** Adds one finished job; returns its wait and bounded slowdown. */
-  add(r: JobRow): { wait: number; boundedSlowdown: number } {
+  /**
+   * `keep` false: only `add`'s per-job figures, no distributions (a run
+   * without a statistics JSON; keeping them was 4 to 8 MiB of HPC2N's peak).
+   */
+  constructor(keep = true) {
+    this.wait = keep ? new Values() : undefined;
+    this.slowdown = keep ? new Values() : undefined;
+  }
+
+  /** What `add` returns: one object, rewritten by every call. */
+  private readonly figures = { wait: 0, boundedSlowdown: 0 };
+
+  /**
+   * Adds one finished job; returns its wait and bounded slowdown, in an
+   * object the next call rewrites (one per job was most of what writing a
+   * schedule row allocated).
+   */
+  add(r: JobRow): { readonly wait: number; readonly boundedSlowdown: number } {
     const wait = r.beginTime - r.submitTime;
     const bsld = boundedSlowdown(r);
     // Cancelled, failed and killed jobs stay out of the distributions, as
     // they stay out of the averages.
-    if (r.outcome === undefined) {
+    if (r.outcome === undefined && this.wait !== undefined) {
       this.wait.push(wait);
-      this.slowdown.push(bsld);
+      this.slowdown!.push(bsld);
     }
-    return { wait, boundedSlowdown: bsld };
+    const f = this.figures;
+    f.wait = wait;
+    f.boundedSlowdown = bsld;
+    return f;
   }
 
   /** Distribution of the waits (seconds). */
   waits(): Distribution {
-    return this.wait.distribution();
+    return this.kept(this.wait).distribution();
   }
 
   /** Distribution of the bounded slowdowns. */
   slowdowns(): Distribution {
-    return this.slowdown.distribution();
+    return this.kept(this.slowdown).distribution();
+  }
+
+  private kept(v: Values | undefined): Values {
+    if (v === undefined) {
+      throw new EvtsimError("state", "the per-job waits and slowdowns were not kept");
+    }
+    return v;
   }
 }
 

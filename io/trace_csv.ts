@@ -231,10 +231,9 @@ export function parseTraceInto(
     const start = pos;
     pos = nl + 1;
     if (end === start) continue;
-    const line = text.slice(start, end);
 
     if (plan === undefined) {
-      plan = format === "lassen" ? lassenPlan() : headerPlan(line, r);
+      plan = format === "lassen" ? lassenPlan() : headerPlan(text.slice(start, end), r);
       slotOf = slotTable(plan);
       continue;
     }
@@ -294,6 +293,9 @@ export function parseTraceInto(
       // An unknown queue or an unsorted row: the general path reports it.
     } else fastMisses++;
 
+    // Only the general path reads the line as a string of its own (a slice
+    // per row was most of what the fast path allocated).
+    const line = text.slice(start, end);
     const names = plan.names;
     const got = line.indexOf('"') === -1
       ? splitPlain(line, slotOf, plan.fieldCount, vals)

@@ -70,6 +70,15 @@ Deno.test("schedule and resource rows written into the buffer match the string b
   );
 });
 
+Deno.test("numbers at each digit count's ends are written as String gives them", () => {
+  const xs = [0, -0, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), 2 ** 32];
+  for (let p = 1; p <= 1e15; p *= 10) xs.push(p - 1, p, p + 1, -p);
+  assertEquals(
+    capture((w) => xs.forEach((x) => (w.number(x), w.char(10)))),
+    xs.map((x) => `${x}\n`).join(""),
+  );
+});
+
 Deno.test("numbers written across the buffer's end are not cut", () => {
   const n = 20000; // 20000 lines of up to 17 bytes: more than one 64 KiB buffer
   const text = capture((w) => {
