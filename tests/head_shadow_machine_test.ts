@@ -6,6 +6,7 @@
 // the clock). A head every waiting job of which is held says so as its pend
 // reason does (exceeds_capacity), with no time.
 
+import { simulateGpu } from "./_gpu_example.ts";
 import fc from "fast-check";
 import {
   advanceTo,
@@ -20,7 +21,7 @@ import {
 } from "../mod.ts";
 import { headReservation, waitingReasons } from "../core/queries.ts";
 import { assert, assertEquals } from "./_assert.ts";
-import { ROOT, runCli } from "./_cli.ts";
+import { ROOT } from "./_cli.ts";
 import { repl } from "./_repl_helpers.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";
@@ -39,20 +40,7 @@ type Json = any;
 Deno.test("REPL and gRPC on a machine (EASY): the head's shadow time is the reservation its reservation_blocked reasons name, at every instant", async () => {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-head-shadow-" });
   try {
-    const sim = await runCli([
-      "simulate",
-      TRACE,
-      "--machine",
-      MACHINE,
-      "-b",
-      "easy",
-      "-o",
-      `${dir}/s.csv`,
-      "--record",
-      `${dir}/g.replay`,
-      "--no_progress",
-    ]);
-    assertEquals(sim.code, 0, sim.err.join("\n"));
+    await simulateGpu(["-o", `${dir}/s.csv`, "--record", `${dir}/g.replay`, "--no_progress"]);
     const steps = 12;
     const cmds: string[] = [];
     for (let i = 0; i < steps; i++) cmds.push("next 1", "info resource", "info pending");

@@ -8,7 +8,8 @@
 // each release the units coming back; the REPL's `info summary` says the
 // same. Whole-node answers are unchanged (tests/service_http_test.ts).
 
-import { ROOT, runCli } from "./_cli.ts";
+import { simulateGpu } from "./_gpu_example.ts";
+import { ROOT } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";
@@ -76,13 +77,7 @@ Deno.test("library on a machine: availableNodes counts idle nodes; backfillWindo
 
 /** simulate --machine stopped at T with the per-resource timeline: its last row's free units. */
 async function timelineFreeAt(dir: string): Promise<Record<string, number>> {
-  const sim = await runCli([
-    "simulate",
-    TRACE,
-    "--machine",
-    MACHINE,
-    "-b",
-    "easy",
+  await simulateGpu([
     "--max_time",
     String(T),
     "-o",
@@ -92,7 +87,6 @@ async function timelineFreeAt(dir: string): Promise<Record<string, number>> {
     "--resource_columns",
     "per_resource",
   ]);
-  assertEquals(sim.code, 0, sim.err.join("\n"));
   const [header, ...rows] = (await Deno.readTextFile(`${dir}/r.csv`)).trim().split("\n");
   const names = header.split(",");
   const last = rows.map((l) => l.split(",")).filter((f) => Number(f[0]) <= T).at(-1)!;

@@ -3,7 +3,8 @@
 // reply's statistics message gives the node-equivalent figure instead, the
 // one `simulate --machine --stats_json` gives (statistics and metrics alike).
 
-import { ROOT, runCli } from "./_cli.ts";
+import { simulateGpu } from "./_gpu_example.ts";
+import { ROOT } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";
@@ -18,19 +19,7 @@ type Json = any;
 Deno.test("serve gRPC --machine: finish_simulation's statistics give simulate --stats_json's node-equivalent utilization (not 0)", async () => {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-grpc-machine-stats-" });
   try {
-    const sim = await runCli([
-      "simulate",
-      TRACE,
-      "--machine",
-      MACHINE,
-      "-b",
-      "easy",
-      "-o",
-      `${dir}/s.csv`,
-      "--stats_json",
-      `${dir}/stats.json`,
-    ]);
-    assertEquals(sim.code, 0, sim.err.join("\n"));
+    await simulateGpu(["-o", `${dir}/s.csv`, "--stats_json", `${dir}/stats.json`]);
     const stats = JSON.parse(await Deno.readTextFile(`${dir}/stats.json`));
     const want = stats.resources.node_equivalents.utilization;
     assert(want > 0.1, `simulate's node-equivalent utilization ${want}`);

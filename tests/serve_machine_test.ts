@@ -6,6 +6,7 @@
 // field; a session giving totalNodes is refused; a session's recording
 // replays on the machine.
 
+import { simulateGpu } from "./_gpu_example.ts";
 import { cliCommand, recordProcessRun, ROOT, runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { HttpClient, withServer } from "./_service_helpers.ts";
@@ -62,19 +63,7 @@ async function withMachineServer(
 Deno.test("serve --machine: appended demand jobs are scheduled as simulate --machine schedules them", async () => {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-serve-machine-" });
   try {
-    const sim = await runCli([
-      "simulate",
-      TRACE,
-      "--machine",
-      MACHINE,
-      "-b",
-      "easy",
-      "-o",
-      `${dir}/s.csv`,
-      "--stats_json",
-      `${dir}/stats.json`,
-    ]);
-    assertEquals(sim.code, 0, sim.err.join("\n"));
+    await simulateGpu(["-o", `${dir}/s.csv`, "--stats_json", `${dir}/stats.json`]);
     const expected = (await Deno.readTextFile(`${dir}/s.csv`)).trim().split("\n").slice(1)
       .map((l) => l.split(",").slice(0, 3).map(Number));
     const stats = JSON.parse(await Deno.readTextFile(`${dir}/stats.json`));
