@@ -1,6 +1,9 @@
 // A CSV trace's rows as the jobs a serve front takes, for tests that feed the
 // same jobs to `serve` and to `simulate`: HTTP's request names or gRPC's
-// JobAppendData names. Empty cells are left out.
+// JobAppendData names (empty cells left out); and the options a trace is
+// loaded with by default.
+
+import type { LoadOptions } from "../cli/load.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -40,3 +43,14 @@ export function grpcJobs(text: string): Json[] {
 /** Orders schedule rows `[id, start, end]` (or any number triples) by their fields. */
 export const byTimes = (a: number[], b: number[]): number =>
   a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+
+/** `loadInput`'s options as `simulate`'s defaults give them, for a CSV trace. */
+export const LOAD_DEFAULTS: LoadOptions = {
+  format: "simple",
+  timezone: "UTC",
+  maxJobs: 0,
+  runTimeMode: "actual",
+  swfUnit: "procs",
+  swfReplayWait: false,
+  requireSorted: false,
+};

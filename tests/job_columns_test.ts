@@ -4,21 +4,14 @@
 // policies and the bad-input errors the same, and a trace out of submit
 // order must still be read sorted (as objects).
 
+import { LOAD_DEFAULTS } from "./_trace_jobs.ts";
 import fc from "fast-check";
 import { assert, assertEquals, assertRejects } from "./_assert.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { JobSpec } from "../core/types.ts";
 import { loadInput, type LoadOptions } from "../cli/load.ts";
 
-const OPTIONS: LoadOptions = {
-  format: "simple",
-  timezone: "UTC",
-  maxJobs: 0,
-  runTimeMode: "actual",
-  swfUnit: "procs",
-  swfReplayWait: false,
-  requireSorted: false,
-};
+const OPTIONS: LoadOptions = LOAD_DEFAULTS;
 
 // Both ways of loading one text: as objects, and as columns made into objects.
 async function both(text: string, options: Partial<LoadOptions> = {}) {

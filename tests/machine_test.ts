@@ -4,6 +4,7 @@
 // is machine_properties_test.ts.
 // The one-line errors are rows of tests/_fault_rows_m-machine.ts.
 
+import { LOAD_DEFAULTS } from "./_trace_jobs.ts";
 import {
   type JobSpec,
   type Machine,
@@ -97,15 +98,7 @@ Deno.test("CSV demands: per-node units, whole nodes, partitions and the default"
   assertEquals(all[0].demand, { replicas: 4, perReplica: { node: WHOLE_NODE } });
 });
 
-const LOAD: LoadOptions = {
-  format: "swf",
-  timezone: "UTC",
-  maxJobs: 0,
-  runTimeMode: "actual",
-  swfUnit: "procs",
-  swfReplayWait: false,
-  requireSorted: false,
-};
+const LOAD: LoadOptions = { ...LOAD_DEFAULTS, format: "swf" };
 
 Deno.test("SWF demands: requested processors (else allocated) of 1 core, requested memory per processor", async () => {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-machine-" });

@@ -5,19 +5,12 @@
 // -n; a CSV whose jobs all have a run time read once for every mode); runs
 // the reader tells apart, and an edited file, are read again.
 
+import { LOAD_DEFAULTS } from "./_trace_jobs.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { TraceCache } from "../cli/_trace_cache.ts";
 import { type LoadedInput, loadInput, type LoadOptions } from "../cli/load.ts";
 
-const BASE: LoadOptions = {
-  format: "simple",
-  timezone: "UTC",
-  maxJobs: 0,
-  runTimeMode: "actual",
-  swfUnit: "procs",
-  swfReplayWait: false,
-  requireSorted: false,
-};
+const BASE: LoadOptions = LOAD_DEFAULTS;
 
 // What a run sees of an input (the same values as a read of its own).
 const seen = (i: LoadedInput) => ({ ...i, swf: i.swf === undefined ? undefined : { ...i.swf } });
