@@ -54,8 +54,8 @@ export interface TopologyNode {
 
 /** What a running job holds: node indexes and replicas on each. */
 interface Held {
-  readonly nodes: readonly number[];
-  readonly replicas: readonly number[];
+  readonly nodes: ArrayLike<number>;
+  readonly replicas: ArrayLike<number>;
 }
 
 /**
@@ -94,8 +94,8 @@ interface Packed {
   readonly placement: Placement;
   readonly demand: ResourceDemand;
   readonly version: number;
-  readonly nodes: readonly number[];
-  readonly replicas: readonly number[];
+  readonly nodes: Int32Array;
+  readonly replicas: Float64Array;
 }
 
 interface Domain {
@@ -899,15 +899,11 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     d: ResourceDemand,
   ): Placement {
     // Exact-size copies: what a running job holds lives as long as it
-    // runs, and most of what a long run keeps alive is these lists.
-    const nodes = new Array<number>(m);
-    const counts = new Array<number>(m);
-    const nodeBuf = this.packNodes;
-    const countBuf = this.packCounts;
-    for (let k = 0; k < m; k++) {
-      nodes[k] = nodeBuf[k];
-      counts[k] = countBuf[k];
-    }
+    // runs, and most of what a long run keeps alive is these lists. Typed
+    // arrays: their units live outside the collected heap, which a young
+    // collection would otherwise copy twice (a job outlives many).
+    const nodes = this.packNodes.slice(0, m);
+    const counts = this.packCounts.slice(0, m);
     // The allocation's list is made when first read: a run without
     // decision rows starts most jobs without anyone reading it (`allocate`
     // takes the packed nodes), and a frozen share per node is most of
