@@ -12,6 +12,8 @@
 // distinct vectors (more than `LIMIT`) turns the classes off for good: the
 // slot caches answer everything then, as they do for topology keys.
 
+import type { Runs } from "./_topology_runs.ts";
+
 /** Above this many classes, sums over classes stop paying off. */
 const LIMIT = 256;
 
@@ -161,39 +163,34 @@ export class NodeClasses {
   }
 
   /**
-   * Moves the nodes `nodes` of an edited state to their classes after a
-   * take (see `moved`); `counts` may be replaced by a longer array: the
-   * state's `classCounts` to keep.
+   * Moves the nodes of `runs` (`_topology_runs.ts`) of an edited state to
+   * their classes after a take (see `moved`); `counts` may be replaced by a
+   * longer array: the state's `classCounts` to keep.
    */
   take(
     state: ClassState,
     sig: number,
     cols: readonly number[],
     amounts: readonly number[],
-    nodes: ArrayLike<number>,
-    replicas: ArrayLike<number>,
+    runs: Runs,
     sign: number,
   ): Float64Array {
     const cls = state.cls;
     let counts = state.classCounts;
-    let lastFrom = -1;
-    let lastReplicas = -1;
-    let lastTo = -1;
-    for (let k = 0; k < nodes.length; k++) {
-      const i = nodes[k];
-      const from = cls[i];
-      let to: number;
-      if (from === lastFrom && replicas[k] === lastReplicas) to = lastTo;
-      else {
-        to = this.moved(from, sig, cols, amounts, replicas[k], sign);
-        lastFrom = from;
-        lastReplicas = replicas[k];
-        lastTo = to;
+    for (let p = 0; p < runs.length; p += 3) {
+      const replicas = runs[p + 2];
+      const end = runs[p] + runs[p + 1];
+      // Nodes of one class in a row move together (most of a run's are alike).
+      for (let i = runs[p]; i < end;) {
+        const from = cls[i];
+        const to = this.moved(from, sig, cols, amounts, replicas, sign);
+        let j = i;
+        while (j < end && cls[j] === from) cls[j++] = to;
+        counts[from] -= j - i;
+        if (to >= counts.length) counts = grow(counts, to);
+        counts[to] += j - i;
+        i = j;
       }
-      cls[i] = to;
-      counts[from]--;
-      if (to >= counts.length) counts = grow(counts, to);
-      counts[to]++;
     }
     return counts;
   }

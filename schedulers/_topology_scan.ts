@@ -23,6 +23,7 @@ import {
   type ShapeSlots,
   type SlotCaches,
 } from "./_topology_slots.ts";
+import { runsHeld } from "./_topology_runs.ts";
 
 /** What a running job holds: node indexes and replicas on each. */
 interface Held {
@@ -171,8 +172,7 @@ export class TopologyScan implements ReleaseScan {
     const slots = this.slots;
     const { id, cols, amounts } = this.shape!;
     const { takeId, takeCols, takeAmounts } = shape;
-    const nodes = h.nodes;
-    const replicas = h.replicas;
+    const runs = runsHeld(h);
     // The shape's slots per class, read directly; a class first seen in
     // this loop (a move to a new vector) is computed, and the table with it.
     let table = classes.slotTable(id, cols, amounts);
@@ -180,31 +180,35 @@ export class TopologyScan implements ReleaseScan {
     let lastReplicas = -1;
     let lastTo = -1;
     let sum = 0;
-    for (let k = 0; k < nodes.length; k++) {
-      const i = nodes[k];
-      if (this.stamp[i] !== this.gen) {
-        this.stamp[i] = this.gen;
-        const c = cls[i];
-        overlay[i] = c;
-        slots[i] = table[c];
+    const stamp = this.stamp;
+    const gen = this.gen;
+    for (let p = 0; p < runs.length; p += 3) {
+      const replicas = runs[p + 2];
+      for (let i = runs[p], end = i + runs[p + 1]; i < end; i++) {
+        if (stamp[i] !== gen) {
+          stamp[i] = gen;
+          const c = cls[i];
+          overlay[i] = c;
+          slots[i] = table[c];
+        }
+        const from = overlay[i];
+        let to: number;
+        if (from === lastFrom && replicas === lastReplicas) to = lastTo;
+        else {
+          to = classes.moved(from, takeId, takeCols, takeAmounts, replicas, +1);
+          lastFrom = from;
+          lastReplicas = replicas;
+          lastTo = to;
+        }
+        overlay[i] = to;
+        let q = to < table.length ? table[to] : NaN;
+        if (q !== q) {
+          q = classes.slots(id, cols, amounts, to);
+          table = classes.slotTable(id, cols, amounts);
+        }
+        sum += q - slots[i];
+        slots[i] = q;
       }
-      const from = overlay[i];
-      let to: number;
-      if (from === lastFrom && replicas[k] === lastReplicas) to = lastTo;
-      else {
-        to = classes.moved(from, takeId, takeCols, takeAmounts, replicas[k], +1);
-        lastFrom = from;
-        lastReplicas = replicas[k];
-        lastTo = to;
-      }
-      overlay[i] = to;
-      let q = to < table.length ? table[to] : NaN;
-      if (q !== q) {
-        q = classes.slots(id, cols, amounts, to);
-        table = classes.slotTable(id, cols, amounts);
-      }
-      sum += q - slots[i];
-      slots[i] = q;
     }
     // The one domain, `global`.
     this.sums[0] += sum;
@@ -212,38 +216,42 @@ export class TopologyScan implements ReleaseScan {
 
   /** The node work of a release: the nodes' free units, slots and domain sums. */
   private apply(h: Held, shape: Shape): void {
+    const runs = runsHeld(h);
+    for (let p = 0; p < runs.length; p += 3) {
+      const replicas = runs[p + 2];
+      for (let i = runs[p], end = i + runs[p + 1]; i < end; i++) this.applyNode(i, replicas, shape);
+    }
+  }
+
+  /** `apply`'s work on node `i`, where `replicas` of `shape` are released. */
+  private applyNode(i: number, replicas: number, shape: Shape): void {
     const state = this.state!;
     const R = this.resourceCount;
     const free = this.free;
     const { takeCols, takeAmounts } = shape;
     const { cols, amounts } = this.shape!;
     const counted = cols.length > 0;
-    const nodes = h.nodes;
-    const replicas = h.replicas;
-    for (let k = 0; k < nodes.length; k++) {
-      const i = nodes[k];
-      const base = i * R;
-      if (this.stamp[i] !== this.gen) {
-        this.stamp[i] = this.gen;
-        for (let r = 0; r < R; r++) free[base + r] = state.free[base + r];
-        // The state's own slots (what its cached sums count): the cache's
-        // while it still holds them (nothing else is asked during a scan).
-        if (counted) {
-          const c = this.cached!;
-          this.slots[i] = c.version === this.cachedVersion && c.dirtyCount === 0
-            ? c.slots[i]
-            : nodeSlots(free, base, cols, amounts);
-        }
+    const base = i * R;
+    if (this.stamp[i] !== this.gen) {
+      this.stamp[i] = this.gen;
+      for (let r = 0; r < R; r++) free[base + r] = state.free[base + r];
+      // The state's own slots (what its cached sums count): the cache's
+      // while it still holds them (nothing else is asked during a scan).
+      if (counted) {
+        const c = this.cached!;
+        this.slots[i] = c.version === this.cachedVersion && c.dirtyCount === 0
+          ? c.slots[i]
+          : nodeSlots(free, base, cols, amounts);
       }
-      for (let j = 0; j < takeCols.length; j++) {
-        free[base + takeCols[j]] += takeAmounts[j] * replicas[k];
-      }
-      if (!counted) continue; // a shape with no slots anywhere
-      const s = nodeSlots(free, base, cols, amounts);
-      const delta = s - this.slots[i];
-      if (delta === 0) continue;
-      this.slots[i] = s;
-      this.sums[this.index[i]] += delta;
     }
+    for (let j = 0; j < takeCols.length; j++) {
+      free[base + takeCols[j]] += takeAmounts[j] * replicas;
+    }
+    if (!counted) return; // a shape with no slots anywhere
+    const s = nodeSlots(free, base, cols, amounts);
+    const delta = s - this.slots[i];
+    if (delta === 0) return;
+    this.slots[i] = s;
+    this.sums[this.index[i]] += delta;
   }
 }

@@ -32,6 +32,7 @@ import { insufficientCapacity, topologyFragmented } from "./topology_reasons.ts"
 import { type Shape, type ShapeSlots, SlotCaches } from "./_topology_slots.ts";
 import { NodeClasses } from "./_topology_classes.ts";
 import { TopologyScan } from "./_topology_scan.ts";
+import { Held, type Runs, runsHeld, runsOf } from "./_topology_runs.ts";
 
 /**
  * A node of a topology cluster: its name, topology labels and capacity.
@@ -52,12 +53,6 @@ export interface TopologyNode {
   readonly capacity: Readonly<Record<string, number>>;
 }
 
-/** What a running job holds: node indexes and replicas on each. */
-interface Held {
-  readonly nodes: ArrayLike<number>;
-  readonly replicas: ArrayLike<number>;
-}
-
 /**
  * The state of a topology cluster: free units per node and resource, and
  * what each running job holds. Opaque: read it through the model.
@@ -67,7 +62,7 @@ export interface TopologyState {
   readonly free: Float64Array;
   /** Per resource, the sum over the nodes of what they have free (an offline node counts 0). */
   readonly freeSums: Float64Array;
-  /** What each running job holds, by job id: node indexes and replicas on each. */
+  /** What each running job holds, by job id: node indexes and replicas on each (listed when read). */
   readonly held: ReadonlyMap<
     number,
     { readonly nodes: ArrayLike<number>; readonly replicas: ArrayLike<number> }
@@ -89,13 +84,12 @@ export interface TopologyState {
 /** Placements `allocate` recognises as packed by `place`. */
 const PACKED = 4;
 
-/** A placement as packed: the demand, the version of the free units, nodes and replicas. */
+/** A placement as packed: the demand, the version of the free units, its nodes' runs. */
 interface Packed {
   readonly placement: Placement;
   readonly demand: ResourceDemand;
   readonly version: number;
-  readonly nodes: Int32Array;
-  readonly replicas: Float64Array;
+  readonly runs: Runs;
 }
 
 interface Domain {
@@ -466,9 +460,9 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       packed.version === this.slotCaches.versionOf(state)
     ) {
       // Packed by `place` in these very free units: it fits, as checked below.
-      const { nodes, replicas } = packed;
-      this.slotCaches.change(state, nodes, () => this.take(state, d, nodes, replicas, -1));
-      (state.held as Map<number, Held>).set(job.id, { nodes, replicas });
+      const runs = packed.runs;
+      this.slotCaches.change(state, runs, () => this.take(state, d, runs, -1));
+      (state.held as Map<number, Held>).set(job.id, new Held(runs));
       return state;
     }
     const R = this.resources.length;
@@ -506,13 +500,9 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         `topology cluster: job ${job.id}: allocation holds ${total} replicas, not ${d.replicas}`,
       );
     }
-    const held = { nodes, replicas };
-    this.slotCaches.change(
-      state,
-      held.nodes,
-      () => this.take(state, d, held.nodes, held.replicas, -1),
-    );
-    (state.held as Map<number, Held>).set(job.id, held);
+    const runs = runsOf(nodes, replicas);
+    this.slotCaches.change(state, runs, () => this.take(state, d, runs, -1));
+    (state.held as Map<number, Held>).set(job.id, new Held(runs));
     return state;
   }
 
@@ -522,11 +512,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     if (h === undefined) {
       throw new EvtsimError("state", `topology cluster: job ${job.id} holds no resources`);
     }
-    this.slotCaches.change(
-      state,
-      h.nodes,
-      () => this.take(state, demandOf(job), h.nodes, h.replicas, +1),
-    );
+    const runs = runsHeld(h);
+    this.slotCaches.change(state, runs, () => this.take(state, demandOf(job), runs, +1));
     (state.held as Map<number, Held>).delete(job.id);
     return state;
   }
@@ -553,7 +540,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     if (changing.length === 0) return state;
     const R = this.resources.length;
     const free = state.free;
-    this.slotCaches.change(state, changing, () => {
+    this.slotCaches.change(state, runsOf(changing, changing.map(() => 0)), () => {
       for (const i of changing) {
         for (let r = 0; r < R; r++) {
           const c = this.nodes[i].capacity[this.resources[r]] ?? 0;
@@ -610,7 +597,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   allocationOf(state: TopologyState, id: number): readonly NodeShare[] | undefined {
     const h = state.held.get(id);
     if (h === undefined) return undefined;
-    return Array.from(h.nodes, (i, k) => ({ nodeName: this.names[i], replicas: h.replicas[k] }));
+    const replicas = h.replicas;
+    return Array.from(h.nodes, (i, k) => ({ nodeName: this.names[i], replicas: replicas[k] }));
   }
 
   endEdit(state: TopologyState): TopologyState {
@@ -627,12 +615,11 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     }
   }
 
-  /** Adds (sign +1) or takes (−1) the units of `replicas` on `nodes`, and their sums. */
+  /** Adds (sign +1) or takes (−1) the units of the replicas of `runs`, and their sums. */
   private take(
     state: TopologyState,
     d: ResourceDemand,
-    nodes: ArrayLike<number>,
-    replicas: ArrayLike<number>,
+    runs: Runs,
     sign: number,
   ): void {
     const R = this.resources.length;
@@ -645,8 +632,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         takeId,
         takeCols,
         takeAmounts,
-        nodes,
-        replicas,
+        runs,
         sign,
       );
     }
@@ -654,13 +640,15 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       const c = takeCols[j];
       const amount = takeAmounts[j];
       let sum = sums[c];
-      for (let k = 0; k < nodes.length; k++) {
-        const at = nodes[k] * R + c;
-        const before = free[at];
-        const after = before + sign * amount * replicas[k];
-        free[at] = after;
-        // An offline node's units below zero count as none.
-        sum += (after > 0 ? after : 0) - (before > 0 ? before : 0);
+      for (let p = 0; p < runs.length; p += 3) {
+        const delta = sign * amount * runs[p + 2];
+        for (let at = runs[p] * R + c, end = at + runs[p + 1] * R; at < end; at += R) {
+          const before = free[at];
+          const after = before + delta;
+          free[at] = after;
+          // An offline node's units below zero count as none.
+          sum += (after > 0 ? after : 0) - (before > 0 ? before : 0);
+        }
       }
       sums[c] = sum;
     }
@@ -898,12 +886,9 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     state: TopologyState,
     d: ResourceDemand,
   ): Placement {
-    // Exact-size copies: what a running job holds lives as long as it
-    // runs, and most of what a long run keeps alive is these lists. Typed
-    // arrays: their units live outside the collected heap, which a young
-    // collection would otherwise copy twice (a job outlives many).
-    const nodes = this.packNodes.slice(0, m);
-    const counts = this.packCounts.slice(0, m);
+    // What a running job holds lives as long as it runs: kept as runs of
+    // nodes (see _topology_runs.ts), most of a job's nodes in one.
+    const runs = runsOf(this.packNodes, this.packCounts, m);
     // The allocation's list is made when first read: a run without
     // decision rows starts most jobs without anyone reading it (`allocate`
     // takes the packed nodes), and a frozen share per node is most of
@@ -913,17 +898,23 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const placement: Placement = Object.freeze({
       domain,
       get allocation(): readonly NodeShare[] {
-        return allocation ??= Object.freeze(
-          Array.from(nodes, (i, k) => Object.freeze({ nodeName: names[i], replicas: counts[k] })),
-        );
+        if (allocation === undefined) {
+          const shares: NodeShare[] = [];
+          for (let p = 0; p < runs.length; p += 3) {
+            for (let i = runs[p], end = i + runs[p + 1]; i < end; i++) {
+              shares.push(Object.freeze({ nodeName: names[i], replicas: runs[p + 2] }));
+            }
+          }
+          allocation = Object.freeze(shares);
+        }
+        return allocation;
       },
     });
     this.packed[this.packedNext] = {
       placement,
       demand: d,
       version: this.slotCaches.versionOf(state),
-      nodes,
-      replicas: counts,
+      runs,
     };
     this.packedNext = (this.packedNext + 1) % PACKED;
     return placement;
