@@ -636,6 +636,23 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         sign,
       );
     }
+    if (state.offline === undefined || state.offline.size === 0) {
+      // Every node online: no unit is below zero, so a run's change of the
+      // sum is its change per node times its nodes (integers: exact).
+      for (let j = 0; j < takeCols.length; j++) {
+        const c = takeCols[j];
+        const amount = takeAmounts[j];
+        let sum = sums[c];
+        for (let p = 0; p < runs.length; p += 3) {
+          const delta = sign * amount * runs[p + 2];
+          const count = runs[p + 1];
+          for (let at = runs[p] * R + c, end = at + count * R; at < end; at += R) free[at] += delta;
+          sum += delta * count;
+        }
+        sums[c] = sum;
+      }
+      return;
+    }
     for (let j = 0; j < takeCols.length; j++) {
       const c = takeCols[j];
       const amount = takeAmounts[j];
