@@ -164,50 +164,43 @@ export class TopologyScan implements ReleaseScan {
     return false;
   }
 
-  /** `apply` with the node classes: the nodes' classes, slots and domain sums. */
+  /**
+   * `apply` with the node classes: the nodes' classes and the domain sum.
+   * A node's slots are its class's (the table's), so nodes of one class in
+   * a row move together: their classes set at once, the sum changed by
+   * their count times the change of one.
+   */
   private applyByClass(h: Held, shape: Shape): void {
     const classes = this.classes!;
     const cls = this.classState!.cls;
     const overlay = this.overlay;
-    const slots = this.slots;
     const { id, cols, amounts } = this.shape!;
     const { takeId, takeCols, takeAmounts } = shape;
     const runs = runsHeld(h);
     // The shape's slots per class, read directly; a class first seen in
     // this loop (a move to a new vector) is computed, and the table with it.
     let table = classes.slotTable(id, cols, amounts);
-    let lastFrom = -1;
-    let lastReplicas = -1;
-    let lastTo = -1;
     let sum = 0;
     const stamp = this.stamp;
     const gen = this.gen;
     for (let p = 0; p < runs.length; p += 3) {
       const replicas = runs[p + 2];
-      for (let i = runs[p], end = i + runs[p + 1]; i < end; i++) {
-        if (stamp[i] !== gen) {
-          stamp[i] = gen;
-          const c = cls[i];
-          overlay[i] = c;
-          slots[i] = table[c];
-        }
-        const from = overlay[i];
-        let to: number;
-        if (from === lastFrom && replicas === lastReplicas) to = lastTo;
-        else {
-          to = classes.moved(from, takeId, takeCols, takeAmounts, replicas, +1);
-          lastFrom = from;
-          lastReplicas = replicas;
-          lastTo = to;
-        }
-        overlay[i] = to;
+      const end = runs[p] + runs[p + 1];
+      for (let i = runs[p]; i < end;) {
+        // A node's class with the releases so far: the state's until touched.
+        const from = stamp[i] === gen ? overlay[i] : cls[i];
+        let j = i + 1;
+        while (j < end && (stamp[j] === gen ? overlay[j] : cls[j]) === from) j++;
+        const to = classes.moved(from, takeId, takeCols, takeAmounts, replicas, +1);
+        overlay.fill(to, i, j);
+        stamp.fill(gen, i, j);
         let q = to < table.length ? table[to] : NaN;
         if (q !== q) {
           q = classes.slots(id, cols, amounts, to);
           table = classes.slotTable(id, cols, amounts);
         }
-        sum += q - slots[i];
-        slots[i] = q;
+        sum += (j - i) * (q - table[from]);
+        i = j;
       }
     }
     // The one domain, `global`.
