@@ -30,7 +30,7 @@ import type {
 import type { JobRecord } from "../core/types.ts";
 import { insufficientCapacity, topologyFragmented } from "./topology_reasons.ts";
 import { type Shape, type ShapeSlots, SlotCaches } from "./_topology_slots.ts";
-import { NodeClasses } from "./_topology_classes.ts";
+import { ClassMembers, NodeClasses } from "./_topology_classes.ts";
 import { TopologyScan } from "./_topology_scan.ts";
 import { Held, type Runs, runsHeld, runsOf } from "./_topology_runs.ts";
 
@@ -80,6 +80,9 @@ export interface TopologyState {
   /** The classes `cls` numbers (another cluster's state is read by its free units only). */
   readonly classOwner: object;
 }
+
+/** At most this many classes to take from: `packByClass` visits their members only. */
+const MEMBER_CLASSES = 8;
 
 /** Placements `allocate` recognises as packed by `place`. */
 const PACKED = 4;
@@ -173,6 +176,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   /** `pack`'s buffers: the nodes packed and their replicas. */
   private readonly packNodes: Int32Array;
   private readonly packCounts: Float64Array;
+  /** Each class's nodes in one state version, for `packByClass`. */
+  private readonly classMembers: ClassMembers;
+  /** `packByClass`'s classes taken from: above the cut, then at it. */
+  private takenClasses = new Int32Array(MEMBER_CLASSES);
   /** `packByClass`'s slot values, largest first, and the nodes with each. */
   private cutValues: Float64Array = new Float64Array(16);
   private cutNodes: Float64Array = new Float64Array(16);
@@ -232,6 +239,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     });
     this.globalIndex = new Int32Array(nodes.length);
     this.packNodes = new Int32Array(nodes.length);
+    this.classMembers = new ClassMembers(nodes.length);
     this.packCounts = new Float64Array(nodes.length);
     this.noCache = {
       key: "",
@@ -461,7 +469,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     ) {
       // Packed by `place` in these very free units: it fits, as checked below.
       const runs = packed.runs;
-      this.slotCaches.change(state, runs, () => this.take(state, d, runs, -1));
+      this.changeRuns(state, d, runs, -1);
       (state.held as Map<number, Held>).set(job.id, new Held(runs));
       return state;
     }
@@ -501,7 +509,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       );
     }
     const runs = runsOf(nodes, replicas);
-    this.slotCaches.change(state, runs, () => this.take(state, d, runs, -1));
+    this.changeRuns(state, d, runs, -1);
     (state.held as Map<number, Held>).set(job.id, new Held(runs));
     return state;
   }
@@ -513,7 +521,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       throw new EvtsimError("state", `topology cluster: job ${job.id} holds no resources`);
     }
     const runs = runsHeld(h);
-    this.slotCaches.change(state, runs, () => this.take(state, demandOf(job), runs, +1));
+    this.changeRuns(state, demandOf(job), runs, +1);
     (state.held as Map<number, Held>).delete(job.id);
     return state;
   }
@@ -615,12 +623,27 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     }
   }
 
+  /**
+   * `take` through the slot caches' `change`; the class members follow the
+   * state when they are its version's.
+   */
+  private changeRuns(state: TopologyState, d: ResourceDemand, runs: Runs, sign: number): void {
+    const members = this.classMembers.version >= 0 &&
+        this.classMembers.version === this.slotCaches.versionOf(state) &&
+        this.classes.on && state.classOwner === this.classes
+      ? this.classMembers
+      : undefined;
+    this.slotCaches.change(state, runs, () => this.take(state, d, runs, sign, members));
+    if (members !== undefined) members.version = this.slotCaches.versionOf(state);
+  }
+
   /** Adds (sign +1) or takes (−1) the units of the replicas of `runs`, and their sums. */
   private take(
     state: TopologyState,
     d: ResourceDemand,
     runs: Runs,
     sign: number,
+    members?: ClassMembers,
   ): void {
     const R = this.resources.length;
     const free = state.free;
@@ -634,6 +657,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         takeAmounts,
         runs,
         sign,
+        members,
       );
     }
     if (state.offline === undefined || state.offline.size === 0) {
@@ -876,6 +900,18 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const nodeBuf = this.packNodes;
     const countBuf = this.packCounts;
     let m = 0;
+    // The classes taken from, when few: their nodes' words instead of every node.
+    let taken = 0;
+    for (let c = 0; c < counts.length && taken <= MEMBER_CLASSES; c++) {
+      if (counts[c] > 0 && table[c] >= cut && table[c] > 0) {
+        if (taken < MEMBER_CLASSES) this.takenClasses[taken] = c;
+        taken++;
+      }
+    }
+    if (taken <= MEMBER_CLASSES) {
+      m = this.packByMembers(state, table, taken, cut, above, left);
+      return this.placementOf("global", m, state, d);
+    }
     for (let i = 0; i < cls.length && (above > 0 || left > 0); i++) {
       const q = table[cls[i]];
       let k: number;
@@ -890,6 +926,50 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       countBuf[m++] = k;
     }
     return this.placementOf("global", m, state, d);
+  }
+
+  /**
+   * `packByClass`'s pass over the nodes in index order, visiting only those
+   * of the `taken` classes in `takenClasses` (by their words of class
+   * members); returns the nodes packed into `pack`'s buffers.
+   */
+  private packByMembers(
+    state: TopologyState,
+    table: Float64Array,
+    taken: number,
+    cut: number,
+    above: number,
+    left: number,
+  ): number {
+    const members = this.classMembers;
+    const version = this.slotCaches.versionOf(state);
+    if (members.version !== version) members.build(state.cls, version);
+    const cls = state.cls;
+    const classes = this.takenClasses;
+    const nodeBuf = this.packNodes;
+    const countBuf = this.packCounts;
+    let m = 0;
+    for (let w = 0; w < members.words && (above > 0 || left > 0); w++) {
+      let x = 0;
+      for (let t = 0; t < taken; t++) x |= members.of(classes[t])[w];
+      while (x !== 0 && (above > 0 || left > 0)) {
+        const low = x & -x;
+        x ^= low;
+        const i = (w << 5) + 31 - Math.clz32(low);
+        const q = table[cls[i]];
+        let k: number;
+        if (q > cut) {
+          k = q;
+          above--;
+        } else if (left > 0) {
+          k = Math.min(cut, left);
+          left -= k;
+        } else continue;
+        nodeBuf[m] = i;
+        countBuf[m++] = k;
+      }
+    }
+    return m;
   }
 
   /**
