@@ -308,20 +308,19 @@ function search(
   // The per-class loop only pays off once the queue is deep.
   const small = q.byShape.length === 0 ? SMALL_QUEUE : SMALL_SHAPED_QUEUE;
   if (!q.indexed || q.all.size <= small) return q.all.findFirst(after, mayFit, fits);
-  // Usually a fitting job sits near the cursor: look at a few in order first.
+  // Usually a fitting job sits near the cursor: look at a few in order first
+  // (not with jobs filed by shape: each look there asks for the shape's
+  // room, which the shapes' sets below ask once per shape).
   let from = after;
-  let probed = 0;
-  let hit: JobRecord | undefined;
-  for (let j = q.all.after(after); j !== undefined; j = q.all.after(j)) {
-    if (j.numNodes <= free && limitMayFit(j.timeLimit) && !noRoom(j)) {
-      hit = j;
-      break;
+  if (q.byShape.length === 0) {
+    let probed = 0;
+    for (let j = q.all.after(after); j !== undefined; j = q.all.after(j)) {
+      if (j.numNodes <= free && limitMayFit(j.timeLimit) && !noRoom(j)) return j;
+      from = j;
+      if (++probed === PROBE) break;
     }
-    from = j;
-    if (++probed === PROBE) break;
+    if (probed < PROBE) return undefined;
   }
-  if (hit !== undefined) return hit;
-  if (probed < PROBE) return undefined;
   let best: JobRecord | undefined;
   const top = Math.min(sizeClass(free), q.byClass.length - 1);
   for (let c = 0; c <= top; c++) {
