@@ -64,7 +64,10 @@ export class TopologyScan implements ReleaseScan {
   /** Per resource, the free units of all nodes together plus all the releases give back (at least what is free). */
   private readonly bound: Float64Array;
   /** Releases whose node work waits (what each job holds, and its shape). */
-  private readonly pending: { held: Held; shape: Shape }[] = [];
+  private readonly pendingHeld: Held[] = [];
+  private readonly pendingShapes: Shape[] = [];
+  /** How many of them wait (the arrays are reused: no object per release). */
+  private pending = 0;
   /**
    * With the node classes (`begin`'s `classes`): the state's classes, and
    * each touched node's class with the releases so far (in place of its
@@ -109,7 +112,7 @@ export class TopologyScan implements ReleaseScan {
     this.lookup = lookup;
     this.cached = undefined;
     this.bound.set(state.freeSums);
-    this.pending.length = 0;
+    this.pending = 0;
     this.classState = classState;
     return this;
   }
@@ -125,7 +128,8 @@ export class TopologyScan implements ReleaseScan {
     for (let j = 0; j < shape.takeCols.length; j++) {
       this.bound[shape.takeCols[j]] += shape.takeAmounts[j] * job.demand.replicas;
     }
-    this.pending.push({ held: h, shape });
+    this.pendingHeld[this.pending] = h;
+    this.pendingShapes[this.pending++] = shape;
   }
 
   /**
@@ -154,11 +158,11 @@ export class TopologyScan implements ReleaseScan {
       this.domainCount = k;
     }
     const byClass = this.classState !== undefined;
-    for (let p = 0; p < this.pending.length; p++) {
-      if (byClass) this.applyByClass(this.pending[p].held, this.pending[p].shape);
-      else this.apply(this.pending[p].held, this.pending[p].shape);
+    for (let p = 0; p < this.pending; p++) {
+      if (byClass) this.applyByClass(this.pendingHeld[p], this.pendingShapes[p]);
+      else this.apply(this.pendingHeld[p], this.pendingShapes[p]);
     }
-    this.pending.length = 0;
+    this.pending = 0;
     const sums = this.sums;
     for (let k = 0; k < this.domainCount; k++) if (sums[k] >= this.replicas) return true;
     return false;

@@ -329,9 +329,18 @@ export class SlotCaches {
    * later starts from that version's slots (`slotsFor`).
    */
   change(state: object, runs: Runs, apply: () => void): void {
+    this.versionOf(state);
+    apply();
+    this.changed(state, runs);
+  }
+
+  /**
+   * `change` for a change already applied to `state` (that did not read or
+   * give versions): without a closure per start and end.
+   */
+  changed(state: object, runs: Runs): void {
     const v = this.versionOf(state);
     const inPlace = this.unique.has(state);
-    apply();
     // A new version either way: what was computed for the old one (a
     // placement packed in it) no longer holds for this state.
     const nv = this.nextVersion++;

@@ -179,7 +179,9 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   /** Each class's nodes in one state version, for `packByClass`. */
   private readonly classMembers: ClassMembers;
   /** `packByClass`'s classes taken from: above the cut, then at it. */
-  private takenClasses = new Int32Array(MEMBER_CLASSES);
+  private readonly takenClasses = new Int32Array(MEMBER_CLASSES);
+  /** Their members' bits. */
+  private readonly takenBits: Uint32Array[] = [];
   /** `packByClass`'s slot values, largest first, and the nodes with each. */
   private cutValues: Float64Array = new Float64Array(16);
   private cutNodes: Float64Array = new Float64Array(16);
@@ -633,7 +635,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         this.classes.on && state.classOwner === this.classes
       ? this.classMembers
       : undefined;
-    this.slotCaches.change(state, runs, () => this.take(state, d, runs, sign, members));
+    this.take(state, d, runs, sign, members);
+    this.slotCaches.changed(state, runs);
     if (members !== undefined) members.version = this.slotCaches.versionOf(state);
   }
 
@@ -945,13 +948,14 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const version = this.slotCaches.versionOf(state);
     if (members.version !== version) members.build(state.cls, version);
     const cls = state.cls;
-    const classes = this.takenClasses;
+    const bits = this.takenBits;
+    for (let t = 0; t < taken; t++) bits[t] = members.of(this.takenClasses[t]);
     const nodeBuf = this.packNodes;
     const countBuf = this.packCounts;
     let m = 0;
     for (let w = 0; w < members.words && (above > 0 || left > 0); w++) {
       let x = 0;
-      for (let t = 0; t < taken; t++) x |= members.of(classes[t])[w];
+      for (let t = 0; t < taken; t++) x |= bits[t][w];
       while (x !== 0 && (above > 0 || left > 0)) {
         const low = x & -x;
         x ^= low;
