@@ -844,7 +844,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       nodeBuf[m] = i;
       countBuf[m++] = k;
     }
-    return this.placementOf(domain.name, m, state, d);
+    return this.placementOf(domain.name, runsOf(this.packNodes, this.packCounts, m), state, d);
   }
 
   /**
@@ -912,8 +912,12 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       }
     }
     if (taken <= MEMBER_CLASSES) {
-      m = this.packByMembers(state, table, taken, cut, above, left);
-      return this.placementOf("global", m, state, d);
+      return this.placementOf(
+        "global",
+        this.packByMembers(state, table, taken, cut, above, left),
+        state,
+        d,
+      );
     }
     for (let i = 0; i < cls.length && (above > 0 || left > 0); i++) {
       const q = table[cls[i]];
@@ -928,13 +932,13 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       nodeBuf[m] = i;
       countBuf[m++] = k;
     }
-    return this.placementOf("global", m, state, d);
+    return this.placementOf("global", runsOf(this.packNodes, this.packCounts, m), state, d);
   }
 
   /**
    * `packByClass`'s pass over the nodes in index order, visiting only those
    * of the `taken` classes in `takenClasses` (by their words of class
-   * members); returns the nodes packed into `pack`'s buffers.
+   * members); returns the nodes packed, as runs.
    */
   private packByMembers(
     state: TopologyState,
@@ -943,16 +947,19 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     cut: number,
     above: number,
     left: number,
-  ): number {
+  ): number[] {
     const members = this.classMembers;
     const version = this.slotCaches.versionOf(state);
     if (members.version !== version) members.build(state.cls, version);
     const cls = state.cls;
     const bits = this.takenBits;
     for (let t = 0; t < taken; t++) bits[t] = members.of(this.takenClasses[t]);
-    const nodeBuf = this.packNodes;
-    const countBuf = this.packCounts;
-    let m = 0;
+    // The runs as they come (nodes in index order): the one open is
+    // `first`, `count`, `held`.
+    const runs: number[] = [];
+    let first = -1;
+    let count = 0;
+    let held = 0;
     for (let w = 0; w < members.words && (above > 0 || left > 0); w++) {
       let x = 0;
       for (let t = 0; t < taken; t++) x |= bits[t][w];
@@ -969,27 +976,32 @@ class TopologyCluster implements ResourceModel<TopologyState> {
           k = Math.min(cut, left);
           left -= k;
         } else continue;
-        nodeBuf[m] = i;
-        countBuf[m++] = k;
+        if (i === first + count && k === held) count++;
+        else {
+          if (count > 0) runs.push(first, count, held);
+          first = i;
+          count = 1;
+          held = k;
+        }
       }
     }
-    return m;
+    if (count > 0) runs.push(first, count, held);
+    return runs;
   }
 
   /**
-   * The placement of the first `m` nodes and replicas in `pack`'s buffers.
+   * The placement of the nodes of `runs` (packed in index order).
    * Remembered with the free units it was packed in, so that `allocate`
    * takes it without checking it again.
    */
   private placementOf(
     domain: string,
-    m: number,
+    runs: Runs,
     state: TopologyState,
     d: ResourceDemand,
   ): Placement {
     // What a running job holds lives as long as it runs: kept as runs of
     // nodes (see _topology_runs.ts), most of a job's nodes in one.
-    const runs = runsOf(this.packNodes, this.packCounts, m);
     // The allocation's list is made when first read: a run without
     // decision rows starts most jobs without anyone reading it (`allocate`
     // takes the packed nodes), and a frozen share per node is most of
