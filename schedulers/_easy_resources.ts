@@ -311,6 +311,9 @@ function fitsMachine(model: ResourceModel, job: JobRecord): boolean {
   return fits;
 }
 
+/** A limit test no limit passes. */
+const never = (_limit: number) => false;
+
 /** `easy`'s test of a limit against shadow time `at`: DR_EVT's boundary per picker. */
 function endsBefore(s: AdmissionSession, at: number): (limit: number) => boolean {
   const now = s.now;
@@ -398,7 +401,7 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
     if (r.projectedEnd > bound) bound = r.projectedEnd;
   }
   const noOverrun = first !== undefined && first.projectedEnd > s.now;
-  let early = noOverrun ? endsBefore(s, first.projectedEnd) : () => false;
+  let early = noOverrun ? endsBefore(s, first.projectedEnd) : never;
   let raised = !noOverrun || res.model.releaseScan === undefined;
   let fits = endsBefore(s, bound);
   // A shadow kept from an earlier session bounds the search by limit from the start.

@@ -357,6 +357,8 @@ export class SlotCaches {
       if (base.nodes.length + nodeCount(runs) > this.nodeCount) base.all = true;
       else pushNodes(base.nodes, runs);
     }
+    // (None cached — the node classes answer — is the common case: no iterator then.)
+    if (this.shapes.size === 0) return;
     for (const list of this.shapes.values()) {
       for (let k = 0; k < list.length; k++) {
         const e = list[k];

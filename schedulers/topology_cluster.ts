@@ -464,7 +464,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       throw new EvtsimError("state", `topology cluster: job ${job.id} already holds resources`);
     }
     const free = state.free;
-    const packed = this.packed.find((p) => p?.placement === placement);
+    let packed: Packed | undefined;
+    for (let k = 0; k < PACKED && packed === undefined; k++) {
+      if (this.packed[k]?.placement === placement) packed = this.packed[k];
+    }
     if (
       packed !== undefined && packed.demand === d &&
       packed.version === this.slotCaches.versionOf(state)
