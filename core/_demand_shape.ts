@@ -8,7 +8,10 @@
 import type { ResourceDemand } from "./resource_model.ts";
 import type { JobRecord } from "./types.ts";
 
-// By demand object: a pass looks a shape up per candidate.
+// A record's demand carries its number (`frozenDemand`: a pass looks a
+// shape up per candidate, and a property read is far cheaper than a
+// WeakMap's); other demand objects are found by object.
+const SHAPE_ID: unique symbol = Symbol("evtsim.shapeId");
 const shapeIds = new WeakMap<object, number>();
 const shapeIdOfKey = new Map<string, number>();
 // By the demand's entries in its own order (a trace's demands list their
@@ -18,25 +21,43 @@ const shapeIdOfRaw = new Map<string, number>();
 /** The number of `job`'s replica shape; -1 when it has no demand. */
 export function demandShapeId(job: JobRecord): number {
   const d = job.demand;
-  return d === undefined ? -1 : shapeIdOf(d);
+  if (d === undefined) return -1;
+  const id = (d as { readonly [SHAPE_ID]?: number })[SHAPE_ID];
+  return id !== undefined ? id : shapeIdOf(d);
+}
+
+/**
+ * A frozen copy of `d` (and of its units) that carries its shape number:
+ * a job record's own demand. The number is a non-enumerable symbol-keyed
+ * property, so copies, JSON and deep equality see only the demand.
+ */
+export function frozenDemand(d: ResourceDemand): ResourceDemand {
+  const copy = { ...d, perReplica: Object.freeze({ ...d.perReplica }) };
+  Object.defineProperty(copy, SHAPE_ID, { value: numberOf(copy) });
+  return Object.freeze(copy);
 }
 
 /** The number of `d`'s replica shape (the same `perReplica` and `topologyKey`: the same number). */
 export function shapeIdOf(d: ResourceDemand): number {
+  const own = (d as { readonly [SHAPE_ID]?: number })[SHAPE_ID];
+  if (own !== undefined) return own;
   let id = shapeIds.get(d);
+  if (id === undefined) shapeIds.set(d, id = numberOf(d));
+  return id;
+}
+
+/** `d`'s shape number, from its units and key. */
+function numberOf(d: ResourceDemand): number {
+  let raw = `${d.topologyKey ?? ""}\u0000`;
+  for (const r in d.perReplica) raw += `${r}\u0001${d.perReplica[r]}\u0000`;
+  let id = shapeIdOfRaw.get(raw);
   if (id === undefined) {
-    let raw = `${d.topologyKey ?? ""}\u0000`;
-    for (const r in d.perReplica) raw += `${r}\u0001${d.perReplica[r]}\u0000`;
-    id = shapeIdOfRaw.get(raw);
-    if (id === undefined) {
-      const key = `${d.topologyKey ?? ""}|${
-        Object.keys(d.perReplica).sort().map((r) => `${r}=${d.perReplica[r]}`).join()
-      }`;
-      id = shapeIdOfKey.get(key);
-      if (id === undefined) shapeIdOfKey.set(key, id = shapeIdOfKey.size);
-      shapeIdOfRaw.set(raw, id);
-    }
-    shapeIds.set(d, id);
+    const key = `${d.topologyKey ?? ""}|${
+      Object.keys(d.perReplica).sort().map((r) => `${r}=${d.perReplica[r]}`).join()
+    }`;
+    id = shapeIdOfKey.get(key);
+    if (id === undefined) shapeIdOfKey.set(key, id = shapeIdOfKey.size);
+    shapeIdOfRaw.set(raw, id);
   }
   return id;
 }

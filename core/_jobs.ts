@@ -6,7 +6,9 @@ import { EvtsimError } from "./errors.ts";
 import { checkTimeBound, describeValue, MAX_EXACT } from "./_input_check.ts";
 import { drawRunTime } from "./_run_time_draws.ts";
 import { RngCursor } from "./rng.ts";
-import type { ResourceDemand } from "./resource_model.ts";
+// A record's own copy of a demand, frozen like the record (policies and the
+// resource model read it; the caller's object stays theirs).
+import { frozenDemand } from "./_demand_shape.ts";
 import type { JobRecord, JobSpec } from "./types.ts";
 
 /** Limits the shell supplies for an append, from facts the core cannot read. */
@@ -125,12 +127,6 @@ function isDemand(d: unknown): boolean {
     if (!Number.isSafeInteger(v) || (v as number) < 0) return false;
   }
   return true;
-}
-
-// A record's own copy of a demand, frozen like the record (policies and the
-// resource model read it; the caller's object stays theirs).
-function frozenDemand(d: ResourceDemand): ResourceDemand {
-  return Object.freeze({ ...d, perReplica: Object.freeze({ ...d.perReplica }) });
 }
 
 /**

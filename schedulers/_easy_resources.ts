@@ -38,6 +38,7 @@
 import type { AdmissionSession, SessionResources } from "../core/admission.ts";
 import { type PendReason, pendReasons } from "../core/decisions.ts";
 import type { Placement, ResourceModel } from "../core/resource_model.ts";
+import type { RunningSet } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
 import { demandShapeId } from "../core/_demand_shape.ts";
 
@@ -84,8 +85,12 @@ interface ShadowMemo {
 const shadowMemos = new WeakMap<ResourceModel, ShadowMemo>();
 
 /** The model state's version when a shadow may be kept for it (no running job has overrun). */
-function memoVersion(s: AdmissionSession, res: SessionResources): number | undefined {
-  const first = s.running.first();
+function memoVersion(
+  s: AdmissionSession,
+  res: SessionResources,
+  running: RunningSet,
+): number | undefined {
+  const first = running.first();
   return first !== undefined && first.projectedEnd > s.now
     ? res.model.versionOf?.(res.state)
     : undefined;
@@ -97,11 +102,12 @@ function keptShadow(
   res: SessionResources,
   head: JobRecord,
   version: number,
+  running: RunningSet,
 ): Shadow | undefined {
   const m = shadowMemos.get(res.model);
-  const first = s.running.first()!;
+  const first = running.first()!;
   return m !== undefined && m.version === version && m.head === head && m.free === s.free &&
-      m.running === s.running.size && m.first === first.id && m.firstEnd === first.projectedEnd
+      m.running === running.size && m.first === first.id && m.firstEnd === first.projectedEnd
     ? m.shadow
     : undefined;
 }
@@ -110,24 +116,27 @@ function keptShadow(
  * The head's shadow, or undefined when it cannot be placed even with every
  * running job released (it does not fit the machine). `read`: the pass only
  * reads the shadow's time and nodes (`easy`), so a shadow computed in an
- * earlier session for the same machine and head is given again.
+ * earlier session for the same machine and head is given again. `running`:
+ * the session's running set as it is now (`s.running`, read once: each
+ * read of it makes a view).
  */
 function shadowOf(
   s: AdmissionSession,
   res: SessionResources,
   head: JobRecord,
   read: boolean,
+  running: RunningSet,
 ): Shadow | undefined {
   const model = res.model;
-  const first = s.running.first();
-  const version = read ? memoVersion(s, res) : undefined;
+  const first = running.first();
+  const version = read ? memoVersion(s, res, running) : undefined;
   if (version !== undefined) {
-    const kept = keptShadow(s, res, head, version);
+    const kept = keptShadow(s, res, head, version, running);
     if (kept !== undefined) return kept;
   }
   const shadow = read && model.releaseScan !== undefined
-    ? scanShadow(s, res, head)
-    : computeShadow(s, res, head);
+    ? scanShadow(s, res, head, running)
+    : computeShadow(s, res, head, running);
   if (version !== undefined && shadow !== undefined) {
     if (shadow.ended !== true) model.endEdit(shadow.state);
     const kept = { time: shadow.time, state: shadow.state, nodes: shadow.nodes, ended: true };
@@ -135,7 +144,7 @@ function shadowOf(
       version,
       head,
       free: s.free,
-      running: s.running.size,
+      running: running.size,
       first: first!.id,
       firstEnd: first!.projectedEnd,
       shadow: kept,
@@ -155,11 +164,13 @@ function shadowOf(
 function endShadow(s: AdmissionSession, res: SessionResources, shadow: Shadow): void {
   if (shadow.ended !== true) return void res.model.endEdit(shadow.state);
   const m = shadowMemos.get(res.model);
-  const first = s.running.first();
-  if (m?.shadow !== shadow || first === undefined || !(first.projectedEnd > s.now)) return;
+  if (m?.shadow !== shadow) return;
+  const running = s.running;
+  const first = running.first();
+  if (first === undefined || !(first.projectedEnd > s.now)) return;
   m.version = res.model.versionOf!(res.state);
   m.free = s.free;
-  m.running = s.running.size;
+  m.running = running.size;
   m.first = first.id;
   m.firstEnd = first.projectedEnd;
 }
@@ -172,21 +183,22 @@ function scanShadow(
   s: AdmissionSession,
   res: SessionResources,
   head: JobRecord,
+  running: RunningSet,
 ): Shadow | undefined {
   const now = s.now;
   const scan = res.model.releaseScan!(res.state, head);
   let nodes = s.free;
   const overran: number[] = [];
-  const it = s.running.values()[Symbol.iterator]();
-  let r = it.next();
-  while (!r.done) {
-    const at = r.value.projectedEnd;
-    while (!r.done && r.value.projectedEnd === at) {
+  // In projected-end order by `after` (no iterator made per pass).
+  let r = running.first();
+  while (r !== undefined) {
+    const at = r.projectedEnd;
+    while (r !== undefined && r.projectedEnd === at) {
       if (at > now) {
-        scan.release(runningRecord(res, r.value.id));
-        nodes += r.value.numNodes;
-      } else overran.push(r.value.id);
-      r = it.next();
+        scan.release(runningRecord(res, r.id));
+        nodes += r.numNodes;
+      } else overran.push(r.id);
+      r = running.after(r);
     }
     if (at <= now || head.numNodes > nodes) continue;
     if (scan.canPlace()) return { time: at, nodes, ended: true };
@@ -203,23 +215,23 @@ function computeShadow(
   s: AdmissionSession,
   res: SessionResources,
   head: JobRecord,
+  running: RunningSet,
 ): Shadow | undefined {
   const model = res.model;
   const now = s.now;
   const copy = model.beginEdit(res.state);
   let nodes = s.free;
   const overran: number[] = [];
-  const it = s.running.values()[Symbol.iterator]();
-  let r = it.next();
-  while (!r.done) {
-    const at = r.value.projectedEnd;
+  let r = running.first();
+  while (r !== undefined) {
+    const at = r.projectedEnd;
     // Every job projected to end at `at`, together.
-    while (!r.done && r.value.projectedEnd === at) {
+    while (r !== undefined && r.projectedEnd === at) {
       if (at > now) {
-        model.release(copy, runningRecord(res, r.value.id));
-        nodes += r.value.numNodes;
-      } else overran.push(r.value.id);
-      r = it.next();
+        model.release(copy, runningRecord(res, r.id));
+        nodes += r.numNodes;
+      } else overran.push(r.id);
+      r = running.after(r);
     }
     if (at <= now || head.numNodes > nodes) continue;
     if (canPlace(model, copy, head)) return { time: at, state: copy, nodes };
@@ -299,6 +311,9 @@ function fitsMachine(model: ResourceModel, job: JobRecord): boolean {
   return fits;
 }
 
+/** A limit test no limit passes. */
+const never = (_limit: number) => false;
+
 /** `easy`'s test of a limit against shadow time `at`: DR_EVT's boundary per picker. */
 function endsBefore(s: AdmissionSession, at: number): (limit: number) => boolean {
   const now = s.now;
@@ -330,7 +345,7 @@ export function easyOnResources(
   }
   if (head === undefined) return;
   if (!extra && s.search !== undefined) return easySearch(s, res, head);
-  const shadow = shadowOf(s, res, head, !extra);
+  const shadow = shadowOf(s, res, head, !extra, s.running);
   if (shadow === undefined) return;
   const now = s.now;
   const at = shadow.time;
@@ -378,16 +393,20 @@ export function easyOnResources(
 // the head (`mayPlace`: no node looked at).
 function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord): void {
   const search = s.search!;
-  const first = s.running.first();
+  // The running set, read again only after a start (each read makes a view).
+  let running: RunningSet | undefined = s.running;
+  const first = running.first();
   let bound = s.now;
-  for (const r of s.running.values()) if (r.projectedEnd > bound) bound = r.projectedEnd;
+  for (let r = first; r !== undefined; r = running.after(r)) {
+    if (r.projectedEnd > bound) bound = r.projectedEnd;
+  }
   const noOverrun = first !== undefined && first.projectedEnd > s.now;
-  let early = noOverrun ? endsBefore(s, first.projectedEnd) : () => false;
+  let early = noOverrun ? endsBefore(s, first.projectedEnd) : never;
   let raised = !noOverrun || res.model.releaseScan === undefined;
   let fits = endsBefore(s, bound);
   // A shadow kept from an earlier session bounds the search by limit from the start.
-  const version = memoVersion(s, res);
-  let shadow = version === undefined ? undefined : keptShadow(s, res, head, version);
+  const version = memoVersion(s, res, running);
+  let shadow = version === undefined ? undefined : keptShadow(s, res, head, version, running);
   if (shadow !== undefined) fits = endsBefore(s, shadow.time);
   const noRoom = new NoRoom(res);
   const noRoomFrom = noRoom.from;
@@ -400,17 +419,22 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
       }
       if (shadow === undefined && !raised && !early(job.timeLimit)) {
         raised = true;
-        const low = lowerBound(s, res, head);
+        const low = lowerBound(s, res, head, running ??= s.running);
         if (low !== undefined) early = endsBefore(s, low);
       }
-      if (shadow === undefined && early(job.timeLimit)) s.dispatch(job, true);
-      else {
+      if (shadow === undefined && early(job.timeLimit)) {
+        s.dispatch(job, true);
+        running = undefined;
+      } else {
         if (shadow === undefined) {
-          shadow = shadowOf(s, res, head, true);
+          shadow = shadowOf(s, res, head, true, running ??= s.running);
           if (shadow === undefined) return;
           fits = endsBefore(s, shadow.time);
         }
-        if (fits(job.timeLimit)) s.dispatch(job, true);
+        if (fits(job.timeLimit)) {
+          s.dispatch(job, true);
+          running = undefined;
+        }
       }
     }
     job = search.nextFitting(s.free, fits, noRoomFrom);
@@ -427,17 +451,17 @@ function lowerBound(
   s: AdmissionSession,
   res: SessionResources,
   head: JobRecord,
+  running: RunningSet,
 ): number | undefined {
   const scan = res.model.releaseScan!(res.state, head);
   let nodes = s.free;
-  const it = s.running.values()[Symbol.iterator]();
-  let r = it.next();
-  while (!r.done) {
-    const at = r.value.projectedEnd;
-    while (!r.done && r.value.projectedEnd === at) {
-      scan.release(runningRecord(res, r.value.id));
-      nodes += r.value.numNodes;
-      r = it.next();
+  let r = running.first();
+  while (r !== undefined) {
+    const at = r.projectedEnd;
+    while (r !== undefined && r.projectedEnd === at) {
+      scan.release(runningRecord(res, r.id));
+      nodes += r.numNodes;
+      r = running.after(r);
     }
     if (head.numNodes <= nodes && scan.mayPlace()) return at;
   }

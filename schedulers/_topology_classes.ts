@@ -12,6 +12,8 @@
 // distinct vectors (more than `LIMIT`) turns the classes off for good: the
 // slot caches answer everything then, as they do for topology keys.
 
+import type { Runs } from "./_topology_runs.ts";
+
 /** Above this many classes, sums over classes stop paying off. */
 const LIMIT = 256;
 
@@ -161,39 +163,36 @@ export class NodeClasses {
   }
 
   /**
-   * Moves the nodes `nodes` of an edited state to their classes after a
-   * take (see `moved`); `counts` may be replaced by a longer array: the
-   * state's `classCounts` to keep.
+   * Moves the nodes of `runs` (`_topology_runs.ts`) of an edited state to
+   * their classes after a take (see `moved`); `counts` may be replaced by a
+   * longer array: the state's `classCounts` to keep.
    */
   take(
     state: ClassState,
     sig: number,
     cols: readonly number[],
     amounts: readonly number[],
-    nodes: ArrayLike<number>,
-    replicas: ArrayLike<number>,
+    runs: Runs,
     sign: number,
+    members?: ClassMembers,
   ): Float64Array {
     const cls = state.cls;
     let counts = state.classCounts;
-    let lastFrom = -1;
-    let lastReplicas = -1;
-    let lastTo = -1;
-    for (let k = 0; k < nodes.length; k++) {
-      const i = nodes[k];
-      const from = cls[i];
-      let to: number;
-      if (from === lastFrom && replicas[k] === lastReplicas) to = lastTo;
-      else {
-        to = this.moved(from, sig, cols, amounts, replicas[k], sign);
-        lastFrom = from;
-        lastReplicas = replicas[k];
-        lastTo = to;
+    for (let p = 0; p < runs.length; p += 3) {
+      const replicas = runs[p + 2];
+      const end = runs[p] + runs[p + 1];
+      // Nodes of one class in a row move together (most of a run's are alike).
+      for (let i = runs[p]; i < end;) {
+        const from = cls[i];
+        const to = this.moved(from, sig, cols, amounts, replicas, sign);
+        let j = i;
+        while (j < end && cls[j] === from) cls[j++] = to;
+        counts[from] -= j - i;
+        if (to >= counts.length) counts = grow(counts, to);
+        counts[to] += j - i;
+        if (members !== undefined) members.move(i, j, from, to);
+        i = j;
       }
-      cls[i] = to;
-      counts[from]--;
-      if (to >= counts.length) counts = grow(counts, to);
-      counts[to]++;
     }
     return counts;
   }
@@ -215,4 +214,55 @@ function grow(counts: Float64Array, c: number): Float64Array {
   const grown = new Float64Array(Math.max(c + 1, counts.length * 2));
   grown.set(counts);
   return grown;
+}
+
+/**
+ * The nodes of each class, one bit a node (node i: bit i % 32 of word
+ * i >> 5), for one version of a cluster's state (`version`): packing visits
+ * the words of the classes it takes from instead of every node. Kept up to
+ * date by `NodeClasses.take` while it follows that state's changes, and made
+ * again from a state's classes when packing asks for another.
+ */
+export class ClassMembers {
+  /** The state version the bits are for (-1: none). */
+  version = -1;
+  /** Per class, its nodes' bits. */
+  readonly bits: Uint32Array[] = [];
+  readonly words: number;
+
+  constructor(nodeCount: number) {
+    this.words = (nodeCount + 31) >>> 5;
+  }
+
+  /** The bits of `cls` (each node's class), for state version `version`. */
+  build(cls: Int32Array, version: number): void {
+    for (const b of this.bits) b?.fill(0);
+    for (let i = 0; i < cls.length; i++) this.of(cls[i])[i >>> 5] |= 1 << (i & 31);
+    this.version = version;
+  }
+
+  /** Nodes `i` to `j - 1` move from class `from` to class `to`. */
+  move(i: number, j: number, from: number, to: number): void {
+    const a = this.of(from);
+    const b = this.of(to);
+    for (let k = i; k < j;) {
+      const w = k >>> 5;
+      const hi = Math.min(j, (w + 1) << 5);
+      const len = hi - k;
+      const mask = len === 32 ? -1 : ((1 << len) - 1) << (k & 31);
+      a[w] &= ~mask;
+      b[w] |= mask;
+      k = hi;
+    }
+  }
+
+  /** The bits of class `c` (made empty on first use). */
+  of(c: number): Uint32Array {
+    let b = this.bits[c];
+    if (b === undefined) {
+      while (this.bits.length < c) this.bits.push(new Uint32Array(this.words));
+      this.bits[c] = b = new Uint32Array(this.words);
+    }
+    return b;
+  }
 }

@@ -23,6 +23,7 @@ import {
   type ShapeSlots,
   type SlotCaches,
 } from "./_topology_slots.ts";
+import { runsHeld } from "./_topology_runs.ts";
 
 /** What a running job holds: node indexes and replicas on each. */
 interface Held {
@@ -63,7 +64,10 @@ export class TopologyScan implements ReleaseScan {
   /** Per resource, the free units of all nodes together plus all the releases give back (at least what is free). */
   private readonly bound: Float64Array;
   /** Releases whose node work waits (what each job holds, and its shape). */
-  private readonly pending: { held: Held; shape: Shape }[] = [];
+  private readonly pendingHeld: Held[] = [];
+  private readonly pendingShapes: Shape[] = [];
+  /** How many of them wait (the arrays are reused: no object per release). */
+  private pending = 0;
   /**
    * With the node classes (`begin`'s `classes`): the state's classes, and
    * each touched node's class with the releases so far (in place of its
@@ -108,7 +112,7 @@ export class TopologyScan implements ReleaseScan {
     this.lookup = lookup;
     this.cached = undefined;
     this.bound.set(state.freeSums);
-    this.pending.length = 0;
+    this.pending = 0;
     this.classState = classState;
     return this;
   }
@@ -124,7 +128,8 @@ export class TopologyScan implements ReleaseScan {
     for (let j = 0; j < shape.takeCols.length; j++) {
       this.bound[shape.takeCols[j]] += shape.takeAmounts[j] * job.demand.replicas;
     }
-    this.pending.push({ held: h, shape });
+    this.pendingHeld[this.pending] = h;
+    this.pendingShapes[this.pending++] = shape;
   }
 
   /**
@@ -153,58 +158,54 @@ export class TopologyScan implements ReleaseScan {
       this.domainCount = k;
     }
     const byClass = this.classState !== undefined;
-    for (let p = 0; p < this.pending.length; p++) {
-      if (byClass) this.applyByClass(this.pending[p].held, this.pending[p].shape);
-      else this.apply(this.pending[p].held, this.pending[p].shape);
+    for (let p = 0; p < this.pending; p++) {
+      if (byClass) this.applyByClass(this.pendingHeld[p], this.pendingShapes[p]);
+      else this.apply(this.pendingHeld[p], this.pendingShapes[p]);
     }
-    this.pending.length = 0;
+    this.pending = 0;
     const sums = this.sums;
     for (let k = 0; k < this.domainCount; k++) if (sums[k] >= this.replicas) return true;
     return false;
   }
 
-  /** `apply` with the node classes: the nodes' classes, slots and domain sums. */
+  /**
+   * `apply` with the node classes: the nodes' classes and the domain sum.
+   * A node's slots are its class's (the table's), so nodes of one class in
+   * a row move together: their classes set at once, the sum changed by
+   * their count times the change of one.
+   */
   private applyByClass(h: Held, shape: Shape): void {
     const classes = this.classes!;
     const cls = this.classState!.cls;
     const overlay = this.overlay;
-    const slots = this.slots;
     const { id, cols, amounts } = this.shape!;
     const { takeId, takeCols, takeAmounts } = shape;
-    const nodes = h.nodes;
-    const replicas = h.replicas;
+    const runs = runsHeld(h);
     // The shape's slots per class, read directly; a class first seen in
     // this loop (a move to a new vector) is computed, and the table with it.
     let table = classes.slotTable(id, cols, amounts);
-    let lastFrom = -1;
-    let lastReplicas = -1;
-    let lastTo = -1;
     let sum = 0;
-    for (let k = 0; k < nodes.length; k++) {
-      const i = nodes[k];
-      if (this.stamp[i] !== this.gen) {
-        this.stamp[i] = this.gen;
-        const c = cls[i];
-        overlay[i] = c;
-        slots[i] = table[c];
+    const stamp = this.stamp;
+    const gen = this.gen;
+    for (let p = 0; p < runs.length; p += 3) {
+      const replicas = runs[p + 2];
+      const end = runs[p] + runs[p + 1];
+      for (let i = runs[p]; i < end;) {
+        // A node's class with the releases so far: the state's until touched.
+        const from = stamp[i] === gen ? overlay[i] : cls[i];
+        let j = i + 1;
+        while (j < end && (stamp[j] === gen ? overlay[j] : cls[j]) === from) j++;
+        const to = classes.moved(from, takeId, takeCols, takeAmounts, replicas, +1);
+        overlay.fill(to, i, j);
+        stamp.fill(gen, i, j);
+        let q = to < table.length ? table[to] : NaN;
+        if (q !== q) {
+          q = classes.slots(id, cols, amounts, to);
+          table = classes.slotTable(id, cols, amounts);
+        }
+        sum += (j - i) * (q - table[from]);
+        i = j;
       }
-      const from = overlay[i];
-      let to: number;
-      if (from === lastFrom && replicas[k] === lastReplicas) to = lastTo;
-      else {
-        to = classes.moved(from, takeId, takeCols, takeAmounts, replicas[k], +1);
-        lastFrom = from;
-        lastReplicas = replicas[k];
-        lastTo = to;
-      }
-      overlay[i] = to;
-      let q = to < table.length ? table[to] : NaN;
-      if (q !== q) {
-        q = classes.slots(id, cols, amounts, to);
-        table = classes.slotTable(id, cols, amounts);
-      }
-      sum += q - slots[i];
-      slots[i] = q;
     }
     // The one domain, `global`.
     this.sums[0] += sum;
@@ -212,38 +213,42 @@ export class TopologyScan implements ReleaseScan {
 
   /** The node work of a release: the nodes' free units, slots and domain sums. */
   private apply(h: Held, shape: Shape): void {
+    const runs = runsHeld(h);
+    for (let p = 0; p < runs.length; p += 3) {
+      const replicas = runs[p + 2];
+      for (let i = runs[p], end = i + runs[p + 1]; i < end; i++) this.applyNode(i, replicas, shape);
+    }
+  }
+
+  /** `apply`'s work on node `i`, where `replicas` of `shape` are released. */
+  private applyNode(i: number, replicas: number, shape: Shape): void {
     const state = this.state!;
     const R = this.resourceCount;
     const free = this.free;
     const { takeCols, takeAmounts } = shape;
     const { cols, amounts } = this.shape!;
     const counted = cols.length > 0;
-    const nodes = h.nodes;
-    const replicas = h.replicas;
-    for (let k = 0; k < nodes.length; k++) {
-      const i = nodes[k];
-      const base = i * R;
-      if (this.stamp[i] !== this.gen) {
-        this.stamp[i] = this.gen;
-        for (let r = 0; r < R; r++) free[base + r] = state.free[base + r];
-        // The state's own slots (what its cached sums count): the cache's
-        // while it still holds them (nothing else is asked during a scan).
-        if (counted) {
-          const c = this.cached!;
-          this.slots[i] = c.version === this.cachedVersion && c.dirtyCount === 0
-            ? c.slots[i]
-            : nodeSlots(free, base, cols, amounts);
-        }
+    const base = i * R;
+    if (this.stamp[i] !== this.gen) {
+      this.stamp[i] = this.gen;
+      for (let r = 0; r < R; r++) free[base + r] = state.free[base + r];
+      // The state's own slots (what its cached sums count): the cache's
+      // while it still holds them (nothing else is asked during a scan).
+      if (counted) {
+        const c = this.cached!;
+        this.slots[i] = c.version === this.cachedVersion && c.dirtyCount === 0
+          ? c.slots[i]
+          : nodeSlots(free, base, cols, amounts);
       }
-      for (let j = 0; j < takeCols.length; j++) {
-        free[base + takeCols[j]] += takeAmounts[j] * replicas[k];
-      }
-      if (!counted) continue; // a shape with no slots anywhere
-      const s = nodeSlots(free, base, cols, amounts);
-      const delta = s - this.slots[i];
-      if (delta === 0) continue;
-      this.slots[i] = s;
-      this.sums[this.index[i]] += delta;
     }
+    for (let j = 0; j < takeCols.length; j++) {
+      free[base + takeCols[j]] += takeAmounts[j] * replicas;
+    }
+    if (!counted) return; // a shape with no slots anywhere
+    const s = nodeSlots(free, base, cols, amounts);
+    const delta = s - this.slots[i];
+    if (delta === 0) return;
+    this.slots[i] = s;
+    this.sums[this.index[i]] += delta;
   }
 }

@@ -19,6 +19,7 @@
 
 import type { ResourceDemand } from "../core/resource_model.ts";
 import { shapeIdOf } from "../core/_demand_shape.ts";
+import { nodeCount, type Runs } from "./_topology_runs.ts";
 
 /** At most this many replica shapes keep their slots cached at once. */
 const SHAPES = 64;
@@ -219,7 +220,7 @@ export class SlotCaches {
       for (let k = 0; k < list.length; k++) {
         if (list[k].version !== base.from) continue;
         const e = this.copyFor(list[k], v);
-        this.markDirty(e, base.nodes);
+        this.markDirty(e, base.nodes, 1);
         if (e.dirtyCount > 0) this.update(free, e);
         return e;
       }
@@ -327,24 +328,37 @@ export class SlotCaches {
    * other state and notes where it came from (`Base`): a shape looked up
    * later starts from that version's slots (`slotsFor`).
    */
-  change(state: object, nodes: ArrayLike<number>, apply: () => void): void {
+  change(state: object, runs: Runs, apply: () => void): void {
+    this.versionOf(state);
+    apply();
+    this.changed(state, runs);
+  }
+
+  /**
+   * `change` for a change already applied to `state` (that did not read or
+   * give versions): without a closure per start and end.
+   */
+  changed(state: object, runs: Runs): void {
     const v = this.versionOf(state);
     const inPlace = this.unique.has(state);
-    apply();
     // A new version either way: what was computed for the old one (a
     // placement packed in it) no longer holds for this state.
     const nv = this.nextVersion++;
     this.versions.set(state, nv);
     this.unique.add(state);
     if (!inPlace) {
-      this.bases.set(state, { from: v, nodes: Array.from(nodes), all: false });
+      const nodes: number[] = [];
+      pushNodes(nodes, runs);
+      this.bases.set(state, { from: v, nodes, all: false });
       return;
     }
     const base = this.bases.get(state);
     if (base !== undefined && !base.all) {
-      if (base.nodes.length + nodes.length > this.nodeCount) base.all = true;
-      else for (let k = 0; k < nodes.length; k++) base.nodes.push(nodes[k]);
+      if (base.nodes.length + nodeCount(runs) > this.nodeCount) base.all = true;
+      else pushNodes(base.nodes, runs);
     }
+    // (None cached — the node classes answer — is the common case: no iterator then.)
+    if (this.shapes.size === 0) return;
     for (const list of this.shapes.values()) {
       for (let k = 0; k < list.length; k++) {
         const e = list[k];
@@ -352,22 +366,26 @@ export class SlotCaches {
         // Recomputed when next looked up (a shadow copy releases many jobs
         // between two lookups, mostly of other shapes).
         e.version = nv;
-        this.markDirty(e, nodes);
+        this.markDirty(e, runs, 0);
       }
     }
   }
 
-  private markDirty(e: ShapeSlots, nodes: ArrayLike<number>): void {
+  /** Marks the nodes of `runs` dirty in `e` (`step` 0: runs; 1: a plain node list). */
+  private markDirty(e: ShapeSlots, runs: readonly number[], step: 0 | 1): void {
     const dirty = e.dirty;
     const mark = e.mark;
     // Past half the nodes `update` recomputes them all: no need to list more.
     const full = this.nodeCount >> 1;
     let count = e.dirtyCount;
-    for (let k = 0; k < nodes.length && count <= full; k++) {
-      const i = nodes[k];
-      if (mark[i] === 0) {
-        mark[i] = 1;
-        dirty[count++] = i;
+    const stride = step === 1 ? 1 : 3;
+    for (let p = 0; p < runs.length && count <= full; p += stride) {
+      const end = step === 1 ? runs[p] + 1 : runs[p] + runs[p + 1];
+      for (let i = runs[p]; i < end && count <= full; i++) {
+        if (mark[i] === 0) {
+          mark[i] = 1;
+          dirty[count++] = i;
+        }
       }
     }
     e.dirtyCount = count;
@@ -479,6 +497,13 @@ export function nodeSlots(
   }
   // An offline node's free units are below zero: no slot, never a negative count.
   return s < 0 ? 0 : s;
+}
+
+/** Appends the nodes of `runs` to `out`. */
+function pushNodes(out: number[], runs: Runs): void {
+  for (let p = 0; p < runs.length; p += 3) {
+    for (let i = runs[p], end = i + runs[p + 1]; i < end; i++) out.push(i);
+  }
 }
 
 /** The first domain (by name) with the most slots. */

@@ -30,8 +30,9 @@ import type {
 import type { JobRecord } from "../core/types.ts";
 import { insufficientCapacity, topologyFragmented } from "./topology_reasons.ts";
 import { type Shape, type ShapeSlots, SlotCaches } from "./_topology_slots.ts";
-import { NodeClasses } from "./_topology_classes.ts";
+import { ClassMembers, NodeClasses } from "./_topology_classes.ts";
 import { TopologyScan } from "./_topology_scan.ts";
+import { Held, type Runs, runsHeld, runsOf } from "./_topology_runs.ts";
 
 /**
  * A node of a topology cluster: its name, topology labels and capacity.
@@ -52,12 +53,6 @@ export interface TopologyNode {
   readonly capacity: Readonly<Record<string, number>>;
 }
 
-/** What a running job holds: node indexes and replicas on each. */
-interface Held {
-  readonly nodes: readonly number[];
-  readonly replicas: readonly number[];
-}
-
 /**
  * The state of a topology cluster: free units per node and resource, and
  * what each running job holds. Opaque: read it through the model.
@@ -67,7 +62,7 @@ export interface TopologyState {
   readonly free: Float64Array;
   /** Per resource, the sum over the nodes of what they have free (an offline node counts 0). */
   readonly freeSums: Float64Array;
-  /** What each running job holds, by job id: node indexes and replicas on each. */
+  /** What each running job holds, by job id: node indexes and replicas on each (listed when read). */
   readonly held: ReadonlyMap<
     number,
     { readonly nodes: ArrayLike<number>; readonly replicas: ArrayLike<number> }
@@ -86,16 +81,18 @@ export interface TopologyState {
   readonly classOwner: object;
 }
 
+/** At most this many classes to take from: `packByClass` visits their members only. */
+const MEMBER_CLASSES = 8;
+
 /** Placements `allocate` recognises as packed by `place`. */
 const PACKED = 4;
 
-/** A placement as packed: the demand, the version of the free units, nodes and replicas. */
+/** A placement as packed: the demand, the version of the free units, its nodes' runs. */
 interface Packed {
   readonly placement: Placement;
   readonly demand: ResourceDemand;
   readonly version: number;
-  readonly nodes: readonly number[];
-  readonly replicas: readonly number[];
+  readonly runs: Runs;
 }
 
 interface Domain {
@@ -179,6 +176,12 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   /** `pack`'s buffers: the nodes packed and their replicas. */
   private readonly packNodes: Int32Array;
   private readonly packCounts: Float64Array;
+  /** Each class's nodes in one state version, for `packByClass`. */
+  private readonly classMembers: ClassMembers;
+  /** `packByClass`'s classes taken from: above the cut, then at it. */
+  private readonly takenClasses = new Int32Array(MEMBER_CLASSES);
+  /** Their members' bits. */
+  private readonly takenBits: Uint32Array[] = [];
   /** `packByClass`'s slot values, largest first, and the nodes with each. */
   private cutValues: Float64Array = new Float64Array(16);
   private cutNodes: Float64Array = new Float64Array(16);
@@ -238,6 +241,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     });
     this.globalIndex = new Int32Array(nodes.length);
     this.packNodes = new Int32Array(nodes.length);
+    this.classMembers = new ClassMembers(nodes.length);
     this.packCounts = new Float64Array(nodes.length);
     this.noCache = {
       key: "",
@@ -460,15 +464,18 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       throw new EvtsimError("state", `topology cluster: job ${job.id} already holds resources`);
     }
     const free = state.free;
-    const packed = this.packed.find((p) => p?.placement === placement);
+    let packed: Packed | undefined;
+    for (let k = 0; k < PACKED && packed === undefined; k++) {
+      if (this.packed[k]?.placement === placement) packed = this.packed[k];
+    }
     if (
       packed !== undefined && packed.demand === d &&
       packed.version === this.slotCaches.versionOf(state)
     ) {
       // Packed by `place` in these very free units: it fits, as checked below.
-      const { nodes, replicas } = packed;
-      this.slotCaches.change(state, nodes, () => this.take(state, d, nodes, replicas, -1));
-      (state.held as Map<number, Held>).set(job.id, { nodes, replicas });
+      const runs = packed.runs;
+      this.changeRuns(state, d, runs, -1);
+      (state.held as Map<number, Held>).set(job.id, new Held(runs));
       return state;
     }
     const R = this.resources.length;
@@ -506,13 +513,9 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         `topology cluster: job ${job.id}: allocation holds ${total} replicas, not ${d.replicas}`,
       );
     }
-    const held = { nodes, replicas };
-    this.slotCaches.change(
-      state,
-      held.nodes,
-      () => this.take(state, d, held.nodes, held.replicas, -1),
-    );
-    (state.held as Map<number, Held>).set(job.id, held);
+    const runs = runsOf(nodes, replicas);
+    this.changeRuns(state, d, runs, -1);
+    (state.held as Map<number, Held>).set(job.id, new Held(runs));
     return state;
   }
 
@@ -522,11 +525,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     if (h === undefined) {
       throw new EvtsimError("state", `topology cluster: job ${job.id} holds no resources`);
     }
-    this.slotCaches.change(
-      state,
-      h.nodes,
-      () => this.take(state, demandOf(job), h.nodes, h.replicas, +1),
-    );
+    const runs = runsHeld(h);
+    this.changeRuns(state, demandOf(job), runs, +1);
     (state.held as Map<number, Held>).delete(job.id);
     return state;
   }
@@ -553,7 +553,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     if (changing.length === 0) return state;
     const R = this.resources.length;
     const free = state.free;
-    this.slotCaches.change(state, changing, () => {
+    this.slotCaches.change(state, runsOf(changing, changing.map(() => 0)), () => {
       for (const i of changing) {
         for (let r = 0; r < R; r++) {
           const c = this.nodes[i].capacity[this.resources[r]] ?? 0;
@@ -610,7 +610,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   allocationOf(state: TopologyState, id: number): readonly NodeShare[] | undefined {
     const h = state.held.get(id);
     if (h === undefined) return undefined;
-    return Array.from(h.nodes, (i, k) => ({ nodeName: this.names[i], replicas: h.replicas[k] }));
+    const replicas = h.replicas;
+    return Array.from(h.nodes, (i, k) => ({ nodeName: this.names[i], replicas: replicas[k] }));
   }
 
   endEdit(state: TopologyState): TopologyState {
@@ -627,13 +628,28 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     }
   }
 
-  /** Adds (sign +1) or takes (−1) the units of `replicas` on `nodes`, and their sums. */
+  /**
+   * `take` through the slot caches' `change`; the class members follow the
+   * state when they are its version's.
+   */
+  private changeRuns(state: TopologyState, d: ResourceDemand, runs: Runs, sign: number): void {
+    const members = this.classMembers.version >= 0 &&
+        this.classMembers.version === this.slotCaches.versionOf(state) &&
+        this.classes.on && state.classOwner === this.classes
+      ? this.classMembers
+      : undefined;
+    this.take(state, d, runs, sign, members);
+    this.slotCaches.changed(state, runs);
+    if (members !== undefined) members.version = this.slotCaches.versionOf(state);
+  }
+
+  /** Adds (sign +1) or takes (−1) the units of the replicas of `runs`, and their sums. */
   private take(
     state: TopologyState,
     d: ResourceDemand,
-    nodes: ArrayLike<number>,
-    replicas: ArrayLike<number>,
+    runs: Runs,
     sign: number,
+    members?: ClassMembers,
   ): void {
     const R = this.resources.length;
     const free = state.free;
@@ -645,22 +661,41 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         takeId,
         takeCols,
         takeAmounts,
-        nodes,
-        replicas,
+        runs,
         sign,
+        members,
       );
+    }
+    if (state.offline === undefined || state.offline.size === 0) {
+      // Every node online: no unit is below zero, so a run's change of the
+      // sum is its change per node times its nodes (integers: exact).
+      for (let j = 0; j < takeCols.length; j++) {
+        const c = takeCols[j];
+        const amount = takeAmounts[j];
+        let sum = sums[c];
+        for (let p = 0; p < runs.length; p += 3) {
+          const delta = sign * amount * runs[p + 2];
+          const count = runs[p + 1];
+          for (let at = runs[p] * R + c, end = at + count * R; at < end; at += R) free[at] += delta;
+          sum += delta * count;
+        }
+        sums[c] = sum;
+      }
+      return;
     }
     for (let j = 0; j < takeCols.length; j++) {
       const c = takeCols[j];
       const amount = takeAmounts[j];
       let sum = sums[c];
-      for (let k = 0; k < nodes.length; k++) {
-        const at = nodes[k] * R + c;
-        const before = free[at];
-        const after = before + sign * amount * replicas[k];
-        free[at] = after;
-        // An offline node's units below zero count as none.
-        sum += (after > 0 ? after : 0) - (before > 0 ? before : 0);
+      for (let p = 0; p < runs.length; p += 3) {
+        const delta = sign * amount * runs[p + 2];
+        for (let at = runs[p] * R + c, end = at + runs[p + 1] * R; at < end; at += R) {
+          const before = free[at];
+          const after = before + delta;
+          free[at] = after;
+          // An offline node's units below zero count as none.
+          sum += (after > 0 ? after : 0) - (before > 0 ? before : 0);
+        }
       }
       sums[c] = sum;
     }
@@ -812,7 +847,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       nodeBuf[m] = i;
       countBuf[m++] = k;
     }
-    return this.placementOf(domain.name, m, state, d);
+    return this.placementOf(domain.name, runsOf(this.packNodes, this.packCounts, m), state, d);
   }
 
   /**
@@ -871,6 +906,22 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const nodeBuf = this.packNodes;
     const countBuf = this.packCounts;
     let m = 0;
+    // The classes taken from, when few: their nodes' words instead of every node.
+    let taken = 0;
+    for (let c = 0; c < counts.length && taken <= MEMBER_CLASSES; c++) {
+      if (counts[c] > 0 && table[c] >= cut && table[c] > 0) {
+        if (taken < MEMBER_CLASSES) this.takenClasses[taken] = c;
+        taken++;
+      }
+    }
+    if (taken <= MEMBER_CLASSES) {
+      return this.placementOf(
+        "global",
+        this.packByMembers(state, table, taken, cut, above, left),
+        state,
+        d,
+      );
+    }
     for (let i = 0; i < cls.length && (above > 0 || left > 0); i++) {
       const q = table[cls[i]];
       let k: number;
@@ -884,30 +935,76 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       nodeBuf[m] = i;
       countBuf[m++] = k;
     }
-    return this.placementOf("global", m, state, d);
+    return this.placementOf("global", runsOf(this.packNodes, this.packCounts, m), state, d);
   }
 
   /**
-   * The placement of the first `m` nodes and replicas in `pack`'s buffers.
+   * `packByClass`'s pass over the nodes in index order, visiting only those
+   * of the `taken` classes in `takenClasses` (by their words of class
+   * members); returns the nodes packed, as runs.
+   */
+  private packByMembers(
+    state: TopologyState,
+    table: Float64Array,
+    taken: number,
+    cut: number,
+    above: number,
+    left: number,
+  ): number[] {
+    const members = this.classMembers;
+    const version = this.slotCaches.versionOf(state);
+    if (members.version !== version) members.build(state.cls, version);
+    const cls = state.cls;
+    const bits = this.takenBits;
+    for (let t = 0; t < taken; t++) bits[t] = members.of(this.takenClasses[t]);
+    // The runs as they come (nodes in index order): the one open is
+    // `first`, `count`, `held`.
+    const runs: number[] = [];
+    let first = -1;
+    let count = 0;
+    let held = 0;
+    for (let w = 0; w < members.words && (above > 0 || left > 0); w++) {
+      let x = 0;
+      for (let t = 0; t < taken; t++) x |= bits[t][w];
+      while (x !== 0 && (above > 0 || left > 0)) {
+        const low = x & -x;
+        x ^= low;
+        const i = (w << 5) + 31 - Math.clz32(low);
+        const q = table[cls[i]];
+        let k: number;
+        if (q > cut) {
+          k = q;
+          above--;
+        } else if (left > 0) {
+          k = Math.min(cut, left);
+          left -= k;
+        } else continue;
+        if (i === first + count && k === held) count++;
+        else {
+          if (count > 0) runs.push(first, count, held);
+          first = i;
+          count = 1;
+          held = k;
+        }
+      }
+    }
+    if (count > 0) runs.push(first, count, held);
+    return runs;
+  }
+
+  /**
+   * The placement of the nodes of `runs` (packed in index order).
    * Remembered with the free units it was packed in, so that `allocate`
    * takes it without checking it again.
    */
   private placementOf(
     domain: string,
-    m: number,
+    runs: Runs,
     state: TopologyState,
     d: ResourceDemand,
   ): Placement {
-    // Exact-size copies: what a running job holds lives as long as it
-    // runs, and most of what a long run keeps alive is these lists.
-    const nodes = new Array<number>(m);
-    const counts = new Array<number>(m);
-    const nodeBuf = this.packNodes;
-    const countBuf = this.packCounts;
-    for (let k = 0; k < m; k++) {
-      nodes[k] = nodeBuf[k];
-      counts[k] = countBuf[k];
-    }
+    // What a running job holds lives as long as it runs: kept as runs of
+    // nodes (see _topology_runs.ts), most of a job's nodes in one.
     // The allocation's list is made when first read: a run without
     // decision rows starts most jobs without anyone reading it (`allocate`
     // takes the packed nodes), and a frozen share per node is most of
@@ -917,17 +1014,23 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const placement: Placement = Object.freeze({
       domain,
       get allocation(): readonly NodeShare[] {
-        return allocation ??= Object.freeze(
-          Array.from(nodes, (i, k) => Object.freeze({ nodeName: names[i], replicas: counts[k] })),
-        );
+        if (allocation === undefined) {
+          const shares: NodeShare[] = [];
+          for (let p = 0; p < runs.length; p += 3) {
+            for (let i = runs[p], end = i + runs[p + 1]; i < end; i++) {
+              shares.push(Object.freeze({ nodeName: names[i], replicas: runs[p + 2] }));
+            }
+          }
+          allocation = Object.freeze(shares);
+        }
+        return allocation;
       },
     });
     this.packed[this.packedNext] = {
       placement,
       demand: d,
       version: this.slotCaches.versionOf(state),
-      nodes,
-      replicas: counts,
+      runs,
     };
     this.packedNext = (this.packedNext + 1) % PACKED;
     return placement;

@@ -61,8 +61,6 @@ export function classMax(c: number): number {
 // whose queue holds 65-512 jobs at most searches, runs about 10% faster with
 // 256 than with 64; heavy_100k's deep queue still takes the per-class path).
 const SMALL_QUEUE = 256;
-// With jobs filed by replica shape, whose sets skip a shape's jobs together.
-const SMALL_SHAPED_QUEUE = 64;
 // Jobs looked at in plain order before the per-class search.
 const PROBE = 8;
 
@@ -305,23 +303,25 @@ function search(
   free: number,
   limitMayFit: (minLimit: number) => boolean,
 ): JobRecord | undefined {
-  // The per-class loop only pays off once the queue is deep.
-  const small = q.byShape.length === 0 ? SMALL_QUEUE : SMALL_SHAPED_QUEUE;
-  if (!q.indexed || q.all.size <= small) return q.all.findFirst(after, mayFit, fits);
-  // Usually a fitting job sits near the cursor: look at a few in order first.
-  let from = after;
-  let probed = 0;
-  let hit: JobRecord | undefined;
-  for (let j = q.all.after(after); j !== undefined; j = q.all.after(j)) {
-    if (j.numNodes <= free && limitMayFit(j.timeLimit) && !noRoom(j)) {
-      hit = j;
-      break;
-    }
-    from = j;
-    if (++probed === PROBE) break;
+  // The per-class loop only pays off once the queue is deep; with jobs
+  // filed by replica shape it always does: a walk in order asks every job
+  // for its shape's room, the shapes' sets once per shape.
+  if (!q.indexed || (q.byShape.length === 0 && q.all.size <= SMALL_QUEUE)) {
+    return q.all.findFirst(after, mayFit, fits);
   }
-  if (hit !== undefined) return hit;
-  if (probed < PROBE) return undefined;
+  // Usually a fitting job sits near the cursor: look at a few in order first
+  // (not with jobs filed by shape: each look there asks for the shape's
+  // room, which the shapes' sets below ask once per shape).
+  let from = after;
+  if (q.byShape.length === 0) {
+    let probed = 0;
+    for (let j = q.all.after(after); j !== undefined; j = q.all.after(j)) {
+      if (j.numNodes <= free && limitMayFit(j.timeLimit) && !noRoom(j)) return j;
+      from = j;
+      if (++probed === PROBE) break;
+    }
+    if (probed < PROBE) return undefined;
+  }
   let best: JobRecord | undefined;
   const top = Math.min(sizeClass(free), q.byClass.length - 1);
   for (let c = 0; c <= top; c++) {

@@ -1,0 +1,151 @@
+// The topology cluster on machines of many alike nodes (33–100 nodes of one
+// to three types, more than a word of class bits), where a job's nodes come
+// in long runs of one class: packing (class bits, `packByMembers`) against
+// the plain reference's placement, the release scan (runs of one class
+// moved together) against `canPlace` on a `beginEdit` copy with the same
+// jobs released, and `allocationOf` against the placement, as jobs start
+// and end in a random order. fast-check, fixed seed (printed on failure).
+
+import fc from "fast-check";
+import { topologyCluster } from "../mod.ts";
+import type { JobRecord, Placement, ResourceDemand } from "../mod.ts";
+import { assertEquals } from "./_assert.ts";
+import { demandRecord } from "./_topo_helpers.ts";
+import { type RefJob, type RefNode, refPlace } from "./_reference_easy_resources.ts";
+
+const RUNS = Number(Deno.env.get("EVTSIM_PROPERTY_RUNS") ?? 100);
+const SEED = 280_528;
+
+const TYPES: Record<string, number>[] = [
+  { cpu: 32, mem: 128, gpu: 4 },
+  { cpu: 16, mem: 64 },
+  { cpu: 64, mem: 256, gpu: 8 },
+];
+
+// Replica shapes that fill a node of the first type in 1, 2 or 4 replicas.
+const SHAPES: Record<string, number>[] = [
+  { cpu: 32, mem: 128, gpu: 4 },
+  { cpu: 16, mem: 64, gpu: 2 },
+  { cpu: 8, mem: 32 },
+  { cpu: 32, mem: 64 },
+];
+
+const arbCase = fc.record({
+  types: fc.integer({ min: 1, max: 3 }),
+  nodes: fc.integer({ min: 33, max: 100 }),
+  typeOf: fc.array(fc.nat(), { minLength: 100, maxLength: 100 }),
+  blocks: fc.boolean(),
+  jobs: fc.array(
+    fc.record({
+      shape: fc.nat({ max: SHAPES.length - 1 }),
+      replicas: fc.integer({ min: 1, max: 120 }),
+    }),
+    { minLength: 1, maxLength: 25 },
+  ),
+  // Per job: end one running job (by position) before it, or not.
+  ends: fc.array(fc.option(fc.nat(), { nil: undefined }), { minLength: 25, maxLength: 25 }),
+  heads: fc.array(
+    fc.record({ shape: fc.nat({ max: SHAPES.length - 1 }), at: fc.nat() }),
+    { minLength: 1, maxLength: 3 },
+  ),
+});
+
+const nameOf = (i: number) => `n${String(i).padStart(3, "0")}`;
+
+function allocationText(p: Placement): string {
+  return p.allocation.map((a) => `${a.nodeName}=${a.replicas}`).join(",");
+}
+
+Deno.test("topology runs: on many alike nodes, packing, release scans and allocations agree with plain readings", () => {
+  fc.assert(
+    fc.property(arbCase, (c) => {
+      // Types in blocks of alike nodes, or mixed node by node.
+      const typeAt = (i: number) =>
+        c.blocks ? Math.floor(i * c.types / c.nodes) : c.typeOf[i] % c.types;
+      const refNodes: RefNode[] = Array.from({ length: c.nodes }, (_, i) => ({
+        name: nameOf(i),
+        topology: {},
+        capacity: TYPES[typeAt(i)],
+      }));
+      const model = topologyCluster(refNodes.map((n) => ({ name: n.name, capacity: n.capacity })));
+      const free = refNodes.map((n) => ({ ...n.capacity }) as Record<string, number>);
+      const refJob = (d: ResourceDemand): RefJob => ({
+        submit: 0,
+        limit: 1,
+        run: 1,
+        replicas: d.replicas,
+        perReplica: d.perReplica,
+        user: "u",
+      });
+      const move = (d: ResourceDemand, p: Placement, sign: number) => {
+        for (const a of p.allocation) {
+          const f = free[Number(a.nodeName.slice(1))];
+          for (const [r, v] of Object.entries(d.perReplica)) {
+            f[r] = (f[r] ?? 0) + sign * v * a.replicas;
+          }
+        }
+      };
+      let state = model.beginEdit(model.initial);
+      const running: { rec: JobRecord; placement: Placement }[] = [];
+      c.jobs.forEach((j, id) => {
+        const end = c.ends[id];
+        if (end !== undefined && running.length > 0) {
+          const [gone] = running.splice(end % running.length, 1);
+          state = model.release(state, gone.rec);
+          move(gone.rec.demand!, gone.placement, +1);
+        }
+        const demand: ResourceDemand = { replicas: j.replicas, perReplica: SHAPES[j.shape] };
+        const rec = demandRecord(id, demand);
+        const r = model.place(state, rec);
+        const ref = refPlace(refNodes, free, refJob(demand));
+        const expected = ref === null
+          ? "none"
+          : ref.flatMap((k, i) => (k > 0 ? [`${nameOf(i)}=${k}`] : [])).join(",");
+        assertEquals(r.placement === undefined ? "none" : allocationText(r.placement), expected);
+        if (r.placement === undefined) return;
+        state = model.allocate(state, rec, r.placement);
+        move(demand, r.placement, -1);
+        running.push({ rec, placement: r.placement });
+        assertEquals(
+          model.allocationOf!(state, id)!.map((a) => `${a.nodeName}=${a.replicas}`).join(","),
+          allocationText(r.placement),
+        );
+      });
+      state = model.endEdit(state);
+      // The release scan against a copy, releasing the running jobs in the
+      // order they started: heads sized to the room at some release (and one
+      // more), where a miscount of one node's slots changes the answer.
+      c.heads.forEach((h, k) => {
+        const perReplica = SHAPES[h.shape];
+        const probe = demandRecord(1000 + k, { replicas: 1, perReplica });
+        const copy = model.beginEdit(state);
+        const rooms = [model.shapeRoom!(copy, probe)];
+        for (const { rec } of running) {
+          model.release(copy, rec);
+          rooms.push(model.shapeRoom!(copy, probe));
+        }
+        model.endEdit(copy);
+        const target = rooms[h.at % rooms.length];
+        for (const replicas of [target, target + 1].filter((r) => r > 0)) {
+          const head = demandRecord(2000 + k, { replicas, perReplica });
+          const onCopy = model.beginEdit(state);
+          const expected = [model.canPlace!(onCopy, head)];
+          for (const { rec } of running) {
+            model.release(onCopy, rec);
+            expected.push(model.canPlace!(onCopy, head));
+          }
+          model.endEdit(onCopy);
+          assertEquals(expected, rooms.map((room) => room >= replicas));
+          const scan = model.releaseScan!(state, head);
+          const got = [scan.canPlace()];
+          for (const { rec } of running) {
+            scan.release(rec);
+            got.push(scan.canPlace());
+          }
+          assertEquals(got, expected);
+        }
+      });
+    }),
+    { numRuns: RUNS, seed: SEED },
+  );
+});
