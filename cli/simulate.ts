@@ -275,6 +275,12 @@ export async function simulateCommand(
         : await readCapacitySchedule(str(o, "capacity_schedule")!, timezone, totalNodes),
       onCapacityCut: str(o, "on_capacity_cut") as SimulationConfig["onCapacityCut"],
       capacitySemantics: str(o, "capacity_semantics") as SimulationConfig["capacitySemantics"],
+      // A stats-only run that drops its resource timeline reads no resource
+      // row (cli/outputs.ts): the engine makes none.
+      ...(deps.figures !== undefined && deps.fs?.discards?.(real.get("--resource_trace")!) &&
+          str(o, "resource_columns") !== "per_resource" && named.record === undefined
+        ? { resourceRows: false }
+        : {}),
     };
     const maxTime = num(o, "max_time");
     if (maxTime !== undefined && maxTime < startTime) {

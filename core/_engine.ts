@@ -101,6 +101,8 @@ export class Working {
   private readonly drawn: boolean;
   /** DR_EVT's capacity rules (`capacitySemantics: "drevt"`). */
   readonly drevtCapacity: boolean;
+  /** No resource rows are made (`resourceRows: false`: their reader drops them). */
+  readonly noResourceRows: boolean;
 
   readonly jobRows: JobRow[] = [];
   readonly resourceRows: ResourceRow[] = [];
@@ -148,6 +150,7 @@ export class Working {
     this.timeBound = s.timeBound;
     this.drawn = !s.replay && s.config.runTimeMode === "distribution";
     this.drevtCapacity = s.config.capacitySemantics === "drevt";
+    this.noResourceRows = s.config.resourceRows === false;
     this.overallocationReported = s.overallocationReported;
     this.resourceModel = s.resources?.model;
     this.resourceState = s.resources?.state;
@@ -678,6 +681,7 @@ export class Working {
   }
 
   private pushResourceRow(time: number): void {
+    if (this.noResourceRows) return;
     const free = this.capacity - this.allocatedNodes;
     const row: ResourceRow = {
       time,

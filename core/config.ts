@@ -60,6 +60,8 @@ export interface ResolvedConfig {
   readonly jobFlushInterval: number;
   /** Resource rows buffered before they are emitted; 0 means 512. */
   readonly resourceHistoryCapacity: number;
+  /** `false`: no resource rows are made (absent otherwise; see `SimulationConfig`). */
+  readonly resourceRows?: false;
   /** Clock value at the start; also the resource baseline time. */
   readonly startTime: number;
   /** Usable-capacity change points, sorted by time. */
@@ -247,6 +249,8 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
     ...(config.pickerSettings === undefined
       ? {}
       : { pickerSettings: jsonSettings(config.pickerSettings) }),
+    // Only when asked for, so every other run's configuration is as before.
+    ...(config.resourceRows === false ? { resourceRows: false as const } : {}),
   });
 }
 

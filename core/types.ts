@@ -192,6 +192,14 @@ export interface SimulationConfig {
   readonly jobFlushInterval?: number;
   /** Resource rows buffered before they are emitted; 0 means 4096. */
   readonly resourceHistoryCapacity?: number;
+  /**
+   * `false`: no resource rows are made (a run whose caller reads none, such
+   * as a sweep cell's stats-only run, which drops its resource timeline).
+   * Internal: not an evtsim option; default `true`.
+   *
+   * @internal
+   */
+  readonly resourceRows?: boolean;
   /** Clock value at the start (default 0); also the resource baseline time. */
   readonly startTime?: number;
   /** Usable-capacity change points `(time, capacity)`, sorted by time. */

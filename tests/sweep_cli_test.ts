@@ -426,3 +426,42 @@ Deno.test("sweep --executor slurm: dry run, missing sbatch, submission; the arra
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+// Processes whose command line names `d`, by pid (as tests/interrupt_test.ts
+// asks `ps`: reading /proc needs --allow-all, which the test task does not give).
+async function processesIn(d: string): Promise<number[]> {
+  const r = await new Deno.Command("ps", { args: ["-eo", "pid=,stat=,args="], stdout: "piped" })
+    .output();
+  const pids: number[] = [];
+  for (const line of new TextDecoder().decode(r.stdout).split("\n")) {
+    const m = /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line);
+    if (m !== null && m[3].includes(d) && !m[2].startsWith("Z")) pids.push(Number(m[1]));
+  }
+  return pids;
+}
+
+Deno.test("sweep: the workers started before the spec is read end with a bad spec (--jobs 2, a real process)", async () => {
+  const dir = await scratch();
+  try {
+    await Deno.writeTextFile(`${dir}/bad.yaml`, "traces: [demo_trace.csv]\ntotal_nodes: [0]\n");
+    for (const spec of ["bad.yaml", "none.yaml"]) {
+      const r = await runCliProcess([
+        "sweep",
+        `${dir}/${spec}`,
+        "--results",
+        `${dir}/out`,
+        "--jobs",
+        "2",
+      ]);
+      assertEquals(r.code, 1);
+      assertEquals(r.err.length, 1, r.err.join("\n"));
+      assert(r.err[0].startsWith(`evtsim: ${dir}/${spec}`), r.err[0]);
+      // No worker outlives the sweep (each was started with the spec's path).
+      assertEquals(await processesIn(dir), []);
+      assert(!exists(`${dir}/out`));
+    }
+  } finally {
+    for (const pid of await processesIn(dir)) Deno.kill(pid, "SIGKILL");
+    await Deno.remove(dir, { recursive: true });
+  }
+});
