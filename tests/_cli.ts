@@ -119,3 +119,19 @@ export async function runCliProcess(args: string[], o: ProcessOptions = {}): Pro
 export function recordProcessRun(args: readonly string[], stderr: string): void {
   record(args, stderr === "" ? [] : stderr.replace(/\n$/, "").split("\n"), "process");
 }
+
+/**
+ * Live processes whose command line names `d` (a sweep's workers, a
+ * command's children), by pid. Asked of `ps`: reading /proc needs
+ * --allow-all, which the test task does not give.
+ */
+export async function processesIn(d: string): Promise<number[]> {
+  const r = await new Deno.Command("ps", { args: ["-eo", "pid=,stat=,args="], stdout: "piped" })
+    .output();
+  const pids: number[] = [];
+  for (const line of new TextDecoder().decode(r.stdout).split("\n")) {
+    const m = /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line);
+    if (m !== null && m[3].includes(d) && !m[2].startsWith("Z")) pids.push(Number(m[1]));
+  }
+  return pids;
+}

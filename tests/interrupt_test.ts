@@ -4,7 +4,7 @@
 // engine (6,000 jobs at t=0 under conservative_profile) — exit 130 / 143,
 // leave the old outputs as they were and no temporary behind. Real processes.
 
-import { cliCommand, recordProcessRun, runCli } from "./_cli.ts";
+import { cliCommand, processesIn, recordProcessRun, runCli } from "./_cli.ts";
 import { AtomicOutputSet } from "../io/atomic_writer.ts";
 import { watchTemporaries } from "../io/_temporaries.ts";
 import { assert, assertEquals } from "./_assert.ts";
@@ -138,19 +138,6 @@ Deno.test("SIGTERM stops one long synchronous engine step (6,000 jobs at t=0, co
     assertEquals(Deno.readTextFileSync(`${d}/s.csv`), "old\n");
   });
 });
-
-// Processes whose command line names `d` (the sweep's cells), by pid. Asked
-// of `ps`: reading /proc needs --allow-all, which the test task does not give.
-async function processesIn(d: string): Promise<number[]> {
-  const r = await new Deno.Command("ps", { args: ["-eo", "pid=,stat=,args="], stdout: "piped" })
-    .output();
-  const pids: number[] = [];
-  for (const line of new TextDecoder().decode(r.stdout).split("\n")) {
-    const m = /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line);
-    if (m !== null && m[3].includes(d) && !m[2].startsWith("Z")) pids.push(Number(m[1]));
-  }
-  return pids;
-}
 
 Deno.test("SIGINT to `evtsim sweep` stops its cells: no cell goes on, none has a result, a rerun runs them", async () => {
   await withDir(async (d) => {

@@ -8,7 +8,7 @@
 // very bytes of a local sweep.
 
 import { assert, assertEquals } from "./_assert.ts";
-import { cliCommand, recordProcessRun, ROOT, runCli, runCliProcess } from "./_cli.ts";
+import { cliCommand, processesIn, recordProcessRun, ROOT, runCli, runCliProcess } from "./_cli.ts";
 import type { ProgressSink } from "../cli/progress.ts";
 import { METRIC_NAMES } from "../core/metrics.ts";
 
@@ -426,19 +426,6 @@ Deno.test("sweep --executor slurm: dry run, missing sbatch, submission; the arra
     await Deno.remove(dir, { recursive: true });
   }
 });
-
-// Processes whose command line names `d`, by pid (as tests/interrupt_test.ts
-// asks `ps`: reading /proc needs --allow-all, which the test task does not give).
-async function processesIn(d: string): Promise<number[]> {
-  const r = await new Deno.Command("ps", { args: ["-eo", "pid=,stat=,args="], stdout: "piped" })
-    .output();
-  const pids: number[] = [];
-  for (const line of new TextDecoder().decode(r.stdout).split("\n")) {
-    const m = /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line);
-    if (m !== null && m[3].includes(d) && !m[2].startsWith("Z")) pids.push(Number(m[1]));
-  }
-  return pids;
-}
 
 Deno.test("sweep: the workers started before the spec is read end with a bad spec (--jobs 2, a real process)", async () => {
   const dir = await scratch();
