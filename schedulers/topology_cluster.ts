@@ -32,7 +32,7 @@ import { insufficientCapacity, topologyFragmented } from "./topology_reasons.ts"
 import { type Shape, type ShapeSlots, SlotCaches } from "./_topology_slots.ts";
 import { ClassMembers, NodeClasses } from "./_topology_classes.ts";
 import { TopologyScan } from "./_topology_scan.ts";
-import { Held, type Runs, runsHeld, runsOf } from "./_topology_runs.ts";
+import { Held, type Runs, runsHeld, runsOf, RunsPlacement } from "./_topology_runs.ts";
 
 /**
  * A node of a topology cluster: its name, topology labels and capacity.
@@ -1004,28 +1004,9 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     d: ResourceDemand,
   ): Placement {
     // What a running job holds lives as long as it runs: kept as runs of
-    // nodes (see _topology_runs.ts), most of a job's nodes in one.
-    // The allocation's list is made when first read: a run without
-    // decision rows starts most jobs without anyone reading it (`allocate`
-    // takes the packed nodes), and a frozen share per node is most of
-    // packing's cost.
-    const names = this.names;
-    let allocation: readonly NodeShare[] | undefined;
-    const placement: Placement = Object.freeze({
-      domain,
-      get allocation(): readonly NodeShare[] {
-        if (allocation === undefined) {
-          const shares: NodeShare[] = [];
-          for (let p = 0; p < runs.length; p += 3) {
-            for (let i = runs[p], end = i + runs[p + 1]; i < end; i++) {
-              shares.push(Object.freeze({ nodeName: names[i], replicas: runs[p + 2] }));
-            }
-          }
-          allocation = Object.freeze(shares);
-        }
-        return allocation;
-      },
-    });
+    // nodes (see _topology_runs.ts), most of a job's nodes in one. The
+    // allocation's list is made when first read (`RunsPlacement`).
+    const placement: Placement = new RunsPlacement(domain, runs, this.names);
     this.packed[this.packedNext] = {
       placement,
       demand: d,

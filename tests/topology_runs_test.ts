@@ -149,3 +149,23 @@ Deno.test("topology runs: on many alike nodes, packing, release scans and alloca
     { numRuns: RUNS, seed: SEED },
   );
 });
+
+Deno.test("topology runs: a packed placement is frozen, lists its runs node by node when read, and keeps the list", () => {
+  const nodes = Array.from({ length: 6 }, (_, i) => ({
+    name: `n${i}`,
+    capacity: { cpu: 4 },
+  }));
+  const model = topologyCluster(nodes);
+  const demand: ResourceDemand = { replicas: 10, perReplica: { cpu: 1 } };
+  const job = demandRecord(0, demand);
+  const placement = model.place(model.initial, job).placement as Placement;
+  if (!Object.isFrozen(placement)) throw new Error("a placement is frozen");
+  const shares = placement.allocation;
+  assertEquals(
+    shares.map((a) => `${a.nodeName}=${a.replicas}`),
+    ["n0=4", "n1=4", "n2=2"],
+  );
+  if (placement.allocation !== shares) throw new Error("the list is made once");
+  if (!Object.isFrozen(shares) || !Object.isFrozen(shares[0])) throw new Error("frozen shares");
+  assertEquals(placement.domain, "global");
+});
