@@ -715,7 +715,10 @@ export class Simulation {
    * Statistics so far: wait, turnaround, bounded slowdown, utilization,
    * makespan and job counts. On a machine (a resource model that names its
    * nodes) with decisions on, the utilization counts node equivalents, as
-   * `simulate --machine`'s statistics do (see {@link Simulation.resourceMetrics}).
+   * `simulate --machine`'s statistics do (see {@link Simulation.resourceMetrics});
+   * without decisions the allocations are not known and the utilization is
+   * the node count's (a job asking for cores, memory or GPUs counts 0): give
+   * `decisions: "heads"` for the machine's figure.
    *
    * @example
    * ```ts
