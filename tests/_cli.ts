@@ -5,7 +5,7 @@
 // CLI test anywhere can print a stack trace unnoticed.
 
 import { main, type SimulateDeps } from "../cli/main.ts";
-import { STACK_FRAME, stderrLogPath } from "./_temp_root.ts";
+import { RUN_TMPDIR, STACK_FRAME, stderrLogPath } from "./_temp_root.ts";
 
 /** What one command run printed, and its exit code. */
 export interface Captured {
@@ -23,12 +23,25 @@ export { STACK_FRAME };
 /** Where every CLI run of this test process records its stderr (JSON lines). */
 export const STDERR_LOG = stderrLogPath();
 
+// The log is read by tests/zz_cli_stack_frames_test.ts, which runs in a
+// suite with the preload's own temp folder; a file run without the preload
+// writes none (it would be left in the shared temp folder).
+const KEEP_LOG = (() => {
+  try {
+    return (Deno.env.get(RUN_TMPDIR) ?? "") !== "";
+  } catch {
+    return false;
+  }
+})();
+
 function record(args: readonly string[], err: readonly string[], how: string): void {
-  Deno.writeTextFileSync(
-    STDERR_LOG,
-    JSON.stringify({ how, args, stderr: err.join("\n") }) + "\n",
-    { append: true },
-  );
+  if (KEEP_LOG) {
+    Deno.writeTextFileSync(
+      STDERR_LOG,
+      JSON.stringify({ how, args, stderr: err.join("\n") }) + "\n",
+      { append: true },
+    );
+  }
   const text = err.join("\n");
   if (STACK_FRAME.test(text)) {
     throw new Error(`evtsim ${args.join(" ")} printed a stack trace:\n${text}`);
