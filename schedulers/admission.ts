@@ -22,6 +22,7 @@
 
 import type { Admission, AdmissionSession } from "../core/admission.ts";
 import { pendReasons } from "../core/decisions.ts";
+import { runningNow } from "../core/_session.ts";
 import { reservationTime, type RunningSet } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
 import { easyOnResources } from "./_easy_resources.ts";
@@ -116,7 +117,7 @@ export const easyBackfill: Admission = {
       }
       return;
     }
-    const shadow = reservationTime(head.numNodes, s.free, s.running, now);
+    const shadow = reservationTime(head.numNodes, s.free, runningNow(s), now);
     // DR_EVT's SJF/LJF compare `limit <= shadow - now` and backfill only
     // while the shadow is ahead; FCFS compares `now + limit < shadow`.
     const fits = s.endsByShadow
@@ -195,7 +196,7 @@ export const conservativeBackfill: Admission = {
           search.minNodesBefore(candidate),
           () => search.maxNodesBefore(candidate),
           s.free,
-          s.running,
+          runningNow(s),
           now,
         );
         if (!(now + candidate.timeLimit < window)) return;
@@ -232,7 +233,7 @@ export const conservativeBackfill: Admission = {
           minAhead,
           () => maxAhead,
           free,
-          s.running,
+          runningNow(s),
           now,
         );
         if (now + job.timeLimit < window) {
