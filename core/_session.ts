@@ -25,6 +25,18 @@ import type { JobRecord } from "./types.ts";
 import { type UnplaceableCache, unplaceableCache } from "./_unplaceable.ts";
 import { holdCapacity, holdReason } from "./_hold_rule.ts";
 
+/**
+ * The session's running set as the engine holds it now, for a built-in
+ * policy that reads it at once (a reservation) and keeps nothing of it: it is
+ * the step's scratch set, which the session's next dispatch changes in place.
+ * `s.running` hands out a set that stays as it is, and so makes the engine
+ * copy its scratch array at the next start or end (a copy per session).
+ * Another session (a test's, a wrapper's) gets its `running`.
+ */
+export function runningNow(s: AdmissionSession): RunningSet {
+  return Round.runningNow(s);
+}
+
 /** Runs one picker session at the clock; returns the number of jobs started. */
 export function runRound(w: Working): number {
   const round = new Round(w);
@@ -167,6 +179,11 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
 
   get running(): RunningSet {
     return this.#w.running.persistent();
+  }
+
+  /** See {@link runningNow}. */
+  static runningNow(s: AdmissionSession): RunningSet {
+    return #w in s ? s.#w.running : s.running;
   }
 
   get resources(): SessionResources | undefined {

@@ -22,6 +22,7 @@
 
 import type { Admission, AdmissionSession } from "../core/admission.ts";
 import { pendReasons } from "../core/decisions.ts";
+import { runningNow } from "../core/_session.ts";
 import { reservationTime, type RunningSet } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
 import { easyOnResources } from "./_easy_resources.ts";
@@ -80,6 +81,44 @@ export const noBackfill: Admission = {
   },
 };
 
+// EASY's follow-up session. The core runs another session right after one
+// that started jobs, at the same clock with nothing in between. With a stable
+// order on the indexed path (FCFS's boundary, no resource model) that one
+// starts nothing, so it is skipped: its head is the same blocked job, pended
+// again with the same code (no new decision); its shadow is the same (the
+// jobs backfilled end after now and before it, so they add as many nodes to
+// the deficit as they release before it); and the free nodes only went down,
+// so no job the search passed over fits now. Recognised by the engine's
+// running set (a new object every step), the clock, the free nodes and the
+// running count (a wrapping policy's own start changes them), in another
+// session object.
+interface FollowUp {
+  readonly session: AdmissionSession;
+  readonly running: RunningSet;
+  readonly now: number;
+  readonly free: number;
+  readonly size: number;
+}
+
+let followUp: FollowUp | undefined;
+
+function markFollowUp(s: AdmissionSession, startedBefore: number): void {
+  if (startedBefore < 0 || s.search === undefined || s.stableOrder !== true || s.endsByShadow) {
+    return;
+  }
+  const running = runningNow(s);
+  // Nothing started: the core runs no session right after this one.
+  if (running.size === startedBefore) return;
+  followUp = { session: s, running, now: s.now, free: s.free, size: running.size };
+}
+
+function isFollowUp(s: AdmissionSession, f: FollowUp): boolean {
+  if (f.session === s || f.now !== s.now || f.free !== s.free) return false;
+  const running = runningNow(s);
+  return f.running === running && f.size === running.size && s.search !== undefined &&
+    s.stableOrder === true && !s.endsByShadow;
+}
+
 /**
  * `easy`: EASY backfilling as DR_EVT does it (see the module comment).
  *
@@ -103,8 +142,12 @@ export const easyBackfill: Admission = {
     // On a resource model: the same rule over every resource (_easy_resources.ts).
     const res = s.resources;
     if (res !== undefined) return easyOnResources(s, res, false);
+    const after = followUp;
+    followUp = undefined;
+    if (after !== undefined && isFollowUp(s, after)) return;
+    const startedBefore = s.search === undefined ? -1 : runningNow(s).size;
     const head = startHeads(s);
-    if (head === undefined) return;
+    if (head === undefined) return markFollowUp(s, startedBefore);
     const now = s.now;
     // DR_EVT's FCFS EASY skips the backfill pass when no node is free; its
     // SJF/LJF still look (a job of zero nodes may start).
@@ -113,21 +156,26 @@ export const easyBackfill: Admission = {
         for (let job = s.next(); job !== undefined; job = s.next()) {
           s.pend(job, () => pendReasons.backfillSkipped(head.id));
         }
-      }
+      } else if (head.demand === undefined) markFollowUp(s, startedBefore);
       return;
     }
-    const shadow = reservationTime(head.numNodes, s.free, s.running, now);
+    const shadow = reservationTime(head.numNodes, s.free, runningNow(s), now);
     // DR_EVT's SJF/LJF compare `limit <= shadow - now` and backfill only
     // while the shadow is ahead; FCFS compares `now + limit < shadow`.
     const fits = s.endsByShadow
       ? (limit: number) => shadow > now && limit <= shadow - now
       : (limit: number) => now + limit < shadow;
     if (s.search !== undefined) {
+      // A backfilled job of no time limit ends at once by its projection:
+      // the next session's shadow could then come later (see isFollowUp).
+      let ending = true;
       do {
         const next = s.search.nextFitting(s.free, fits);
-        if (next === undefined) return;
+        if (next === undefined) break;
+        if (!(next.timeLimit > 0)) ending = false;
         s.dispatch(next, true);
       } while (s.free > 0);
+      if (ending && head.demand === undefined) markFollowUp(s, startedBefore);
       return;
     }
     for (let job = s.next(); job !== undefined; job = s.next()) {
@@ -195,7 +243,7 @@ export const conservativeBackfill: Admission = {
           search.minNodesBefore(candidate),
           () => search.maxNodesBefore(candidate),
           s.free,
-          s.running,
+          runningNow(s),
           now,
         );
         if (!(now + candidate.timeLimit < window)) return;
@@ -232,7 +280,7 @@ export const conservativeBackfill: Admission = {
           minAhead,
           () => maxAhead,
           free,
-          s.running,
+          runningNow(s),
           now,
         );
         if (now + job.timeLimit < window) {

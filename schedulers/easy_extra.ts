@@ -24,6 +24,7 @@
 
 import type { Admission, AdmissionSession } from "../core/admission.ts";
 import { pendReasons } from "../core/decisions.ts";
+import { runningNow } from "../core/_session.ts";
 import { reservationTime, type RunningSet } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
 import { easyOnResources } from "./_easy_resources.ts";
@@ -90,7 +91,7 @@ export const easyExtraBackfill: Admission = {
     const head = startHeads(s);
     if (head === undefined) return;
     const now = s.now;
-    const plan = shadowAndExtra(head.numNodes, s.free, s.running, now);
+    const plan = shadowAndExtra(head.numNodes, s.free, runningNow(s), now);
     if (plan === undefined) {
       if (s.search !== undefined) return;
       for (let job = s.next(); job !== undefined; job = s.next()) {
