@@ -7,7 +7,6 @@
 // means the same from any working directory; rows keep the spec's spelling.
 
 import { isMap, isSeq, type Node } from "yaml";
-import { z } from "zod";
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
 import { describeFsError } from "../io/fs_errors.ts";
@@ -36,25 +35,55 @@ const AXES = {
   seeds: "seed",
 } as const;
 
-const TOP = z.strictObject({
-  traces: z.unknown(),
-  policies: z.unknown().optional(),
-  total_nodes: z.unknown().optional(),
-  run_time_modes: z.unknown().optional(),
-  seeds: z.unknown().optional(),
-  options: z.unknown().optional(),
-});
+// The spec's fields and the check of each list item, written out rather than
+// as zod schemas: the sweep's parent reads the spec before it can hand a
+// worker the first cell, and loading zod there costs tens of milliseconds.
+// tests/sweep_spec_checks_test.ts holds them to the zod schemas they replace.
 
-const ITEM: Record<keyof typeof AXES, { schema: z.ZodType; what: string }> = {
-  traces: { schema: z.string().min(1), what: "a trace file (CSV or SWF)" },
-  policies: { schema: z.string().min(1), what: "a policy name (ADMISSION or PICKER+ADMISSION)" },
-  total_nodes: { schema: z.int().positive(), what: "a positive integer" },
+/** The spec's top-level fields (only traces is required). */
+export const TOP_FIELDS = [
+  "traces",
+  "policies",
+  "total_nodes",
+  "run_time_modes",
+  "seeds",
+  "options",
+] as const;
+
+/**
+ * The first problem with the spec's top-level fields, as zod's strictObject
+ * of {@link TOP_FIELDS} reports it first: traces missing (`in`, as zod asks),
+ * else the first unknown key in `for...in` order.
+ */
+export function topFieldProblem(
+  raw: object,
+): { readonly key: string; readonly problem: "required" | "unknown" } | undefined {
+  if (!("traces" in raw)) return { key: "traces", problem: "required" };
+  const known: ReadonlySet<string> = new Set(TOP_FIELDS);
+  for (const key in raw) if (!known.has(key)) return { key, problem: "unknown" };
+  return undefined;
+}
+
+const RUN_TIME_MODES: ReadonlySet<unknown> = new Set(["actual", "limit", "distribution"]);
+
+/** What each axis's items must be, and how that is said. */
+export const ITEM: Record<keyof typeof AXES, { ok: (v: unknown) => boolean; what: string }> = {
+  traces: { ok: nonEmptyString, what: "a trace file (CSV or SWF)" },
+  policies: { ok: nonEmptyString, what: "a policy name (ADMISSION or PICKER+ADMISSION)" },
+  total_nodes: {
+    ok: (v) => Number.isSafeInteger(v) && (v as number) > 0,
+    what: "a positive integer",
+  },
   run_time_modes: {
-    schema: z.enum(["actual", "limit", "distribution"]),
+    ok: (v) => RUN_TIME_MODES.has(v),
     what: "one of actual, limit, distribution",
   },
-  seeds: { schema: z.int(), what: "an integer" },
+  seeds: { ok: (v) => Number.isSafeInteger(v), what: "an integer" },
 };
+
+function nonEmptyString(v: unknown): boolean {
+  return typeof v === "string" && v.length >= 1;
+}
 
 /** Why simulate options may not appear under `options:`. */
 const NOT_OPTIONS: Record<string, string> = {
@@ -158,29 +187,33 @@ export async function parseSweepSpec(
       "expected a mapping with traces: and lists to sweep (see 'evtsim help sweep')",
     );
   }
-  const top = TOP.safeParse(raw);
-  if (!top.success) {
-    const issue = top.error.issues[0];
-    if (issue.code === "unrecognized_keys") {
+  const top = topFieldProblem(raw as object);
+  if (top !== undefined) {
+    if (top.problem === "unknown") {
       fail(
-        lineOf([issue.keys[0]]),
-        issue.keys[0],
+        lineOf([top.key]),
+        top.key,
         `unknown field (expected traces, policies, total_nodes, run_time_modes, seeds, options)${
-          didYouMean(String(issue.keys[0]), Object.keys(TOP.shape))
+          didYouMean(top.key, TOP_FIELDS)
         }`,
       );
     }
-    fail(lineOf(issue.path as string[]), String(issue.path[0]), "required");
+    fail(lineOf([top.key]), top.key, "required");
   }
   const spec = raw as Record<string, unknown>;
-  const listOf = <T>(key: string, value: unknown, schema: z.ZodType, what: string): T[] => {
+  const listOf = <T>(
+    key: string,
+    value: unknown,
+    ok: (v: unknown) => boolean,
+    what: string,
+  ): T[] => {
     const items = Array.isArray(value) ? value : [value];
     if (items.length === 0) fail(lineOf([key]), key, `expected a non-empty list (of ${what})`);
     const seen = new Set<string>();
     return items.map((item, i) => {
       const at = Array.isArray(value) ? [key, i] : [key];
       const field = Array.isArray(value) ? `${key}[${i}]` : key;
-      if (!schema.safeParse(item).success) {
+      if (!ok(item)) {
         fail(lineOf(at), field, `expected ${what}, got ${show(item)}`);
       }
       if (seen.has(JSON.stringify(item))) fail(lineOf(at), field, `${show(item)} is listed twice`);
@@ -253,7 +286,7 @@ export async function parseSweepSpec(
     // A key given with no value (`traces:`) is an error, not the default.
     const value = key in spec ? spec[key] : defaults[key];
     if (value === undefined) continue;
-    axes.push([option, listOf<CellValue>(key, value, ITEM[key].schema, ITEM[key].what)]);
+    axes.push([option, listOf<CellValue>(key, value, ITEM[key].ok, ITEM[key].what)]);
   }
   for (const [name, values] of extra) axes.push([name, values]);
   // The size of the grid is known from the lists alone: refused before any

@@ -6,7 +6,6 @@
 // so a field is checked exactly as the same option on the command line, and
 // the first problem is reported in one line naming the file and the field.
 
-import { z } from "zod";
 import { EvtsimError } from "../core/errors.ts";
 import { describeFsError } from "../io/fs_errors.ts";
 import { failAt, parseYamlDocument, yamlValue } from "../io/_yaml.ts";
@@ -34,30 +33,40 @@ function expected(spec: OptionSpec): string {
   }
 }
 
-function fieldSchema(spec: OptionSpec): z.ZodType<Value> {
+// A field's value as the option takes it, or why it cannot be: written out
+// rather than as zod schemas so that `--config` does not load zod (tens of
+// milliseconds of start-up); tests/config_fields_test.ts holds it to the
+// zod schemas it replaces. `expected` is a value of the wrong type.
+type FieldResult = { readonly value: Value } | { readonly problem: string } | "expected";
+
+function isNumber(v: unknown): v is number {
+  return typeof v === "number" && Number.isFinite(v);
+}
+
+function fieldValue(spec: OptionSpec, v: unknown): FieldResult {
   switch (spec.kind) {
     case "flag":
-      return z.boolean();
+      return typeof v === "boolean" ? { value: v } : "expected";
     case "string":
       // Numbers are taken as their text (sim_start_time: 1700000000).
-      return z.union([z.string(), z.number(), z.bigint()]).transform((v) => String(v));
-    case "enum":
-      return z.string().transform((v, ctx) => {
-        const problem = enumValueProblem(spec, v);
-        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
-        return v;
-      });
+      return typeof v === "string" || isNumber(v) || typeof v === "bigint"
+        ? { value: String(v) }
+        : "expected";
+    case "enum": {
+      if (typeof v !== "string") return "expected";
+      const problem = enumValueProblem(spec, v);
+      return problem === undefined ? { value: v } : { problem };
+    }
     case "int":
-    case "number":
+    case "number": {
       // Integers arrive as bigint so that values beyond 2^53 are not rounded
       // silently before they are checked.
-      return z.union([z.number(), z.bigint()]).transform((v, ctx) => {
-        const n = Number(v);
-        const exact = typeof v === "number" || BigInt(n) === v;
-        const problem = exact ? rangeProblem(spec, n) : rangeProblem(spec, Infinity, String(v));
-        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
-        return n;
-      });
+      if (!isNumber(v) && typeof v !== "bigint") return "expected";
+      const n = Number(v);
+      const exact = typeof v === "number" || BigInt(n) === v;
+      const problem = exact ? rangeProblem(spec, n) : rangeProblem(spec, Infinity, String(v));
+      return problem === undefined ? { value: n } : { problem };
+    }
   }
 }
 
@@ -67,10 +76,27 @@ for (const o of SIMULATE_OPTIONS) {
   for (const n of [o.name, ...(o.aliases ?? [])]) FIELDS.set(n, o);
 }
 
-/** The zod schema of a config file's fields. */
-export const CONFIG_SCHEMA = z.strictObject(
-  Object.fromEntries([...FIELDS].map(([name, spec]) => [name, fieldSchema(spec).optional()])),
-);
+/**
+ * A config file's fields checked as zod's strictObject of every field did:
+ * the first problem in the fields' own order (option table order), then the
+ * first unknown key; else every field's value.
+ */
+export function checkConfigFields(
+  fields: Record<string, unknown>,
+):
+  | { readonly values: ReadonlyMap<string, Value> }
+  | { readonly field: string; readonly problem: string | "expected" | "unknown" } {
+  const values = new Map<string, Value>();
+  for (const [name, spec] of FIELDS) {
+    if (!(name in fields) || fields[name] === undefined) continue;
+    const r = fieldValue(spec, fields[name]);
+    if (r === "expected") return { field: name, problem: "expected" };
+    if ("problem" in r) return { field: name, problem: r.problem };
+    values.set(name, r.value);
+  }
+  for (const key in fields) if (!FIELDS.has(key)) return { field: key, problem: "unknown" };
+  return { values };
+}
 
 /**
  * Parses config text into option assignments (canonical name, value) in the
@@ -112,28 +138,26 @@ export function parseConfigText(text: string, file: string): [string, Value][] {
     }
     fields = inner as Record<string, unknown>;
   }
-  const r = CONFIG_SCHEMA.safeParse(fields);
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    if (issue.code === "unrecognized_keys") {
-      const key = issue.keys[0];
+  const r = checkConfigFields(fields);
+  if (!("values" in r)) {
+    const field = r.field;
+    if (r.problem === "unknown") {
       throw new EvtsimError(
         "input",
         "unknown field (expected a Simulation_Params field such as total_nodes; see " +
-          `'evtsim simulate --help')${didYouMean(key, [...FIELDS.keys()])}`,
-        { file, field: key },
+          `'evtsim simulate --help')${didYouMean(field, [...FIELDS.keys()])}`,
+        { file, field },
       );
     }
-    const field = String(issue.path[0]);
     const spec = FIELDS.get(field)!;
-    const detail = issue.code === "custom"
-      ? issue.message
+    const detail = r.problem !== "expected"
+      ? r.problem
       : `expected ${expected(spec)}, got ${show(fields[field])}`;
     throw new EvtsimError("input", detail, { file, field });
   }
   const out: [string, Value][] = [];
   for (const key of Object.keys(fields)) {
-    const value = (r.data as Record<string, Value | undefined>)[key];
+    const value = r.values.get(key);
     if (value !== undefined) out.push([FIELDS.get(key)!.name, value]);
   }
   return out;
