@@ -81,6 +81,9 @@ export interface TopologyState {
   readonly classOwner: object;
 }
 
+/** A word of class members with all 32 nodes in the class. */
+const FULL_WORD = 0xffffffff;
+
 /** At most this many classes to take from: `packByClass` visits their members only. */
 const MEMBER_CLASSES = 8;
 
@@ -965,7 +968,30 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     let held = 0;
     for (let w = 0; w < members.words && (above > 0 || left > 0); w++) {
       let x = 0;
-      for (let t = 0; t < taken; t++) x |= bits[t][w];
+      let whole = -1;
+      for (let t = 0; t < taken; t++) {
+        const b = bits[t][w];
+        if (b === FULL_WORD) whole = t;
+        x |= b;
+      }
+      if (whole >= 0) {
+        // 32 nodes of one class: taken all alike when every one would be.
+        const q = table[this.takenClasses[whole]];
+        const k = q > cut ? q : left >= 32 * cut ? cut : 0;
+        if (k > 0) {
+          if (q > cut) above -= 32;
+          else left -= 32 * cut;
+          const i = w << 5;
+          if (i === first + count && k === held) count += 32;
+          else {
+            if (count > 0) runs.push(first, count, held);
+            first = i;
+            count = 32;
+            held = k;
+          }
+          continue;
+        }
+      }
       while (x !== 0 && (above > 0 || left > 0)) {
         const low = x & -x;
         x ^= low;
