@@ -30,7 +30,7 @@ import type {
 import type { JobRecord } from "../core/types.ts";
 import { insufficientCapacity, topologyFragmented } from "./topology_reasons.ts";
 import { type Shape, type ShapeSlots, SlotCaches } from "./_topology_slots.ts";
-import { ClassMembers, NodeClasses } from "./_topology_classes.ts";
+import { ClassMembers, NodeClasses, packMembers } from "./_topology_classes.ts";
 import { TopologyScan } from "./_topology_scan.ts";
 import { Held, type Runs, runsHeld, runsOf, RunsPlacement } from "./_topology_runs.ts";
 
@@ -80,9 +80,6 @@ export interface TopologyState {
   /** The classes `cls` numbers (another cluster's state is read by its free units only). */
   readonly classOwner: object;
 }
-
-/** A word of class members with all 32 nodes in the class. */
-const FULL_WORD = 0xffffffff;
 
 /** At most this many classes to take from: `packByClass` visits their members only. */
 const MEMBER_CLASSES = 8;
@@ -957,65 +954,19 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const members = this.classMembers;
     const version = this.slotCaches.versionOf(state);
     if (members.version !== version) members.build(state.cls, version);
-    const cls = state.cls;
     const bits = this.takenBits;
     for (let t = 0; t < taken; t++) bits[t] = members.of(this.takenClasses[t]);
-    // The runs as they come (nodes in index order): the one open is
-    // `first`, `count`, `held`.
-    const runs: number[] = [];
-    let first = -1;
-    let count = 0;
-    let held = 0;
-    for (let w = 0; w < members.words && (above > 0 || left > 0); w++) {
-      let x = 0;
-      let whole = -1;
-      for (let t = 0; t < taken; t++) {
-        const b = bits[t][w];
-        if (b === FULL_WORD) whole = t;
-        x |= b;
-      }
-      if (whole >= 0) {
-        // 32 nodes of one class: taken all alike when every one would be.
-        const q = table[this.takenClasses[whole]];
-        const k = q > cut ? q : left >= 32 * cut ? cut : 0;
-        if (k > 0) {
-          if (q > cut) above -= 32;
-          else left -= 32 * cut;
-          const i = w << 5;
-          if (i === first + count && k === held) count += 32;
-          else {
-            if (count > 0) runs.push(first, count, held);
-            first = i;
-            count = 32;
-            held = k;
-          }
-          continue;
-        }
-      }
-      while (x !== 0 && (above > 0 || left > 0)) {
-        const low = x & -x;
-        x ^= low;
-        const i = (w << 5) + 31 - Math.clz32(low);
-        const q = table[cls[i]];
-        let k: number;
-        if (q > cut) {
-          k = q;
-          above--;
-        } else if (left > 0) {
-          k = Math.min(cut, left);
-          left -= k;
-        } else continue;
-        if (i === first + count && k === held) count++;
-        else {
-          if (count > 0) runs.push(first, count, held);
-          first = i;
-          count = 1;
-          held = k;
-        }
-      }
-    }
-    if (count > 0) runs.push(first, count, held);
-    return runs;
+    return packMembers(
+      members.words,
+      bits,
+      this.takenClasses,
+      taken,
+      state.cls,
+      table,
+      cut,
+      above,
+      left,
+    );
   }
 
   /**
