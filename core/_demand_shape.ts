@@ -8,56 +8,66 @@
 import type { ResourceDemand } from "./resource_model.ts";
 import type { JobRecord } from "./types.ts";
 
-// A record's demand carries its number (`frozenDemand`: a pass looks a
-// shape up per candidate, and a property read is far cheaper than a
-// WeakMap's); other demand objects are found by object.
+// A record's demand carries its number on its units (`frozenDemand`: a pass
+// looks a shape up per candidate, and a property read is far cheaper than a
+// WeakMap's): the records of one shape share one frozen `perReplica`, which
+// holds the number and the topology key it was numbered with as
+// non-enumerable symbol-keyed properties (set once per shape, so copies,
+// JSON and deep equality see only the units). Other demand objects are found
+// by object.
 const SHAPE_ID: unique symbol = Symbol("evtsim.shapeId");
+const SHAPE_KEY: unique symbol = Symbol("evtsim.shapeKey");
+type Units = { readonly [SHAPE_ID]?: number; readonly [SHAPE_KEY]?: string };
 const shapeIds = new WeakMap<object, number>();
 const shapeIdOfKey = new Map<string, number>();
 // By the demand's entries in its own order (a trace's demands list their
-// resources in one order, so this finds most without sorting).
-const shapeIdOfRaw = new Map<string, number>();
+// resources in one order, so this finds most without sorting): the shared
+// units of that raw form.
+const unitsOfRaw = new Map<string, Readonly<Record<string, number>>>();
 
 /** The number of `job`'s replica shape; -1 when it has no demand. */
 export function demandShapeId(job: JobRecord): number {
   const d = job.demand;
   if (d === undefined) return -1;
-  const id = (d as { readonly [SHAPE_ID]?: number })[SHAPE_ID];
-  return id !== undefined ? id : shapeIdOf(d);
+  const u = d.perReplica as Units;
+  const id = u[SHAPE_ID];
+  return id !== undefined && u[SHAPE_KEY] === d.topologyKey ? id : shapeIdOf(d);
 }
 
 /**
- * A frozen copy of `d` (and of its units) that carries its shape number:
- * a job record's own demand. The number is a non-enumerable symbol-keyed
- * property, so copies, JSON and deep equality see only the demand.
+ * A frozen copy of `d` whose units are the frozen units shared by every
+ * record of its shape (carrying the shape number): a job record's own demand.
  */
 export function frozenDemand(d: ResourceDemand): ResourceDemand {
-  const copy = { ...d, perReplica: Object.freeze({ ...d.perReplica }) };
-  Object.defineProperty(copy, SHAPE_ID, { value: numberOf(copy) });
-  return Object.freeze(copy);
+  return Object.freeze({ ...d, perReplica: sharedUnits(d) });
 }
 
 /** The number of `d`'s replica shape (the same `perReplica` and `topologyKey`: the same number). */
 export function shapeIdOf(d: ResourceDemand): number {
-  const own = (d as { readonly [SHAPE_ID]?: number })[SHAPE_ID];
-  if (own !== undefined) return own;
+  const u = d.perReplica as Units;
+  const own = u[SHAPE_ID];
+  if (own !== undefined && u[SHAPE_KEY] === d.topologyKey) return own;
   let id = shapeIds.get(d);
-  if (id === undefined) shapeIds.set(d, id = numberOf(d));
+  if (id === undefined) shapeIds.set(d, id = sharedUnits(d)[SHAPE_ID]!);
   return id;
 }
 
-/** `d`'s shape number, from its units and key. */
-function numberOf(d: ResourceDemand): number {
+/** The frozen units of `d`'s shape and raw form, numbered. */
+function sharedUnits(d: ResourceDemand): Readonly<Record<string, number>> & Units {
   let raw = `${d.topologyKey ?? ""}\u0000`;
   for (const r in d.perReplica) raw += `${r}\u0001${d.perReplica[r]}\u0000`;
-  let id = shapeIdOfRaw.get(raw);
-  if (id === undefined) {
+  let units = unitsOfRaw.get(raw);
+  if (units === undefined) {
     const key = `${d.topologyKey ?? ""}|${
       Object.keys(d.perReplica).sort().map((r) => `${r}=${d.perReplica[r]}`).join()
     }`;
-    id = shapeIdOfKey.get(key);
+    let id = shapeIdOfKey.get(key);
     if (id === undefined) shapeIdOfKey.set(key, id = shapeIdOfKey.size);
-    shapeIdOfRaw.set(raw, id);
+    units = Object.freeze(Object.defineProperties({ ...d.perReplica }, {
+      [SHAPE_ID]: { value: id },
+      [SHAPE_KEY]: { value: d.topologyKey },
+    }));
+    unitsOfRaw.set(raw, units);
   }
-  return id;
+  return units;
 }

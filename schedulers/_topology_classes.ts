@@ -266,3 +266,83 @@ export class ClassMembers {
     return b;
   }
 }
+
+/** A word of class members with all 32 nodes in the class. */
+const FULL_WORD = 0xffffffff;
+
+/**
+ * Packing by class members (a topology cluster's `packByClass`): over the
+ * nodes in index order, visiting only those of the `taken` classes
+ * `takenClasses` (`bits`: their words of members), takes every node whose
+ * class has more than `cut` slots whole (`above` of them) and `left`
+ * replicas, at most `cut` a node, from those with `cut`; returns the nodes
+ * taken as runs (first, count, replicas held).
+ */
+export function packMembers(
+  words: number,
+  bits: readonly Uint32Array[],
+  takenClasses: Int32Array,
+  taken: number,
+  cls: Int32Array,
+  table: Float64Array,
+  cut: number,
+  above: number,
+  left: number,
+): number[] {
+  // The runs as they come (nodes in index order): the one open is
+  // `first`, `count`, `held`.
+  const runs: number[] = [];
+  let first = -1;
+  let count = 0;
+  let held = 0;
+  for (let w = 0; w < words && (above > 0 || left > 0); w++) {
+    let x = 0;
+    let whole = -1;
+    for (let t = 0; t < taken; t++) {
+      const b = bits[t][w];
+      if (b === FULL_WORD) whole = t;
+      x |= b;
+    }
+    if (whole >= 0) {
+      // 32 nodes of one class: taken all alike when every one would be.
+      const q = table[takenClasses[whole]];
+      const k = q > cut ? q : left >= 32 * cut ? cut : 0;
+      if (k > 0) {
+        if (q > cut) above -= 32;
+        else left -= 32 * cut;
+        const i = w << 5;
+        if (i === first + count && k === held) count += 32;
+        else {
+          if (count > 0) runs.push(first, count, held);
+          first = i;
+          count = 32;
+          held = k;
+        }
+        continue;
+      }
+    }
+    while (x !== 0 && (above > 0 || left > 0)) {
+      const low = x & -x;
+      x ^= low;
+      const i = (w << 5) + 31 - Math.clz32(low);
+      const q = table[cls[i]];
+      let k: number;
+      if (q > cut) {
+        k = q;
+        above--;
+      } else if (left > 0) {
+        k = Math.min(cut, left);
+        left -= k;
+      } else continue;
+      if (i === first + count && k === held) count++;
+      else {
+        if (count > 0) runs.push(first, count, held);
+        first = i;
+        count = 1;
+        held = k;
+      }
+    }
+  }
+  if (count > 0) runs.push(first, count, held);
+  return runs;
+}

@@ -30,7 +30,7 @@ import type {
 import type { JobRecord } from "../core/types.ts";
 import { insufficientCapacity, topologyFragmented } from "./topology_reasons.ts";
 import { type Shape, type ShapeSlots, SlotCaches } from "./_topology_slots.ts";
-import { ClassMembers, NodeClasses } from "./_topology_classes.ts";
+import { ClassMembers, NodeClasses, packMembers } from "./_topology_classes.ts";
 import { TopologyScan } from "./_topology_scan.ts";
 import { Held, type Runs, runsHeld, runsOf, RunsPlacement } from "./_topology_runs.ts";
 
@@ -954,42 +954,19 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const members = this.classMembers;
     const version = this.slotCaches.versionOf(state);
     if (members.version !== version) members.build(state.cls, version);
-    const cls = state.cls;
     const bits = this.takenBits;
     for (let t = 0; t < taken; t++) bits[t] = members.of(this.takenClasses[t]);
-    // The runs as they come (nodes in index order): the one open is
-    // `first`, `count`, `held`.
-    const runs: number[] = [];
-    let first = -1;
-    let count = 0;
-    let held = 0;
-    for (let w = 0; w < members.words && (above > 0 || left > 0); w++) {
-      let x = 0;
-      for (let t = 0; t < taken; t++) x |= bits[t][w];
-      while (x !== 0 && (above > 0 || left > 0)) {
-        const low = x & -x;
-        x ^= low;
-        const i = (w << 5) + 31 - Math.clz32(low);
-        const q = table[cls[i]];
-        let k: number;
-        if (q > cut) {
-          k = q;
-          above--;
-        } else if (left > 0) {
-          k = Math.min(cut, left);
-          left -= k;
-        } else continue;
-        if (i === first + count && k === held) count++;
-        else {
-          if (count > 0) runs.push(first, count, held);
-          first = i;
-          count = 1;
-          held = k;
-        }
-      }
-    }
-    if (count > 0) runs.push(first, count, held);
-    return runs;
+    return packMembers(
+      members.words,
+      bits,
+      this.takenClasses,
+      taken,
+      state.cls,
+      table,
+      cut,
+      above,
+      left,
+    );
   }
 
   /**
