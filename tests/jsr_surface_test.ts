@@ -151,6 +151,12 @@ Deno.test("JSR surface: the example scanner finds JSDoc blocks and their imports
   ]);
 });
 
+Deno.test("JSR surface: deno publish --dry-run passes (JSR's own checks: no triple-slash lib directives, no slow types)", async () => {
+  const r = await deno(["publish", "--dry-run", "--allow-dirty"]);
+  assert(r.code === 0, `deno publish --dry-run failed:\n${r.out}${r.err}`);
+  assert(/Dry run complete/.test(r.out + r.err), r.out + r.err);
+});
+
 Deno.test("JSR surface: every entry passes deno doc --lint and has a @module doc", async () => {
   const lint = await deno(["doc", "--lint", ...Object.values(ENTRIES)]);
   assert(lint.code === 0, `deno doc --lint failed:\n${lint.out}${lint.err}`);

@@ -12,9 +12,6 @@
 // engine up with a small run of its own, so a spare worker's first session
 // runs optimised code at once instead of warming up on its clients' time.
 
-/// <reference no-default-lib="true" />
-/// <reference lib="deno.worker" />
-
 import type { PolicyRegistry } from "../../core/policies.ts";
 import {
   opError,
@@ -32,6 +29,13 @@ export interface WorkerPrepare {
   /** Whether to warm the engine up with a run of its own first. */
   readonly warmUp: boolean;
 }
+
+// The worker's own scope, typed here: JSR refuses the triple-slash
+// `deno.worker` lib directive that would type `self` as one.
+const scope = self as unknown as {
+  postMessage(m: unknown): void;
+  onmessage: ((e: MessageEvent) => void) | null;
+};
 
 let place: SessionPlace | undefined;
 /** The registry of the policy module, loaded by `prepare` (or its error). */
@@ -69,7 +73,7 @@ async function init(m: SessionInit): Promise<OpReply> {
   }
 }
 
-self.onmessage = async (e: MessageEvent) => {
+scope.onmessage = async (e: MessageEvent) => {
   const m = e.data as {
     seq: number;
     prepare?: WorkerPrepare;
@@ -83,5 +87,5 @@ self.onmessage = async (e: MessageEvent) => {
     : place === undefined
     ? { ok: false, error: { status: 500, kind: "internal", message: "no session" } }
     : place.answer(m.op!);
-  self.postMessage({ seq: m.seq, ...reply });
+  scope.postMessage({ seq: m.seq, ...reply });
 };
