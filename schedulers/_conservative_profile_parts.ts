@@ -72,14 +72,25 @@ export class Profile {
       if (times[mid] <= now) lo = mid + 1;
       else hi = mid;
     }
-    const p = new Profile(now, free[lo - 1], []);
-    let last = free[lo - 1];
-    for (let k = lo; k < times.length; k++) {
-      if (free[k] === last) continue;
-      last = free[k];
-      p.times.push(times[k]);
-      p.free.push(last);
+    // Copied whole (slice: one copy, no growth) and merged in place.
+    const t = times.slice(lo - 1);
+    const f = free.slice(lo - 1);
+    t[0] = now;
+    const n = t.length;
+    let w = 1;
+    let last = f[0];
+    for (let k = 1; k < n; k++) {
+      if (f[k] === last) continue;
+      last = f[k];
+      t[w] = t[k];
+      f[w] = last;
+      w++;
     }
+    t.length = w;
+    f.length = w;
+    const p = new Profile(now, 0, []);
+    p.times = t;
+    p.free = f;
     return p;
   }
 

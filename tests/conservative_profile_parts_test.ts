@@ -142,3 +142,38 @@ Deno.test("a search before a block, on a long profile, finds the plain earliest 
     { seed: 1636, numRuns: 1000 },
   );
 });
+
+Deno.test("a kept profile copied at a later clock starts at it, merges equal neighbours, and leaves the kept arrays as they were", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 4 })), {
+        maxLength: 30,
+      }),
+      // A later clock than the kept profile's (at the same one its arrays are shared as they are).
+      fc.integer({ min: 1, max: 60 }),
+      (steps, now) => {
+        const times = [0];
+        const free = [2];
+        for (const [dt, f] of steps) {
+          times.push(times[times.length - 1] + dt);
+          free.push(f);
+        }
+        const keptTimes = times.slice();
+        const keptFree = free.slice();
+        const p = Profile.from(times, free, now);
+        assertEquals(times, keptTimes);
+        assertEquals(free, keptFree);
+        assertEquals(p.times[0], now);
+        for (let k = 1; k < p.times.length; k++) {
+          if (!(p.times[k] > p.times[k - 1]) || p.free[k] === p.free[k - 1]) {
+            throw new Error(`not merged at ${k}: ${p.times} / ${p.free}`);
+          }
+        }
+        for (const t of [now, ...times.filter((t) => t > now), now + 1000]) {
+          assertEquals(freeAt(p.times, p.free, t), freeAt(times, free, t), `free at ${t}`);
+        }
+      },
+    ),
+    { seed: 34, numRuns: 300 },
+  );
+});
