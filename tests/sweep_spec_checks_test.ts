@@ -5,7 +5,7 @@
 
 import fc from "fast-check";
 import { z } from "zod";
-import { ITEM, topFieldProblem } from "../cli/_sweep_spec.ts";
+import { ITEM, TOP_FIELDS, topFieldProblem } from "../cli/_sweep_spec.ts";
 import { assertEquals } from "./_assert.ts";
 
 const ZOD_ITEM: Record<keyof typeof ITEM, z.ZodType> = {
@@ -77,12 +77,7 @@ Deno.test("sweep spec item checks accept exactly what the zod schemas accepted",
 
 Deno.test("sweep spec top-level fields: the same first problem as zod's strictObject", () => {
   const key = fc.constantFrom(
-    "traces",
-    "policies",
-    "total_nodes",
-    "run_time_modes",
-    "seeds",
-    "options",
+    ...TOP_FIELDS,
     "trace",
     "__proto__",
     "constructor",
