@@ -41,6 +41,7 @@ import type { Placement, ResourceModel } from "../core/resource_model.ts";
 import type { RunningSet } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
 import { demandShapeId } from "../core/_demand_shape.ts";
+import { runningNow } from "../core/_session.ts";
 
 /** The head's reservation: when, and the machine as it will find it then. */
 interface Shadow {
@@ -322,12 +323,82 @@ function endsBefore(s: AdmissionSession, at: number): (limit: number) => boolean
     : (limit: number) => now + limit < at;
 }
 
+// `easy`'s follow-up session on a resource model, skipped as on whole nodes
+// (schedulers/admission.ts): after a session that started jobs the core runs
+// another at the same clock with nothing in between; with a stable order and
+// the indexed search it starts nothing. Its head is the same job: those
+// before it started or still do not fit the machine, and it still cannot be
+// placed (units and nodes only went down; placing is monotone in them, as
+// `NoRoom` assumes). Its shadow time is the same: every job backfilled ends
+// (limit > 0) after now and before it, so at the shadow time the release
+// scan finds the same machine, and before it no more room than the first
+// session's scan did. So a job passed over (no room now, or not ending in
+// time) is passed over again. A backfilled job of no time limit has
+// overrun in the follow-up (it releases only at the end of the scan), which
+// can move the shadow later: then no skip. Recognised by the engine's
+// running set (a new object every step), the clock, the free nodes, the
+// running count, the model's state (object and version), in another session.
+interface ResFollowUp {
+  readonly session: AdmissionSession;
+  readonly running: RunningSet;
+  readonly now: number;
+  readonly free: number;
+  readonly size: number;
+  readonly state: unknown;
+  readonly version: number | undefined;
+}
+
+let resFollowUp: ResFollowUp | undefined;
+
+/** Whether the follow-up skip may apply to `s` at all (see `ResFollowUp`). */
+function skippable(s: AdmissionSession): boolean {
+  return s.search !== undefined && s.stableOrder === true && !s.endsByShadow;
+}
+
+function markResFollowUp(s: AdmissionSession, res: SessionResources, startedBefore: number): void {
+  const running = runningNow(s);
+  // Nothing started: the core runs no session right after this one.
+  if (running.size === startedBefore) return;
+  resFollowUp = {
+    session: s,
+    running,
+    now: s.now,
+    free: s.free,
+    size: running.size,
+    state: res.state,
+    version: res.model.versionOf?.(res.state),
+  };
+}
+
+function isResFollowUp(s: AdmissionSession, res: SessionResources, f: ResFollowUp): boolean {
+  if (f.session === s || f.now !== s.now || f.free !== s.free || f.state !== res.state) {
+    return false;
+  }
+  if (f.version !== res.model.versionOf?.(res.state) || !skippable(s)) return false;
+  const running = runningNow(s);
+  return f.running === running && f.size === running.size;
+}
+
 /** One EASY session on a resource model; `extra`: easy_extra's rule (see the module comment). */
 export function easyOnResources(
   s: AdmissionSession,
   res: SessionResources,
   extra: boolean,
 ): void {
+  if (extra) return void easyPass(s, res, true);
+  const after = resFollowUp;
+  resFollowUp = undefined;
+  if (after !== undefined && isResFollowUp(s, res, after)) return;
+  if (!skippable(s)) return void easyPass(s, res, false);
+  const startedBefore = runningNow(s).size;
+  if (easyPass(s, res, false)) markResFollowUp(s, res, startedBefore);
+}
+
+/**
+ * One pass of `easyOnResources`; true when it ended with every candidate
+ * looked at and each job it backfilled has a time limit (see `ResFollowUp`).
+ */
+function easyPass(s: AdmissionSession, res: SessionResources, extra: boolean): boolean {
   const model = res.model;
   let head: JobRecord | undefined;
   for (let job = s.next(); job !== undefined; job = s.next()) {
@@ -343,10 +414,10 @@ export function easyOnResources(
       break;
     }
   }
-  if (head === undefined) return;
+  if (head === undefined) return true;
   if (!extra && s.search !== undefined) return easySearch(s, res, head);
   const shadow = shadowOf(s, res, head, !extra, s.running);
-  if (shadow === undefined) return;
+  if (shadow === undefined) return false;
   const now = s.now;
   const at = shadow.time;
   const open = at > now;
@@ -365,7 +436,7 @@ export function easyOnResources(
       }
     }
     endShadow(s, res, shadow);
-    return;
+    return false;
   }
   for (let job = s.next(); job !== undefined; job = s.next()) {
     const free = s.free;
@@ -377,6 +448,7 @@ export function easyOnResources(
     } else s.pend(job, blocked(job, free, now + job.timeLimit, at, head.id));
   }
   endShadow(s, res, shadow);
+  return false;
 }
 
 // `easy` with the picker's indexed search (no verdict needed for every job):
@@ -391,7 +463,9 @@ export function easyOnResources(
 // that, a model with `releaseScan` raises the lower bound to the first
 // projected end by which the free units of all nodes together could hold
 // the head (`mayPlace`: no node looked at).
-function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord): void {
+// Returns true when the pass ended with every candidate looked at and each
+// job it backfilled has a time limit (see `ResFollowUp`).
+function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord): boolean {
   const search = s.search!;
   // The running set, read again only after a start (each read makes a view).
   let running: RunningSet | undefined = s.running;
@@ -410,6 +484,7 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
   if (shadow !== undefined) fits = endsBefore(s, shadow.time);
   const noRoom = new NoRoom(res);
   const noRoomFrom = noRoom.from;
+  let ending = true;
   for (let job = search.nextFitting(s.free, fits, noRoomFrom); job !== undefined;) {
     if (fits(job.timeLimit) && !noRoom.fails(job)) {
       if (!(job.numNodes <= s.free && canPlace(res.model, res.state, job))) {
@@ -423,15 +498,17 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
         if (low !== undefined) early = endsBefore(s, low);
       }
       if (shadow === undefined && early(job.timeLimit)) {
+        if (!(job.timeLimit > 0)) ending = false;
         s.dispatch(job, true);
         running = undefined;
       } else {
         if (shadow === undefined) {
           shadow = shadowOf(s, res, head, true, running ??= s.running);
-          if (shadow === undefined) return;
+          if (shadow === undefined) return false;
           fits = endsBefore(s, shadow.time);
         }
         if (fits(job.timeLimit)) {
+          if (!(job.timeLimit > 0)) ending = false;
           s.dispatch(job, true);
           running = undefined;
         }
@@ -440,6 +517,7 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
     job = search.nextFitting(s.free, fits, noRoomFrom);
   }
   if (shadow !== undefined) endShadow(s, res, shadow);
+  return ending;
 }
 
 /**

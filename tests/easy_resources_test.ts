@@ -518,3 +518,28 @@ Deno.test("easy on resources: a head's shadow is not reused once the running set
     assert(!engine[3].startsWith("3:30-"), engine[3]);
   }
 });
+
+Deno.test("easy on resources: the indexed search (follow-up sessions skipped) decides as the full walk, also with jobs of no time limit", () => {
+  // Jobs of limit 0 overrun at once: the session after one that backfilled
+  // such a job may find the head's shadow later, so it is not skipped.
+  let zeroBackfilled = 0;
+  const arbZero = arbScenario.chain((sc) =>
+    fc.array(fc.boolean(), { minLength: sc.jobs.length, maxLength: sc.jobs.length }).map((zs) => ({
+      ...sc,
+      jobs: sc.jobs.map((j, i) => zs[i] ? { ...j, limit: 0 } : j),
+    }))
+  );
+  fc.assert(
+    fc.property(arbZero, fc.constantFrom("builtin_fcfs", "fairshare"), (sc, picker) => {
+      const walked = batch(config(sc, "easy", picker), sc.jobs);
+      const searched = batch(config(sc, "easy", picker, "heads"), sc.jobs);
+      assertEquals(show(searched.out), show(walked.out), `picker ${picker}`);
+      zeroBackfilled += walked.decisions.filter((d) =>
+        d.type === "DISPATCH" && d.backfill && sc.jobs[d.jobId].limit === 0
+      ).length;
+    }),
+    { seed: 2809, numRuns: RUNS * 10 },
+  );
+  // Proves nothing unless jobs of no limit are backfilled.
+  assert(zeroBackfilled >= RUNS / 10, `only ${zeroBackfilled} backfills of limit 0`);
+});
