@@ -6,6 +6,7 @@
 // replays with --verify. On whole nodes a node count equals HTTP's; both
 // forms, neither, an unknown name and names on whole nodes are HTTP's lines.
 
+import { GPU_NODE_CHANGES, gpuRunWithNodeChanges } from "./_gpu_example.ts";
 import { ROOT, runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
@@ -17,18 +18,6 @@ const TRACE = `${ROOT}examples/gpu_trace.csv`;
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-// The changes, as the schedule file and as the live requests give them.
-const SCHEDULE = "time,nodes,state\n200,gpu,down\n400,cpu003,down\n500,cpu001,down\n" +
-  "2500,gpu,up\n2600,cpu003,up\n2700,cpu001,up\n";
-const LIVE = [
-  { time: 200, down: ["gpu"] },
-  { time: 400, down: ["cpu003"] },
-  { time: 500, down: ["cpu001"] },
-  { time: 2500, up: ["gpu"] },
-  { time: 2600, up: ["cpu003"] },
-  { time: 2700, up: ["cpu001"] },
-];
 
 /** DR_EVT's two steps: append the jobs (stored), then submit each. */
 async function append(g: GrpcSession, jobs: Json[]): Promise<void> {
@@ -42,27 +31,7 @@ for (const cut of ["drain", "kill"] as const) {
   Deno.test(`serve gRPC --machine: change_capacity down/up by node and group gives simulate --capacity_schedule's rows and metrics (${cut}); the recording replays with --verify`, async () => {
     const dir = await Deno.makeTempDir({ prefix: "evtsim-grpc-capacity-" });
     try {
-      await Deno.writeTextFile(`${dir}/c.csv`, SCHEDULE);
-      const sim = await runCli([
-        "simulate",
-        TRACE,
-        "--machine",
-        MACHINE,
-        "--capacity_schedule",
-        `${dir}/c.csv`,
-        "--on_capacity_cut",
-        cut,
-        "-b",
-        "easy",
-        "-o",
-        `${dir}/s.csv`,
-        "--stats_json",
-        `${dir}/stats.json`,
-      ]);
-      assertEquals(sim.code, 0, sim.err.join("\n"));
-      const expected = (await Deno.readTextFile(`${dir}/s.csv`)).trim().split("\n").slice(1)
-        .map((l) => l.split(",").slice(0, 3).map(Number)).sort(byTimes);
-      const stats = JSON.parse(await Deno.readTextFile(`${dir}/stats.json`));
+      const { rows: expected, stats } = await gpuRunWithNodeChanges(dir, cut);
       const jobs = grpcJobs(await Deno.readTextFile(TRACE));
       const machine = await readMachine(MACHINE);
       await withServer(
@@ -75,7 +44,7 @@ for (const cut of ["drain", "kill"] as const) {
               init: { session_name: "a", backfill_policy: "easy", on_capacity_cut: cut },
             });
             await append(a, jobs);
-            for (const change of LIVE) await a.ok({ change_capacity: change });
+            for (const change of GPU_NODE_CHANGES) await a.ok({ change_capacity: change });
             const done = await a.ok({ finish_simulation: {} });
             assertEquals(JSON.parse(done.metrics_json).metrics, stats.metrics);
             assertEquals(JSON.parse(done.resource_metrics_json), stats.resources);
@@ -89,7 +58,7 @@ for (const cut of ["drain", "kill"] as const) {
               init: { session_name: "b", backfill_policy: "easy", on_capacity_cut: cut },
             });
             await append(b, jobs);
-            for (const change of LIVE) await b.ok({ change_capacity: change });
+            for (const change of GPU_NODE_CHANGES) await b.ok({ change_capacity: change });
             const out = await api.ok("POST", `/sessions/${session_id}/finish`, {});
             const got = out.jobs.map((r: Json) => [r.submitTime, r.beginTime, r.endTime])
               .sort(byTimes);

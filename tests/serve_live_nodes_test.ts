@@ -5,6 +5,7 @@
 // recording replays with --verify. The names form on whole nodes, both forms
 // at once, and an unknown name are one-line 400s.
 
+import { GPU_NODE_CHANGES, gpuRunWithNodeChanges } from "./_gpu_example.ts";
 import { ROOT, runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { withServer } from "./_service_helpers.ts";
@@ -14,43 +15,11 @@ import { byTimes, httpJobs } from "./_trace_jobs.ts";
 const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
 const TRACE = `${ROOT}examples/gpu_trace.csv`;
 
-// The changes, as the schedule file and as the live calls give them.
-const SCHEDULE = "time,nodes,state\n200,gpu,down\n400,cpu003,down\n500,cpu001,down\n" +
-  "2500,gpu,up\n2600,cpu003,up\n2700,cpu001,up\n";
-const LIVE = [
-  { time: 200, down: ["gpu"] },
-  { time: 400, down: ["cpu003"] },
-  { time: 500, down: ["cpu001"] },
-  { time: 2500, up: ["gpu"] },
-  { time: 2600, up: ["cpu003"] },
-  { time: 2700, up: ["cpu001"] },
-];
-
 for (const cut of ["drain", "kill"] as const) {
   Deno.test(`serve --machine: live down/up by node and group give simulate --capacity_schedule's rows (${cut}); the recording replays with --verify`, async () => {
     const dir = await Deno.makeTempDir({ prefix: "evtsim-serve-live-nodes-" });
     try {
-      await Deno.writeTextFile(`${dir}/c.csv`, SCHEDULE);
-      const sim = await runCli([
-        "simulate",
-        TRACE,
-        "--machine",
-        MACHINE,
-        "--capacity_schedule",
-        `${dir}/c.csv`,
-        "--on_capacity_cut",
-        cut,
-        "-b",
-        "easy",
-        "-o",
-        `${dir}/s.csv`,
-        "--stats_json",
-        `${dir}/stats.json`,
-      ]);
-      assertEquals(sim.code, 0, sim.err.join("\n"));
-      const expected = (await Deno.readTextFile(`${dir}/s.csv`)).trim().split("\n").slice(1)
-        .map((l) => l.split(",").slice(0, 3).map(Number)).sort(byTimes);
-      const stats = JSON.parse(await Deno.readTextFile(`${dir}/stats.json`));
+      const { rows: expected, stats } = await gpuRunWithNodeChanges(dir, cut);
       const machine = await readMachine(MACHINE);
       await withServer({ machine, recordDir: `${dir}/rec` }, async (_server, api) => {
         const { sessionId } = await api.ok("POST", "/sessions", {
@@ -60,7 +29,7 @@ for (const cut of ["drain", "kill"] as const) {
         await api.ok("POST", `/sessions/${sessionId}/jobs`, {
           jobs: httpJobs(await Deno.readTextFile(TRACE)),
         });
-        for (const change of LIVE) {
+        for (const change of GPU_NODE_CHANGES) {
           await api.ok("POST", `/sessions/${sessionId}/capacity`, change);
         }
         const out = await api.ok("POST", `/sessions/${sessionId}/finish`, {});
