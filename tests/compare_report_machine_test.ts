@@ -4,8 +4,7 @@
 // report, whose summary then shows simulate's metric set (utilization in node
 // equivalents) and per-resource utilization for every policy.
 
-import { formatG } from "../cli/report.ts";
-import { SUMMARY_METRICS } from "../cli/report_command.ts";
+import { expectedCells } from "./_report_cells.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { ROOT, runCli } from "./_cli.ts";
 
@@ -17,20 +16,6 @@ function summaryRows(html: string): string[][] {
   const table = /<table id="summary">(.*?)<\/table>/s.exec(html)![1];
   return [...table.matchAll(/<tr><td class="l">([^<]*)<\/td>(.*?)<\/tr>/g)]
     .map((m) => [m[1], ...[...m[2].matchAll(/<td>([^<]*)<\/td>/g)].map((c) => c[1])]);
-}
-
-/** The cells simulate's stats JSON gives: the metric set, utilization per resource, nodes. */
-// deno-lint-ignore no-explicit-any
-function expectedCells(stats: Record<string, any>): string[] {
-  const m = stats.metrics;
-  const g = (x: number | null) => x === null ? "-" : formatG(x);
-  return [
-    ...SUMMARY_METRICS.map((k) => k === "jobs" ? String(m.jobs) : g(m[k])),
-    ...Object.keys(stats.resources.by_resource).sort().map((r) =>
-      g(stats.resources.by_resource[r].utilization)
-    ),
-    String(stats.statistics.totalNodes),
-  ];
 }
 
 Deno.test("compare --report on a machine: every policy's summary row is simulate's (node-equivalent utilization, per resource), not 0", async () => {

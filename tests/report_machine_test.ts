@@ -5,7 +5,7 @@
 // its per-resource utilization; `simulate --report` shows the same. A stats
 // JSON without machine figures, or measured over another span, is one line.
 
-import { formatG } from "../cli/report.ts";
+import { expectedCells } from "./_report_cells.ts";
 import { summarizeRun, SUMMARY_METRICS } from "../cli/report_command.ts";
 import { readResourceCsv, readScheduleCsv } from "../cli/_run_files.ts";
 import { assert, assertEquals } from "./_assert.ts";
@@ -21,20 +21,6 @@ function summary(html: string): { head: string[]; rows: string[][] } {
   const rows = [...table.matchAll(/<tr><td class="l">([^<]*)<\/td>(.*?)<\/tr>/g)]
     .map((m) => [m[1], ...[...m[2].matchAll(/<td>([^<]*)<\/td>/g)].map((c) => c[1])]);
   return { head, rows };
-}
-
-/** The cells simulate's stats JSON gives: the metric set, then utilization per resource. */
-// deno-lint-ignore no-explicit-any
-function expectedCells(stats: Record<string, any>): string[] {
-  const m = stats.metrics;
-  const g = (x: number | null) => x === null ? "-" : formatG(x);
-  return [
-    ...SUMMARY_METRICS.map((k) => k === "jobs" ? String(m.jobs) : g(m[k])),
-    ...Object.keys(stats.resources.by_resource).sort().map((r) =>
-      g(stats.resources.by_resource[r].utilization)
-    ),
-    String(stats.statistics.totalNodes),
-  ];
 }
 
 async function simulate(dir: string, name: string, extra: string[] = []) {
