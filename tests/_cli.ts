@@ -148,3 +148,10 @@ export async function processesIn(d: string): Promise<number[]> {
   }
   return pids;
 }
+
+/** {@link runCli}, its output and errors as non-empty lines (a captured line may hold several). */
+export async function runCliLines(args: string[]): Promise<Captured> {
+  const r = await runCli(args);
+  const lines = (l: string[]) => l.join("\n").split("\n").filter((s) => s !== "");
+  return { code: r.code, out: lines(r.out), err: lines(r.err) };
+}

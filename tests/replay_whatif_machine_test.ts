@@ -5,21 +5,14 @@
 // jobs); a whole-node what-if has no resource rows. An alternate event
 // stream with a node taken down moves the figures.
 
-import { runCli } from "./_cli.ts";
+import { runCliLines } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const MACHINE = `${ROOT}examples/gpu_machine.yaml`;
 const TRACE = `${ROOT}examples/slurm_sacct.psv`;
 
-async function cli(args: string[]) {
-  const r = await runCli(args);
-  return {
-    code: r.code,
-    out: r.out.join("\n").split("\n").filter((l) => l !== ""),
-    err: r.err.join("\n").split("\n").filter((l) => l !== ""),
-  };
-}
+const cli = runCliLines;
 
 /** `simulate --machine` under `admission`: its stats JSON. */
 async function simulate(dir: string, admission: string, extra: string[] = []) {

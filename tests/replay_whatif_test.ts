@@ -4,21 +4,14 @@
 // the count, and after a divergence it leaves the round numbers out (one
 // extra round no longer makes every later decision a mismatch).
 
-import { runCli } from "./_cli.ts";
+import { runCliLines } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const TRACE = `${ROOT}examples/demo_queues_trace.csv`;
 const QUEUES = `${ROOT}examples/demo_queues.yaml`;
 
-async function cli(args: string[]) {
-  const r = await runCli(args);
-  return {
-    code: r.code,
-    out: r.out.join("\n").split("\n").filter((l) => l !== ""),
-    err: r.err.join("\n").split("\n").filter((l) => l !== ""),
-  };
-}
+const cli = runCliLines;
 
 /** `simulate` of the demo (with `extra` options): its statistics lines. */
 async function simulate(dir: string, name: string, extra: string[]): Promise<string[]> {
