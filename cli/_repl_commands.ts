@@ -183,7 +183,7 @@ export class Repl {
       case "node":
         return one(nodeInfo(state, this.#s.written, arg));
       case "summary":
-        return one(summaryInfo(state));
+        return one([...summaryInfo(state), ...this.#s.utilizationLines()]);
       case "config":
         return one(configInfo(this.#s, this.#speed));
       default:

@@ -42,8 +42,10 @@ import {
   RecordedDecisions,
 } from "../api/_resimulation_compare.ts";
 import { nextPiece } from "../core/_instant_steps.ts";
+import type { ResourceMetrics } from "../core/metrics.ts";
 import { LogItems } from "./_repl_items.ts";
 import { type NodeHistory, noteWritten } from "./_repl_nodes.ts";
+import { PieceRows } from "./_repl_utilization.ts";
 import {
   type Applied,
   type Candidate,
@@ -94,10 +96,13 @@ export class Stepper {
    * the same pieces write the same rows again.
    */
   readonly written: NodeHistory = { rows: new Map(), allocations: new Map() };
+  /** On a machine with decisions on: each piece's rows, for the utilization so far. */
+  readonly #pieceRows: PieceRows | undefined;
 
   constructor(sim: Resimulation, historySessions: number) {
     this.sim = sim;
     this.historySessions = historySessions;
+    this.#pieceRows = PieceRows.of(sim.state);
     this.#items = new LogItems(sim);
     this.#positions = [startPosition(sim.state)];
     if (this.itemAt(0).kind === "end") {
@@ -145,6 +150,7 @@ export class Stepper {
     const item = c.item;
     const decisions = c.result.rows.decisions;
     noteWritten(this.written, c.result.rows.jobs, decisions);
+    this.#pieceRows?.note(at.index, c.result.rows);
     const out = this.#output;
     let text = "";
     if (!at.inEvent && out !== undefined) {
@@ -339,6 +345,20 @@ export class Stepper {
       this.#startOutput(out!);
     }
     return this.at;
+  }
+
+  /**
+   * On a machine (with decisions on): the utilization so far per resource,
+   * per partition and in node equivalents, as `simulate --machine --max_time
+   * T --stats_json` gives it for the run stopped here; undefined otherwise.
+   */
+  resourceMetrics(): ResourceMetrics | undefined {
+    return this.#pieceRows?.metrics(this.at.index, this.at.state);
+  }
+
+  /** `info summary`'s utilization lines (none on whole nodes or without decisions). */
+  utilizationLines(): string[] {
+    return this.#pieceRows?.lines(this.at.index, this.at.state) ?? [];
   }
 
   /** Whether decisions are compared with the recorded ones. */

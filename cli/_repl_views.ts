@@ -22,7 +22,7 @@ export const HELP: readonly string[] = [
   "info pending                every waiting job with its pend reason",
   "info resource               nodes (a machine's: busy, idle, offline); the head's reservation",
   "info node NAME              one node (n001 …): the job running on it, what it has free",
-  "info summary                jobs waiting, running and finished; queues; nodes",
+  "info summary                jobs waiting, running, finished; queues; nodes; a machine's utilization",
   "info config                 speed, output, verify, history, and the log's configuration",
   "snapshot [FILE]             write the state as a .replay ('replay FILE --start_time T' starts there)",
   "set speed X                 pace wall time: X simulated seconds per second (0: as fast as possible)",

@@ -6,7 +6,8 @@
 // asks to be offered such jobs), and one that does not fit the nodes online.
 // The scheduling round (core/_session.ts) holds by it; the monitors read it
 // (core/_model_shadow.ts for the head's reservation, core/queries.ts for the
-// held-job count), so they hold exactly the jobs a round holds.
+// held-job count), so they hold exactly the jobs a round holds; and
+// core/_stranded.ts classes the jobs a run left waiting by it.
 
 import { type PendReason, pendReasons } from "./decisions.ts";
 import type { ResourceModel } from "./resource_model.ts";
@@ -37,11 +38,9 @@ export function holdReason(
 ): PendReason | (() => PendReason) | undefined {
   if (job.numNodes > capacity) return () => pendReasons.exceedsCapacity(job.numNodes, capacity);
   if (model === undefined) return undefined;
-  if (unplaceable !== undefined && job.demand !== undefined) {
-    // The empty machine cannot hold it: held for good, the jobs behind it go on.
-    const never = unplaceableReason(unplaceable, model, job);
-    if (never !== undefined) return never;
-  }
+  // The empty machine cannot hold it: held for good, the jobs behind it go on.
+  const never = neverPlaceable(model, unplaceable, job);
+  if (never !== undefined) return never;
   if (model.fitsOnline !== undefined && !model.fitsOnline(modelState, job)) {
     // A machine's nodes went offline and it no longer fits the rest: held the same way.
     const down = model.offline?.(modelState).length ?? 0;
@@ -51,4 +50,20 @@ export function holdReason(
     });
   }
   return undefined;
+}
+
+/**
+ * The part of {@link holdReason} that holds a job for good: its reason when
+ * `model` can never place `job` (which has a demand), even on its empty
+ * machine; undefined when it can, for a job without a demand, or when the
+ * admission policy is offered such jobs (`unplaceable` undefined).
+ */
+export function neverPlaceable(
+  model: ResourceModel,
+  unplaceable: UnplaceableCache | undefined,
+  job: JobRecord,
+): PendReason | undefined {
+  return unplaceable !== undefined && job.demand !== undefined
+    ? unplaceableReason(unplaceable, model, job)
+    : undefined;
 }

@@ -7,7 +7,8 @@ import { policyFailure } from "./_policy_faults.ts";
 import { queueBlock } from "./queues.ts";
 import type { SimState } from "./state.ts";
 import type { JobRecord, Notice, StrandedCause } from "./types.ts";
-import { unplaceableCache, unplaceableReason } from "./_unplaceable.ts";
+import { unplaceableCache } from "./_unplaceable.ts";
+import { holdReason, neverPlaceable } from "./_hold_rule.ts";
 
 /**
  * Gives the `stranded` notice among `notices` (written by `finish`) its
@@ -46,18 +47,26 @@ export function strandedCauses(s: SimState): StrandedCause[] {
     if (c === undefined) classes.set(key, { cause, jobs: [id] });
     else c.jobs.push(id);
   };
-  // A machine with nodes offline: a job that does not fit the nodes online.
+  // The hold rule (core/_hold_rule.ts) in two parts: a job the model can
+  // never place (unless the policy is offered it), then one larger than the
+  // usable node count, or on a machine with nodes offline one (with a
+  // demand) that does not fit the nodes online. Against the usable node
+  // count whatever the capacity semantics: DR_EVT's holds no job, but a job
+  // larger than the capacity is what stranded it all the same.
   const res = s.resources;
-  // A job the model can never place, held as such (unless the policy is offered it).
   const never = res !== undefined && s.admission.offersUnplaceable !== true
     ? unplaceableCache(res.model)
     : undefined;
   const beyond = (r: JobRecord) =>
-    r.numNodes > s.capacity ||
-    (res?.model.fitsOnline !== undefined && r.demand !== undefined &&
-      !res.model.fitsOnline(res.state, r));
+    holdReason(
+      s.capacity,
+      r.demand === undefined ? undefined : res?.model,
+      res?.state,
+      undefined,
+      r,
+    ) !== undefined;
   for (const r of waiting) {
-    if (never !== undefined && r.demand !== undefined && unplaceableReason(never, res!.model, r)) {
+    if (never !== undefined && neverPlaceable(res!.model, never, r) !== undefined) {
       add("never", { cause: "never_fits", jobs: 0, firstJob: r.id }, r.id);
       continue;
     }

@@ -13,6 +13,7 @@ import { greedyBackfillAdmission } from "../schedulers/topology_admission.ts";
 import { topologyCluster } from "../schedulers/topology_cluster.ts";
 import { assert, assertEquals } from "./_assert.ts";
 import { runCli } from "./_cli.ts";
+import { arbCpuGpuJobs, cpuGpuSpec } from "./_arbitraries.ts";
 
 const PARAMS = { seed: 2807, numRuns: 120 };
 
@@ -44,16 +45,7 @@ const arbRun = fc.record({
     fc.record({ cpu: fc.integer({ min: 1, max: 16 }), gpu: fc.integer({ min: 0, max: 4 }) }),
     { minLength: 1, maxLength: 5 },
   ),
-  jobs: fc.array(
-    fc.record({
-      submitTime: fc.integer({ min: 0, max: 40 }),
-      replicas: fc.integer({ min: 1, max: 4 }),
-      cpu: fc.integer({ min: 1, max: 4 }),
-      gpu: fc.integer({ min: 0, max: 1 }),
-      run: fc.integer({ min: 0, max: 20 }),
-    }),
-    { minLength: 1, maxLength: 20 },
-  ).map((js) => js.sort((a, b) => a.submitTime - b.submitTime)),
+  jobs: arbCpuGpuJobs({ maxSubmit: 40, maxRun: 20, maxLength: 20 }),
 });
 
 Deno.test("per_resource on a resource model: every row's pairs sum to capacity and hold what runs (property)", () => {
@@ -64,13 +56,7 @@ Deno.test("per_resource on a resource model: every row's pairs sum to capacity a
         capacity: { cpu: n.cpu, gpu: n.gpu },
       }));
       const resourceModel = topologyCluster(machine);
-      const specs: JobSpec[] = jobs.map((j) => ({
-        submitTime: j.submitTime,
-        numNodes: 0,
-        timeLimit: j.run,
-        actualRunTime: j.run,
-        demand: { replicas: j.replicas, perReplica: { cpu: j.cpu, gpu: j.gpu } },
-      }));
+      const specs: JobSpec[] = jobs.map(cpuGpuSpec);
       const files = new Map<string, string>();
       const out = new RunOutputs(
         { schedule: "/out/s.csv", resources: "/out/r.csv" },

@@ -14,6 +14,7 @@ import { statsJsonText } from "../io/stats_json.ts";
 import { greedyBackfillAdmission } from "../schedulers/topology_admission.ts";
 import { topologyCluster } from "../schedulers/topology_cluster.ts";
 import { assert, assertEquals } from "./_assert.ts";
+import { arbCpuGpuJobs, cpuGpuSpec } from "./_arbitraries.ts";
 
 const PARAMS = { seed: 1728, numRuns: 150 };
 
@@ -32,28 +33,13 @@ const arbMachine = fc.array(
   }))
 );
 
-const arbJobs = fc.array(
-  fc.record({
-    submitTime: fc.integer({ min: 0, max: 50 }),
-    replicas: fc.integer({ min: 1, max: 4 }),
-    cpu: fc.integer({ min: 1, max: 4 }),
-    gpu: fc.integer({ min: 0, max: 1 }),
-    run: fc.integer({ min: 0, max: 30 }),
-  }),
-  { minLength: 1, maxLength: 25 },
-).map((js) => js.sort((a, b) => a.submitTime - b.submitTime));
+const arbJobs = arbCpuGpuJobs({ maxSubmit: 50, maxRun: 30, maxLength: 25 });
 
 Deno.test("per-resource utilization equals a plain sum over the jobs' allocations (property)", () => {
   fc.assert(
     fc.property(arbMachine, arbJobs, (nodes, jobs) => {
       const resourceModel = topologyCluster(nodes);
-      const specs: JobSpec[] = jobs.map((j) => ({
-        submitTime: j.submitTime,
-        numNodes: 0,
-        timeLimit: j.run,
-        actualRunTime: j.run,
-        demand: { replicas: j.replicas, perReplica: { cpu: j.cpu, gpu: j.gpu } },
-      }));
+      const specs: JobSpec[] = jobs.map(cpuGpuSpec);
       let s = initialState({
         totalNodes: nodes.length,
         resourceModel,

@@ -5,33 +5,22 @@
 
 import fc from "fast-check";
 import { assert, assertEquals } from "./_assert.ts";
+import { arbGapJobs } from "./_arbitraries.ts";
 import { initialState } from "../api/initial_state.ts";
 import { statistics } from "../core/queries.ts";
 import { step } from "../core/step.ts";
 import type { Input } from "../core/step.ts";
-import type { JobSpec, SimulationConfig, StepRows } from "../core/types.ts";
+import type { SimulationConfig, StepRows } from "../core/types.ts";
 
 const PARAMS = { seed: 3471, numRuns: 200 };
 
-const arbJobs = fc.array(
-  fc.record({
-    gap: fc.integer({ min: 0, max: 30 }),
-    numNodes: fc.integer({ min: 1, max: 10 }),
-    timeLimit: fc.integer({ min: 1, max: 100 }),
-    run: fc.integer({ min: 0, max: 120 }),
-  }),
-  { minLength: 1, maxLength: 30 },
-).map((raw) => {
-  let t = 0;
-  return raw.map((j): JobSpec => {
-    t += j.gap;
-    return {
-      submitTime: t,
-      numNodes: j.numNodes,
-      timeLimit: j.timeLimit,
-      actualRunTime: Math.min(j.run, j.timeLimit),
-    };
-  });
+const arbJobs = arbGapJobs({
+  maxGap: 30,
+  maxNodes: 10,
+  maxLimit: 100,
+  minRun: 0,
+  maxRun: 120,
+  maxLength: 30,
 });
 
 const arbCase = fc.record({

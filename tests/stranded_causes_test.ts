@@ -12,14 +12,26 @@ import {
   Simulation,
   type SimulationConfig,
   type StrandedCause,
+  topologyCluster,
 } from "../mod.ts";
 import { assertEquals } from "./_assert.ts";
 import { runCli } from "./_cli.ts";
 
-type Spec = { submitTime: number; numNodes: number; timeLimit: number; queue?: string };
+type Spec = {
+  submitTime: number;
+  numNodes: number;
+  timeLimit: number;
+  queue?: string;
+  demand?: { replicas: number; perReplica: Record<string, number> };
+};
 
-function causesOf(config: SimulationConfig, jobs: Spec[]): readonly StrandedCause[] {
+function causesOf(
+  config: SimulationConfig,
+  jobs: Spec[],
+  before: (sim: Simulation) => void = () => {},
+): readonly StrandedCause[] {
   const sim = new Simulation(config);
+  before(sim);
   sim.appendJobs(jobs);
   const stranded = sim.finish().notices.filter((n): n is Extract<Notice, { kind: "stranded" }> =>
     n.kind === "stranded"
@@ -114,6 +126,32 @@ Deno.test("library: capacity, blocked behind, never offered and not started are 
   assertEquals(
     causesOf({ totalNodes: 8, admission: idle }, [job(0, 1), job(3, 2)]),
     [{ cause: "not_started", jobs: 2, firstJob: 0, by: "idle" }],
+  );
+});
+
+Deno.test("library on a machine: a job never placeable and one that does not fit the nodes online are told apart, as the round holds them", () => {
+  // Three 8-cpu nodes, two taken offline for good at 0: job 0 (16 cpu on one
+  // node) can never be placed; job 1 (two 8-cpu replicas) fits the machine
+  // but not the one node online; job 2 runs.
+  const model = topologyCluster(
+    ["n1", "n2", "n3"].map((name) => ({ name, capacity: { cpu: 8 } })),
+  );
+  const demand = (replicas: number, cpu: number): Spec => ({
+    submitTime: 1,
+    numNodes: 0,
+    timeLimit: 10,
+    demand: { replicas, perReplica: { cpu } },
+  });
+  assertEquals(
+    causesOf(
+      { totalNodes: 3, resourceModel: model },
+      [demand(1, 16), demand(2, 8), demand(1, 4)],
+      (sim) => sim.changeNodes({ time: 0, down: ["n1", "n2"] }),
+    ),
+    [
+      { cause: "never_fits", jobs: 1, firstJob: 0 },
+      { cause: "larger_than_capacity", jobs: 1, firstJob: 1 },
+    ],
   );
 });
 

@@ -7,6 +7,7 @@
 import fc from "fast-check";
 import { assert, assertEquals } from "./_assert.ts";
 import { runCli } from "./_cli.ts";
+import { arbGapJobs } from "./_arbitraries.ts";
 import { readSweepSpec } from "../cli/_sweep_spec.ts";
 import { cellAt } from "../cli/_sweep_model.ts";
 import { rowOf } from "../cli/_sweep_results.ts";
@@ -21,29 +22,14 @@ const PARAMS = { seed: 3434, numRuns: 4 };
 const POLICIES = ["none", "easy", "sjf+easy", "conservative", "easy_extra"];
 
 const arbJobs = (nodes: number) =>
-  fc.array(
-    fc.record({
-      gap: fc.integer({ min: 0, max: 40 }),
-      numNodes: fc.integer({ min: 1, max: nodes }),
-      timeLimit: fc.integer({ min: 1, max: 200 }),
-      run: fc.integer({ min: 1, max: 250 }),
-      user: fc.constantFrom(undefined, "ann", "bob", "7", "12"),
-      account: fc.constantFrom(undefined, "g1", "g2"),
-    }),
-    { minLength: 1, maxLength: 25 },
-  ).map((raw) => {
-    let t = 0;
-    return raw.map((j): JobSpec => {
-      t += j.gap;
-      return {
-        submitTime: t,
-        numNodes: j.numNodes,
-        timeLimit: j.timeLimit,
-        actualRunTime: Math.min(j.run, j.timeLimit),
-        ...(j.user === undefined ? {} : { user: j.user }),
-        ...(j.account === undefined ? {} : { account: j.account }),
-      };
-    });
+  arbGapJobs({
+    maxGap: 40,
+    maxNodes: nodes,
+    maxLimit: 200,
+    minRun: 1,
+    maxRun: 250,
+    maxLength: 25,
+    owners: true,
   });
 
 const csvOf = (jobs: readonly JobSpec[]) =>
