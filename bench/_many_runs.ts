@@ -6,8 +6,11 @@
 // - compare: `evtsim compare` of none,easy on HPC2N (its policies side by side
 //   on the cores), against DR_EVT's two runs one after another.
 // Each figure is the median of `repeat` runs, evtsim and DR_EVT alternating.
+// With GNU time, a note gives each case's CPU time too (user + system of the
+// whole process tree, medians): on a shared machine the wall time mostly
+// says how busy the other users were.
 
-import { measure, type Measurement, medianPeakRss } from "./_measure.ts";
+import { measure, type Measurement, medianCpu, medianPeakRss } from "./_measure.ts";
 import { formatKiB } from "./_util.ts";
 
 /** What the cases need from bench/traces.ts. */
@@ -43,7 +46,12 @@ function medianOf(runs: readonly Measurement[]): Measurement {
   const bad = runs.find((r) => r.code !== 0 || r.timedOut);
   if (bad !== undefined) return bad;
   const sorted = [...runs].sort((a, b) => a.seconds - b.seconds);
-  return { ...sorted[(sorted.length - 1) >> 1], peakRssKiB: medianPeakRss(runs) };
+  const cpuSeconds = medianCpu(runs);
+  return {
+    ...sorted[(sorted.length - 1) >> 1],
+    peakRssKiB: medianPeakRss(runs),
+    ...(cpuSeconds === undefined ? {} : { cpuSeconds }),
+  };
 }
 
 const count = (n: number) => n.toLocaleString("en-US");
@@ -91,6 +99,16 @@ export async function manyRunCases(c: ManyRunsContext): Promise<ManyRunsResult> 
       );
     }
     rows.push(cells);
+    if (bad === undefined && ours.cpuSeconds !== undefined) {
+      const theirs = ref !== undefined && failed(ref) === undefined ? ref.cpuSeconds : undefined;
+      notes.push(
+        `${input} ${label}: CPU ${ours.cpuSeconds.toFixed(2)} s` +
+          (theirs === undefined || !(theirs > 0)
+            ? ""
+            : `, DR_EVT ${theirs.toFixed(2)} s: ${(ours.cpuSeconds / theirs).toFixed(2)}x`) +
+          " (user + system of the process tree, median)",
+      );
+    }
   };
 
   if (c.kth === undefined) notes.push("sweep case skipped (KTH not available)");

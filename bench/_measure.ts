@@ -2,7 +2,9 @@
 // set size. Peak RSS comes from GNU `/usr/bin/time -v` when it is there;
 // otherwise /proc/<pid>/status VmHWM is polled while the process runs (a
 // high-water mark, so sampling cannot miss the peak, only the last moments
-// before exit); otherwise it is reported as unknown.
+// before exit); otherwise it is reported as unknown. `time -v` gives the CPU
+// time too (user + system, the process and the children it waited for: a
+// sweep's workers), which on a shared machine says more than the wall time.
 
 /** What one measured process did. */
 export interface Measurement {
@@ -10,6 +12,8 @@ export interface Measurement {
   readonly seconds: number;
   /** Peak RSS in KiB, or undefined when it could not be measured. */
   readonly peakRssKiB: number | undefined;
+  /** User + system CPU seconds of the process and its children (only with `time -v`). */
+  readonly cpuSeconds?: number;
   /** Exit code. */
   readonly code: number;
   /** Everything the command printed on stdout. */
@@ -71,6 +75,47 @@ export async function rssMethod(): Promise<RssMethod> {
 }
 
 const TIME_RSS = /Maximum resident set size \(kbytes\): (\d+)/;
+const TIME_USER = /User time \(seconds\): ([\d.]+)/;
+const TIME_SYSTEM = /System time \(seconds\): ([\d.]+)/;
+
+/**
+ * GNU `time -v`'s report at the end of `stderr`: the peak RSS (KiB), the CPU
+ * seconds (user + system) and the command's own stderr before it.
+ *
+ * @example
+ * ```ts
+ * import { timeReport } from "./_measure.ts";
+ * const r = timeReport(
+ *   "oops\n\tCommand being timed: \"x\"\n\tUser time (seconds): 1.25\n" +
+ *     "\tSystem time (seconds): 0.10\n\tMaximum resident set size (kbytes): 2048\n",
+ * );
+ * console.assert(r.peakRssKiB === 2048 && r.cpuSeconds === 1.35 && r.stderr === "oops\n");
+ * ```
+ */
+export function timeReport(
+  stderr: string,
+): { peakRssKiB?: number; cpuSeconds?: number; stderr: string } {
+  const rss = TIME_RSS.exec(stderr);
+  const user = TIME_USER.exec(stderr), system = TIME_SYSTEM.exec(stderr);
+  // GNU time appends its report after the command's own stderr.
+  const at = stderr.search(/(Command (exited|terminated)[^\n]*\n)?\tCommand being timed:/);
+  return {
+    ...(rss === null ? {} : { peakRssKiB: Number(rss[1]) }),
+    // Whole hundredths, as the report prints them.
+    ...(user === null || system === null
+      ? {}
+      : { cpuSeconds: Math.round((Number(user[1]) + Number(system[1])) * 100) / 100 }),
+    stderr: at >= 0 ? stderr.slice(0, at) : stderr,
+  };
+}
+
+/** The median of the runs' CPU seconds (the upper one of an even count), undefined when none was measured. */
+export function medianCpu(runs: readonly Measurement[]): number | undefined {
+  const cpu = runs.map((r) => r.cpuSeconds).filter((c): c is number => c !== undefined);
+  if (cpu.length === 0) return undefined;
+  cpu.sort((a, b) => a - b);
+  return cpu[cpu.length >> 1];
+}
 
 /** Child pids of `pid` (Linux /proc), empty when unknown. */
 async function childrenOf(pid: number): Promise<number[]> {
@@ -145,16 +190,17 @@ export async function measure(
   await poller;
   let stderr = new TextDecoder().decode(out.stderr);
   let peak = polled;
+  let cpuSeconds: number | undefined;
   if (method === "time -v") {
-    const m = TIME_RSS.exec(stderr);
-    peak = m === null ? undefined : Number(m[1]);
-    // GNU time appends its report after the command's own stderr.
-    const at = stderr.search(/(Command (exited|terminated)[^\n]*\n)?\tCommand being timed:/);
-    if (at >= 0) stderr = stderr.slice(0, at);
+    const r = timeReport(stderr);
+    peak = r.peakRssKiB;
+    cpuSeconds = r.cpuSeconds;
+    stderr = r.stderr;
   }
   return {
     seconds,
     peakRssKiB: peak,
+    ...(cpuSeconds === undefined ? {} : { cpuSeconds }),
     code: out.code,
     stdout: new TextDecoder().decode(out.stdout),
     stderr,

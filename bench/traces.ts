@@ -316,7 +316,8 @@ const USAGE = `usage: deno run -A bench/traces.ts [options]
                        100, 128 nodes x actual, limit) with --jobs 1 and 2 against DR_EVT's 8
                        runs in a shell loop, and compare none,easy on HPC2N against DR_EVT's two
                        runs one after another (without it they run after the suite's rows when
-                       --only includes KTH, HPC2N)`;
+                       --only includes KTH, HPC2N); with time -v, a note per case gives both
+                       sides' CPU time (user + system of the process tree)`;
 
 async function main(args: string[]): Promise<number> {
   let f;

@@ -18,30 +18,38 @@ import type { Console } from "./simulate.ts";
 import { type CellResult, readCellResult, writeCellResult } from "./_sweep_results.ts";
 import { type Cell, cellAt, type Sweep } from "./_sweep_model.ts";
 
-/**
- * The `evtsim` task's permissions: what a cell's simulate run may need. V8
- * runs single-threaded: cells already fill the cores (here --jobs of them,
- * on Slurm one task per CPU), and V8's background GC and compiler threads
- * then only compete with the other cells (on 2 cores, 8 KTH cells with
- * --jobs 2 went from 1.2x to 1.6-1.8x the speed of --jobs 1).
- */
+/** The `evtsim` task's permissions: what a cell's simulate run may need. */
 const PERMISSIONS = [
   "--allow-read",
   "--allow-write",
   "--allow-env",
   "--allow-sys",
   "--allow-net",
-  "--v8-flags=--max-semi-space-size=32,--single-threaded",
 ];
+
+/**
+ * The V8 flags of a cell's process. Single-threaded when the cells fill the
+ * cores (--jobs of them, on Slurm one task per CPU): V8's background GC and
+ * compiler threads then only compete with the other cells (on 2 cores, 8 KTH
+ * cells with --jobs 2 went from 1.2x to 1.6-1.8x the speed of --jobs 1).
+ * With fewer cells than cores those threads compile the engine on an idle
+ * core while the cell runs: 8 KTH cells with --jobs 1 on 2 cores took a
+ * median 1.61 s instead of 1.95 s, less in each of 10 alternating pairs, at
+ * the same CPU time (1.73 s against 1.81 s; the second cell 0.22 s instead
+ * of 0.45 s).
+ */
+const v8Flags = (singleThreaded: boolean) =>
+  `--v8-flags=--max-semi-space-size=32${singleThreaded ? ",--single-threaded" : ""}`;
 
 /**
  * The argv of this very `evtsim` (Deno's path first): the same permissions
  * as the `evtsim` task, this checkout's deno.json for the npm imports, and
- * this main module.
+ * this main module; single-threaded (see `v8Flags`) unless told that fewer
+ * cells than cores run at once.
  */
-export function selfCommand(): string[] {
+export function selfCommand(singleThreaded = true): string[] {
   const main = new URL("./main.ts", import.meta.url);
-  const argv = [Deno.execPath(), "run", "--quiet", ...PERMISSIONS];
+  const argv = [Deno.execPath(), "run", "--quiet", ...PERMISSIONS, v8Flags(singleThreaded)];
   if (main.protocol !== "file:") return [...argv, main.href];
   const config = decodeURIComponent(new URL("../deno.json", import.meta.url).pathname);
   try {
@@ -62,10 +70,11 @@ export function checkRunPermission(what: string): void {
 
 /**
  * The argv of a worker process for the sweep of spec `specPath` (absolute)
- * with results in `dir`.
+ * with results in `dir`, one of `jobs` running at once.
  */
-function workerArgv(specPath: string, dir: string): string[] {
-  return [...selfCommand(), "sweep-cell", specPath, "--stdin", "--results", dir];
+export function workerArgv(specPath: string, dir: string, jobs: number): string[] {
+  const singleThreaded = jobs >= (navigator.hardwareConcurrency ?? 1);
+  return [...selfCommand(singleThreaded), "sweep-cell", specPath, "--stdin", "--results", dir];
 }
 
 /**
@@ -80,10 +89,14 @@ export class Prestarted {
   readonly #live = new Set<CellWorker>();
   readonly #idle: CellWorker[] = [];
 
-  /** Starts `count` workers for the sweep of `specPath` into `dir` (both absolute). */
-  constructor(readonly specPath: string, readonly dir: string, count: number) {
+  /**
+   * Starts the workers for the sweep of `specPath` into `dir` (both
+   * absolute) with `jobs` cells at once: as many, at most one per core.
+   */
+  constructor(readonly specPath: string, readonly dir: string, jobs: number) {
     onShutdown(() => this.kill());
-    const argv = workerArgv(specPath, dir);
+    const argv = workerArgv(specPath, dir, jobs);
+    const count = Math.min(jobs, navigator.hardwareConcurrency ?? 1);
     for (let i = 0; i < count; i++) this.#idle.push(new CellWorker(argv, this.#live));
   }
 
@@ -124,7 +137,7 @@ export async function runLocal(
   sink?: ProgressSink,
   prestarted?: Prestarted,
 ): Promise<{ failed: CellResult[]; ended: Promise<void> }> {
-  const argv = workerArgv(sweep.specPath, dir);
+  const argv = workerArgv(sweep.specPath, dir, jobs);
   const ready = prestarted?.specPath === sweep.specPath && prestarted.dir === dir
     ? prestarted
     : undefined;

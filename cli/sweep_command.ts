@@ -209,8 +209,7 @@ export async function sweepCommand(
   let prestarted: Prestarted | undefined;
   if (executor === "local" && Deno.permissions.querySync({ name: "run" }).state === "granted") {
     const { Prestarted } = await import("./_sweep_local.ts");
-    const n = Math.min(jobs, navigator.hardwareConcurrency ?? 1);
-    prestarted = new Prestarted(absoluteDir(specArg), dir, n);
+    prestarted = new Prestarted(absoluteDir(specArg), dir, jobs);
   }
   try {
     return await planAndRun();
