@@ -191,38 +191,20 @@ export class Profile {
     // (its part before `ownStart` is in the window too), and the segments
     // need not be split at the block's ends.
     let i = from;
-    while (i < n) {
-      const start = times[i];
-      if (!(start < ownStart) || start > latest) break;
+    while (i < n && times[i] < ownStart && times[i] <= latest) {
       if (free[i] < nodes) {
         i++;
         continue;
       }
-      const end = start + limit;
-      // Up to the block's slot, a segment is short below `nodes`.
-      const cut = held && ownStart < end ? ownStart : end;
+      const end = times[i] + limit;
       let k = i + 1;
-      while (k < n && times[k] < cut && free[k] >= nodes) k++;
-      if (k < n && times[k] < cut) {
-        i = k + 1;
-        continue;
+      for (; k < n && times[k] < end; k++) {
+        const t = times[k];
+        const f = held && t >= ownStart && t < ownEnd ? free[k] + nodes : free[k];
+        if (f < nodes) break;
       }
-      if (cut !== end) {
-        // Inside it, only below zero (its own nodes count as free) ...
-        const inside = end < ownEnd ? end : ownEnd;
-        while (k < n && times[k] < inside && free[k] >= 0) k++;
-        if (k < n && times[k] < inside) {
-          i = k + 1;
-          continue;
-        }
-        // ... and after it (a window longer than the block) below `nodes` again.
-        while (k < n && times[k] < end && free[k] >= nodes) k++;
-        if (k < n && times[k] < end) {
-          i = k + 1;
-          continue;
-        }
-      }
-      return start;
+      if (k === n || times[k] >= end) return times[i];
+      i = k + 1;
     }
     return Infinity;
   }
