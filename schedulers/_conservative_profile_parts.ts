@@ -17,16 +17,13 @@ export interface Running {
 
 /**
  * Free nodes from now on, as a step function: `free[i]` nodes are free in
- * [times[i], times[i + 1]) for i below `length` (the last segment has no
- * end). Typed arrays with room to grow (a step is inserted with one native
- * move), built when a session first needs them, then kept for the next
- * session (which moves them on to its clock: `advance`).
+ * [times[i], times[i + 1]) (the last segment has no end). Plain arrays,
+ * built when a session first needs them, then kept for the next session
+ * (which moves them on to its clock: `advance`).
  */
 export class Profile {
-  times: Float64Array;
-  free: Float64Array;
-  /** How many segments there are. */
-  length = 1;
+  times: number[];
+  free: number[];
   /**
    * The running maximum of `free` (`peak[k]`: the most free nodes in
    * segments 0..k), valid for the first `peakValid` segments: a change
@@ -37,27 +34,19 @@ export class Profile {
 
   /** From `freeNow` and (time, change) pairs at or after now. */
   constructor(now: number, freeNow: number, changes: [number, number][]) {
-    const room = changes.length * 2 + 16;
-    this.times = new Float64Array(room);
-    this.free = new Float64Array(room);
-    this.times[0] = now;
-    this.free[0] = freeNow;
+    this.times = [now];
+    this.free = [freeNow];
     if (changes.length === 0) return;
     changes.sort((a, b) => a[0] - b[0]);
-    const times = this.times;
-    const free = this.free;
-    let n = 1;
     let f = freeNow;
     for (const [t, d] of changes) {
       f += d;
-      if (t === times[n - 1]) free[n - 1] = f;
+      if (t === this.times[this.times.length - 1]) this.free[this.free.length - 1] = f;
       else {
-        times[n] = t;
-        free[n] = f;
-        n++;
+        this.times.push(t);
+        this.free.push(f);
       }
     }
-    this.length = n;
   }
 
   /**
@@ -70,14 +59,14 @@ export class Profile {
     const t = this.times;
     const f = this.free;
     if (t[0] === now) return;
-    const n = this.length;
     let lo = 0;
-    let hi = n;
+    let hi = t.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (t[mid] <= now) lo = mid + 1;
       else hi = mid;
     }
+    const n = t.length;
     let last = f[lo - 1];
     t[0] = now;
     f[0] = last;
@@ -89,56 +78,51 @@ export class Profile {
       f[w] = last;
       w++;
     }
-    this.length = w;
+    t.length = w;
+    f.length = w;
     this.peakValid = 0;
-  }
-
-  /** The segments as plain arrays (tests). */
-  steps(): { times: number[]; free: number[] } {
-    return {
-      times: Array.from(this.times.subarray(0, this.length)),
-      free: Array.from(this.free.subarray(0, this.length)),
-    };
   }
 
   /** Free nodes from the last step on (everything running and reserved has ended). */
   get atEnd(): number {
-    return this.free[this.length - 1];
+    return this.free[this.free.length - 1];
   }
 
   /** Index of the segment starting at `t`, splitting one if needed (t >= now). */
   at(t: number): number {
     const times = this.times;
-    const n = this.length;
     let lo = 0;
-    let hi = n;
+    let hi = times.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (times[mid] < t) lo = mid + 1;
       else hi = mid;
     }
-    if (lo < n && times[lo] === t) return lo;
+    if (lo < times.length && times[lo] === t) return lo;
     if (lo < this.peakValid) this.peakValid = lo;
-    if (n === times.length) this.grow();
-    const ts = this.times;
-    const fs = this.free;
-    if (lo < n) {
-      ts.copyWithin(lo + 1, lo, n);
-      fs.copyWithin(lo + 1, lo, n);
+    // Inserted by hand: faster than splice on the short arrays a profile
+    // has, but not on the long ones of a deep queue.
+    const free = this.free;
+    const n = times.length;
+    if (lo === n) {
+      times.push(t);
+      free.push(free[n - 1]);
+      return lo;
     }
-    ts[lo] = t;
-    fs[lo] = fs[lo - 1];
-    this.length = n + 1;
+    if (n - lo > 64) {
+      times.splice(lo, 0, t);
+      free.splice(lo, 0, free[lo - 1]);
+      return lo;
+    }
+    times.push(times[n - 1]);
+    free.push(free[n - 1]);
+    for (let k = n - 1; k > lo; k--) {
+      times[k] = times[k - 1];
+      free[k] = free[k - 1];
+    }
+    times[lo] = t;
+    free[lo] = free[lo - 1];
     return lo;
-  }
-
-  private grow(): void {
-    const times = new Float64Array(this.times.length * 2);
-    const free = new Float64Array(this.times.length * 2);
-    times.set(this.times);
-    free.set(this.free);
-    this.times = times;
-    this.free = free;
   }
 
   /** Adds `delta` free nodes over [start, end). */
@@ -146,21 +130,18 @@ export class Profile {
     if (!(end > start)) return;
     const i = this.at(start);
     if (i < this.peakValid) this.peakValid = i;
-    const j = end === Infinity ? this.length : this.at(end);
-    const free = this.free;
-    for (let k = i; k < j; k++) free[k] += delta;
+    const j = end === Infinity ? this.times.length : this.at(end);
+    for (let k = i; k < j; k++) this.free[k] += delta;
   }
 
   /** Whether `nodes` are free over [start, start + limit). */
   fits(start: number, nodes: number, limit: number): boolean {
     const times = this.times;
-    const free = this.free;
-    const n = this.length;
     const end = start + limit;
     let k = 0;
-    while (k + 1 < n && times[k + 1] <= start) k++;
-    if (free[k] < nodes) return false;
-    for (k++; k < n && times[k] < end; k++) if (free[k] < nodes) return false;
+    while (k + 1 < times.length && times[k + 1] <= start) k++;
+    if (this.free[k] < nodes) return false;
+    for (k++; k < times.length && times[k] < end; k++) if (this.free[k] < nodes) return false;
     return true;
   }
 
@@ -183,7 +164,7 @@ export class Profile {
     const held = ownEnd > ownStart && ownStart !== Infinity;
     const times = this.times;
     const free = this.free;
-    const n = this.length;
+    const n = times.length;
     // Before `ownStart` the block holds nothing; inside it, its nodes count
     // as free. A start is before `ownStart` and a window ends before
     // `ownEnd` (the limit is the block's length), so a segment that begins
@@ -223,7 +204,7 @@ export class Profile {
       const start = b.start[k];
       const nodes = b.nodes[k];
       const limit = b.limit[k];
-      const at = lowerBound(this.times, this.length, start);
+      const at = lowerBound(this.times, start);
       const first = this.firstWith(nodes, at);
       if (first < 0) continue;
       // A window that starts earlier either runs into the block's own slot
@@ -250,8 +231,8 @@ export class Profile {
    */
   firstWith(nodes: number, before: number): number {
     if (before > this.peakValid) {
-      if (this.peak.length < this.length) {
-        const grown = new Float64Array(this.length * 2 + 8);
+      if (this.peak.length < this.free.length) {
+        const grown = new Float64Array(this.free.length * 2 + 8);
         grown.set(this.peak.subarray(0, this.peakValid));
         this.peak = grown;
       }
@@ -272,17 +253,16 @@ export class Profile {
   earliest(nodes: number, limit: number): number {
     const times = this.times;
     const free = this.free;
-    const n = this.length;
     let i = 0;
-    while (i < n) {
+    while (i < times.length) {
       if (free[i] < nodes) {
         i++;
         continue;
       }
       const end = times[i] + limit;
       let k = i + 1;
-      while (k < n && times[k] < end && free[k] >= nodes) k++;
-      if (k === n || times[k] >= end) return times[i];
+      while (k < times.length && times[k] < end && free[k] >= nodes) k++;
+      if (k === times.length || times[k] >= end) return times[i];
       i = k + 1;
     }
     return Infinity;
@@ -291,8 +271,7 @@ export class Profile {
   /** The first time before `end` at which fewer than `nodes` are free. */
   firstShortage(nodes: number, end: number): number | undefined {
     const times = this.times;
-    const n = this.length;
-    for (let k = 0; k < n && (k === 0 || times[k] < end); k++) {
+    for (let k = 0; k < times.length && (k === 0 || times[k] < end); k++) {
       if (this.free[k] < nodes) return times[k];
     }
     return undefined;
@@ -418,10 +397,10 @@ export class Blocks {
   }
 }
 
-/** First index below `n` in ascending `times` whose value is at or above `t`. */
-function lowerBound(times: Float64Array, n: number, t: number): number {
+/** First index in ascending `times` whose value is at or above `t`. */
+function lowerBound(times: readonly number[], t: number): number {
   let lo = 0;
-  let hi = n;
+  let hi = times.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (times[mid] < t) lo = mid + 1;
