@@ -18,13 +18,12 @@ export interface Running {
 /**
  * Free nodes from now on, as a step function: `free[i]` nodes are free in
  * [times[i], times[i + 1]) (the last segment has no end). Plain arrays,
- * built when a session first needs them.
+ * built when a session first needs them, then kept for the next session
+ * (which moves them on to its clock: `advance`).
  */
 export class Profile {
   times: number[];
   free: number[];
-  /** Whether `times` and `free` are still a kept profile's arrays (copied before the first change). */
-  private shared = false;
   /**
    * The running maximum of `free` (`peak[k]`: the most free nodes in
    * segments 0..k), valid for the first `peakValid` segments: a change
@@ -51,35 +50,28 @@ export class Profile {
   }
 
   /**
-   * A copy of a profile a session left, from `now` on (a later clock): the
-   * steps before now are dropped, and neighbours with the same free nodes
-   * merged (the answers depend on the step function only).
+   * Moves the profile on to `now` (a clock at or after its own), in place:
+   * the steps before now are dropped, and neighbours with the same free
+   * nodes merged (the answers depend on the step function only). At the
+   * same clock it stays as it is.
    */
-  static from(times: readonly number[], free: readonly number[], now: number): Profile {
-    if (times[0] === now) {
-      // The same clock (the next session of a round): its arrays as they
-      // are, until the first change.
-      const p = new Profile(now, 0, []);
-      p.times = times as number[];
-      p.free = free as number[];
-      p.shared = true;
-      return p;
-    }
+  advance(now: number): void {
+    const t = this.times;
+    const f = this.free;
+    if (t[0] === now) return;
     let lo = 0;
-    let hi = times.length;
+    let hi = t.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (times[mid] <= now) lo = mid + 1;
+      if (t[mid] <= now) lo = mid + 1;
       else hi = mid;
     }
-    // Copied whole (slice: one copy, no growth) and merged in place.
-    const t = times.slice(lo - 1);
-    const f = free.slice(lo - 1);
-    t[0] = now;
     const n = t.length;
+    let last = f[lo - 1];
+    t[0] = now;
+    f[0] = last;
     let w = 1;
-    let last = f[0];
-    for (let k = 1; k < n; k++) {
+    for (let k = lo; k < n; k++) {
       if (f[k] === last) continue;
       last = f[k];
       t[w] = t[k];
@@ -88,16 +80,7 @@ export class Profile {
     }
     t.length = w;
     f.length = w;
-    const p = new Profile(now, 0, []);
-    p.times = t;
-    p.free = f;
-    return p;
-  }
-
-  private unshare(): void {
-    this.times = this.times.slice();
-    this.free = this.free.slice();
-    this.shared = false;
+    this.peakValid = 0;
   }
 
   /** Free nodes from the last step on (everything running and reserved has ended). */
@@ -107,7 +90,6 @@ export class Profile {
 
   /** Index of the segment starting at `t`, splitting one if needed (t >= now). */
   at(t: number): number {
-    if (this.shared) this.unshare();
     const times = this.times;
     let lo = 0;
     let hi = times.length;

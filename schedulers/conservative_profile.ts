@@ -44,11 +44,12 @@
 // The memory is not stored in snapshots: a restored state reserves again, in
 // the picker's order.
 //
-// Cost: the memory keeps the profile a session leaves, so the next one
-// starts from it (copied at a new clock, shared until its first change at
-// the same one; the nodes of jobs that left early given back) instead of
-// building it from every running and waiting job; it is built again only
-// when the capacity changed. The reservations are one plain array; a
+// Cost: the policy keeps the profile a session leaves (beside the memory,
+// which never changes), so the next session given that memory moves it on
+// to its clock in place (the nodes of jobs that left early given back)
+// instead of building it from every running and waiting job; it is built
+// again when the capacity changed or the session is given another memory (a
+// state stepped twice, another simulation). The reservations are one plain array; a
 // session copies them into scratch typed arrays only when one moves or
 // starts (otherwise it reads and keeps the memory as it is, and appends the
 // reservations of the new jobs offered after every held one). With a picker
@@ -92,12 +93,6 @@ interface Memory {
   readonly running: Running | undefined;
   /** The earliest reservation after the session's clock: the engine wakes the policy then. */
   readonly wake: number;
-  /**
-   * The profile as the session left it (never changed: the next session
-   * starts from a copy instead of building it again from every job).
-   */
-  readonly times: readonly number[] | undefined;
-  readonly free: readonly number[] | undefined;
   /** The session's clock. */
   readonly clock: number;
 }
@@ -107,8 +102,6 @@ const EMPTY: Memory = Object.freeze({
   soonest: Infinity,
   running: undefined,
   wake: Infinity,
-  times: undefined,
-  free: undefined,
   clock: -Infinity,
 });
 
@@ -140,6 +133,13 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
   // next session at once, on the same memory (sessions are synchronous).
   let followUp: Memory | undefined;
   let blockedNodes = 0;
+  // The profile the last session left, and the memory it left with it: the
+  // next session given that memory moves it on to its clock and changes it
+  // in place. It is not in the memory (which must never change); a session
+  // given any other memory (a state stepped twice, another simulation)
+  // builds its profile again from the running jobs and the reservations.
+  let keptProfile: Profile | undefined;
+  let keptFor: Memory | undefined;
   // The reservations of the jobs new in a session that reads the memory
   // only: appended to the memory's (id, start, limit, nodes each).
   const fresh: number[] = [];
@@ -171,9 +171,10 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       ) return;
       // The profile: the last session's, from now on, with the nodes of the
       // jobs that left early given back from now to their projected ends.
-      let built: Profile | undefined = memory.times === undefined || !carry
-        ? undefined
-        : Profile.from(memory.times, memory.free!, now);
+      let built: Profile | undefined = keptFor === memory && carry ? keptProfile : undefined;
+      keptProfile = undefined;
+      keptFor = undefined;
+      built?.advance(now);
       const before = memory.running ?? runningNow(s.running);
       const from = firstAfter(before.ends, now);
       const gone = memory.running === undefined ? [] : leftEarly(before, from, s.running);
@@ -417,10 +418,8 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
           soonest: freshSoonest < memory.soonest ? freshSoonest : memory.soonest,
           running: runningAfter(before, from, gone, started),
           wake,
-          times: p.times,
-          free: p.free,
           clock: now,
-        });
+        }, p);
         return;
       }
       if (lazy) toBlocks();
@@ -437,17 +436,17 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         soonest,
         running: runningAfter(before, from, gone, started),
         wake,
-        times: p.times,
-        free: p.free,
         clock: now,
-      });
+      }, p);
 
       // Remembers what the session leaves; after a start, for the session
       // the engine runs next.
-      function keep(m: Memory): void {
+      function keep(m: Memory, p: Profile): void {
         if (s.remember === undefined) return;
         const frozen = Object.freeze(m);
         s.remember(frozen);
+        keptProfile = p;
+        keptFor = frozen;
         if (startedAny) {
           followUp = frozen;
           blockedNodes = mostBlocked;

@@ -143,13 +143,13 @@ Deno.test("a search before a block, on a long profile, finds the plain earliest 
   );
 });
 
-Deno.test("a kept profile copied at a later clock starts at it, merges equal neighbours, and leaves the kept arrays as they were", () => {
+Deno.test("a kept profile moved on to a later clock starts at it, merges equal neighbours, and keeps the step function from then on", () => {
   fc.assert(
     fc.property(
       fc.array(fc.tuple(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 4 })), {
         maxLength: 30,
       }),
-      // A later clock than the kept profile's (at the same one its arrays are shared as they are).
+      // A later clock than the kept profile's (at the same one it stays as it is).
       fc.integer({ min: 1, max: 60 }),
       (steps, now) => {
         const times = [0];
@@ -158,11 +158,10 @@ Deno.test("a kept profile copied at a later clock starts at it, merges equal nei
           times.push(times[times.length - 1] + dt);
           free.push(f);
         }
-        const keptTimes = times.slice();
-        const keptFree = free.slice();
-        const p = Profile.from(times, free, now);
-        assertEquals(times, keptTimes);
-        assertEquals(free, keptFree);
+        const p = new Profile(0, 2, []);
+        p.times = times.slice();
+        p.free = free.slice();
+        p.advance(now);
         assertEquals(p.times[0], now);
         for (let k = 1; k < p.times.length; k++) {
           if (!(p.times[k] > p.times[k - 1]) || p.free[k] === p.free[k - 1]) {
@@ -172,8 +171,29 @@ Deno.test("a kept profile copied at a later clock starts at it, merges equal nei
         for (const t of [now, ...times.filter((t) => t > now), now + 1000]) {
           assertEquals(freeAt(p.times, p.free, t), freeAt(times, free, t), `free at ${t}`);
         }
+        // Its searches see the profile from now on.
+        assertEquals(p.earliest(1, 1), plainEarliest(times, free, now, 1, 1));
+        // At the same clock it stays as it is.
+        const kept = [p.times.slice(), p.free.slice()];
+        p.advance(now);
+        assertEquals([p.times, p.free], kept);
       },
     ),
     { seed: 34, numRuns: 300 },
   );
 });
+
+/** Plain earliest start at or after `now` with `nodes` free over [t, t + limit). */
+function plainEarliest(
+  times: readonly number[],
+  free: readonly number[],
+  now: number,
+  nodes: number,
+  limit: number,
+): number {
+  for (const t of [now, ...times.filter((x) => x > now)]) {
+    const inside = [t, ...times.filter((x) => x > t && x < t + limit)];
+    if (inside.every((u) => freeAt(times, free, u) >= nodes)) return t;
+  }
+  return Infinity;
+}

@@ -10,6 +10,8 @@ import type { BackfillPolicy, JobSpec, SimulationConfig } from "../core/types.ts
 import { conservativeProfilePolicy } from "../schedulers/conservative_profile.ts";
 import { type ActualRunTimeKind, arbScenario, fuzzScheduler, runBatch } from "../testing/mod.ts";
 import { referenceSimulate } from "./_reference_sim.ts";
+import { initialState } from "../api/initial_state.ts";
+import { type Input, step } from "../core/step.ts";
 import { assert, assertEquals } from "./_assert.ts";
 
 const RUNS = Number(Deno.env.get("EVTSIM_PROPERTY_RUNS") ?? 500);
@@ -179,6 +181,62 @@ Deno.test("conservative_profile: a session's profile taken from the last one equ
     { seed: 1627, numRuns: RUNS },
   );
   assert(changed > RUNS / 2, `only ${changed} runs changed the capacity`);
+});
+
+Deno.test("conservative_profile: a step that failed midway, after its first session changed the kept profile, leaves the same state planning as if it had not run", () => {
+  let failed = 0;
+  fc.assert(
+    fc.property(
+      arbScenario({ totalNodes: 16, maxGap: 3, minJobs: 10, maxJobs: 40, ties: true }),
+      fc.boolean(),
+      fc.nat(),
+      ({ config, trace }, compression, pick) => {
+        // One step per arrival time, then the rest: each step's first session
+        // is given the memory the state holds.
+        const times = [...new Set(trace.map((j) => j.submitTime))];
+        const inputs: Input[] = [
+          { kind: "appendJobs", jobs: trace },
+          ...times.map((time): Input => ({ kind: "advanceTo", time })),
+          { kind: "runToCompletion" },
+          { kind: "finish" },
+        ];
+        const run = (failStep: number) => {
+          // Throws at the second reservation seen in step `failStep` (once).
+          let seen = 0;
+          let armed = false;
+          const admission = conservativeProfilePolicy({
+            compression,
+            observe: () => {
+              if (armed && ++seen === 2) {
+                armed = false;
+                throw new Error("midway");
+              }
+            },
+          });
+          let s = initialState({ ...config, admission });
+          const jobs: unknown[] = [];
+          inputs.forEach((input, i) => {
+            if (i === failStep) {
+              armed = true;
+              try {
+                step(s, input);
+              } catch {
+                failed++;
+              }
+              armed = false;
+            }
+            const r = step(s, input);
+            s = r.state;
+            jobs.push(...r.rows.jobs);
+          });
+          return jobs;
+        };
+        assertEquals(run(1 + (pick % (inputs.length - 2))), run(-1));
+      },
+    ),
+    { seed: 3401, numRuns: Math.min(RUNS, 300) },
+  );
+  assert(failed > 50, `only ${failed} steps failed midway`);
 });
 
 Deno.test("conservative_profile: skipping the session right after a start (stable order) changes no row, decisions included", () => {
