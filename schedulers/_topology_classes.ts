@@ -61,6 +61,15 @@ export class NodeClasses {
     return c;
   }
 
+  /** Writes the free units of the nodes of classes `cls` into `free` (node-major, as the cluster's state). */
+  fillFree(cls: Int32Array, free: Float64Array): void {
+    const R = this.resourceCount;
+    const vectors = this.vectors;
+    for (let i = 0, at = 0; i < cls.length; i++) {
+      for (let r = 0, from = cls[i] * R; r < R; r++) free[at++] = vectors[from + r];
+    }
+  }
+
   /** A state's classes for free units `free` (node-major, as the cluster's state). */
   classesOf(free: Float64Array, nodeCount: number): ClassState {
     const cls = new Int32Array(nodeCount);

@@ -34,7 +34,7 @@ import { type ClassMembers, NodeClasses } from "./_topology_classes.ts";
 import { TopologyScan } from "./_topology_scan.ts";
 import { Held, type Runs, runsHeld, runsOf } from "./_topology_runs.ts";
 import { type Domain, TopologyPacker } from "./_topology_pack.ts";
-import { sumFree, takeUnits } from "./_topology_free.ts";
+import { ClusterState, sumFree, takeSums, takeUnits } from "./_topology_free.ts";
 
 /**
  * A node of a topology cluster: its name, topology labels and capacity.
@@ -190,13 +190,18 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       for (let r = 0; r < R; r++) free[i * R + r] = n.capacity[this.resources[r]] ?? 0;
     });
     this.classes = new NodeClasses(R);
-    this.initial = Object.freeze({
-      free,
-      freeSums: sumFree(free, R),
-      held: new Map(),
-      ...this.classes.classesOf(free, nodes.length),
-      classOwner: this.classes,
-    });
+    const { cls, classCounts } = this.classes.classesOf(free, nodes.length);
+    this.initial = Object.freeze(
+      new ClusterState(
+        free,
+        sumFree(free, R),
+        new Map(),
+        undefined,
+        cls,
+        classCounts,
+        this.classes,
+      ),
+    );
     this.globalIndex = new Int32Array(nodes.length);
     this.noCache = {
       key: "",
@@ -387,24 +392,18 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const { cls, classCounts } = state.classOwner === this.classes
       ? { cls: state.cls.slice(), classCounts: state.classCounts.slice() }
       : this.classes.classesOf(state.free, this.names.length);
-    const copy = state.offline === undefined
-      ? {
-        free: state.free.slice(),
-        freeSums: state.freeSums.slice(),
-        held: new Map(state.held),
-        cls,
-        classCounts,
-        classOwner: this.classes,
-      }
-      : {
-        free: state.free.slice(),
-        freeSums: state.freeSums.slice(),
-        held: new Map(state.held),
-        offline: new Set(state.offline),
-        cls,
-        classCounts,
-        classOwner: this.classes,
-      };
+    // A state whose free units are behind its classes: so is the copy's.
+    const copy = new ClusterState(
+      state instanceof ClusterState && state.classOwner === this.classes
+        ? state.copyFree()
+        : state.free.slice(),
+      state.freeSums.slice(),
+      new Map(state.held),
+      state.offline === undefined ? undefined : new Set(state.offline),
+      cls,
+      classCounts,
+      this.classes,
+    );
     this.editing.add(copy);
     this.slotCaches.copied(state, copy);
     return copy;
@@ -416,7 +415,6 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     if (state.held.has(job.id)) {
       throw new EvtsimError("state", `topology cluster: job ${job.id} already holds resources`);
     }
-    const free = state.free;
     const packed = this.packer.packedRuns(placement, d, this.slotCaches.versionOf(state));
     if (packed !== undefined) {
       // Packed by `place` in these very free units: it fits, as checked below.
@@ -426,6 +424,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       return state;
     }
     const R = this.resources.length;
+    const free = state.free;
     const nodes: number[] = [];
     const replicas: number[] = [];
     let total = 0;
@@ -599,7 +598,28 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     members?: ClassMembers,
   ): void {
     const { takeCols, takeAmounts, takeId } = this.slotCaches.shapeOf(d);
-    if (this.classes.on && state.classOwner === this.classes) {
+    const byClass = this.classes.on && state.classOwner === this.classes;
+    if (
+      byClass && state instanceof ClusterState &&
+      (state.offline === undefined || state.offline.size === 0)
+    ) {
+      // The classes say each node's free units: those are left behind.
+      state.classCounts = this.classes.take(
+        state,
+        takeId,
+        takeCols,
+        takeAmounts,
+        runs,
+        sign,
+        members,
+      );
+      takeSums(state.freeSums, takeCols, takeAmounts, runs, sign);
+      state.leaveFree();
+      return;
+    }
+    // Read (made from the classes if behind) before the classes move.
+    void state.free;
+    if (byClass) {
       (state as { classCounts: Float64Array }).classCounts = this.classes.take(
         state,
         takeId,
