@@ -346,15 +346,19 @@ export class SlotCaches {
     const nv = this.nextVersion++;
     this.versions.set(state, nv);
     this.unique.add(state);
+    // With no shape cached (the node classes answer every shape) the nodes
+    // changed are not listed: a shape looked up later for this state is
+    // computed afresh, as for a base of `all`.
+    const listed = this.shapes.size > 0;
     if (!inPlace) {
       const nodes: number[] = [];
-      pushNodes(nodes, runs);
-      this.bases.set(state, { from: v, nodes, all: false });
+      if (listed) pushNodes(nodes, runs);
+      this.bases.set(state, { from: v, nodes, all: !listed });
       return;
     }
     const base = this.bases.get(state);
     if (base !== undefined && !base.all) {
-      if (base.nodes.length + nodeCount(runs) > this.nodeCount) base.all = true;
+      if (!listed || base.nodes.length + nodeCount(runs) > this.nodeCount) base.all = true;
       else pushNodes(base.nodes, runs);
     }
     // (None cached — the node classes answer — is the common case: no iterator then.)
