@@ -117,8 +117,20 @@ export class SlotCaches {
     private readonly column: ReadonlyMap<string, number>,
   ) {}
 
+  /** The demand `shapeOf` was last asked for, and its shape (a job's is asked for a few times in a row). */
+  private lastDemand: ResourceDemand | undefined = undefined;
+  private lastShape: Shape | undefined = undefined;
+
   /** The replica shape of `d`. */
   shapeOf(d: ResourceDemand): Shape {
+    if (d === this.lastDemand) return this.lastShape!;
+    const shape = this.shapeOfId(d);
+    this.lastDemand = d;
+    this.lastShape = shape;
+    return shape;
+  }
+
+  private shapeOfId(d: ResourceDemand): Shape {
     const demandId = shapeIdOf(d);
     const known = this.shapeOfDemand[demandId];
     if (known !== undefined) return known;
