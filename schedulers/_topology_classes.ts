@@ -194,8 +194,15 @@ export class NodeClasses {
       for (let i = runs[p]; i < end;) {
         const from = cls[i];
         const to = this.moved(from, sig, cols, amounts, replicas, sign);
-        let j = i;
-        while (j < end && cls[j] === from) cls[j++] = to;
+        let j: number;
+        if (members === undefined) {
+          j = i;
+          while (j < end && cls[j] === from) cls[j++] = to;
+        } else {
+          // Where the class's nodes from i on end, a word of members at a time.
+          j = members.runEnd(from, i, end);
+          cls.fill(to, i, j);
+        }
         counts[from] -= j - i;
         if (to >= counts.length) counts = grow(counts, to);
         counts[to] += j - i;
@@ -263,6 +270,22 @@ export class ClassMembers {
       b[w] |= mask;
       k = hi;
     }
+  }
+
+  /**
+   * The first node from `i` (of class `c`) to `end` that is not of class
+   * `c` (`end`: none).
+   */
+  runEnd(c: number, i: number, end: number): number {
+    const bits = this.of(c);
+    let w = i >>> 5;
+    // The nodes not of class `c` from i on, in i's word.
+    let out = ~bits[w] & (-1 << (i & 31));
+    const last = (end - 1) >>> 5;
+    while (out === 0 && w < last) out = ~bits[++w];
+    if (out === 0) return end;
+    const j = (w << 5) + 31 - Math.clz32(out & -out);
+    return j < end ? j : end;
   }
 
   /** The bits of class `c` (made empty on first use). */
