@@ -470,18 +470,22 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
   // The running set, read again only after a start (each read makes a view).
   let running: RunningSet | undefined = s.running;
   const first = running.first();
-  let bound = s.now;
-  for (let r = first; r !== undefined; r = running.after(r)) {
-    if (r.projectedEnd > bound) bound = r.projectedEnd;
-  }
   const noOverrun = first !== undefined && first.projectedEnd > s.now;
   let early = noOverrun ? endsBefore(s, first.projectedEnd) : never;
   let raised = !noOverrun || res.model.releaseScan === undefined;
-  let fits = endsBefore(s, bound);
   // A shadow kept from an earlier session bounds the search by limit from the start.
   const version = memoVersion(s, res, running);
   let shadow = version === undefined ? undefined : keptShadow(s, res, head, version, running);
+  let fits: (limit: number) => boolean;
   if (shadow !== undefined) fits = endsBefore(s, shadow.time);
+  else {
+    // Else by the last projected end (a walk of the running set, not needed with a kept shadow).
+    let bound = s.now;
+    for (let r = first; r !== undefined; r = running.after(r)) {
+      if (r.projectedEnd > bound) bound = r.projectedEnd;
+    }
+    fits = endsBefore(s, bound);
+  }
   const noRoom = new NoRoom(res);
   const noRoomFrom = noRoom.from;
   let ending = true;
