@@ -24,6 +24,8 @@ export class ClusterState implements TopologyState {
   classCounts: Float64Array;
   readonly classOwner: NodeClasses;
   #free: Float64Array | undefined;
+  /** Between the cluster's `beginEdit` that made it and `endEdit` (private: still set once frozen). */
+  #editing = false;
   /** True: `#free` is behind the classes (`cls`), which say each node's free units. */
   #behind: boolean;
 
@@ -44,6 +46,16 @@ export class ClusterState implements TopologyState {
     this.cls = cls;
     this.classCounts = classCounts;
     this.classOwner = classOwner;
+  }
+
+  /** Whether the cluster's `beginEdit` made it and `endEdit` has not ended it. */
+  get editing(): boolean {
+    return this.#editing;
+  }
+
+  /** Marks the state as being edited (`beginEdit`) or no longer (`endEdit`). */
+  setEditing(editing: boolean): void {
+    this.#editing = editing;
   }
 
   /** Free units, node-major: `free[node * resources + r]` (made from the classes when behind). */

@@ -135,8 +135,6 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private readonly column = new Map<string, number>();
   /** Domains per topology key, built on first use ("" = the global domain). */
   private readonly domainCache = new Map<string, readonly Domain[]>();
-  /** States `beginEdit` returned and `endEdit` has not ended. */
-  private readonly editing = new WeakSet<TopologyState>();
   /** Replica slots per shape, kept up to date as jobs start and end. */
   private readonly slotCaches: SlotCaches;
   /** Packing, with its buffers (`place`). */
@@ -404,7 +402,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       classCounts,
       this.classes,
     );
-    this.editing.add(copy);
+    copy.setEditing(true);
     this.slotCaches.copied(state, copy);
     return copy;
   }
@@ -561,12 +559,13 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   }
 
   endEdit(state: TopologyState): TopologyState {
-    this.editing.delete(state);
+    if (state instanceof ClusterState) state.setEditing(false);
     return Object.freeze(state);
   }
 
   private checkEditing(state: TopologyState): void {
-    if (!this.editing.has(state)) {
+    // A state `beginEdit` of this cluster returned and `endEdit` has not ended.
+    if (!(state instanceof ClusterState && state.editing && state.classOwner === this.classes)) {
       throw new EvtsimError(
         "state",
         "topology cluster: a state is changed only between beginEdit and endEdit",
