@@ -16,6 +16,8 @@ import type { Runs } from "./_topology_runs.ts";
 
 /** Above this many classes, sums over classes stop paying off. */
 const LIMIT = 256;
+/** Moves of fewer replicas than this on a node are kept in arrays (`NodeClasses.moved`). */
+const FEW = 64;
 
 /** What a state keeps of the classes: each node's, and the nodes per class. */
 export interface ClassState {
@@ -37,6 +39,8 @@ export class NodeClasses {
   private readonly slotTables: Float64Array[] = [];
   /** Per take signature number: (class, replicas, sign) → class. */
   private readonly moves: Map<number, number>[] = [];
+  /** The same for fewer than `FEW` replicas: at ((class · 2 + (sign > 0)) · FEW + replicas), class + 1 (0: not yet known). */
+  private readonly fewMoves: Int32Array[] = [];
 
   constructor(private readonly resourceCount: number) {
     this.vectors = new Float64Array(16 * Math.max(1, resourceCount));
@@ -89,6 +93,35 @@ export class NodeClasses {
    * (sign −1) or end (+1) on it: the vector the cluster's `take` makes.
    */
   moved(
+    c: number,
+    sig: number,
+    cols: readonly number[],
+    amounts: readonly number[],
+    replicas: number,
+    sign: number,
+  ): number {
+    // Few replicas on a node (most moves): looked up in an array.
+    const few = replicas >= 0 && replicas < FEW && Number.isInteger(replicas) && c < 0x10000;
+    const at = ((c << 1) | (sign > 0 ? 1 : 0)) * FEW + replicas;
+    let fewTable = this.fewMoves[sig];
+    if (few && fewTable !== undefined && at < fewTable.length) {
+      const known = fewTable[at];
+      if (known !== 0) return known - 1;
+    }
+    const next = this.movedBy(c, sig, cols, amounts, replicas, sign);
+    if (few) {
+      if (fewTable === undefined || at >= fewTable.length) {
+        const grown = new Int32Array(Math.max(at + 1, (fewTable?.length ?? 0) * 2, 4 * FEW));
+        if (fewTable !== undefined) grown.set(fewTable);
+        this.fewMoves[sig] = fewTable = grown;
+      }
+      fewTable[at] = next + 1;
+    }
+    return next;
+  }
+
+  /** `moved` through the moves' maps. */
+  private movedBy(
     c: number,
     sig: number,
     cols: readonly number[],
