@@ -29,7 +29,7 @@ import type {
 } from "../core/resource_model.ts";
 import type { JobRecord } from "../core/types.ts";
 import { insufficientCapacity, topologyFragmented } from "./topology_reasons.ts";
-import { type Shape, type ShapeSlots, SlotCaches } from "./_topology_slots.ts";
+import { type DomainSlots, type Shape, type ShapeSlots, SlotCaches } from "./_topology_slots.ts";
 import { type ClassMembers, NodeClasses } from "./_topology_classes.ts";
 import { TopologyScan } from "./_topology_scan.ts";
 import { Held, type Runs, runsHeld, runsOf } from "./_topology_runs.ts";
@@ -149,6 +149,20 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private readonly noCache: ShapeSlots;
   /** The global domain's index of each node (all 0). */
   private readonly globalIndex: Int32Array;
+  /** The state and shape of the release scan by classes under way (`releaseScan`). */
+  private scanned: { readonly state: TopologyState; readonly shape: Shape } | undefined;
+  /** Its slots in the one global domain (the scan copies the sums). */
+  private readonly scanSums = new Float64Array(1);
+  private readonly scanDomain: DomainSlots;
+  private readonly scanSlots: readonly [ShapeSlots, DomainSlots];
+  /** Its lookup (the scan asks it when it first looks at a node). */
+  private readonly scanByClass = (): readonly [ShapeSlots, DomainSlots] => {
+    const { state, shape } = this.scanned!;
+    const total = this.classes.total(state, shape.id, shape.cols, shape.amounts);
+    this.scanSums[0] = total;
+    this.scanDomain.largestSlots = total;
+    return this.scanSlots;
+  };
 
   constructor(input: readonly TopologyNode[]) {
     const nodes = [...input].sort((a, b) => compareNames(a.name, b.name));
@@ -201,6 +215,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       ),
     );
     this.globalIndex = new Int32Array(nodes.length);
+    this.scanDomain = { index: this.globalIndex, sums: this.scanSums, largest: 0, largestSlots: 0 };
     this.noCache = {
       key: "",
       version: -2,
@@ -215,6 +230,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       dirtyCount: 1,
       mark: new Uint8Array(0),
     };
+    this.scanSlots = [this.noCache, this.scanDomain];
     this.slotCaches = new SlotCaches(nodes.length, R, this.column);
     this.scan = new TopologyScan(nodes.length, R, this.slotCaches, this.classes);
     this.packer = new TopologyPacker(this.names, this.classes, this.slotCaches);
@@ -340,11 +356,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const d = demandOf(job);
     const byClass = this.byClasses(state, d);
     if (byClass !== undefined) {
-      return this.scan.begin(state, d, () => {
-        const total = this.classes.total(state, byClass.id, byClass.cols, byClass.amounts);
-        const sums = Float64Array.of(total);
-        return [this.noCache, { index: this.globalIndex, sums, largest: 0, largestSlots: total }];
-      }, state);
+      this.scanned = { state, shape: byClass };
+      return this.scan.begin(state, d, this.scanByClass, state);
     }
     return this.scan.begin(state, d, () => {
       const shape = this.slotCaches.slotsFor(state, state.free, d);
