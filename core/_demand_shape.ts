@@ -22,8 +22,13 @@ const shapeIds = new WeakMap<object, number>();
 const shapeIdOfKey = new Map<string, number>();
 // By the demand's entries in its own order (a trace's demands list their
 // resources in one order, so this finds most without sorting): the shared
-// units of that raw form.
-const unitsOfRaw = new Map<string, Readonly<Record<string, number>>>();
+// units of that raw form, in a tree by topology key, then per entry its
+// name and units (looked up without making a string per record).
+interface RawForm {
+  units?: Readonly<Record<string, number>> & Units;
+  next?: Map<string, Map<number, RawForm>>;
+}
+const rawForms = new Map<string, RawForm>();
 
 /** The number of `job`'s replica shape; -1 when it has no demand. */
 export function demandShapeId(job: JobRecord): number {
@@ -54,9 +59,19 @@ export function shapeIdOf(d: ResourceDemand): number {
 
 /** The frozen units of `d`'s shape and raw form, numbered. */
 function sharedUnits(d: ResourceDemand): Readonly<Record<string, number>> & Units {
-  let raw = `${d.topologyKey ?? ""}\u0000`;
-  for (const r in d.perReplica) raw += `${r}\u0001${d.perReplica[r]}\u0000`;
-  let units = unitsOfRaw.get(raw);
+  const topologyKey = d.topologyKey ?? "";
+  let raw: RawForm | undefined = rawForms.get(topologyKey);
+  if (raw === undefined) rawForms.set(topologyKey, raw = {});
+  for (const r in d.perReplica) {
+    const next: Map<string, Map<number, RawForm>> = raw.next ??= new Map();
+    let byUnits: Map<number, RawForm> | undefined = next.get(r);
+    if (byUnits === undefined) next.set(r, byUnits = new Map());
+    const v = d.perReplica[r];
+    let form: RawForm | undefined = byUnits.get(v);
+    if (form === undefined) byUnits.set(v, form = {});
+    raw = form;
+  }
+  let units = raw.units;
   if (units === undefined) {
     const key = `${d.topologyKey ?? ""}|${
       Object.keys(d.perReplica).sort().map((r) => `${r}=${d.perReplica[r]}`).join()
@@ -67,7 +82,7 @@ function sharedUnits(d: ResourceDemand): Readonly<Record<string, number>> & Unit
       [SHAPE_ID]: { value: id },
       [SHAPE_KEY]: { value: d.topologyKey },
     }));
-    unitsOfRaw.set(raw, units);
+    raw.units = units;
   }
   return units;
 }

@@ -470,18 +470,22 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
   // The running set, read again only after a start (each read makes a view).
   let running: RunningSet | undefined = s.running;
   const first = running.first();
-  let bound = s.now;
-  for (let r = first; r !== undefined; r = running.after(r)) {
-    if (r.projectedEnd > bound) bound = r.projectedEnd;
-  }
   const noOverrun = first !== undefined && first.projectedEnd > s.now;
   let early = noOverrun ? endsBefore(s, first.projectedEnd) : never;
   let raised = !noOverrun || res.model.releaseScan === undefined;
-  let fits = endsBefore(s, bound);
   // A shadow kept from an earlier session bounds the search by limit from the start.
   const version = memoVersion(s, res, running);
   let shadow = version === undefined ? undefined : keptShadow(s, res, head, version, running);
+  let fits: (limit: number) => boolean;
   if (shadow !== undefined) fits = endsBefore(s, shadow.time);
+  else {
+    // Else by the last projected end (a walk of the running set, not needed with a kept shadow).
+    let bound = s.now;
+    for (let r = first; r !== undefined; r = running.after(r)) {
+      if (r.projectedEnd > bound) bound = r.projectedEnd;
+    }
+    fits = endsBefore(s, bound);
+  }
   const noRoom = new NoRoom(res);
   const noRoomFrom = noRoom.from;
   let ending = true;
@@ -553,8 +557,10 @@ function lowerBound(
  * passed over without asking the model (only where no verdict is needed).
  */
 class NoRoom {
-  /** By shape number. */
-  readonly #least = new Map<number, number>();
+  /** By shape number (none yet: undefined). */
+  readonly #least: (number | undefined)[] = [];
+  /** Shapes in `#least`. */
+  #count = 0;
   /** The model and its state, when the model bounds a shape's room before any candidate (`shapeRoom`). */
   readonly #res: SessionResources | undefined;
 
@@ -564,34 +570,41 @@ class NoRoom {
   }
 
   fails(job: JobRecord): boolean {
-    if (this.#least.size === 0) return false;
+    if (this.#count === 0) return false;
     const id = demandShapeId(job);
-    const least = id < 0 ? undefined : this.#least.get(id);
+    const least = id < 0 ? undefined : this.#least[id];
     return least !== undefined && job.demand!.replicas >= least;
   }
 
   /**
    * The fewest replicas of `job`'s shape found no room (Infinity: none):
    * the search's `noRoomFrom`, so that the picker skips them all at once.
+   * `shape`: `job`'s shape number when the caller has it (the wait queue
+   * files jobs by it).
    */
-  readonly from = (job: JobRecord): number => {
+  readonly from = (job: JobRecord, shape?: number): number => {
     const res = this.#res;
     if (res === undefined) {
-      if (this.#least.size === 0) return Infinity;
-      const id = demandShapeId(job);
-      return (id < 0 ? undefined : this.#least.get(id)) ?? Infinity;
+      if (this.#count === 0) return Infinity;
+      const id = shape ?? demandShapeId(job);
+      return (id < 0 ? undefined : this.#least[id]) ?? Infinity;
     }
-    const id = demandShapeId(job);
+    const id = shape ?? demandShapeId(job);
     if (id < 0) return Infinity;
-    let least = this.#least.get(id);
+    let least = this.#least[id];
     if (least === undefined) {
       // Asked once per shape and pass, in the state as it is then: later
       // starts in the pass only shrink the room.
       least = res.model.shapeRoom!(res.state, job) + 1;
-      this.#least.set(id, least);
+      this.#set(id, least);
     }
     return least;
   };
+
+  #set(id: number, least: number): void {
+    if (this.#least[id] === undefined) this.#count++;
+    this.#least[id] = least;
+  }
 
   /**
    * `job`, just found no room for in `state`: from its replicas on (or from
@@ -602,7 +615,7 @@ class NoRoom {
     if (id < 0 || job.numNodes > 0) return;
     let from = job.demand!.replicas;
     if (model.roomFor !== undefined) from = Math.min(from, model.roomFor(state, job) + 1);
-    const least = this.#least.get(id);
-    if (least === undefined || from < least) this.#least.set(id, from);
+    const least = this.#least[id];
+    if (least === undefined || from < least) this.#set(id, from);
   }
 }

@@ -16,6 +16,8 @@ import type { Runs } from "./_topology_runs.ts";
 
 /** Above this many classes, sums over classes stop paying off. */
 const LIMIT = 256;
+/** Moves of fewer replicas than this on a node are kept in arrays (`NodeClasses.moved`). */
+const FEW = 64;
 
 /** What a state keeps of the classes: each node's, and the nodes per class. */
 export interface ClassState {
@@ -37,6 +39,8 @@ export class NodeClasses {
   private readonly slotTables: Float64Array[] = [];
   /** Per take signature number: (class, replicas, sign) → class. */
   private readonly moves: Map<number, number>[] = [];
+  /** The same for fewer than `FEW` replicas: at ((class · 2 + (sign > 0)) · FEW + replicas), class + 1 (0: not yet known). */
+  private readonly fewMoves: Int32Array[] = [];
 
   constructor(private readonly resourceCount: number) {
     this.vectors = new Float64Array(16 * Math.max(1, resourceCount));
@@ -61,6 +65,15 @@ export class NodeClasses {
     return c;
   }
 
+  /** Writes the free units of the nodes of classes `cls` into `free` (node-major, as the cluster's state). */
+  fillFree(cls: Int32Array, free: Float64Array): void {
+    const R = this.resourceCount;
+    const vectors = this.vectors;
+    for (let i = 0, at = 0; i < cls.length; i++) {
+      for (let r = 0, from = cls[i] * R; r < R; r++) free[at++] = vectors[from + r];
+    }
+  }
+
   /** A state's classes for free units `free` (node-major, as the cluster's state). */
   classesOf(free: Float64Array, nodeCount: number): ClassState {
     const cls = new Int32Array(nodeCount);
@@ -80,6 +93,35 @@ export class NodeClasses {
    * (sign −1) or end (+1) on it: the vector the cluster's `take` makes.
    */
   moved(
+    c: number,
+    sig: number,
+    cols: readonly number[],
+    amounts: readonly number[],
+    replicas: number,
+    sign: number,
+  ): number {
+    // Few replicas on a node (most moves): looked up in an array.
+    const few = replicas >= 0 && replicas < FEW && Number.isInteger(replicas) && c < 0x10000;
+    const at = ((c << 1) | (sign > 0 ? 1 : 0)) * FEW + replicas;
+    let fewTable = this.fewMoves[sig];
+    if (few && fewTable !== undefined && at < fewTable.length) {
+      const known = fewTable[at];
+      if (known !== 0) return known - 1;
+    }
+    const next = this.movedBy(c, sig, cols, amounts, replicas, sign);
+    if (few) {
+      if (fewTable === undefined || at >= fewTable.length) {
+        const grown = new Int32Array(Math.max(at + 1, (fewTable?.length ?? 0) * 2, 4 * FEW));
+        if (fewTable !== undefined) grown.set(fewTable);
+        this.fewMoves[sig] = fewTable = grown;
+      }
+      fewTable[at] = next + 1;
+    }
+    return next;
+  }
+
+  /** `moved` through the moves' maps. */
+  private movedBy(
     c: number,
     sig: number,
     cols: readonly number[],
@@ -185,8 +227,15 @@ export class NodeClasses {
       for (let i = runs[p]; i < end;) {
         const from = cls[i];
         const to = this.moved(from, sig, cols, amounts, replicas, sign);
-        let j = i;
-        while (j < end && cls[j] === from) cls[j++] = to;
+        let j: number;
+        if (members === undefined) {
+          j = i;
+          while (j < end && cls[j] === from) cls[j++] = to;
+        } else {
+          // Where the class's nodes from i on end, a word of members at a time.
+          j = members.runEnd(from, i, end);
+          cls.fill(to, i, j);
+        }
         counts[from] -= j - i;
         if (to >= counts.length) counts = grow(counts, to);
         counts[to] += j - i;
@@ -254,6 +303,22 @@ export class ClassMembers {
       b[w] |= mask;
       k = hi;
     }
+  }
+
+  /**
+   * The first node from `i` (of class `c`) to `end` that is not of class
+   * `c` (`end`: none).
+   */
+  runEnd(c: number, i: number, end: number): number {
+    const bits = this.of(c);
+    let w = i >>> 5;
+    // The nodes not of class `c` from i on, in i's word.
+    let out = ~bits[w] & (-1 << (i & 31));
+    const last = (end - 1) >>> 5;
+    while (out === 0 && w < last) out = ~bits[++w];
+    if (out === 0) return end;
+    const j = (w << 5) + 31 - Math.clz32(out & -out);
+    return j < end ? j : end;
   }
 
   /** The bits of class `c` (made empty on first use). */

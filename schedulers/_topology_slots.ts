@@ -117,8 +117,20 @@ export class SlotCaches {
     private readonly column: ReadonlyMap<string, number>,
   ) {}
 
+  /** The demand `shapeOf` was last asked for, and its shape (a job's is asked for a few times in a row). */
+  private lastDemand: ResourceDemand | undefined = undefined;
+  private lastShape: Shape | undefined = undefined;
+
   /** The replica shape of `d`. */
   shapeOf(d: ResourceDemand): Shape {
+    if (d === this.lastDemand) return this.lastShape!;
+    const shape = this.shapeOfId(d);
+    this.lastDemand = d;
+    this.lastShape = shape;
+    return shape;
+  }
+
+  private shapeOfId(d: ResourceDemand): Shape {
     const demandId = shapeIdOf(d);
     const known = this.shapeOfDemand[demandId];
     if (known !== undefined) return known;
@@ -346,15 +358,19 @@ export class SlotCaches {
     const nv = this.nextVersion++;
     this.versions.set(state, nv);
     this.unique.add(state);
+    // With no shape cached (the node classes answer every shape) the nodes
+    // changed are not listed: a shape looked up later for this state is
+    // computed afresh, as for a base of `all`.
+    const listed = this.shapes.size > 0;
     if (!inPlace) {
       const nodes: number[] = [];
-      pushNodes(nodes, runs);
-      this.bases.set(state, { from: v, nodes, all: false });
+      if (listed) pushNodes(nodes, runs);
+      this.bases.set(state, { from: v, nodes, all: !listed });
       return;
     }
     const base = this.bases.get(state);
     if (base !== undefined && !base.all) {
-      if (base.nodes.length + nodeCount(runs) > this.nodeCount) base.all = true;
+      if (!listed || base.nodes.length + nodeCount(runs) > this.nodeCount) base.all = true;
       else pushNodes(base.nodes, runs);
     }
     // (None cached — the node classes answer — is the common case: no iterator then.)

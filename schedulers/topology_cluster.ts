@@ -29,10 +29,12 @@ import type {
 } from "../core/resource_model.ts";
 import type { JobRecord } from "../core/types.ts";
 import { insufficientCapacity, topologyFragmented } from "./topology_reasons.ts";
-import { type Shape, type ShapeSlots, SlotCaches } from "./_topology_slots.ts";
-import { ClassMembers, NodeClasses, packMembers } from "./_topology_classes.ts";
+import { type DomainSlots, type Shape, type ShapeSlots, SlotCaches } from "./_topology_slots.ts";
+import { type ClassMembers, NodeClasses } from "./_topology_classes.ts";
 import { TopologyScan } from "./_topology_scan.ts";
-import { Held, type Runs, runsHeld, runsOf, RunsPlacement } from "./_topology_runs.ts";
+import { Held, type Runs, runsHeld, runsOf } from "./_topology_runs.ts";
+import { type Domain, TopologyPacker } from "./_topology_pack.ts";
+import { ClusterState, sumFree, takeSums, takeUnits } from "./_topology_free.ts";
 
 /**
  * A node of a topology cluster: its name, topology labels and capacity.
@@ -79,26 +81,6 @@ export interface TopologyState {
   readonly classCounts: Float64Array;
   /** The classes `cls` numbers (another cluster's state is read by its free units only). */
   readonly classOwner: object;
-}
-
-/** At most this many classes to take from: `packByClass` visits their members only. */
-const MEMBER_CLASSES = 8;
-
-/** Placements `allocate` recognises as packed by `place`. */
-const PACKED = 4;
-
-/** A placement as packed: the demand, the version of the free units, its nodes' runs. */
-interface Packed {
-  readonly placement: Placement;
-  readonly demand: ResourceDemand;
-  readonly version: number;
-  readonly runs: Runs;
-}
-
-interface Domain {
-  readonly name: string;
-  /** Node indexes, ascending (= name order). */
-  readonly nodes: Int32Array;
 }
 
 /** Code-point order (= the byte order of UTF-8, as Go compares strings). */
@@ -153,16 +135,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private readonly column = new Map<string, number>();
   /** Domains per topology key, built on first use ("" = the global domain). */
   private readonly domainCache = new Map<string, readonly Domain[]>();
-  /** States `beginEdit` returned and `endEdit` has not ended. */
-  private readonly editing = new WeakSet<TopologyState>();
-  /** Slots per node for the placement being computed (one of `slotCaches`' arrays). */
-  private slots: Float64Array;
-  /** The nodes with a slot for it, one bit each (`ShapeSlots.positive`). */
-  private positive: Uint32Array = new Uint32Array(0);
-  /** `membersOf`'s buffer. */
-  private readonly members: Int32Array;
   /** Replica slots per shape, kept up to date as jobs start and end. */
   private readonly slotCaches: SlotCaches;
+  /** Packing, with its buffers (`place`). */
+  private readonly packer: TopologyPacker;
   /** The buffers of `releaseScan` (one scan at a time). */
   private readonly scan: TopologyScan;
   /** `fitsOnline`'s empty machine, for one set of offline nodes. */
@@ -173,26 +149,20 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   private readonly noCache: ShapeSlots;
   /** The global domain's index of each node (all 0). */
   private readonly globalIndex: Int32Array;
-  /** `pack`'s buffers: the nodes packed and their replicas. */
-  private readonly packNodes: Int32Array;
-  private readonly packCounts: Float64Array;
-  /** Each class's nodes in one state version, for `packByClass`. */
-  private readonly classMembers: ClassMembers;
-  /** `packByClass`'s classes taken from: above the cut, then at it. */
-  private readonly takenClasses = new Int32Array(MEMBER_CLASSES);
-  /** Their members' bits. */
-  private readonly takenBits: Uint32Array[] = [];
-  /** `packByClass`'s slot values, largest first, and the nodes with each. */
-  private cutValues: Float64Array = new Float64Array(16);
-  private cutNodes: Float64Array = new Float64Array(16);
-  /** Nodes per slot value (`cutOf`'s buffer). */
-  private counts = new Float64Array(64);
-  /**
-   * The last placements `place` packed: for whom, in which free units, and
-   * their nodes (a few: a job is started right after it is placed).
-   */
-  private readonly packed: (Packed | undefined)[] = new Array(PACKED).fill(undefined);
-  private packedNext = 0;
+  /** The state and shape of the release scan by classes under way (`releaseScan`). */
+  private scanned: { readonly state: TopologyState; readonly shape: Shape } | undefined;
+  /** Its slots in the one global domain (the scan copies the sums). */
+  private readonly scanSums = new Float64Array(1);
+  private readonly scanDomain: DomainSlots;
+  private readonly scanSlots: readonly [ShapeSlots, DomainSlots];
+  /** Its lookup (the scan asks it when it first looks at a node). */
+  private readonly scanByClass = (): readonly [ShapeSlots, DomainSlots] => {
+    const { state, shape } = this.scanned!;
+    const total = this.classes.total(state, shape.id, shape.cols, shape.amounts);
+    this.scanSums[0] = total;
+    this.scanDomain.largestSlots = total;
+    return this.scanSlots;
+  };
 
   constructor(input: readonly TopologyNode[]) {
     const nodes = [...input].sort((a, b) => compareNames(a.name, b.name));
@@ -232,17 +202,20 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       for (let r = 0; r < R; r++) free[i * R + r] = n.capacity[this.resources[r]] ?? 0;
     });
     this.classes = new NodeClasses(R);
-    this.initial = Object.freeze({
-      free,
-      freeSums: sumFree(free, R),
-      held: new Map(),
-      ...this.classes.classesOf(free, nodes.length),
-      classOwner: this.classes,
-    });
+    const { cls, classCounts } = this.classes.classesOf(free, nodes.length);
+    this.initial = Object.freeze(
+      new ClusterState(
+        free,
+        sumFree(free, R),
+        new Map(),
+        undefined,
+        cls,
+        classCounts,
+        this.classes,
+      ),
+    );
     this.globalIndex = new Int32Array(nodes.length);
-    this.packNodes = new Int32Array(nodes.length);
-    this.classMembers = new ClassMembers(nodes.length);
-    this.packCounts = new Float64Array(nodes.length);
+    this.scanDomain = { index: this.globalIndex, sums: this.scanSums, largest: 0, largestSlots: 0 };
     this.noCache = {
       key: "",
       version: -2,
@@ -257,10 +230,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       dirtyCount: 1,
       mark: new Uint8Array(0),
     };
-    this.slots = new Float64Array(nodes.length);
-    this.members = new Int32Array(nodes.length);
+    this.scanSlots = [this.noCache, this.scanDomain];
     this.slotCaches = new SlotCaches(nodes.length, R, this.column);
     this.scan = new TopologyScan(nodes.length, R, this.slotCaches, this.classes);
+    this.packer = new TopologyPacker(this.names, this.classes, this.slotCaches);
   }
 
   place(state: TopologyState, job: JobRecord): PlaceResult {
@@ -270,11 +243,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     if (byClass !== undefined) {
       const total = this.classes.total(state, byClass.id, byClass.cols, byClass.amounts);
       if (total < replicas) return { reason: insufficientCapacity(replicas, total) };
-      return { placement: this.packByClass(state, byClass, replicas, d) };
+      return { placement: this.packer.packByClass(state, byClass, replicas, d) };
     }
     const shape = this.slotCaches.slotsFor(state, state.free, d);
-    this.slots = shape.slots;
-    this.positive = shape.positive;
+    this.packer.use(shape);
     const clusterSlots = shape.total;
     const key = d.topologyKey === undefined || d.topologyKey === "" ? undefined : d.topologyKey;
     const domains = this.domains(key);
@@ -303,18 +275,18 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       if (tied++ === 0) best = k;
     }
     // One candidate (always so without a topology key): nothing to compare.
-    if (tied === 1) return { placement: this.pack(domains[best], replicas, state, d) };
+    if (tied === 1) return { placement: this.packer.pack(domains[best], replicas, state, d) };
     best = -1;
     let bestNodes = Infinity;
     for (let k = 0; k < domains.length; k++) {
       if (domainSlots[k] !== bestSlots) continue;
-      const used = this.packedCount(domains[k].nodes, replicas);
+      const used = this.packer.packedCount(domains[k].nodes, replicas);
       if (used < bestNodes) {
         best = k;
         bestNodes = used;
       }
     }
-    return { placement: this.pack(domains[best], replicas, state, d) };
+    return { placement: this.packer.pack(domains[best], replicas, state, d) };
   }
 
   canPlace(state: TopologyState, job: JobRecord): boolean {
@@ -384,11 +356,8 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const d = demandOf(job);
     const byClass = this.byClasses(state, d);
     if (byClass !== undefined) {
-      return this.scan.begin(state, d, () => {
-        const total = this.classes.total(state, byClass.id, byClass.cols, byClass.amounts);
-        const sums = Float64Array.of(total);
-        return [this.noCache, { index: this.globalIndex, sums, largest: 0, largestSlots: total }];
-      }, state);
+      this.scanned = { state, shape: byClass };
+      return this.scan.begin(state, d, this.scanByClass, state);
     }
     return this.scan.begin(state, d, () => {
       const shape = this.slotCaches.slotsFor(state, state.free, d);
@@ -434,25 +403,19 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const { cls, classCounts } = state.classOwner === this.classes
       ? { cls: state.cls.slice(), classCounts: state.classCounts.slice() }
       : this.classes.classesOf(state.free, this.names.length);
-    const copy = state.offline === undefined
-      ? {
-        free: state.free.slice(),
-        freeSums: state.freeSums.slice(),
-        held: new Map(state.held),
-        cls,
-        classCounts,
-        classOwner: this.classes,
-      }
-      : {
-        free: state.free.slice(),
-        freeSums: state.freeSums.slice(),
-        held: new Map(state.held),
-        offline: new Set(state.offline),
-        cls,
-        classCounts,
-        classOwner: this.classes,
-      };
-    this.editing.add(copy);
+    // A state whose free units are behind its classes: so is the copy's.
+    const copy = new ClusterState(
+      state instanceof ClusterState && state.classOwner === this.classes
+        ? state.copyFree()
+        : state.free.slice(),
+      state.freeSums.slice(),
+      new Map(state.held),
+      state.offline === undefined ? undefined : new Set(state.offline),
+      cls,
+      classCounts,
+      this.classes,
+    );
+    copy.setEditing(true);
     this.slotCaches.copied(state, copy);
     return copy;
   }
@@ -463,22 +426,16 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     if (state.held.has(job.id)) {
       throw new EvtsimError("state", `topology cluster: job ${job.id} already holds resources`);
     }
-    const free = state.free;
-    let packed: Packed | undefined;
-    for (let k = 0; k < PACKED && packed === undefined; k++) {
-      if (this.packed[k]?.placement === placement) packed = this.packed[k];
-    }
-    if (
-      packed !== undefined && packed.demand === d &&
-      packed.version === this.slotCaches.versionOf(state)
-    ) {
+    const packed = this.packer.packedRuns(placement, d, this.slotCaches.versionOf(state));
+    if (packed !== undefined) {
       // Packed by `place` in these very free units: it fits, as checked below.
-      const runs = packed.runs;
+      const runs = packed;
       this.changeRuns(state, d, runs, -1);
       (state.held as Map<number, Held>).set(job.id, new Held(runs));
       return state;
     }
     const R = this.resources.length;
+    const free = state.free;
     const nodes: number[] = [];
     const replicas: number[] = [];
     let total = 0;
@@ -615,12 +572,13 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   }
 
   endEdit(state: TopologyState): TopologyState {
-    this.editing.delete(state);
+    if (state instanceof ClusterState) state.setEditing(false);
     return Object.freeze(state);
   }
 
   private checkEditing(state: TopologyState): void {
-    if (!this.editing.has(state)) {
+    // A state `beginEdit` of this cluster returned and `endEdit` has not ended.
+    if (!(state instanceof ClusterState && state.editing && state.classOwner === this.classes)) {
       throw new EvtsimError(
         "state",
         "topology cluster: a state is changed only between beginEdit and endEdit",
@@ -633,10 +591,10 @@ class TopologyCluster implements ResourceModel<TopologyState> {
    * state when they are its version's.
    */
   private changeRuns(state: TopologyState, d: ResourceDemand, runs: Runs, sign: number): void {
-    const members = this.classMembers.version >= 0 &&
-        this.classMembers.version === this.slotCaches.versionOf(state) &&
+    const members = this.packer.classMembers.version >= 0 &&
+        this.packer.classMembers.version === this.slotCaches.versionOf(state) &&
         this.classes.on && state.classOwner === this.classes
-      ? this.classMembers
+      ? this.packer.classMembers
       : undefined;
     this.take(state, d, runs, sign, members);
     this.slotCaches.changed(state, runs);
@@ -651,11 +609,29 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     sign: number,
     members?: ClassMembers,
   ): void {
-    const R = this.resources.length;
-    const free = state.free;
-    const sums = state.freeSums as Float64Array;
     const { takeCols, takeAmounts, takeId } = this.slotCaches.shapeOf(d);
-    if (this.classes.on && state.classOwner === this.classes) {
+    const byClass = this.classes.on && state.classOwner === this.classes;
+    if (
+      byClass && state instanceof ClusterState &&
+      (state.offline === undefined || state.offline.size === 0)
+    ) {
+      // The classes say each node's free units: those are left behind.
+      state.classCounts = this.classes.take(
+        state,
+        takeId,
+        takeCols,
+        takeAmounts,
+        runs,
+        sign,
+        members,
+      );
+      takeSums(state.freeSums, takeCols, takeAmounts, runs, sign);
+      state.leaveFree();
+      return;
+    }
+    // Read (made from the classes if behind) before the classes move.
+    void state.free;
+    if (byClass) {
       (state as { classCounts: Float64Array }).classCounts = this.classes.take(
         state,
         takeId,
@@ -666,39 +642,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         members,
       );
     }
-    if (state.offline === undefined || state.offline.size === 0) {
-      // Every node online: no unit is below zero, so a run's change of the
-      // sum is its change per node times its nodes (integers: exact).
-      for (let j = 0; j < takeCols.length; j++) {
-        const c = takeCols[j];
-        const amount = takeAmounts[j];
-        let sum = sums[c];
-        for (let p = 0; p < runs.length; p += 3) {
-          const delta = sign * amount * runs[p + 2];
-          const count = runs[p + 1];
-          for (let at = runs[p] * R + c, end = at + count * R; at < end; at += R) free[at] += delta;
-          sum += delta * count;
-        }
-        sums[c] = sum;
-      }
-      return;
-    }
-    for (let j = 0; j < takeCols.length; j++) {
-      const c = takeCols[j];
-      const amount = takeAmounts[j];
-      let sum = sums[c];
-      for (let p = 0; p < runs.length; p += 3) {
-        const delta = sign * amount * runs[p + 2];
-        for (let at = runs[p] * R + c, end = at + runs[p + 1] * R; at < end; at += R) {
-          const before = free[at];
-          const after = before + delta;
-          free[at] = after;
-          // An offline node's units below zero count as none.
-          sum += (after > 0 ? after : 0) - (before > 0 ? before : 0);
-        }
-      }
-      sums[c] = sum;
-    }
+    takeUnits(state, this.resources.length, takeCols, takeAmounts, runs, sign);
   }
 
   /** The domains of `key` (undefined: the one `global` domain), in name order. */
@@ -725,274 +669,6 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     this.domainCache.set(cacheKey, domains);
     return domains;
   }
-
-  /**
-   * Where compact packing of `replicas` into `members` (nodes by slots
-   * descending, then name = index, each taking min(slots, replicas left))
-   * stops: every node with more than `cut` slots is taken whole (`above`
-   * of them, `left` replicas still to place after them), then nodes with
-   * exactly `cut` slots, in index order, until none is left. Found by
-   * counting nodes per slot value, without sorting; the members' slots
-   * must hold at least `replicas`.
-   */
-  private cutOf(
-    members: Int32Array,
-    replicas: number,
-  ): { cut: number; above: number; left: number } {
-    const slots = this.slots;
-    let most = 0;
-    for (let j = 0; j < members.length; j++) {
-      const k = slots[members[j]];
-      if (k > most) most = k;
-    }
-    if (most > 4096 + members.length) return this.cutBySorting(members, replicas);
-    if (this.counts.length < most + 1) this.counts = new Float64Array(most + 1);
-    const counts = this.counts;
-    counts.fill(0, 0, most + 1);
-    for (let j = 0; j < members.length; j++) {
-      const k = slots[members[j]];
-      if (k > 0) counts[k]++;
-    }
-    let above = 0;
-    let left = replicas;
-    let cut = most;
-    for (; cut > 0; cut--) {
-      if (counts[cut] * cut >= left) break;
-      above += counts[cut];
-      left -= counts[cut] * cut;
-    }
-    return { cut, above, left };
-  }
-
-  /** `cutOf` for slot values too large to count by: the values sorted. */
-  private cutBySorting(
-    members: Int32Array,
-    replicas: number,
-  ): { cut: number; above: number; left: number } {
-    const slots = this.slots;
-    const values: number[] = [];
-    for (let j = 0; j < members.length; j++) {
-      if (slots[members[j]] > 0) values.push(slots[members[j]]);
-    }
-    const sorted = Float64Array.from(values).sort();
-    let above = 0;
-    let left = replicas;
-    for (let p = sorted.length - 1; p >= 0;) {
-      const cut = sorted[p];
-      let q = p;
-      while (q >= 0 && sorted[q] === cut) q--;
-      const count = p - q;
-      if (count * cut >= left) return { cut, above, left };
-      above += count;
-      left -= count * cut;
-      p = q;
-    }
-    return { cut: 0, above, left };
-  }
-
-  /**
-   * The nodes of a domain packing looks at: for a domain of every node, only
-   * those with a slot, in index order (a busy machine has few: packing need
-   * not visit the others, which it would pass over).
-   */
-  private membersOf(domain: Int32Array): Int32Array {
-    if (domain.length !== this.names.length) return domain;
-    const bits = this.positive;
-    const out = this.members;
-    let count = 0;
-    for (let w = 0; w < bits.length; w++) {
-      let x = bits[w];
-      while (x !== 0) {
-        const low = x & -x;
-        out[count++] = (w << 5) + 31 - Math.clz32(low);
-        x ^= low;
-      }
-    }
-    return out.subarray(0, count);
-  }
-
-  /** How many nodes compact packing of `replicas` into `members` uses. */
-  private packedCount(domain: Int32Array, replicas: number): number {
-    const { cut, above, left } = this.cutOf(this.membersOf(domain), replicas);
-    return above + Math.ceil(left / cut);
-  }
-
-  /**
-   * Compact packing of `replicas` into `domain`; the allocation by node
-   * name. Remembered with the free units it was packed in, so that
-   * `allocate` takes it without checking it again.
-   */
-  private pack(
-    domain: Domain,
-    replicas: number,
-    state: TopologyState,
-    d: ResourceDemand,
-  ): Placement {
-    const members = this.membersOf(domain.nodes);
-    const slots = this.slots;
-    let { cut, left } = this.cutOf(members, replicas);
-    const nodeBuf = this.packNodes;
-    const countBuf = this.packCounts;
-    let m = 0;
-    // One pass in index order (= the allocation's order, by node name).
-    for (let j = 0; j < members.length; j++) {
-      const i = members[j];
-      const free = slots[i];
-      let k: number;
-      if (free > cut) k = free;
-      else if (free === cut && left > 0) {
-        k = Math.min(cut, left);
-        left -= k;
-      } else continue;
-      nodeBuf[m] = i;
-      countBuf[m++] = k;
-    }
-    return this.placementOf(domain.name, runsOf(this.packNodes, this.packCounts, m), state, d);
-  }
-
-  /**
-   * `pack` for the global domain from the node classes: where packing stops
-   * (`cutOf`) from the nodes per class, then one pass over the nodes in
-   * index order reading each one's slots from its class, ending once every
-   * node above the cut is taken and no replica is left.
-   */
-  private packByClass(
-    state: TopologyState,
-    shape: Shape,
-    replicas: number,
-    d: ResourceDemand,
-  ): Placement {
-    const table = this.classes.slotTable(shape.id, shape.cols, shape.amounts);
-    const counts = state.classCounts;
-    // Nodes per slot value (the values with a node), largest first: kept
-    // sorted as they come (a machine's classes have few distinct values).
-    let values = this.cutValues;
-    let nodesAt = this.cutNodes;
-    let n = 0;
-    for (let c = 0; c < counts.length; c++) {
-      const m = counts[c];
-      const q = table[c];
-      if (!(m > 0 && q > 0)) continue;
-      let p = 0;
-      while (p < n && values[p] > q) p++;
-      if (p < n && values[p] === q) {
-        nodesAt[p] += m;
-        continue;
-      }
-      if (n === values.length) {
-        this.cutValues = values = growTo(values, n * 2);
-        this.cutNodes = nodesAt = growTo(nodesAt, n * 2);
-      }
-      values.copyWithin(p + 1, p, n);
-      nodesAt.copyWithin(p + 1, p, n);
-      values[p] = q;
-      nodesAt[p] = m;
-      n++;
-    }
-    let above = 0;
-    let left = replicas;
-    let cut = 0;
-    for (let p = 0; p < n; p++) {
-      const q = values[p];
-      const m = nodesAt[p];
-      if (m * q >= left) {
-        cut = q;
-        break;
-      }
-      above += m;
-      left -= m * q;
-    }
-    const cls = state.cls;
-    const nodeBuf = this.packNodes;
-    const countBuf = this.packCounts;
-    let m = 0;
-    // The classes taken from, when few: their nodes' words instead of every node.
-    let taken = 0;
-    for (let c = 0; c < counts.length && taken <= MEMBER_CLASSES; c++) {
-      if (counts[c] > 0 && table[c] >= cut && table[c] > 0) {
-        if (taken < MEMBER_CLASSES) this.takenClasses[taken] = c;
-        taken++;
-      }
-    }
-    if (taken <= MEMBER_CLASSES) {
-      return this.placementOf(
-        "global",
-        this.packByMembers(state, table, taken, cut, above, left),
-        state,
-        d,
-      );
-    }
-    for (let i = 0; i < cls.length && (above > 0 || left > 0); i++) {
-      const q = table[cls[i]];
-      let k: number;
-      if (q > cut) {
-        k = q;
-        above--;
-      } else if (q === cut && left > 0) {
-        k = Math.min(cut, left);
-        left -= k;
-      } else continue;
-      nodeBuf[m] = i;
-      countBuf[m++] = k;
-    }
-    return this.placementOf("global", runsOf(this.packNodes, this.packCounts, m), state, d);
-  }
-
-  /**
-   * `packByClass`'s pass over the nodes in index order, visiting only those
-   * of the `taken` classes in `takenClasses` (by their words of class
-   * members); returns the nodes packed, as runs.
-   */
-  private packByMembers(
-    state: TopologyState,
-    table: Float64Array,
-    taken: number,
-    cut: number,
-    above: number,
-    left: number,
-  ): number[] {
-    const members = this.classMembers;
-    const version = this.slotCaches.versionOf(state);
-    if (members.version !== version) members.build(state.cls, version);
-    const bits = this.takenBits;
-    for (let t = 0; t < taken; t++) bits[t] = members.of(this.takenClasses[t]);
-    return packMembers(
-      members.words,
-      bits,
-      this.takenClasses,
-      taken,
-      state.cls,
-      table,
-      cut,
-      above,
-      left,
-    );
-  }
-
-  /**
-   * The placement of the nodes of `runs` (packed in index order).
-   * Remembered with the free units it was packed in, so that `allocate`
-   * takes it without checking it again.
-   */
-  private placementOf(
-    domain: string,
-    runs: Runs,
-    state: TopologyState,
-    d: ResourceDemand,
-  ): Placement {
-    // What a running job holds lives as long as it runs: kept as runs of
-    // nodes (see _topology_runs.ts), most of a job's nodes in one. The
-    // allocation's list is made when first read (`RunsPlacement`).
-    const placement: Placement = new RunsPlacement(domain, runs, this.names);
-    this.packed[this.packedNext] = {
-      placement,
-      demand: d,
-      version: this.slotCaches.versionOf(state),
-      runs,
-    };
-    this.packedNext = (this.packedNext + 1) % PACKED;
-    return placement;
-  }
 }
 
 function demandOf(job: JobRecord): ResourceDemand {
@@ -1001,21 +677,4 @@ function demandOf(job: JobRecord): ResourceDemand {
     throw new EvtsimError("state", `topology cluster: job ${job.id} has no demand`);
   }
   return d;
-}
-
-/** `a` in an array of `length`. */
-function growTo(a: Float64Array, length: number): Float64Array {
-  const grown = new Float64Array(length);
-  grown.set(a);
-  return grown;
-}
-
-/** Per resource of `R`, what the nodes have free (an offline node's units below zero count 0). */
-function sumFree(free: Float64Array, R: number): Float64Array {
-  const sums = new Float64Array(R);
-  for (let j = 0; j < free.length; j++) {
-    const f = free[j];
-    if (f > 0) sums[j % R] += f;
-  }
-  return sums;
 }

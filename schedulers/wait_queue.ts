@@ -254,14 +254,15 @@ export function dequeue(q: SizeClassedQueue, job: JobRecord): SizeClassedQueue {
  * `numNodes <= free` and `fits(timeLimit)`; `limitMayFit(minLimit)` must be
  * true whenever some limit >= minLimit could fit (it prunes by the minimum).
  * Jobs with a demand and at least `noRoomFrom(job)` replicas may be passed
- * over (see `CandidateSearch.nextFitting`): a shape's set skips them together.
+ * over (see `CandidateSearch.nextFitting`): a shape's set skips them together,
+ * asking `noRoomFrom` with its first job and its shape number (`demandShapeId`).
  */
 export function firstFitting(
   q: SizeClassedQueue,
   after: JobRecord | undefined,
   free: number,
   limitMayFit: (minLimit: number) => boolean,
-  noRoomFrom?: (job: JobRecord) => number,
+  noRoomFrom?: (job: JobRecord, shape?: number) => number,
 ): JobRecord | undefined {
   const outerFree = fitFree;
   const outerLimit = fitLimit;
@@ -284,7 +285,7 @@ export function firstFitting(
 // that itself searches leaves the outer search's bounds as they were.
 let fitFree = 0;
 let fitLimit: (minLimit: number) => boolean = () => false;
-let fitNoRoom: ((job: JobRecord) => number) | undefined = undefined;
+let fitNoRoom: ((job: JobRecord, shape?: number) => number) | undefined = undefined;
 /** The replicas from which the shape's set being searched has no room. */
 let shapeBar = Infinity;
 const noRoom = (j: JobRecord) =>
@@ -337,7 +338,8 @@ function search(
   for (let k = 0; k < shapes.length; k++) {
     const set = shapes[k];
     if (set === undefined || !limitMayFit(set.min2)) continue;
-    const bar = fitNoRoom === undefined ? Infinity : fitNoRoom(set.first()!);
+    // The set's shape number given with its first job (not looked up again).
+    const bar = fitNoRoom === undefined ? Infinity : fitNoRoom(set.first()!, k);
     if (!(set.min1 < bar)) continue;
     const outerBar = shapeBar;
     shapeBar = bar;

@@ -169,3 +169,86 @@ Deno.test("topology runs: a packed placement is frozen, lists its runs node by n
   if (!Object.isFrozen(shares) || !Object.isFrozen(shares[0])) throw new Error("frozen shares");
   assertEquals(placement.domain, "global");
 });
+
+Deno.test("topology runs: free units per node (made from the node classes when read) equal plain sums, also once the classes turn off and with nodes offline", () => {
+  const NODES = 40;
+  const CAPACITY = { cpu: 20_000, mem: 2_000 };
+  const op = fc.record({
+    kind: fc.constantFrom("start", "start", "start", "end", "offline", "online", "copy"),
+    a: fc.nat(),
+    b: fc.nat(),
+    replicas: fc.integer({ min: 1, max: 6 }),
+  });
+  fc.assert(
+    fc.property(fc.boolean(), fc.array(op, { minLength: 1, maxLength: 150 }), (many, some) => {
+      // `many`: first 300 one-replica jobs of as many shapes, so that nodes
+      // come to more distinct free units than the classes keep (they turn off).
+      const ops = [
+        ...Array.from(
+          { length: many ? 300 : 0 },
+          (_, k) => ({ kind: "start", a: 0, b: 0, replicas: 1, cpu: 1 + k, mem: 1 }),
+        ),
+        ...some.map((o) => ({ ...o, cpu: 1 + o.a % 23, mem: 1 + o.b % 89 })),
+      ];
+      const model = topologyCluster(
+        Array.from({ length: NODES }, (_, i) => ({ name: nameOf(i), capacity: CAPACITY })),
+      );
+      // Plain: per node (name order) and resource (cpu, mem), capacity less
+      // what runs there, less the capacity again while offline.
+      const plain = Array.from({ length: NODES }, () => [CAPACITY.cpu, CAPACITY.mem]);
+      const running: JobRecord[] = [];
+      const down = new Set<number>();
+      let state = model.initial;
+      let id = 0;
+      const edit = (f: (s: typeof state) => typeof state) => {
+        state = model.endEdit(f(model.beginEdit(state)));
+      };
+      const hold = (rec: JobRecord, sign: number) => {
+        for (const a of model.allocationOf!(state, rec.id) ?? []) {
+          const i = Number(a.nodeName.slice(1));
+          plain[i][0] -= sign * rec.demand!.perReplica.cpu * a.replicas;
+          plain[i][1] -= sign * rec.demand!.perReplica.mem * a.replicas;
+        }
+      };
+      const check = (s: typeof state, what: string) => {
+        assertEquals([...s.free], plain.flat(), what);
+        const sums = [0, 1].map((r) => plain.reduce((t, f) => t + Math.max(0, f[r]), 0));
+        assertEquals([...s.freeSums], sums, `${what}: sums`);
+      };
+      for (const o of ops) {
+        if (o.kind === "start") {
+          const rec = demandRecord(id++, {
+            replicas: o.replicas,
+            perReplica: { cpu: o.cpu, mem: o.mem },
+          });
+          const r = model.place(state, rec);
+          if (r.placement === undefined) continue;
+          edit((s) => model.allocate(s, rec, r.placement!));
+          hold(rec, 1);
+          running.push(rec);
+        } else if (o.kind === "end" && running.length > 0) {
+          const [rec] = running.splice(o.a % running.length, 1);
+          hold(rec, -1);
+          edit((s) => model.release(s, rec));
+        } else if (o.kind === "offline" || o.kind === "online") {
+          const i = o.a % NODES;
+          if (down.has(i) === (o.kind === "offline")) continue;
+          edit((s) => model.setOnline!(s, [nameOf(i)], o.kind === "online"));
+          const sign = o.kind === "offline" ? -1 : 1;
+          plain[i][0] += sign * CAPACITY.cpu;
+          plain[i][1] += sign * CAPACITY.mem;
+          if (sign < 0) down.add(i);
+          else down.delete(i);
+        } else if (o.kind === "copy") {
+          // A copy reads the same free units, and changing it leaves the state as it was.
+          const copy = model.beginEdit(state);
+          check(copy, "copy");
+          if (running.length > 0) model.release(copy, running[o.a % running.length]);
+          model.endEdit(copy);
+        }
+        check(state, o.kind);
+      }
+    }),
+    { numRuns: RUNS, seed: SEED },
+  );
+});
