@@ -327,7 +327,8 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         lazy && skipHeld && heldCount > 1 && changes === memory.changes &&
         s.stableOrder === true && memory.soonest > now &&
         (compression || memory.blocked === 0) && memory.blocked <= s.free &&
-        s.free < memory.short && s.skip?.(heldCount - 1, memory.last!) === true
+        s.free < memory.short && memory.last !== undefined &&
+        s.skip?.(heldCount - 1, memory.last) === true
       ) {
         if (observe !== undefined) {
           for (let b = 0; b < heldCount - 1; b++) observe(h[b * FIELDS], h[b * FIELDS + 1], now);
