@@ -155,6 +155,10 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     return true;
   }
 
+  get recordsDecisions(): boolean {
+    return this.#w.config.decisions !== false;
+  }
+
   get #decisions(): boolean {
     return this.#w.config.decisions !== false;
   }

@@ -56,6 +56,11 @@ export interface AdmissionSession {
    * Only for a policy that knows what it passes over (see `waitingChanges`).
    */
   skip?(n: number, to: JobRecord): boolean;
+  /**
+   * Whether decisions are recorded: when false, `pend` writes no row, so a
+   * policy that passes over candidates need not know the reason each would get.
+   */
+  readonly recordsDecisions?: boolean;
   /** The picker's `backfillEndsByShadow` (DR_EVT's SJF/LJF boundary). */
   readonly endsByShadow: boolean;
   /** The next candidate of a ready queue in the picker's order, or undefined. */

@@ -319,15 +319,19 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       // offered first, in the order held, and with no reservation come (and,
       // without compression, none fitting the free nodes) each stays, pended
       // with the code its last pend had (the free nodes are between
-      // `blocked` and `short`), which writes no row. They are passed over
-      // and the walk goes on from the last one.
+      // `blocked` and `short`), which writes no row (with compression and
+      // no decisions recorded, the codes do not matter: `blocked` and
+      // `short` may then be stale, only ever too wide for `followUp`). They
+      // are passed over and the walk goes on from the last one.
       const changes = s.waitingChanges ?? NaN;
       let first: JobRecord | undefined;
       if (
         lazy && skipHeld && heldCount > 1 && changes === memory.changes &&
         s.stableOrder === true && memory.soonest > now &&
-        (compression || memory.blocked === 0) && memory.blocked <= s.free &&
-        s.free < memory.short && memory.last !== undefined &&
+        (compression
+          ? s.recordsDecisions === false || (memory.blocked <= s.free && s.free < memory.short)
+          : memory.blocked === 0 && s.free < memory.short) &&
+        memory.last !== undefined &&
         s.skip?.(heldCount - 1, memory.last) === true
       ) {
         if (observe !== undefined) {

@@ -383,7 +383,7 @@ Deno.test("conservative_profile: passing over the held jobs where jobs only arri
       ),
       fc.boolean(),
       fc.constantFrom("fcfs", "limit"),
-      fc.constantFrom(true, "heads" as const),
+      fc.constantFrom(true, "heads" as const, false),
       ({ config, trace }, cancels, updates, compression, order, decisions) => {
         // Cancels and updates at a job's arrival time or a little after
         // (equal times with other arrivals), all given before the run.
