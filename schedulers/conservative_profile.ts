@@ -59,9 +59,11 @@
 // maximum of free nodes over the segments, kept lazily) or that has too few
 // nodes just before it and no room for a window of its length between the
 // first segment with room and there, and searches the rest without
-// splitting the profile. A session still walks every waiting job (the
-// picker offers them one by one), and a compression still looks at every
-// held reservation.
+// splitting the profile. A session where jobs only arrived passes over the
+// held jobs (the picker's `skip`) when nothing can have left or moved (the
+// same `waitingChanges`) and no pend row would change; any other session
+// still walks every waiting job (the picker offers them one by one), and a
+// compression still looks at every held reservation.
 
 import type { Admission } from "../core/admission.ts";
 import { type PendReason, pendReasons } from "../core/decisions.ts";
