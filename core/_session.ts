@@ -132,6 +132,33 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     return this.#w.picker.stableOrder === true && !this.queuesConfigured && this.#cut < 0;
   }
 
+  // Every applied live event (a cancel, an update, ...) counts: that is all
+  // that takes a waiting job out of the candidates or reorders them.
+  get waitingChanges(): number {
+    return this.#w.liveSeq - this.#w.liveEvents.size;
+  }
+
+  // Only where `next` would pend none of the jobs passed over itself.
+  skip(n: number, to: JobRecord): boolean {
+    if (this.#ended) throw this.#late("skip");
+    const session = this.#session;
+    if (
+      session.skip === undefined || this.#current !== undefined || this.#cut >= 0 ||
+      this.#w.resourceModel !== undefined || this.queuesConfigured
+    ) return false;
+    try {
+      if (session.skip(n, to) !== true) return false;
+    } catch (e) {
+      throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
+    }
+    this.#current = to;
+    return true;
+  }
+
+  get recordsDecisions(): boolean {
+    return this.#w.config.decisions !== false;
+  }
+
   get #decisions(): boolean {
     return this.#w.config.decisions !== false;
   }

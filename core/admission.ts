@@ -40,6 +40,27 @@ export interface AdmissionSession {
    * same candidates in the same order, less those started.
    */
   readonly stableOrder?: boolean;
+  /**
+   * A count that changes whenever a waiting job may have left the candidates
+   * other than by starting, or changed (a live event was applied: a cancel,
+   * an update, ...). The same count in two sessions of a picker of stable
+   * order means every candidate the first left waiting is still one, in the
+   * same order (new ones may have come).
+   */
+  readonly waitingChanges?: number;
+  /**
+   * Optional: passes over the next `n` candidates without a verdict when
+   * `to` (a record the picker offered) comes right after them and the picker
+   * can tell; `to` is then the candidate just offered (as if `next` had
+   * returned it) and the answer is true. Otherwise nothing changes (false).
+   * Only for a policy that knows what it passes over (see `waitingChanges`).
+   */
+  skip?(n: number, to: JobRecord): boolean;
+  /**
+   * Whether decisions are recorded: when false, `pend` writes no row, so a
+   * policy that passes over candidates need not know the reason each would get.
+   */
+  readonly recordsDecisions?: boolean;
   /** The picker's `backfillEndsByShadow` (DR_EVT's SJF/LJF boundary). */
   readonly endsByShadow: boolean;
   /** The next candidate of a ready queue in the picker's order, or undefined. */

@@ -160,6 +160,14 @@ export interface PickerSession<P> {
   onPend(job: JobRecord): void;
   /** Ends the session and returns the picker's next state. */
   endSession(): P;
+  /**
+   * Optional, for a picker of stable order: if `to` (a waiting job's record
+   * as the picker holds it) comes right after the next `n` candidates,
+   * passes over those `n` without offering them and hands out `to` (the next
+   * `nextJob` returns the candidate after it) and returns true; otherwise
+   * changes nothing and returns false.
+   */
+  skip?(n: number, to: JobRecord): boolean;
   /** The optional indexed fast path. */
   readonly search?: CandidateSearch;
 }

@@ -59,9 +59,11 @@
 // maximum of free nodes over the segments, kept lazily) or that has too few
 // nodes just before it and no room for a window of its length between the
 // first segment with room and there, and searches the rest without
-// splitting the profile. A session still walks every waiting job (the
-// picker offers them one by one), and a compression still looks at every
-// held reservation.
+// splitting the profile. A session where jobs only arrived passes over the
+// held jobs (the picker's `skip`) when nothing can have left or moved (the
+// same `waitingChanges`) and no pend row would change; any other session
+// still walks every waiting job (the picker offers them one by one), and a
+// compression still looks at every held reservation.
 
 import type { Admission } from "../core/admission.ts";
 import { type PendReason, pendReasons } from "../core/decisions.ts";
@@ -95,6 +97,18 @@ interface Memory {
   readonly wake: number;
   /** The session's clock. */
   readonly clock: number;
+  /** The record of the last job held, as the picker offered it. */
+  readonly last: JobRecord | undefined;
+  /** The session's `waitingChanges` (NaN if it had none). */
+  readonly changes: number;
+  /**
+   * The most nodes of a job held whose last pend was `reservation_blocked`
+   * (0 if none), and the fewest of one whose last was `insufficient_nodes`
+   * (Infinity if none): while the free nodes are in between, pending every
+   * held job again writes no row.
+   */
+  readonly blocked: number;
+  readonly short: number;
 }
 
 const EMPTY: Memory = Object.freeze({
@@ -103,6 +117,10 @@ const EMPTY: Memory = Object.freeze({
   running: undefined,
   wake: Infinity,
   clock: -Infinity,
+  last: undefined,
+  changes: NaN,
+  blocked: 0,
+  short: Infinity,
 });
 
 /** Options of {@link conservativeProfilePolicy}. */
@@ -115,6 +133,8 @@ interface ConservativeProfileOptions {
   readonly carry?: boolean;
   /** Tests only: false walks the session right after one that started jobs too. */
   readonly skipFollowUps?: boolean;
+  /** Tests only: false offers every held job in a session where only jobs arrived too. */
+  readonly skipHeld?: boolean;
 }
 
 /** Makes the policy; tests pass an observer to see every reservation. */
@@ -123,6 +143,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
   const observe = options.observe;
   const carry = options.carry ?? true;
   const skipFollowUps = options.skipFollowUps ?? true;
+  const skipHeld = options.skipHeld ?? true;
   // Scratch arrays shared by the sessions of every run (a session is
   // synchronous and nothing keeps them past its end): the blocks, and the
   // reservations the session leaves.
@@ -283,6 +304,8 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       let waitingAhead = false;
       let wake = Infinity;
       let mostBlocked = 0;
+      let leastShort = Infinity;
+      let last: JobRecord | undefined;
       let startedAny = false;
       const started = { ids: [] as number[], ends: [] as number[], nodes: [] as number[] };
       // The job being pended, its free nodes and start: the two reasons are
@@ -292,7 +315,38 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       let pendingStart = 0;
       const insufficient = () => pendReasons.insufficientNodes(pending.numNodes, pendingFree);
       const blockedReason = () => reservationBlocked(pending, pendingFree, pendingStart);
-      for (let job = s.next(); job !== undefined; job = s.next()) {
+      // A session where jobs only arrived: nothing left the candidates or
+      // moved since the memory's session (the same `waitingChanges`), and
+      // the last job held comes right after the other held ones: they are
+      // offered first, in the order held, and with no reservation come (and,
+      // without compression, none fitting the free nodes) each stays, pended
+      // with the code its last pend had (the free nodes are between
+      // `blocked` and `short`), which writes no row (with compression and
+      // no decisions recorded, the codes do not matter: `blocked` and
+      // `short` may then be stale, only ever too wide for `followUp`). They
+      // are passed over and the walk goes on from the last one.
+      const changes = s.waitingChanges ?? NaN;
+      let first: JobRecord | undefined;
+      if (
+        lazy && skipHeld && heldCount > 1 && changes === memory.changes &&
+        s.stableOrder === true && memory.soonest > now &&
+        (compression
+          ? s.recordsDecisions === false || (memory.blocked <= s.free && s.free < memory.short)
+          : memory.blocked === 0 && s.free < memory.short) &&
+        memory.last !== undefined &&
+        s.skip?.(heldCount - 1, memory.last) === true
+      ) {
+        if (observe !== undefined) {
+          for (let b = 0; b < heldCount - 1; b++) observe(h[b * FIELDS], h[b * FIELDS + 1], now);
+        }
+        cursor = heldCount - 1;
+        wake = memory.soonest;
+        mostBlocked = memory.blocked;
+        leastShort = memory.short;
+        waitingAhead = true;
+        first = memory.last;
+      } else first = s.next();
+      for (let job = first; job !== undefined; job = s.next()) {
         if (lazy && cursor === heldCount) {
           // Every job held was offered, in order, and stays: this one and
           // the rest are new. Each is given the earliest start that delays
@@ -315,8 +369,11 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
           pending = job;
           pendingFree = free;
           pendingStart = start;
-          if (job.numNodes > free) s.pend(job, insufficient, "insufficient_nodes");
-          else {
+          last = job;
+          if (job.numNodes > free) {
+            s.pend(job, insufficient, "insufficient_nodes");
+            if (job.numNodes < leastShort) leastShort = job.numNodes;
+          } else {
             s.pend(job, blockedReason, "reservation_blocked");
             if (job.numNodes > mostBlocked) mostBlocked = job.numNodes;
           }
@@ -337,8 +394,11 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
               pending = job;
               pendingFree = free;
               pendingStart = start;
-              if (job.numNodes > free) s.pend(job, insufficient, "insufficient_nodes");
-              else {
+              last = job;
+              if (job.numNodes > free) {
+                s.pend(job, insufficient, "insufficient_nodes");
+                if (job.numNodes < leastShort) leastShort = job.numNodes;
+              } else {
                 s.pend(job, blockedReason, "reservation_blocked");
                 if (job.numNodes > mostBlocked) mostBlocked = job.numNodes;
               }
@@ -399,8 +459,11 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         pending = job;
         pendingFree = free;
         pendingStart = start;
-        if (job.numNodes > free) s.pend(job, insufficient, "insufficient_nodes");
-        else {
+        last = job;
+        if (job.numNodes > free) {
+          s.pend(job, insufficient, "insufficient_nodes");
+          if (job.numNodes < leastShort) leastShort = job.numNodes;
+        } else {
           s.pend(job, blockedReason, "reservation_blocked");
           if (job.numNodes > mostBlocked) mostBlocked = job.numNodes;
         }
@@ -419,6 +482,10 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
           running: runningAfter(before, from, gone, started),
           wake,
           clock: now,
+          last,
+          changes,
+          blocked: mostBlocked,
+          short: leastShort,
         }, p);
         return;
       }
@@ -437,6 +504,10 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
         running: runningAfter(before, from, gone, started),
         wake,
         clock: now,
+        last,
+        changes,
+        blocked: mostBlocked,
+        short: leastShort,
       }, p);
 
       // Remembers what the session leaves; after a start, for the session

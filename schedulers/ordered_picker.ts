@@ -172,6 +172,21 @@ class OrderedSession implements PickerSession<SizeClassedQueue>, CandidateSearch
 
   onPend(_job: JobRecord): void {}
 
+  // O(log n): `to` must be the tree's own record, with exactly `n`
+  // candidates between the cursor and it.
+  skip(n: number, to: JobRecord): boolean {
+    if (this.exhausted) return false;
+    const all = this.q.all;
+    if (all.find(to) !== to) return false;
+    const cursor = this.cursor;
+    const from = cursor === undefined ? 0 : all.rank(cursor) + (all.has(cursor) ? 1 : 0);
+    if (all.rank(to) - from !== n) return false;
+    this.cursor = to;
+    this.stackValid = false;
+    this.walking = false;
+    return true;
+  }
+
   endSession(): SizeClassedQueue {
     return this.q;
   }

@@ -13,6 +13,9 @@ import { referenceSimulate } from "./_reference_sim.ts";
 import { initialState } from "../api/initial_state.ts";
 import { type Input, step } from "../core/step.ts";
 import { assert, assertEquals } from "./_assert.ts";
+import type { Picker } from "../core/picker.ts";
+import { builtinFcfs } from "../schedulers/builtin_fcfs.ts";
+import { orderedPicker } from "../schedulers/ordered_picker.ts";
 
 const RUNS = Number(Deno.env.get("EVTSIM_PROPERTY_RUNS") ?? 500);
 const NAMES = ["conservative_profile", "conservative_profile_no_compression"] as const;
@@ -341,4 +344,99 @@ Deno.test("fuzzScheduler: the textbook admission policies pass the invariants th
     }
     if (admission === "easy_extra") assertEquals(r.checked["work-conservation"], 60);
   }
+});
+
+// A picker of stable order whose sessions count the skips that succeed.
+function countingSkips(picker: Picker, count: () => void): Picker {
+  return {
+    ...picker,
+    beginSession(state, ctx) {
+      const s = picker.beginSession(state, ctx);
+      return {
+        nextJob: () => s.nextJob(),
+        onDispatch: (job) => s.onDispatch(job),
+        onPend: (job) => s.onPend(job),
+        endSession: () => s.endSession(),
+        search: s.search,
+        skip(n, to) {
+          const ok = s.skip!(n, to);
+          if (ok) count();
+          return ok;
+        },
+      };
+    },
+  };
+}
+
+Deno.test("conservative_profile: passing over the held jobs where jobs only arrived changes no row, decisions included (cancels, updates and arrivals at equal times)", () => {
+  let skips = 0;
+  let cancelled = 0;
+  fc.assert(
+    fc.property(
+      arbScenario({ totalNodes: 16, maxGap: 3, minJobs: 10, maxJobs: 40, ties: true }),
+      fc.array(fc.record({ job: fc.nat(), after: fc.integer({ min: 0, max: 6 }) }), {
+        maxLength: 6,
+      }),
+      fc.array(
+        fc.record({ job: fc.nat(), after: fc.integer({ min: 0, max: 6 }), priority: fc.nat(3) }),
+        { maxLength: 2 },
+      ),
+      fc.boolean(),
+      fc.constantFrom("fcfs", "limit"),
+      fc.constantFrom(true, "heads" as const, false),
+      ({ config, trace }, cancels, updates, compression, order, decisions) => {
+        // Cancels and updates at a job's arrival time or a little after
+        // (equal times with other arrivals), all given before the run.
+        const inputs: Input[] = [
+          { kind: "appendJobs", jobs: trace },
+          ...cancels.map(({ job, after }): Input => {
+            const id = job % trace.length;
+            return { kind: "cancelJob", id, time: trace[id].submitTime + after };
+          }),
+          ...updates.map(({ job, after, priority }): Input => {
+            const id = job % trace.length;
+            return {
+              kind: "updateJob",
+              id,
+              time: trace[id].submitTime + after,
+              update: { priority },
+            };
+          }),
+          { kind: "runToCompletion" },
+          { kind: "finish" },
+        ];
+        const run = (skipHeld: boolean) => {
+          const base = order === "fcfs" ? builtinFcfs : orderedPicker({
+            name: "shortest_limit",
+            compare: (a, b) => a.timeLimit - b.timeLimit || a.id - b.id,
+          });
+          const picker = countingSkips(base, () => skipHeld && skips++);
+          const admission = conservativeProfilePolicy({ compression, skipHeld });
+          let s = initialState({ ...config, picker, admission, decisions });
+          const rows: { jobs: unknown[]; resources: unknown[]; decisions: unknown[] } = {
+            jobs: [],
+            resources: [],
+            decisions: [],
+          };
+          for (const input of inputs) {
+            const r = step(s, input);
+            s = r.state;
+            rows.jobs.push(...r.rows.jobs);
+            rows.resources.push(...r.rows.resources);
+            rows.decisions.push(...r.rows.decisions);
+          }
+          return rows;
+        };
+        const skipped = run(true);
+        const walked = run(false);
+        assertEquals(skipped.jobs, walked.jobs);
+        assertEquals(skipped.resources, walked.resources);
+        assertEquals(skipped.decisions, walked.decisions);
+        cancelled += cancels.length;
+      },
+    ),
+    { seed: 3402, numRuns: RUNS },
+  );
+  assert(skips > RUNS, `only ${skips} sessions passed over the held jobs`);
+  assert(cancelled > RUNS, `only ${cancelled} cancels`);
 });
