@@ -69,6 +69,14 @@ export class ClusterState implements TopologyState {
     return this.#free!;
   }
 
+  /**
+   * Node `i`'s free units of resource column `r` (`R` columns), read from
+   * its class when the free units are behind (without making them all).
+   */
+  unit(i: number, r: number, R: number): number {
+    return this.#behind ? this.classOwner.unitOf(this.cls[i], r) : this.#free![i * R + r];
+  }
+
   /** A copy of the free units for a copy of this state (undefined: made from its classes when read). */
   copyFree(): Float64Array | undefined {
     return this.#behind ? undefined : this.#free!.slice();

@@ -434,6 +434,14 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       (state.held as Map<number, Held>).set(job.id, new Held(runs));
       return state;
     }
+    // Packed by `place` in other free units (EASY's extra rule, on its copy
+    // at the shadow time): its runs, when they fit these free units.
+    const other = this.packer.packedRunsAnyVersion(placement, d);
+    if (other !== undefined && this.runsFit(state, d, other)) {
+      this.changeRuns(state, d, other, -1);
+      (state.held as Map<number, Held>).set(job.id, new Held(other));
+      return state;
+    }
     const R = this.resources.length;
     const free = state.free;
     const nodes: number[] = [];
@@ -474,6 +482,31 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     this.changeRuns(state, d, runs, -1);
     (state.held as Map<number, Held>).set(job.id, new Held(runs));
     return state;
+  }
+
+  /**
+   * Whether every node of `runs` has the units of its replicas of `d` free
+   * in `state` (false for a demand of a resource no node has: `allocate`'s
+   * checks then say why).
+   */
+  private runsFit(state: TopologyState, d: ResourceDemand, runs: Runs): boolean {
+    const { cols, takeCols, takeAmounts } = this.slotCaches.shapeOf(d);
+    if (cols.length === 0) return false;
+    const R = this.resources.length;
+    // A state whose free units are behind its classes is read by class.
+    const byClass = state instanceof ClusterState ? state : undefined;
+    const free = byClass === undefined ? state.free : undefined;
+    for (let p = 0; p < runs.length; p += 3) {
+      const replicas = runs[p + 2];
+      for (let i = runs[p], end = i + runs[p + 1]; i < end; i++) {
+        for (let k = 0; k < takeCols.length; k++) {
+          const c = takeCols[k];
+          const unit = free !== undefined ? free[i * R + c] : byClass!.unit(i, c, R);
+          if (unit < takeAmounts[k] * replicas) return false;
+        }
+      }
+    }
+    return true;
   }
 
   release(state: TopologyState, job: JobRecord): TopologyState {
