@@ -24,7 +24,10 @@
 //   the copy and the head placed again; if that fails it is taken off the
 //   copy again. This is the "extra nodes" rule per resource: what it may use
 //   is what the head will not need at the shadow time, of every resource.
-//   The shadow time is computed once per pass.
+//   The shadow time is computed once per pass; with a model that has
+//   `releaseScan`, by the scan, and the copy is made only when the pass
+//   first tries a candidate on it (most passes try none), with the jobs the
+//   pass started before then (all ending by the shadow time) released too.
 //
 // With a verdict for every job (`decisions: true`) both walk every candidate
 // and pend each with its reason: the model's for one that cannot be placed
@@ -52,9 +55,9 @@ interface Shadow {
    * pass, or, for a shadow only read (`easy`), one already ended or none
    * (found by the model's `releaseScan`).
    */
-  readonly state?: unknown;
+  state?: unknown;
   /** Whether `state` is already ended or absent (a shadow only read: the pass does not end it). */
-  readonly ended?: boolean;
+  ended?: boolean;
   /** Node-count pool nodes free at the shadow time. */
   nodes: number;
 }
@@ -269,16 +272,56 @@ function isPlacement(x: Placement | PendReason): x is Placement {
 }
 
 /**
+ * `easy_extra`'s shadow on a model with `releaseScan`: its time found by the
+ * scan, and the copy of the state at that time made only when a candidate
+ * is first tried on it (`copyAtShadow`; most passes try none).
+ */
+interface LazyShadow {
+  readonly shadow: Shadow;
+  /** The jobs the pass started before the copy was made (each ends by the shadow time). */
+  readonly started: JobRecord[];
+}
+
+/**
+ * The copy `computeShadow` would have made at the start of the pass: the
+ * state as it is now, with the running jobs projected to end after the
+ * pass's clock and by the shadow time released, and the jobs the pass
+ * started since (all ending by then; one of no limit ends at the clock)
+ * released too — the same free units.
+ */
+function copyAtShadow(s: AdmissionSession, res: SessionResources, lazy: LazyShadow): void {
+  const model = res.model;
+  const now = s.now;
+  const shadow = lazy.shadow;
+  const copy = model.beginEdit(res.state);
+  const running = s.running;
+  for (let r = running.first(); r !== undefined && r.projectedEnd <= shadow.time;) {
+    if (r.projectedEnd > now && !lazy.started.some((j) => j.id === r!.id)) {
+      model.release(copy, runningRecord(res, r.id));
+    }
+    r = running.after(r);
+  }
+  for (const job of lazy.started) model.release(copy, runningRecord(res, job.id));
+  shadow.state = copy;
+  shadow.ended = false;
+}
+
+/**
  * Would `job`, started now where `placement` puts it, still leave the head
  * placeable at the shadow time? If so it stays on the copy (it runs then).
+ * `lazy`: the copy is made first if it is not yet.
  */
 function leavesHeadRoom(
-  model: ResourceModel,
+  s: AdmissionSession,
+  res: SessionResources,
   shadow: Shadow,
+  lazy: LazyShadow | undefined,
   head: JobRecord,
   job: JobRecord,
   placement: Placement,
 ): boolean {
+  const model = res.model;
+  if (lazy !== undefined && shadow.state === undefined) copyAtShadow(s, res, lazy);
   model.allocate(shadow.state, job, placement);
   shadow.nodes -= job.numNodes;
   if (head.numNodes <= shadow.nodes && canPlace(model, shadow.state, head)) return true;
@@ -416,8 +459,18 @@ function easyPass(s: AdmissionSession, res: SessionResources, extra: boolean): b
   }
   if (head === undefined) return true;
   if (!extra && s.search !== undefined) return easySearch(s, res, head);
-  const shadow = shadowOf(s, res, head, !extra, s.running);
+  // easy_extra on a model with `releaseScan`: the time by the scan, the copy when first needed.
+  const scans = extra && model.releaseScan !== undefined;
+  const shadow = scans
+    ? scanShadow(s, res, head, s.running)
+    : shadowOf(s, res, head, !extra, s.running);
   if (shadow === undefined) return false;
+  const lazy: LazyShadow | undefined = scans ? { shadow, started: [] } : undefined;
+  /** Starts `job`, which ends by the shadow time (noted while the copy is not made). */
+  const startInTime = (job: JobRecord) => {
+    if (lazy !== undefined && shadow.state === undefined) lazy.started.push(job);
+    s.dispatch(job, true);
+  };
   const now = s.now;
   const at = shadow.time;
   const open = at > now;
@@ -430,8 +483,10 @@ function easyPass(s: AdmissionSession, res: SessionResources, extra: boolean): b
       if (noRoom.fails(job)) continue;
       if (!(job.numNodes <= s.free && canPlace(model, res.state, job))) {
         noRoom.add(job, model, res.state);
-      } else if (endsInTime(job.timeLimit)) s.dispatch(job, true);
-      else if (extra && leavesHeadRoom(model, shadow, head, job, s.place(job).placement!)) {
+      } else if (endsInTime(job.timeLimit)) startInTime(job);
+      else if (
+        extra && leavesHeadRoom(s, res, shadow, lazy, head, job, s.place(job).placement!)
+      ) {
         s.dispatch(job, true);
       }
     }
@@ -442,8 +497,8 @@ function easyPass(s: AdmissionSession, res: SessionResources, extra: boolean): b
     const free = s.free;
     const fits = placeNow(s, job);
     if (!isPlacement(fits)) s.pend(job, fits);
-    else if (open && endsInTime(job.timeLimit)) s.dispatch(job, true);
-    else if (open && extra && leavesHeadRoom(model, shadow, head, job, fits)) {
+    else if (open && endsInTime(job.timeLimit)) startInTime(job);
+    else if (open && extra && leavesHeadRoom(s, res, shadow, lazy, head, job, fits)) {
       s.dispatch(job, true);
     } else s.pend(job, blocked(job, free, now + job.timeLimit, at, head.id));
   }

@@ -498,12 +498,18 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const free = byClass === undefined ? state.free : undefined;
     for (let p = 0; p < runs.length; p += 3) {
       const replicas = runs[p + 2];
+      // The class of the node last found to hold the run's replicas (a
+      // run's nodes are mostly of one class: each is then checked once).
+      let held = -1;
       for (let i = runs[p], end = i + runs[p + 1]; i < end; i++) {
+        const cl = free === undefined ? byClass!.classOf(i) : -1;
+        if (cl >= 0 && cl === held) continue;
         for (let k = 0; k < takeCols.length; k++) {
           const c = takeCols[k];
           const unit = free !== undefined ? free[i * R + c] : byClass!.unit(i, c, R);
           if (unit < takeAmounts[k] * replicas) return false;
         }
+        held = cl;
       }
     }
     return true;
