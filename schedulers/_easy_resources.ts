@@ -45,6 +45,7 @@ import type { RunningSet } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
 import { demandShapeId } from "../core/_demand_shape.ts";
 import { runningNow } from "../core/_session.ts";
+import { releaseWalk } from "../core/_model_shadow.ts";
 
 /** The head's reservation: when, and the machine as it will find it then. */
 interface Shadow {
@@ -181,7 +182,8 @@ function endShadow(s: AdmissionSession, res: SessionResources, shadow: Shadow): 
 
 /**
  * `computeShadow` for a shadow only read, on the model's `releaseScan`:
- * the same releases in the same order, without a copy of the state.
+ * the same releases in the same order (core's `releaseWalk`), without a
+ * copy of the state.
  */
 function scanShadow(
   s: AdmissionSession,
@@ -189,30 +191,16 @@ function scanShadow(
   head: JobRecord,
   running: RunningSet,
 ): Shadow | undefined {
-  const now = s.now;
   const scan = res.model.releaseScan!(res.state, head);
-  let nodes = s.free;
-  const overran: number[] = [];
-  // In projected-end order by `after` (no iterator made per pass).
-  let r = running.first();
-  while (r !== undefined) {
-    const at = r.projectedEnd;
-    while (r !== undefined && r.projectedEnd === at) {
-      if (at > now) {
-        scan.release(runningRecord(res, r.id));
-        nodes += r.numNodes;
-      } else overran.push(r.id);
-      r = running.after(r);
-    }
-    if (at <= now || head.numNodes > nodes) continue;
-    if (scan.canPlace()) return { time: at, nodes, ended: true };
-  }
-  for (const id of overran) {
-    const rec = runningRecord(res, id);
-    scan.release(rec);
-    nodes += rec.numNodes;
-  }
-  return head.numNodes <= nodes && scan.canPlace() ? { time: now, nodes, ended: true } : undefined;
+  const at = releaseWalk(
+    running,
+    s.now,
+    s.free,
+    head.numNodes,
+    scan,
+    (id) => runningRecord(res, id),
+  );
+  return at === undefined ? undefined : { time: at.time, nodes: at.nodes, ended: true };
 }
 
 function computeShadow(
@@ -222,36 +210,25 @@ function computeShadow(
   running: RunningSet,
 ): Shadow | undefined {
   const model = res.model;
-  const now = s.now;
   const copy = model.beginEdit(res.state);
-  let nodes = s.free;
-  const overran: number[] = [];
-  let r = running.first();
-  while (r !== undefined) {
-    const at = r.projectedEnd;
-    // Every job projected to end at `at`, together.
-    while (r !== undefined && r.projectedEnd === at) {
-      if (at > now) {
-        model.release(copy, runningRecord(res, r.id));
-        nodes += r.numNodes;
-      } else overran.push(r.id);
-      r = running.after(r);
-    }
-    if (at <= now || head.numNodes > nodes) continue;
-    if (canPlace(model, copy, head)) return { time: at, state: copy, nodes };
-  }
-  // Only the overrunning jobs are left: with them gone, is there room at all?
-  for (const id of overran) {
-    const rec = runningRecord(res, id);
-    model.release(copy, rec);
-    nodes += rec.numNodes;
-  }
-  if (!(head.numNodes <= nodes && canPlace(model, copy, head))) {
+  const scan = {
+    release: (job: JobRecord) => void model.release(copy, job),
+    canPlace: () => canPlace(model, copy, head),
+  };
+  const at = releaseWalk(
+    running,
+    s.now,
+    s.free,
+    head.numNodes,
+    scan,
+    (id) => runningRecord(res, id),
+  );
+  if (at === undefined) {
     model.endEdit(copy);
     return undefined;
   }
-  // The blocked pass never looks at the copy again.
-  return { time: now, state: copy, nodes };
+  // At now (only overrunning jobs make room) the blocked pass never looks at the copy again.
+  return { time: at.time, state: copy, nodes: at.nodes };
 }
 
 /** Whether `job` can start now: its nodes are free and the model places it. */
