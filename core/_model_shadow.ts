@@ -13,6 +13,7 @@
 import { type PendReason, pendReasons } from "./decisions.ts";
 import { queueBlock } from "./queues.ts";
 import type { ResourceModel } from "./resource_model.ts";
+import type { RunningSet } from "./running.ts";
 import type { ResourceModelState, SimState } from "./state.ts";
 import type { JobRecord } from "./types.ts";
 import { unplaceableCache } from "./_unplaceable.ts";
@@ -106,49 +107,84 @@ export function modelReservation(
   return first;
 }
 
-// EASY's release walk (see the module comment); undefined when the head
+/** What EASY's release walk releases running jobs on, and asks whether the head fits. */
+export interface WalkScan {
+  /** Gives back what running job `job` holds (on the scan or copy only). */
+  release(job: JobRecord): void;
+  /** Whether the head could be placed with everything released so far. */
+  canPlace(): boolean;
+}
+
+/** The walk's answer: the shadow time and the node-count pool's nodes free then. */
+export interface WalkShadow {
+  readonly time: number;
+  readonly nodes: number;
+}
+
+/**
+ * EASY's release walk (see the module comment), shared with the admission
+ * policies (schedulers/_easy_resources.ts): the running jobs released on
+ * `scan` in the order of their projected ends, all ending at one time
+ * together, until `headNodes` of the node-count pool (`free` of them free
+ * now) are free and `scan` places the head; jobs whose projected end is not
+ * after `now` last. Undefined when the head cannot be placed even with every
+ * running job released. `record`: a running job's record by id.
+ */
+export function releaseWalk(
+  running: RunningSet,
+  now: number,
+  free: number,
+  headNodes: number,
+  scan: WalkScan,
+  record: (id: number) => JobRecord,
+): WalkShadow | undefined {
+  let nodes = free;
+  let overran: number[] | undefined;
+  let r = running.first();
+  while (r !== undefined) {
+    const at = r.projectedEnd;
+    // Every job projected to end at `at`, together.
+    while (r !== undefined && r.projectedEnd === at) {
+      if (at > now) {
+        scan.release(record(r.id));
+        nodes += r.numNodes;
+      } else (overran ??= []).push(r.id);
+      r = running.after(r);
+    }
+    if (at <= now || headNodes > nodes) continue;
+    if (scan.canPlace()) return { time: at, nodes };
+  }
+  // Only the overrunning jobs are left: with them gone, is there room at all?
+  if (overran !== undefined) {
+    for (const id of overran) {
+      const rec = record(id);
+      scan.release(rec);
+      nodes += rec.numNodes;
+    }
+  }
+  return headNodes <= nodes && scan.canPlace() ? { time: now, nodes } : undefined;
+}
+
+// EASY's release walk on the state as it is; undefined when the head
 // cannot be placed even with every running job released.
 function shadowTime(state: SimState, res: ResourceModelState, head: JobRecord): number | undefined {
   const now = state.time;
   const model = res.model;
-  let nodes = Math.max(0, state.capacity - state.allocatedNodes);
+  const nodes = Math.max(0, state.capacity - state.allocatedNodes);
   if (head.numNodes <= nodes && canPlace(model, res.state, head)) return now;
   const record = (id: number) => state.store.records.get(id - state.store.firstId)!;
-  let release: (job: JobRecord) => void;
-  let fits: () => boolean;
-  let done = () => {};
   if (model.releaseScan !== undefined) {
     const scan = model.releaseScan(res.state, head);
-    release = (job) => scan.release(job);
-    fits = () => scan.canPlace();
-  } else {
-    const copy = model.beginEdit(res.state);
-    release = (job) => void model.release(copy, job);
-    fits = () => canPlace(model, copy, head);
-    done = () => void model.endEdit(copy);
+    return releaseWalk(state.running, now, nodes, head.numNodes, scan, record)?.time;
   }
+  const copy = model.beginEdit(res.state);
   try {
-    const overran: JobRecord[] = [];
-    const it = state.running.values()[Symbol.iterator]();
-    let r = it.next();
-    while (!r.done) {
-      const at = r.value.projectedEnd;
-      // Every job projected to end at `at`, together.
-      while (!r.done && r.value.projectedEnd === at) {
-        if (at > now) {
-          release(record(r.value.id));
-          nodes += r.value.numNodes;
-        } else overran.push(record(r.value.id));
-        r = it.next();
-      }
-      if (at > now && head.numNodes <= nodes && fits()) return at;
-    }
-    for (const job of overran) {
-      release(job);
-      nodes += job.numNodes;
-    }
-    return head.numNodes <= nodes && fits() ? now : undefined;
+    const scan = {
+      release: (job: JobRecord) => void model.release(copy, job),
+      canPlace: () => canPlace(model, copy, head),
+    };
+    return releaseWalk(state.running, now, nodes, head.numNodes, scan, record)?.time;
   } finally {
-    done();
+    model.endEdit(copy);
   }
 }

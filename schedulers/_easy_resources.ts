@@ -24,7 +24,10 @@
 //   the copy and the head placed again; if that fails it is taken off the
 //   copy again. This is the "extra nodes" rule per resource: what it may use
 //   is what the head will not need at the shadow time, of every resource.
-//   The shadow time is computed once per pass.
+//   The shadow time is computed once per pass; with a model that has
+//   `releaseScan`, by the scan, and the copy is made only when the pass
+//   first tries a candidate on it (most passes try none), with the jobs the
+//   pass started before then (all ending by the shadow time) released too.
 //
 // With a verdict for every job (`decisions: true`) both walk every candidate
 // and pend each with its reason: the model's for one that cannot be placed
@@ -42,6 +45,7 @@ import type { RunningSet } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
 import { demandShapeId } from "../core/_demand_shape.ts";
 import { runningNow } from "../core/_session.ts";
+import { releaseWalk } from "../core/_model_shadow.ts";
 
 /** The head's reservation: when, and the machine as it will find it then. */
 interface Shadow {
@@ -52,9 +56,9 @@ interface Shadow {
    * pass, or, for a shadow only read (`easy`), one already ended or none
    * (found by the model's `releaseScan`).
    */
-  readonly state?: unknown;
+  state?: unknown;
   /** Whether `state` is already ended or absent (a shadow only read: the pass does not end it). */
-  readonly ended?: boolean;
+  ended?: boolean;
   /** Node-count pool nodes free at the shadow time. */
   nodes: number;
 }
@@ -178,7 +182,8 @@ function endShadow(s: AdmissionSession, res: SessionResources, shadow: Shadow): 
 
 /**
  * `computeShadow` for a shadow only read, on the model's `releaseScan`:
- * the same releases in the same order, without a copy of the state.
+ * the same releases in the same order (core's `releaseWalk`), without a
+ * copy of the state.
  */
 function scanShadow(
   s: AdmissionSession,
@@ -186,30 +191,16 @@ function scanShadow(
   head: JobRecord,
   running: RunningSet,
 ): Shadow | undefined {
-  const now = s.now;
   const scan = res.model.releaseScan!(res.state, head);
-  let nodes = s.free;
-  const overran: number[] = [];
-  // In projected-end order by `after` (no iterator made per pass).
-  let r = running.first();
-  while (r !== undefined) {
-    const at = r.projectedEnd;
-    while (r !== undefined && r.projectedEnd === at) {
-      if (at > now) {
-        scan.release(runningRecord(res, r.id));
-        nodes += r.numNodes;
-      } else overran.push(r.id);
-      r = running.after(r);
-    }
-    if (at <= now || head.numNodes > nodes) continue;
-    if (scan.canPlace()) return { time: at, nodes, ended: true };
-  }
-  for (const id of overran) {
-    const rec = runningRecord(res, id);
-    scan.release(rec);
-    nodes += rec.numNodes;
-  }
-  return head.numNodes <= nodes && scan.canPlace() ? { time: now, nodes, ended: true } : undefined;
+  const at = releaseWalk(
+    running,
+    s.now,
+    s.free,
+    head.numNodes,
+    scan,
+    (id) => runningRecord(res, id),
+  );
+  return at === undefined ? undefined : { time: at.time, nodes: at.nodes, ended: true };
 }
 
 function computeShadow(
@@ -219,36 +210,25 @@ function computeShadow(
   running: RunningSet,
 ): Shadow | undefined {
   const model = res.model;
-  const now = s.now;
   const copy = model.beginEdit(res.state);
-  let nodes = s.free;
-  const overran: number[] = [];
-  let r = running.first();
-  while (r !== undefined) {
-    const at = r.projectedEnd;
-    // Every job projected to end at `at`, together.
-    while (r !== undefined && r.projectedEnd === at) {
-      if (at > now) {
-        model.release(copy, runningRecord(res, r.id));
-        nodes += r.numNodes;
-      } else overran.push(r.id);
-      r = running.after(r);
-    }
-    if (at <= now || head.numNodes > nodes) continue;
-    if (canPlace(model, copy, head)) return { time: at, state: copy, nodes };
-  }
-  // Only the overrunning jobs are left: with them gone, is there room at all?
-  for (const id of overran) {
-    const rec = runningRecord(res, id);
-    model.release(copy, rec);
-    nodes += rec.numNodes;
-  }
-  if (!(head.numNodes <= nodes && canPlace(model, copy, head))) {
+  const scan = {
+    release: (job: JobRecord) => void model.release(copy, job),
+    canPlace: () => canPlace(model, copy, head),
+  };
+  const at = releaseWalk(
+    running,
+    s.now,
+    s.free,
+    head.numNodes,
+    scan,
+    (id) => runningRecord(res, id),
+  );
+  if (at === undefined) {
     model.endEdit(copy);
     return undefined;
   }
-  // The blocked pass never looks at the copy again.
-  return { time: now, state: copy, nodes };
+  // At now (only overrunning jobs make room) the blocked pass never looks at the copy again.
+  return { time: at.time, state: copy, nodes: at.nodes };
 }
 
 /** Whether `job` can start now: its nodes are free and the model places it. */
@@ -269,16 +249,56 @@ function isPlacement(x: Placement | PendReason): x is Placement {
 }
 
 /**
+ * `easy_extra`'s shadow on a model with `releaseScan`: its time found by the
+ * scan, and the copy of the state at that time made only when a candidate
+ * is first tried on it (`copyAtShadow`; most passes try none).
+ */
+interface LazyShadow {
+  readonly shadow: Shadow;
+  /** The jobs the pass started before the copy was made (each ends by the shadow time). */
+  readonly started: JobRecord[];
+}
+
+/**
+ * The copy `computeShadow` would have made at the start of the pass: the
+ * state as it is now, with the running jobs projected to end after the
+ * pass's clock and by the shadow time released, and the jobs the pass
+ * started since (all ending by then; one of no limit ends at the clock)
+ * released too — the same free units.
+ */
+function copyAtShadow(s: AdmissionSession, res: SessionResources, lazy: LazyShadow): void {
+  const model = res.model;
+  const now = s.now;
+  const shadow = lazy.shadow;
+  const copy = model.beginEdit(res.state);
+  const running = s.running;
+  for (let r = running.first(); r !== undefined && r.projectedEnd <= shadow.time;) {
+    if (r.projectedEnd > now && !lazy.started.some((j) => j.id === r!.id)) {
+      model.release(copy, runningRecord(res, r.id));
+    }
+    r = running.after(r);
+  }
+  for (const job of lazy.started) model.release(copy, runningRecord(res, job.id));
+  shadow.state = copy;
+  shadow.ended = false;
+}
+
+/**
  * Would `job`, started now where `placement` puts it, still leave the head
  * placeable at the shadow time? If so it stays on the copy (it runs then).
+ * `lazy`: the copy is made first if it is not yet.
  */
 function leavesHeadRoom(
-  model: ResourceModel,
+  s: AdmissionSession,
+  res: SessionResources,
   shadow: Shadow,
+  lazy: LazyShadow | undefined,
   head: JobRecord,
   job: JobRecord,
   placement: Placement,
 ): boolean {
+  const model = res.model;
+  if (lazy !== undefined && shadow.state === undefined) copyAtShadow(s, res, lazy);
   model.allocate(shadow.state, job, placement);
   shadow.nodes -= job.numNodes;
   if (head.numNodes <= shadow.nodes && canPlace(model, shadow.state, head)) return true;
@@ -416,8 +436,18 @@ function easyPass(s: AdmissionSession, res: SessionResources, extra: boolean): b
   }
   if (head === undefined) return true;
   if (!extra && s.search !== undefined) return easySearch(s, res, head);
-  const shadow = shadowOf(s, res, head, !extra, s.running);
+  // easy_extra on a model with `releaseScan`: the time by the scan, the copy when first needed.
+  const scans = extra && model.releaseScan !== undefined;
+  const shadow = scans
+    ? scanShadow(s, res, head, s.running)
+    : shadowOf(s, res, head, !extra, s.running);
   if (shadow === undefined) return false;
+  const lazy: LazyShadow | undefined = scans ? { shadow, started: [] } : undefined;
+  /** Starts `job`, which ends by the shadow time (noted while the copy is not made). */
+  const startInTime = (job: JobRecord) => {
+    if (lazy !== undefined && shadow.state === undefined) lazy.started.push(job);
+    s.dispatch(job, true);
+  };
   const now = s.now;
   const at = shadow.time;
   const open = at > now;
@@ -430,8 +460,10 @@ function easyPass(s: AdmissionSession, res: SessionResources, extra: boolean): b
       if (noRoom.fails(job)) continue;
       if (!(job.numNodes <= s.free && canPlace(model, res.state, job))) {
         noRoom.add(job, model, res.state);
-      } else if (endsInTime(job.timeLimit)) s.dispatch(job, true);
-      else if (extra && leavesHeadRoom(model, shadow, head, job, s.place(job).placement!)) {
+      } else if (endsInTime(job.timeLimit)) startInTime(job);
+      else if (
+        extra && leavesHeadRoom(s, res, shadow, lazy, head, job, s.place(job).placement!)
+      ) {
         s.dispatch(job, true);
       }
     }
@@ -442,8 +474,8 @@ function easyPass(s: AdmissionSession, res: SessionResources, extra: boolean): b
     const free = s.free;
     const fits = placeNow(s, job);
     if (!isPlacement(fits)) s.pend(job, fits);
-    else if (open && endsInTime(job.timeLimit)) s.dispatch(job, true);
-    else if (open && extra && leavesHeadRoom(model, shadow, head, job, fits)) {
+    else if (open && endsInTime(job.timeLimit)) startInTime(job);
+    else if (open && extra && leavesHeadRoom(s, res, shadow, lazy, head, job, fits)) {
       s.dispatch(job, true);
     } else s.pend(job, blocked(job, free, now + job.timeLimit, at, head.id));
   }

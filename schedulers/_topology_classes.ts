@@ -65,6 +65,11 @@ export class NodeClasses {
     return c;
   }
 
+  /** Free units of resource column `r` of class `c`. */
+  unitOf(c: number, r: number): number {
+    return this.vectors[c * this.resourceCount + r];
+  }
+
   /** Writes the free units of the nodes of classes `cls` into `free` (node-major, as the cluster's state). */
   fillFree(cls: Int32Array, free: Float64Array): void {
     const R = this.resourceCount;

@@ -69,6 +69,22 @@ export class ClusterState implements TopologyState {
     return this.#free!;
   }
 
+  /**
+   * Node `i`'s free units of resource column `r` (`R` columns), read from
+   * its class when the free units are behind (without making them all).
+   */
+  unit(i: number, r: number, R: number): number {
+    return this.#behind ? this.classOwner.unitOf(this.cls[i], r) : this.#free![i * R + r];
+  }
+
+  /**
+   * Node `i`'s class when the free units are behind its classes (its free
+   * units are its class's), else -1 (read them from `free`).
+   */
+  classOf(i: number): number {
+    return this.#behind ? this.cls[i] : -1;
+  }
+
   /** A copy of the free units for a copy of this state (undefined: made from its classes when read). */
   copyFree(): Float64Array | undefined {
     return this.#behind ? undefined : this.#free!.slice();

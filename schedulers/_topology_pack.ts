@@ -92,6 +92,20 @@ export class TopologyPacker {
   }
 
   /**
+   * The runs of `placement` when `place` packed it for `d`, in free units
+   * of any version: EASY's extra rule starts a job where it is placed now
+   * on a copy of the state at the shadow time (`allocate` checks the runs
+   * against that copy's free units).
+   */
+  packedRunsAnyVersion(placement: Placement, d: ResourceDemand): Runs | undefined {
+    for (let k = 0; k < PACKED; k++) {
+      const packed = this.packed[k];
+      if (packed?.placement === placement) return packed.demand === d ? packed.runs : undefined;
+    }
+    return undefined;
+  }
+
+  /**
    * Where compact packing of `replicas` into `members` (nodes by slots
    * descending, then name = index, each taking min(slots, replicas left))
    * stops: every node with more than `cut` slots is taken whole (`above`

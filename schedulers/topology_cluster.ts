@@ -35,6 +35,8 @@ import { TopologyScan } from "./_topology_scan.ts";
 import { Held, type Runs, runsHeld, runsOf } from "./_topology_runs.ts";
 import { type Domain, TopologyPacker } from "./_topology_pack.ts";
 import { ClusterState, sumFree, takeSums, takeUnits } from "./_topology_free.ts";
+import { changeOnline, emptyOnline, type NodesOf } from "./_topology_nodes.ts";
+import { domainsOf } from "./_topology_domains.ts";
 
 /**
  * A node of a topology cluster: its name, topology labels and capacity.
@@ -434,6 +436,14 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       (state.held as Map<number, Held>).set(job.id, new Held(runs));
       return state;
     }
+    // Packed by `place` in other free units (EASY's extra rule, on its copy
+    // at the shadow time): its runs, when they fit these free units.
+    const other = this.packer.packedRunsAnyVersion(placement, d);
+    if (other !== undefined && this.runsFit(state, d, other)) {
+      this.changeRuns(state, d, other, -1);
+      (state.held as Map<number, Held>).set(job.id, new Held(other));
+      return state;
+    }
     const R = this.resources.length;
     const free = state.free;
     const nodes: number[] = [];
@@ -476,6 +486,37 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     return state;
   }
 
+  /**
+   * Whether every node of `runs` has the units of its replicas of `d` free
+   * in `state` (false for a demand of a resource no node has: `allocate`'s
+   * checks then say why).
+   */
+  private runsFit(state: TopologyState, d: ResourceDemand, runs: Runs): boolean {
+    const { cols, takeCols, takeAmounts } = this.slotCaches.shapeOf(d);
+    if (cols.length === 0) return false;
+    const R = this.resources.length;
+    // A state whose free units are behind its classes is read by class.
+    const byClass = state instanceof ClusterState ? state : undefined;
+    const free = byClass === undefined ? state.free : undefined;
+    for (let p = 0; p < runs.length; p += 3) {
+      const replicas = runs[p + 2];
+      // The class of the node last found to hold the run's replicas (a
+      // run's nodes are mostly of one class: each is then checked once).
+      let held = -1;
+      for (let i = runs[p], end = i + runs[p + 1]; i < end; i++) {
+        const cl = free === undefined ? byClass!.classOf(i) : -1;
+        if (cl >= 0 && cl === held) continue;
+        for (let k = 0; k < takeCols.length; k++) {
+          const c = takeCols[k];
+          const unit = free !== undefined ? free[i * R + c] : byClass!.unit(i, c, R);
+          if (unit < takeAmounts[k] * replicas) return false;
+        }
+        held = cl;
+      }
+    }
+    return true;
+  }
+
   release(state: TopologyState, job: JobRecord): TopologyState {
     this.checkEditing(state);
     const h = state.held.get(job.id);
@@ -505,31 +546,13 @@ class TopologyCluster implements ResourceModel<TopologyState> {
       if (i === undefined) throw new EvtsimError("usage", `no node named ${name}`);
       return i;
     });
-    const offline = (state.offline ?? new Set<number>()) as Set<number>;
-    const changing = idx.filter((i) => offline.has(i) === online);
-    if (changing.length === 0) return state;
-    const R = this.resources.length;
-    const free = state.free;
-    this.slotCaches.change(state, runsOf(changing, changing.map(() => 0)), () => {
-      for (const i of changing) {
-        for (let r = 0; r < R; r++) {
-          const c = this.nodes[i].capacity[this.resources[r]] ?? 0;
-          free[i * R + r] += online ? c : -c;
-        }
-        if (online) offline.delete(i);
-        else offline.add(i);
-        if (this.classes.on && state.classOwner === this.classes) {
-          (state as { classCounts: Float64Array }).classCounts = this.classes.reclass(
-            state,
-            free,
-            i,
-          );
-        }
-      }
-      (state.freeSums as Float64Array).set(sumFree(free, R));
-    });
-    if (state.offline === undefined) (state as { offline?: Set<number> }).offline = offline;
-    return state;
+    return changeOnline(this.nodesOf(), state, idx, online);
+  }
+
+  /** What node changes (`_topology_nodes.ts`) read of the cluster. */
+  private nodesOf(): NodesOf {
+    const { names, nodes, resources, slotCaches, classes } = this;
+    return { names, nodes, resources, slotCaches, classes };
   }
 
   offline(state: TopologyState): readonly string[] {
@@ -542,24 +565,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     // The machine with every online node empty, kept while the offline set stays the same.
     const key = this.offline(state).join(",");
     if (this.emptyOnline?.key !== key) {
-      const R = this.resources.length;
-      const free = new Float64Array(this.names.length * R);
-      for (let i = 0; i < this.names.length; i++) {
-        if (state.offline.has(i)) continue;
-        for (let r = 0; r < R; r++) {
-          free[i * R + r] = this.nodes[i].capacity[this.resources[r]] ?? 0;
-        }
-      }
-      this.emptyOnline = {
-        key,
-        state: Object.freeze({
-          free,
-          freeSums: sumFree(free, R),
-          held: new Map(),
-          ...this.classes.classesOf(free, this.names.length),
-          classOwner: this.classes,
-        }),
-      };
+      this.emptyOnline = { key, state: emptyOnline(this.nodesOf(), state.offline) };
     }
     return this.canPlace(this.emptyOnline.state, job);
   }
@@ -650,22 +656,7 @@ class TopologyCluster implements ResourceModel<TopologyState> {
     const cacheKey = key ?? "";
     const cached = this.domainCache.get(cacheKey);
     if (cached !== undefined) return cached;
-    let domains: Domain[];
-    if (key === undefined) {
-      domains = [{ name: "global", nodes: Int32Array.from(this.names.keys()) }];
-    } else {
-      const by = new Map<string, number[]>();
-      this.labels.forEach((labels, i) => {
-        const value = labels?.[key] ?? "";
-        const list = by.get(value);
-        if (list === undefined) by.set(value, [i]);
-        else list.push(i);
-      });
-      domains = [...by.keys()].sort(compareNames).map((name) => ({
-        name,
-        nodes: Int32Array.from(by.get(name)!),
-      }));
-    }
+    const domains = domainsOf(this.names, this.labels, key);
     this.domainCache.set(cacheKey, domains);
     return domains;
   }

@@ -543,3 +543,37 @@ Deno.test("easy on resources: the indexed search (follow-up sessions skipped) de
   // Proves nothing unless jobs of no limit are backfilled.
   assert(zeroBackfilled >= RUNS / 10, `only ${zeroBackfilled} backfills of limit 0`);
 });
+
+Deno.test("easy on resources: easy_extra tries a job on the machine at the shadow time without the jobs started before it that end by then", () => {
+  const nodes = ["n0", "n1", "n2", "n3"].map((name) => ({ name, capacity: { cpu: 4 } }));
+  const job = (replicas: number, limit: number) => ({
+    submitTime: 0,
+    numNodes: 0,
+    timeLimit: limit,
+    demand: { replicas, perReplica: { cpu: 4 } },
+  });
+  // Job 0 holds n0 and n1 until 100; job 1 (the head) needs three whole
+  // nodes: its shadow is 100, one node extra. Job 2 ends by 100 (on n2),
+  // so job 3 (past 100, on n3) leaves the head n0, n1 and n2 then.
+  const jobs = [job(2, 100), job(3, 10), job(1, 50), job(1, 1000)];
+  for (const decisions of [true, false]) {
+    let s = initialState({
+      totalNodes: 4,
+      resourceModel: topologyCluster(nodes),
+      backfillPolicy: "easy_extra",
+      decisions,
+    });
+    s = step(s, appendJobs(jobs)).state;
+    const a = step(s, runToCompletion());
+    // Job 3 starts in the session job 2 starts in (a PEND row first would say
+    // it was tried with job 2 still on n2 at 100, and started by the next
+    // session only).
+    const verdicts = a.rows.decisions.filter((d) => d.time === 0).map((d) =>
+      `${d.type} ${d.jobId}`
+    );
+    assertEquals(verdicts, decisions ? ["DISPATCH 0", "PEND 1", "DISPATCH 2", "DISPATCH 3"] : []);
+    const rows = [...a.rows.jobs, ...step(a.state, finish()).rows.jobs];
+    const begins = rows.map((r) => `${r.jobId}@${r.beginTime}`).sort();
+    assertEquals(begins, ["0@0", "1@100", "2@0", "3@0"], `decisions: ${decisions}`);
+  }
+});

@@ -252,3 +252,34 @@ Deno.test("topology runs: free units per node (made from the node classes when r
     { numRuns: RUNS, seed: SEED },
   );
 });
+
+Deno.test("topology runs: a placement packed in other free units is allocated where it says when they hold it, else refused with the node and resource short", () => {
+  const model = topologyCluster(
+    Array.from({ length: 6 }, (_, i) => ({ name: `n${i}`, capacity: { cpu: 4 } })),
+  );
+  const job = demandRecord(0, { replicas: 10, perReplica: { cpu: 1 } });
+  // Packed on the empty machine: n0=4, n1=4, n2=2 (EASY's extra rule allocates
+  // such a placement on its copy of the machine at the shadow time).
+  const placement = model.place(model.initial, job).placement as Placement;
+  const other = demandRecord(1, { replicas: 3, perReplica: { cpu: 1 } });
+  const at = (name: string) =>
+    ({ domain: "global", allocation: [{ nodeName: name, replicas: 3 }] }) as Placement;
+  // Elsewhere busy: the placement fits and is taken as it says.
+  const fits = model.allocate(model.beginEdit(model.initial), other, at("n5"));
+  model.allocate(fits, job, placement);
+  assertEquals(
+    ["n0", "n1", "n2", "n5"].map((n) => model.freeOn!(fits, n)?.cpu),
+    [0, 0, 2, 1],
+  );
+  model.release(fits, job);
+  assertEquals(model.freeOn!(fits, "n0")?.cpu, 4);
+  // Busy on n0: refused, as any allocation that does not fit.
+  const busy = model.allocate(model.beginEdit(model.initial), other, at("n0"));
+  let message = "";
+  try {
+    model.allocate(busy, job, placement);
+  } catch (e) {
+    message = (e as Error).message;
+  }
+  assertEquals(message, "topology cluster: job 0 needs 4 cpu on n0, which has 1 free");
+});
