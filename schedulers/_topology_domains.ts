@@ -1,7 +1,7 @@
 // A topology cluster's domains (schedulers/topology_cluster.ts): the nodes
 // grouped by their value of a topology key, in name order.
 
-import { compareNames } from "./topology_cluster.ts";
+import { compareNames } from "./_name_order.ts";
 import type { Domain } from "./_topology_pack.ts";
 
 /**

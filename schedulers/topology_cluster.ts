@@ -37,6 +37,10 @@ import { type Domain, TopologyPacker } from "./_topology_pack.ts";
 import { ClusterState, sumFree, takeSums, takeUnits } from "./_topology_free.ts";
 import { changeOnline, emptyOnline, type NodesOf } from "./_topology_nodes.ts";
 import { domainsOf } from "./_topology_domains.ts";
+import { compareNames } from "./_name_order.ts";
+
+/** Code-point order of names, as every topology output sorts them. */
+export { compareNames };
 
 /**
  * A node of a topology cluster: its name, topology labels and capacity.
@@ -83,18 +87,6 @@ export interface TopologyState {
   readonly classCounts: Float64Array;
   /** The classes `cls` numbers (another cluster's state is read by its free units only). */
   readonly classOwner: object;
-}
-
-/** Code-point order (= the byte order of UTF-8, as Go compares strings). */
-export function compareNames(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.codePointAt(i)!;
-    const y = b.codePointAt(i)!;
-    if (x !== y) return x - y;
-    if (x > 0xffff) i++;
-  }
-  return a.length - b.length;
 }
 
 /**
