@@ -13,7 +13,7 @@
 import { type PendReason, pendReasons } from "./decisions.ts";
 import { queueBlock } from "./queues.ts";
 import type { ResourceModel } from "./resource_model.ts";
-import type { RunningSet } from "./running.ts";
+import type { RunningJob, RunningSet } from "./running.ts";
 import type { ResourceModelState, SimState } from "./state.ts";
 import type { JobRecord } from "./types.ts";
 import { unplaceableCache } from "./_unplaceable.ts";
@@ -128,7 +128,9 @@ export interface WalkShadow {
  * together, until `headNodes` of the node-count pool (`free` of them free
  * now) are free and `scan` places the head; jobs whose projected end is not
  * after `now` last. Undefined when the head cannot be placed even with every
- * running job released. `record`: a running job's record by id.
+ * running job released. `record`: a running job's record by id. `resume`:
+ * a walk resumed at running job `next` (undefined: none left), every job
+ * before it released on `scan` already and `free` counting their nodes.
  */
 export function releaseWalk(
   running: RunningSet,
@@ -137,10 +139,11 @@ export function releaseWalk(
   headNodes: number,
   scan: WalkScan,
   record: (id: number) => JobRecord,
+  resume?: { readonly next: RunningJob | undefined },
 ): WalkShadow | undefined {
   let nodes = free;
   let overran: number[] | undefined;
-  let r = running.first();
+  let r = resume === undefined ? running.first() : resume.next;
   while (r !== undefined) {
     const at = r.projectedEnd;
     // Every job projected to end at `at`, together.

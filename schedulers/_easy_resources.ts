@@ -40,8 +40,8 @@
 
 import type { AdmissionSession, SessionResources } from "../core/admission.ts";
 import { type PendReason, pendReasons } from "../core/decisions.ts";
-import type { Placement, ResourceModel } from "../core/resource_model.ts";
-import type { RunningSet } from "../core/running.ts";
+import type { Placement, ReleaseScan, ResourceModel } from "../core/resource_model.ts";
+import type { RunningJob, RunningSet } from "../core/running.ts";
 import type { JobRecord } from "../core/types.ts";
 import { demandShapeId } from "../core/_demand_shape.ts";
 import { runningNow } from "../core/_session.ts";
@@ -131,6 +131,7 @@ function shadowOf(
   head: JobRecord,
   read: boolean,
   running: RunningSet,
+  resume?: LowWalk,
 ): Shadow | undefined {
   const model = res.model;
   const first = running.first();
@@ -140,7 +141,7 @@ function shadowOf(
     if (kept !== undefined) return kept;
   }
   const shadow = read && model.releaseScan !== undefined
-    ? scanShadow(s, res, head, running)
+    ? scanShadow(s, res, head, running, resume)
     : computeShadow(s, res, head, running);
   if (version !== undefined && shadow !== undefined) {
     if (shadow.ended !== true) model.endEdit(shadow.state);
@@ -183,23 +184,30 @@ function endShadow(s: AdmissionSession, res: SessionResources, shadow: Shadow): 
 /**
  * `computeShadow` for a shadow only read, on the model's `releaseScan`:
  * the same releases in the same order (core's `releaseWalk`), without a
- * copy of the state.
+ * copy of the state. `resume`: `lowerBound`'s walk, with nothing started
+ * since: resumed at its time (before it `mayPlace` ruled the head out, so
+ * the walk would have placed it at none), not walked again from the start.
  */
 function scanShadow(
   s: AdmissionSession,
   res: SessionResources,
   head: JobRecord,
   running: RunningSet,
+  resume?: LowWalk,
 ): Shadow | undefined {
-  const scan = res.model.releaseScan!(res.state, head);
-  const at = releaseWalk(
-    running,
-    s.now,
-    s.free,
-    head.numNodes,
-    scan,
-    (id) => runningRecord(res, id),
-  );
+  const record = (id: number) => runningRecord(res, id);
+  const at = resume === undefined
+    ? releaseWalk(
+      running,
+      s.now,
+      s.free,
+      head.numNodes,
+      res.model.releaseScan!(res.state, head),
+      record,
+    )
+    : resume.scan.canPlace()
+    ? { time: resume.at, nodes: resume.nodes }
+    : releaseWalk(running, s.now, resume.nodes, head.numNodes, resume.scan, record, resume);
   return at === undefined ? undefined : { time: at.time, nodes: at.nodes, ended: true };
 }
 
@@ -528,10 +536,12 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
         job = search.nextFitting(s.free, fits, noRoomFrom);
         continue;
       }
+      // The lower bound's walk, for a shadow computed right after it (nothing started since).
+      let low: LowWalk | undefined;
       if (shadow === undefined && !raised && !early(job.timeLimit)) {
         raised = true;
-        const low = lowerBound(s, res, head, running ??= s.running);
-        if (low !== undefined) early = endsBefore(s, low);
+        low = lowerBound(s, res, head, running ??= s.running);
+        if (low !== undefined) early = endsBefore(s, low.at);
       }
       if (shadow === undefined && early(job.timeLimit)) {
         if (!(job.timeLimit > 0)) ending = false;
@@ -539,7 +549,7 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
         running = undefined;
       } else {
         if (shadow === undefined) {
-          shadow = shadowOf(s, res, head, true, running ??= s.running);
+          shadow = shadowOf(s, res, head, true, running ??= s.running, low);
           if (shadow === undefined) return false;
           fits = endsBefore(s, shadow.time);
         }
@@ -556,6 +566,18 @@ function easySearch(s: AdmissionSession, res: SessionResources, head: JobRecord)
   return ending;
 }
 
+/** `lowerBound`'s answer and where its walk stopped (see `releaseWalk`'s `resume`). */
+interface LowWalk {
+  /** The lower bound. */
+  readonly at: number;
+  /** The node-count pool's nodes free with every job ending by `at` released. */
+  readonly nodes: number;
+  /** The scan they are released on. */
+  readonly scan: ReleaseScan;
+  /** The first running job ending after `at` (undefined: none). */
+  readonly next: RunningJob | undefined;
+}
+
 /**
  * A lower bound of the head's shadow time when no running job has overrun:
  * the first projected end by which, with every job ending by then released,
@@ -566,7 +588,7 @@ function lowerBound(
   res: SessionResources,
   head: JobRecord,
   running: RunningSet,
-): number | undefined {
+): LowWalk | undefined {
   const scan = res.model.releaseScan!(res.state, head);
   let nodes = s.free;
   let r = running.first();
@@ -577,7 +599,7 @@ function lowerBound(
       nodes += r.numNodes;
       r = running.after(r);
     }
-    if (head.numNodes <= nodes && scan.mayPlace()) return at;
+    if (head.numNodes <= nodes && scan.mayPlace()) return { at, nodes, scan, next: r };
   }
   return undefined;
 }
