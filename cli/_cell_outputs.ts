@@ -41,10 +41,10 @@ export function figuresJson(figures: RunFigures): string {
  * ```ts
  * import { KeepOneOutput } from "./_cell_outputs.ts";
  * const fs = new KeepOneOutput("/cell/stats.json");
- * const f = fs.create("/cell/stats.json.tmp");
+ * const f = fs.create("/cell/stats.json.tmp-1"); // the atomic writer's temporary name
  * f.write(new TextEncoder().encode("{}"));
  * f.close();
- * fs.rename("/cell/stats.json.tmp", "/cell/stats.json");
+ * fs.rename("/cell/stats.json.tmp-1", "/cell/stats.json");
  * console.assert(fs.text() === "{}" && fs.exists("/cell") && fs.discards("/cell/x.csv"));
  * ```
  */
