@@ -1,8 +1,8 @@
 // The default test task touches nothing outside its temp folder (issue 27):
 // the Slurm tests, which may apt-get install Slurm and start its daemons,
 // are only in `deno task test:slurm`, and .ci/run runs them only where Slurm
-// is already installed, before the default task (whose closing lines end
-// the CI log).
+// is already installed, after `deno task check` and before the default task
+// (whose closing lines end the CI log).
 
 import { assert, assertEquals } from "./_assert.ts";
 import { ROOT } from "./_cli.ts";
@@ -43,9 +43,14 @@ async function ciRun(withSlurm: boolean): Promise<string[]> {
   }
 }
 
-Deno.test(".ci/run: test:slurm only where slurmctld is installed; the default task last", async () => {
-  assertEquals(await ciRun(false), ["deno --version", "deno task test"]);
-  assertEquals(await ciRun(true), ["deno --version", "deno task test:slurm", "deno task test"]);
+Deno.test(".ci/run: the checks first, test:slurm only where slurmctld is installed; the default task last", async () => {
+  assertEquals(await ciRun(false), ["deno --version", "deno task check", "deno task test"]);
+  assertEquals(await ciRun(true), [
+    "deno --version",
+    "deno task check",
+    "deno task test:slurm",
+    "deno task test",
+  ]);
 });
 
 Deno.test("first use prints no build-script warning: protobufjs's postinstall is denied by name", () => {
