@@ -609,26 +609,12 @@ class TopologyCluster implements ResourceModel<TopologyState> {
   ): void {
     const { takeCols, takeAmounts, takeId } = this.slotCaches.shapeOf(d);
     const byClass = this.classes.on && state.classOwner === this.classes;
-    if (
-      byClass && state instanceof ClusterState &&
-      (state.offline === undefined || state.offline.size === 0)
-    ) {
-      // The classes say each node's free units: those are left behind.
-      state.classCounts = this.classes.take(
-        state,
-        takeId,
-        takeCols,
-        takeAmounts,
-        runs,
-        sign,
-        members,
-      );
-      takeSums(state.freeSums, takeCols, takeAmounts, runs, sign);
-      state.leaveFree();
-      return;
-    }
-    // Read (made from the classes if behind) before the classes move.
-    void state.free;
+    // With every node online the classes say each node's free units, which
+    // are then left behind; otherwise they are read (made from the classes
+    // if behind) before the classes move, and kept.
+    const unitsFromClasses = byClass && state instanceof ClusterState &&
+      (state.offline === undefined || state.offline.size === 0);
+    if (!unitsFromClasses) void state.free;
     if (byClass) {
       (state as { classCounts: Float64Array }).classCounts = this.classes.take(
         state,
@@ -639,6 +625,11 @@ class TopologyCluster implements ResourceModel<TopologyState> {
         sign,
         members,
       );
+    }
+    if (unitsFromClasses) {
+      takeSums(state.freeSums, takeCols, takeAmounts, runs, sign);
+      (state as ClusterState).leaveFree();
+      return;
     }
     takeUnits(state, this.resources.length, takeCols, takeAmounts, runs, sign);
   }
