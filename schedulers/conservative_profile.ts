@@ -315,6 +315,23 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
       let pendingStart = 0;
       const insufficient = () => pendReasons.insufficientNodes(pending.numNodes, pendingFree);
       const blockedReason = () => reservationBlocked(pending, pendingFree, pendingStart);
+      // A job that stays waiting (reservation at `start`, `free` nodes now):
+      // pended with the code that holds it back, the session's wake-up and
+      // the bounds `blocked` and `short` of the memory kept up to date.
+      const holdBack = (job: JobRecord, free: number, start: number): void => {
+        pending = job;
+        pendingFree = free;
+        pendingStart = start;
+        last = job;
+        if (job.numNodes > free) {
+          s.pend(job, insufficient, "insufficient_nodes");
+          if (job.numNodes < leastShort) leastShort = job.numNodes;
+        } else {
+          s.pend(job, blockedReason, "reservation_blocked");
+          if (job.numNodes > mostBlocked) mostBlocked = job.numNodes;
+        }
+        if (start > now && start < wake) wake = start;
+      };
       // A session where jobs only arrived: nothing left the candidates or
       // moved since the memory's session (the same `waitingChanges`), and
       // the last job held comes right after the other held ones: they are
@@ -366,18 +383,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
           fresh.push(job.id, start, job.timeLimit, job.numNodes);
           if (filled) blocks.push(job.id, start, job.timeLimit, job.numNodes);
           built!.add(start, start + job.timeLimit, -job.numNodes);
-          pending = job;
-          pendingFree = free;
-          pendingStart = start;
-          last = job;
-          if (job.numNodes > free) {
-            s.pend(job, insufficient, "insufficient_nodes");
-            if (job.numNodes < leastShort) leastShort = job.numNodes;
-          } else {
-            s.pend(job, blockedReason, "reservation_blocked");
-            if (job.numNodes > mostBlocked) mostBlocked = job.numNodes;
-          }
-          if (start > now && start < wake) wake = start;
+          holdBack(job, free, start);
           if (start < freshSoonest) freshSoonest = start;
           waitingAhead = true;
           continue;
@@ -391,18 +397,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
             if (job.numNodes > free || (start > now && compression)) {
               cursor++;
               observe?.(job.id, start, now);
-              pending = job;
-              pendingFree = free;
-              pendingStart = start;
-              last = job;
-              if (job.numNodes > free) {
-                s.pend(job, insufficient, "insufficient_nodes");
-                if (job.numNodes < leastShort) leastShort = job.numNodes;
-              } else {
-                s.pend(job, blockedReason, "reservation_blocked");
-                if (job.numNodes > mostBlocked) mostBlocked = job.numNodes;
-              }
-              if (start > now && start < wake) wake = start;
+              holdBack(job, free, start);
               waitingAhead = true;
               continue;
             }
@@ -456,18 +451,7 @@ export function conservativeProfilePolicy(options: ConservativeProfileOptions = 
           blocks.push(job.id, start, job.timeLimit, job.numNodes);
           built?.add(start, start + job.timeLimit, -job.numNodes);
         }
-        pending = job;
-        pendingFree = free;
-        pendingStart = start;
-        last = job;
-        if (job.numNodes > free) {
-          s.pend(job, insufficient, "insufficient_nodes");
-          if (job.numNodes < leastShort) leastShort = job.numNodes;
-        } else {
-          s.pend(job, blockedReason, "reservation_blocked");
-          if (job.numNodes > mostBlocked) mostBlocked = job.numNodes;
-        }
-        if (start > now && start < wake) wake = start;
+        holdBack(job, free, start);
         if (start < soonest) soonest = start;
         kept.push(job.id, start, job.timeLimit, job.numNodes);
         waitingAhead = true;
