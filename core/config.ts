@@ -11,6 +11,7 @@ import type {
   CapacityCutPolicy,
   CapacitySemantics,
   JobStoreOverflow,
+  NodeFailurePolicy,
   PriorityPolicy,
   RunTimeDistribution,
   RunTimeMode,
@@ -70,6 +71,10 @@ export interface ResolvedConfig {
   readonly onCapacityCut: CapacityCutPolicy;
   /** Whose capacity-change rules apply. */
   readonly capacitySemantics: CapacitySemantics;
+  /** What a node failure does to the jobs running on the failed nodes. */
+  readonly onNodeFailure: NodeFailurePolicy;
+  /** How many times a job may be requeued after node failures. */
+  readonly requeueLimit: number;
   /** Settings of pickers by name (JSON data), absent when none are given. */
   readonly pickerSettings?: Readonly<Record<string, unknown>>;
 }
@@ -97,6 +102,9 @@ const DISTRIBUTION: readonly RunTimeDistribution[] = ["normal", "lognormal", "un
 const OVERFLOW: readonly JobStoreOverflow[] = ["abort", "grow"];
 const CAPACITY_CUT: readonly CapacityCutPolicy[] = ["drain", "kill"];
 const CAPACITY_SEMANTICS: readonly CapacitySemantics[] = ["evtsim", "drevt"];
+const NODE_FAILURE: readonly NodeFailurePolicy[] = ["kill", "requeue"];
+/** Times a job may be requeued after node failures, when not configured. */
+export const DEFAULT_REQUEUE_LIMIT = 3;
 
 function oneOf<T extends string>(
   name: string,
@@ -246,6 +254,8 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
       CAPACITY_SEMANTICS,
       "evtsim",
     ),
+    onNodeFailure: oneOf("on node failure", config.onNodeFailure, NODE_FAILURE, "kill"),
+    requeueLimit: nonNegative("requeue limit", config.requeueLimit, DEFAULT_REQUEUE_LIMIT),
     ...(config.pickerSettings === undefined
       ? {}
       : { pickerSettings: jsonSettings(config.pickerSettings) }),
