@@ -216,6 +216,12 @@ export {
   WHOLE_NODE,
 } from "./core/machine.ts";
 export {
+  drawNodeFailures,
+  type FailureModel,
+  type NodeFailureEvent,
+  withNodeFailures,
+} from "./core/failure_model.ts";
+export {
   topologyCluster,
   type TopologyNode,
   type TopologyState,

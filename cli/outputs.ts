@@ -43,6 +43,8 @@ export interface OutputPaths {
   readonly decisions?: string;
   /** The `.replay` log of `--record`. */
   readonly record?: string;
+  /** `--failures_out`: the run's node failures as a failure trace. */
+  readonly failures?: string;
 }
 
 /**
@@ -89,6 +91,8 @@ export interface ScheduleLayout extends ScheduleCsvOptions {
   readonly resourceModel?: ResourceModel;
   /** The resource timeline's columns: DR_EVT's (default), or a free/used pair per resource added. */
   readonly resourceColumns?: ResourceColumns;
+  /** A run with node failures: the extended CSV schedule ends with a `requeues` column. */
+  readonly requeues?: boolean;
 }
 
 /**
@@ -140,6 +144,7 @@ export class RunOutputs {
   private readonly stats: AtomicTextWriter | undefined;
   private readonly decisions: AtomicTextWriter | undefined;
   private readonly record: AtomicTextWriter | undefined;
+  private readonly failures: AtomicTextWriter | undefined;
   private layout: ScheduleLayout | undefined;
   private swf: SwfScheduleWriter | undefined;
   private parquet: ParquetSchedule | undefined;
@@ -188,6 +193,7 @@ export class RunOutputs {
       this.metricRows = paths.statsJson !== undefined ? new MetricsCollector() : undefined;
       this.decisions = paths.decisions !== undefined ? this.set.open(paths.decisions) : undefined;
       this.record = paths.record !== undefined ? this.set.open(paths.record) : undefined;
+      this.failures = paths.failures !== undefined ? this.set.open(paths.failures) : undefined;
     } catch (e) {
       this.set.abort();
       throw e;
@@ -219,7 +225,8 @@ export class RunOutputs {
       this.jobs.line(
         scheduleHeader(layout) +
           (layout.extended
-            ? ",job_id,wait_time,bounded_slowdown,trace_job_id,trace_user,nodes"
+            ? ",job_id,wait_time,bounded_slowdown,trace_job_id,trace_user,nodes" +
+              (layout.requeues === true ? ",requeues" : "")
             : ""),
       );
     }
@@ -386,9 +393,16 @@ export class RunOutputs {
       this.jobs.line(
         `${scheduleLine(r, layout)},${r.jobId},${formatTime(extra.wait, layout.msec === true)},${
           formatSlowdown(extra.boundedSlowdown)
-        },${extra.traceJobId},${csvField(extra.user)},${csvField(extra.nodes)}`,
+        },${extra.traceJobId},${csvField(extra.user)},${csvField(extra.nodes)}${
+          layout.requeues === true ? `,${r.requeues ?? 0}` : ""
+        }`,
       );
     });
+  }
+
+  /** The `--failures_out` file's text (written with the other outputs). */
+  failureTrace(text: string): void {
+    this.failures?.text(text);
   }
 
   /** Writes the statistics JSON (when asked for) and moves every file into place. */

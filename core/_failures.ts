@@ -11,6 +11,7 @@
 // requeue instant, so it queues behind the jobs already waiting; its record
 // keeps the first one (`firstSubmitTime`), which its schedule row shows.
 
+import { DEFAULT_REQUEUE_LIMIT } from "./config.ts";
 import { defaultExitStatus } from "./live.ts";
 import type { Working } from "./_engine.ts";
 import type { JobRecord } from "./types.ts";
@@ -36,7 +37,8 @@ export function endOnFailedNodes(w: Working, failed: readonly string[], now: num
   for (const { rec, nodes } of victims) {
     stats.lostWork! += nodes.length * (now - rec.beginTime);
     const requeues = rec.requeues ?? 0;
-    if (w.config.onNodeFailure === "requeue" && requeues < w.config.requeueLimit) {
+    const limit = w.config.requeueLimit ?? DEFAULT_REQUEUE_LIMIT;
+    if (w.config.onNodeFailure === "requeue" && requeues < limit) {
       requeue(w, rec, nodes.filter((n) => names.has(n)), now);
     } else {
       w.endEarly(rec, now, "killed", defaultExitStatus("killed"));

@@ -71,10 +71,14 @@ export interface ResolvedConfig {
   readonly onCapacityCut: CapacityCutPolicy;
   /** Whose capacity-change rules apply. */
   readonly capacitySemantics: CapacitySemantics;
-  /** What a node failure does to the jobs running on the failed nodes. */
-  readonly onNodeFailure: NodeFailurePolicy;
-  /** How many times a job may be requeued after node failures. */
-  readonly requeueLimit: number;
+  /**
+   * What a node failure does to the jobs running on the failed nodes
+   * (absent: `kill`; present only when given, so other configurations stay
+   * as they were).
+   */
+  readonly onNodeFailure?: NodeFailurePolicy;
+  /** How many times a job may be requeued after node failures (absent: 3; present only when given). */
+  readonly requeueLimit?: number;
   /** Settings of pickers by name (JSON data), absent when none are given. */
   readonly pickerSettings?: Readonly<Record<string, unknown>>;
 }
@@ -254,8 +258,12 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
       CAPACITY_SEMANTICS,
       "evtsim",
     ),
-    onNodeFailure: oneOf("on node failure", config.onNodeFailure, NODE_FAILURE, "kill"),
-    requeueLimit: nonNegative("requeue limit", config.requeueLimit, DEFAULT_REQUEUE_LIMIT),
+    ...(config.onNodeFailure === undefined
+      ? {}
+      : { onNodeFailure: oneOf("on node failure", config.onNodeFailure, NODE_FAILURE, "kill") }),
+    ...(config.requeueLimit === undefined
+      ? {}
+      : { requeueLimit: nonNegative("requeue limit", config.requeueLimit, DEFAULT_REQUEUE_LIMIT) }),
     ...(config.pickerSettings === undefined
       ? {}
       : { pickerSettings: jsonSettings(config.pickerSettings) }),

@@ -19,7 +19,7 @@
 // read from a file (io/replay_schema.ts); `restoreSnapshot` checks the facts
 // that tie the parts together and throws an `EvtsimError` when they do not.
 
-import { DEFAULT_REQUEUE_LIMIT, type ResolvedConfig } from "./config.ts";
+import type { ResolvedConfig } from "./config.ts";
 import type { PendReasonCode } from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
 import type { LiveEvent } from "./live.ts";
@@ -62,9 +62,9 @@ export interface ConfigData {
   readonly onCapacityCut?: ResolvedConfig["onCapacityCut"];
   /** Absent for the default `evtsim`. */
   readonly capacitySemantics?: ResolvedConfig["capacitySemantics"];
-  /** Absent for the default `kill`. */
+  /** Absent when not given (`kill`). */
   readonly onNodeFailure?: ResolvedConfig["onNodeFailure"];
-  /** Absent for the default 3. */
+  /** Absent when not given (3). */
   readonly requeueLimit?: number;
   /** Settings of pickers by name; absent when none are given. */
   readonly pickerSettings?: Readonly<Record<string, unknown>>;
@@ -202,8 +202,8 @@ export function configData(c: ResolvedConfig, model?: ResourceModel): ConfigData
     })),
     ...(c.onCapacityCut === "drain" ? {} : { onCapacityCut: c.onCapacityCut }),
     ...(c.capacitySemantics === "evtsim" ? {} : { capacitySemantics: c.capacitySemantics }),
-    ...(c.onNodeFailure === "kill" ? {} : { onNodeFailure: c.onNodeFailure }),
-    ...(c.requeueLimit === DEFAULT_REQUEUE_LIMIT ? {} : { requeueLimit: c.requeueLimit }),
+    ...(c.onNodeFailure === undefined ? {} : { onNodeFailure: c.onNodeFailure }),
+    ...(c.requeueLimit === undefined ? {} : { requeueLimit: c.requeueLimit }),
     ...(c.pickerSettings === undefined ? {} : { pickerSettings: c.pickerSettings }),
     ...(model === undefined ? {} : { resourceNodes: modelNodes(model) }),
   };
