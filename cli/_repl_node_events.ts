@@ -57,6 +57,11 @@ export function nodeEvents(
     if (l.kind === "nodes") { for (const n of [...l.down, ...l.up]) live.add(n); }
   }
   if (live.size === 0 && before.capacityIndex === after.capacityIndex) return killed;
+  // Nodes that failed (unplanned) in the piece, by the schedule's `failed` lists.
+  const failed = new Set<string>();
+  for (const c of before.config.capacitySchedule.slice(before.capacityIndex, after.capacityIndex)) {
+    for (const n of c.failed ?? []) failed.add(n);
+  }
   const was = new Set(model.offline(before.resources!.state));
   const now = new Set(model.offline(after.resources!.state));
   if (want("NODE_CHANGE")) {
@@ -67,7 +72,7 @@ export function nodeEvents(
         fields: {
           node: n.name,
           state: now.has(n.name) ? "DOWN" : "UP",
-          source: live.has(n.name) ? "live" : "schedule",
+          source: live.has(n.name) ? "live" : failed.has(n.name) ? "failure" : "schedule",
           time: t,
         },
       });
@@ -77,6 +82,23 @@ export function nodeEvents(
     for (const r of before.running.values()) {
       const done = endedRecord(after, r.id);
       if (done?.outcome === "killed" && done.endTime === t) killed.add(r.id);
+      // Requeued by a failure: running before, waiting again after (same id).
+      const back = r.id >= after.store.firstId
+        ? after.store.records.get(r.id - after.store.firstId)
+        : undefined;
+      if (back !== undefined && back.beginTime < 0 && back.requeues !== undefined) {
+        out.push({
+          type: "JOB_STATE_CHANGE",
+          fields: {
+            job: r.id,
+            state: "PEND",
+            oldState: "RUN",
+            ...(back.queue === undefined ? {} : { queue: back.queue }),
+            requeues: back.requeues,
+            time: t,
+          },
+        });
+      }
     }
   }
   return killed;
