@@ -236,8 +236,14 @@ export function resourceInfo(state: SimState): string[] {
 }
 
 // "down gpu[001-004], up cpu003": the nodes a change names, if any.
-function named(c: { readonly down?: readonly string[]; readonly up?: readonly string[] }): string {
-  const parts = [["down", c.down], ["up", c.up]].flatMap(([f, list]) =>
+function named(
+  c: {
+    readonly down?: readonly string[];
+    readonly up?: readonly string[];
+    readonly failed?: readonly string[];
+  },
+): string {
+  const parts = [["down", c.down], ["failed", c.failed], ["up", c.up]].flatMap(([f, list]) =>
     list === undefined || list.length === 0 ? [] : [`${f} ${compressHostlist([...list])}`]
   );
   return parts.join(", ");

@@ -52,13 +52,18 @@ export function nodeEvents(
   if (!want("NODE_CHANGE") && !want("JOB_STATE_CHANGE")) return killed;
   const t = after.time;
   const live = new Set<string>();
+  // Nodes that failed (unplanned) in the piece: live ones and the schedule's `failed` lists.
+  const failed = new Set<string>();
   for (const l of before.liveEvents.values()) {
     if (l.time > t) break;
-    if (l.kind === "nodes") { for (const n of [...l.down, ...l.up]) live.add(n); }
+    if (l.kind === "nodes") {
+      for (const n of [...l.down, ...l.up]) live.add(n);
+      for (const n of l.failed ?? []) failed.add(n);
+    }
   }
-  if (live.size === 0 && before.capacityIndex === after.capacityIndex) return killed;
-  // Nodes that failed (unplanned) in the piece, by the schedule's `failed` lists.
-  const failed = new Set<string>();
+  if (live.size === 0 && failed.size === 0 && before.capacityIndex === after.capacityIndex) {
+    return killed;
+  }
   for (const c of before.config.capacitySchedule.slice(before.capacityIndex, after.capacityIndex)) {
     for (const n of c.failed ?? []) failed.add(n);
   }
@@ -72,7 +77,7 @@ export function nodeEvents(
         fields: {
           node: n.name,
           state: now.has(n.name) ? "DOWN" : "UP",
-          source: live.has(n.name) ? "live" : failed.has(n.name) ? "failure" : "schedule",
+          source: failed.has(n.name) ? "failure" : live.has(n.name) ? "live" : "schedule",
           time: t,
         },
       });

@@ -431,7 +431,10 @@ export class Working {
       );
     }
     const before = model.offline(this.resourceState).length;
-    this.resourceState = model.setOnline(this.ownResources(model), names, online);
+    // Each node once: a name given twice (two failures of one node at one
+    // instant) would take its units away twice.
+    const once = new Set(names).size === names.length ? names : [...new Set(names)];
+    this.resourceState = model.setOnline(this.ownResources(model), once, online);
     return model.offline(this.resourceState).length !== before;
   }
 

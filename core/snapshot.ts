@@ -289,7 +289,14 @@ function liveEventData(e: LiveEvent): LiveEventData {
     case "capacity":
       return { kind: e.kind, time: e.time, seq: e.seq, capacity: e.capacity };
     case "nodes":
-      return { kind: e.kind, time: e.time, seq: e.seq, down: [...e.down], up: [...e.up] };
+      return {
+        kind: e.kind,
+        time: e.time,
+        seq: e.seq,
+        down: [...e.down],
+        up: [...e.up],
+        ...(e.failed === undefined ? {} : { failed: [...e.failed] }),
+      };
   }
 }
 

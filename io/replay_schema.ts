@@ -135,6 +135,7 @@ const LiveEventSchema = z.discriminatedUnion("kind", [
     seq: nat,
     down: z.array(z.string()),
     up: z.array(z.string()),
+    failed: z.array(z.string()).optional(),
   }),
 ]);
 
@@ -324,6 +325,7 @@ export const InputSchema = z.discriminatedUnion("kind", [
     kind: z.literal("changeNodes"),
     down: z.array(z.string()).optional(),
     up: z.array(z.string()).optional(),
+    failed: z.array(z.string()).optional(),
     time: num.optional(),
   }),
 ]);
