@@ -41,7 +41,6 @@ export type {
   JobRow,
   JobSpec,
   JobStoreOverflow,
-  NodeFailurePolicy,
   Notice,
   PriorityPolicy,
   RecordedJob,
@@ -215,12 +214,6 @@ export {
   PARTITION_RESOURCE,
   WHOLE_NODE,
 } from "./core/machine.ts";
-export {
-  drawNodeFailures,
-  type FailureModel,
-  type NodeFailureEvent,
-  withNodeFailures,
-} from "./core/failure_model.ts";
 export {
   topologyCluster,
   type TopologyNode,

@@ -183,7 +183,7 @@ function checkNodeNames(
     );
   }
   if (down.length === 0 && up.length === 0 && failed.length === 0) {
-    throw new EvtsimError("usage", "changeNodes: name at least one node in down, up or failed");
+    throw new EvtsimError("usage", "changeNodes: name at least one node in down or up");
   }
   const known = new Set(model.nodes.map((n) => n.name));
   for (const [f, list] of [["down", down], ["up", up], ["failed", failed]] as const) {

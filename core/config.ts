@@ -11,7 +11,6 @@ import type {
   CapacityCutPolicy,
   CapacitySemantics,
   JobStoreOverflow,
-  NodeFailurePolicy,
   PriorityPolicy,
   RunTimeDistribution,
   RunTimeMode,
@@ -76,7 +75,7 @@ export interface ResolvedConfig {
    * (absent: `kill`; present only when given, so other configurations stay
    * as they were).
    */
-  readonly onNodeFailure?: NodeFailurePolicy;
+  readonly onNodeFailure?: "kill" | "requeue";
   /** How many times a job may be requeued after node failures (absent: 3; present only when given). */
   readonly requeueLimit?: number;
   /** Settings of pickers by name (JSON data), absent when none are given. */
@@ -106,7 +105,7 @@ const DISTRIBUTION: readonly RunTimeDistribution[] = ["normal", "lognormal", "un
 const OVERFLOW: readonly JobStoreOverflow[] = ["abort", "grow"];
 const CAPACITY_CUT: readonly CapacityCutPolicy[] = ["drain", "kill"];
 const CAPACITY_SEMANTICS: readonly CapacitySemantics[] = ["evtsim", "drevt"];
-const NODE_FAILURE: readonly NodeFailurePolicy[] = ["kill", "requeue"];
+const NODE_FAILURE: readonly ("kill" | "requeue")[] = ["kill", "requeue"];
 /** Times a job may be requeued after node failures, when not configured. */
 export const DEFAULT_REQUEUE_LIMIT = 3;
 

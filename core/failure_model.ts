@@ -17,7 +17,7 @@ import type { CapacityChange } from "./types.ts";
  *
  * @example
  * ```ts
- * import type { FailureModel } from "@evtsim/evtsim";
+ * import type { FailureModel } from "./failure_model.ts";
  * const m: FailureModel = { mtbf: 86400, repair: 3600, seed: 7 };
  * if (m.mtbf !== 86400) throw new Error("mtbf");
  * ```
@@ -39,7 +39,7 @@ export interface FailureModel {
  *
  * @example
  * ```ts
- * import type { NodeFailureEvent } from "@evtsim/evtsim";
+ * import type { NodeFailureEvent } from "./failure_model.ts";
  * const e: NodeFailureEvent = { time: 3600, node: "gpu001", state: "down" };
  * if (e.state !== "down") throw new Error("state");
  * ```
@@ -61,7 +61,7 @@ export interface NodeFailureEvent {
  *
  * @example
  * ```ts
- * import { drawNodeFailures } from "@evtsim/evtsim";
+ * import { drawNodeFailures } from "./failure_model.ts";
  * const model = { mtbf: 1000, repair: 100, seed: 1 };
  * const a = drawNodeFailures(model, ["n1", "n2"], 0, 5000);
  * const b = drawNodeFailures(model, ["n1", "n2"], 0, 5000);
@@ -133,7 +133,7 @@ function checkModel(m: FailureModel): void {
  *
  * @example
  * ```ts
- * import { withNodeFailures } from "@evtsim/evtsim";
+ * import { withNodeFailures } from "./failure_model.ts";
  * const planned = [{ time: 10, capacity: 1, down: ["n2"] }];
  * const s = withNodeFailures(planned, [{ time: 10, node: "n1", state: "down" }, { time: 20, node: "n1", state: "up" }], 2);
  * if (s.map((c) => c.capacity).join() !== "1,0,1" || s[1].failed?.[0] !== "n1") throw new Error("merged");

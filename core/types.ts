@@ -225,7 +225,7 @@ export interface SimulationConfig {
    * from that instant, until a job has been requeued `requeueLimit` times
    * (then it is killed).
    */
-  readonly onNodeFailure?: NodeFailurePolicy;
+  readonly onNodeFailure?: "kill" | "requeue";
   /** How many times a job may be requeued after node failures (default 3). */
   readonly requeueLimit?: number;
   /**
@@ -260,20 +260,6 @@ export type CapacityCutPolicy = "drain" | "kill";
  * ```
  */
 export type CapacitySemantics = "evtsim" | "drevt";
-
-/**
- * What a node failure does to the jobs running on the failed nodes: they
- * are killed (outcome `killed`, exit status 137) or requeued (back to
- * waiting with the same id).
- *
- * @example
- * ```ts
- * import type { NodeFailurePolicy } from "@evtsim/evtsim";
- * const p: NodeFailurePolicy = "requeue";
- * if (p !== "requeue") throw new Error("policy");
- * ```
- */
-export type NodeFailurePolicy = "kill" | "requeue";
 
 /**
  * A change of the usable node count at a point in time.

@@ -35,8 +35,8 @@ import {
   type SimulationConfig,
   step,
   topologyCluster,
-  withNodeFailures,
 } from "../mod.ts";
+import { withNodeFailures } from "../core/failure_model.ts";
 import { fileRecordingSink } from "../mod.ts";
 import { Resimulation } from "../api/resimulation.ts";
 import { readLog } from "../io/replay_reader.ts";
