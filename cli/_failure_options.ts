@@ -60,8 +60,20 @@ export async function withFailures(
     events.push(...await readNodeFailures(file, timezone, machine.machine, machine.nodes));
   }
   if (spec !== undefined) {
-    const { model, until } = parseFailureModel(spec);
-    events.push(...drawNodeFailures(model, machine.nodes.map((n) => n.name), startTime, until));
+    const { model, until, seed } = parseFailureModel(spec);
+    // A group's own `failures:` (machine file) first, else the spec's mtbf and repair.
+    const nodes = machine.nodes.map((n) => {
+      const own = machine.machine.groups[n.group].failures ?? model;
+      return own === undefined ? { name: n.name } : { name: n.name, model: own };
+    });
+    if (!nodes.some((n) => n.model !== undefined)) {
+      throw new EvtsimError(
+        "usage",
+        "--failure_model: mtbf and repair are missing, and no group of --machine has failures: " +
+          "(expected mtbf=S,repair=S,until=T[,seed=N])",
+      );
+    }
+    events.push(...drawNodeFailures(nodes, seed, startTime, until));
     // Both given: one trace in time order (a stable sort keeps each one's order).
     events.sort((a, b) => a.time - b.time);
   }
@@ -74,16 +86,20 @@ export async function withFailures(
 
 /**
  * `mtbf=S,repair=S,until=T[,seed=N][,distribution=exponential]`, checked
- * field by field (one line naming the field).
+ * field by field (one line naming the field); mtbf and repair come together
+ * or not at all (then the machine file's groups give them).
  *
  * @example
  * ```ts
  * import { parseFailureModel } from "./_failure_options.ts";
- * const { model, until } = parseFailureModel("mtbf=86400,repair=3600,until=604800,seed=7");
- * console.assert(model.mtbf === 86400 && model.seed === 7 && until === 604800);
+ * const { model, until, seed } = parseFailureModel("mtbf=86400,repair=3600,until=604800,seed=7");
+ * console.assert(model?.mtbf === 86400 && seed === 7 && until === 604800);
+ * console.assert(parseFailureModel("until=100").model === undefined);
  * ```
  */
-export function parseFailureModel(spec: string): { model: FailureModel; until: number } {
+export function parseFailureModel(
+  spec: string,
+): { model: FailureModel | undefined; until: number; seed: number } {
   const fail = (what: string): never => {
     throw new EvtsimError(
       "usage",
@@ -110,8 +126,11 @@ export function parseFailureModel(spec: string): { model: FailureModel; until: n
     }
     return x;
   };
-  const mtbf = number("mtbf", true) ?? fail("mtbf is missing");
-  const repair = number("repair", true) ?? fail("repair is missing");
+  const mtbf = number("mtbf", true);
+  const repair = number("repair", true);
+  if ((mtbf === undefined) !== (repair === undefined)) {
+    fail(`${mtbf === undefined ? "mtbf" : "repair"} is missing`);
+  }
   const until = number("until", false) ?? fail("until is missing");
   const seed = number("seed", false);
   if (seed !== undefined && !Number.isSafeInteger(seed)) {
@@ -122,7 +141,8 @@ export function parseFailureModel(spec: string): { model: FailureModel; until: n
     fail(`unknown distribution '${distribution}'`);
   }
   return {
-    model: { mtbf, repair, ...(seed !== undefined ? { seed } : {}) },
+    model: mtbf === undefined ? undefined : { mtbf, repair: repair! },
     until,
+    seed: seed ?? 0,
   };
 }

@@ -1,7 +1,8 @@
 // A seeded failure model: each node fails after an exponentially
 // distributed time up (mean `mtbf` seconds) and is repaired after an
-// exponentially distributed time down (mean `repair`), drawn from the
-// project's generator (core/rng.ts, std::mt19937) seeded with `seed`. The
+// exponentially distributed time down (mean `repair`), its own model or
+// none (it never fails), drawn from the project's generator (core/rng.ts,
+// std::mt19937) seeded with one seed. The
 // draws are made in time order over all nodes (ties: node order), one draw
 // per change, so a later `until` only adds changes after the earlier ones:
 // the same seed gives the same failures, and a longer horizon the same
@@ -12,13 +13,13 @@ import { RngCursor, seedRng } from "./rng.ts";
 import type { CapacityChange } from "./types.ts";
 
 /**
- * How often nodes fail and how long a repair takes (seconds, means of
- * exponential distributions), and the generator's seed.
+ * How often a node fails and how long its repair takes (seconds, means of
+ * exponential distributions).
  *
  * @example
  * ```ts
  * import type { FailureModel } from "./failure_model.ts";
- * const m: FailureModel = { mtbf: 86400, repair: 3600, seed: 7 };
+ * const m: FailureModel = { mtbf: 86400, repair: 3600 };
  * if (m.mtbf !== 86400) throw new Error("mtbf");
  * ```
  */
@@ -27,8 +28,6 @@ export interface FailureModel {
   readonly mtbf: number;
   /** Mean time to repair a failed node (seconds, > 0). */
   readonly repair: number;
-  /** Seed of the generator (default 0). */
-  readonly seed?: number;
   /** The distribution of both times: `exponential` (the only one, and the default). */
   readonly distribution?: "exponential";
 }
@@ -54,51 +53,62 @@ export interface NodeFailureEvent {
 }
 
 /**
- * The failures and repairs the model draws for `nodes` over (`from`,
- * `until`]: every node starts up at `from`; times are whole seconds (at
- * least 1 s apart); a failure after `until` is not drawn, its node's last
- * repair may come after it. Sorted by time, then node order.
+ * The failures and repairs drawn for `nodes` over (`from`, `until`], each
+ * node with its own model (a node without one never fails), from one
+ * generator seeded with `seed`: every node starts up at `from`; times are
+ * whole seconds (at least 1 s apart); a failure after `until` is not
+ * drawn, its node's last repair may come after it. Sorted by time, then
+ * node order.
  *
  * @example
  * ```ts
  * import { drawNodeFailures } from "./failure_model.ts";
- * const model = { mtbf: 1000, repair: 100, seed: 1 };
- * const a = drawNodeFailures(model, ["n1", "n2"], 0, 5000);
- * const b = drawNodeFailures(model, ["n1", "n2"], 0, 5000);
+ * const model = { mtbf: 1000, repair: 100 };
+ * const nodes = [{ name: "n1", model }, { name: "n2", model }, { name: "n3" }];
+ * const a = drawNodeFailures(nodes, 1, 0, 5000);
+ * const b = drawNodeFailures(nodes, 1, 0, 5000);
  * // The same seed draws the same failures; a node is repaired after each failure.
  * if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error("deterministic");
  * const n1 = a.filter((e) => e.node === "n1").map((e) => e.state).join();
  * if (!/^(down,up,)*(down,up)?$/.test(n1 + (n1 === "" ? "" : ","))) throw new Error(n1);
+ * if (a.some((e) => e.node === "n3")) throw new Error("n3 has no model");
  * ```
  */
 export function drawNodeFailures(
-  model: FailureModel,
-  nodes: readonly string[],
+  nodes: readonly { readonly name: string; readonly model?: FailureModel }[],
+  seed: number,
   from: number,
   until: number,
 ): NodeFailureEvent[] {
-  checkModel(model);
+  for (const n of nodes) if (n.model !== undefined) checkModel(n.model);
+  if (!Number.isFinite(seed)) {
+    throw new EvtsimError("usage", `failure model: seed must be a number, got ${seed}`);
+  }
   if (!Number.isFinite(from) || !Number.isFinite(until) || until < from) {
     throw new EvtsimError(
       "usage",
       `failure model: the horizon must be finite and not before the start (${from}), got ${until}`,
     );
   }
-  const rng = RngCursor.from(seedRng(model.seed ?? 0));
+  const rng = RngCursor.from(seedRng(seed));
   const draw = (mean: number) => Math.max(1, Math.round(-mean * Math.log(1 - rng.canonical())));
-  // Each node's next change: [time, node index, down?]; the earliest is applied next.
-  const next: [number, number, boolean][] = nodes.map((_, i) => [from + draw(model.mtbf), i, true]);
+  // Each failing node's next change: [time, node index, down?]; the earliest is applied next.
+  const next: [number, number, boolean][] = [];
+  nodes.forEach((n, i) => {
+    if (n.model !== undefined) next.push([from + draw(n.model.mtbf), i, true]);
+  });
   const out: NodeFailureEvent[] = [];
   for (;;) {
     let k = -1;
-    for (let i = 0; i < next.length; i++) {
-      const [t, , down] = next[i];
+    for (let j = 0; j < next.length; j++) {
+      const [t, i, down] = next[j];
       if (down && t > until) continue;
-      if (k < 0 || t < next[k][0]) k = i;
+      if (k < 0 || t < next[k][0] || (t === next[k][0] && i < next[k][1])) k = j;
     }
     if (k < 0) break;
     const [t, i, down] = next[k];
-    out.push({ time: t, node: nodes[i], state: down ? "down" : "up" });
+    const model = nodes[i].model!;
+    out.push({ time: t, node: nodes[i].name, state: down ? "down" : "up" });
     next[k] = [t + draw(down ? model.repair : model.mtbf), i, !down];
   }
   return out;
@@ -113,9 +123,6 @@ function checkModel(m: FailureModel): void {
         `failure model: ${key} must be a positive number of seconds, got ${v}`,
       );
     }
-  }
-  if (m.seed !== undefined && !Number.isFinite(m.seed)) {
-    throw new EvtsimError("usage", `failure model: seed must be a number, got ${m.seed}`);
   }
   if (m.distribution !== undefined && m.distribution !== "exponential") {
     throw new EvtsimError(

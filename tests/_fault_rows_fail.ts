@@ -78,6 +78,35 @@ export const FAIL_ROWS: FaultRow[] = [
   },
   {
     surface: "in-process",
+    input: "simulate --failure_model without mtbf and repair, on a machine without failures:",
+    run: (dir) => run(dir, ["--failure_model", "until=100"]),
+    expected:
+      /--failure_model: mtbf and repair are missing, and no group of --machine has failures:/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate --machine: a group's failures with a zero repair time",
+    run: async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/m.yaml`,
+        "groups:\n  - name: n\n    count: 2\n    resources: { cores: 4 }\n" +
+          "    failures: { mtbf: 100, repair: 0 }\n",
+      );
+      const out = await cli([
+        "simulate",
+        TRACE,
+        "--machine",
+        `${dir}/m.yaml`,
+        "-o",
+        `${dir}/o.csv`,
+      ]);
+      await Deno.remove(`${dir}/m.yaml`);
+      return out;
+    },
+    expected: /m\.yaml:5: groups\.0\.failures\.repair: expected a positive number of seconds$/,
+  },
+  {
+    surface: "in-process",
     input: "simulate --on_node_failure requeue without any failures",
     run: (dir) => run(dir, ["--on_node_failure", "requeue"]),
     expected: /--on_node_failure needs --node_failures FILE or --failure_model SPEC$/,

@@ -227,3 +227,31 @@ Deno.test("serve --machine: POST /capacity {failed} requeues the job on the node
     assertEquals(out.statistics.lostWork, 600);
   });
 });
+
+Deno.test("simulate --failure_model until=T,seed=N with a machine whose gpu group has failures: only its nodes fail", async () => {
+  await inDir(async (dir) => {
+    const text = await Deno.readTextFile(MACHINE);
+    const machine = text.replace(
+      "    labels: { rack: gpu-rack }\n",
+      "    labels: { rack: gpu-rack }\n    failures: { mtbf: 2000, repair: 300 }\n",
+    );
+    assert(machine !== text);
+    await Deno.writeTextFile(`${dir}/m.yaml`, machine);
+    const r = await runCli([
+      "simulate",
+      TRACE,
+      "--machine",
+      `${dir}/m.yaml`,
+      "--failure_model",
+      "until=6000,seed=1",
+      "--failures_out",
+      `${dir}/f.csv`,
+      "-o",
+      `${dir}/s.csv`,
+    ]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    const rows = (await Deno.readTextFile(`${dir}/f.csv`)).trim().split("\n").slice(1);
+    assert(rows.length >= 4, rows.join("\n"));
+    assert(rows.every((l) => /^\d+,gpu00[1-4],(down|up)$/.test(l)), rows.join("\n"));
+  });
+});
