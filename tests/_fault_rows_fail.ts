@@ -112,6 +112,13 @@ export const FAIL_ROWS: FaultRow[] = [
     expected: /--on_node_failure needs --node_failures FILE or --failure_model SPEC$/,
   },
   {
+    surface: "in-process",
+    input: "simulate --node_failures with --capacity_semantics drevt",
+    run: (dir) => run(dir, ["--capacity_semantics", "drevt"], "time,node,state\n10,gpu001,down\n"),
+    expected:
+      /^evtsim: --machine cannot be used with --capacity_semantics drevt \(DR_EVT's rules count whole nodes\)$/,
+  },
+  {
     surface: "library",
     input: "Simulation: onNodeFailure 'retry'",
     run: () =>
