@@ -165,3 +165,13 @@ Deno.test("node failure, requeue: a snapshot while the job waits again restores 
   assertEquals(jobRows.sort((a, b) => a.jobId - b.jobId), expected.jobs);
   assertEquals(statistics(r.state), expected.statistics);
 });
+
+Deno.test("a node named twice in one change goes offline once (it used to lose its units for good)", () => {
+  for (const field of ["down", "failed"] as const) {
+    const sim = new Simulation({ totalNodes: 2, resourceModel: model() });
+    sim.changeNodes({ time: 0, [field]: ["n001", "n001"] });
+    sim.changeNodes({ time: 5, up: ["n001"] });
+    sim.appendJob({ ...job(10, 10, 2) });
+    assertEquals(sim.finish().jobs.map((r) => r.beginTime), [10], field);
+  }
+});
