@@ -171,6 +171,13 @@ Deno.test("simulate --record with node failures: replay --verify passes; the REP
     const verify = await runCli(["replay", `${dir}/rec.replay`, "--verify"]);
     assertEquals(verify.code, 0, verify.err.join("\n"));
     assert(verify.out.join("\n").includes("verify: every decision matches the recording"));
+    // What if the failures had killed: job 1 does not complete.
+    const whatIf = await runCli(["replay", `${dir}/rec.replay`, "--on_node_failure", "kill"]);
+    assertEquals(whatIf.code, 0, whatIf.err.join("\n"));
+    assert(
+      /^jobs completed +10 +9$/m.test(whatIf.out.join("\n")),
+      whatIf.out.join("\n"),
+    );
     const r = await repl(`${dir}/rec.replay`, [
       "break JOB_STATE_CHANGE state=PEND",
       "continue",
