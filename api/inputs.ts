@@ -289,8 +289,13 @@ export interface NodeChange {
   readonly time?: number;
   /** Nodes going offline: they take no new job; what runs on them drains or is killed (`onCapacityCut`). */
   readonly down?: readonly string[];
-  /** Nodes coming back online. */
+  /** Nodes coming back online (a repair, after `failed`). */
   readonly up?: readonly string[];
+  /**
+   * Nodes failing (unplanned): offline as `down`, and what runs on them ends
+   * at once, killed or requeued (`onNodeFailure`), never drained.
+   */
+  readonly failed?: readonly string[];
 }
 
 /**
@@ -313,6 +318,7 @@ export function changeNodes(change: NodeChange): Input {
     kind: "changeNodes",
     ...(change.down === undefined ? {} : { down: change.down }),
     ...(change.up === undefined ? {} : { up: change.up }),
+    ...(change.failed === undefined ? {} : { failed: change.failed }),
     ...(change.time === undefined ? {} : { time: change.time }),
   };
 }

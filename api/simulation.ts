@@ -634,7 +634,9 @@ export class Simulation {
    * does: jobs running on nodes going down drain (or are killed, with
    * `onCapacityCut: "kill"`), and a waiting job that no longer fits the
    * machine is held until nodes come back. Needs a resource model (a
-   * machine); an unknown node name is refused and nothing changes.
+   * machine); an unknown node name is refused and nothing changes. Nodes
+   * that `failed` (unplanned) go offline too, and what runs on them ends at
+   * once: killed, or requeued with `onNodeFailure: "requeue"`.
    *
    * @example
    * ```ts
@@ -647,6 +649,14 @@ export class Simulation {
    * console.assert(sim.pendingReason(0)?.code === "exceeds_capacity");
    * sim.changeNodes({ up: ["n2"] });
    * console.assert(sim.finish().jobs[0].beginTime === 5);
+   *
+   * // A failure requeues the job running on n1; it starts again on n2.
+   * const failing = new Simulation({ totalNodes: 2, resourceModel: model, onNodeFailure: "requeue" });
+   * failing.appendJob({ submitTime: 0, numNodes: 0, timeLimit: 100, demand: { replicas: 1, perReplica: { cpu: 8 } } });
+   * failing.advanceTo(10);
+   * failing.changeNodes({ failed: ["n1"] });
+   * const row = failing.finish().jobs[0];
+   * console.assert(row.beginTime === 10 && row.requeues === 1 && failing.statistics().lostWork === 10);
    * ```
    */
   changeNodes(change: inputs.NodeChange): void {

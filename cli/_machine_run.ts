@@ -39,7 +39,8 @@ export async function machineOf(
   const refused: [string, string][] = [
     ["total_nodes", "-n/--total_nodes (the machine file gives the nodes)"],
   ];
-  if (o.get("capacity_semantics") === "drevt" && o.has("capacity_schedule")) {
+  const changes = o.has("capacity_schedule") || o.has("node_failures") || o.has("failure_model");
+  if (o.get("capacity_semantics") === "drevt" && changes) {
     throw new EvtsimError(
       "usage",
       "--machine cannot be used with --capacity_semantics drevt (DR_EVT's rules count whole nodes)",

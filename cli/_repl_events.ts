@@ -50,7 +50,7 @@ export interface ReplEvent {
 
 type FieldKind = "number" | "string" | "boolean" | readonly string[];
 
-const STATES = ["RUN", "DONE", "FAILED", "KILLED", "CANCELLED"] as const;
+const STATES = ["RUN", "DONE", "FAILED", "KILLED", "CANCELLED", "PEND"] as const;
 
 /** The fields of each event type and their kinds. */
 const FIELDS: Readonly<Record<EventType, Readonly<Record<string, FieldKind>>>> = {
@@ -58,7 +58,7 @@ const FIELDS: Readonly<Record<EventType, Readonly<Record<string, FieldKind>>>> =
   NODE_CHANGE: {
     node: "string",
     state: ["DOWN", "UP"],
-    source: ["live", "schedule"],
+    source: ["live", "schedule", "failure"],
     time: "number",
   },
   JOB_PUSH: {
@@ -69,7 +69,14 @@ const FIELDS: Readonly<Record<EventType, Readonly<Record<string, FieldKind>>>> =
     priority: "number",
     time: "number",
   },
-  JOB_STATE_CHANGE: { job: "number", state: STATES, queue: "string", time: "number" },
+  JOB_STATE_CHANGE: {
+    job: "number",
+    state: STATES,
+    oldState: STATES,
+    queue: "string",
+    requeues: "number",
+    time: "number",
+  },
   JOB_UPDATE: { job: "number", priority: "number", queue: "string", time: "number" },
   QUEUE_UPDATE: {
     queue: "string",
@@ -113,13 +120,15 @@ export interface Breakpoint {
 export const FIELDS_HELP: readonly string[] = [
   "break TYPE [key=value ...]: stop before an event of TYPE whose fields all match; the types:",
   "  JOB_PUSH          a job arrives in the wait queue",
-  "  JOB_STATE_CHANGE  a job starts (RUN) or ends (DONE, FAILED, KILLED, CANCELLED)",
+  "  JOB_STATE_CHANGE  a job starts (RUN) or ends (DONE, FAILED, KILLED, CANCELLED), or a node",
+  "                    failure requeues it (PEND, oldState=RUN, requeues=N)",
   "  JOB_UPDATE        a waiting job's priority or queue changes",
   "  QUEUE_UPDATE      a queue is added or changed",
   "  BEGIN_ROUND       a scheduling round (session) begins",
   "  DECISION          a DISPATCH or PEND decision",
   "  NODE_REQUEST      a machine's nodes are asked to go down or up (changeNodes; due at time)",
-  "  NODE_CHANGE       a machine's node goes offline (DOWN) or back (UP): a live change or the schedule",
+  "  NODE_CHANGE       a machine's node goes offline (DOWN) or back (UP): a live change, the schedule",
+  "                    or a node failure (source=live, schedule, failure)",
   ...fieldLines(),
   "e.g. break DECISION type=DISPATCH job=40;  break JOB_STATE_CHANGE state=DONE queue=pdebug",
 ];

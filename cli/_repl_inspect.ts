@@ -51,6 +51,14 @@ function jobFacts(r: JobRecord): string {
 }
 
 /** `info job ID`: state, queue, priority, times; a waiting job's pend reason. */
+// A job a node failure requeued: how often, and when it was first submitted.
+function requeueLines(r: JobRecord): string[] {
+  if (r.requeues === undefined) return [];
+  return [
+    `  requeued ${r.requeues} time(s) by node failures (first submitted at ${r.firstSubmitTime}; back in the queue at ${r.submitTime})`,
+  ];
+}
+
 export function jobInfo(state: SimState, arg: string | undefined): string[] {
   if (arg === undefined || !/^\d+$/.test(arg)) {
     throw new ReplError(`info job needs a job id (a whole number), got '${arg ?? ""}'`);
@@ -79,7 +87,7 @@ export function jobInfo(state: SimState, arg: string | undefined): string[] {
     const ran = r.beginTime >= 0 && how !== "cancelled"
       ? `, began at ${r.beginTime}, waited ${r.beginTime - r.submitTime} s`
       : "";
-    return [`job ${id}: ${how} at ${r.endTime}`, jobFacts(r) + ran];
+    return [`job ${id}: ${how} at ${r.endTime}`, jobFacts(r) + ran, ...requeueLines(r)];
   }
   if (r.beginTime >= 0) {
     return [
@@ -87,6 +95,7 @@ export function jobInfo(state: SimState, arg: string | undefined): string[] {
         r.beginTime + r.timeLimit
       })`,
       `${jobFacts(r)}, waited ${r.beginTime - r.submitTime} s`,
+      ...requeueLines(r),
     ];
   }
   if (r.submitTime > now) {
@@ -99,6 +108,7 @@ export function jobInfo(state: SimState, arg: string | undefined): string[] {
   return [
     `job ${id}: waiting since ${r.submitTime} (${now - r.submitTime} s)`,
     jobFacts(r),
+    ...requeueLines(r),
     reason === undefined
       ? "  pend reason: none (a scheduling round now would start it)"
       : `  pend reason: ${reason.code}: ${reason.message}`,
@@ -226,8 +236,14 @@ export function resourceInfo(state: SimState): string[] {
 }
 
 // "down gpu[001-004], up cpu003": the nodes a change names, if any.
-function named(c: { readonly down?: readonly string[]; readonly up?: readonly string[] }): string {
-  const parts = [["down", c.down], ["up", c.up]].flatMap(([f, list]) =>
+function named(
+  c: {
+    readonly down?: readonly string[];
+    readonly up?: readonly string[];
+    readonly failed?: readonly string[];
+  },
+): string {
+  const parts = [["down", c.down], ["failed", c.failed], ["up", c.up]].flatMap(([f, list]) =>
     list === undefined || list.length === 0 ? [] : [`${f} ${compressHostlist([...list])}`]
   );
   return parts.join(", ");

@@ -52,11 +52,21 @@ export function nodeEvents(
   if (!want("NODE_CHANGE") && !want("JOB_STATE_CHANGE")) return killed;
   const t = after.time;
   const live = new Set<string>();
+  // Nodes that failed (unplanned) in the piece: live ones and the schedule's `failed` lists.
+  const failed = new Set<string>();
   for (const l of before.liveEvents.values()) {
     if (l.time > t) break;
-    if (l.kind === "nodes") { for (const n of [...l.down, ...l.up]) live.add(n); }
+    if (l.kind === "nodes") {
+      for (const n of [...l.down, ...l.up]) live.add(n);
+      for (const n of l.failed ?? []) failed.add(n);
+    }
   }
-  if (live.size === 0 && before.capacityIndex === after.capacityIndex) return killed;
+  if (live.size === 0 && failed.size === 0 && before.capacityIndex === after.capacityIndex) {
+    return killed;
+  }
+  for (const c of before.config.capacitySchedule.slice(before.capacityIndex, after.capacityIndex)) {
+    for (const n of c.failed ?? []) failed.add(n);
+  }
   const was = new Set(model.offline(before.resources!.state));
   const now = new Set(model.offline(after.resources!.state));
   if (want("NODE_CHANGE")) {
@@ -67,7 +77,7 @@ export function nodeEvents(
         fields: {
           node: n.name,
           state: now.has(n.name) ? "DOWN" : "UP",
-          source: live.has(n.name) ? "live" : "schedule",
+          source: failed.has(n.name) ? "failure" : live.has(n.name) ? "live" : "schedule",
           time: t,
         },
       });
@@ -77,6 +87,23 @@ export function nodeEvents(
     for (const r of before.running.values()) {
       const done = endedRecord(after, r.id);
       if (done?.outcome === "killed" && done.endTime === t) killed.add(r.id);
+      // Requeued by a failure: running before, waiting again after (same id).
+      const back = r.id >= after.store.firstId
+        ? after.store.records.get(r.id - after.store.firstId)
+        : undefined;
+      if (back !== undefined && back.beginTime < 0 && back.requeues !== undefined) {
+        out.push({
+          type: "JOB_STATE_CHANGE",
+          fields: {
+            job: r.id,
+            state: "PEND",
+            oldState: "RUN",
+            ...(back.queue === undefined ? {} : { queue: back.queue }),
+            requeues: back.requeues,
+            time: t,
+          },
+        });
+      }
     }
   }
   return killed;

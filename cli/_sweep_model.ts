@@ -74,6 +74,7 @@ export const PATH_OPTIONS: ReadonlySet<string> = new Set([
   "queues",
   "machine",
   "capacity_schedule",
+  "node_failures",
   "policy_module",
   "from_snapshot",
 ]);

@@ -333,6 +333,42 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
       "running jobs beyond a capacity cut: run on, the nodes leave as they end (drain, default), or end now as killed",
   },
   {
+    name: "node_failures",
+    kind: "string",
+    placeholder: "FILE",
+    help:
+      "with --machine: CSV time,node,state: a node or group failing (down) or repaired (up); the jobs on a failing node end at once",
+  },
+  {
+    name: "failure_model",
+    kind: "string",
+    placeholder: "SPEC",
+    help:
+      "with --machine: draw node failures, mtbf=S,repair=S,until=T[,seed=N]: exponential times up and down per node, up to time T",
+  },
+  {
+    name: "failures_out",
+    kind: "string",
+    placeholder: "FILE",
+    help:
+      "write the node failures of the run (--node_failures, --failure_model) as a failure trace",
+  },
+  {
+    name: "on_node_failure",
+    kind: "enum",
+    values: ["kill", "requeue"],
+    help:
+      "jobs on a failing node: end as killed (kill, default) or go back to waiting with the same id (requeue)",
+  },
+  {
+    name: "requeue_limit",
+    kind: "int",
+    placeholder: "N",
+    min: 0,
+    help:
+      "with --on_node_failure requeue: a job requeued N times is killed at its next failure (default 3)",
+  },
+  {
     name: "capacity_semantics",
     kind: "enum",
     values: ["evtsim", "drevt"],

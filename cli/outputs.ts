@@ -43,6 +43,8 @@ export interface OutputPaths {
   readonly decisions?: string;
   /** The `.replay` log of `--record`. */
   readonly record?: string;
+  /** `--failures_out`: the run's node failures as a failure trace. */
+  readonly failures?: string;
 }
 
 /**
@@ -89,6 +91,8 @@ export interface ScheduleLayout extends ScheduleCsvOptions {
   readonly resourceModel?: ResourceModel;
   /** The resource timeline's columns: DR_EVT's (default), or a free/used pair per resource added. */
   readonly resourceColumns?: ResourceColumns;
+  /** A run with node failures: the extended CSV schedule ends with a `requeues` column. */
+  readonly requeues?: boolean;
 }
 
 /**
@@ -140,6 +144,7 @@ export class RunOutputs {
   private readonly stats: AtomicTextWriter | undefined;
   private readonly decisions: AtomicTextWriter | undefined;
   private readonly record: AtomicTextWriter | undefined;
+  private readonly failures: AtomicTextWriter | undefined;
   private layout: ScheduleLayout | undefined;
   private swf: SwfScheduleWriter | undefined;
   private parquet: ParquetSchedule | undefined;
@@ -188,6 +193,7 @@ export class RunOutputs {
       this.metricRows = paths.statsJson !== undefined ? new MetricsCollector() : undefined;
       this.decisions = paths.decisions !== undefined ? this.set.open(paths.decisions) : undefined;
       this.record = paths.record !== undefined ? this.set.open(paths.record) : undefined;
+      this.failures = paths.failures !== undefined ? this.set.open(paths.failures) : undefined;
     } catch (e) {
       this.set.abort();
       throw e;
@@ -219,7 +225,8 @@ export class RunOutputs {
       this.jobs.line(
         scheduleHeader(layout) +
           (layout.extended
-            ? ",job_id,wait_time,bounded_slowdown,trace_job_id,trace_user,nodes"
+            ? ",job_id,wait_time,bounded_slowdown,trace_job_id,trace_user,nodes" +
+              (layout.requeues === true ? ",requeues" : "")
             : ""),
       );
     }
@@ -311,6 +318,8 @@ export class RunOutputs {
     const layout = this.layout!;
     for (const n of rows.notices) {
       if (n.kind === "rejected" && layout.listRejected !== true) this.rejected.push(n.jobId);
+      // A requeue is a row of the decisions file (below), not a warning.
+      else if (n.kind === "jobStateChange") continue;
       else for (const line of noticeText(n, layout.totalNodes).split("\n")) this.warn(line);
     }
     for (const r of rows.jobs) this.jobRow(r, layout);
@@ -332,7 +341,11 @@ export class RunOutputs {
       }
     }
     if (this.decisions !== undefined) {
-      for (const d of rows.decisions) this.decisions.line(JSON.stringify(d));
+      if (rows.notices.some((n) => n.kind === "jobStateChange")) {
+        for (const line of withStateChanges(rows)) this.decisions.line(line);
+      } else {
+        for (const d of rows.decisions) this.decisions.line(JSON.stringify(d));
+      }
     }
     if (this.nodes !== undefined) this.nodes.decisions(rows.decisions);
     if (this.resourceUse !== undefined) this.resourceUse.decisions(rows.decisions);
@@ -380,9 +393,16 @@ export class RunOutputs {
       this.jobs.line(
         `${scheduleLine(r, layout)},${r.jobId},${formatTime(extra.wait, layout.msec === true)},${
           formatSlowdown(extra.boundedSlowdown)
-        },${extra.traceJobId},${csvField(extra.user)},${csvField(extra.nodes)}`,
+        },${extra.traceJobId},${csvField(extra.user)},${csvField(extra.nodes)}${
+          layout.requeues === true ? `,${r.requeues ?? 0}` : ""
+        }`,
       );
     });
+  }
+
+  /** The `--failures_out` file's text (written with the other outputs). */
+  failureTrace(text: string): void {
+    this.failures?.text(text);
   }
 
   /** Writes the statistics JSON (when asked for) and moves every file into place. */
@@ -432,6 +452,38 @@ export function rejectedSummary(ids: readonly number[], totalNodes: number): str
   } ${list}; --verbose lists each)`;
 }
 
+/**
+ * The step's decision rows with its job state changes (requeues) among them
+ * as JOB_STATE_CHANGE rows, in time order: a change at an instant comes
+ * before that instant's rounds (failures apply before the round).
+ */
+function withStateChanges(rows: StepRows): string[] {
+  const out: string[] = [];
+  const changes = rows.notices.filter((n) => n.kind === "jobStateChange");
+  let i = 0;
+  for (const d of rows.decisions) {
+    for (; i < changes.length && changes[i].time <= d.time; i++) {
+      out.push(stateChangeLine(changes[i]));
+    }
+    out.push(JSON.stringify(d));
+  }
+  for (; i < changes.length; i++) out.push(stateChangeLine(changes[i]));
+  return out;
+}
+
+function stateChangeLine(n: Extract<Notice, { kind: "jobStateChange" }>): string {
+  return JSON.stringify({
+    type: "JOB_STATE_CHANGE",
+    time: n.time,
+    jobId: n.jobId,
+    oldState: n.oldState,
+    newState: n.newState,
+    cause: n.cause,
+    nodes: n.nodes,
+    requeues: n.requeues,
+  });
+}
+
 /** The stderr line for a notice, in DR_EVT's words where it has them. */
 export function noticeText(n: Notice, totalNodes: number): string {
   switch (n.kind) {
@@ -441,6 +493,8 @@ export function noticeText(n: Notice, totalNodes: number): string {
       return strandedText(n);
     case "ignored":
       return `Warning: at ${n.time}: ${n.reason}; ignored`;
+    case "jobStateChange":
+      return `at ${n.time}: job ${n.jobId} requeued (${n.oldState} -> ${n.newState}, ${n.cause})`;
     case "overallocated":
       return `Warning: the replayed schedule over-allocates the machine: ${n.allocatedNodes} nodes in use at time ${n.time} (total_nodes ${n.totalNodes}); continuing, later over-allocations are not reported`;
   }

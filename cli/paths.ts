@@ -179,6 +179,7 @@ export function checkOutputPaths(
  */
 export const INPUT_OPTIONS: Readonly<Record<string, string>> = {
   capacity_schedule: "the --capacity_schedule file",
+  node_failures: "the --node_failures file",
   queues: "the --queues file",
   machine: "the --machine file",
   policy_module: "the --policy_module file",

@@ -91,6 +91,16 @@ const OPTIONS: Readonly<Record<string, CommandOption>> = {
     value: "evtsim|drevt",
     help: "re-simulate with a job larger than the capacity held (evtsim) or blocking (drevt)",
   },
+  on_node_failure: {
+    type: "string",
+    value: "kill|requeue",
+    help: "re-simulate with the jobs on a failing node killed or requeued",
+  },
+  requeue_limit: {
+    type: "string",
+    value: "N",
+    help: "re-simulate with at most N requeues of a job after node failures",
+  },
   interactive: {
     type: "boolean",
     short: "i",
@@ -237,6 +247,10 @@ export async function replayCommand(
         capacitySemantics: oneOfValue(parsed, "capacity_semantics", ["evtsim", "drevt"] as const),
       }
       : {}),
+    ...(parsed.values.has("on_node_failure")
+      ? { onNodeFailure: oneOfValue(parsed, "on_node_failure", ["kill", "requeue"] as const) }
+      : {}),
+    ...(parsed.values.has("requeue_limit") ? { requeueLimit: requeueLimitOf(parsed) } : {}),
   };
 
   const interactive = parsed.values.get("interactive") === true;
@@ -374,4 +388,18 @@ async function whatIfRun(
   } finally {
     log.close();
   }
+}
+
+// `--requeue_limit N`: a whole number of requeues.
+function requeueLimitOf(parsed: Parameters<typeof numberValue>[0]): number {
+  const n = numberValue(parsed, "requeue_limit");
+  if (n === undefined || !Number.isSafeInteger(n) || n < 0) {
+    throw new EvtsimError(
+      "usage",
+      `--requeue_limit must be a whole number of requeues, got ${
+        stringValue(parsed, "requeue_limit")
+      }`,
+    );
+  }
+  return n;
 }

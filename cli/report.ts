@@ -75,6 +75,14 @@ export function statisticsBlock(
         `[evtsim] Jobs cancelled / failed / killed (not in the averages): ${s.jobsCancelled} / ${s.jobsFailed} / ${s.jobsKilled}`,
       ]
       : []),
+    ...(s.lostWork !== undefined
+      ? [
+        `[evtsim] Lost work to node failures (node-seconds run by the jobs a failure killed or requeued): ${
+          formatG(s.lostWork)
+        }`,
+        `[evtsim] Requeues after node failures: ${s.requeues} (at most ${s.maxRequeues} of one job)`,
+      ]
+      : []),
     `[evtsim] Utilization: ${formatG(s.utilization)}`,
     `[evtsim] Average bounded slowdown (tau=${BOUNDED_SLOWDOWN_THRESHOLD} s): ${
       formatG(s.averageBoundedSlowdown)

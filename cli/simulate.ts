@@ -13,6 +13,7 @@ import type { Statistics } from "../core/statistics.ts";
 import type { SimulationConfig } from "../core/types.ts";
 import { lookupPicker, type PolicyRegistry } from "../core/policies.ts";
 import { readCapacitySchedule } from "../io/capacity_schedule.ts";
+import { withFailures } from "./_failure_options.ts";
 import { memoryPressureLimit } from "../api/memory.ts";
 import type { OutputFileSystem } from "../io/atomic_writer.ts";
 import { parseMeasureWindow, SLOWDOWN_TAU, statsJsonText } from "../io/stats_json.ts";
@@ -163,6 +164,7 @@ export async function simulateCommand(
     decisions: str(o, "decisions"),
     record: str(o, "record"),
     report: str(o, "report"),
+    failures: str(o, "failures_out"),
   };
   if (named.report !== undefined && (swf || parquet)) {
     throw new EvtsimError("usage", "--report reads the schedule CSV: it needs a CSV --outfile");
@@ -176,6 +178,7 @@ export async function simulateCommand(
       ...(named.decisions !== undefined ? [["--decisions", named.decisions]] : []),
       ...(named.record !== undefined ? [["--record", named.record]] : []),
       ...(named.report !== undefined ? [["--report", named.report]] : []),
+      ...(named.failures !== undefined ? [["--failures_out", named.failures]] : []),
     ] as [string, string][],
     inputsOf(parsed, sources),
   );
@@ -187,6 +190,7 @@ export async function simulateCommand(
       statsJson: real.get("--stats_json"),
       decisions: real.get("--decisions"),
       record: real.get("--record"),
+      failures: real.get("--failures_out"),
     },
     deps.fs,
   );
@@ -264,16 +268,25 @@ export async function simulateCommand(
       jobFlushInterval: num(o, "job_flush_interval"),
       resourceHistoryCapacity: num(o, "resource_history_capacity"),
       startTime,
-      capacitySchedule: !o.has("capacity_schedule") ? undefined : machine !== undefined
-        // A machine's schedule names nodes and groups (io/machine_capacity.ts).
-        ? await (await import("../io/machine_capacity.ts")).readMachineSchedule(
-          str(o, "capacity_schedule")!,
-          timezone,
-          machine.machine,
-          machine.nodes,
-        )
-        : await readCapacitySchedule(str(o, "capacity_schedule")!, timezone, totalNodes),
+      capacitySchedule: await withFailures(
+        o,
+        machine,
+        startTime,
+        timezone,
+        (text) => outputs.failureTrace(text),
+        !o.has("capacity_schedule") ? undefined : machine !== undefined
+          // A machine's schedule names nodes and groups (io/machine_capacity.ts).
+          ? await (await import("../io/machine_capacity.ts")).readMachineSchedule(
+            str(o, "capacity_schedule")!,
+            timezone,
+            machine.machine,
+            machine.nodes,
+          )
+          : await readCapacitySchedule(str(o, "capacity_schedule")!, timezone, totalNodes),
+      ),
       onCapacityCut: str(o, "on_capacity_cut") as SimulationConfig["onCapacityCut"],
+      onNodeFailure: str(o, "on_node_failure") as SimulationConfig["onNodeFailure"],
+      requeueLimit: num(o, "requeue_limit"),
       capacitySemantics: str(o, "capacity_semantics") as SimulationConfig["capacitySemantics"],
       // A stats-only run that drops its resource timeline reads no resource
       // row (cli/outputs.ts): the engine makes none.
@@ -306,6 +319,9 @@ export async function simulateCommand(
       listRejected: o.get("verbose") === true,
       resourceModel: config.resourceModel,
       resourceColumns: str(o, "resource_columns") as ScheduleLayout["resourceColumns"],
+      ...(state.config.capacitySchedule.some((c) => c.failed !== undefined) && !parquet
+        ? { requeues: true }
+        : {}),
     }, con.err);
     if (o.has("from_snapshot")) outputs.runningIn(state);
 

@@ -43,6 +43,7 @@ import type {
 import { applyLiveEventsAt, applyNodeChangesAt } from "./_live.ts";
 import { runRound } from "./_session.ts";
 import { policyFailure } from "./_policy_faults.ts";
+import { endOnFailedNodes } from "./_failures.ts";
 
 // A picker hook called outside a session (edit begin/end), its failure named.
 function pickerCall<T>(s: { picker: Picker; time: number }, call: () => T): T {
@@ -387,9 +388,15 @@ export class Working {
     // A machine's nodes going offline or back (by name, through the resource model).
     const cut = nodes?.down !== undefined && nodes.down.length > 0 &&
       this.setOnline(nodes.down, false);
+    // Failed nodes go offline too (a node already down for maintenance may
+    // fail as well: what still runs there ends all the same).
+    const failed = nodes?.failed !== undefined && nodes.failed.length > 0
+      ? nodes.failed
+      : undefined;
+    const broke = failed !== undefined && this.setOnline(failed, false);
     const back = nodes?.up !== undefined && nodes.up.length > 0 && this.setOnline(nodes.up, true);
     const raised = capacity > this.capacity || back;
-    const changed = capacity !== this.capacity || cut || back;
+    const changed = capacity !== this.capacity || cut || back || broke;
     this.capacity = capacity;
     // Which jobs are held changes with the capacity, and a policy's memory
     // (conservative_profile's reservations) may count a job now held: it
@@ -397,10 +404,13 @@ export class Working {
     if (changed && !this.drevtCapacity && !this.replay && this.admission.init !== undefined) {
       this.admissionMemory = this.admission.init();
     }
+    // A failure ends what runs on the failed nodes at once, never drained
+    // (killed or requeued: core/_failures.ts), before a planned cut's rule.
+    const hit = failed !== undefined && endOnFailedNodes(this, failed, now);
     // `kill`: the running jobs on the cut nodes end now (each end writes its row).
     const killed = this.config.onCapacityCut === "kill" &&
-      ((this.allocatedNodes > capacity && this.killBeyondCapacity(now)) ||
-        (cut && this.killOnOffline(now)));
+        ((this.allocatedNodes > capacity && this.killBeyondCapacity(now)) ||
+          (cut && this.killOnOffline(now))) || hit;
     // Only while a job runs: an idle machine's capacity shows in the next
     // start's row, and a row for a change after the last job would depend
     // on how far a streaming caller happened to advance the clock.
@@ -421,7 +431,10 @@ export class Working {
       );
     }
     const before = model.offline(this.resourceState).length;
-    this.resourceState = model.setOnline(this.ownResources(model), names, online);
+    // Each node once: a name given twice (two failures of one node at one
+    // instant) would take its units away twice.
+    const once = new Set(names).size === names.length ? names : [...new Set(names)];
+    this.resourceState = model.setOnline(this.ownResources(model), once, online);
     return model.offline(this.resourceState).length !== before;
   }
 
@@ -482,6 +495,34 @@ export class Working {
       });
     }
     this.finishRunning(rec.id, rec.numNodes, rec.timeLimit, begin, now, outcome, exitStatus);
+  }
+
+  /**
+   * Takes a running job off the machine at `now` without ending it (a
+   * requeue): its planned end is dropped, its nodes and resources are free
+   * from `now` (a resource row), and its record is `back`, waiting again.
+   */
+  leaveRunning(rec: JobRecord, back: JobRecord, now: number): void {
+    const begin = rec.beginTime;
+    if (this.config.runTimeMode !== "external") {
+      this.events = this.events.delete({
+        time: this.endTimeOf(begin, rec.runTime),
+        kind: 0,
+        id: rec.id,
+        numNodes: rec.numNodes,
+        beginTime: begin,
+        timeLimit: rec.timeLimit,
+      });
+    }
+    this.running = this.running.delete(runningKey(rec.id, rec.numNodes, rec.timeLimit, begin));
+    this.allocatedNodes -= rec.numNodes;
+    this.pushResourceRow(now);
+    const model = this.resourceModel;
+    if (model !== undefined) this.resourceState = model.release(this.ownResources(model), rec);
+    this.replaceRecord(back);
+    if (this.queues.list.length > 0) this.countRunning(rec.queue, -1);
+    // It counts as started again when it starts again.
+    this.stats.jobsStarted--;
   }
 
   /** Applies every pending event at `now`; true if any end was processed. */
@@ -635,7 +676,13 @@ export class Working {
     if (this.queues.list.length > 0) this.countRunning(rec.queue, -1);
     if (rec.hidden) return;
     if (outcome === undefined) {
-      addCompletion(this.stats, rec.submitTime, beginTime, end, rec.numNodes);
+      addCompletion(
+        this.stats,
+        rec.firstSubmitTime ?? rec.submitTime,
+        beginTime,
+        end,
+        rec.numNodes,
+      );
     } else {
       addEarlyEnd(this.stats, outcome, beginTime, end, rec.numNodes);
     }
@@ -739,6 +786,7 @@ export class Working {
 }
 
 function jobRow(rec: JobRecord): JobRow {
+  if (rec.requeues !== undefined) return requeuedRow(rec);
   const row: JobRow = {
     jobId: rec.id,
     submitTime: rec.submitTime,
@@ -751,4 +799,13 @@ function jobRow(rec: JobRecord): JobRow {
   return rec.outcome === undefined
     ? row
     : { ...row, outcome: rec.outcome, exitStatus: rec.exitStatus };
+}
+
+// A requeued job's row: its last run, its first submit time, its requeues.
+function requeuedRow(rec: JobRecord): JobRow {
+  const { requeues: _, firstSubmitTime, ...plain } = rec;
+  return {
+    ...jobRow({ ...plain, submitTime: firstSubmitTime ?? rec.submitTime }),
+    requeues: rec.requeues,
+  };
 }

@@ -4,6 +4,7 @@
 // by then (the job started or ended meanwhile) is dropped with a notice.
 
 import type { Working } from "./_engine.ts";
+import { countFailures } from "./_failures.ts";
 import { EvtsimError } from "./errors.ts";
 import { checkTimeBound } from "./_input_check.ts";
 import { defaultExitStatus, type EndOutcome, type JobUpdate, type LiveEvent } from "./live.ts";
@@ -34,6 +35,7 @@ export type LiveInput =
     readonly time?: number;
     readonly down?: readonly string[];
     readonly up?: readonly string[];
+    readonly failed?: readonly string[];
   };
 
 const OUTCOMES: readonly EndOutcome[] = ["completed", "failed", "killed"];
@@ -146,8 +148,12 @@ export function pushLiveEvent(w: Working, input: LiveInput): void {
     case "nodes": {
       const down = [...(input.down ?? [])];
       const up = [...(input.up ?? [])];
-      checkNodeNames(w, down, up);
-      event = { kind: "nodes", time, seq, down, up };
+      // `failed` only when given: the stored event (and a snapshot) stays as before.
+      const failed = input.failed === undefined ? undefined : [...input.failed];
+      checkNodeNames(w, down, up, failed ?? []);
+      event = failed === undefined || failed.length === 0
+        ? { kind: "nodes", time, seq, down, up }
+        : { kind: "nodes", time, seq, down, up, failed };
       break;
     }
     default:
@@ -162,7 +168,12 @@ export function pushLiveEvent(w: Working, input: LiveInput): void {
 
 // A live change of a machine's nodes names nodes the resource model has:
 // refused (one line) on whole nodes, for an unknown name, or naming none.
-function checkNodeNames(w: Working, down: readonly string[], up: readonly string[]): void {
+function checkNodeNames(
+  w: Working,
+  down: readonly string[],
+  up: readonly string[],
+  failed: readonly string[],
+): void {
   const model = w.resourceModel;
   if (model?.setOnline === undefined || model.offline === undefined || model.nodes === undefined) {
     throw new EvtsimError(
@@ -171,11 +182,11 @@ function checkNodeNames(w: Working, down: readonly string[], up: readonly string
         "on whole nodes change the node count (changeCapacity)",
     );
   }
-  if (down.length === 0 && up.length === 0) {
+  if (down.length === 0 && up.length === 0 && failed.length === 0) {
     throw new EvtsimError("usage", "changeNodes: name at least one node in down or up");
   }
   const known = new Set(model.nodes.map((n) => n.name));
-  for (const [f, list] of [["down", down], ["up", up]] as const) {
+  for (const [f, list] of [["down", down], ["up", up], ["failed", failed]] as const) {
     const bad = list.find((n) => !known.has(n));
     if (bad !== undefined) {
       throw new EvtsimError(
@@ -190,10 +201,16 @@ function checkNodeNames(w: Working, down: readonly string[], up: readonly string
 
 // The nodes online after `down` go offline and then `up` come back (what a
 // capacity schedule's row counts as its capacity).
-function onlineAfter(w: Working, down: readonly string[], up: readonly string[]): number {
+function onlineAfter(
+  w: Working,
+  down: readonly string[],
+  up: readonly string[],
+  failed: readonly string[] = [],
+): number {
   const model = w.resourceModel!;
   const offline = new Set(model.offline!(w.resourceState));
   for (const n of down) offline.add(n);
+  for (const n of failed) offline.add(n);
   for (const n of up) offline.delete(n);
   return model.nodes!.length - offline.size;
 }
@@ -328,8 +345,15 @@ function applyOne(w: Working, e: LiveEvent, t: number): boolean {
       return w.setCapacity(e.capacity, t);
     case "nodes": {
       // Exactly what a capacity schedule's row does at `t` (same drain or kill).
-      const capacity = onlineAfter(w, e.down, e.up);
-      return w.setCapacity(capacity, t, { time: t, capacity, down: e.down, up: e.up });
+      const capacity = onlineAfter(w, e.down, e.up, e.failed);
+      if (e.failed !== undefined) countFailures(w);
+      return w.setCapacity(capacity, t, {
+        time: t,
+        capacity,
+        down: e.down,
+        up: e.up,
+        ...(e.failed === undefined ? {} : { failed: e.failed }),
+      });
     }
   }
 }

@@ -53,6 +53,8 @@ function jobRecord(d: JobRecordData): JobRecord {
     ...(d.unsubmitted === true ? { unsubmitted: true } : {}),
     ...(d.outcome === undefined ? {} : { outcome: d.outcome }),
     ...(d.exitStatus === undefined ? {} : { exitStatus: d.exitStatus }),
+    ...(d.requeues === undefined ? {} : { requeues: d.requeues }),
+    ...(d.firstSubmitTime === undefined ? {} : { firstSubmitTime: d.firstSubmitTime }),
     ...(d.demand === undefined ? {} : {
       demand: Object.freeze({ ...d.demand, perReplica: Object.freeze({ ...d.demand.perReplica }) }),
     }),

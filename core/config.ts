@@ -70,6 +70,14 @@ export interface ResolvedConfig {
   readonly onCapacityCut: CapacityCutPolicy;
   /** Whose capacity-change rules apply. */
   readonly capacitySemantics: CapacitySemantics;
+  /**
+   * What a node failure does to the jobs running on the failed nodes
+   * (absent: `kill`; present only when given, so other configurations stay
+   * as they were).
+   */
+  readonly onNodeFailure?: "kill" | "requeue";
+  /** How many times a job may be requeued after node failures (absent: 3; present only when given). */
+  readonly requeueLimit?: number;
   /** Settings of pickers by name (JSON data), absent when none are given. */
   readonly pickerSettings?: Readonly<Record<string, unknown>>;
 }
@@ -97,6 +105,9 @@ const DISTRIBUTION: readonly RunTimeDistribution[] = ["normal", "lognormal", "un
 const OVERFLOW: readonly JobStoreOverflow[] = ["abort", "grow"];
 const CAPACITY_CUT: readonly CapacityCutPolicy[] = ["drain", "kill"];
 const CAPACITY_SEMANTICS: readonly CapacitySemantics[] = ["evtsim", "drevt"];
+const NODE_FAILURE: readonly ("kill" | "requeue")[] = ["kill", "requeue"];
+/** Times a job may be requeued after node failures, when not configured. */
+export const DEFAULT_REQUEUE_LIMIT = 3;
 
 function oneOf<T extends string>(
   name: string,
@@ -246,6 +257,12 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
       CAPACITY_SEMANTICS,
       "evtsim",
     ),
+    ...(config.onNodeFailure === undefined
+      ? {}
+      : { onNodeFailure: oneOf("on node failure", config.onNodeFailure, NODE_FAILURE, "kill") }),
+    ...(config.requeueLimit === undefined
+      ? {}
+      : { requeueLimit: nonNegative("requeue limit", config.requeueLimit, DEFAULT_REQUEUE_LIMIT) }),
     ...(config.pickerSettings === undefined
       ? {}
       : { pickerSettings: jsonSettings(config.pickerSettings) }),

@@ -120,6 +120,8 @@ export type LiveEvent =
     readonly seq: number;
     readonly down: readonly string[];
     readonly up: readonly string[];
+    /** Nodes failing (unplanned): what runs on them ends at once, killed or requeued. */
+    readonly failed?: readonly string[];
   };
 
 const LIVE_ORDER: OrderSpec<LiveEvent> = {

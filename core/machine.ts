@@ -45,6 +45,16 @@ export interface NodeGroup {
   readonly partitions?: readonly string[];
   /** Topology labels, level → domain (rack → r1); a `{i/K}` in a value becomes ⌊(index−1)/K⌋ per node. */
   readonly labels?: Readonly<Record<string, string>>;
+  /**
+   * How its nodes fail, when failures are drawn (`--failure_model`): mean
+   * time between failures and mean repair time of each node, seconds
+   * (exponential distributions).
+   */
+  readonly failures?: {
+    readonly mtbf: number;
+    readonly repair: number;
+    readonly distribution?: "exponential";
+  };
 }
 
 /**
@@ -136,6 +146,12 @@ export function checkMachine(m: Machine): MachineProblem | undefined {
       };
     }
     prefixes.set(prefix, g);
+    for (const key of ["mtbf", "repair"] as const) {
+      const v = group.failures?.[key];
+      if (group.failures !== undefined && !(typeof v === "number" && v > 0 && Number.isFinite(v))) {
+        return { path: at("failures", key), message: "expected a positive number of seconds" };
+      }
+    }
     const names = Object.keys(group.resources);
     if (names.length === 0) {
       return { path: at("resources"), message: "expected at least one resource" };

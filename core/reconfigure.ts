@@ -40,6 +40,10 @@ export interface Reconfiguration {
   readonly onCapacityCut?: ResolvedConfig["onCapacityCut"];
   /** Whose capacity-change rules apply from now on (`evtsim`, `drevt`). */
   readonly capacitySemantics?: ResolvedConfig["capacitySemantics"];
+  /** What node failures from now on do to the jobs on the failed nodes (`kill`, `requeue`). */
+  readonly onNodeFailure?: ResolvedConfig["onNodeFailure"];
+  /** How many times a job may be requeued after node failures from now on. */
+  readonly requeueLimit?: number;
 }
 
 /**
@@ -76,6 +80,13 @@ export function reconfigure(data: SnapshotData, change: Reconfiguration): Snapsh
         ? config
         : { ...config, capacitySemantics: change.capacitySemantics },
     };
+  }
+  // Stored only when given, as configData writes them.
+  if (change.onNodeFailure !== undefined) {
+    out = { ...out, config: { ...out.config, onNodeFailure: change.onNodeFailure } };
+  }
+  if (change.requeueLimit !== undefined) {
+    out = { ...out, config: { ...out.config, requeueLimit: change.requeueLimit } };
   }
   if (change.backfillPolicy !== undefined) {
     out = { ...out, config: { ...out.config, backfillPolicy: change.backfillPolicy } };

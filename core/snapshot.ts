@@ -56,11 +56,16 @@ export interface ConfigData {
     readonly capacity: number;
     readonly down?: readonly string[];
     readonly up?: readonly string[];
+    readonly failed?: readonly string[];
   }[];
   /** Absent for the default `drain` (files written before it existed stay the same). */
   readonly onCapacityCut?: ResolvedConfig["onCapacityCut"];
   /** Absent for the default `evtsim`. */
   readonly capacitySemantics?: ResolvedConfig["capacitySemantics"];
+  /** Absent when not given (`kill`). */
+  readonly onNodeFailure?: ResolvedConfig["onNodeFailure"];
+  /** Absent when not given (3). */
+  readonly requeueLimit?: number;
   /** Settings of pickers by name; absent when none are given. */
   readonly pickerSettings?: Readonly<Record<string, unknown>>;
   /**
@@ -90,6 +95,10 @@ export interface JobRecordData {
   readonly exitStatus?: number;
   /** What it asks of the resource model (a machine run's jobs). */
   readonly demand?: ResourceDemand;
+  /** Times a node failure requeued it (absent: never). */
+  readonly requeues?: number;
+  /** A requeued job's first submit time. */
+  readonly firstSubmitTime?: number;
 }
 
 /** A pending live event as stored. */
@@ -189,9 +198,12 @@ export function configData(c: ResolvedConfig, model?: ResourceModel): ConfigData
       capacity: x.capacity,
       ...(x.down === undefined ? {} : { down: [...x.down] }),
       ...(x.up === undefined ? {} : { up: [...x.up] }),
+      ...(x.failed === undefined ? {} : { failed: [...x.failed] }),
     })),
     ...(c.onCapacityCut === "drain" ? {} : { onCapacityCut: c.onCapacityCut }),
     ...(c.capacitySemantics === "evtsim" ? {} : { capacitySemantics: c.capacitySemantics }),
+    ...(c.onNodeFailure === undefined ? {} : { onNodeFailure: c.onNodeFailure }),
+    ...(c.requeueLimit === undefined ? {} : { requeueLimit: c.requeueLimit }),
     ...(c.pickerSettings === undefined ? {} : { pickerSettings: c.pickerSettings }),
     ...(model === undefined ? {} : { resourceNodes: modelNodes(model) }),
   };
@@ -241,6 +253,8 @@ function recordData(r: JobRecord): JobRecordData {
   if (r.outcome !== undefined) out.outcome = r.outcome;
   if (r.exitStatus !== undefined) out.exitStatus = r.exitStatus;
   if (r.demand !== undefined) out.demand = demandData(r.demand);
+  if (r.requeues !== undefined) out.requeues = r.requeues;
+  if (r.firstSubmitTime !== undefined) out.firstSubmitTime = r.firstSubmitTime;
   return out;
 }
 
@@ -275,7 +289,14 @@ function liveEventData(e: LiveEvent): LiveEventData {
     case "capacity":
       return { kind: e.kind, time: e.time, seq: e.seq, capacity: e.capacity };
     case "nodes":
-      return { kind: e.kind, time: e.time, seq: e.seq, down: [...e.down], up: [...e.up] };
+      return {
+        kind: e.kind,
+        time: e.time,
+        seq: e.seq,
+        down: [...e.down],
+        up: [...e.up],
+        ...(e.failed === undefined ? {} : { failed: [...e.failed] }),
+      };
   }
 }
 
@@ -310,6 +331,11 @@ function statsData(s: StatisticsAccumulator): StatisticsData {
     queueSamples: s.queueSamples,
     queueSampleSum: s.queueSampleSum,
     queueSampleMax: s.queueSampleMax,
+    ...(s.lostWork === undefined ? {} : {
+      lostWork: s.lostWork,
+      requeues: s.requeues ?? 0,
+      maxRequeues: s.maxRequeues ?? 0,
+    }),
   };
 }
 

@@ -390,7 +390,10 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     sampled: false,
     resourceBuffer: Vec.of([baseline]),
     resourceBufferLength: 1,
-    stats: emptyStatistics(),
+    // A run with node failures counts lost work and requeues from the start.
+    stats: c.capacitySchedule.some((x) => x.failed !== undefined && x.failed.length > 0)
+      ? Object.freeze({ ...emptyStatistics(), lostWork: 0, requeues: 0, maxRequeues: 0 })
+      : emptyStatistics(),
     replay: options.replay ?? false,
     finished: false,
     overallocationReported: false,
@@ -410,7 +413,9 @@ export function createState(config: SimulationConfig, options: CreateStateOption
 // before the start took offline (as the start's capacity counts them).
 function initialNodes(model: ResourceModel, c: ResolvedConfig): unknown {
   const early = c.capacitySchedule.filter((x) => x.time <= c.startTime);
-  if (!early.some((x) => x.down !== undefined || x.up !== undefined)) return model.initial;
+  if (!early.some((x) => x.down !== undefined || x.up !== undefined || x.failed !== undefined)) {
+    return model.initial;
+  }
   if (model.setOnline === undefined) {
     throw new EvtsimError(
       "usage",
@@ -420,6 +425,7 @@ function initialNodes(model: ResourceModel, c: ResolvedConfig): unknown {
   let st = model.beginEdit(model.initial);
   for (const x of early) {
     if (x.down !== undefined) st = model.setOnline(st, x.down, false);
+    if (x.failed !== undefined) st = model.setOnline(st, x.failed, false);
     if (x.up !== undefined) st = model.setOnline(st, x.up, true);
   }
   return model.endEdit(st);

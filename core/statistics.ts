@@ -55,6 +55,15 @@ export interface StatisticsAccumulator {
   readonly queueSampleSum: number;
   /** Largest sampled queue length. */
   readonly queueSampleMax: number;
+  /**
+   * Node failures only (absent in a run without them): Σ nodes × (failure −
+   * begin) over the runs a failure ended (killed or requeued), node-seconds.
+   */
+  readonly lostWork?: number;
+  /** Node failures only: requeues over all jobs. */
+  readonly requeues?: number;
+  /** Node failures only: the most times one job was requeued. */
+  readonly maxRequeues?: number;
 }
 
 /** Accumulator with nothing counted. */
@@ -146,6 +155,16 @@ export interface Statistics {
   readonly peakQueueLength: number;
   /** Number of queue-length samples taken. */
   readonly queueSamples: number;
+  /**
+   * Work lost to node failures: Σ nodes × seconds run over the runs a
+   * failure ended (killed or requeued). Present only in a run with node
+   * failures configured.
+   */
+  readonly lostWork?: number;
+  /** Requeues after node failures, over all jobs (present with node failures). */
+  readonly requeues?: number;
+  /** The most times one job was requeued (present with node failures). */
+  readonly maxRequeues?: number;
 }
 
 /** A statistics accumulator that one step may update in place. */
@@ -231,5 +250,10 @@ export function summarize(
     averageQueueLength: s.queueSamples > 0 ? s.queueSampleSum / s.queueSamples : 0,
     peakQueueLength: s.queueSampleMax,
     queueSamples: s.queueSamples,
+    ...(s.lostWork === undefined ? {} : {
+      lostWork: s.lostWork,
+      requeues: s.requeues ?? 0,
+      maxRequeues: s.maxRequeues ?? 0,
+    }),
   };
 }

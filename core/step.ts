@@ -97,6 +97,7 @@ export type Input =
     readonly kind: "changeNodes";
     readonly down?: readonly string[];
     readonly up?: readonly string[];
+    readonly failed?: readonly string[];
     readonly time?: number;
   };
 
@@ -200,7 +201,13 @@ export function step(state: SimState, input: Input): StepResult {
       pushLiveEvent(w, { kind: "capacity", time: input.time, capacity: input.capacity });
       break;
     case "changeNodes":
-      pushLiveEvent(w, { kind: "nodes", time: input.time, down: input.down, up: input.up });
+      pushLiveEvent(w, {
+        kind: "nodes",
+        time: input.time,
+        down: input.down,
+        up: input.up,
+        ...(input.failed === undefined ? {} : { failed: input.failed }),
+      });
       break;
     case "finish":
       if (!w.finished) {

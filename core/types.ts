@@ -219,6 +219,16 @@ export interface SimulationConfig {
    */
   readonly capacitySemantics?: CapacitySemantics;
   /**
+   * What a node failure (a capacity change's `failed` nodes) does to the jobs
+   * running there: `kill` (default) ends them at once as killed (exit status
+   * 137); `requeue` puts them back to waiting, same id, their resources free
+   * from that instant, until a job has been requeued `requeueLimit` times
+   * (then it is killed).
+   */
+  readonly onNodeFailure?: "kill" | "requeue";
+  /** How many times a job may be requeued after node failures (default 3). */
+  readonly requeueLimit?: number;
+  /**
    * A resource model that places jobs besides the node-count pool (e.g.
    * `topologyCluster(nodes)`): a job then starts only where the model places
    * it, and every job needs a `demand`. Not for replay states or snapshots.
@@ -277,6 +287,13 @@ export interface CapacityChange {
   readonly down?: readonly string[];
   /** With a resource model: the nodes that come back online then, by name. */
   readonly up?: readonly string[];
+  /**
+   * With a resource model: the nodes that fail then, by name (unplanned).
+   * They go offline as `down` ones do, and the jobs running on them end at
+   * once, never drained: killed or requeued (`onNodeFailure`). A repair is
+   * an `up` of the same node.
+   */
+  readonly failed?: readonly string[];
 }
 
 /**
@@ -389,6 +406,13 @@ export interface JobRecord {
   readonly exitStatus?: number;
   /** What the job asks of the configuration's `resourceModel`, when it has one. */
   readonly demand?: ResourceDemand;
+  /** Times a node failure requeued it (absent: never). */
+  readonly requeues?: number;
+  /**
+   * A requeued job's first submit time (its `submitTime` is then the time of
+   * its last requeue, as Slurm resets it, which orders it in the queue).
+   */
+  readonly firstSubmitTime?: number;
 }
 
 /**
@@ -450,6 +474,8 @@ export interface JobRow {
   readonly outcome?: JobOutcome;
   /** Its exit status, set only with `outcome` (see the README for the codes). */
   readonly exitStatus?: number;
+  /** Times a node failure requeued it; set only for a requeued job (its row is its last run). */
+  readonly requeues?: number;
 }
 
 /**
@@ -531,6 +557,28 @@ export type Notice =
     readonly capacity: number;
     /** What held them, one entry per class (their `jobs` add up to `waitingJobs`). */
     readonly causes?: readonly StrandedCause[];
+  }
+  | {
+    /**
+     * A job changed state other than by starting or ending (seed 003's
+     * JOB_STATE_CHANGE with `old_state`): a running job requeued, back to
+     * pending, by a node failure.
+     */
+    readonly kind: "jobStateChange";
+    /** When. */
+    readonly time: number;
+    /** The job (it keeps its id). */
+    readonly jobId: number;
+    /** Its state before. */
+    readonly oldState: "running";
+    /** Its state now. */
+    readonly newState: "pending";
+    /** Why: `node_failure`. */
+    readonly cause: "node_failure";
+    /** The failed nodes it ran on. */
+    readonly nodes: readonly string[];
+    /** Times it has been requeued, this one included. */
+    readonly requeues: number;
   };
 
 /**

@@ -31,6 +31,11 @@ const GROUP = z.strictObject({
   partitions: z.array(name, expected("a list of partition names")).optional(),
   labels: z.record(z.string(), z.string(expected("a string")), expected("a map of level to domain"))
     .optional(),
+  failures: z.strictObject({
+    mtbf: z.number(expected("a positive number of seconds")),
+    repair: z.number(expected("a positive number of seconds")),
+    distribution: z.literal("exponential", expected("exponential")).optional(),
+  }, unknownField).optional(),
 }, unknownField);
 
 const FILE = z.strictObject({
@@ -49,6 +54,7 @@ const FILE = z.strictObject({
  *     resources: { cores: 64, memory: 256G }   # memory: MiB, or a size with K/M/G/T
  *     partitions: [cpu]
  *     labels: { rack: "r{i/8}" }               # {i/8}: ⌊(node index − 1) / 8⌋
+ *     failures: { mtbf: 86400, repair: 3600 }  # drawn with --failure_model (optional)
  * ```
  *
  * Throws an `EvtsimError` `file:line: field: what was expected`.
@@ -111,6 +117,7 @@ export function parseMachine(text: string, file: string): Machine {
       resources,
       ...(g.partitions !== undefined ? { partitions: g.partitions } : {}),
       ...(g.labels !== undefined ? { labels: g.labels } : {}),
+      ...(g.failures !== undefined ? { failures: g.failures } : {}),
     };
   });
   const machine: Machine = {

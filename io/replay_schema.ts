@@ -72,10 +72,13 @@ export const ConfigSchema = z.strictObject({
       capacity: nat,
       down: z.array(name).optional(),
       up: z.array(name).optional(),
+      failed: z.array(name).optional(),
     }),
   ),
   onCapacityCut: z.enum(["drain", "kill"]).optional(),
   capacitySemantics: z.enum(["evtsim", "drevt"]).optional(),
+  onNodeFailure: z.enum(["kill", "requeue"]).optional(),
+  requeueLimit: nat.optional(),
   pickerSettings: boundedJson(z.record(z.string(), z.unknown())).optional(),
   resourceNodes: z.array(ModelNodeSchema).optional(),
 });
@@ -101,6 +104,8 @@ const JobRecordSchema = z.strictObject({
   outcome: OUTCOME.optional(),
   exitStatus: int.optional(),
   demand: DemandSchema.optional(),
+  requeues: nat.optional(),
+  firstSubmitTime: num.optional(),
 });
 
 const JobUpdateSchema = z.strictObject({ priority: int.optional(), queue: name.optional() });
@@ -130,6 +135,7 @@ const LiveEventSchema = z.discriminatedUnion("kind", [
     seq: nat,
     down: z.array(z.string()),
     up: z.array(z.string()),
+    failed: z.array(z.string()).optional(),
   }),
 ]);
 
@@ -151,6 +157,9 @@ const StatsSchema = z.strictObject({
   queueSamples: nat,
   queueSampleSum: num,
   queueSampleMax: nat,
+  lostWork: num.optional(),
+  requeues: nat.optional(),
+  maxRequeues: nat.optional(),
 });
 
 /** A snapshot value, as `saveSnapshot` returns it (the version is checked first). */
@@ -316,6 +325,7 @@ export const InputSchema = z.discriminatedUnion("kind", [
     kind: z.literal("changeNodes"),
     down: z.array(z.string()).optional(),
     up: z.array(z.string()).optional(),
+    failed: z.array(z.string()).optional(),
     time: num.optional(),
   }),
 ]);

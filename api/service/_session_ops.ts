@@ -36,6 +36,7 @@ export interface CapacityChangeRequest {
   readonly capacity?: number;
   readonly down?: readonly string[];
   readonly up?: readonly string[];
+  readonly failed?: readonly string[];
   readonly time?: number;
 }
 
@@ -46,7 +47,8 @@ export interface CapacityChangeRequest {
  * never both and never neither.
  */
 export function capacityOp(change: CapacityChangeRequest): SessionOp {
-  const names = change.down !== undefined || change.up !== undefined;
+  const names = change.down !== undefined || change.up !== undefined ||
+    change.failed !== undefined;
   if (names === (change.capacity !== undefined)) {
     throw new ServiceError(
       400,
@@ -63,6 +65,7 @@ export function capacityOp(change: CapacityChangeRequest): SessionOp {
     args: [{
       ...(change.down === undefined ? {} : { down: change.down }),
       ...(change.up === undefined ? {} : { up: change.up }),
+      ...(change.failed === undefined ? {} : { failed: change.failed }),
       ...(change.time === undefined ? {} : { time: change.time }),
     }],
   };

@@ -98,6 +98,13 @@ export const CreateSessionSchema = z.object({
     description:
       "A job larger than the capacity now: held while later jobs start (evtsim, default) or blocking (drevt)",
   }),
+  onNodeFailure: z.enum(["kill", "requeue"]).optional().openapi({
+    description:
+      "Jobs on a failing node (capacity change 'failed'): killed (default) or requeued, same id",
+  }),
+  requeueLimit: count.optional().openapi({
+    description: "Times a job may be requeued after node failures before it is killed (default 3)",
+  }),
   decisions: z.union([z.boolean(), z.literal("heads")]).optional().openapi({
     description:
       "Emit scheduling decisions (DISPATCH / PEND with a reason): true, 'heads' or false",
@@ -174,6 +181,10 @@ export const CapacitySchema = z.object({
   }),
   up: z.array(z.string()).optional().openapi({
     description: "Nodes or node groups coming back online (sessions on a --machine server)",
+  }),
+  failed: z.array(z.string()).optional().openapi({
+    description:
+      "Nodes or node groups failing: offline, and their running jobs end at once, killed or requeued (onNodeFailure)",
   }),
   time: time.optional(),
 }).strict().openapi("Capacity");

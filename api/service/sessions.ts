@@ -57,6 +57,8 @@ export interface SessionParams extends
     | "pickerSettings"
     | "onCapacityCut"
     | "capacitySemantics"
+    | "onNodeFailure"
+    | "requeueLimit"
   > {
   /**
    * Whole identical nodes (required, except on a server started with
@@ -576,13 +578,18 @@ export class Session {
   }
 
   /**
-   * The node names of a live node change (`down`, `up`: node or group names
-   * of the server's --machine); a 400 on a whole-node session or for a name
-   * the machine lacks.
+   * The node names of a live node change (`down`, `up`, `failed`: node or
+   * group names of the server's --machine); a 400 on a whole-node session or
+   * for a name the machine lacks.
    */
   nodeChange(
-    change: { down?: readonly string[]; up?: readonly string[]; time?: number },
-  ): { down: readonly string[]; up: readonly string[]; time?: number } {
+    change: {
+      down?: readonly string[];
+      up?: readonly string[];
+      failed?: readonly string[];
+      time?: number;
+    },
+  ): { down: readonly string[]; up: readonly string[]; failed?: readonly string[]; time?: number } {
     const m = this.#machine;
     if (m === undefined) {
       throw new ServiceError(
@@ -592,7 +599,7 @@ export class Session {
           "this session has whole nodes: give capacity (a node count)",
       );
     }
-    const names = (f: "down" | "up") =>
+    const names = (f: "down" | "up" | "failed") =>
       (change[f] ?? []).flatMap((who) => {
         try {
           return m.nodeNames(who);
@@ -603,6 +610,7 @@ export class Session {
     return {
       down: names("down"),
       up: names("up"),
+      ...(change.failed === undefined ? {} : { failed: names("failed") }),
       ...(change.time === undefined ? {} : { time: change.time }),
     };
   }
