@@ -37,8 +37,8 @@ import {
   traceProvenance,
   windowWords,
 } from "./_report_figures.ts";
-import type { Console } from "./simulate.ts";
-import { defaultResourceFile } from "./simulate.ts";
+import type { Console } from "./_console.ts";
+import { defaultResourceFile } from "./_output_names.ts";
 import {
   jobFigures,
   readResourceCsv,
