@@ -6,7 +6,7 @@
 // commands, runs the pieces, checks breakpoints and prints.
 
 import { EvtsimError } from "../core/errors.ts";
-import { mismatchText } from "./replay_command.ts";
+import { mismatchText } from "./_mismatch_text.ts";
 import {
   type Breakpoint,
   eventsOf,
