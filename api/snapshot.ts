@@ -5,12 +5,8 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
-import {
-  restoreSnapshot,
-  SNAPSHOT_VERSION,
-  type SnapshotData,
-  snapshotOf,
-} from "../core/snapshot.ts";
+import { SNAPSHOT_VERSION, type SnapshotData, snapshotOf } from "../core/snapshot.ts";
+import { restoreSnapshot } from "../core/_snapshot_restore.ts";
 import type { SimState } from "../core/state.ts";
 import { describeIssue, SnapshotSchema } from "../io/replay_schema.ts";
 import { defaultRegistry } from "../schedulers/registry.ts";

@@ -387,4 +387,3 @@ export function snapshotOf(state: SimState): SnapshotData {
 }
 
 export { type QueueDefData, queueDefData, queueDefOf } from "./_snapshot_queues.ts";
-export { restoreSnapshot } from "./_snapshot_restore.ts";
