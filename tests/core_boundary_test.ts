@@ -1,5 +1,5 @@
-// What may import what (ARCHITECTURE.md, "Folders and what may import
-// what"): the layers of the product, from core/ (the contracts and the
+// What may import what (ARCHITECTURE.md, "What may import what"): the
+// layers of the product, from core/ (the contracts and the
 // reducer, knowing none of their implementations) up to the fronts (cli/,
 // api/service/). A module may import its own folder and the folders listed
 // for it, nothing else. Type-only imports count here: core/ naming a type of
