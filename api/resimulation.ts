@@ -1,4 +1,4 @@
-// Re-simulating a `.replay` log (seed 003 Req 5 AC 13–19): load the header
+// Re-simulating a `.replay` log (docs/recording.md, "Re-simulate and verify"): load the header
 // and the snapshot at or before a start time, run the recorded events (or an
 // alternative event stream, for a what-if) through the same pure `step`, and
 // compare each decision with the recorded one. Nothing here reads a clock:
