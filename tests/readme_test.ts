@@ -231,25 +231,52 @@ interface PageRun {
 }
 
 /**
- * A page's run, started on first ask. Each page's test starts its own page
- * and the next one, so two pages run at a time (the machine has 2 cores and
- * a page is mostly one process after another); with --filter at most one
- * page more than asked runs.
+ * The page runs: two at a time (the machine has 2 cores and a page is mostly
+ * one process after another). A page whose test has begun goes first; while
+ * a slot is free the pages after it start ahead, at most AHEAD of them before
+ * their tests begin, so a run filtered to one page runs at most AHEAD more.
  */
-const started = new Map<string, Promise<PageRun>>();
+const SLOTS = 2;
+const AHEAD = 3;
+const runs = new Map<string, Promise<PageRun>>();
+const asked = new Set<string>();
+const waiting = new Map<string, (r: PageRun) => void>();
+let running = 0;
+
 function pageRun(page: string, all: readonly string[]): Promise<PageRun> {
-  const i = all.indexOf(page);
-  for (const p of all.slice(i, i + 2)) {
-    if (!started.has(p)) started.set(p, runPage(p));
+  asked.add(page);
+  for (const p of all) {
+    if (!runs.has(p)) runs.set(p, new Promise((resolve) => waiting.set(p, resolve)));
   }
-  return started.get(page)!;
+  pump(all);
+  return runs.get(page)!;
+}
+
+function pump(all: readonly string[]): void {
+  while (running < SLOTS) {
+    const unstarted = all.filter((p) => waiting.has(p));
+    const ahead = all.filter((p) => !waiting.has(p) && !asked.has(p)).length;
+    const next = unstarted.find((p) => asked.has(p)) ??
+      (ahead < AHEAD ? unstarted[0] : undefined);
+    if (next === undefined) return;
+    const resolve = waiting.get(next)!;
+    waiting.delete(next);
+    running++;
+    runPage(next).catch((e): PageRun => ({ failures: [String(e)], blocks: 0, outputs: 0 })).then(
+      (r) => {
+        running--;
+        resolve(r);
+        pump(all);
+      },
+    );
+  }
 }
 
 const ALL_PAGES = await pages();
 for (const page of ALL_PAGES) {
   Deno.test({
     name: `docs: every shown output of ${page} is what its command or program prints`,
-    // A page's run may be started by the test before (pageRun).
+    // A page's run may have started before its test (pageRun).
     sanitizeOps: false,
     sanitizeResources: false,
     fn: async () => {
@@ -279,15 +306,11 @@ async function runPage(page: string): Promise<PageRun> {
       await Deno.writeTextFile(file, p.code.body);
       files.set(p, file);
     }
-    // One type-check for all of a page's programs is much faster than `run --check` for each.
+    // One type-check of every page's programs, shared (it is much faster than
+    // a check per page or `run --check` per block).
     if (files.size > 0) {
-      const r = await run(
-        ["check", "--quiet", "--config", `${ROOT}deno.json`, ...files.values()],
-        folder,
-      );
-      if (r.code !== 0) {
-        failures.push(`deno check of ${page}'s ts blocks failed:\n${r.out}${r.err}`);
-      }
+      const check = await typeCheck();
+      if (check !== "") failures.push(`deno check of the pages' ts blocks failed:\n${check}`);
     }
     for (const p of pairs) {
       const where = `${page}:${p.code.line}`;
@@ -331,6 +354,30 @@ async function runPage(page: string): Promise<PageRun> {
     await Deno.writeTextFile(ROOT + page, lines.join("\n"));
   }
   return { failures, blocks: pairs.length, outputs: pairs.filter((p) => p.output).length };
+}
+
+/** The type-check of every page's ts blocks ("" when they pass), run once. */
+let checked: Promise<string> | undefined;
+function typeCheck(): Promise<string> {
+  checked ??= (async () => {
+    const folder = await Deno.makeTempDir({ prefix: "evtsim-docs-check-" });
+    try {
+      const files: string[] = [];
+      for (const page of await pages()) {
+        const text = await Deno.readTextFile(ROOT + page);
+        for (const [n, b] of blocksOf(text, page).filter((x) => x.lang === "ts").entries()) {
+          const file = `${folder}/${page.replaceAll("/", "_").replace(".md", "")}_${n + 1}.ts`;
+          await Deno.writeTextFile(file, b.body);
+          files.push(file);
+        }
+      }
+      const r = await run(["check", "--quiet", "--config", `${ROOT}deno.json`, ...files], folder);
+      return r.code === 0 ? "" : `${r.out}${r.err}`;
+    } finally {
+      await Deno.remove(folder, { recursive: true });
+    }
+  })();
+  return checked;
 }
 
 /** The lines where two texts differ (at most 20), `-` shown, `+` printed. */
