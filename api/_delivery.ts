@@ -8,7 +8,7 @@ import { checkObject, describeValue } from "../core/_input_check.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { DecisionRow } from "../core/decisions.ts";
 import type { JobRow, Notice, ResourceRow, StepRows } from "../core/types.ts";
-import type { SimulationSinks } from "./simulation.ts";
+import type { SimulationSinks } from "./sinks.ts";
 
 /** Checks the sinks argument of the Simulation constructor. */
 export function checkSinks(sinks: unknown): void {

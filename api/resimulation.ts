@@ -1,4 +1,4 @@
-// Re-simulating a `.replay` log (seed 003 Req 5 AC 13–19): load the header
+// Re-simulating a `.replay` log (docs/recording.md, "Re-simulate and verify"): load the header
 // and the snapshot at or before a start time, run the recorded events (or an
 // alternative event stream, for a what-if) through the same pure `step`, and
 // compare each decision with the recorded one. Nothing here reads a clock:
@@ -35,7 +35,8 @@ import type { DecisionRow } from "../core/decisions.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
 import { type Reconfiguration, reconfigure } from "../core/reconfigure.ts";
-import { restoreSnapshot, type SnapshotData } from "../core/snapshot.ts";
+import type { SnapshotData } from "../core/snapshot.ts";
+import { restoreSnapshot } from "../core/_snapshot_restore.ts";
 import type { SimState } from "../core/state.ts";
 import { type Input, step, type StepResult } from "../core/step.ts";
 import { encode, inputOf, type LogEntry } from "../io/replay_log.ts";

@@ -32,6 +32,8 @@ import type {
   StepRows,
 } from "../core/types.ts";
 import { checkSinks, RowDelivery } from "./_delivery.ts";
+import type { SimulationSinks } from "./sinks.ts";
+export type { SimulationSinks } from "./sinks.ts";
 import * as inputs from "./inputs.ts";
 import { checkMemoryPressureFraction, memoryPressureLimit } from "./memory.ts";
 import { withDecisions } from "../core/reconfigure.ts";
@@ -72,46 +74,6 @@ export interface SimulationOptions extends SimulationConfig {
   readonly checkMemoryPressure?: number;
   /** Where picker and admission names are looked up (default: evtsim's own). */
   readonly registry?: PolicyRegistry;
-}
-
-/**
- * Where rows go as they become final. A missing sink keeps that kind of row for `finish()`.
- *
- * The rows of a call are handed over before the call takes effect. If a sink
- * throws, the call is undone: the simulation is left exactly as it was before
- * the call (same state, same rows kept for `finish()`), the sink's error is
- * rethrown unchanged, and the call can be made again. A retried call delivers
- * its rows again from the first one, so a sink that accepted some rows of the
- * failed attempt sees them twice (keep count, or truncate what it wrote). A
- * sink must not call the simulation that is calling it: any method or getter
- * used from inside a sink throws an `EvtsimError` of kind `"state"`.
- *
- * @example
- * ```ts
- * import { type JobRow, type Notice, Simulation, type SimulationSinks } from "@evtsim/evtsim";
- * const written: JobRow[] = [];
- * const notices: Notice[] = [];
- * const sinks: SimulationSinks = { onJobRow: (r) => written.push(r), onNotice: (n) => notices.push(n) };
- * const sim = new Simulation({ totalNodes: 8 }, sinks);
- * sim.appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 10 }, { submitTime: 0, numNodes: 9, timeLimit: 10 }]);
- * const out = sim.finish();
- * // Rows given to a sink are not kept; resource rows had no sink, so `finish` returns them.
- * if (written.length !== 1 || notices[0]?.kind !== "rejected") throw new Error("sinks");
- * if (out.jobs.length !== 0 || out.notices.length !== 0 || out.resources.length !== 3) throw new Error("out");
- * ```
- */
-export interface SimulationSinks {
-  /** Called once per written job, in job-id order. */
-  readonly onJobRow?: (row: JobRow) => void;
-  /** Called once per resource row, in time order, when the row buffer is flushed. */
-  readonly onResourceRow?: (row: ResourceRow) => void;
-  /** Called for each rejection or over-allocation notice. */
-  readonly onNotice?: (notice: Notice) => void;
-  /**
-   * Called for each scheduling decision (DISPATCH, PEND with a reason); giving
-   * it turns decisions on (`decisions: true`).
-   */
-  readonly onDecision?: (decision: DecisionRow) => void;
 }
 
 /**

@@ -1,16 +1,12 @@
 // The public snapshot functions: a state as a JSON-safe value and back
-// (seed 003 Req 5 AC 21). The layout is described in core/snapshot.ts; a
+// (docs/library.md, "Snapshots"). The layout is described in core/snapshot.ts; a
 // value read from anywhere is validated with the schema first, so a broken
 // one is one clear error rather than a broken state.
 
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
-import {
-  restoreSnapshot,
-  SNAPSHOT_VERSION,
-  type SnapshotData,
-  snapshotOf,
-} from "../core/snapshot.ts";
+import { SNAPSHOT_VERSION, type SnapshotData, snapshotOf } from "../core/snapshot.ts";
+import { restoreSnapshot } from "../core/_snapshot_restore.ts";
 import type { SimState } from "../core/state.ts";
 import { describeIssue, SnapshotSchema } from "../io/replay_schema.ts";
 import { defaultRegistry } from "../schedulers/registry.ts";
@@ -21,7 +17,7 @@ import { defaultRegistry } from "../schedulers/registry.ts";
  * pend-reason bookkeeping, generator, statistics, unwritten resource rows).
  * The picker's own state is not in it: loading rebuilds it through the
  * picker's hooks. Treat it as a value to store and load; its fields are
- * described in the README.
+ * described in docs/library.md ("Snapshots").
  *
  * @example
  * ```ts

@@ -2,7 +2,7 @@
 // compare's and sweep's help, compare's table): DR_EVT's conservative rule,
 // which is far stricter than the textbook conservative backfilling most
 // papers compare EASY against, so an "EASY vs conservative" study run with
-// it comes out backwards (issue 27).
+// it comes out backwards (docs/policies.md, the warning under the table).
 
 /** The note, as help lines (no indent). */
 export const CONSERVATIVE_NOTE: readonly string[] = [

@@ -1,12 +1,12 @@
-// The commands of `evtsim replay FILE -i` (seed 003 AC 22, and `back` and
-// `history` beyond it): one line in, lines out. A command that cannot be
+// The commands of `evtsim replay FILE -i` (docs/recording.md, "Interactive";
+// docs/seed-003-mapping.md maps them to the seed interface's): one line in, lines out. A command that cannot be
 // done prints one `error: …` line and the session goes on. The stepping is
 // cli/_repl_stepper.ts, the events breakpoints watch cli/_repl_events.ts,
 // the `info` views of a state cli/_repl_inspect.ts; this file parses the
 // commands, runs the pieces, checks breakpoints and prints.
 
 import { EvtsimError } from "../core/errors.ts";
-import { mismatchText } from "./replay_command.ts";
+import { mismatchText } from "./_mismatch_text.ts";
 import {
   type Breakpoint,
   eventsOf,

@@ -1,4 +1,4 @@
-// What the REPL's breakpoints watch (seed 003 AC 22): the events of one
+// What the REPL's breakpoints watch (docs/seed-003-mapping.md, "Events"): the events of one
 // piece, in the order the engine applies them at an instant — jobs arriving
 // in the wait queue (JOB_PUSH), jobs ending (JOB_STATE_CHANGE), live updates
 // of jobs and queues (JOB_UPDATE, QUEUE_UPDATE), then each scheduling round

@@ -1,4 +1,4 @@
-// The REPL's `info` views of a state (seed 003 AC 22): one job, the queues,
+// The REPL's `info` views of a state (docs/recording.md, "Interactive"): one job, the queues,
 // every waiting job with its pend reason, the nodes, a summary. Read-only:
 // each one reads the state at the current position through the core's
 // queries and changes nothing.

@@ -2,7 +2,8 @@
 
 import { checkSnapshot } from "../api/snapshot.ts";
 import { EvtsimError } from "../core/errors.ts";
-import { restoreSnapshot, type SnapshotData } from "../core/snapshot.ts";
+import type { SnapshotData } from "../core/snapshot.ts";
+import { restoreSnapshot } from "../core/_snapshot_restore.ts";
 import type { SimState } from "../core/state.ts";
 import { parseLog } from "../io/replay_reader.ts";
 import { defaultRegistry } from "../schedulers/registry.ts";

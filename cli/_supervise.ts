@@ -1,4 +1,4 @@
-// Interrupts that always work (issue 32 item 4) for code that may never
+// Interrupts that always work (docs/outputs.md, "Errors and exit status") for code that may never
 // return. A JavaScript loop blocks its thread, so no signal listener on that
 // thread can run while a user's policy module loops forever. Such runs go to
 // a Worker, and the main thread does nothing but wait: on a signal it ends

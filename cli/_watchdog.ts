@@ -1,5 +1,5 @@
 // Interrupts that always work, at the cost of a thread rather than a cold
-// engine (issue 32 item 4). A command that computes runs on the main thread,
+// engine (docs/outputs.md, "Errors and exit status"). A command that computes runs on the main thread,
 // with the V8 code cache and no second module graph, and a watchdog thread
 // (cli/_watchdog_worker.ts, a few milliseconds to start, in parallel) listens
 // for SIGINT/SIGTERM. On a signal the watchdog sets a flag in shared memory;

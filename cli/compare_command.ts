@@ -83,7 +83,7 @@ export function compareHelp(): string {
     "--queues FILE, --picker NAME, --swf_unit nodes), and prints one row per policy:",
     "jobs, wait mean / p50 / p95 / max (s), mean bounded slowdown, utilization,",
     "makespan (s) and simulation time (s), named as in the metrics glossary",
-    "(README); --json gives total_nodes (the size the run used), every metric and the",
+    "(docs/metrics.md); --json gives total_nodes (the size the run used), every metric and the",
     "fairness columns (users, jain_bsld, worst_user, worst_user_bsld_mean). On a machine",
     "(--machine FILE) utilization counts node equivalents (on each node a job held, its",
     "largest fraction of any resource), and utilization_<resource> columns (cores, gpus,",

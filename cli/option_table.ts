@@ -1,6 +1,6 @@
 // The option table of `evtsim simulate`: DR_EVT's names (with underscores),
 // their short letters, value placeholders for the help, and the value limits
-// DR_EVT applies (observed-behaviour.md section C; option_values.ts checks
+// DR_EVT applies (docs/porting-from-drevt.md, "Options"; option_values.ts checks
 // them). The command-line parser (options.ts) and the config-file reader
 // (config_file.ts) share it, so an option is checked the same way wherever it
 // is given.
@@ -137,7 +137,7 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     kind: "string",
     placeholder: "FILE",
     help:
-      "a machine of node groups (YAML/JSON: count, resources, partitions, labels) instead of -n; jobs ask per node for cores/memory/gpus in a partition (README: Machines and job demands)",
+      "a machine of node groups (YAML/JSON: count, resources, partitions, labels) instead of -n; jobs ask per node for cores/memory/gpus in a partition (docs/machines.md)",
   },
   {
     name: "backfill_policy",

@@ -4,14 +4,14 @@
 // `evtsim simulate` on a trace with begin/end columns, which replays a
 // recorded *schedule* without asking the scheduler anything.
 
-import { type Mismatch, Resimulation, type ResimulationOptions } from "../api/resimulation.ts";
+import { Resimulation, type ResimulationOptions } from "../api/resimulation.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { Reconfiguration } from "../core/reconfigure.ts";
 import { AtomicOutputSet } from "../io/atomic_writer.ts";
 import { readQueuesFile } from "../io/queues_file.ts";
-import { dumpDecision, Dumper } from "../io/replay_dump.ts";
+import { Dumper } from "../io/replay_dump.ts";
 import { LogReader, parseLog } from "../io/replay_reader.ts";
-import type { DecisionRow } from "../core/decisions.ts";
+import { mismatchText } from "./_mismatch_text.ts";
 import type { HeaderMessage } from "../io/replay_schema.ts";
 import {
   type CommandOption,
@@ -167,10 +167,6 @@ function help(): string {
   ].join("\n");
 }
 
-function text(d: DecisionRow | undefined): string {
-  return d === undefined ? "(none)" : dumpDecision(d).trim();
-}
-
 // The registry to replay `path` with: its header names the policy modules.
 async function policiesOfLog(path: string, given: string | undefined, overrides: Overrides) {
   const head = LogReader.open(path, "log");
@@ -179,18 +175,6 @@ async function policiesOfLog(path: string, given: string | undefined, overrides:
   } finally {
     head.close();
   }
-}
-
-/** The one-line report of a mismatch: time, job, and both decisions. */
-export function mismatchText(file: string, m: Mismatch): string {
-  const job = m.recorded?.jobId ?? m.resimulated?.jobId;
-  const other = m.recorded !== undefined && m.resimulated !== undefined &&
-      m.recorded.jobId !== m.resimulated.jobId
-    ? `/${m.resimulated.jobId}`
-    : "";
-  return `mismatch at t=${m.time} job ${job}${other} (event #${m.seq}, ${file}:${m.line}, decision ${
-    m.index + 1
-  }): recorded: ${text(m.recorded)}; re-simulated: ${text(m.resimulated)}`;
 }
 
 /**

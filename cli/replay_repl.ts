@@ -13,7 +13,7 @@ import { Stepper } from "./_repl_stepper.ts";
 import { ReplError, type ReplOutput } from "./_repl_types.ts";
 import type { Console } from "./simulate.ts";
 
-/** The prompt (seed 003 AC 22). */
+/** The prompt, the seed interface's (docs/seed-003-mapping.md, "REPL commands"). */
 export const PROMPT = "(sim) ";
 
 /** How the REPL starts. */

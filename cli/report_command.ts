@@ -37,8 +37,8 @@ import {
   traceProvenance,
   windowWords,
 } from "./_report_figures.ts";
-import type { Console } from "./simulate.ts";
-import { defaultResourceFile } from "./simulate.ts";
+import type { Console } from "./_console.ts";
+import { defaultResourceFile } from "./_output_names.ts";
 import {
   jobFigures,
   readResourceCsv,
@@ -913,7 +913,7 @@ function renderHtml(
     "<th>nodes</th></tr></thead><tbody>",
     ...rows,
     "</tbody></table>",
-    `<p>Summary: metrics as in the README's metrics glossary (bounded slowdown τ = ${
+    `<p>Summary: metrics as in the metrics glossary, docs/metrics.md (bounded slowdown τ = ${
       formatG(runs[0]?.summary.metrics.bsld_tau_s ?? 10)
     } s); the slowdown CDF uses τ = 10 s. Utilization and queue length are time-weighted ` +
     `rolling means over ${windowWords(provenance.meanWindow)}; CDFs are drawn at up to ` +

@@ -50,16 +50,12 @@ import { applyAdvance, type LoopContext, replayAll, simulateFiles, Yielder } fro
 import { VERSION } from "./version.ts";
 import { jsonConfig, machineModel, machineOf } from "./_machine_run.ts";
 import { beforeStep } from "./_watchdog.ts";
+import type { Console } from "./_console.ts";
 
-/** Where the command writes its text. */
-export interface Console {
-  /** Prints one line on stdout. */
-  out(line: string): void;
-  /** Prints one line on stderr. */
-  err(line: string): void;
-  /** Whether stderr is a terminal (progress is shown only then by default). */
-  readonly isTerminal: boolean;
-}
+// Re-exported where the commands and tests have always found them.
+export type { Console } from "./_console.ts";
+import { defaultOutfile, defaultResourceFile } from "./_output_names.ts";
+export { defaultOutfile, defaultResourceFile };
 
 /** Replaceable pieces, for tests: the output file system and the progress sink. */
 export interface SimulateDeps {
@@ -613,27 +609,6 @@ function startTimeOf(o: ParsedOptions, timezone: string, mode: "simulation" | "r
     );
   }
   return t;
-}
-
-/**
- * `<input's name without .csv/.swf/.swf.gz>_sim.csv`, DR_EVT's name, in the
- * folder the command runs in (not beside the input, which may be a shared
- * or read-only data folder).
- */
-export function defaultOutfile(input: string): string {
-  const name = input.slice(input.lastIndexOf("/") + 1);
-  const stem = name.replace(/\.(swf|psv|sacct)\.gz$/i, "").replace(
-    /\.(csv|swf|psv|sacct|txt|list)$/i,
-    "",
-  );
-  return `${stem}_sim.csv`;
-}
-
-/** `<outfile without .csv (or .swf, .parquet)>_resources.csv`. */
-export function defaultResourceFile(outfile: string): string {
-  return /\.(csv|swf|parquet)$/i.test(outfile)
-    ? `${outfile.slice(0, outfile.lastIndexOf("."))}_resources.csv`
-    : `${outfile}_resources.csv`;
 }
 
 function printParams(con: Console, c: SimulationConfig, paths: string[]): void {

@@ -95,7 +95,7 @@ export function sweepHelp(): string {
     "and writes one row per cell to DIR/results.csv and DIR/results.json, in the spec's order",
     "(INDEX, below): the cell's id, index and options (total_nodes: the size the run used,",
     "the trace header's when the spec gives none), then the metric set and fairness figures",
-    "of the README's metrics glossary (jobs, wait_mean_s ... bsld_max, utilization,",
+    "of the metrics glossary, docs/metrics.md (jobs, wait_mean_s ... bsld_max, utilization,",
     "makespan_s, throughput_jobs_per_s in simulated time; users, jain_bsld, worst_user,",
     "worst_user_bsld_mean). On a machine (options: machine: FILE) utilization counts node",
     "equivalents (on each node a job held, its largest fraction of any resource) and the rows",

@@ -5,7 +5,7 @@
 // makes no object per job: an HPC2N-sized run spent a sixth of a warm sweep
 // cell making 28k row objects and grouping them.
 
-import { LabelColumns } from "./_metrics_breakdowns.ts";
+import { LabelColumns } from "./_metrics_labels.ts";
 import type { MetricsJob, MetricsOptions } from "./metrics.ts";
 
 const INITIAL = 1024;

@@ -1,4 +1,4 @@
-// Scheduling decisions as rows (seed 003 AC 5–6): every round's DISPATCH and
+// Scheduling decisions as rows (docs/seed-003-mapping.md, "Decisions"): every round's DISPATCH and
 // PEND outcomes, with a reason code and a message for each PEND. Produced
 // only when the configuration asks for them (`decisions: true`); a PEND row
 // is written when a job's reason code changes, not every round, so the

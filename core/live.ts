@@ -1,10 +1,10 @@
 // Live events: what a running batch system tells its scheduler besides new
-// jobs (seed 003 Req 5 AC 4). Each is checked against the state when it is
+// jobs (docs/seed-003-mapping.md, "Events"). Each is checked against the state when it is
 // given and takes effect at its time: at an instant, after the arrivals and
 // the resource events of that instant and before its scheduling round. An
 // event whose time is the clock takes effect at the next advance, which
-// also runs the round (push events, then advance: seed 003's
-// core_push_events then core_go).
+// also runs the round (push events, then advance: the seed interface's
+// core_push_events then core_go, docs/seed-003-mapping.md).
 
 import { OrderedSet, type OrderSpec } from "./_ordered_set.ts";
 import type { QueueDef } from "./queues.ts";

@@ -14,6 +14,10 @@ import {
   fairnessOfColumns,
 } from "./_metrics_breakdowns.ts";
 import { JobColumns, measuredIndices } from "./_metrics_columns.ts";
+import { nearestRank } from "./_nearest_rank.ts";
+
+// Re-exported here, the metric set's public home.
+export { nearestRank };
 
 import { sortFloat64 } from "./_float_sort.ts";
 
@@ -171,25 +175,6 @@ export const METRIC_NAMES: readonly (keyof Metrics)[] = [
   "makespan_s",
   "throughput_jobs_per_s",
 ];
-
-/**
- * The nearest-rank percentile of ascending `sorted` values: the smallest
- * value with at least `p` percent of the values at or below it, i.e.
- * `sorted[ceil(p / 100 × n) − 1]` (the first value for p = 0); null for none.
- *
- * @example
- * ```ts
- * import { nearestRank } from "@evtsim/evtsim";
- * const xs = Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
- * console.assert(nearestRank(xs, 50) === 5 && nearestRank(xs, 95) === 10);
- * ```
- */
-export function nearestRank(sorted: ArrayLike<number>, p: number): number | null {
-  const n = sorted.length;
-  if (n === 0) return null;
-  const rank = Math.ceil((p / 100) * n);
-  return sorted[Math.min(n, Math.max(1, rank)) - 1];
-}
 
 /** Checks the options; throws a usage {@link EvtsimError} naming the bad one. */
 export function checkMetricsOptions(options: MetricsOptions): void {

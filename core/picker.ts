@@ -1,4 +1,4 @@
-// The picker contract (seed 003 Req 1): the core asks a picker for the next
+// The picker contract (docs/seed-003-mapping.md, "Picker hooks"): the core asks a picker for the next
 // candidate and knows nothing of queue or job ordering. A picker keeps its
 // own persistent state `P`, changed only through its hooks, so that it can
 // be rebuilt from the core state at any time (a snapshot never stores it).
@@ -186,7 +186,7 @@ export interface PickerSession<P> {
 export type JobStateChange = "cancelled" | "pending";
 
 /**
- * A pluggable job picker (seed 003 Req 1): the order in which waiting jobs
+ * A pluggable job picker (docs/seed-003-mapping.md): the order in which waiting jobs
  * are offered to the admission policy. Hooks are pure: they return the next
  * state and never change the one they are given. The core calls
  * `onJobPush` when a job arrives (becomes eligible), `onJobStateChange` when

@@ -1,7 +1,7 @@
 // The registry of policies handed to the core from outside: the core knows
 // the picker and admission contracts, never their implementations. A name
 // nobody registered is a configuration error listing the registered names,
-// never a silent fallback (seed 003 Req 2 AC 5).
+// never a silent fallback (docs/seed-003-mapping.md, "Picker hooks").
 
 import type { Admission } from "./admission.ts";
 import { EvtsimError } from "./errors.ts";

@@ -1,5 +1,6 @@
-// Queues: the submission channels a picker orders jobs by (seed 003's
-// queue: priority, limits, open/closed, per-queue picker, project). The core
+// Queues: the submission channels a picker orders jobs by (the seed
+// interface's queue, docs/seed-003-mapping.md: priority, limits, open/closed,
+// per-queue picker, project). The core
 // owns the queue table because it enforces `maxRunning` and `open` whatever
 // the picker does; pickers only learn of queues through `onQueueUpdate`.
 

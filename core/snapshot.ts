@@ -1,4 +1,4 @@
-// Snapshots (seed 003 Req 5 AC 21): the whole simulation state as plain,
+// Snapshots (docs/library.md, "Snapshots"): the whole simulation state as plain,
 // JSON-safe data, and back. A snapshot holds canonical core state only:
 // the configuration (policies by name), the job store, the queues, the
 // pending resource and live events, the decision bookkeeping (`pendCodes`, so
@@ -413,4 +413,3 @@ export function snapshotOf(state: SimState): SnapshotData {
 }
 
 export { type QueueDefData, queueDefData, queueDefOf } from "./_snapshot_queues.ts";
-export { restoreSnapshot } from "./_snapshot_restore.ts";

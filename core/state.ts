@@ -259,7 +259,8 @@ export interface ResourceModelState {
 }
 
 /**
- * A bound on every time the engine can compute (issue 32 item 20): a job
+ * A bound on every time the engine can compute (docs/reliability.md: computed
+ * times stay exact): a job
  * begins at an input's time or at another job's end, and ends at most its
  * span (the larger of its time limit and run time, plus a second for DR_EVT's
  * rounding of drawn run times) later, so no computed time passes

@@ -472,7 +472,7 @@ export interface JobRow {
   readonly queue: string | undefined;
   /** Set only for a job that did not complete normally. */
   readonly outcome?: JobOutcome;
-  /** Its exit status, set only with `outcome` (see the README for the codes). */
+  /** Its exit status, set only with `outcome` (docs/outputs.md, "Outputs", gives the codes). */
   readonly exitStatus?: number;
   /** Times a node failure requeued it; set only for a requeued job (its row is its last run). */
   readonly requeues?: number;

@@ -1,5 +1,5 @@
 // Job demands on a machine (`--machine`), per trace format. The rules (the
-// README's "Machines and job demands" section says the same):
+// "Machines and job demands" section of docs/machines.md says the same):
 //
 // - CSV: replicas = num_nodes; `num_cores`, `memory` (MiB or a size like
 //   4G), `gpus` and a column named after any other resource of the machine

@@ -1,5 +1,6 @@
 // `evtsim dump`: a `.replay` log as stable, diffable text, one line per
-// message and one per decision (seed 003's `scheduler dump`). What does not
+// message and one per decision (the seed interface's `scheduler dump`,
+// docs/seed-003-mapping.md). What does not
 // belong to the scheduling story is left out, so that the dump of a
 // recording and the dump of its re-simulation are equal line for line when
 // every decision is the same: the wall-clock start and the origin of the

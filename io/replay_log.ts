@@ -1,5 +1,5 @@
-// The `.replay` log (seed 003 Req 5 AC 10–20, in JSON Lines instead of
-// Cap'n Proto): one JSON object per line, each with `type` and the format
+// The `.replay` log (docs/recording.md, "The .replay format"; JSON Lines
+// instead of the seed interface's Cap'n Proto, docs/seed-003-mapping.md): one JSON object per line, each with `type` and the format
 // `version`:
 //
 //   header    evtsim version, the configuration (picker, admission, queues…),

@@ -165,7 +165,7 @@ export interface StatsDocument {
   readonly boundedSlowdown: Distribution & { readonly tau: number };
   /** The metric set (core/metrics.ts), as compare, sweep, report and serve give it. */
   readonly metrics?: Metrics;
-  /** The measured jobs per user, account, queue and size class (README, metrics glossary). */
+  /** The measured jobs per user, account, queue and size class (docs/metrics.md). */
   readonly breakdowns?: Breakdowns;
   /** Jain's index over the users' mean bounded slowdowns and the worst user. */
   readonly fairness?: Fairness;

@@ -1,5 +1,5 @@
 // TopoQueue's input files, decoded strictly and checked with TopoQueue's
-// rules and messages (observed-behaviour J.2):
+// rules and messages (docs/machines.md, "Topology-aware admission"):
 //
 // - cluster: `nodes: [{name, topology: {key: value}, capacity: {cpu, gpu}}]`;
 // - jobs: `jobs: [{name, replicas, resourcesPerReplica: {cpu, gpu}, requiredTopology?}]`;

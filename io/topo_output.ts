@@ -1,4 +1,4 @@
-// TopoQueue's outputs (observed-behaviour J.5). Text is laid out as Go's
+// TopoQueue's outputs (docs/machines.md, "Topology-aware admission"). Text is laid out as Go's
 // tabwriter lays it out there (each column as wide as its widest cell plus
 // two spaces, the last cell of a line not padded), `-` for an empty cell;
 // JSON is indented by two spaces with TopoQueue's field names and order,

@@ -1,4 +1,4 @@
-// `builtin_fcfs` (seed 003 Req 3): queues by priority (descending, then in
+// `builtin_fcfs` (docs/policies.md, "Every policy by name"): queues by priority (descending, then in
 // definition order); within a queue, jobs by priority (descending), then
 // submit time, then job id — or by the queue's own picker when it names one
 // (`queue.picker`). Without configured queues it is one FCFS queue, kept as

@@ -1,4 +1,4 @@
-// TopoQueue's data shapes (seed 004): its cluster, jobs, policies, reasons
+// TopoQueue's data shapes (docs/machines.md, "Topology-aware admission"): its cluster, jobs, policies, reasons
 // and results. They live here, beside the topology cluster, so that the
 // readers and writers in io/ and the fronts in api/ and cli/ all take them
 // from one place below api/ (api/ re-exports them for the public API).

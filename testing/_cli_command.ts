@@ -1,5 +1,5 @@
 // How a counterexample report's "CLI view" runs evtsim from the user's own
-// folder (issue 27), not only inside the clone: `evtsim` when it is installed
+// folder (docs/own-policies.md, "Fuzzing a picker or admission policy of your own"), not only inside the clone: `evtsim` when it is installed
 // on the PATH (`deno task install`), else this clone's task through
 // `deno task --cwd CLONE evtsim`, else (the library loaded from JSR, no
 // clone) the package's `cli` export. Files are named by absolute paths so the

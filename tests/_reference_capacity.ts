@@ -1,7 +1,7 @@
 // A deliberately plain reference for evtsim's capacity rules (the default
 // `capacitySemantics: "evtsim"`), FCFS order, admission `none` or `easy`:
 // arrays and loops, the whole queue scanned on every pass. The rules, from
-// README "Capacity changes":
+// docs/policies.md (`--capacity_schedule`):
 //
 // - at one instant: arrivals, then capacity changes, then ends, then the
 //   scheduling passes (one after another until one starts nothing);

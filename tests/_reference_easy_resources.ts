@@ -2,7 +2,7 @@
 // machine (`easy` and `easy_extra` with a resource model): plain arrays, the
 // free units of every node in a table, the whole queue re-ordered on every
 // scheduling call, placements computed from scratch each time, no engine
-// code. It follows the rule as README.md states it ("EASY on a resource
+// code. It follows the rule as docs/policies.md states it ("EASY on a resource
 // model") and TopoQueue's placement (seed 004: slots per node, the domain
 // with the fewest slots that fit, fewest nodes packed, then name; compact
 // packing, most slots first) literally.

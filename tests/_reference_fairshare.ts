@@ -2,7 +2,7 @@
 // and `easy` admission policies: plain arrays, every waiting job re-ranked on
 // every scheduling call, every entity's usage re-folded from its list of
 // ended jobs. It follows the formula of schedulers/fairshare.ts's JSDoc (and
-// the README) literally, with the same floating-point expressions, so that
+// docs/policies.md) literally, with the same floating-point expressions, so that
 // its rows must equal the engine's byte for byte.
 
 import type { JobRow, JobSpec, ResourceRow, SimulationConfig } from "../core/types.ts";

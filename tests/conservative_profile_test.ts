@@ -270,7 +270,7 @@ Deno.test("conservative_profile: skipping the session right after a start (stabl
   assert(started > RUNS * 5, `only ${started} starts`);
 });
 
-// The worked example (README, "Conservative backfilling with a profile"): a
+// The worked example (docs/policies.md, conservative_profile): a
 // 10-node machine. Job 0 holds 6 nodes until 100. Job 1 (8 nodes) is
 // reserved 100-150, job 2 (the whole machine) 150-200. Job 3 (2 nodes, 180 s)
 // fits the 2 nodes job 1 leaves at 100, but would still run at 150: textbook

@@ -187,7 +187,7 @@ function headlessShadow(rows: readonly JobRow[], d: DispatchDecision): number {
   return latest;
 }
 
-// The worked example (README, "Textbook backfilling"): a 10-node machine.
+// The worked example (docs/policies.md, "Textbook backfilling"): a 10-node machine.
 // Job 0 holds 6 nodes until 100. Job 1 (8 nodes) cannot start: its shadow
 // time is 100, when 10 nodes are free, 2 more than it needs. Job 2 (2 nodes,
 // 300 s) would run past 100 but fits the 2 extra nodes; job 3 (1 node,

@@ -1,4 +1,4 @@
-// The `fairshare` picker (issue 16 item 3): the worked example of the README
+// The `fairshare` picker (issue 16 item 3): the worked example of docs/policies.md
 // with its priorities computed by hand, agreement with the plain reference in
 // tests/_reference_fairshare.ts on random traces, and the properties (one
 // user with age weight only is FCFS; a snapshot taken mid-run continues with

@@ -1,6 +1,6 @@
 // Issue 27's acceptance for a researcher's own scheduler: a picker and an
 // admission policy written in a folder outside the repository (importing
-// only types from the package, as the README's `--policy_module` example
+// only types from the package, as the `--policy_module` example of docs/own-policies.md
 // does) go through every command: simulate → simulate --record → replay
 // --verify → replay -i (step, break, back, through a real process's stdin)
 // → compare → sweep → the library's re-simulation, and every one agrees

@@ -1,7 +1,8 @@
-// README.md tells the truth: every command and program it shows with an
-// output is run, and the output must be what the README prints.
+// README.md and every page of docs/ tell the truth: every command and
+// program they show with an output is run, and the output must be what the
+// page prints.
 //
-// The convention (README.md says it too, under "Testing"):
+// The convention (docs/design.md says it too, under "Testing"):
 // - a ```sh block followed by a ```text block (only blank lines between) is
 //   a command and its output. The block runs in bash, `evtsim` being the
 //   command of this checkout (a script on PATH that execs `deno run ...
@@ -13,15 +14,18 @@
 //   `<!-- not run: why -->` comment right before it;
 // - a ```text block anywhere else, or a block in any other language, fails.
 //
-// All blocks run in README order in one scratch folder holding copies of
-// examples/, tests/fixtures/swf/ and the gRPC .proto, so the README's relative paths work as
-// in a fresh clone, a block can use the files an earlier one wrote, and
-// nothing is written into the repository. Only wall-clock figures are
-// normalised (the statistics block's "Wall clock time" and "Time reading
-// input", the sim_s column of a compare table), the clone's folder (`<clone>`) and leading or
-// trailing blank lines, which a Markdown block cannot
-// keep; everything else must match byte for byte. Set
-// EVTSIM_UPDATE_README=1 to write the outputs of this run into README.md
+// The pages are README.md and every docs/*.md, found by listing docs/ (a page
+// added later is run with no edit here). Each page runs on its own, its
+// blocks in order, in a scratch folder of its own holding copies of
+// examples/, tests/fixtures/swf/ and the gRPC .proto, so a page's relative
+// paths work as in a fresh clone, a block can use the files an earlier block
+// of the SAME page wrote (a page repeats the set-up it needs), and nothing is
+// written into the repository. Pages run two at a time. Only wall-clock
+// figures are normalised (the statistics block's "Wall clock time" and "Time
+// reading input", the sim_s column of a compare table), the clone's folder
+// (`<clone>`) and leading or trailing blank lines, which a Markdown block
+// cannot keep; everything else must match byte for byte. Set
+// EVTSIM_UPDATE_README=1 to write the outputs of this run into the pages
 // instead of comparing (then review the diff).
 //
 // The ts blocks import the package by name ("@evtsim/evtsim", "/io",
@@ -34,7 +38,7 @@ import { recordProcessRun, ROOT } from "./_cli.ts";
 const README = `${ROOT}README.md`;
 const UPDATE = Deno.env.get("EVTSIM_UPDATE_README") === "1";
 
-/** One fenced block of the README. */
+/** One fenced block of a page. */
 interface Block {
   /** The info string (`ts`, `sh`, `text` ...). */
   readonly lang: string;
@@ -50,8 +54,8 @@ interface Block {
   readonly followsBlock: boolean;
 }
 
-/** The fenced blocks of a Markdown text. */
-function blocksOf(markdown: string): Block[] {
+/** The fenced blocks of a Markdown text (`page` names it in errors). */
+function blocksOf(markdown: string, page = "README.md"): Block[] {
   const lines = markdown.split("\n");
   const blocks: Block[] = [];
   let lastEnd = -2;
@@ -60,7 +64,7 @@ function blocksOf(markdown: string): Block[] {
     if (open === null) continue;
     let end = i + 1;
     while (end < lines.length && lines[end] !== "```") end++;
-    if (end === lines.length) throw new Error(`README.md:${i + 1}: unclosed code block`);
+    if (end === lines.length) throw new Error(`${page}:${i + 1}: unclosed code block`);
     let before = i - 1;
     while (before >= 0 && lines[before].trim() === "") before--;
     const comment = before >= 0 ? /^<!--(.*)-->\s*$/.exec(lines[before])?.[1].trim() : undefined;
@@ -86,7 +90,7 @@ interface Runnable {
 }
 
 /** Pairs code blocks with their outputs; throws on a block that breaks the convention. */
-function runnables(blocks: readonly Block[]): Runnable[] {
+function runnables(blocks: readonly Block[], page = "README.md"): Runnable[] {
   const out: Runnable[] = [];
   for (let i = 0; i < blocks.length; i++) {
     const b = blocks[i];
@@ -98,7 +102,7 @@ function runnables(blocks: readonly Block[]): Runnable[] {
       if (b.lang === "sh" && output === undefined) {
         if (!(b.comment ?? "").startsWith("not run:")) {
           throw new Error(
-            `README.md:${b.line}: a sh block without an output block needs <!-- not run: why -->`,
+            `${page}:${b.line}: a sh block without an output block needs <!-- not run: why -->`,
           );
         }
         continue;
@@ -106,9 +110,9 @@ function runnables(blocks: readonly Block[]): Runnable[] {
       out.push({ code: b, output });
       if (output !== undefined) i++;
     } else if (b.lang === "text") {
-      throw new Error(`README.md:${b.line}: a text block must follow the sh or ts block it shows`);
+      throw new Error(`${page}:${b.line}: a text block must follow the sh or ts block it shows`);
     } else {
-      throw new Error(`README.md:${b.line}: unexpected block language '${b.lang}'`);
+      throw new Error(`${page}:${b.line}: unexpected block language '${b.lang}'`);
     }
   }
   return out;
@@ -193,66 +197,150 @@ Deno.test("README: starts with the demo and test commands (.ci/run runs the seco
   assert(lines[3].startsWith("    npx -y deno@2 task test "), lines[3]);
 });
 
-Deno.test("README: ts blocks import the package by name, never a relative path", async () => {
-  const ts = blocksOf(await Deno.readTextFile(README)).filter((b) => b.lang === "ts");
-  assert(ts.length >= 5, `only ${ts.length} ts blocks`);
-  for (const b of ts) {
-    for (const m of b.body.matchAll(/\bfrom\s+["']([^"']+)["']/g)) {
-      assert(!m[1].startsWith("."), `README.md:${b.line}: imports ${m[1]}`);
+/** README.md and docs/*.md (listed, so a page added later is run), as paths from the root. */
+async function pages(): Promise<string[]> {
+  const docs: string[] = [];
+  for await (const e of Deno.readDir(`${ROOT}docs`)) {
+    if (e.isFile && e.name.endsWith(".md")) docs.push(`docs/${e.name}`);
+  }
+  return ["README.md", ...docs.sort()];
+}
+
+Deno.test("docs: ts blocks import the package by name, never a relative path", async () => {
+  let count = 0;
+  let byName = false;
+  for (const page of await pages()) {
+    const ts = blocksOf(await Deno.readTextFile(ROOT + page), page).filter((b) => b.lang === "ts");
+    count += ts.length;
+    for (const b of ts) {
+      for (const m of b.body.matchAll(/\bfrom\s+["']([^"']+)["']/g)) {
+        assert(!m[1].startsWith("."), `${page}:${b.line}: imports ${m[1]}`);
+      }
+      byName ||= b.body.includes('from "@evtsim/evtsim"');
     }
   }
-  assert(ts.some((b) => b.body.includes('from "@evtsim/evtsim"')), "no block imports the package");
+  assert(count >= 5, `only ${count} ts blocks`);
+  assert(byName, "no block imports the package");
 });
 
-Deno.test("README: every shown output is what its command or program prints", async (t) => {
-  const text = await Deno.readTextFile(README);
-  const pairs = runnables(blocksOf(text));
-  assert(pairs.filter((p) => p.output !== undefined).length >= 10, "too few output blocks");
+/** What running one page found: its failures (empty when it tells the truth). */
+interface PageRun {
+  readonly failures: string[];
+  readonly blocks: number;
+  readonly outputs: number;
+}
+
+/**
+ * The page runs: two at a time (the machine has 2 cores and a page is mostly
+ * one process after another). A page whose test has begun goes first; while
+ * a slot is free the pages after it start ahead, at most AHEAD of them before
+ * their tests begin, so a run filtered to one page runs at most AHEAD more.
+ */
+const SLOTS = 2;
+const AHEAD = 3;
+const runs = new Map<string, Promise<PageRun>>();
+const asked = new Set<string>();
+const waiting = new Map<string, (r: PageRun) => void>();
+let running = 0;
+
+function pageRun(page: string, all: readonly string[]): Promise<PageRun> {
+  asked.add(page);
+  for (const p of all) {
+    if (!runs.has(p)) runs.set(p, new Promise((resolve) => waiting.set(p, resolve)));
+  }
+  pump(all);
+  return runs.get(page)!;
+}
+
+function pump(all: readonly string[]): void {
+  while (running < SLOTS) {
+    const unstarted = all.filter((p) => waiting.has(p));
+    const ahead = all.filter((p) => !waiting.has(p) && !asked.has(p)).length;
+    const next = unstarted.find((p) => asked.has(p)) ??
+      (ahead < AHEAD ? unstarted[0] : undefined);
+    if (next === undefined) return;
+    const resolve = waiting.get(next)!;
+    waiting.delete(next);
+    running++;
+    runPage(next).catch((e): PageRun => ({ failures: [String(e)], blocks: 0, outputs: 0 })).then(
+      (r) => {
+        running--;
+        resolve(r);
+        pump(all);
+      },
+    );
+  }
+}
+
+const ALL_PAGES = await pages();
+for (const page of ALL_PAGES) {
+  Deno.test({
+    name: `docs: every shown output of ${page} is what its command or program prints`,
+    // A page's run may have started before its test (pageRun).
+    sanitizeOps: false,
+    sanitizeResources: false,
+    fn: async () => {
+      const r = await pageRun(page, ALL_PAGES);
+      if (page === "README.md") assert(r.outputs >= 3, "too few output blocks in README.md");
+      assertEquals(r.failures, [], `${page}: ${r.failures.length} of ${r.blocks} blocks failed`);
+    },
+  });
+}
+
+async function runPage(page: string): Promise<PageRun> {
+  const text = await Deno.readTextFile(ROOT + page);
+  const failures: string[] = [];
+  let pairs: Runnable[];
+  try {
+    pairs = runnables(blocksOf(text, page), page);
+  } catch (e) {
+    return { failures: [String(e)], blocks: 0, outputs: 0 };
+  }
   const folder = await scratchFolder();
   const updates: { block: Block; text: string }[] = [];
   try {
     const programs = pairs.filter((p) => p.code.lang === "ts");
     const files = new Map<Runnable, string>();
     for (const [n, p] of programs.entries()) {
-      const file = `${folder}/readme_block_${n + 1}.ts`;
+      const file = `${folder}/page_block_${n + 1}.ts`;
       await Deno.writeTextFile(file, p.code.body);
       files.set(p, file);
     }
-    // One type-check for all programs is much faster than `run --check` for each.
-    await t.step("type-check the ts blocks", async () => {
-      const r = await run(
-        ["check", "--quiet", "--config", `${ROOT}deno.json`, ...files.values()],
-        folder,
-      );
-      assert(r.code === 0, `deno check of the README's ts blocks failed:\n${r.out}${r.err}`);
-    });
+    // One type-check of every page's programs, shared (it is much faster than
+    // a check per page or `run --check` per block).
+    if (files.size > 0) {
+      const check = await typeCheck();
+      if (check !== "") failures.push(`deno check of the pages' ts blocks failed:\n${check}`);
+    }
     for (const p of pairs) {
-      const where = `README.md:${p.code.line}`;
-      await t.step(`${p.code.lang} block at ${where}`, async () => {
-        const r = p.code.lang === "ts"
-          ? await run(tsArgs(files.get(p)!, folder), folder)
-          : await run(["-c", shellScript(p.code.body)], folder, "bash");
-        // A sh block's stderr is in its stdout; the stack-frame scan sees both.
+      const where = `${page}:${p.code.line}`;
+      const r = p.code.lang === "ts"
+        ? await run(tsArgs(files.get(p)!, folder), folder)
+        : await run(["-c", shellScript(p.code.body)], folder, "bash");
+      // A sh block's stderr is in its stdout; the stack-frame scan sees both.
+      try {
         recordProcessRun(["README", where], p.code.lang === "sh" ? r.out : r.err);
-        if (p.code.lang === "ts") {
-          assert(r.code === 0, `${where}: exited with ${r.code}:\n${r.out}${r.err}`);
-        }
-        if (p.output === undefined) return;
-        const shown = r.out.endsWith("\n") || r.out === "" ? r.out : r.out + "\n";
-        const got = normalise(shown, folder);
-        if (UPDATE) {
-          updates.push({
-            block: p.output,
-            text: shown.replaceAll(folder, "<tmp>").replaceAll(ROOT.replace(/\/$/, ""), "<clone>"),
-          });
-          return;
-        }
-        assertEquals(
-          got.split("\n"),
-          normalise(p.output.body).split("\n"),
-          `${where}: output differs`,
-        );
-      });
+      } catch (e) {
+        // A stack trace: reported with this page, not as an error of a later test.
+        failures.push(String(e));
+        continue;
+      }
+      if (p.code.lang === "ts" && r.code !== 0) {
+        failures.push(`${where}: exited with ${r.code}:\n${r.out}${r.err}`);
+        continue;
+      }
+      if (p.output === undefined) continue;
+      const shown = r.out.endsWith("\n") || r.out === "" ? r.out : r.out + "\n";
+      if (UPDATE) {
+        updates.push({
+          block: p.output,
+          text: shown.replaceAll(folder, "<tmp>").replaceAll(ROOT.replace(/\/$/, ""), "<clone>"),
+        });
+        continue;
+      }
+      const got = normalise(shown, folder);
+      const want = normalise(p.output.body);
+      if (got !== want) failures.push(`${where}: output differs:\n${lineDiff(want, got)}`);
     }
   } finally {
     await Deno.remove(folder, { recursive: true });
@@ -263,13 +351,51 @@ Deno.test("README: every shown output is what its command or program prints", as
       const body = u.text.endsWith("\n") ? u.text.slice(0, -1) : u.text;
       lines.splice(u.block.line, u.block.end - u.block.line - 1, ...body.split("\n"));
     }
-    await Deno.writeTextFile(README, lines.join("\n"));
+    await Deno.writeTextFile(ROOT + page, lines.join("\n"));
   }
-});
+  return { failures, blocks: pairs.length, outputs: pairs.filter((p) => p.output).length };
+}
 
-/** A scratch folder with the inputs the README's commands use. */
+/** The type-check of every page's ts blocks ("" when they pass), run once. */
+let checked: Promise<string> | undefined;
+function typeCheck(): Promise<string> {
+  checked ??= (async () => {
+    const folder = await Deno.makeTempDir({ prefix: "evtsim-docs-check-" });
+    try {
+      const files: string[] = [];
+      for (const page of await pages()) {
+        const text = await Deno.readTextFile(ROOT + page);
+        for (const [n, b] of blocksOf(text, page).filter((x) => x.lang === "ts").entries()) {
+          const file = `${folder}/${page.replaceAll("/", "_").replace(".md", "")}_${n + 1}.ts`;
+          await Deno.writeTextFile(file, b.body);
+          files.push(file);
+        }
+      }
+      const r = await run(["check", "--quiet", "--config", `${ROOT}deno.json`, ...files], folder);
+      return r.code === 0 ? "" : `${r.out}${r.err}`;
+    } finally {
+      await Deno.remove(folder, { recursive: true });
+    }
+  })();
+  return checked;
+}
+
+/** The lines where two texts differ (at most 20), `-` shown, `+` printed. */
+function lineDiff(want: string, got: string): string {
+  const w = want.split("\n");
+  const g = got.split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < Math.max(w.length, g.length) && out.length < 20; i++) {
+    if (w[i] === g[i]) continue;
+    if (w[i] !== undefined) out.push(`  line ${i + 1} - ${w[i]}`);
+    if (g[i] !== undefined) out.push(`  line ${i + 1} + ${g[i]}`);
+  }
+  return out.join("\n");
+}
+
+/** A scratch folder with the inputs the pages' commands use. */
 async function scratchFolder(): Promise<string> {
-  const folder = await Deno.makeTempDir({ prefix: "evtsim-readme-" });
+  const folder = await Deno.makeTempDir({ prefix: "evtsim-docs-" });
   await copyTree(`${ROOT}examples`, `${folder}/examples`, (name) => name !== "out");
   await copyTree(`${ROOT}tests/fixtures/swf`, `${folder}/tests/fixtures/swf`, () => true);
   await Deno.mkdir(`${folder}/api/service`, { recursive: true });

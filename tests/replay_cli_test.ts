@@ -1,6 +1,6 @@
 // `evtsim simulate --record`, `evtsim replay` and `evtsim dump` through the
 // command line: record → replay --verify, byte-identical re-simulation logs,
-// the what-if workflow of the README, --start_time, --speed, --picker and
+// the what-if workflow of docs/recording.md, --start_time, --speed, --picker and
 // --queues, `simulate --from_snapshot`, and one clear error line (exit 1, no
 // output file left) for every bad log. The exit codes and the absence of
 // stack traces are checked through a real process.
@@ -57,7 +57,7 @@ async function dump(path: string, ...options: string[]): Promise<string[]> {
   return r.out;
 }
 
-/** `diff A B` of two dumps (the README's workflow): its < and > lines. */
+/** `diff A B` of two dumps (docs/recording.md's workflow): its < and > lines. */
 async function diffDumps(
   dir: string,
   a: string,

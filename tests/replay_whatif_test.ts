@@ -151,9 +151,9 @@ Deno.test("what-if: statistics of both runs side by side and the first divergenc
   }
 });
 
-Deno.test("README: the alt-events table has every input kind, each with an example the reader accepts", async () => {
+Deno.test("docs: the alt-events table has every input kind, each with an example the reader accepts", async () => {
   const { InputSchema } = await import("../io/replay_schema.ts");
-  const readme = await Deno.readTextFile(`${ROOT}README.md`);
+  const readme = await Deno.readTextFile(`${ROOT}docs/recording.md`);
   const from = readme.indexOf("#### The alt-events file");
   const section = readme.slice(from, readme.indexOf("\n### ", from));
   const rows = section.split("\n").filter((l) =>

@@ -347,7 +347,7 @@ Deno.test("report --mean_window and --trace: bad values are one line, nothing wr
   }
 });
 
-Deno.test("the README's figures (docs/figures/*.svg) are what 'deno task figures' writes now", async () => {
+Deno.test("the docs' figures (docs/figures/*.svg) are what 'deno task figures' writes now", async () => {
   const dir = await Deno.makeTempDir({ prefix: "evtsim-figures-" });
   try {
     const root = new URL("../", import.meta.url).pathname;

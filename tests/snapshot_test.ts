@@ -6,7 +6,8 @@
 
 import fc from "fast-check";
 import { reconfigure } from "../core/reconfigure.ts";
-import { restoreSnapshot, type SnapshotData } from "../core/snapshot.ts";
+import type { SnapshotData } from "../core/snapshot.ts";
+import { restoreSnapshot } from "../core/_snapshot_restore.ts";
 import {
   EvtsimError,
   initialState,

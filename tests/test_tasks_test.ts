@@ -56,7 +56,7 @@ Deno.test(".ci/run: the checks first, test:slurm only where slurmctld is install
 Deno.test("first use prints no build-script warning: protobufjs's postinstall is denied by name", () => {
   // grpc-js's protobufjs has a postinstall (a version check of its own CLI, which
   // evtsim does not use); without a decision Deno warns "Ignored build scripts"
-  // on the first `deno task demo`. A fresh DENO_DIR shows it (README, Testing).
+  // on the first `deno task demo`. A fresh DENO_DIR shows it (docs/design.md, Testing).
   const lock = Deno.readTextFileSync(`${ROOT}deno.lock`);
   assert(/"protobufjs@[\d.]+"/.test(lock), "protobufjs is no longer a dependency: drop the entry");
   assertEquals(config.allowScripts, { deny: ["npm:protobufjs"] });

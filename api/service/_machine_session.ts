@@ -14,7 +14,7 @@ import { nodeNamesOf } from "../../io/machine_capacity.ts";
 import type { QueueDef } from "../../core/queues.ts";
 import { machinePartitions, NODE_RESOURCE, PARTITION_RESOURCE } from "../../core/machine.ts";
 import { topologyCluster } from "../../schedulers/topology_cluster.ts";
-import { ServiceError } from "./sessions.ts";
+import { ServiceError } from "./service_error.ts";
 
 /** The demand fields an appended job may carry (HTTP), as the CSV trace's columns. */
 export interface JobDemandFields {

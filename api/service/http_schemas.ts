@@ -323,9 +323,9 @@ export const OutputSchema = z.object({
   notices: z.array(NoticeSchema),
   decisions: z.array(DecisionSchema),
   statistics: StatisticsSchema,
-  /** The metric set (README: Metrics glossary). */
+  /** The metric set (docs/metrics.md). */
   metrics: z.record(z.string(), z.number().nullable()).openapi("Metrics"),
-  /** Per user, account, queue and size class (README: Metrics glossary). */
+  /** Per user, account, queue and size class (docs/metrics.md). */
   breakdowns: z.record(
     z.string(),
     z.array(z.record(z.string(), z.union([z.string(), z.number()]).nullable())),

@@ -11,7 +11,6 @@
 // status a front reports.
 
 import type { DecisionRow, PendReason } from "../../core/decisions.ts";
-import { EvtsimError } from "../../core/errors.ts";
 import { type BackfillWindow, statistics } from "../../core/queries.ts";
 import type { Statistics } from "../../core/statistics.ts";
 import {
@@ -39,6 +38,10 @@ import {
   queuePartitions,
   withoutDemands,
 } from "./_machine_session.ts";
+import { ServiceError, serviceError } from "./service_error.ts";
+
+// Re-exported where the fronts have always found them.
+export { ServiceError, serviceError };
 import type { ResourceMetrics } from "../../core/_metrics_resources.ts";
 
 /** Parameters a session is created with (checked by the fronts' schemas first). */
@@ -118,28 +121,6 @@ export function withMetricDefaults(
   const own = params.measureWindow !== undefined || params.trim !== undefined;
   const { measureWindow, trim, ...rest } = defaults;
   return { ...rest, ...(own ? {} : { measureWindow, trim }), ...params };
-}
-
-/** An error reply: the HTTP status, a machine-readable kind and one line. */
-export class ServiceError extends Error {
-  constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413 | 429 | 500 | 503,
-    readonly kind: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "ServiceError";
-  }
-}
-
-/** The HTTP status of an `EvtsimError` kind: bad arguments 400, refused by the state 409. */
-export function serviceError(e: unknown): ServiceError {
-  if (e instanceof ServiceError) return e;
-  if (e instanceof EvtsimError) {
-    const status = e.kind === "usage" || e.kind === "input" ? 400 : 409;
-    return new ServiceError(status, e.kind, e.message);
-  }
-  throw e;
 }
 
 /** What the monitors of a session read. */
