@@ -63,7 +63,12 @@ export type {
   PickerSetup,
   SessionContext,
 } from "./core/picker.ts";
-export type { Admission, AdmissionSession, SessionResources } from "./core/admission.ts";
+export type {
+  Admission,
+  AdmissionPromise,
+  AdmissionSession,
+  SessionResources,
+} from "./core/admission.ts";
 export {
   type DecisionRow,
   type DispatchDecision,

@@ -206,6 +206,31 @@ export interface Admission {
    * than a cut machine is, and the jobs behind it go on.
    */
   readonly offersUnplaceable?: boolean;
+  /**
+   * What the policy promises about the jobs it leaves waiting, which testing
+   * kits (`fuzzScheduler`, `deno task fuzz`, `checkWorkConservation`) check
+   * for every registered policy: `head`, after every session the first
+   * candidate in the picker's order does not fit (it would have started);
+   * `easy` and `conservative`, DR_EVT's EASY and CONSERVATIVE rules (`head`,
+   * nothing the rule would start is left waiting, and the head never delayed
+   * past its reservation). Absent: no such promise (textbook conservative
+   * backfilling may keep a job that fits waiting for a reservation of a job
+   * behind it); capacity, rows, the clock, streaming and purity are still
+   * checked.
+   */
+  readonly promise?: AdmissionPromise;
   /** Decides one session: calls `next`, `dispatch` and `pend` on `s`. */
   runSession(s: AdmissionSession): void;
 }
+
+/**
+ * What an admission policy promises (see {@link Admission.promise}).
+ *
+ * @example
+ * ```ts
+ * import { type AdmissionPromise, defaultRegistry } from "@evtsim/evtsim";
+ * const p: AdmissionPromise | undefined = defaultRegistry().admissions.get("easy")?.promise;
+ * console.assert(p === "easy", p);
+ * ```
+ */
+export type AdmissionPromise = "head" | "easy" | "conservative";

@@ -37,7 +37,7 @@ import {
   streamingInputs,
   withIds,
 } from "../testing/mod.ts";
-import { referenceSimulate } from "../tests/_reference_sim.ts";
+import { referenceModels, referenceSimulate } from "../tests/_reference_sim.ts";
 import {
   checkBatchEnd,
   checkCapacityChangeRows,
@@ -304,7 +304,7 @@ export const PROPERTIES: readonly FuzzProperty[] = [
   {
     name: "reference",
     description: "the engine's job and resource rows equal the naive reference simulator's",
-    arbitrary: anyScenario,
+    arbitrary: anyScenario.filter((c) => referenceModels(c.config)),
     check: ({ config, trace }) => {
       const engine = runBatch(config, trace);
       const ref = referenceSimulate(config, trace);

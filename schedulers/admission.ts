@@ -75,6 +75,7 @@ function pendRest(s: AdmissionSession, head: JobRecord): void {
  */
 export const noBackfill: Admission = {
   name: "none",
+  promise: "head",
   runSession(s) {
     const head = startHeads(s);
     if (head !== undefined) pendRest(s, head);
@@ -137,6 +138,7 @@ function isFollowUp(s: AdmissionSession, f: FollowUp): boolean {
  */
 export const easyBackfill: Admission = {
   name: "easy",
+  promise: "easy",
   searchesByLimit: true,
   runSession(s) {
     // On a resource model: the same rule over every resource (_easy_resources.ts).
@@ -221,6 +223,7 @@ export const easyBackfill: Admission = {
  */
 export const conservativeBackfill: Admission = {
   name: "conservative",
+  promise: "conservative",
   runSession(s) {
     // On a machine described by a resource model: the multi-resource rule.
     if (s.resources !== undefined) return drevtConservativeOnModel(s, s.resources);

@@ -83,6 +83,7 @@ function shadowAndExtra(
  */
 export const easyExtraBackfill: Admission = {
   name: "easy_extra",
+  promise: "head",
   searchesByLimit: true,
   runSession(s) {
     // On a resource model: the same rule over every resource (_easy_resources.ts).
@@ -96,6 +97,11 @@ export const easyExtraBackfill: Admission = {
       if (s.search !== undefined) return;
       for (let job = s.next(); job !== undefined; job = s.next()) {
         const free = s.free;
+        // A job that does not fit waits for nodes whatever the head's plan.
+        if (job.numNodes > free) {
+          s.pend(job, () => pendReasons.insufficientNodes(job.numNodes, free));
+          continue;
+        }
         s.pend(
           job,
           () =>

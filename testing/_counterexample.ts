@@ -10,12 +10,13 @@ import {
   currentSetting,
   evtsimCommand,
 } from "./_cli_command.ts";
+import { defaultRegistry } from "../schedulers/registry.ts";
 
 /** Header of the trace CSV written for a counterexample. */
 export const TRACE_HEADER = "job_submit_time,num_nodes,time_limit,actual_run_time";
 
 const BUILT_IN_PICKERS = new Set(["builtin_fcfs", "sjf", "ljf"]);
-const BUILT_IN_ADMISSIONS = new Set(["none", "easy", "conservative"]);
+const DREVT_ADMISSIONS = new Set(["none", "easy", "conservative"]);
 
 /**
  * A number as a trace value: plain decimal notation, since the trace reader
@@ -56,10 +57,12 @@ export function capacityCsv(schedule: readonly CapacityChange[]): string {
 /** The picker's and admission policy's names when they are values of the caller's own. */
 export function ownPolicies(config: SimulationConfig): { picker?: string; admission?: string } {
   const picker = typeof config.picker === "object" ? config.picker.name : config.picker;
-  const admission = config.admission?.name;
+  const a = config.admission;
+  // A value of evtsim's registry is named on the command line as it is.
+  const own = a !== undefined && defaultRegistry().admissions.get(a.name) !== a;
   return {
     ...(picker !== undefined && !BUILT_IN_PICKERS.has(picker) ? { picker } : {}),
-    ...(admission !== undefined && !BUILT_IN_ADMISSIONS.has(admission) ? { admission } : {}),
+    ...(own ? { admission: a.name } : {}),
   };
 }
 
@@ -76,8 +79,10 @@ export function cliOptions(config: SimulationConfig, policyModule?: string): str
   };
   add("priority_policy", config.priorityPolicy ?? "fcfs");
   const picker = typeof config.picker === "object" ? config.picker.name : config.picker;
+  const backfill = config.backfillPolicy ?? "easy";
   if (config.admission !== undefined) add("admission", config.admission.name);
-  else add("backfill_policy", config.backfillPolicy ?? "easy");
+  else if (DREVT_ADMISSIONS.has(backfill)) add("backfill_policy", backfill);
+  else add("admission", backfill);
   add("picker", picker);
   const own = ownPolicies(config);
   if (own.picker !== undefined || own.admission !== undefined) {

@@ -4,6 +4,7 @@
 // only where that promise was made and its preconditions hold.
 
 import { resolveConfig } from "../core/config.ts";
+import { promisedGuarantee } from "./_promise.ts";
 import type { Picker } from "../core/picker.ts";
 import type { JobRow, JobSpec, SimulationConfig } from "../core/types.ts";
 import type { Admission } from "../core/admission.ts";
@@ -59,7 +60,7 @@ export const DESCRIPTIONS: Readonly<Record<InvariantName, string>> = {
 };
 
 const BUILT_IN_PICKERS = new Set(["builtin_fcfs", "sjf", "ljf"]);
-const BUILT_IN_ADMISSIONS = new Set(["none", "easy", "conservative"]);
+const DREVT_ADMISSIONS = new Set(["none", "easy", "conservative"]);
 
 /** The scheduler under test, as fuzzScheduler was given it. */
 export interface Scheduler {
@@ -82,16 +83,22 @@ export interface Finding {
   readonly violations: readonly string[];
 }
 
-/** What the case's policies promise, from the resolved configuration. */
+/**
+ * What the case's policies promise, from the resolved configuration: the
+ * guarantee is the one given, or the admission policy's own
+ * (`Admission.promise`; undefined when it promises none); `drevt` marks
+ * DR_EVT's three rules, whose head reservation and FCFS order are checked too.
+ */
 function promisesOf(s: Scheduler, config: SimulationConfig) {
   const resolved = resolveConfig(config);
   const builtInPicker = BUILT_IN_PICKERS.has(resolved.picker) &&
     (s.picker === undefined || s.headOrder === undefined);
   const admission = resolved.backfillPolicy;
-  const builtInAdmission = BUILT_IN_ADMISSIONS.has(admission) && s.guarantee === undefined;
-  const guarantee: WorkConservationGuarantee = s.guarantee ??
-    (builtInAdmission ? admission as WorkConservationGuarantee : "none");
-  return { resolved, builtInPicker, builtInAdmission, guarantee };
+  const drevt = DREVT_ADMISSIONS.has(admission) && s.guarantee === undefined &&
+    config.admission === undefined;
+  const guarantee: WorkConservationGuarantee | undefined = s.guarantee ??
+    promisedGuarantee(config).guarantee;
+  return { resolved, builtInPicker, drevt, guarantee };
 }
 
 /** Limits are promises: positive, and no job runs longer. */
@@ -151,19 +158,22 @@ export function runInvariants(
       "clock-monotone",
       () => [...checkClockMonotone(out.resourceRows), ...checkClockMonotone(out.clocks)],
     ],
-    [
+  ];
+  const guarantee = p.guarantee;
+  if (guarantee !== undefined) {
+    checks.push([
       "work-conservation",
       () =>
         checkWorkConservation(out.jobRows, traced, config, {
-          guarantee: p.guarantee,
+          guarantee,
           ...(p.builtInPicker ? {} : { order: s.headOrder?.order ?? "any" }),
           ...(s.headOrder?.strict !== undefined ? { strict: s.headOrder.strict } : {}),
         }),
-    ],
-  ];
+    ]);
+  }
   // The head's reservation: promised by evtsim's admission policies and by
   // one of your own that claims EASY or CONSERVATIVE; needs the head order.
-  const reserves = p.builtInAdmission || p.guarantee !== "none";
+  const reserves = p.drevt || p.guarantee === "easy" || p.guarantee === "conservative";
   if (
     reserves && (p.builtInPicker || s.headOrder !== undefined) && limitsHold(trace, total, false)
   ) {
@@ -187,7 +197,7 @@ export function runInvariants(
       () => checkConservativeReservations(out.jobRows, traced, config),
     ]);
   }
-  if (p.builtInAdmission && p.guarantee === "none" && s.picker === undefined) {
+  if (p.drevt && p.guarantee === "none" && s.picker === undefined) {
     const ties = p.resolved.picker === "builtin_fcfs" ? "id" : "any";
     checks.push(["fcfs-order", () => checkFcfsOrder(out.jobRows, { ties })]);
   }

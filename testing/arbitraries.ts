@@ -3,7 +3,8 @@
 // take the whole machine, zero time limits, early finishes.
 
 import fc, { type Arbitrary as FcArbitrary } from "fast-check";
-import type { BackfillPolicy, JobSpec, PriorityPolicy, SimulationConfig } from "../core/types.ts";
+import type { JobSpec, PriorityPolicy, SimulationConfig } from "../core/types.ts";
+import { defaultRegistry } from "../schedulers/registry.ts";
 
 // `@ignore` keeps this alias out of the generated docs: `deno doc --lint`
 // (Deno 2.9) reports any reference to a type from an npm package as a
@@ -177,8 +178,11 @@ export interface ConfigOptions {
   readonly totalNodes?: number;
   /** Priority policies to draw from (default fcfs, fcfs_conservative, sjf, ljf). */
   readonly priorities?: readonly PriorityPolicy[];
-  /** Backfill policies to draw from (default none, easy, conservative). */
-  readonly backfills?: readonly BackfillPolicy[];
+  /**
+   * Admission (backfill) policies to draw from, by registered name (default:
+   * every one in evtsim's registry, {@link DEFAULT_BACKFILLS}).
+   */
+  readonly backfills?: readonly string[];
   /**
    * Also draw small job-store capacities, flush intervals and resource
    * buffer sizes, so that rows are emitted in many small pieces (default true).
@@ -194,8 +198,20 @@ export const DEFAULT_PRIORITIES: readonly PriorityPolicy[] = [
   "sjf",
   "ljf",
 ];
-/** The backfill policies {@link arbConfig} draws from by default. */
-export const DEFAULT_BACKFILLS: readonly BackfillPolicy[] = ["none", "easy", "conservative"];
+/**
+ * The admission policies {@link arbConfig} draws from by default: every one
+ * registered in evtsim's registry (`defaultRegistry()`), so that a policy
+ * added there is fuzzed by every property with no edit here.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_BACKFILLS } from "@evtsim/evtsim/testing";
+ * console.assert(DEFAULT_BACKFILLS.includes("easy") && DEFAULT_BACKFILLS.includes("conservative_profile"));
+ * ```
+ */
+export const DEFAULT_BACKFILLS: readonly string[] = Object.freeze([
+  ...defaultRegistry().admissions.keys(),
+]);
 
 /**
  * A simulation configuration: a policy pair, plus (by default) small buffer

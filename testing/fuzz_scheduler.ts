@@ -7,13 +7,9 @@
 import fc from "fast-check";
 import type { Admission } from "../core/admission.ts";
 import type { Picker } from "../core/picker.ts";
-import type {
-  BackfillPolicy,
-  JobRow,
-  JobSpec,
-  PriorityPolicy,
-  SimulationConfig,
-} from "../core/types.ts";
+import { lookupAdmission, type PolicyRegistry } from "../core/policies.ts";
+import { defaultRegistry } from "../schedulers/registry.ts";
+import type { JobRow, JobSpec, PriorityPolicy, SimulationConfig } from "../core/types.ts";
 import { arbTrace, DEFAULT_PRIORITIES } from "./arbitraries.ts";
 import type { HeadOrderOptions } from "./reservations.ts";
 import { arbStreamingSchedule, type StreamingAction } from "./streaming.ts";
@@ -104,8 +100,15 @@ export interface FuzzSchedulerOptions {
   readonly totalNodes?: number;
   /** Largest machine drawn (default 16). */
   readonly maxNodes?: number;
-  /** evtsim's admission policies to pair your picker with (default all three). */
-  readonly admissions?: readonly BackfillPolicy[];
+  /**
+   * Admission policies to pair your picker with, by registered name (default:
+   * every admission policy in `registry`, so a policy added to evtsim's
+   * registry is fuzzed with no edit here). Each is checked by what it
+   * promises (`Admission.promise`).
+   */
+  readonly admissions?: readonly string[];
+  /** The registry the names come from (default: evtsim's, `defaultRegistry()`). */
+  readonly registry?: PolicyRegistry;
   /**
    * evtsim's pickers to pair your admission policy with, by DR_EVT priority
    * policy: `fcfs*` for `builtin_fcfs`, `sjf`, `ljf` (default fcfs,
@@ -212,7 +215,18 @@ export interface FuzzSchedulerFailed {
  */
 export type FuzzSchedulerResult = FuzzSchedulerPassed | FuzzSchedulerFailed;
 
-const ADMISSIONS: readonly BackfillPolicy[] = ["none", "easy", "conservative"];
+/**
+ * The configuration fields that name admission policy `name` of `registry`:
+ * evtsim's by name (as a user's configuration or command line would), one
+ * the caller registered as its value.
+ */
+function admissionFields(
+  name: string,
+  registry: PolicyRegistry,
+): Pick<SimulationConfig, "backfillPolicy" | "admission"> {
+  const a = lookupAdmission(registry, name);
+  return defaultRegistry().admissions.get(name) === a ? { backfillPolicy: name } : { admission: a };
+}
 
 /** A finding carried out of fast-check (its error instance). */
 class InvariantFailure extends Error {
@@ -229,7 +243,12 @@ function arbCase(s: SchedulerUnderTest, o: FuzzSchedulerOptions): fc.Arbitrary<C
   const priorities = s.picker !== undefined
     ? [undefined]
     : [...(o.priorities ?? DEFAULT_PRIORITIES)];
-  const admissions = s.admission !== undefined ? [undefined] : [...(o.admissions ?? ADMISSIONS)];
+  const registry = o.registry ?? defaultRegistry();
+  const admissions = s.admission !== undefined
+    ? [undefined]
+    : [...(o.admissions ?? [...registry.admissions.keys()])];
+  // A name nobody registered is an error now, not in the middle of a run.
+  for (const a of admissions) if (a !== undefined) lookupAdmission(registry, a);
   return nodes.chain((totalNodes) => {
     const t = { totalNodes, maxJobs };
     // Corners (zero limits, ties, oversized jobs, early ends), exact limits
@@ -250,7 +269,9 @@ function arbCase(s: SchedulerUnderTest, o: FuzzSchedulerOptions): fc.Arbitrary<C
         totalNodes,
         ...(priority !== undefined ? { priorityPolicy: priority } : {}),
         ...(s.picker !== undefined ? { picker: s.picker } : {}),
-        ...(s.admission !== undefined ? { admission: s.admission } : { backfillPolicy: backfill }),
+        ...(s.admission !== undefined
+          ? { admission: s.admission }
+          : admissionFields(backfill!, registry)),
       };
       return arbStreamingSchedule(trace).map((plan) => ({ config, trace, plan }));
     });

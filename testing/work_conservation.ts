@@ -4,6 +4,7 @@
 // (the head) does not fit the free nodes, and, for the backfilling policies,
 // no other waiting job is left that the policy would have started.
 
+import { promisedGuarantee } from "./_promise.ts";
 import { resolveConfig } from "../core/config.ts";
 import type { JobRow, SimulationConfig } from "../core/types.ts";
 import type { TracedJob } from "./invariants.ts";
@@ -58,28 +59,29 @@ export interface WorkConservationOptions {
    */
   readonly strict?: boolean;
   /**
-   * The promise to check. Default: the configured admission policy's when it
-   * is one of evtsim's (`none`, `easy`, `conservative`; DR_EVT's SJF/LJF run
-   * `conservative` as `easy`), and `none` for a policy of your own.
+   * The promise to check. Default: what the configured admission policy
+   * promises (`Admission.promise`: evtsim's `none` and `easy_extra` promise
+   * `head`, checked as `none`; `easy` and `conservative` their rules, DR_EVT's
+   * SJF/LJF running `conservative` as `easy`; a registered policy that
+   * promises nothing, such as `conservative_profile`, is not checked), and
+   * `none` for a policy value of your own that states no promise.
    */
   readonly guarantee?: WorkConservationGuarantee;
 }
 
 type Order = (a: JobRow, b: JobRow) => number;
 
-const BUILT_IN = new Set(["none", "easy", "conservative"]);
-
 /** The guarantee, head order, candidate order and EASY boundary for `config`. */
 function policyOf(
   config: SimulationConfig,
   trace: readonly TracedJob[],
   o: WorkConservationOptions,
-): { guarantee: WorkConservationGuarantee; head: Order | "any"; rest: Order; strict: boolean } {
+):
+  | { guarantee: WorkConservationGuarantee; head: Order | "any"; rest: Order; strict: boolean }
+  | undefined {
   const resolved = resolveConfig(config);
-  const guarantee = o.guarantee ??
-    (BUILT_IN.has(resolved.backfillPolicy)
-      ? resolved.backfillPolicy as WorkConservationGuarantee
-      : "none");
+  const guarantee = o.guarantee ?? promisedGuarantee(config).guarantee;
+  if (guarantee === undefined) return undefined;
   const picker = config.picker;
   const byShadow = typeof picker === "object"
     ? picker.backfillEndsByShadow === true
@@ -183,7 +185,10 @@ export function checkWorkConservation(
     }
   }
   if (pre.length > 0) return pre.slice(0, 5);
-  const { guarantee, head: order, rest, strict } = policyOf(config, trace, options);
+  const policy = policyOf(config, trace, options);
+  // A policy that promises nothing about the jobs it leaves waiting.
+  if (policy === undefined) return [];
+  const { guarantee, head: order, rest, strict } = policy;
   const total = config.totalNodes;
   const schedule = config.capacitySchedule ?? [];
   // Every accepted job: its row, or (never started) a row that begins at Infinity.

@@ -61,6 +61,20 @@ type Mode =
   | "sjf"
   | "ljf";
 
+/**
+ * Whether the reference models `config`'s policy pair: DR_EVT's SJF and LJF
+ * priority policies are modelled with DR_EVT's own backfilling only (their
+ * EASY with the shadow boundary, or none); a textbook admission policy under
+ * them runs in the engine with the `sjf`/`ljf` picker, which this model has
+ * not.
+ */
+export function referenceModels(config: SimulationConfig): boolean {
+  const p = config.priorityPolicy ?? "fcfs";
+  const b = config.backfillPolicy ?? "easy";
+  return config.admission === undefined &&
+    (!(p === "sjf" || p === "ljf") || b === "none" || b === "easy" || b === "conservative");
+}
+
 function modeOf(config: SimulationConfig): { mode: Mode; backfill: boolean } {
   const p = config.priorityPolicy ?? "fcfs";
   const b = config.backfillPolicy ?? "easy";

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import type { DecisionRow, JobRow, QueueDef, SimulationConfig } from "../mod.ts";
 import { arbScenario, runBatch } from "../testing/mod.ts";
-import { assertEquals } from "./_assert.ts";
+import { assert, assertEquals } from "./_assert.ts";
 
 const RUNS = Number(Deno.env.get("EVTSIM_PROPERTY_RUNS") ?? 200);
 
@@ -161,9 +161,12 @@ Deno.test('decisions "heads": the same schedule and DISPATCH rows as `true`, PEN
         assertEquals(heads.resourceRows, off.resourceRows);
         const dispatches = (ds: readonly DecisionRow[]) => ds.filter((d) => d.type === "DISPATCH");
         assertEquals(dispatches(heads.decisions), dispatches(all.decisions));
-        // With the built-in (indexed) pickers a heads PEND is a blocked head:
-        // the first job of its round that did not fit.
-        for (const d of heads.decisions) {
+        // With the built-in (indexed) pickers a heads PEND of DR_EVT's rules
+        // is a blocked head: the first job of its round that did not fit.
+        // (The textbook policies, drawn from the registry too, pend the jobs
+        // their walk looks at.)
+        const drevt = ["none", "easy", "conservative"].includes(config.backfillPolicy ?? "easy");
+        for (const d of drevt ? heads.decisions : []) {
           if (d.type !== "PEND") continue;
           pends++;
           assertEquals(d.reason.code, "insufficient_nodes");
@@ -177,4 +180,37 @@ Deno.test('decisions "heads": the same schedule and DISPATCH rows as `true`, PEN
     { seed: 7070, numRuns: RUNS },
   );
   if (pends === 0) throw new Error("no heads PEND row was seen");
+});
+
+Deno.test("decisions: conservative's reservation_blocked names the job whose reservation it would delay", () => {
+  // The property above checks that a reason is true, not that it names *the*
+  // blocking job. DR_EVT's CONSERVATIVE window is the reservation of the
+  // smallest job ahead (the first of equal ones): here job 2 (5 nodes, not
+  // the head's 8, nor job 3 of the same size), reserved at 100 when job 0 ends.
+  const jobs = [
+    { submitTime: 0, numNodes: 6, timeLimit: 100 },
+    { submitTime: 0, numNodes: 8, timeLimit: 10 },
+    { submitTime: 0, numNodes: 5, timeLimit: 10 },
+    { submitTime: 0, numNodes: 5, timeLimit: 10 },
+    { submitTime: 0, numNodes: 2, timeLimit: 200 },
+    { submitTime: 0, numNodes: 1, timeLimit: 50 },
+  ];
+  const config: SimulationConfig = {
+    totalNodes: 10,
+    backfillPolicy: "conservative",
+    decisions: true,
+  };
+  const out = runBatch(config, jobs);
+  const round = out.decisions.filter((d) => d.round === 1).map(text);
+  // Job 4 fits now, so its own reservation is now: job 5 behind it waits (DR_EVT's walk).
+  assertEquals(round, [
+    "0 r1 DISPATCH 0 nodes=6",
+    "0 r1 PEND 1 insufficient_nodes: needs 8 nodes, 4 free",
+    "0 r1 PEND 2 insufficient_nodes: needs 5 nodes, 4 free",
+    "0 r1 PEND 3 insufficient_nodes: needs 5 nodes, 4 free",
+    "0 r1 PEND 4 reservation_blocked: would end at 200, not before the reservation at 100 of job 2",
+    "0 r1 PEND 5 reservation_blocked: would end at 50, not before the reservation at 0 of job 4",
+  ]);
+  const blocked = out.decisions.find((d) => d.type === "PEND" && d.jobId === 4);
+  assert(blocked?.type === "PEND" && blocked.reason.blockedBy === 2, JSON.stringify(blocked));
 });

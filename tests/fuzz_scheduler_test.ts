@@ -4,12 +4,26 @@
 // for the same seed; and the report's trace CSV, run through the CLI with the
 // report's own command, gives the same rows as the engine run that failed.
 
-import { type Admission, type JobRecord, orderedPicker, type Picker } from "../mod.ts";
+import fc from "fast-check";
+import {
+  type Admission,
+  defaultRegistry,
+  type JobRecord,
+  orderedPicker,
+  type Picker,
+  withPolicies,
+} from "../mod.ts";
 import type { JobRow } from "../core/types.ts";
-import { fuzzScheduler, type FuzzSchedulerFailed, runBatch } from "../testing/mod.ts";
+import {
+  arbAnyScenario,
+  DEFAULT_BACKFILLS,
+  fuzzScheduler,
+  type FuzzSchedulerFailed,
+  runBatch,
+} from "../testing/mod.ts";
 import { headOnly, idleOnly, neverBackfills, stopsAtFirstMisfit } from "./_lazy_policies.ts";
 import { ROOT, runCli } from "./_cli.ts";
-import { assert, assertEquals } from "./_assert.ts";
+import { assert, assertEquals, assertThrows } from "./_assert.ts";
 
 const RUNS = Number(Deno.env.get("EVTSIM_PROPERTY_RUNS") ?? 200);
 const FCFS_ROWS = (a: JobRow, b: JobRow) => a.submitTime - b.submitTime || a.jobId - b.jobId;
@@ -34,6 +48,39 @@ Deno.test("fuzzScheduler: evtsim's own pickers × admissions pass every invarian
     priorities: ["fcfs", "fcfs_alt"],
   });
   assert(conservative.ok && (conservative.checked["conservative-reservations"] ?? 0) > 0);
+});
+
+Deno.test("fuzzScheduler: every registered admission policy is fuzzed by default, each by its promise", () => {
+  // The default pairs come from the registry: a policy registered there is
+  // drawn with no list to edit. A lazy one registered with a promise of
+  // `head` is caught; the textbook policies promise nothing about waiting
+  // jobs (conservative backfilling may keep a job that fits waiting behind
+  // another's reservation), so only the promise-free checks run on them.
+  const lazyHead: Admission = { ...idleOnly, name: "lazy_head", promise: "head" };
+  const registry = withPolicies({ admissions: [lazyHead] });
+  const caught = failed(fuzzScheduler({}, { numRuns: RUNS, seed: 42, registry }));
+  assertEquals(caught.invariant, "work-conservation");
+  assert(caught.report.includes("lazy_head"), caught.report);
+  const names = [...defaultRegistry().admissions.keys()];
+  assertEquals(DEFAULT_BACKFILLS, names);
+  for (
+    const name of ["easy_extra", "conservative_profile", "conservative_profile_no_compression"]
+  ) {
+    assert(names.includes(name), name);
+    const r = fuzzScheduler({}, { numRuns: 60, seed: 7, admissions: [name] });
+    assert(r.ok, r.ok ? "" : r.report);
+    const promise = defaultRegistry().admissions.get(name)!.promise;
+    assertEquals(r.checked["work-conservation"] !== undefined, promise !== undefined, name);
+  }
+  // The library's properties draw every registered name too.
+  const drawn = new Set(
+    fc.sample(arbAnyScenario(), { numRuns: 400, seed: 1 }).map((c) => c.config.backfillPolicy),
+  );
+  assertEquals([...drawn].sort(), [...names].sort());
+  assertThrows(
+    () => fuzzScheduler({}, { numRuns: 1, seed: 1, admissions: ["no_such_policy"] }),
+    "unknown backfill policy 'no_such_policy'",
+  );
 });
 
 Deno.test("fuzzScheduler: a user's picker with its order passes under every admission policy", () => {

@@ -265,3 +265,24 @@ Deno.test("CLI: simulate --from_snapshot continues the run the snapshot was take
   assert(refused.err[0].includes("drop --total_nodes"), refused.err[0]);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("CLI replay --verify: a DISPATCH whose backfill flag was edited is a mismatch", async () => {
+  // The only other mismatch test edits a PEND; a verifier that compared a
+  // DISPATCH by job and nodes alone would pass an edited backfill flag.
+  const dir = await tempDir();
+  const log = await recordDemo(dir);
+  const text = await Deno.readTextFile(log);
+  const flagged = /\["DISPATCH",(\d+),(\d+),"backfill"\]/.exec(text);
+  assert(flagged !== null, "the demo run backfills");
+  await Deno.writeTextFile(
+    `${dir}/edited.replay`,
+    text.replace(flagged[0], `["DISPATCH",${flagged[1]},${flagged[2]}]`),
+  );
+  const same = await cli(["replay", log, "--verify"]);
+  assertEquals(same.code, 0, same.out.join("\n"));
+  const v = await cli(["replay", `${dir}/edited.replay`, "--verify"]);
+  assertEquals(v.code, 3, v.out.join("\n"));
+  const line = v.out.find((l) => l.startsWith("mismatch at t="));
+  assert(line !== undefined && line.includes(`job ${flagged[1]}`), v.out.join("\n"));
+  await Deno.remove(dir, { recursive: true });
+});

@@ -91,3 +91,30 @@ Deno.test("numbers written across the buffer's end are not cut", () => {
   for (let i = 0; i < n; i++) want.push(String(-(2 ** 53 - 1) + i) + "\n");
   assertEquals(text, want.join(""));
 });
+
+Deno.test("a line, text, a character or a number that ends exactly at the buffer's 64 KiB edge loses nothing", () => {
+  // Each write lands on every offset around the edge: a prefix of k bytes
+  // first, then pieces that end at 65535, 65536 and 65537 bytes.
+  const edge = 1 << 16;
+  for (let k = edge - 24; k <= edge + 2; k++) {
+    const prefix = "x".repeat(k);
+    const ways: [string, (w: AtomicTextWriter) => void, string][] = [
+      ["line", (w) => (w.text(prefix), w.line("ab"), w.line("")), `${prefix}ab\n\n`],
+      ["text", (w) => (w.text(prefix), w.text("abc"), w.char(10)), `${prefix}abc\n`],
+      ["char", (w) => (w.text(prefix), w.char(44), w.char(10)), `${prefix},\n`],
+      ["number", (w) => (w.text(prefix), w.number(12345), w.char(10)), `${prefix}12345\n`],
+      [
+        "negative",
+        (w) => (w.text(prefix), w.number(-(2 ** 53 - 1)), w.line("")),
+        `${prefix}-9007199254740991\n`,
+      ],
+      ["utf-8", (w) => (w.text(prefix), w.line("é€")), `${prefix}é€\n`],
+    ];
+    for (const [what, fill, want] of ways) {
+      const got = capture(fill);
+      if (got !== want) {
+        throw new Error(`${what} after ${k} bytes: ${got.length} chars, want ${want.length}`);
+      }
+    }
+  }
+});

@@ -46,6 +46,11 @@ Deno.test("ISO with offset is converted to UTC, whatever the zone", () => {
   assertEquals(parseTimestamp("2024-01-01T02:00:00+02", LA), 1704067200);
   assertEquals(parseTimestamp("2023-12-31T16:00:00-08:00", "UTC"), 1704067200);
   assertEquals(parseTimestamp("2024-01-01T00:00:00.5Z", LA), 1704067200.5);
+  // Offsets with minutes (India, Nepal, Newfoundland): read as minutes, not
+  // seconds, with either sign and either spelling.
+  assertEquals(parseTimestamp("2024-01-01T05:30:00+05:30", LA), 1704067200);
+  assertEquals(parseTimestamp("2024-01-01T05:45:00+0545", LA), 1704067200);
+  assertEquals(parseTimestamp("2023-12-31T20:30:00-03:30", "UTC"), 1704067200);
 });
 
 Deno.test("malformed date-times are rejected with the value", () => {

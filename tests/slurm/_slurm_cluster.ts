@@ -8,7 +8,9 @@
 // Usage:
 //
 //   const c = await startSlurmCluster();
-//   if ("skip" in c) { console.log(`skipped: ${c.skip}`); return; }
+//   // at the test file's top: const unavailable = await slurmUnavailable();
+//   //   and Deno.test({ name, ignore: unavailable !== undefined }, ...)
+//   if ("skip" in c) throw new Error(c.skip);
 //   try {
 //     const id = await c.sbatch(["--array=0-5%2", `--output=${c.dir}/%A_%a.log`, "--wrap", "true"]);
 //     await c.waitForJob(id, 30_000);
@@ -342,6 +344,19 @@ function tail(file: string, n: number): string {
 }
 
 /**
+ * Why this machine cannot run the Slurm harness (not Linux, not root, or the
+ * packages cannot be installed), or undefined when it can. Installs the
+ * packages when missing. Test files await it at load, so that a test that
+ * cannot run is registered as ignored (counted as such, never as passed).
+ */
+export async function slurmUnavailable(): Promise<string | undefined> {
+  if (Deno.build.os !== "linux") return `Slurm harness needs Linux (${Deno.build.os})`;
+  // slurmd launches jobs as their submitter and slurmctld runs as SlurmUser=root.
+  if (Deno.uid() !== 0) return "the Slurm harness runs slurmd and slurmctld as root";
+  return await ensureInstalled(basePath());
+}
+
+/**
  * Starts munged, slurmctld and slurmd in a new temporary folder and waits
  * (up to `readyTimeoutMs`, default 60 s) until the node is idle. Installs the
  * packages first when missing. Returns `{ skip }` with a reason when Slurm
@@ -350,12 +365,9 @@ function tail(file: string, n: number): string {
 export async function startSlurmCluster(
   readyTimeoutMs = 60_000,
 ): Promise<SlurmCluster | SlurmSkip> {
-  if (Deno.build.os !== "linux") return { skip: `Slurm harness needs Linux (${Deno.build.os})` };
-  // slurmd launches jobs as their submitter and slurmctld runs as SlurmUser=root.
-  if (Deno.uid() !== 0) return { skip: "the Slurm harness runs slurmd and slurmctld as root" };
-  const path = basePath();
-  const why = await ensureInstalled(path);
+  const why = await slurmUnavailable();
   if (why !== undefined) return { skip: why };
+  const path = basePath();
 
   const host = Deno.hostname().split(".")[0];
   const dir = await Deno.makeTempDir({ prefix: PREFIX });
