@@ -49,6 +49,7 @@ import { applyAdvance, type LoopContext, replayAll, simulateFiles, Yielder } fro
 import { VERSION } from "./version.ts";
 import { jsonConfig, machineModel, machineOf } from "./_machine_run.ts";
 import { beforeStep } from "./_watchdog.ts";
+import type { RedisRun } from "./_redis_output.ts";
 
 /** Where the command writes its text. */
 export interface Console {
@@ -167,10 +168,12 @@ export async function simulateCommand(
   if (named.report !== undefined && (swf || parquet)) {
     throw new EvtsimError("usage", "--report reads the schedule CSV: it needs a CSV --outfile");
   }
+  const redis = redisOf(o, { swf, parquet, extended, report: named.report !== undefined });
   const real = checkOutputPaths(
     [
-      ["--outfile", named.schedule],
-      ["--resource_trace", named.resources],
+      ...(redis === undefined
+        ? [["--outfile", named.schedule], ["--resource_trace", named.resources]]
+        : []),
       ...(named.submissions !== undefined ? [["--submission_stats", named.submissions]] : []),
       ...(named.statsJson !== undefined ? [["--stats_json", named.statsJson]] : []),
       ...(named.decisions !== undefined ? [["--decisions", named.decisions]] : []),
@@ -179,17 +182,37 @@ export async function simulateCommand(
     ] as [string, string][],
     inputsOf(parsed, sources),
   );
-  const outputs = new RunOutputs(
-    {
-      schedule: real.get("--outfile")!,
-      resources: real.get("--resource_trace")!,
-      submissions: real.get("--submission_stats"),
-      statsJson: real.get("--stats_json"),
-      decisions: real.get("--decisions"),
-      record: real.get("--record"),
-    },
-    deps.fs,
-  );
+  // Redis: connected before anything is read or made (an unreachable server
+  // is one line, and no file is touched); the schedule, the resource CSV and
+  // the statistics JSON are made in memory and sent after the run.
+  const sink = redis === undefined
+    ? undefined
+    : await (await import("./_redis_output.ts")).RedisSink.connect(redis.uri, redis.prefix);
+  const capture = sink === undefined
+    ? undefined
+    : new (await import("./_redis_output.ts")).RedisCapture();
+  const memory = capture === undefined
+    ? undefined
+    : (await import("./_redis_output.ts")).REDIS_PATHS;
+  const redisJobs: RedisRun["jobs"][number][] = [];
+  const redisResourceTimes: number[] = [];
+  let outputs: RunOutputs;
+  try {
+    outputs = new RunOutputs(
+      {
+        schedule: memory?.schedule ?? real.get("--outfile")!,
+        resources: memory?.resources ?? real.get("--resource_trace")!,
+        submissions: real.get("--submission_stats"),
+        statsJson: real.get("--stats_json") ?? memory?.statsJson,
+        decisions: real.get("--decisions"),
+        record: real.get("--record"),
+      },
+      capture ?? deps.fs,
+    );
+  } catch (e) {
+    sink?.destroy();
+    throw e;
+  }
   let progress: Progress | undefined;
   let state: ReturnType<typeof initialState>;
   let readSeconds = 0;
@@ -324,6 +347,10 @@ export async function simulateCommand(
       const r = step(state, input);
       state = r.state;
       outputs.write(r.rows);
+      if (sink !== undefined) {
+        for (const j of r.rows.jobs) redisJobs.push(j);
+        for (const row of r.rows.resources) redisResourceTimes.push(row.time);
+      }
       run.record(input, before, r, t0);
     };
     const apply = (input: Input): void => {
@@ -404,6 +431,20 @@ export async function simulateCommand(
       });
     });
     if (figures !== undefined) deps.figures!(figures);
+    if (sink !== undefined) {
+      const statsPath = real.get("--stats_json");
+      await sink.publish({
+        scheduleCsv: capture!.text(memory!.schedule),
+        resourceCsv: capture!.text(memory!.resources),
+        statsJson: statsPath !== undefined
+          ? await Deno.readTextFile(statsPath)
+          : capture!.text(memory!.statsJson),
+        jobs: redisJobs,
+        resourceTimes: redisResourceTimes,
+        msec: o.get("msec_output") === true,
+      });
+      await sink.close();
+    }
     if (named.report !== undefined) {
       // Read back from the files just written; ECharts loads only here.
       const { optionsLine, writeReport } = await import("./report_command.ts");
@@ -427,6 +468,7 @@ export async function simulateCommand(
   } catch (e) {
     progress?.done();
     outputs.abort();
+    sink?.destroy();
     throw e;
   }
 
@@ -435,8 +477,14 @@ export async function simulateCommand(
   for (const line of statisticsBlock(runStatistics ?? statistics(state), msec, wall, readSeconds)) {
     con.out(line);
   }
-  con.out(`Schedule written to: ${named.schedule}`);
-  con.out(`Resource timeline written to: ${named.resources}`);
+  if (sink !== undefined) {
+    con.out(`Schedule written to Redis key: ${sink.key("csv")}`);
+    con.out(`Resource timeline written to Redis key: ${sink.key("resources:csv")}`);
+    con.out(`Statistics JSON written to Redis key: ${sink.key("stats_json")}`);
+  } else {
+    con.out(`Schedule written to: ${named.schedule}`);
+    con.out(`Resource timeline written to: ${named.resources}`);
+  }
   if (named.submissions !== undefined) {
     con.out(`Submission statistics written to: ${named.submissions}`);
   }
@@ -494,6 +542,39 @@ function priorityOf(o: ParsedOptions): SimulationConfig["priorityPolicy"] {
 }
 
 // --- option helpers -----------------------------------------------------
+
+// --redis_uri and --redis_key_prefix: both or neither (DR_EVT's rule), and a
+// DR_EVT CSV schedule (the keys hold its columns).
+function redisOf(
+  o: ParsedOptions,
+  layout: { swf: boolean; parquet: boolean; extended: boolean; report: boolean },
+): { uri: string; prefix: string } | undefined {
+  const uri = str(o, "redis_uri");
+  const prefix = str(o, "redis_key_prefix");
+  if ((uri === undefined) !== (prefix === undefined)) {
+    throw new EvtsimError(
+      "usage",
+      "--redis_uri and --redis_key_prefix must be specified together",
+    );
+  }
+  if (uri === undefined || prefix === undefined) return undefined;
+  const refused = layout.swf
+    ? "an SWF --outfile"
+    : layout.parquet
+    ? "a Parquet --outfile"
+    : layout.extended
+    ? "--extended_output"
+    : layout.report
+    ? "--report (it reads the schedule file)"
+    : undefined;
+  if (refused !== undefined) {
+    throw new EvtsimError(
+      "usage",
+      `--redis_uri writes DR_EVT's CSV schedule to Redis; it cannot be used with ${refused}`,
+    );
+  }
+  return { uri, prefix };
+}
 
 // --bsld_tau, --measure_window and --trim: how the stats JSON's metric set is
 // measured (checked before the run: a bad pair writes nothing).

@@ -1,0 +1,63 @@
+// Fault catalogue rows of DR_EVT's remaining outputs (issue 30 item 4):
+// --redis_uri / --redis_key_prefix and --checkpoint_file /
+// --checkpoint_interval_jobs. Each a one-line error, exit 1, nothing written.
+
+import type { FaultRow } from "./fault_catalogue_test.ts";
+import { cli, cliProcess } from "./_input_faults.ts";
+
+const TRACE = "job_submit_time,num_nodes,time_limit,actual_run_time\n0,1,60,30\n";
+
+// A loopback port nothing listens on.
+function closedPort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+async function trace(dir: string, text = TRACE): Promise<string> {
+  await Deno.writeTextFile(`${dir}/t.csv`, text);
+  return `${dir}/t.csv`;
+}
+
+/** Redis outputs and checkpoints. */
+export const REDIS_ROWS: FaultRow[] = [
+  {
+    surface: "process",
+    input: "simulate --redis_uri: nothing listens at the URI (a bad trace too: Redis is first)",
+    run: async (dir) =>
+      cliProcess([
+        "simulate",
+        await trace(dir, TRACE + "x,1,60,30\n"),
+        "--redis_uri",
+        `redis://127.0.0.1:${closedPort()}`,
+        "--redis_key_prefix",
+        "p",
+        "-o",
+        `${dir}/o.csv`,
+      ]),
+    expected:
+      /^evtsim: cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+: connect ECONNREFUSED/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate --redis_uri without --redis_key_prefix",
+    run: async (dir) =>
+      cli(["simulate", await trace(dir), "--redis_uri", "redis://127.0.0.1:6379"]),
+    expected: /--redis_uri and --redis_key_prefix must be specified together/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate --redis_uri with a URI that is not redis:// or rediss://",
+    run: async (dir) =>
+      cli([
+        "simulate",
+        await trace(dir),
+        "--redis_uri",
+        "http://127.0.0.1:6379",
+        "--redis_key_prefix",
+        "p",
+      ]),
+    expected: /cannot connect to Redis at http:\/\/127\.0\.0\.1:6379: .*Expected redis: or rediss:/,
+  },
+];
