@@ -50,6 +50,7 @@ import { VERSION } from "./version.ts";
 import { jsonConfig, machineModel, machineOf } from "./_machine_run.ts";
 import { beforeStep } from "./_watchdog.ts";
 import type { RedisRun } from "./_redis_output.ts";
+import type { StepRows } from "../core/types.ts";
 
 /** Where the command writes its text. */
 export interface Console {
@@ -148,7 +149,8 @@ export async function simulateCommand(
     // A CSV trace's jobs stay in columns until fed, unless the outputs write
     // back what the trace gave, a snapshot's jobs are skipped, or many runs
     // share the parsed trace (deps.load).
-    columns: !swf && !extended && !o.has("from_snapshot") && deps.load === undefined,
+    columns: !swf && !extended && !o.has("from_snapshot") && !o.has("checkpoint_file") &&
+      deps.load === undefined,
   };
   if (swf && extended) {
     throw new EvtsimError(
@@ -169,6 +171,7 @@ export async function simulateCommand(
     throw new EvtsimError("usage", "--report reads the schedule CSV: it needs a CSV --outfile");
   }
   const redis = redisOf(o, { swf, parquet, extended, report: named.report !== undefined });
+  const checkpointFile = checkpointFileOf(o);
   const real = checkOutputPaths(
     [
       ...(redis === undefined
@@ -179,6 +182,7 @@ export async function simulateCommand(
       ...(named.decisions !== undefined ? [["--decisions", named.decisions]] : []),
       ...(named.record !== undefined ? [["--record", named.record]] : []),
       ...(named.report !== undefined ? [["--report", named.report]] : []),
+      ...(checkpointFile !== undefined ? [["--checkpoint_file", checkpointFile]] : []),
     ] as [string, string][],
     inputsOf(parsed, sources),
   );
@@ -316,6 +320,26 @@ export async function simulateCommand(
     // --record, --from_snapshot
     const run = await RunHooks.create(o, state, first.mode, modules);
     state = await run.start((line) => outputs.recordLine(line));
+    // --checkpoint_file: continue from it when it exists (cli/_checkpoint.ts).
+    if (checkpointFile !== undefined && first.mode === "replay") {
+      throw new EvtsimError(
+        "usage",
+        "--checkpoint_file needs a simulation trace: a trace with begin_time and end_time replays a recorded schedule",
+        { file: firstPath },
+      );
+    }
+    const { Checkpoints, runIdentity } = checkpointFile !== undefined
+      ? await import("./_checkpoint.ts")
+      : { Checkpoints: undefined, runIdentity: undefined };
+    const opened = Checkpoints?.open(
+      real.get("--checkpoint_file")!,
+      num(o, "checkpoint_interval_jobs"),
+      runIdentity!(o, inputsOf(parsed, sources).map((i) => i.path)),
+      registry,
+    );
+    const checkpoints = opened?.checkpoints;
+    if (opened?.resumed !== undefined) state = opened.resumed.state;
+    let toSkip = opened?.resumed?.state.nextJobId ?? 0;
     if (o.get("verbose") === true) printParams(con, config, sources.paths);
     const msec = o.get("msec_output") === true;
     outputs.begin({
@@ -331,6 +355,15 @@ export async function simulateCommand(
       resourceColumns: str(o, "resource_columns") as ScheduleLayout["resourceColumns"],
     }, con.err);
     if (o.has("from_snapshot")) outputs.runningIn(state);
+    const emit = (rows: StepRows): void => {
+      outputs.write(rows);
+      if (sink !== undefined) {
+        for (const j of rows.jobs) redisJobs.push(j);
+        for (const row of rows.resources) redisResourceTimes.push(row.time);
+      }
+    };
+    // A resumed run writes the rows the checkpoint covers first.
+    for (const rows of opened?.resumed?.rows ?? []) emit(rows);
 
     const total = sources.paths.length === 1
       ? (first.mode === "replay" ? first.recorded.length : (first.columns ?? first.jobs).length)
@@ -346,11 +379,8 @@ export async function simulateCommand(
       const t0 = performance.now();
       const r = step(state, input);
       state = r.state;
-      outputs.write(r.rows);
-      if (sink !== undefined) {
-        for (const j of r.rows.jobs) redisJobs.push(j);
-        for (const row of r.rows.resources) redisResourceTimes.push(row.time);
-      }
+      emit(r.rows);
+      checkpoints?.note(r.rows);
       run.record(input, before, r, t0);
     };
     const apply = (input: Input): void => {
@@ -358,6 +388,11 @@ export async function simulateCommand(
       beforeStep(jobsCreated - jobsCompleted - jobsRejected);
       if (run.snapshotNext && input.kind !== "flush") applyOne({ kind: "flush" });
       applyOne(input);
+      // A checkpoint holds the live jobs only: the finished ones are written first.
+      if (checkpoints?.due(state) && input.kind !== "finish") {
+        applyOne({ kind: "flush" });
+        checkpoints.save(state);
+      }
     };
     const memoryFraction = num(o, "check_memory_pressure");
     const loop: LoopContext = {
@@ -369,16 +404,24 @@ export async function simulateCommand(
         ? () => memoryPressureLimit(memoryFraction)
         : undefined,
       yielder: new Yielder(),
-      unseen: (jobs) => run.skip(jobs),
+      unseen: (jobs) => {
+        jobs = run.skip(jobs);
+        if (toSkip === 0) return jobs;
+        const n = Math.min(toSkip, jobs.length);
+        toSkip -= n;
+        return jobs.slice(n);
+      },
       byInstant: run.recording,
     };
     if (first.mode === "replay") await replayAll(first, loop);
     else await simulateFiles(sources.paths, first, maxJobs, load, con.err, loop);
+    // With checkpoints the run's end goes instant by instant (the same rows,
+    // cli/run_loop.ts), so that it has checkpoints too.
     applyAdvance(
       maxTime !== undefined
         ? { kind: "advanceTo", time: Math.max(maxTime, state.time) }
         : { kind: "runToCompletion" },
-      loop,
+      checkpoints?.interval !== undefined ? { ...loop, byInstant: true } : loop,
     );
     // One macrotask before the last step: a policy's timer due by now runs, and
     // a decision it makes on an ended session fails the run (`finish` refuses
@@ -445,6 +488,7 @@ export async function simulateCommand(
       });
       await sink.close();
     }
+    checkpoints?.finish();
     if (named.report !== undefined) {
       // Read back from the files just written; ECharts loads only here.
       const { optionsLine, writeReport } = await import("./report_command.ts");
@@ -542,6 +586,25 @@ function priorityOf(o: ParsedOptions): SimulationConfig["priorityPolicy"] {
 }
 
 // --- option helpers -----------------------------------------------------
+
+// --checkpoint_file (and --checkpoint_interval_jobs, which needs it: DR_EVT's
+// rule). A checkpoint continues the run it was taken of, so a recording or a
+// run from a snapshot is not checkpointed.
+function checkpointFileOf(o: ParsedOptions): string | undefined {
+  const file = str(o, "checkpoint_file");
+  if (file === undefined) {
+    if (o.has("checkpoint_interval_jobs")) {
+      throw new EvtsimError("usage", "--checkpoint_interval_jobs requires --checkpoint_file");
+    }
+    return undefined;
+  }
+  for (const name of ["record", "from_snapshot"]) {
+    if (o.has(name)) {
+      throw new EvtsimError("usage", `--checkpoint_file cannot be used with --${name}`);
+    }
+  }
+  return file;
+}
 
 // --redis_uri and --redis_key_prefix: both or neither (DR_EVT's rule), and a
 // DR_EVT CSV schedule (the keys hold its columns).

@@ -60,4 +60,55 @@ export const REDIS_ROWS: FaultRow[] = [
       ]),
     expected: /cannot connect to Redis at http:\/\/127\.0\.0\.1:6379: .*Expected redis: or rediss:/,
   },
+  {
+    surface: "in-process",
+    input: "simulate --checkpoint_interval_jobs without --checkpoint_file",
+    run: async (dir) =>
+      cli(["simulate", await trace(dir), "--checkpoint_interval_jobs", "10", "-o", `${dir}/o.csv`]),
+    expected: /--checkpoint_interval_jobs requires --checkpoint_file/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate --checkpoint_interval_jobs 0",
+    run: async (dir) =>
+      cli([
+        "simulate",
+        await trace(dir),
+        "--checkpoint_file",
+        `${dir}/c.ckpt`,
+        "--checkpoint_interval_jobs",
+        "0",
+      ]),
+    expected: /--checkpoint_interval_jobs: must be >= 1, got 0/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate --checkpoint_file with --record",
+    run: async (dir) =>
+      cli([
+        "simulate",
+        await trace(dir),
+        "--checkpoint_file",
+        `${dir}/c.ckpt`,
+        "--record",
+        `${dir}/r.replay`,
+      ]),
+    expected: /--checkpoint_file cannot be used with --record/,
+  },
+  {
+    surface: "process",
+    input: "simulate --checkpoint_file naming a file that is not a checkpoint",
+    run: async (dir) => {
+      await Deno.writeTextFile(`${dir}/c.ckpt`, "job_submit_time,num_nodes\n");
+      return cliProcess([
+        "simulate",
+        await trace(dir),
+        "--checkpoint_file",
+        `${dir}/c.ckpt`,
+        "-o",
+        `${dir}/o.csv`,
+      ]);
+    },
+    expected: /c\.ckpt: checkpoint: not a checkpoint \(not JSON\); remove it to start afresh/,
+  },
 ];
