@@ -312,16 +312,15 @@ export class RedisSink {
         `Redis output: ${lines.length - 1} resource rows for ${run.resourceTimes.length} samples`,
       );
     }
+    // time, free_nodes, allocated_nodes (and avgpcon, minpcon, maxpcon with --trace_type pcon).
+    const header = csvFields(lines[0] ?? "");
     const byTime: { score: number; value: string }[] = [];
     run.resourceTimes.forEach((t, n) => {
       const id = String(n);
-      const [time, free, allocated] = csvFields(lines[n + 1]);
-      m.hSet(this.key(`resource:${id}`), {
-        sample_id: id,
-        time,
-        free_nodes: free,
-        allocated_nodes: allocated,
-      });
+      const fields = csvFields(lines[n + 1]);
+      const hash: Record<string, string> = { sample_id: id };
+      header.forEach((name, c) => hash[name] = fields[c] ?? "");
+      m.hSet(this.key(`resource:${id}`), hash);
       byTime.push({ score: timestampScore(t, run.msec), value: id });
     });
     if (byTime.length > 0) m.zAdd(this.key("resources:by_time"), byTime);

@@ -488,9 +488,8 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     name: "trace_type",
     kind: "enum",
     values: ["standard", "pcon"],
-    unsupported: { pcon: "power-consumption (pcon) traces are not supported" },
-    compatOnly: true,
-    help: "only standard traces are supported",
+    help:
+      "pcon: every job has avgpcon,minpcon,maxpcon columns, and the resource CSV gets their sums over the running jobs (default standard)",
   },
   {
     name: "progress",

@@ -172,6 +172,8 @@ export async function simulateCommand(
   }
   const redis = redisOf(o, { swf, parquet, extended, report: named.report !== undefined });
   const checkpointFile = checkpointFileOf(o);
+  const pcon = pconOf(o, loadOptions.format);
+  if (pcon) loadOptions = { ...loadOptions, pcon: true, columns: false };
   const real = checkOutputPaths(
     [
       ...(redis === undefined
@@ -217,6 +219,9 @@ export async function simulateCommand(
     sink?.destroy();
     throw e;
   }
+  // --trace_type pcon: made with the first input (whose mode it needs).
+  const Timeline = pcon ? (await import("./_pcon.ts")).PconTimeline : undefined;
+  let timeline: InstanceType<NonNullable<typeof Timeline>> | undefined;
   let progress: Progress | undefined;
   let state: ReturnType<typeof initialState>;
   let readSeconds = 0;
@@ -232,6 +237,10 @@ export async function simulateCommand(
       if (swf || extended) outputs.input(input);
       // The stats JSON's breakdowns need each job's user and account (only those are kept).
       outputs.owners(input);
+      if (Timeline !== undefined) {
+        timeline ??= new Timeline(input.mode === "replay");
+        timeline.jobs(input.mode === "replay" ? input.recorded : input.jobs);
+      }
       return input;
     };
     const { registry, modules } = await policyRegistry(str(o, "policy_module"));
@@ -273,8 +282,10 @@ export async function simulateCommand(
         ? { pickerSettings: { fairshare: queuesFile.fairshare } }
         : {}),
       // A machine run's outputs read the allocations from DISPATCH rows.
+      // A machine run's outputs read the allocations, a pcon run's power
+      // timeline its starts, from DISPATCH rows.
       decisions: named.decisions === undefined
-        ? machine !== undefined ? "heads" : false
+        ? machine !== undefined || pcon ? "heads" : false
         : str(o, "decisions_detail") === "all"
         ? true
         : "heads",
@@ -353,6 +364,7 @@ export async function simulateCommand(
       listRejected: o.get("verbose") === true,
       resourceModel: config.resourceModel,
       resourceColumns: str(o, "resource_columns") as ScheduleLayout["resourceColumns"],
+      ...(timeline !== undefined ? { pcon: timeline } : {}),
     }, con.err);
     if (o.has("from_snapshot")) outputs.runningIn(state);
     const emit = (rows: StepRows): void => {
@@ -586,6 +598,27 @@ function priorityOf(o: ParsedOptions): SimulationConfig["priorityPolicy"] {
 }
 
 // --- option helpers -----------------------------------------------------
+
+// --trace_type pcon: a CSV trace's avgpcon, minpcon and maxpcon columns
+// (cli/_pcon.ts), on DR_EVT's node-count machine.
+function pconOf(o: ParsedOptions, format: string): boolean {
+  if (str(o, "trace_type") !== "pcon") return false;
+  const refused = format !== "simple"
+    ? `${
+      format === "swf" ? "an SWF" : format === "sacct" ? "a Slurm sacct" : "a lassen"
+    } trace (it reads a simple CSV trace's avgpcon, minpcon and maxpcon columns)`
+    : o.has("machine")
+    ? "--machine"
+    : str(o, "resource_columns") === "per_resource"
+    ? "--resource_columns per_resource"
+    : o.has("sim_start_time")
+    ? "--sim_start_time"
+    : undefined;
+  if (refused !== undefined) {
+    throw new EvtsimError("usage", `--trace_type pcon cannot be used with ${refused}`);
+  }
+  return true;
+}
 
 // --checkpoint_file (and --checkpoint_interval_jobs, which needs it: DR_EVT's
 // rule). A checkpoint continues the run it was taken of, so a recording or a

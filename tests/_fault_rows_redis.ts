@@ -111,4 +111,52 @@ export const REDIS_ROWS: FaultRow[] = [
     },
     expected: /c\.ckpt: checkpoint: not a checkpoint \(not JSON\); remove it to start afresh/,
   },
+  {
+    surface: "in-process",
+    input: "simulate --trace_type pcon: the header has no maxpcon column",
+    run: async (dir) =>
+      cli([
+        "simulate",
+        await trace(dir, "job_submit_time,num_nodes,time_limit,avgpcon,minpcon\n0,1,60,1,1\n"),
+        "--trace_type",
+        "pcon",
+        "-o",
+        `${dir}/o.csv`,
+      ]),
+    expected:
+      /t\.csv:1: maxpcon: expected this column in the header \(--trace_type pcon\), got none/,
+  },
+  {
+    surface: "process",
+    input: "simulate --trace_type pcon: a minpcon that is not a number",
+    run: async (dir) =>
+      cliProcess([
+        "simulate",
+        await trace(
+          dir,
+          "job_submit_time,num_nodes,time_limit,avgpcon,minpcon,maxpcon\n0,1,60,1,1,1\n0,1,60,1,x,1\n",
+        ),
+        "--trace_type",
+        "pcon",
+        "-o",
+        `${dir}/o.csv`,
+      ]),
+    expected: /t\.csv:3: minpcon: expected a number, got 'x'/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate --trace_type pcon with --machine",
+    run: async (dir) =>
+      cli([
+        "simulate",
+        await trace(dir),
+        "--trace_type",
+        "pcon",
+        "--machine",
+        `${dir}/m.yaml`,
+        "-o",
+        `${dir}/o.csv`,
+      ]),
+    expected: /--trace_type pcon cannot be used with --machine/,
+  },
 ];

@@ -140,6 +140,40 @@ Deno.test("simulate --redis_uri: the keys hold what the files hold", async (t) =
       },
     );
 
+    await t.step(
+      "--trace_type pcon: the sample hashes carry avgpcon, minpcon, maxpcon",
+      async () => {
+        const trace = `${dir}/pcon.csv`;
+        await Deno.writeTextFile(
+          trace,
+          "job_submit_time,num_nodes,time_limit,actual_run_time,avgpcon,minpcon,maxpcon\n" +
+            "0,2,100,50,10.5,8,12\n",
+        );
+        const r = await runCli([
+          "simulate",
+          trace,
+          "-n",
+          "8",
+          "--trace_type",
+          "pcon",
+          "--redis_uri",
+          server.uri,
+          "--redis_key_prefix",
+          "run:p",
+        ]);
+        assertEquals(r.code, 0, r.err.join("\n"));
+        assertEquals({ ...await client.hGetAll("run:p:resource:1") }, {
+          sample_id: "1",
+          time: "0",
+          free_nodes: "6",
+          allocated_nodes: "2",
+          avgpcon: "10.500000",
+          minpcon: "8.000000",
+          maxpcon: "12.000000",
+        });
+      },
+    );
+
     await t.step("a failed run leaves the prefix as it was", async () => {
       const before = await client.get("run:a:csv");
       // Read after the connection is made: the run fails at its line 3.
