@@ -20,6 +20,7 @@ import { EvtsimError } from "../core/errors.ts";
 import type { DecisionRow } from "../core/decisions.ts";
 import type { JobRow, ResourceRow } from "../core/types.ts";
 import { PCON_COLUMNS, type PconJob } from "../io/trace_csv.ts";
+import type { EnergyMetrics } from "../io/stats_json.ts";
 
 /** The resource CSV's extra columns (with their leading comma). */
 export const PCON_HEADER = "," + PCON_COLUMNS.join(",");
@@ -68,7 +69,8 @@ export class PconTimeline {
   #values = new Float64Array(0);
   #jobs = 0;
   readonly #starts: { id: number; time: number; nodes: number }[] = [];
-  readonly #ended: { id: number; time: number; nodes: number }[] = [];
+  readonly #ended: { id: number; time: number; nodes: number; begin: number }[] = [];
+  #energy: EnergyMetrics | undefined;
   readonly #held: ResourceRow[] = [];
 
   /** `replay`: the run replays recorded begin and end times (no DISPATCH rows). */
@@ -105,7 +107,9 @@ export class PconTimeline {
         }
       }
     }
-    for (const j of jobs) this.#ended.push({ id: j.jobId, time: j.endTime, nodes: j.numNodes });
+    for (const j of jobs) {
+      this.#ended.push({ id: j.jobId, time: j.endTime, nodes: j.numNodes, begin: j.beginTime });
+    }
     for (const r of resources) this.#held.push(r);
   }
 
@@ -126,7 +130,12 @@ export class PconTimeline {
     let allocated = 0;
     let avg = 0, min = 0, max = 0;
     const v = this.#values;
+    // The energy: the avgpcon timeline's integral, each row's sum held until the next row.
+    let total = 0;
+    let lastTime = this.#held[0]?.time ?? 0;
     for (const r of this.#held) {
+      total += avg * (r.time - lastTime);
+      lastTime = r.time;
       const delta = r.allocatedNodes - allocated;
       const s = starts[next];
       if (delta > 0 || (delta === 0 && s?.nodes === 0 && s.time === r.time)) {
@@ -154,6 +163,24 @@ export class PconTimeline {
       write(r, `,${cFixed6(avg)},${cFixed6(min)},${cFixed6(max)}`);
     }
     this.#held.length = 0;
+    let sum = 0, most = -Infinity;
+    for (const e of this.#ended) {
+      const energy = v[3 * e.id] * (e.time - e.begin);
+      sum += energy;
+      if (energy > most) most = energy;
+    }
+    const n = this.#ended.length;
+    this.#energy = {
+      total,
+      jobs: n,
+      per_job_mean: n === 0 ? null : sum / n,
+      per_job_max: n === 0 ? null : most,
+    };
+  }
+
+  /** The run's energy (after {@link lines}). */
+  energy(): EnergyMetrics | undefined {
+    return this.#energy;
   }
 }
 

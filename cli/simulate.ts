@@ -483,6 +483,7 @@ export async function simulateCommand(
         metrics: metrics(),
         ...outputs.metricRows!.breakdowns(metricsOptions),
         resources: outputs.resourceMetrics(metricsOptions),
+        ...(timeline !== undefined ? { energy: timeline.energy() } : {}),
       });
     });
     if (figures !== undefined) deps.figures!(figures);

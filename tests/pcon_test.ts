@@ -10,11 +10,20 @@ const HEADER = "job_submit_time,num_nodes,time_limit,actual_run_time,avgpcon,min
 
 async function run(dir: string, trace: string, ...more: string[]) {
   await Deno.writeTextFile(`${dir}/p.csv`, trace);
-  const r = await runCli(["simulate", `${dir}/p.csv`, "-o", `${dir}/o.csv`, ...more]);
+  const r = await runCli([
+    "simulate",
+    `${dir}/p.csv`,
+    "-o",
+    `${dir}/o.csv`,
+    "--stats_json",
+    `${dir}/s.json`,
+    ...more,
+  ]);
   assertEquals(r.code, 0, r.err.join("\n"));
   return {
     schedule: await Deno.readTextFile(`${dir}/o.csv`),
     resources: await Deno.readTextFile(`${dir}/o_resources.csv`),
+    energy: JSON.parse(await Deno.readTextFile(`${dir}/s.json`)).energy,
   };
 }
 
@@ -24,7 +33,7 @@ Deno.test("pcon: the resource rows carry the running jobs' sums (a hand-computed
     // 8 nodes, EASY. At 0 jobs 0 (2 nodes) and 1 (3 nodes) start; job 2 (4
     // nodes, at 10) waits for job 1's end at 30 and runs to 50, where job 0
     // ends too: the two ends at 50 go in id order, job 0 first.
-    const { resources } = await run(
+    const { resources, energy } = await run(
       dir,
       `${HEADER}\n0,2,100,50,10.5,8,12\n0,3,100,30,1.25,1,2\n10,4,100,20,100,90,110.125\n`,
       "-n",
@@ -43,6 +52,14 @@ Deno.test("pcon: the resource rows carry the running jobs' sums (a hand-computed
         "50,4,4,100.000000,90.000000,110.125000\n" + // - job 0
         "50,8,0,0.000000,0.000000,0.000000\n", // - job 2
     );
+    // Per job avgpcon x run time: 10.5 x 50, 1.25 x 30, 100 x 20; in total the
+    // timeline's integral, 11.75 x 30 + 110.5 x 20 = 2562.5.
+    assertEquals(energy, {
+      total: 2562.5,
+      jobs: 3,
+      per_job_mean: (525 + 37.5 + 2000) / 3,
+      per_job_max: 2000,
+    });
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -130,6 +147,23 @@ Deno.test("pcon: at each instant the sums are those of the jobs running then; th
           const plain = standard.resources.trimEnd().split("\n").slice(1);
           assertEquals(rows.map((r) => r.slice(0, 3).join(",")), plain);
           const expected = runningSums(withPcon.schedule, pcon);
+          // Energy: the integral of the avgpcon column over time is the total,
+          // and (every job ran to its end) the sum of the jobs' energies.
+          let integral = 0;
+          for (let i = 0; i + 1 < rows.length; i++) {
+            integral += Number(rows[i][3]) * (Number(rows[i + 1][0]) - Number(rows[i][0]));
+          }
+          const e = withPcon.energy;
+          assertEquals(e.jobs, n);
+          const scale = Math.max(1, e.total);
+          assert(
+            Math.abs(e.total - integral) <= 1e-6 * scale + 1e-6 * Number(rows.at(-1)![0]),
+            `${e.total} != ${integral}`,
+          );
+          assert(
+            Math.abs(e.total - e.per_job_mean * e.jobs) <= 1e-9 * scale,
+            `${e.total} != jobs' sum`,
+          );
           rows.forEach((r, i) => {
             const last = i === rows.length - 1 || rows[i + 1][0] !== r[0];
             if (!last) return;
