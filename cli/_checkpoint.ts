@@ -213,6 +213,9 @@ export class Checkpoints {
     this.#pending = [];
     const chunk = encoder.encode(text);
     try {
+      // The checkpoint's folder is made as an output's is.
+      const slash = this.#journal.lastIndexOf("/");
+      if (slash > 0) Deno.mkdirSync(this.#journal.slice(0, slash), { recursive: true });
       const f = Deno.openSync(this.#journal, { write: true, create: true });
       try {
         // Anything past the covered length (a torn append) is overwritten.

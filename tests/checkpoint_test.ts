@@ -171,6 +171,30 @@ for (const signal of ["SIGTERM", "SIGKILL"] as const) {
   });
 }
 
+Deno.test("checkpoints: the checkpoint's folder is made when missing", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const trace = generateTrace({ seed: 6, jobs: 2000, nodes: 64, load: 0.9 });
+    await Deno.writeTextFile(`${dir}/t.csv`, traceToCsv(trace));
+    const r = await runCli([
+      "simulate",
+      `${dir}/t.csv`,
+      "-n",
+      "64",
+      "-o",
+      `${dir}/o.csv`,
+      "--checkpoint_file",
+      `${dir}/new/sub/c.ckpt`,
+      "--checkpoint_interval_jobs",
+      "100",
+    ]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    assertEquals([...Deno.readDirSync(`${dir}/new/sub`)], []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("checkpoints: a checkpoint of another run is refused in one line, and nothing is written", async () => {
   const dir = await Deno.makeTempDir();
   try {
