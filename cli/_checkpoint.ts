@@ -40,6 +40,9 @@ const VERSION = 1;
 // Options that do not change what a run writes (a resumed run may differ in them).
 const NOT_IDENTITY = new Set([
   "checkpoint_interval_jobs",
+  // Where the outputs go in Redis (a password is not kept in the checkpoint).
+  "redis_uri",
+  "redis_key_prefix",
   "progress",
   "no_progress",
   "verbose",

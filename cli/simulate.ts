@@ -464,7 +464,7 @@ export async function simulateCommand(
       if (deps.figures !== undefined) {
         figures = {
           inputs: sources.paths,
-          options: Object.fromEntries(o),
+          options: shownOptions(o),
           statistics: endStatistics,
           metrics: metrics(),
           fairness: outputs.metricRows!.fairness(metricsOptions),
@@ -475,7 +475,7 @@ export async function simulateCommand(
       return statsJsonText({
         evtsimVersion: VERSION,
         inputs: sources.paths,
-        options: Object.fromEntries(o),
+        options: shownOptions(o),
         config: jsonConfig(state.config, machine),
         statistics: endStatistics,
         waitTime: outputs.metrics.waits(),
@@ -599,6 +599,17 @@ function priorityOf(o: ParsedOptions): SimulationConfig["priorityPolicy"] {
 }
 
 // --- option helpers -----------------------------------------------------
+
+// The options as the statistics JSON lists them: a password in --redis_uri
+// is not written down (the JSON goes to Redis and to files).
+function shownOptions(o: ParsedOptions): Record<string, string | number | boolean> {
+  const options = Object.fromEntries(o);
+  const uri = options.redis_uri;
+  if (typeof uri === "string") {
+    options.redis_uri = uri.replace(/^(\w+:\/\/[^:@/]*:)[^@/]*@/, "$1***@");
+  }
+  return options;
+}
 
 // --trace_type pcon: a CSV trace's avgpcon, minpcon and maxpcon columns
 // (cli/_pcon.ts), on DR_EVT's node-count machine.

@@ -174,6 +174,30 @@ Deno.test("simulate --redis_uri: the keys hold what the files hold", async (t) =
       },
     );
 
+    await t.step("a password in the URI is not written to the statistics JSON", async () => {
+      // The default user takes any password when the server has none.
+      const uri = server.uri.replace("redis://", "redis://default:secret@");
+      const r = await runCli([
+        "simulate",
+        DEMO,
+        "-n",
+        "128",
+        "-j",
+        "5",
+        "--redis_uri",
+        uri,
+        "--redis_key_prefix",
+        "run:s",
+      ]);
+      assertEquals(r.code, 0, r.err.join("\n"));
+      const stats = (await client.get("run:s:stats_json"))!;
+      assert(!stats.includes("secret"), stats);
+      assertEquals(
+        JSON.parse(stats).options.redis_uri,
+        server.uri.replace("redis://", "redis://default:***@"),
+      );
+    });
+
     await t.step("a failed run leaves the prefix as it was", async () => {
       const before = await client.get("run:a:csv");
       // Read after the connection is made: the run fails at its line 3.
