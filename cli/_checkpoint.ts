@@ -1,7 +1,8 @@
 // `evtsim simulate --checkpoint_file F --checkpoint_interval_jobs N`:
 // DR_EVT's automatic restart checkpoints (its sim.cpp
-// `maybe_save_automatic_checkpoint`: one after each N more completed jobs;
-// `--checkpoint_interval_jobs` needs `--checkpoint_file` and N > 0). DR_EVT's
+// `maybe_save_automatic_checkpoint`: one after each N more completed jobs,
+// and one at each `--infile_list` file boundary; `--checkpoint_interval_jobs`
+// needs `--checkpoint_file` and N > 0). DR_EVT's
 // command line only writes them (a restart goes through its API); evtsim
 // continues from F when F exists as the run starts, and removes F when the
 // run completes, so an interrupted run is finished by running the same
@@ -93,6 +94,8 @@ export class Checkpoints {
   #pending: string[] = [];
   #journalBytes = 0;
   #lastJobs = 0;
+  /** The clock of the last checkpoint written or continued from (none yet: undefined). */
+  #lastTime: number | undefined;
   readonly #journal: string;
 
   private constructor(
@@ -189,6 +192,7 @@ export class Checkpoints {
     }
     this.#journalBytes = v.journalBytes;
     this.#lastJobs = v.jobsCompleted;
+    this.#lastTime = state.time;
     return { state, rows };
   }
 
@@ -205,6 +209,15 @@ export class Checkpoints {
   due(state: SimState): boolean {
     return this.interval !== undefined &&
       state.stats.jobsCompleted - this.#lastJobs >= this.interval;
+  }
+
+  /**
+   * Whether a checkpoint is due at an `--infile_list` file boundary (DR_EVT
+   * writes one at each): unless the last one is of the same moment (no job
+   * completed and the clock not moved since).
+   */
+  dueAtFileBoundary(state: SimState): boolean {
+    return !(state.stats.jobsCompleted === this.#lastJobs && state.time === this.#lastTime);
   }
 
   /**
@@ -256,6 +269,7 @@ export class Checkpoints {
     }
     this.#journalBytes += chunk.length;
     this.#lastJobs = state.stats.jobsCompleted;
+    this.#lastTime = state.time;
   }
 
   #removeJournal(): void {

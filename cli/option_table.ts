@@ -220,7 +220,7 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     kind: "string",
     placeholder: "FILE",
     help:
-      "write a restart checkpoint to FILE (atomically) every --checkpoint_interval_jobs completed jobs; if FILE exists when the run starts, continue from it; removed when the run completes",
+      "write a restart checkpoint to FILE (atomically) every --checkpoint_interval_jobs completed jobs and after each --infile_list file; if FILE exists when the run starts, continue from it; removed when the run completes",
   },
   {
     name: "checkpoint_interval_jobs",

@@ -416,6 +416,15 @@ export async function simulateCommand(
         ? () => memoryPressureLimit(memoryFraction)
         : undefined,
       yielder: new Yielder(),
+      // --checkpoint_file with --infile_list: a checkpoint after each file's
+      // jobs are fed (DR_EVT's file boundary), the last file's included.
+      fileFed: checkpoints !== undefined && sources.list !== undefined
+        ? () => {
+          if (!checkpoints.dueAtFileBoundary(state)) return;
+          applyOne({ kind: "flush" });
+          checkpoints.save(state);
+        }
+        : undefined,
       unseen: (jobs) => {
         jobs = run.skip(jobs);
         if (toSkip === 0) return jobs;

@@ -171,6 +171,38 @@ for (const signal of ["SIGTERM", "SIGKILL"] as const) {
   });
 }
 
+Deno.test("checkpoints: with --infile_list, one at each file boundary, --checkpoint_interval_jobs or not (DR_EVT's rule)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const trace = generateTrace({ seed: 8, jobs: 900, nodes: 64, load: 1.1 });
+    const names = ["a.csv", "b.csv", "c.csv"];
+    for (let k = 0; k < 3; k++) {
+      await Deno.writeTextFile(
+        `${dir}/${names[k]}`,
+        traceToCsv(trace.slice(300 * k, 300 * (k + 1))),
+      );
+    }
+    await Deno.writeTextFile(`${dir}/list.txt`, names.join("\n") + "\n");
+    const args = simulateArgs(dir, ["--infile_list", `${dir}/list.txt`], 1)
+      .filter((a) => a !== "--checkpoint_interval_jobs" && a !== "1");
+    const expected = await reference(dir, args);
+    // The run fails as it reads c.csv: a.csv's and b.csv's jobs were fed.
+    const load = (path: string, o: Parameters<typeof loadInput>[1]) => {
+      if (path.endsWith("c.csv")) throw new EvtsimError("input", "crash");
+      return loadInput(path, o);
+    };
+    assertEquals((await runCli(args, { load } as SimulateDeps)).code, 1);
+    const ckpt = JSON.parse(await Deno.readTextFile(`${dir}/run.ckpt`));
+    assertEquals(ckpt.snapshot.nextJobId, 600);
+    const r = await runCli(args);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    const got = await readAll(dir, OUTPUTS);
+    OUTPUTS.forEach((n, i) => assertEquals(got[i], expected[i], n));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("checkpoints: the checkpoint's folder is made when missing", async () => {
   const dir = await Deno.makeTempDir();
   try {
