@@ -56,6 +56,8 @@ export interface LoadOptions {
   readonly keepSwfFields?: boolean;
   /** `--machine`: every job gets a demand on it (and numNodes 0). */
   readonly machine?: MachineInput;
+  /** `--trace_type pcon`: each job carries its avgpcon, minpcon, maxpcon (a CSV trace's columns). */
+  readonly pcon?: boolean;
   /**
    * A CSV simulation trace's jobs come as `columns` (made into objects as they
    * are fed) when they are in submit-time order, instead of as `jobs`.
@@ -182,7 +184,7 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
     };
   }
   const text = await readTraceText(path);
-  const columns = o.columns === true && o.machine === undefined
+  const columns = o.columns === true && o.machine === undefined && o.pcon !== true
     ? new JobColumns(o.maxJobs > 0 ? Math.min(o.maxJobs, lineCount(text)) : lineCount(text))
     : undefined;
   const t = parseTraceInto(text, {
@@ -196,6 +198,7 @@ export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInp
     ...(o.machine !== undefined
       ? { demand: (await import("../io/_machine_demands.ts")).csvDemands(o.machine) }
       : {}),
+    ...(o.pcon === true ? { pcon: true } : {}),
   }, columns);
   const messages = [...t.warnings];
   let jobs = t.jobs;

@@ -202,6 +202,34 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
       "with --decisions: PEND rows of the jobs each round examines (default heads: every DISPATCH, PENDs of the blocked heads; about 10-15% on a run) or of every waiting job (all: quadratic in the queue length)",
   },
   {
+    name: "redis_uri",
+    kind: "string",
+    placeholder: "URI",
+    help:
+      "write the schedule, the resource timeline and the statistics JSON to Redis (redis://host:port[/db]) instead of --outfile and --resource_trace; needs --redis_key_prefix",
+  },
+  {
+    name: "redis_key_prefix",
+    kind: "string",
+    placeholder: "PREFIX",
+    help:
+      "with --redis_uri: the keys' namespace (PREFIX:csv, PREFIX:resources:csv, PREFIX:job:<id> ...); a reused prefix is replaced",
+  },
+  {
+    name: "checkpoint_file",
+    kind: "string",
+    placeholder: "FILE",
+    help:
+      "write a restart checkpoint to FILE (atomically) every --checkpoint_interval_jobs completed jobs and after each --infile_list file; if FILE exists when the run starts, continue from it; removed when the run completes",
+  },
+  {
+    name: "checkpoint_interval_jobs",
+    kind: "int",
+    placeholder: "N",
+    min: 1,
+    help: "with --checkpoint_file: a checkpoint after each N more completed jobs (N > 0)",
+  },
+  {
     name: "record",
     kind: "string",
     placeholder: "FILE",
@@ -496,9 +524,8 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     name: "trace_type",
     kind: "enum",
     values: ["standard", "pcon"],
-    unsupported: { pcon: "power-consumption (pcon) traces are not supported" },
-    compatOnly: true,
-    help: "only standard traces are supported",
+    help:
+      "pcon: every job has avgpcon,minpcon,maxpcon columns, and the resource CSV gets their sums over the running jobs (default standard)",
   },
   {
     name: "progress",

@@ -32,6 +32,7 @@ import type { SimState } from "../core/state.ts";
 import { formatTime } from "../io/time_format.ts";
 import { NodesColumn } from "./_nodes_column.ts";
 import { PerResourceColumns, type ResourceColumns } from "./_resource_columns.ts";
+import type { PconTimeline } from "./_pcon.ts";
 
 /** Paths of a run's outputs. */
 export interface OutputPaths {
@@ -93,6 +94,11 @@ export interface ScheduleLayout extends ScheduleCsvOptions {
   readonly resourceColumns?: ResourceColumns;
   /** A run with node failures: the extended CSV schedule ends with a `requeues` column. */
   readonly requeues?: boolean;
+  /**
+   * `--trace_type pcon`: the resource rows wait until the end of the run,
+   * when the timeline adds DR_EVT's avgpcon, minpcon and maxpcon columns.
+   */
+  readonly pcon?: PconTimeline;
 }
 
 /**
@@ -240,6 +246,7 @@ export class RunOutputs {
         resourceHeader += ",nodes_free,nodes_used";
       }
     }
+    if (layout.pcon !== undefined) resourceHeader += ",avgpcon,minpcon,maxpcon";
     this.resources.line(resourceHeader);
     this.submissions?.line("job_id,submit_time,nodes_busy");
   }
@@ -324,7 +331,9 @@ export class RunOutputs {
     }
     for (const r of rows.jobs) this.jobRow(r, layout);
     const msec = layout.msec === true;
-    if (this.perResource !== undefined) {
+    if (layout.pcon !== undefined) {
+      layout.pcon.rows(rows.decisions, rows.jobs, rows.resources);
+    } else if (this.perResource !== undefined) {
       this.perResource.decisions(rows.decisions);
       for (const r of rows.jobs) this.perResource.job(r);
       for (const r of rows.resources) this.heldRows.push(r);
@@ -412,6 +421,7 @@ export class RunOutputs {
     }
     this.writeExtended(this.layout!);
     const msec = this.layout!.msec === true;
+    this.layout!.pcon?.lines((r, columns) => this.resources.line(resourceLine(r, msec) + columns));
     this.perResource?.finish(
       this.heldRows,
       (r, pairs) => this.resources.line(`${resourceLine(r, msec)},${pairs}`),

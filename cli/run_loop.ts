@@ -80,6 +80,8 @@ export interface LoopContext {
   readonly unseen?: (jobs: JobSpec[]) => JobSpec[];
   /** Feed one submit time per step, and the run's end one instant per step (a recorded run). */
   readonly byInstant?: boolean;
+  /** Called when every job of an input file has been fed (`--checkpoint_file`'s file boundary). */
+  readonly fileFed?: () => void;
 }
 
 /**
@@ -184,5 +186,6 @@ export async function simulateFiles(
     }
     if (jobs.length > 0) previousLast = submitAt(jobs.length - 1);
     await feedJobs(jobs, c);
+    c.fileFed?.();
   }
 }

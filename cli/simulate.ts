@@ -51,6 +51,8 @@ import { VERSION } from "./version.ts";
 import { jsonConfig, machineModel, machineOf } from "./_machine_run.ts";
 import { beforeStep } from "./_watchdog.ts";
 import type { Console } from "./_console.ts";
+import type { RedisRun } from "./_redis_output.ts";
+import type { StepRows } from "../core/types.ts";
 
 // Re-exported where the commands and tests have always found them.
 export type { Console } from "./_console.ts";
@@ -144,7 +146,8 @@ export async function simulateCommand(
     // A CSV trace's jobs stay in columns until fed, unless the outputs write
     // back what the trace gave, a snapshot's jobs are skipped, or many runs
     // share the parsed trace (deps.load).
-    columns: !swf && !extended && !o.has("from_snapshot") && deps.load === undefined,
+    columns: !swf && !extended && !o.has("from_snapshot") && !o.has("checkpoint_file") &&
+      deps.load === undefined,
   };
   if (swf && extended) {
     throw new EvtsimError(
@@ -165,31 +168,60 @@ export async function simulateCommand(
   if (named.report !== undefined && (swf || parquet)) {
     throw new EvtsimError("usage", "--report reads the schedule CSV: it needs a CSV --outfile");
   }
+  const redis = redisOf(o, { swf, parquet, extended, report: named.report !== undefined });
+  const checkpointFile = checkpointFileOf(o);
+  const pcon = pconOf(o, loadOptions.format);
+  if (pcon) loadOptions = { ...loadOptions, pcon: true, columns: false };
   const real = checkOutputPaths(
     [
-      ["--outfile", named.schedule],
-      ["--resource_trace", named.resources],
+      ...(redis === undefined
+        ? [["--outfile", named.schedule], ["--resource_trace", named.resources]]
+        : []),
       ...(named.submissions !== undefined ? [["--submission_stats", named.submissions]] : []),
       ...(named.statsJson !== undefined ? [["--stats_json", named.statsJson]] : []),
       ...(named.decisions !== undefined ? [["--decisions", named.decisions]] : []),
       ...(named.record !== undefined ? [["--record", named.record]] : []),
       ...(named.report !== undefined ? [["--report", named.report]] : []),
       ...(named.failures !== undefined ? [["--failures_out", named.failures]] : []),
+      ...(checkpointFile !== undefined ? [["--checkpoint_file", checkpointFile]] : []),
     ] as [string, string][],
     inputsOf(parsed, sources),
   );
-  const outputs = new RunOutputs(
-    {
-      schedule: real.get("--outfile")!,
-      resources: real.get("--resource_trace")!,
-      submissions: real.get("--submission_stats"),
-      statsJson: real.get("--stats_json"),
-      decisions: real.get("--decisions"),
-      record: real.get("--record"),
-      failures: real.get("--failures_out"),
-    },
-    deps.fs,
-  );
+  // Redis: connected before anything is read or made (an unreachable server
+  // is one line, and no file is touched); the schedule, the resource CSV and
+  // the statistics JSON are made in memory and sent after the run.
+  const sink = redis === undefined
+    ? undefined
+    : await (await import("./_redis_output.ts")).RedisSink.connect(redis.uri, redis.prefix);
+  const capture = sink === undefined
+    ? undefined
+    : new (await import("./_redis_output.ts")).RedisCapture();
+  const memory = capture === undefined
+    ? undefined
+    : (await import("./_redis_output.ts")).REDIS_PATHS;
+  const redisJobs: RedisRun["jobs"][number][] = [];
+  const redisResourceTimes: number[] = [];
+  let outputs: RunOutputs;
+  try {
+    outputs = new RunOutputs(
+      {
+        schedule: memory?.schedule ?? real.get("--outfile")!,
+        resources: memory?.resources ?? real.get("--resource_trace")!,
+        submissions: real.get("--submission_stats"),
+        statsJson: real.get("--stats_json") ?? memory?.statsJson,
+        decisions: real.get("--decisions"),
+        record: real.get("--record"),
+        failures: real.get("--failures_out"),
+      },
+      capture ?? deps.fs,
+    );
+  } catch (e) {
+    sink?.destroy();
+    throw e;
+  }
+  // --trace_type pcon: made with the first input (whose mode it needs).
+  const Timeline = pcon ? (await import("./_pcon.ts")).PconTimeline : undefined;
+  let timeline: InstanceType<NonNullable<typeof Timeline>> | undefined;
   let progress: Progress | undefined;
   let state: ReturnType<typeof initialState>;
   let readSeconds = 0;
@@ -205,6 +237,10 @@ export async function simulateCommand(
       if (swf || extended) outputs.input(input);
       // The stats JSON's breakdowns need each job's user and account (only those are kept).
       outputs.owners(input);
+      if (Timeline !== undefined) {
+        timeline ??= new Timeline(input.mode === "replay");
+        timeline.jobs(input.mode === "replay" ? input.recorded : input.jobs);
+      }
       return input;
     };
     const { registry, modules } = await policyRegistry(str(o, "policy_module"));
@@ -246,8 +282,10 @@ export async function simulateCommand(
         ? { pickerSettings: { fairshare: queuesFile.fairshare } }
         : {}),
       // A machine run's outputs read the allocations from DISPATCH rows.
+      // A machine run's outputs read the allocations, a pcon run's power
+      // timeline its starts, from DISPATCH rows.
       decisions: named.decisions === undefined
-        ? machine !== undefined ? "heads" : false
+        ? machine !== undefined || pcon ? "heads" : false
         : str(o, "decisions_detail") === "all"
         ? true
         : "heads",
@@ -302,6 +340,26 @@ export async function simulateCommand(
     // --record, --from_snapshot
     const run = await RunHooks.create(o, state, first.mode, modules);
     state = await run.start((line) => outputs.recordLine(line));
+    // --checkpoint_file: continue from it when it exists (cli/_checkpoint.ts).
+    if (checkpointFile !== undefined && first.mode === "replay") {
+      throw new EvtsimError(
+        "usage",
+        "--checkpoint_file needs a simulation trace: a trace with begin_time and end_time replays a recorded schedule",
+        { file: firstPath },
+      );
+    }
+    const { Checkpoints, runIdentity } = checkpointFile !== undefined
+      ? await import("./_checkpoint.ts")
+      : { Checkpoints: undefined, runIdentity: undefined };
+    const opened = Checkpoints?.open(
+      real.get("--checkpoint_file")!,
+      num(o, "checkpoint_interval_jobs"),
+      runIdentity!(o, inputsOf(parsed, sources).map((i) => i.path)),
+      registry,
+    );
+    const checkpoints = opened?.checkpoints;
+    if (opened?.resumed !== undefined) state = opened.resumed.state;
+    let toSkip = opened?.resumed?.state.nextJobId ?? 0;
     if (o.get("verbose") === true) printParams(con, config, sources.paths);
     const msec = o.get("msec_output") === true;
     outputs.begin({
@@ -318,8 +376,18 @@ export async function simulateCommand(
       ...(state.config.capacitySchedule.some((c) => c.failed !== undefined) && !parquet
         ? { requeues: true }
         : {}),
+      ...(timeline !== undefined ? { pcon: timeline } : {}),
     }, con.err);
     if (o.has("from_snapshot")) outputs.runningIn(state);
+    const emit = (rows: StepRows): void => {
+      outputs.write(rows);
+      if (sink !== undefined) {
+        for (const j of rows.jobs) redisJobs.push(j);
+        for (const row of rows.resources) redisResourceTimes.push(row.time);
+      }
+    };
+    // A resumed run writes the rows the checkpoint covers first.
+    for (const rows of opened?.resumed?.rows ?? []) emit(rows);
 
     const total = sources.paths.length === 1
       ? (first.mode === "replay" ? first.recorded.length : (first.columns ?? first.jobs).length)
@@ -335,7 +403,8 @@ export async function simulateCommand(
       const t0 = performance.now();
       const r = step(state, input);
       state = r.state;
-      outputs.write(r.rows);
+      emit(r.rows);
+      checkpoints?.note(r.rows);
       run.record(input, before, r, t0);
     };
     const apply = (input: Input): void => {
@@ -343,6 +412,11 @@ export async function simulateCommand(
       beforeStep(jobsCreated - jobsCompleted - jobsRejected);
       if (run.snapshotNext && input.kind !== "flush") applyOne({ kind: "flush" });
       applyOne(input);
+      // A checkpoint holds the live jobs only: the finished ones are written first.
+      if (checkpoints?.due(state) && input.kind !== "finish") {
+        applyOne({ kind: "flush" });
+        checkpoints.save(state);
+      }
     };
     const memoryFraction = num(o, "check_memory_pressure");
     const loop: LoopContext = {
@@ -354,16 +428,33 @@ export async function simulateCommand(
         ? () => memoryPressureLimit(memoryFraction)
         : undefined,
       yielder: new Yielder(),
-      unseen: (jobs) => run.skip(jobs),
+      // --checkpoint_file with --infile_list: a checkpoint after each file's
+      // jobs are fed (DR_EVT's file boundary), the last file's included.
+      fileFed: checkpoints !== undefined && sources.list !== undefined
+        ? () => {
+          if (!checkpoints.dueAtFileBoundary(state)) return;
+          applyOne({ kind: "flush" });
+          checkpoints.save(state);
+        }
+        : undefined,
+      unseen: (jobs) => {
+        jobs = run.skip(jobs);
+        if (toSkip === 0) return jobs;
+        const n = Math.min(toSkip, jobs.length);
+        toSkip -= n;
+        return jobs.slice(n);
+      },
       byInstant: run.recording,
     };
     if (first.mode === "replay") await replayAll(first, loop);
     else await simulateFiles(sources.paths, first, maxJobs, load, con.err, loop);
+    // With checkpoints the run's end goes instant by instant (the same rows,
+    // cli/run_loop.ts), so that it has checkpoints too.
     applyAdvance(
       maxTime !== undefined
         ? { kind: "advanceTo", time: Math.max(maxTime, state.time) }
         : { kind: "runToCompletion" },
-      loop,
+      checkpoints?.interval !== undefined ? { ...loop, byInstant: true } : loop,
     );
     // One macrotask before the last step: a policy's timer due by now runs, and
     // a decision it makes on an ended session fails the run (`finish` refuses
@@ -394,7 +485,7 @@ export async function simulateCommand(
       if (deps.figures !== undefined) {
         figures = {
           inputs: sources.paths,
-          options: Object.fromEntries(o),
+          options: shownOptions(o),
           statistics: endStatistics,
           metrics: metrics(),
           fairness: outputs.metricRows!.fairness(metricsOptions),
@@ -405,7 +496,7 @@ export async function simulateCommand(
       return statsJsonText({
         evtsimVersion: VERSION,
         inputs: sources.paths,
-        options: Object.fromEntries(o),
+        options: shownOptions(o),
         config: jsonConfig(state.config, machine),
         statistics: endStatistics,
         waitTime: outputs.metrics.waits(),
@@ -413,9 +504,25 @@ export async function simulateCommand(
         metrics: metrics(),
         ...outputs.metricRows!.breakdowns(metricsOptions),
         resources: outputs.resourceMetrics(metricsOptions),
+        ...(timeline !== undefined ? { energy: timeline.energy() } : {}),
       });
     });
     if (figures !== undefined) deps.figures!(figures);
+    if (sink !== undefined) {
+      const statsPath = real.get("--stats_json");
+      await sink.publish({
+        scheduleCsv: capture!.text(memory!.schedule),
+        resourceCsv: capture!.text(memory!.resources),
+        statsJson: statsPath !== undefined
+          ? await Deno.readTextFile(statsPath)
+          : capture!.text(memory!.statsJson),
+        jobs: redisJobs,
+        resourceTimes: redisResourceTimes,
+        msec: o.get("msec_output") === true,
+      });
+      await sink.close();
+    }
+    checkpoints?.finish();
     if (named.report !== undefined) {
       // Read back from the files just written; ECharts loads only here.
       const { optionsLine, writeReport } = await import("./report_command.ts");
@@ -439,6 +546,7 @@ export async function simulateCommand(
   } catch (e) {
     progress?.done();
     outputs.abort();
+    sink?.destroy();
     throw e;
   }
 
@@ -447,8 +555,14 @@ export async function simulateCommand(
   for (const line of statisticsBlock(runStatistics ?? statistics(state), msec, wall, readSeconds)) {
     con.out(line);
   }
-  con.out(`Schedule written to: ${named.schedule}`);
-  con.out(`Resource timeline written to: ${named.resources}`);
+  if (sink !== undefined) {
+    con.out(`Schedule written to Redis key: ${sink.key("csv")}`);
+    con.out(`Resource timeline written to Redis key: ${sink.key("resources:csv")}`);
+    con.out(`Statistics JSON written to Redis key: ${sink.key("stats_json")}`);
+  } else {
+    con.out(`Schedule written to: ${named.schedule}`);
+    con.out(`Resource timeline written to: ${named.resources}`);
+  }
   if (named.submissions !== undefined) {
     con.out(`Submission statistics written to: ${named.submissions}`);
   }
@@ -506,6 +620,90 @@ function priorityOf(o: ParsedOptions): SimulationConfig["priorityPolicy"] {
 }
 
 // --- option helpers -----------------------------------------------------
+
+// The options as the statistics JSON lists them: a password in --redis_uri
+// is not written down (the JSON goes to Redis and to files).
+function shownOptions(o: ParsedOptions): Record<string, string | number | boolean> {
+  const options = Object.fromEntries(o);
+  const uri = options.redis_uri;
+  if (typeof uri === "string") {
+    options.redis_uri = uri.replace(/^(\w+:\/\/[^:@/]*:)[^@/]*@/, "$1***@");
+  }
+  return options;
+}
+
+// --trace_type pcon: a CSV trace's avgpcon, minpcon and maxpcon columns
+// (cli/_pcon.ts), on DR_EVT's node-count machine.
+function pconOf(o: ParsedOptions, format: string): boolean {
+  if (str(o, "trace_type") !== "pcon") return false;
+  const refused = format !== "simple"
+    ? `${
+      format === "swf" ? "an SWF" : format === "sacct" ? "a Slurm sacct" : "a lassen"
+    } trace (it reads a simple CSV trace's avgpcon, minpcon and maxpcon columns)`
+    : o.has("machine")
+    ? "--machine"
+    : str(o, "resource_columns") === "per_resource"
+    ? "--resource_columns per_resource"
+    : o.has("sim_start_time")
+    ? "--sim_start_time"
+    : undefined;
+  if (refused !== undefined) {
+    throw new EvtsimError("usage", `--trace_type pcon cannot be used with ${refused}`);
+  }
+  return true;
+}
+
+// --checkpoint_file (and --checkpoint_interval_jobs, which needs it: DR_EVT's
+// rule). A checkpoint continues the run it was taken of, so a recording or a
+// run from a snapshot is not checkpointed.
+function checkpointFileOf(o: ParsedOptions): string | undefined {
+  const file = str(o, "checkpoint_file");
+  if (file === undefined) {
+    if (o.has("checkpoint_interval_jobs")) {
+      throw new EvtsimError("usage", "--checkpoint_interval_jobs requires --checkpoint_file");
+    }
+    return undefined;
+  }
+  for (const name of ["record", "from_snapshot"]) {
+    if (o.has(name)) {
+      throw new EvtsimError("usage", `--checkpoint_file cannot be used with --${name}`);
+    }
+  }
+  return file;
+}
+
+// --redis_uri and --redis_key_prefix: both or neither (DR_EVT's rule), and a
+// DR_EVT CSV schedule (the keys hold its columns).
+function redisOf(
+  o: ParsedOptions,
+  layout: { swf: boolean; parquet: boolean; extended: boolean; report: boolean },
+): { uri: string; prefix: string } | undefined {
+  const uri = str(o, "redis_uri");
+  const prefix = str(o, "redis_key_prefix");
+  if ((uri === undefined) !== (prefix === undefined)) {
+    throw new EvtsimError(
+      "usage",
+      "--redis_uri and --redis_key_prefix must be specified together",
+    );
+  }
+  if (uri === undefined || prefix === undefined) return undefined;
+  const refused = layout.swf
+    ? "an SWF --outfile"
+    : layout.parquet
+    ? "a Parquet --outfile"
+    : layout.extended
+    ? "--extended_output"
+    : layout.report
+    ? "--report (it reads the schedule file)"
+    : undefined;
+  if (refused !== undefined) {
+    throw new EvtsimError(
+      "usage",
+      `--redis_uri writes DR_EVT's CSV schedule to Redis; it cannot be used with ${refused}`,
+    );
+  }
+  return { uri, prefix };
+}
 
 // --bsld_tau, --measure_window and --trim: how the stats JSON's metric set is
 // measured (checked before the run: a bad pair writes nothing).

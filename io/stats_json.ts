@@ -171,6 +171,31 @@ export interface StatsDocument {
   readonly fairness?: Fairness;
   /** Utilization per resource and partition (a run on a resource model that names its nodes). */
   readonly resources?: ResourceMetrics;
+  /** Energy of a `--trace_type pcon` run. */
+  readonly energy?: EnergyMetrics;
+}
+
+/**
+ * Energy of a `--trace_type pcon` run, in the trace's avgpcon unit times
+ * seconds (joules when avgpcon is in watts).
+ *
+ * @example
+ * ```ts
+ * import type { EnergyMetrics } from "./stats_json.ts";
+ * // Two jobs of 100 W for 10 s and 50 W for 20 s, one after the other.
+ * const e: EnergyMetrics = { total: 2000, jobs: 2, per_job_mean: 1000, per_job_max: 1000 };
+ * console.assert(e.total === e.jobs * (e.per_job_mean ?? 0));
+ * ```
+ */
+export interface EnergyMetrics {
+  /** The integral of the avgpcon timeline (the resource CSV's column) from its first row to its last. */
+  readonly total: number;
+  /** The jobs written (completed) whose energies the per-job figures cover. */
+  readonly jobs: number;
+  /** Mean of the written jobs' energies (avgpcon × run time); null without jobs. */
+  readonly per_job_mean: number | null;
+  /** Largest of them; null without jobs. */
+  readonly per_job_max: number | null;
 }
 
 /**

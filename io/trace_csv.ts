@@ -73,7 +73,24 @@ export interface TraceReadOptions {
    * demand columns are ignored, as any unknown column is.
    */
   readonly demand?: TraceDemandReader;
+  /**
+   * DR_EVT's `--trace_type pcon`: every row has `avgpcon`, `minpcon` and
+   * `maxpcon` columns (numbers), which its job carries as `pcon` ({@link PconJob}).
+   */
+  readonly pcon?: boolean;
 }
+
+/** A job's `avgpcon`, `minpcon` and `maxpcon` (a `--trace_type pcon` trace). */
+export type PconValues = readonly [number, number, number];
+
+/** What a job of a `pcon` trace carries besides its {@link JobSpec} fields. */
+export interface PconJob {
+  /** The row's `avgpcon`, `minpcon`, `maxpcon`. */
+  readonly pcon?: PconValues;
+}
+
+/** The `pcon` columns, in the order a job's {@link PconValues} holds them. */
+export const PCON_COLUMNS = ["avgpcon", "minpcon", "maxpcon"] as const;
 
 /**
  * Turns a simulation row into a demand: `value(column)` is the text of a
@@ -196,6 +213,8 @@ export function parseTraceInto(
   const vals: string[] = ["", "", "", "", "", "", "", "", "", ""];
   const queues = options.queues;
   const demandOf = options.demand;
+  const pcon = options.pcon === true;
+  let pconAt: number[] = [];
   let columnAt: Map<string, number> | undefined;
   let plan: ColumnPlan | undefined;
   let slotOf: Int8Array = new Int8Array(0);
@@ -235,13 +254,29 @@ export function parseTraceInto(
     if (plan === undefined) {
       plan = format === "lassen" ? lassenPlan() : headerPlan(text.slice(start, end), r);
       slotOf = slotTable(plan);
+      if (pcon) {
+        if (format === "lassen") {
+          throw r.fail(
+            "--trace_type pcon reads avgpcon, minpcon and maxpcon by name: give a simple trace",
+            "format",
+          );
+        }
+        const names = plan.names ?? [];
+        pconAt = PCON_COLUMNS.map((name) => {
+          const i = names.indexOf(name);
+          if (i < 0) {
+            throw r.fail("expected this column in the header (--trace_type pcon), got none", name);
+          }
+          return i;
+        });
+      }
       continue;
     }
     if (linesRead >= maxJobs) break;
     linesRead++;
 
     if (
-      fastMisses < 64 && plan.begin === undefined && demandOf === undefined &&
+      fastMisses < 64 && plan.begin === undefined && demandOf === undefined && !pcon &&
       readPlainRow(text, start, end, slotOf, plan.fieldCount, TEXT_SLOTS, nums, spans)
     ) {
       fastMisses = 0;
@@ -343,9 +378,10 @@ export function parseTraceInto(
         continue;
       }
       if (requireSorted) prevSubmit = r.ordered(submitTime, prevSubmit, vals[SUBMIT], plan.submit);
-      const rec: RecordedJob = queue === undefined
+      let rec: RecordedJob = queue === undefined
         ? { submitTime, numNodes, timeLimit, beginTime, endTime }
         : { submitTime, numNodes, timeLimit, queue, beginTime, endTime };
+      if (pcon) rec = { ...rec, pcon: pconValues(line, pconAt, r) } as RecordedJob;
       recorded.push(
         plan.user === undefined && plan.account === undefined ? rec : withOwner(
           rec,
@@ -370,7 +406,7 @@ export function parseTraceInto(
       limitFallbacks++;
     }
     if (requireSorted) prevSubmit = r.ordered(submitTime, prevSubmit, vals[SUBMIT], plan.submit);
-    if (columns !== undefined && demandOf === undefined) {
+    if (columns !== undefined && demandOf === undefined && !pcon) {
       columns.add(
         submitTime,
         numNodes,
@@ -399,6 +435,7 @@ export function parseTraceInto(
       };
       job = { ...job, numNodes: 0, demand: demandOf(value, numNodes, (d, f) => r.fail(d, f)) };
     }
+    if (pcon) job = { ...job, pcon: pconValues(line, pconAt, r) } as JobSpec;
     jobs.push(
       plan.user === undefined && plan.account === undefined ? job : withOwner(
         job,
@@ -434,6 +471,18 @@ export function parseTraceInto(
     limitFallbacks: mode === "simulation" ? limitFallbacks : 0,
     warnings,
   };
+}
+
+// A row's avgpcon, minpcon and maxpcon (DR_EVT reads them as doubles).
+function pconValues(line: string, at: readonly number[], r: FieldReader): PconValues {
+  const all = splitAll(line);
+  const v = at.map((i, k) => {
+    const raw = (all[i] ?? "").trim();
+    const x = raw === "" ? NaN : Number(raw);
+    if (!Number.isFinite(x)) throw r.fail(`expected a number, got '${raw}'`, PCON_COLUMNS[k]);
+    return x;
+  });
+  return [v[0], v[1], v[2]];
 }
 
 /**

@@ -97,6 +97,8 @@ export function cliCommand(args: readonly string[]): string[] {
     "--allow-sys",
     // `sweep` runs its cells (and sbatch) as processes.
     "--allow-run",
+    // --redis_uri connects to a Redis server.
+    "--allow-net",
     "--config",
     `${ROOT}deno.json`,
     `${ROOT}cli/main.ts`,

@@ -91,7 +91,7 @@ Deno.test("compatibility options are checked as DR_EVT checks them", () => {
     [["-q", "heap"], "-q: unknown value 'heap' (expected circular, deque, multimap, block)"],
     [["-G", "wait"], "-G: unknown value 'wait' (expected abort, grow)"],
     [["-T", "unix"], "-T: unknown value 'unix' (expected epoch, iso)"],
-    [["--trace_type", "pcon"], "--trace_type: power-consumption (pcon) traces are not supported"],
+    [["--trace_type", "power"], "--trace_type: unknown value 'power' (expected standard, pcon)"],
   ];
   for (const [args, message] of bad) assertEquals(parseError(args), message, args.join(" "));
   const good = parseCommandLine([
@@ -120,7 +120,7 @@ Deno.test("compatibility options are checked as DR_EVT checks them", () => {
 });
 
 Deno.test("bad option values exit 1 with one line through the command", async () => {
-  for (const args of [["-Q", "3"], ["-S", "0"], ["--trace_type", "pcon"], ["-Mz"]]) {
+  for (const args of [["-Q", "3"], ["-S", "0"], ["--trace_type", "power"], ["-Mz"]]) {
     const r = await runCli(["simulate", "x.csv", ...args]);
     assertEquals(r.code, 1);
     assertEquals(r.err.length, 1);
