@@ -1,8 +1,8 @@
 // A throwaway redis-server for the Redis tests (`deno task test:redis`): on a
 // free loopback port, its working folder a temp folder of its own, no
 // persistence; stopped (and its folder removed) by `stop`. Where
-// redis-server is not installed, `startRedis` returns `{ skip: reason }` and
-// the tests print it and pass (the task never installs anything; .ci/run
+// redis-server is not installed the tests are registered as ignored with
+// the reason (`redisServerMissing`; the task never installs anything; .ci/run
 // does, where it can).
 
 /** A running server. */
@@ -30,6 +30,16 @@ async function answers(port: number): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Why redis-server cannot be run here (not on PATH), or undefined. */
+export function redisServerMissing(): string | undefined {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    try {
+      if (dir !== "" && Deno.statSync(`${dir}/redis-server`).isFile) return undefined;
+    } catch { /* not here */ }
+  }
+  return "redis-server is not installed (apt-get install -y redis-server)";
 }
 
 /** Starts redis-server, or says why it cannot. */
