@@ -24,6 +24,8 @@ import {
   SessionPlace,
 } from "./_session_ops.ts";
 import { type Runner, WorkerPool, WorkerRunner } from "./_worker_pool.ts";
+import type { ExternalAsk, ExternalOptions, RoundContext } from "./_external.ts";
+import { newChannel } from "./_external_channel.ts";
 import {
   newSessionId,
   type RecordingMark,
@@ -114,6 +116,15 @@ function endRecordingFile(mark: RecordingMark): void {
   }
 }
 
+/**
+ * The reply of a call of an external session that reached a scheduling
+ * round: the round its client must answer (`POST .../decisions`), and, when
+ * the last answer was refused (onInvalid: reask), why.
+ */
+export class AwaitingRound {
+  constructor(readonly round: RoundContext, readonly invalid?: string) {}
+}
+
 /** One session as the host keeps it. */
 export class SessionHandle {
   readonly createdAt = performance.now();
@@ -124,6 +135,16 @@ export class SessionHandle {
   #mark: RecordingMark | undefined;
   /** Why the session is gone (set once it is ended). */
   ended: string | undefined;
+  /** An external session's call in a round: the round awaited (undefined while an answer is applied). */
+  #awaiting: RoundContext | undefined;
+  /** Whether a call of this external session is in a round (from its first round to its reply). */
+  #inRound = false;
+  #roundTimer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * What the front that made the call in a round does with its result once
+   * the rounds are answered (its own reply), kept here by that front.
+   */
+  continuation: ((result: unknown) => unknown) | undefined;
 
   constructor(
     readonly host: SessionHost,
@@ -131,6 +152,8 @@ export class SessionHandle {
     readonly name: string,
     readonly runner: Runner,
     mark: RecordingMark | undefined,
+    /** The options of an external session (`admission: "external"`). */
+    readonly external?: ExternalOptions,
   ) {
     this.#mark = mark;
   }
@@ -138,6 +161,7 @@ export class SessionHandle {
   /** Runs `op` after the calls before it; its result, or its error thrown as a ServiceError. */
   run(op: SessionOp): Promise<unknown> {
     if (this.ended !== undefined) return Promise.reject(this.#gone());
+    if (this.#inRound) return Promise.reject(this.#busyInRound());
     if (this.calls > MAX_QUEUED_CALLS) {
       return Promise.reject(
         new ServiceError(
@@ -156,8 +180,69 @@ export class SessionHandle {
     });
   }
 
+  #busyInRound(): ServiceError {
+    const r = this.#awaiting;
+    return new ServiceError(
+      409,
+      "awaiting",
+      r === undefined
+        ? `session '${this.id}' is applying the answer to a round; wait for its reply`
+        : `session '${this.id}' awaits the decisions of round ${r.round} (POST /sessions/${this.id}/decisions)`,
+    );
+  }
+
+  /**
+   * Answers the round awaited with the client's answer (`round` its number,
+   * `text` the answer's JSON): the next round, or the call's own result.
+   * A round that is not the one awaited is refused (409 `round`).
+   */
+  async decide(round: number, text: string): Promise<unknown> {
+    if (this.ended !== undefined) throw this.#gone();
+    const awaited = this.#awaiting;
+    if (awaited === undefined || !(this.runner instanceof WorkerRunner)) {
+      throw new ServiceError(
+        409,
+        "round",
+        this.#inRound
+          ? `session '${this.id}' is applying an answer already; wait for its reply`
+          : `session '${this.id}' awaits no decisions (no call is at a scheduling round)`,
+      );
+    }
+    if (round !== awaited.round) {
+      throw new ServiceError(
+        409,
+        "round",
+        `session '${this.id}' awaits the decisions of round ${awaited.round}, not round ${round}`,
+      );
+    }
+    this.#awaiting = undefined;
+    clearTimeout(this.#roundTimer);
+    this.calls++;
+    try {
+      return await this.#settle(() => (this.runner as WorkerRunner).decide(text));
+    } finally {
+      this.calls--;
+      this.lastUsed = performance.now();
+    }
+  }
+
+  /**
+   * The client of this external session is gone mid-round (a gRPC stream
+   * ended): the session ends, or with onDisconnect "suspend" waits on.
+   */
+  disconnected(): void {
+    if (this.#awaiting === undefined || this.external?.onDisconnect === "suspend") return;
+    this.host.end(this.id, `its client went away at round ${this.#awaiting.round}`);
+  }
+
   async #execute(op: SessionOp): Promise<unknown> {
     if (this.ended !== undefined) throw this.#gone();
+    if (this.#inRound) throw this.#busyInRound();
+    return await this.#settle(() => this.runner.run(op));
+  }
+
+  /** Runs a call (or an answer's continuation) within the call time limit; maps its reply. */
+  async #settle(call: () => Promise<OpReply>): Promise<unknown> {
     this.lastUsed = performance.now();
     const limit = this.host.callTimeLimit;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -166,7 +251,7 @@ export class SessionHandle {
         timer = setTimeout(() => resolve("over"), limit * 1000);
       }
     });
-    const reply = await Promise.race([this.runner.run(op), over]);
+    const reply = await Promise.race([call(), over]);
     clearTimeout(timer);
     if (reply === "over") {
       this.host.end(this.id, `its call ran over the time budget (--call_time_limit ${limit} s)`);
@@ -178,11 +263,43 @@ export class SessionHandle {
       );
     }
     if (this.ended !== undefined) throw this.#gone();
+    if (reply.ok === "awaiting") {
+      this.#inRound = true;
+      this.#awaiting = reply.awaiting.round;
+      this.#startRoundTimer(reply.awaiting);
+      return new AwaitingRound(
+        reply.awaiting.round,
+        "invalid" in reply.awaiting ? reply.awaiting.invalid : undefined,
+      );
+    }
+    this.#inRound = false;
     this.#mark = reply.mark;
     if (!reply.ok) {
+      if (reply.error.kind === "decision") {
+        // onInvalid "fail": the refused answer ends the session.
+        this.host.end(this.id, `an invalid answer ended it: ${reply.error.message}`);
+        throw new ServiceError(
+          409,
+          "decision",
+          `${reply.error.message} (onInvalid fail: session ended)`,
+        );
+      }
       throw new ServiceError(reply.error.status, reply.error.kind, reply.error.message);
     }
     return reply.result;
+  }
+
+  #startRoundTimer(ask: ExternalAsk): void {
+    const budget = this.external?.roundTimeout ?? 0;
+    if (!(budget > 0)) return;
+    this.#roundTimer = setTimeout(() => {
+      if (this.#awaiting !== ask.round) return;
+      if (this.external?.onDisconnect === "suspend") return;
+      this.host.end(
+        this.id,
+        `no answer to round ${ask.round.round} within its roundTimeout of ${budget} s`,
+      );
+    }, budget * 1000);
   }
 
   #gone(): ServiceError {
@@ -197,6 +314,7 @@ export class SessionHandle {
   stop(why: string): void {
     if (this.ended !== undefined) return;
     this.ended = why;
+    clearTimeout(this.#roundTimer);
     if (this.runner instanceof InlineRunner) {
       try {
         this.runner.place.session.close();
@@ -318,7 +436,8 @@ export class SessionHost {
         const spillDir = `${this.#spillRoot}/${id}`;
         Deno.mkdirSync(spillDir);
         const w = this.#workers.take();
-        reply = await w.init({ ...init, spillDir });
+        const channel = params.admission === "external" ? { channel: newChannel() } : {};
+        reply = await w.init({ ...init, spillDir, ...channel });
         if (!reply.ok) {
           w.stop();
           this.#removeSpill(id);
@@ -330,7 +449,14 @@ export class SessionHost {
       this.#creating--;
       if (runner === undefined) this.#fillSpares();
     }
-    const handle = new SessionHandle(this, id, params.name ?? "session", runner, reply.mark);
+    const handle = new SessionHandle(
+      this,
+      id,
+      params.name ?? "session",
+      runner,
+      reply.mark,
+      params.admission === "external" ? params.external ?? {} : undefined,
+    );
     this.#sessions.set(id, handle);
     this.#fillSpares();
     this.#startSweeper();
