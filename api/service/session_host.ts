@@ -335,6 +335,8 @@ export class SessionHost {
   readonly callTimeLimit: number;
   readonly #options: SessionHostOptions;
   readonly #sessions = new Map<string, SessionHandle>();
+  /** Why the last external sessions ended other than by finish or delete (their 404s say it). */
+  readonly #externalEnds = new Map<string, string>();
   #creating = 0;
   /** The server's temp folder: one folder per worker session for its finish rows. */
   #spillRoot: string | undefined;
@@ -474,7 +476,14 @@ export class SessionHost {
   /** The session `id`; 404 if there is none. */
   get(id: string): SessionHandle {
     const s = this.#sessions.get(id);
-    if (s === undefined) throw new ServiceError(404, "not_found", `no session '${id}'`);
+    if (s === undefined) {
+      const why = this.#externalEnds.get(id);
+      throw new ServiceError(
+        404,
+        "not_found",
+        `no session '${id}'${why === undefined ? "" : ` (${why})`}`,
+      );
+    }
     return s;
   }
 
@@ -506,6 +515,13 @@ export class SessionHost {
     this.#sessions.delete(id);
     if (this.#sessions.size === 0) this.#stopSweeper();
     s.stop(why);
+    // An external client told by a 404 why its session ended (a round timed out, ...).
+    if (s.external !== undefined && why !== "finished" && why !== "deleted") {
+      this.#externalEnds.set(id, why);
+      if (this.#externalEnds.size > 256) {
+        this.#externalEnds.delete(this.#externalEnds.keys().next().value!);
+      }
+    }
     this.#removeSpill(id);
     // A slot is free again: a spare may take it.
     this.#pool?.fill();

@@ -1,0 +1,242 @@
+// `evtsim serve`, the external-decision protocol over HTTP
+// (docs/external-schedulers.md): an EASY written against the protocol gives
+// `evtsim simulate -b easy`'s schedule byte for byte on the conformance
+// fixtures; invalid answers are refused with one reason each (reask) or end
+// the session (fail); answers for a round not awaited are 409 `round`; a
+// client that stops answering holds up no other session and no /health.
+
+import { readTrace } from "../io/trace_csv.ts";
+import { scheduleCsv } from "../io/rows_csv.ts";
+import { answerRounds, easyAnswer, type Round } from "../examples/external_easy.ts";
+import { runCli } from "./_cli.ts";
+import { assert, assertEquals } from "./_assert.ts";
+import { type HttpClient, withServer } from "./_service_helpers.ts";
+
+const FIXTURES = new URL("./fixtures/drevt/", import.meta.url).pathname;
+
+/** The EASY fixtures: their folder, node count and run-time mode. */
+function easyFixtures(): {
+  dir: string;
+  nodes: number;
+  mode: "limit" | "actual";
+  args: string[];
+}[] {
+  const out = [];
+  for (const e of [...Deno.readDirSync(FIXTURES)].filter((e) => e.isDirectory)) {
+    const args: string[] = JSON.parse(Deno.readTextFileSync(`${FIXTURES}${e.name}/fixture.json`))
+      .args;
+    const opt = (name: string) => args[args.indexOf(name) + 1];
+    if (
+      opt("--backfill_policy") !== "easy" || args.includes("--priority_policy") &&
+        opt("--priority_policy") !== "fcfs"
+    ) continue;
+    if (args.includes("--msec_output")) continue;
+    out.push({
+      dir: `${FIXTURES}${e.name}`,
+      nodes: Number(opt("--total_nodes")),
+      mode: opt("--run_time_mode") as "limit" | "actual",
+      args,
+    });
+  }
+  return out.sort((a, b) => a.dir.localeCompare(b.dir));
+}
+
+/** Creates an external session and runs `jobs` to the end, answering every round with `decide`. */
+async function externalRun(
+  api: HttpClient,
+  create: Record<string, unknown>,
+  jobs: unknown[],
+  decide: (r: Round) => unknown,
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
+  const { sessionId: id, protocol } = await api.ok("POST", "/sessions", {
+    admission: "external",
+    ...create,
+  });
+  assertEquals(protocol, 1);
+  await answerRounds(api.base, id, await api.ok("POST", `/sessions/${id}/jobs`, { jobs }), decide);
+  return await answerRounds(
+    api.base,
+    id,
+    await api.ok("POST", `/sessions/${id}/finish`, {}),
+    decide,
+  );
+}
+
+Deno.test("serve external: EASY over HTTP gives simulate -b easy's schedule byte for byte on the fixtures", async () => {
+  const fixtures = easyFixtures();
+  assert(fixtures.length >= 15, `${fixtures.length} EASY fixtures`);
+  const tmp = await Deno.makeTempDir({ prefix: "evtsim-ext-" });
+  try {
+    await withServer({}, async (_server, api) => {
+      for (const f of fixtures) {
+        const outfile = `${tmp}/jobs.csv`;
+        const r = await runCli(["simulate", `${f.dir}/input.csv`, ...f.args, "--outfile", outfile]);
+        assertEquals(r.code, 0, r.err.join("\n"));
+        const { jobs, queueColumn } = await readTrace(`${f.dir}/input.csv`, {
+          runTimeMode: f.mode,
+        });
+        const rounds: number[] = [];
+        const out = await externalRun(
+          api,
+          { totalNodes: f.nodes, runTimeMode: f.mode, decisions: true },
+          jobs,
+          (round) => {
+            rounds.push(round.round);
+            return easyAnswer(round);
+          },
+        );
+        assertEquals(scheduleCsv(out.jobs, { queueColumn }), Deno.readTextFileSync(outfile), f.dir);
+        assert(rounds.length > 0 && rounds.every((n, i) => n === i + 1), "rounds 1, 2, ...");
+      }
+    });
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+const JOBS = [
+  { submitTime: 0, numNodes: 6, timeLimit: 100, actualRunTime: 50 },
+  { submitTime: 0, numNodes: 8, timeLimit: 10 },
+  { submitTime: 5, numNodes: 4, timeLimit: 10 },
+];
+
+/** An external session with JOBS appended and its first call at round 1 (time 0); its id. */
+async function atFirstRound(api: HttpClient, external?: Record<string, unknown>): Promise<string> {
+  const { sessionId: id } = await api.ok("POST", "/sessions", {
+    totalNodes: 10,
+    admission: "external",
+    decisions: true,
+    ...(external === undefined ? {} : { external }),
+  });
+  await api.ok("POST", `/sessions/${id}/jobs`, { jobs: JOBS });
+  const r = await api.ok("POST", `/sessions/${id}/advance`, { time: 0 });
+  assertEquals([r.awaitingDecisions, r.round.round, r.round.time], [true, 1, 0]);
+  assertEquals(r.round.waiting.map((j: { jobId: number }) => j.jobId), [0, 1]);
+  return id;
+}
+
+Deno.test("serve external: each invalid answer is refused with one reason naming the job, and the round is asked again", async () => {
+  await withServer({}, async (_server, api) => {
+    const id = await atFirstRound(api);
+    const cases: [unknown[], string][] = [
+      [[{ type: "DISPATCH", jobId: 9 }], "job 9 is unknown (no such job in this session)"],
+      [
+        [{ type: "DISPATCH", jobId: 2 }],
+        "job 2 is not waiting to start (it is not among this round's waiting jobs)",
+      ],
+      [
+        [{ type: "DISPATCH", jobId: 0 }, { type: "PEND", jobId: 0 }],
+        "job 0 is named twice (one decision per job and round)",
+      ],
+      [
+        [{ type: "DISPATCH", jobId: 0 }, { type: "DISPATCH", jobId: 1 }],
+        "job 1 does not fit now: needs 8 nodes, 4 free after the DISPATCHes before it",
+      ],
+      [
+        [{ type: "PEND", jobId: 1, reason: { code: "mine", message: "m" } }],
+        `job 1: pend reason code 'mine' is not one of insufficient_nodes, reservation_blocked, ` +
+        "behind_head, backfill_skipped, queue_limit, queue_closed, insufficient_capacity, " +
+        "topology_fragmented, head_of_line_blocked, exceeds_capacity, external",
+      ],
+    ];
+    for (const [decisions, error] of cases) {
+      const r = await api.send("POST", `/sessions/${id}/decisions`, { round: 1, decisions });
+      assertEquals([r.status, r.body.kind, r.body.error], [409, "decision", error]);
+      // The same round again, nothing of the answer applied.
+      assertEquals([r.body.round.round, r.body.round.free], [1, 10]);
+    }
+    // A valid answer goes on: job 1 first, with the client's reason for job 0.
+    const next = await api.ok("POST", `/sessions/${id}/decisions`, {
+      round: 1,
+      decisions: [
+        { type: "DISPATCH", jobId: 1 },
+        { type: "PEND", jobId: 0, reason: { code: "insufficient_nodes", message: "later" } },
+      ],
+    });
+    assertEquals([next.round.round, next.round.free, next.round.running[0].jobId], [2, 2, 1]);
+    const done = await api.ok("POST", `/sessions/${id}/decisions`, { round: 2, decisions: [] });
+    assertEquals(
+      done.decisions.map((d: { type: string; jobId: number; backfill?: boolean }) =>
+        `${d.type}${d.jobId}${d.backfill === undefined ? "" : d.backfill}`
+      ),
+      // Round 2 pends job 0 without a reason: its code changes to external.
+      ["DISPATCH1true", "PEND0", "PEND0"],
+    );
+    assertEquals(done.decisions[1].reason, { code: "insufficient_nodes", message: "later" });
+    assertEquals(done.decisions[2].reason.code, "external");
+    assertEquals(done.monitors.nodesInUse, 8);
+  });
+});
+
+Deno.test("serve external: onInvalid fail ends the session at the first invalid answer", async () => {
+  await withServer({}, async (_server, api) => {
+    const id = await atFirstRound(api, { onInvalid: "fail" });
+    const r = await api.send("POST", `/sessions/${id}/decisions`, {
+      round: 1,
+      decisions: [{ type: "DISPATCH", jobId: 2 }],
+    });
+    assertEquals([r.status, r.body.kind], [409, "decision"]);
+    assert(r.body.error.startsWith("job 2 is not waiting"), r.body.error);
+    assertEquals((await api.send("GET", `/sessions/${id}`)).status, 404);
+  });
+});
+
+Deno.test("serve external: an answer for a round not awaited is 409 round; other calls wait for the answer (409 awaiting)", async () => {
+  await withServer({}, async (_server, api) => {
+    const id = await atFirstRound(api);
+    const wrong = await api.send("POST", `/sessions/${id}/decisions`, { round: 2, decisions: [] });
+    assertEquals([wrong.status, wrong.body.kind, wrong.body.error], [
+      409,
+      "round",
+      `session '${id}' awaits the decisions of round 1, not round 2`,
+    ]);
+    const busy = await api.send("GET", `/sessions/${id}`);
+    assertEquals([busy.status, busy.body.kind], [409, "awaiting"]);
+    const bad = await api.send("POST", `/sessions/${id}/decisions`, { round: 1, decisions: [{}] });
+    assertEquals([bad.status, bad.body.kind], [400, "validation"]);
+    const done = await api.ok("POST", `/sessions/${id}/decisions`, { round: 1, decisions: [] });
+    assertEquals(done.monitors.nodesInUse, 0);
+    const none = await api.send("POST", `/sessions/${id}/decisions`, { round: 1, decisions: [] });
+    assertEquals([none.status, none.body.kind, none.body.error], [
+      409,
+      "round",
+      `session '${id}' awaits no decisions (no call is at a scheduling round)`,
+    ]);
+    // A session of another admission policy awaits none either.
+    const { sessionId: plain } = await api.ok("POST", "/sessions", { totalNodes: 4 });
+    const r = await api.send("POST", `/sessions/${plain}/decisions`, { round: 1, decisions: [] });
+    assertEquals([r.status, r.body.kind], [409, "round"]);
+    const opts = await api.send("POST", "/sessions", { totalNodes: 4, external: {} });
+    assertEquals([opts.status, opts.body.error], [400, 'external: only with admission "external"']);
+  });
+});
+
+Deno.test("serve external: a client that stops answering holds up no other session and no /health; its roundTimeout ends it", async () => {
+  await withServer({}, async (_server, api) => {
+    const silent = await atFirstRound(api, { roundTimeout: 0.3 });
+    const other = await atFirstRound(api);
+    // The other session runs to its end meanwhile, and /health answers.
+    assertEquals((await api.ok("GET", "/health")).ok, true);
+    const first = await api.ok("POST", `/sessions/${other}/decisions`, {
+      round: 1,
+      decisions: [{ type: "DISPATCH", jobId: 0 }],
+    });
+    await answerRounds(api.base, other, first, easyAnswer);
+    const fin = await answerRounds(
+      api.base,
+      other,
+      await api.ok("POST", `/sessions/${other}/finish`, {}),
+      easyAnswer,
+    ) as { jobs: { beginTime: number }[] };
+    assertEquals(fin.jobs.map((j) => j.beginTime), [0, 50, 5]);
+    await new Promise((r) => setTimeout(r, 600));
+    const gone = await api.send("GET", `/sessions/${silent}`);
+    assertEquals(gone.status, 404);
+    assert(
+      gone.body.error.includes("no answer to round 1 within its roundTimeout of 0.3 s"),
+      gone.body.error,
+    );
+    assertEquals((await api.ok("GET", "/health")).sessions, 0);
+  });
+});
