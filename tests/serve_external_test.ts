@@ -146,25 +146,22 @@ Deno.test("serve external: each invalid answer is refused with one reason naming
       // The same round again, nothing of the answer applied.
       assertEquals([r.body.round.round, r.body.round.free], [1, 10]);
     }
-    // A valid answer goes on: job 1 first, with the client's reason for job 0.
-    const next = await api.ok("POST", `/sessions/${id}/decisions`, {
+    // A valid answer goes on: job 1 first, with the client's reason for job 0. One
+    // round per scheduling point: the call's own reply follows.
+    const done = await api.ok("POST", `/sessions/${id}/decisions`, {
       round: 1,
       decisions: [
         { type: "DISPATCH", jobId: 1 },
         { type: "PEND", jobId: 0, reason: { code: "insufficient_nodes", message: "later" } },
       ],
     });
-    assertEquals([next.round.round, next.round.free, next.round.running[0].jobId], [2, 2, 1]);
-    const done = await api.ok("POST", `/sessions/${id}/decisions`, { round: 2, decisions: [] });
     assertEquals(
       done.decisions.map((d: { type: string; jobId: number; backfill?: boolean }) =>
         `${d.type}${d.jobId}${d.backfill === undefined ? "" : d.backfill}`
       ),
-      // Round 2 pends job 0 without a reason: its code changes to external.
-      ["DISPATCH1true", "PEND0", "PEND0"],
+      ["DISPATCH1true", "PEND0"],
     );
     assertEquals(done.decisions[1].reason, { code: "insufficient_nodes", message: "later" });
-    assertEquals(done.decisions[2].reason.code, "external");
     assertEquals(done.monitors.nodesInUse, 8);
   });
 });
@@ -239,4 +236,54 @@ Deno.test("serve external: a client that stops answering holds up no other sessi
     );
     assertEquals((await api.ok("GET", "/health")).sessions, 0);
   });
+});
+
+Deno.test("serve external: a recorded external session re-simulates without its client, zero mismatches; an edited DISPATCH is reported", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-ext-rec-" });
+  try {
+    const f = easyFixtures().find((x) => x.dir.endsWith("05_multiple_backfills"))!;
+    const { jobs } = await readTrace(`${f.dir}/input.csv`, { runTimeMode: f.mode });
+    let file = "";
+    await withServer({ recordDir: dir }, async (_server, api) => {
+      const out = await externalRun(
+        api,
+        { totalNodes: f.nodes, runTimeMode: f.mode, name: "ext" },
+        jobs,
+        easyAnswer,
+      );
+      file = out.recording.file;
+    });
+    const log = Deno.readTextFileSync(file);
+    assert(log.includes('"backfillPolicy":"external"'), "the log names the admission");
+    const r = await runCli(["replay", file, "--verify"]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    assert(
+      r.out.join("\n").includes("verify: every decision matches the recording"),
+      r.out.join("\n"),
+    );
+    // A DISPATCH edited to a job that does not fit then is reported at its event, one line.
+    let small = "";
+    await withServer({ recordDir: dir }, async (_server, api) => {
+      const out = await externalRun(api, { totalNodes: 10, name: "small" }, JOBS, easyAnswer);
+      assertEquals(out.jobs.map((j: { beginTime: number }) => j.beginTime), [0, 50, 5]);
+      small = out.recording.file;
+    });
+    const pends = await runCli(["replay", small, "--verify"]);
+    assert(pends.out.join("\n").includes("every decision matches"), pends.out.join("\n"));
+    const lines = Deno.readTextFileSync(small).split("\n");
+    assert(lines.some((l) => l.includes('"code":"external"')), "PEND rows recorded");
+    const at = lines.findIndex((l) => l.includes('"decisions":[["DISPATCH",2,4,"backfill"]]'));
+    assert(at > 0, "job 2's backfill at 5 is recorded");
+    lines[at] = lines[at].replace('["DISPATCH",2,4,"backfill"]', '["DISPATCH",1,8]');
+    const edited = `${dir}/edited.replay`;
+    Deno.writeTextFileSync(edited, lines.join("\n"));
+    const bad = await runCli(["replay", edited, "--verify"]);
+    assertEquals([bad.code, bad.out, bad.err.length], [1, [], 1]);
+    assert(
+      bad.err[0].endsWith("admission policy external started job 1 needing 8 nodes with 4 free"),
+      bad.err[0],
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -128,6 +128,10 @@ export function externalAdmission(setup: ExternalSetup): ExternalAdmission {
   let rounds = 0;
   const policy: ExternalAdmission = {
     name: "external",
+    // One round per scheduling point: the client's answer is the whole
+    // round (the engine asks no follow-up session at the same clock), and a
+    // recorded round is one session's decisions (api/_external_replay.ts).
+    singleSession: true,
     failure: undefined,
     runSession(s) {
       const candidates: JobRecord[] = [];
