@@ -51,6 +51,7 @@ import { SERVE_MACHINE_ROWS } from "./_fault_rows_m-serve.ts";
 import { FRONTS_ROWS } from "./_fault_rows_m-fronts.ts";
 import { LIVE_ROWS } from "./_fault_rows_m-live.ts";
 import { H_GAPS_ROWS } from "./_fault_rows_h_gaps.ts";
+import { EXT_ROWS } from "./_fault_rows_ext.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1226,6 +1227,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...FRONTS_ROWS,
   ...LIVE_ROWS,
   ...H_GAPS_ROWS,
+  ...EXT_ROWS,
 ];
 
 for (const row of CATALOGUE) {

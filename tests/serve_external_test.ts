@@ -10,7 +10,7 @@ import { scheduleCsv } from "../io/rows_csv.ts";
 import { answerRounds, easyAnswer, type Round } from "../examples/external_easy.ts";
 import { runCli } from "./_cli.ts";
 import { assert, assertEquals } from "./_assert.ts";
-import { type HttpClient, withServer } from "./_service_helpers.ts";
+import { GrpcSession, type HttpClient, withServer } from "./_service_helpers.ts";
 
 const FIXTURES = new URL("./fixtures/drevt/", import.meta.url).pathname;
 
@@ -286,4 +286,154 @@ Deno.test("serve external: a recorded external session re-simulates without its 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+/** Answers every round_request of request `id` with `decide`; returns the request's own reply. */
+async function grpcRounds(
+  g: GrpcSession,
+  id: string,
+  reply: Record<string, unknown>,
+  decide: (r: Round) => unknown,
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
+  let r = reply;
+  while (r.response === "round_request") {
+    const round = JSON.parse((r.round_request as { round_json: string }).round_json);
+    r = await g.request(
+      { decide: { request_id: id, decisions_json: JSON.stringify(decide(round)) } },
+      id,
+    );
+  }
+  return r;
+}
+
+Deno.test("serve external: EASY over gRPC (round_request / decide) gives simulate -b easy's schedule", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "evtsim-ext-grpc-" });
+  try {
+    await withServer({ recordDir: tmp }, async (server, api) => {
+      for (const f of easyFixtures().filter((x) => /0[5-9]_|2[13]_/.test(x.dir))) {
+        const outfile = `${tmp}/jobs.csv`;
+        assertEquals(
+          (await runCli(["simulate", `${f.dir}/input.csv`, ...f.args, "--outfile", outfile])).code,
+          0,
+        );
+        const { jobs, queueColumn } = await readTrace(`${f.dir}/input.csv`, {
+          runTimeMode: f.mode,
+        });
+        const g = new GrpcSession(server.grpcPort!);
+        try {
+          const init = await g.ok({
+            init: {
+              session_name: "g",
+              total_nodes: f.nodes,
+              run_time_mode: f.mode,
+              admission: "external",
+              external_json: JSON.stringify({ onInvalid: "reask" }),
+            },
+          });
+          await g.ok({
+            append_jobs: {
+              requests: jobs.map((j) => ({
+                submit_time: j.submitTime,
+                num_nodes: j.numNodes,
+                limit_time: j.timeLimit,
+                queue: j.queue ?? "",
+              })),
+            },
+          });
+          for (let i = 0; i < jobs.length; i++) {
+            const id = String(1000 + i);
+            const r = await g.request({
+              submit_job: { job_idx: i, submit_time: jobs[i].submitTime },
+            }, id);
+            assertEquals((await grpcRounds(g, id, r, easyAnswer)).response, "submit_job");
+          }
+          const r = await g.request({ advance_to: { target_time: 1e12 } }, "9");
+          assertEquals((await grpcRounds(g, "9", r, easyAnswer)).response, "advance_to");
+          // Every job has run: the HTTP front's finish of the same session has the schedule.
+          const out = await api.ok("POST", `/sessions/${init.session_id}/finish`, {});
+          assertEquals(
+            scheduleCsv(out.jobs, { queueColumn }),
+            Deno.readTextFileSync(outfile),
+            f.dir,
+          );
+          // The recording re-simulates without the client.
+          const replayed = await runCli(["replay", out.recording.file, "--verify"]);
+          assert(
+            replayed.out.join("\n").includes("every decision matches"),
+            replayed.err.join("\n"),
+          );
+        } finally {
+          await g.close();
+        }
+      }
+    });
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+/** A gRPC external session with JOBS at its first round (request "5", advance_to 0). */
+async function grpcAtFirstRound(g: GrpcSession, external: Record<string, unknown>) {
+  const init = await g.ok({
+    init: {
+      session_name: "g",
+      total_nodes: 10,
+      admission: "external",
+      external_json: JSON.stringify(external),
+    },
+  });
+  await g.ok({
+    append_jobs: {
+      requests: JOBS.map((j) => ({
+        submit_time: j.submitTime,
+        num_nodes: j.numNodes,
+        limit_time: j.timeLimit,
+      })),
+    },
+  });
+  for (let i = 0; i < JOBS.length; i++) {
+    await g.ok({ submit_job: { job_idx: i, submit_time: JOBS[i].submitTime } });
+  }
+  const r = await g.request({ advance_to: { target_time: 0 } }, "5");
+  assertEquals(r.response, "round_request");
+  return init.session_id as string;
+}
+
+Deno.test("serve external over gRPC: an invalid answer is an ErrorResponse and the round again; a stream gone mid-round ends or suspends its session", async () => {
+  await withServer({}, async (server, api) => {
+    const g = new GrpcSession(server.grpcPort!);
+    const id = await grpcAtFirstRound(g, {});
+    const bad = await g.request({
+      decide: {
+        request_id: "5",
+        decisions_json: '{"round":1,"decisions":[{"type":"DISPATCH","jobId":7}]}',
+      },
+    }, "5");
+    assertEquals([bad.response, bad.error.message], [
+      "error",
+      "job 7 is unknown (no such job in this session)",
+    ]);
+    const again = await g.reply("5");
+    assertEquals([again.response, JSON.parse(again.round_request.round_json).round], [
+      "round_request",
+      1,
+    ]);
+    const none = await g.request({ decide: { request_id: "4", decisions_json: "{}" } }, "4");
+    assertEquals(none.error.message, "decide.request_id 4: the round awaited is request 5's");
+    // The stream ends mid-round: onDisconnect end (the default) ends the session.
+    await g.close();
+    assertEquals((await api.send("GET", `/sessions/${id}`)).status, 404);
+    // With suspend the round stays awaited: it can be answered over HTTP.
+    const h = new GrpcSession(server.grpcPort!);
+    const kept = await grpcAtFirstRound(h, { onDisconnect: "suspend" });
+    await h.close();
+    const busy = await api.send("GET", `/sessions/${kept}`);
+    assertEquals([busy.status, busy.body.kind], [409, "awaiting"]);
+    const done = await api.ok("POST", `/sessions/${kept}/decisions`, {
+      round: 1,
+      decisions: [{ type: "DISPATCH", jobId: 0 }],
+    });
+    assertEquals(done.monitors.nodesInUse, 6);
+  });
 });
