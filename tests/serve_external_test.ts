@@ -6,6 +6,7 @@
 // client that stops answering holds up no other session and no /health.
 
 import { readTrace } from "../io/trace_csv.ts";
+import { readMachine } from "../io/machine_file.ts";
 import { scheduleCsv } from "../io/rows_csv.ts";
 import { answerRounds, easyAnswer, type Round } from "../examples/external_easy.ts";
 import { runCli } from "./_cli.ts";
@@ -435,5 +436,34 @@ Deno.test("serve external over gRPC: an invalid answer is an ErrorResponse and t
       decisions: [{ type: "DISPATCH", jobId: 0 }],
     });
     assertEquals(done.monitors.nodesInUse, 6);
+  });
+});
+
+Deno.test("serve external on a --machine: the round has the free units and the demands; a DISPATCH is checked by the machine's placement", async () => {
+  const machine = await readMachine(
+    new URL("../examples/gpu_machine.yaml", import.meta.url).pathname,
+  );
+  await withServer({ grpcPort: undefined, machine }, async (_s, api) => {
+    const { sessionId: id } = await api.ok("POST", "/sessions", { admission: "external" });
+    const gpuJob = { submitTime: 0, numNodes: 3, timeLimit: 100, gpus: 4, partition: "gpu" };
+    await api.ok("POST", `/sessions/${id}/jobs`, { jobs: [gpuJob, gpuJob] });
+    const r = await api.ok("POST", `/sessions/${id}/advance`, { time: 0 });
+    assertEquals(r.round.freeUnits.gpus, 16);
+    assertEquals(r.round.waiting[0].demand.replicas, 3);
+    assertEquals(r.round.waiting[0].demand.perReplica.gpus, 4);
+    const both = await api.send("POST", `/sessions/${id}/decisions`, {
+      round: 1,
+      decisions: [{ type: "DISPATCH", jobId: 0 }, { type: "DISPATCH", jobId: 1 }],
+    });
+    assertEquals([both.status, both.body.kind], [409, "decision"]);
+    assert(
+      both.body.error.startsWith("job 1 does not fit now (after the DISPATCHes before it): "),
+      both.body.error,
+    );
+    const one = await api.ok("POST", `/sessions/${id}/decisions`, {
+      round: 1,
+      decisions: [{ type: "DISPATCH", jobId: 0 }],
+    });
+    assertEquals(one.decisions[0].allocation.length, 3);
   });
 });

@@ -75,6 +75,8 @@ export interface RoundContext {
   readonly time: number;
   readonly free: number;
   readonly totalNodes?: number;
+  /** On a machine: the units of each resource free now. */
+  readonly freeUnits?: Readonly<Record<string, number>>;
   readonly waiting: readonly RoundWaitingJob[];
   readonly running: readonly RoundRunningJob[];
   readonly queues: readonly RoundQueue[];
@@ -167,6 +169,7 @@ function roundContext(
     time: s.now,
     free: s.free,
     ...(totalNodes === undefined ? {} : { totalNodes }),
+    ...freeUnits(s),
     waiting: candidates.map(waitingJob),
     running: s.running.toArray().map((r) => ({
       jobId: r.id,
@@ -181,6 +184,22 @@ function roundContext(
       running: q.running,
       ...(q.def.maxRunning === undefined ? {} : { maxRunning: q.def.maxRunning }),
     })),
+  };
+}
+
+/**
+ * On a machine (a topology cluster): the units of each resource free now,
+ * summed over the nodes online. Read from the cluster's own fields, as
+ * nothing in the model contract sums them; absent on another model.
+ */
+function freeUnits(s: AdmissionSession): { freeUnits?: Record<string, number> } {
+  const res = s.resources;
+  if (res === undefined) return {};
+  const names = (res.model as { resources?: unknown }).resources;
+  const sums = (res.state as { freeSums?: unknown }).freeSums;
+  if (!Array.isArray(names) || !(sums instanceof Float64Array)) return {};
+  return {
+    freeUnits: Object.fromEntries(names.map((n: string, i) => [n, Math.max(0, sums[i])])),
   };
 }
 

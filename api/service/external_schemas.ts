@@ -68,6 +68,9 @@ export const RoundSchema = z.object({
   time: z.number(),
   free: z.number().openapi({ description: "Nodes free now" }),
   totalNodes: z.number().optional().openapi({ description: "Whole nodes (not on a --machine)" }),
+  freeUnits: z.record(z.string(), z.number()).optional().openapi({
+    description: "On a --machine server: the units of each resource free now",
+  }),
   waiting: z.array(WaitingJobSchema).openapi({
     description: "The jobs that may start, in the picker's order",
   }),
