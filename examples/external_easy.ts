@@ -6,6 +6,8 @@
 // the running jobs with their projected ends).
 //
 //   deno run -A examples/external_easy.ts http://127.0.0.1:8080 trace.csv 100
+//   evtsim simulate trace.csv -n 100 --admission external \
+//     --external_command "deno run examples/external_easy.ts --stdio"
 
 /** A round as the server sends it (the fields EASY reads). */
 export interface Round {
@@ -90,7 +92,28 @@ export async function answerRounds(
   return body;
 }
 
-if (import.meta.main) {
+/**
+ * The line protocol of `evtsim simulate --admission external --external_command
+ * CMD`: a round per line on stdin, an answer per line on stdout.
+ */
+async function stdio(): Promise<void> {
+  const encoder = new TextEncoder();
+  let buffer = "";
+  for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
+    buffer += chunk;
+    let nl: number;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      const message = JSON.parse(buffer.slice(0, nl)) as { round: Round; error?: string };
+      buffer = buffer.slice(nl + 1);
+      if (message.error !== undefined) throw new Error(message.error);
+      await Deno.stdout.write(encoder.encode(JSON.stringify(easyAnswer(message.round)) + "\n"));
+    }
+  }
+}
+
+if (import.meta.main && Deno.args[0] === "--stdio") {
+  await stdio();
+} else if (import.meta.main) {
   const [base, trace, nodes] = Deno.args;
   const post = async (path: string, body: unknown) => {
     const res = await fetch(base + path, {

@@ -99,7 +99,49 @@ export const EXT_ROWS: FaultRow[] = [
     expected:
       /edited\.replay:\d+: event seq \d+ \(advanceTo\): admission policy external started job 1 needing 8 nodes with 4 free$/,
   },
+  {
+    surface: "in-process",
+    input: "simulate --admission external without --external_command",
+    run: (dir) => simulateExternal(dir, []),
+    expected:
+      /^evtsim: --admission external and --external_command CMD go together: the command decides every round$/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate --external_command: a command that ends without answering",
+    run: (dir) => simulateExternal(dir, ["--external_command", "true"]),
+    expected:
+      /^evtsim: --external_command: it ended \(exit status 0\) without answering \(round 1\)$/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate --external_command: an answer that is not a JSON line",
+    run: (dir) =>
+      simulateExternal(dir, ["--external_command", "while read l; do echo hello; done"]),
+    expected: /^evtsim: --external_command: its answer to round 1 is not a JSON line: hello$/,
+  },
 ];
+
+// Runs simulate --admission external on a two-job trace with `extra` options; no output file may stay.
+async function simulateExternal(dir: string, extra: string[]) {
+  Deno.writeTextFileSync(
+    `${dir}/t.csv`,
+    "job_submit_time,num_nodes,time_limit,actual_run_time\n0,2,10,5\n0,4,10,5\n",
+  );
+  const r = await runCli([
+    "simulate",
+    `${dir}/t.csv`,
+    "-n",
+    "4",
+    "--admission",
+    "external",
+    ...extra,
+    "--outfile",
+    `${dir}/out.csv`,
+  ]);
+  const left = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n !== "t.csv");
+  return { code: r.code, error: [...r.err, ...left.map((n) => `left behind: ${n}`)].join("\n") };
+}
 
 // Records an external session (10 nodes) that starts job 0 (6 nodes) at 0
 // while job 1 (8 nodes) waits; returns its log's lines.

@@ -115,6 +115,8 @@ export interface ExternalSetup {
   readonly totalNodes?: number;
   /** Whether `id` names a job of the session (appended, whatever its state). */
   readonly known: (id: number) => boolean;
+  /** Put before a refusal that ends the run (onInvalid fail), e.g. the option that named the client. */
+  readonly failPrefix?: string;
 }
 
 /** The policy, with the refusal that ended its session (onInvalid: fail). */
@@ -148,7 +150,7 @@ export function externalAdmission(setup: ExternalSetup): ExternalAdmission {
         if (refused === undefined) return apply(s, candidates, answer);
         if (setup.onInvalid === "fail") {
           policy.failure = refused;
-          throw new EvtsimError("state", refused);
+          throw new EvtsimError("state", `${setup.failPrefix ?? ""}${refused}`);
         }
         message = { round, invalid: refused };
       }
