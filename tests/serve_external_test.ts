@@ -467,3 +467,38 @@ Deno.test("serve external on a --machine: the round has the free units and the d
     assertEquals(one.decisions[0].allocation.length, 3);
   });
 });
+
+Deno.test("serve external: a session ended mid-round (deleted, or its round timed out) leaves a recording that re-simulates to its last answered call", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-ext-cut-" });
+  try {
+    const files: string[] = [];
+    await withServer({ recordDir: dir, grpcPort: undefined }, async (_s, api) => {
+      for (const how of ["delete", "timeout"]) {
+        const id = await atFirstRound(api, how === "timeout" ? { roundTimeout: 0.2 } : undefined);
+        // Round 1 answered; the call goes on to round 2 at time 5, never answered.
+        const next = await api.ok("POST", `/sessions/${id}/decisions`, {
+          round: 1,
+          decisions: [{ type: "DISPATCH", jobId: 0 }],
+        });
+        assertEquals(next.monitors.currentTime, 0);
+        const r2 = await api.ok("POST", `/sessions/${id}/advance`, { time: 5 });
+        assertEquals(r2.round.round, 2);
+        const rec = (await api.send("GET", `/sessions/${id}/recording`)).body;
+        assertEquals(rec.kind, "awaiting");
+        if (how === "delete") await api.ok("DELETE", `/sessions/${id}`);
+        else await new Promise((r) => setTimeout(r, 500));
+        assertEquals((await api.send("GET", `/sessions/${id}`)).status, 404);
+        files.push(`${dir}/session-${id}.replay`);
+      }
+      assertEquals((await api.ok("GET", "/health")).sessions, 0);
+    });
+    for (const file of files) {
+      const v = await runCli(["replay", file, "--verify"]);
+      assertEquals(v.code, 0, v.err.join("\n"));
+      // Two events: the append and the answered advance to 0; the unanswered call is cut.
+      assert(v.out[0].startsWith("replayed 2 events"), v.out.join("\n"));
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
