@@ -527,7 +527,10 @@ export function httpApp(host: SessionHost, options: HttpOptions): OpenAPIHono {
         400: errorResponse("invalid request"),
         401: errorResponse("missing or wrong token"),
         404: errorResponse("unknown session, job or route"),
-        409: errorResponse("refused by the session's state"),
+        409: errorResponse(
+          "refused by the session's state; an external session's answer refused (kind decision), " +
+            "for a round not awaited (round), or another call while a round is awaited (awaiting)",
+        ),
         413: errorResponse("body over 1 MiB"),
         429: errorResponse("too many sessions, or too many calls waiting on this session"),
         503: errorResponse("the call ran over the session's time budget (--call_time_limit)"),
