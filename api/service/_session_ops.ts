@@ -7,7 +7,7 @@ import type { JobSpec } from "../../core/types.ts";
 import type { PolicyRegistry } from "../../core/policies.ts";
 import type { Machine } from "../../core/machine.ts";
 import { machineInput } from "../../io/_machine_demands.ts";
-import type { AskClient, ExternalAsk } from "./_external.ts";
+import type { AskClient } from "./_external.ts";
 import {
   type FinishSummary,
   type OutputField,
@@ -123,7 +123,18 @@ export interface OpError {
 export type OpReply =
   | { readonly ok: true; readonly result: unknown; readonly mark?: RecordingMark }
   | { readonly ok: false; readonly error: OpError; readonly mark?: RecordingMark }
-  | { readonly ok: "awaiting"; readonly awaiting: ExternalAsk; readonly mark?: undefined };
+  | { readonly ok: "awaiting"; readonly awaiting: PostedRound; readonly mark?: undefined };
+
+/**
+ * A round as it crosses from the session's worker: its number and its JSON
+ * text (made there, so the server's thread only copies it into replies),
+ * and why the last answer was refused (reask).
+ */
+export interface PostedRound {
+  readonly number: number;
+  readonly json: string;
+  readonly invalid?: string;
+}
 
 /** One session where it runs: the session and its finished output (served in pages). */
 export class SessionPlace {

@@ -16,6 +16,7 @@ import type { PolicyRegistry } from "../../core/policies.ts";
 import {
   opError,
   type OpReply,
+  type PostedRound,
   type SessionInit,
   type SessionOp,
   SessionPlace,
@@ -88,7 +89,12 @@ async function init(m: SessionInit): Promise<OpReply> {
 function asker(channel: SharedArrayBuffer): AskClient {
   return (message) => {
     expectAnswer(channel);
-    scope.postMessage({ seq: current, ok: "awaiting", awaiting: message });
+    const awaiting: PostedRound = {
+      number: message.round.round,
+      json: JSON.stringify(message.round),
+      ...("invalid" in message ? { invalid: message.invalid } : {}),
+    };
+    scope.postMessage({ seq: current, ok: "awaiting", awaiting });
     const text = awaitAnswer(channel);
     if (text === undefined) throw new EvtsimError("state", "the session is ending");
     return text;

@@ -210,14 +210,11 @@ class StreamSession {
       if (r.invalid !== undefined) {
         await this.send({ request_id: requestId, error: { message: r.invalid } });
       }
-      const round = r.round;
+      const { round, json } = r;
       const answered = new Promise<unknown>((resolve, reject) => {
-        this.#wait = { requestId, round: round.round, resolve, reject };
+        this.#wait = { requestId, round, resolve, reject };
       });
-      await this.send({
-        request_id: requestId,
-        round_request: { round_json: JSON.stringify(round) },
-      });
+      await this.send({ request_id: requestId, round_request: { round_json: json } });
       r = await answered;
     }
     return r;

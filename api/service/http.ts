@@ -82,7 +82,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
     const r = await session.run(o);
     if (!(r instanceof AwaitingRound)) return finalize(r);
     session.continuation = finalize;
-    return { awaitingDecisions: true, round: r.round };
+    return r.response();
   };
   const step = (session: SessionHandle, method: string, ...args: unknown[]) =>
     op(session, { op: "step", method, args });
@@ -324,12 +324,7 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       handler: async (c, s) => {
         const body = valid<{ round: number }>(c, "json");
         const r = await s!.decide(body.round, JSON.stringify(body));
-        if (r instanceof AwaitingRound) {
-          if (r.invalid !== undefined) {
-            return json(c, { error: r.invalid, kind: "decision", round: r.round }, 409);
-          }
-          return { awaitingDecisions: true, round: r.round };
-        }
+        if (r instanceof AwaitingRound) return r.response();
         const finalize = s!.continuation ?? ((x: unknown) => x);
         s!.continuation = undefined;
         return await finalize(r);

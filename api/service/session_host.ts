@@ -19,12 +19,13 @@ import type { RecordingSink } from "../recorder.ts";
 import {
   opError,
   type OpReply,
+  type PostedRound,
   type SessionInit,
   type SessionOp,
   SessionPlace,
 } from "./_session_ops.ts";
 import { type Runner, WorkerPool, WorkerRunner } from "./_worker_pool.ts";
-import type { ExternalAsk, ExternalOptions, RoundContext } from "./_external.ts";
+import type { ExternalOptions } from "./_external.ts";
 import { newChannel } from "./_external_channel.ts";
 import {
   newSessionId,
@@ -122,7 +123,24 @@ function endRecordingFile(mark: RecordingMark): void {
  * the last answer was refused (onInvalid: reask), why.
  */
 export class AwaitingRound {
-  constructor(readonly round: RoundContext, readonly invalid?: string) {}
+  constructor(
+    /** The round's number. */
+    readonly round: number,
+    /** The round as JSON text. */
+    readonly json: string,
+    readonly invalid?: string,
+  ) {}
+
+  /** HTTP's reply: the round (200), or the refusal with the round again (409). */
+  response(): Response {
+    const body = this.invalid === undefined
+      ? `{"awaitingDecisions":true,"round":${this.json}}`
+      : `{"error":${JSON.stringify(this.invalid)},"kind":"decision","round":${this.json}}`;
+    return new Response(body, {
+      status: this.invalid === undefined ? 200 : 409,
+      headers: { "content-type": "application/json" },
+    });
+  }
 }
 
 /** One session as the host keeps it. */
@@ -136,7 +154,7 @@ export class SessionHandle {
   /** Why the session is gone (set once it is ended). */
   ended: string | undefined;
   /** An external session's call in a round: the round awaited (undefined while an answer is applied). */
-  #awaiting: RoundContext | undefined;
+  #awaiting: PostedRound | undefined;
   /** Whether a call of this external session is in a round (from its first round to its reply). */
   #inRound = false;
   #roundTimer: ReturnType<typeof setTimeout> | undefined;
@@ -187,7 +205,7 @@ export class SessionHandle {
       "awaiting",
       r === undefined
         ? `session '${this.id}' is applying the answer to a round; wait for its reply`
-        : `session '${this.id}' awaits the decisions of round ${r.round} (POST /sessions/${this.id}/decisions)`,
+        : `session '${this.id}' awaits the decisions of round ${r.number} (POST /sessions/${this.id}/decisions)`,
     );
   }
 
@@ -208,11 +226,11 @@ export class SessionHandle {
           : `session '${this.id}' awaits no decisions (no call is at a scheduling round)`,
       );
     }
-    if (round !== awaited.round) {
+    if (round !== awaited.number) {
       throw new ServiceError(
         409,
         "round",
-        `session '${this.id}' awaits the decisions of round ${awaited.round}, not round ${round}`,
+        `session '${this.id}' awaits the decisions of round ${awaited.number}, not round ${round}`,
       );
     }
     this.#awaiting = undefined;
@@ -232,7 +250,7 @@ export class SessionHandle {
    */
   disconnected(): void {
     if (this.#awaiting === undefined || this.external?.onDisconnect === "suspend") return;
-    this.host.end(this.id, `its client went away at round ${this.#awaiting.round}`);
+    this.host.end(this.id, `its client went away at round ${this.#awaiting.number}`);
   }
 
   async #execute(op: SessionOp): Promise<unknown> {
@@ -265,12 +283,10 @@ export class SessionHandle {
     if (this.ended !== undefined) throw this.#gone();
     if (reply.ok === "awaiting") {
       this.#inRound = true;
-      this.#awaiting = reply.awaiting.round;
-      this.#startRoundTimer(reply.awaiting);
-      return new AwaitingRound(
-        reply.awaiting.round,
-        "invalid" in reply.awaiting ? reply.awaiting.invalid : undefined,
-      );
+      const posted = reply.awaiting;
+      this.#awaiting = posted;
+      this.#startRoundTimer(posted);
+      return new AwaitingRound(posted.number, posted.json, posted.invalid);
     }
     this.#inRound = false;
     this.#mark = reply.mark;
@@ -289,15 +305,15 @@ export class SessionHandle {
     return reply.result;
   }
 
-  #startRoundTimer(ask: ExternalAsk): void {
+  #startRoundTimer(posted: PostedRound): void {
     const budget = this.external?.roundTimeout ?? 0;
     if (!(budget > 0)) return;
     this.#roundTimer = setTimeout(() => {
-      if (this.#awaiting !== ask.round) return;
+      if (this.#awaiting !== posted) return;
       if (this.external?.onDisconnect === "suspend") return;
       this.host.end(
         this.id,
-        `no answer to round ${ask.round.round} within its roundTimeout of ${budget} s`,
+        `no answer to round ${posted.number} within its roundTimeout of ${budget} s`,
       );
     }, budget * 1000);
   }
