@@ -163,6 +163,11 @@ Deno.test("serve external: each invalid answer is refused with one reason naming
       ["DISPATCH1true", "PEND0"],
     );
     assertEquals(done.decisions[1].reason, { code: "insufficient_nodes", message: "later" });
+    // Why job 0 waits: the client's reason, without asking the client.
+    assertEquals(
+      await api.ok("GET", `/sessions/${id}/jobs/0/pending_reason`),
+      { code: "insufficient_nodes", message: "later" },
+    );
     assertEquals(done.monitors.nodesInUse, 8);
   });
 });

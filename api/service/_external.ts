@@ -123,6 +123,12 @@ export interface ExternalSetup {
 export interface ExternalAdmission extends Admission {
   /** Set when an invalid answer ended the session. */
   failure: string | undefined;
+  /**
+   * Set while the session answers "why does this job wait" (a probe round
+   * on a copy of the state, core/_pend_reasons.ts): the client is not asked;
+   * every candidate gets the reason it was last pended with.
+   */
+  probing: boolean;
 }
 
 const CODES = new Set<string>(PEND_REASON_CODES);
@@ -130,6 +136,8 @@ const CODES = new Set<string>(PEND_REASON_CODES);
 /** The admission policy of an external session. */
 export function externalAdmission(setup: ExternalSetup): ExternalAdmission {
   let rounds = 0;
+  /** Each waiting job's reason as the client's last answer gave it. */
+  const last = new Map<number, PendReason>();
   const policy: ExternalAdmission = {
     name: "external",
     // One round per scheduling point: the client's answer is the whole
@@ -137,7 +145,14 @@ export function externalAdmission(setup: ExternalSetup): ExternalAdmission {
     // recorded round is one session's decisions (api/_external_replay.ts).
     singleSession: true,
     failure: undefined,
+    probing: false,
     runSession(s) {
+      if (policy.probing) {
+        for (let job = s.next(); job !== undefined; job = s.next()) {
+          s.pend(job, last.get(job.id) ?? pendReasons.external());
+        }
+        return;
+      }
       const candidates: JobRecord[] = [];
       for (let job = s.next(); job !== undefined; job = s.next()) candidates.push(job);
       if (candidates.length === 0) return;
@@ -147,7 +162,7 @@ export function externalAdmission(setup: ExternalSetup): ExternalAdmission {
         const text = setup.ask(message);
         const answer = JSON.parse(text) as ExternalAnswer;
         const refused = checkAnswer(s, candidates, answer, setup.known);
-        if (refused === undefined) return apply(s, candidates, answer);
+        if (refused === undefined) return apply(s, candidates, answer, last);
         if (setup.onInvalid === "fail") {
           policy.failure = refused;
           throw new EvtsimError("state", `${setup.failPrefix ?? ""}${refused}`);
@@ -283,7 +298,12 @@ function checkAnswer(
 }
 
 /** Applies a checked answer: DISPATCHes in its order, then a PEND for every candidate left. */
-function apply(s: AdmissionSession, candidates: readonly JobRecord[], answer: ExternalAnswer) {
+function apply(
+  s: AdmissionSession,
+  candidates: readonly JobRecord[],
+  answer: ExternalAnswer,
+  last: Map<number, PendReason>,
+) {
   const reasons = new Map<number, PendReason>();
   const first = candidates[0].id;
   for (const d of answer.decisions) {
@@ -300,11 +320,14 @@ function apply(s: AdmissionSession, candidates: readonly JobRecord[], answer: Ex
       throw new EvtsimError("state", `job ${d.jobId} was not offered again to start`);
     }
     s.dispatch(job, d.backfill ?? job.id !== first);
+    last.delete(job.id);
   }
   // The first pass gave no verdicts: the candidates are walked again for them.
   s.restart!();
   const external = pendReasons.external();
   for (let job = s.next(); job !== undefined; job = s.next()) {
-    s.pend(job, reasons.get(job.id) ?? external);
+    const reason = reasons.get(job.id) ?? external;
+    s.pend(job, reason);
+    last.set(job.id, reason);
   }
 }

@@ -481,6 +481,8 @@ export class Session {
   /** Why a waiting job waits (404 for a job that is not waiting, or that does not exist: each says which). */
   pendingReason(job: number): PendReason {
     let r: PendReason | undefined;
+    // An external session's probe round must not ask its client.
+    if (this.#external !== undefined) this.#external.probing = true;
     try {
       r = this.call((sim) => sim.pendingReason(job)).result;
     } catch (e) {
@@ -488,6 +490,8 @@ export class Session {
         throw new ServiceError(404, "not_found", e.message);
       }
       throw e;
+    } finally {
+      if (this.#external !== undefined) this.#external.probing = false;
     }
     if (r === undefined) throw new ServiceError(404, "not_found", `job ${job} is not waiting`);
     return r;
