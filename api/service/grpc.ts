@@ -12,7 +12,11 @@
 // protocol has no message for (cancel, external end, updates, decisions,
 // recording control); `change_capacity` is evtsim's own, HTTP's capacity
 // call with its decoder. The session is dropped when the stream ends without
-// `finish_simulation`.
+// `finish_simulation` (an external session at a round: as its onDisconnect
+// says). An external session's rounds (docs/external-schedulers.md) come as
+// `round_request`s echoing the request that reached them, answered by
+// `decide` messages, which bypass the queue of requests (that request waits
+// for them).
 
 import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
