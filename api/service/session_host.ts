@@ -19,7 +19,6 @@ import type { RecordingSink } from "../recorder.ts";
 import {
   opError,
   type OpReply,
-  type PostedRound,
   type SessionInit,
   type SessionOp,
   SessionPlace,
@@ -27,6 +26,9 @@ import {
 import { type Runner, WorkerPool, WorkerRunner } from "./_worker_pool.ts";
 import type { ExternalOptions } from "./_external.ts";
 import { newChannel } from "./_external_channel.ts";
+import { noRound, RoundWait } from "./_external_rounds.ts";
+
+export { AwaitingRound } from "./_external_rounds.ts";
 import {
   newSessionId,
   type RecordingMark,
@@ -117,32 +119,6 @@ function endRecordingFile(mark: RecordingMark): void {
   }
 }
 
-/**
- * The reply of a call of an external session that reached a scheduling
- * round: the round its client must answer (`POST .../decisions`), and, when
- * the last answer was refused (onInvalid: reask), why.
- */
-export class AwaitingRound {
-  constructor(
-    /** The round's number. */
-    readonly round: number,
-    /** The round as JSON text. */
-    readonly json: string,
-    readonly invalid?: string,
-  ) {}
-
-  /** HTTP's reply: the round (200), or the refusal with the round again (409). */
-  response(): Response {
-    const body = this.invalid === undefined
-      ? `{"awaitingDecisions":true,"round":${this.json}}`
-      : `{"error":${JSON.stringify(this.invalid)},"kind":"decision","round":${this.json}}`;
-    return new Response(body, {
-      status: this.invalid === undefined ? 200 : 409,
-      headers: { "content-type": "application/json" },
-    });
-  }
-}
-
 /** One session as the host keeps it. */
 export class SessionHandle {
   readonly createdAt = performance.now();
@@ -153,11 +129,8 @@ export class SessionHandle {
   #mark: RecordingMark | undefined;
   /** Why the session is gone (set once it is ended). */
   ended: string | undefined;
-  /** An external session's call in a round: the round awaited (undefined while an answer is applied). */
-  #awaiting: PostedRound | undefined;
-  /** Whether a call of this external session is in a round (from its first round to its reply). */
-  #inRound = false;
-  #roundTimer: ReturnType<typeof setTimeout> | undefined;
+  /** An external session's rounds (in a worker only: an inline one is refused). */
+  readonly #rounds: RoundWait | undefined;
   /**
    * What the front that made the call in a round does with its result once
    * the rounds are answered (its own reply), kept here by that front.
@@ -174,12 +147,15 @@ export class SessionHandle {
     readonly external?: ExternalOptions,
   ) {
     this.#mark = mark;
+    this.#rounds = external === undefined || !(runner instanceof WorkerRunner)
+      ? undefined
+      : new RoundWait(id, external, (why) => host.end(id, why));
   }
 
   /** Runs `op` after the calls before it; its result, or its error thrown as a ServiceError. */
   run(op: SessionOp): Promise<unknown> {
     if (this.ended !== undefined) return Promise.reject(this.#gone());
-    if (this.#inRound) return Promise.reject(this.#busyInRound());
+    if (this.#rounds?.inRound) return Promise.reject(this.#rounds.busy());
     if (this.calls > MAX_QUEUED_CALLS) {
       return Promise.reject(
         new ServiceError(
@@ -198,17 +174,6 @@ export class SessionHandle {
     });
   }
 
-  #busyInRound(): ServiceError {
-    const r = this.#awaiting;
-    return new ServiceError(
-      409,
-      "awaiting",
-      r === undefined
-        ? `session '${this.id}' is applying the answer to a round; wait for its reply`
-        : `session '${this.id}' awaits the decisions of round ${r.number} (POST /sessions/${this.id}/decisions)`,
-    );
-  }
-
   /**
    * Answers the round awaited with the client's answer (`round` its number,
    * `text` the answer's JSON): the next round, or the call's own result.
@@ -216,25 +181,8 @@ export class SessionHandle {
    */
   async decide(round: number, text: string): Promise<unknown> {
     if (this.ended !== undefined) throw this.#gone();
-    const awaited = this.#awaiting;
-    if (awaited === undefined || !(this.runner instanceof WorkerRunner)) {
-      throw new ServiceError(
-        409,
-        "round",
-        this.#inRound
-          ? `session '${this.id}' is applying an answer already; wait for its reply`
-          : `session '${this.id}' awaits no decisions (no call is at a scheduling round)`,
-      );
-    }
-    if (round !== awaited.number) {
-      throw new ServiceError(
-        409,
-        "round",
-        `session '${this.id}' awaits the decisions of round ${awaited.number}, not round ${round}`,
-      );
-    }
-    this.#awaiting = undefined;
-    clearTimeout(this.#roundTimer);
+    if (this.#rounds === undefined) throw new ServiceError(409, "round", noRound(this.id));
+    this.#rounds.take(round);
     this.calls++;
     try {
       return await this.#settle(() => (this.runner as WorkerRunner).decide(text));
@@ -244,18 +192,9 @@ export class SessionHandle {
     }
   }
 
-  /**
-   * The client of this external session is gone mid-round (a gRPC stream
-   * ended): the session ends, or with onDisconnect "suspend" waits on.
-   */
-  disconnected(): void {
-    if (this.#awaiting === undefined || this.external?.onDisconnect === "suspend") return;
-    this.host.end(this.id, `its client went away at round ${this.#awaiting.number}`);
-  }
-
   async #execute(op: SessionOp): Promise<unknown> {
     if (this.ended !== undefined) throw this.#gone();
-    if (this.#inRound) throw this.#busyInRound();
+    if (this.#rounds?.inRound) throw this.#rounds.busy();
     return await this.#settle(() => this.runner.run(op));
   }
 
@@ -281,14 +220,8 @@ export class SessionHandle {
       );
     }
     if (this.ended !== undefined) throw this.#gone();
-    if (reply.ok === "awaiting") {
-      this.#inRound = true;
-      const posted = reply.awaiting;
-      this.#awaiting = posted;
-      this.#startRoundTimer(posted);
-      return new AwaitingRound(posted.number, posted.json, posted.invalid);
-    }
-    this.#inRound = false;
+    if (reply.ok === "awaiting") return this.#rounds!.began(reply.awaiting);
+    this.#rounds?.done();
     this.#mark = reply.mark;
     if (!reply.ok) {
       if (reply.error.kind === "decision") {
@@ -305,19 +238,6 @@ export class SessionHandle {
     return reply.result;
   }
 
-  #startRoundTimer(posted: PostedRound): void {
-    const budget = this.external?.roundTimeout ?? 0;
-    if (!(budget > 0)) return;
-    this.#roundTimer = setTimeout(() => {
-      if (this.#awaiting !== posted) return;
-      if (this.external?.onDisconnect === "suspend") return;
-      this.host.end(
-        this.id,
-        `no answer to round ${posted.number} within its roundTimeout of ${budget} s`,
-      );
-    }, budget * 1000);
-  }
-
   #gone(): ServiceError {
     return new ServiceError(404, "not_found", `no session '${this.id}' (${this.ended})`);
   }
@@ -330,7 +250,7 @@ export class SessionHandle {
   stop(why: string): void {
     if (this.ended !== undefined) return;
     this.ended = why;
-    clearTimeout(this.#roundTimer);
+    this.#rounds?.stop();
     if (this.runner instanceof InlineRunner) {
       try {
         this.runner.place.session.close();
