@@ -47,7 +47,8 @@ import type {
   SessionMessage,
   SnapshotMessage,
 } from "../io/replay_schema.ts";
-import { defaultRegistry } from "../schedulers/registry.ts";
+import { defaultRegistry, withPolicies } from "../schedulers/registry.ts";
+import { RecordedExternal } from "./_external_replay.ts";
 import type { RecordingSink } from "./recorder.ts";
 import {
   compareMade,
@@ -123,6 +124,8 @@ export class Resimulation {
   readonly mismatches: Mismatch[] = [];
   /** Events applied, sessions and decisions made so far. */
   readonly counts = { events: 0, sessions: 0, decisions: 0 };
+  /** An external session's log: the recorded decisions, its admission policy. */
+  readonly #recorded: RecordedExternal | undefined;
 
   /**
    * Picks and loads the starting snapshot and writes the output's header and
@@ -168,8 +171,14 @@ export class Resimulation {
     this.#outSeq = snap.seq;
     let data = snap.state as SnapshotData;
     if (options.reconfigure !== undefined) data = reconfigure(data, options.reconfigure);
+    let registry = options.registry ?? defaultRegistry();
+    if (data.config.backfillPolicy === "external" && !registry.admissions.has("external")) {
+      // An external session's log: its recorded decisions are the policy.
+      this.#recorded = new RecordedExternal();
+      registry = withPolicies({ admissions: [this.#recorded.admission] }, registry);
+    }
     try {
-      this.#state = restoreSnapshot(data, options.registry ?? defaultRegistry());
+      this.#state = restoreSnapshot(data, registry);
     } catch (e) {
       if (e instanceof EvtsimError && options.reconfigure === undefined) {
         throw new EvtsimError(e.kind, e.message, { file: base.file, line: snap.line });
@@ -267,6 +276,14 @@ export class Resimulation {
     return { markers, event: undefined };
   }
 
+  /**
+   * Readies the policy for `event` before it is applied: an external
+   * session's log re-simulates with the decisions recorded after the event.
+   */
+  prepare(event: ReadEvent): void {
+    this.#recorded?.load(event.sessions);
+  }
+
   /** The snapshot and end markers right after the event just read (to follow it in the output). */
   readMarkers(): Marker[] {
     const markers: Marker[] = [];
@@ -295,6 +312,7 @@ export class Resimulation {
     }
     const { entry, input, sessions } = event;
     const before = this.#state.time;
+    this.prepare(event);
     const r = applyEvent(this.#state, input, entry, this.#events.file);
     this.#state = r.state;
     const decisions = r.rows.decisions;

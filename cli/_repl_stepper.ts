@@ -137,6 +137,7 @@ export class Stepper {
     if (this.#candidate?.before === at) return this.#candidate;
     const item = this.itemAt(at.item) as EventItem;
     const piece = nextPiece(at.state, item.event.input, !at.inEvent);
+    this.sim.prepare(item.event);
     const result = applyEvent(at.state, piece.input, item.event.entry, this.sim.eventsFile);
     this.#candidate = { before: at, item, input: piece.input, last: piece.last, result };
     return this.#candidate;

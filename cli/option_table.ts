@@ -169,6 +169,13 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
       "backfill (admission) policy by registered name, e.g. one from --policy_module (overrides -b)",
   },
   {
+    name: "external_command",
+    kind: "string",
+    placeholder: "CMD",
+    help:
+      "with --admission external: a command (run by sh) that decides every scheduling round, one JSON line each way (docs/external-schedulers.md)",
+  },
+  {
     name: "no_compression",
     kind: "flag",
     help:

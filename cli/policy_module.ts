@@ -238,6 +238,8 @@ export async function logPolicies(
   ];
   for (const [what, name, kind] of names) {
     if (loaded.registry[kind].has(name)) continue;
+    // An external session's log (evtsim serve): its recorded decisions are the policy.
+    if (kind === "admissions" && name === "external") continue;
     throw new EvtsimError(
       "usage",
       `unknown ${what} '${name}': ${

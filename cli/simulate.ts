@@ -45,6 +45,7 @@ import { checkOutputPaths, type NamedPath, optionInputs } from "./paths.ts";
 import { Progress, type ProgressSink } from "./progress.ts";
 import { statisticsBlock } from "./report.ts";
 import { policyRegistry } from "./policy_module.ts";
+import { type ExternalCommand, externalCommand } from "./_external_command.ts";
 import { RunHooks } from "./record_hooks.ts";
 import { applyAdvance, type LoopContext, replayAll, simulateFiles, Yielder } from "./run_loop.ts";
 import { VERSION } from "./version.ts";
@@ -227,6 +228,7 @@ export async function simulateCommand(
   let readSeconds = 0;
   let recorded: string[] = [];
   let runStatistics: Statistics | undefined;
+  let external: ExternalCommand | undefined;
   try {
     // Reading is timed on its own so that a slow parse shows up as such.
     const load = async (path: string, jobsLeft: number): Promise<LoadedInput> => {
@@ -243,7 +245,21 @@ export async function simulateCommand(
       }
       return input;
     };
-    const { registry, modules } = await policyRegistry(str(o, "policy_module"));
+    const loaded = await policyRegistry(str(o, "policy_module"));
+    const { modules } = loaded;
+    let registry = loaded.registry;
+    // --admission external: a command of the user's decides every round.
+    if (admission === "external" || o.has("external_command")) {
+      const command = str(o, "external_command");
+      if (command === undefined || admission !== "external") {
+        throw new EvtsimError(
+          "usage",
+          "--admission external and --external_command CMD go together: the command decides every round",
+        );
+      }
+      external = externalCommand(command, registry, () => state?.config.totalNodes);
+      registry = external.registry;
+    }
     const queuesFile = await queuesOf(o, registry);
     const queues = queuesFile?.queues;
     if (queues !== undefined) {
@@ -548,6 +564,8 @@ export async function simulateCommand(
     outputs.abort();
     sink?.destroy();
     throw e;
+  } finally {
+    await external?.close();
   }
 
   const wall = (performance.now() - started) / 1000;

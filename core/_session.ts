@@ -19,7 +19,7 @@ import { describeValue } from "./_input_check.ts";
 import { isThenable, lateCall, policyFailure, returnedPromise } from "./_policy_faults.ts";
 import type { CandidateSearch, PickerSession, SessionContext } from "./picker.ts";
 import type { Placement, PlaceResult, ResourceModel } from "./resource_model.ts";
-import { queueBlock } from "./queues.ts";
+import { queueBlock, type QueueState } from "./queues.ts";
 import type { RunningSet } from "./running.ts";
 import type { JobRecord } from "./types.ts";
 import { type UnplaceableCache, unplaceableCache } from "./_unplaceable.ts";
@@ -68,7 +68,7 @@ export function runRound(w: Working): number {
 class Round implements AdmissionSession, SessionContext, CandidateSearch {
   readonly #w: Working;
   readonly now: number;
-  readonly #session: PickerSession<unknown>;
+  #session: PickerSession<unknown>;
   readonly search: CandidateSearch | undefined;
   #dispatched = 0;
   #ended = false;
@@ -153,6 +153,28 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     }
     this.#current = to;
     return true;
+  }
+
+  restart(): void {
+    if (this.#ended) throw this.#late("restart");
+    const w = this.#w;
+    w.pickerState = this.endSession();
+    this.#current = undefined;
+    let session: PickerSession<unknown>;
+    try {
+      session = w.picker.beginSession(w.pickerState, this);
+    } catch (e) {
+      throw this.#fail(policyFailure(w.picker.name, w.time, e));
+    }
+    if (isThenable(session)) {
+      throw this.#fail(returnedPromise(w.picker.name, "beginSession", w.time, session));
+    }
+    this.#session = session;
+  }
+
+  queueStates(): readonly QueueState[] {
+    if (this.#ended) throw this.#late("queueStates");
+    return this.#w.queues.list;
   }
 
   get recordsDecisions(): boolean {

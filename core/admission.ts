@@ -6,6 +6,7 @@
 
 import type { PendReason, PendReasonCode } from "./decisions.ts";
 import type { CandidateSearch } from "./picker.ts";
+import type { QueueState } from "./queues.ts";
 import type { Placement, PlaceResult, ResourceModel } from "./resource_model.ts";
 import type { RunningSet } from "./running.ts";
 import type { JobRecord } from "./types.ts";
@@ -114,6 +115,21 @@ export interface AdmissionSession {
   readonly memory?: unknown;
   /** Keeps `value` as the policy's state for the next session (never change it afterwards). */
   remember?(value: unknown): void;
+  /**
+   * Optional (the core's sessions have it): ends the picker's pass and starts
+   * a new one from the first candidate still waiting, as the core's next
+   * session would. Candidates passed over without a verdict are offered
+   * again. For a policy that must see every candidate before it decides (an
+   * external scheduler is asked with the whole list), then starts them in
+   * an order of its own.
+   */
+  restart?(): void;
+  /**
+   * Optional (the core's sessions have it): the queue table now, every
+   * defined queue in definition order with its jobs running (empty without
+   * configured queues).
+   */
+  queueStates?(): readonly QueueState[];
 }
 
 /**

@@ -27,6 +27,8 @@ import type { NodeShare } from "./resource_model.ts";
  *   the capacity comes back; or a resource model can never place it, even
  *   on its empty machine: it is held for good (unless the admission policy
  *   is offered such jobs: `Admission.offersUnplaceable`).
+ * - `external`: an external scheduler (`evtsim serve`, admission
+ *   `external`) did not start it and gave no reason of its own.
  *
  * @example
  * ```ts
@@ -45,7 +47,8 @@ export type PendReasonCode =
   | "insufficient_capacity"
   | "topology_fragmented"
   | "head_of_line_blocked"
-  | "exceeds_capacity";
+  | "exceeds_capacity"
+  | "external";
 
 // A record, so that the compiler sees a code missing from the list.
 const CODES: Readonly<Record<PendReasonCode, true>> = {
@@ -59,6 +62,7 @@ const CODES: Readonly<Record<PendReasonCode, true>> = {
   topology_fragmented: true,
   head_of_line_blocked: true,
   exceeds_capacity: true,
+  external: true,
 };
 
 /**
@@ -151,6 +155,8 @@ export const pendReasons: {
   queueClosed(queue: string): PendReason;
   /** Needs `needed` nodes, more than the `capacity` the machine has now: held. */
   exceedsCapacity(needed: number, capacity: number): PendReason;
+  /** An external scheduler (evtsim serve's `admission: "external"`) did not start it. */
+  external(): PendReason;
 } = {
   /** Needs `needed` nodes, `free` are free. */
   insufficientNodes(needed: number, free: number): PendReason {
@@ -218,6 +224,10 @@ export const pendReasons: {
       needed,
       capacity,
     };
+  },
+  /** An external scheduler (evtsim serve's `admission: "external"`) did not start it. */
+  external(): PendReason {
+    return { code: "external", message: "the external scheduler did not start it" };
   },
 };
 

@@ -73,6 +73,7 @@ export class GrpcSession {
   readonly #call: any;
   readonly #waiting = new Map<string, (m: Msg) => void>();
   #next = 1;
+  readonly #unclaimed = new Map<string, Msg[]>();
   /** The status the stream ended with, once it has. */
   ended: Promise<grpc.StatusObject>;
 
@@ -85,8 +86,11 @@ export class GrpcSession {
     // deno-lint-ignore no-explicit-any
     this.#call = (this.#client as any).Session(md);
     this.#call.on("data", (m: Msg) => {
-      const f = this.#waiting.get(String(m.request_id));
-      this.#waiting.delete(String(m.request_id));
+      const id = String(m.request_id);
+      const f = this.#waiting.get(id);
+      this.#waiting.delete(id);
+      // A second message for one request (an external round after an error): kept for `reply`.
+      if (f === undefined) this.#unclaimed.set(id, [...(this.#unclaimed.get(id) ?? []), m]);
       f?.(m);
     });
     this.ended = new Promise((resolve) => {
@@ -101,6 +105,13 @@ export class GrpcSession {
       this.#waiting.set(requestId, resolve);
       this.#call.write({ request_id: requestId, ...body });
     });
+  }
+
+  /** The next message for `requestId` that no request waited for (or the next to come). */
+  reply(requestId: string): Promise<Msg> {
+    const kept = this.#unclaimed.get(requestId);
+    if (kept !== undefined && kept.length > 0) return Promise.resolve(kept.shift()!);
+    return new Promise((resolve) => this.#waiting.set(requestId, resolve));
   }
 
   /** Sends a request and returns its reply's payload; throws on an ErrorResponse. */

@@ -53,6 +53,7 @@ import { LIVE_ROWS } from "./_fault_rows_m-live.ts";
 import { H_GAPS_ROWS } from "./_fault_rows_h_gaps.ts";
 import { FAIL_ROWS } from "./_fault_rows_fail.ts";
 import { REDIS_ROWS } from "./_fault_rows_redis.ts";
+import { EXT_ROWS } from "./_fault_rows_ext.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1230,6 +1231,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...H_GAPS_ROWS,
   ...FAIL_ROWS,
   ...REDIS_ROWS,
+  ...EXT_ROWS,
 ];
 
 for (const row of CATALOGUE) {

@@ -7,6 +7,7 @@ import type { JobSpec } from "../../core/types.ts";
 import type { PolicyRegistry } from "../../core/policies.ts";
 import type { Machine } from "../../core/machine.ts";
 import { machineInput } from "../../io/_machine_demands.ts";
+import type { AskClient } from "./_external.ts";
 import {
   type FinishSummary,
   type OutputField,
@@ -105,6 +106,8 @@ export interface SessionInit {
   readonly spillDir?: string;
   /** The server's `--machine` (plain data: the model is built where the session runs). */
   readonly machine?: Machine;
+  /** An external session's answer channel (_external_channel.ts). */
+  readonly channel?: SharedArrayBuffer;
 }
 
 /** An error as it crosses the boundary. */
@@ -114,10 +117,27 @@ export interface OpError {
   readonly message: string;
 }
 
-/** The answer to one call: its result or its error, and where the recording stands. */
+/**
+ * The answer to one call: its result or its error, and where the recording
+ * stands; or, for a call of an external session that reached a scheduling
+ * round, the round its client must answer (`awaiting`; `invalid`: why the
+ * last answer was refused). The call goes on once it is answered.
+ */
 export type OpReply =
   | { readonly ok: true; readonly result: unknown; readonly mark?: RecordingMark }
-  | { readonly ok: false; readonly error: OpError; readonly mark?: RecordingMark };
+  | { readonly ok: false; readonly error: OpError; readonly mark?: RecordingMark }
+  | { readonly ok: "awaiting"; readonly awaiting: PostedRound; readonly mark?: undefined };
+
+/**
+ * A round as it crosses from the session's worker: its number and its JSON
+ * text (made there, so the server's thread only copies it into replies),
+ * and why the last answer was refused (reask).
+ */
+export interface PostedRound {
+  readonly number: number;
+  readonly json: string;
+  readonly invalid?: string;
+}
 
 /** One session where it runs: the session and its finished output (served in pages). */
 export class SessionPlace {
@@ -128,11 +148,12 @@ export class SessionPlace {
   /** Creates the session of `init` (with `registry` for its policy names). */
   static create(
     init: SessionInit,
-    env: Omit<SessionEnv, "registry" | "machine">,
+    env: Omit<SessionEnv, "registry" | "machine" | "ask">,
     registry?: PolicyRegistry,
+    ask?: AskClient,
   ) {
     const machine = init.machine === undefined ? undefined : machineInput(init.machine);
-    const session = new Session({ ...env, registry, machine }, init.id, init.params);
+    const session = new Session({ ...env, registry, machine, ask }, init.id, init.params);
     if (env.recordDir !== undefined) session.startRecording();
     return new SessionPlace(session);
   }
@@ -143,7 +164,12 @@ export class SessionPlace {
       const result = this.#run(op);
       return { ok: true, result, mark: this.session.recordingMark() };
     } catch (e) {
-      return { ok: false, error: opError(e), mark: this.session.recordingMark() };
+      // An invalid answer with onInvalid "fail": the session ends (the host ends it).
+      const failure = this.session.externalFailure;
+      const error: OpError = failure === undefined
+        ? opError(e)
+        : { status: 409, kind: "decision", message: failure };
+      return { ok: false, error, mark: this.session.recordingMark() };
     }
   }
 

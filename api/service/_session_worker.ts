@@ -16,11 +16,15 @@ import type { PolicyRegistry } from "../../core/policies.ts";
 import {
   opError,
   type OpReply,
+  type PostedRound,
   type SessionInit,
   type SessionOp,
   SessionPlace,
 } from "./_session_ops.ts";
 import { warmUp } from "./_warm_up.ts";
+import type { AskClient } from "./_external.ts";
+import { awaitAnswer, expectAnswer } from "./_external_channel.ts";
+import { EvtsimError } from "../../core/errors.ts";
 
 /** What a worker does as soon as it starts. */
 export interface WorkerPrepare {
@@ -38,6 +42,8 @@ const scope = self as unknown as {
 };
 
 let place: SessionPlace | undefined;
+/** The seq of the call being answered (an external round is posted under it). */
+let current = 0;
 /** The registry of the policy module, loaded by `prepare` (or its error). */
 let prepared: Promise<PolicyRegistry | undefined> = Promise.resolve(undefined);
 
@@ -62,15 +68,37 @@ function prepare(p: WorkerPrepare): OpReply {
 async function init(m: SessionInit): Promise<OpReply> {
   try {
     const registry = await prepared;
-    place = SessionPlace.create(m, {
-      recordDir: m.recordDir,
-      snapshotInterval: m.snapshotInterval,
-      spillDir: m.spillDir,
-    }, registry);
+    place = SessionPlace.create(
+      m,
+      {
+        recordDir: m.recordDir,
+        snapshotInterval: m.snapshotInterval,
+        spillDir: m.spillDir,
+      },
+      registry,
+      m.channel === undefined ? undefined : asker(m.channel),
+    );
     return { ok: true, result: true, mark: place.session.recordingMark() };
   } catch (e) {
     return { ok: false, error: opError(e) };
   }
+}
+
+// An external round: posted as the running call's interim reply, then the
+// worker blocks (its step cannot return) until the server writes the answer.
+function asker(channel: SharedArrayBuffer): AskClient {
+  return (message) => {
+    expectAnswer(channel);
+    const awaiting: PostedRound = {
+      number: message.round.round,
+      json: JSON.stringify(message.round),
+      ...("invalid" in message ? { invalid: message.invalid } : {}),
+    };
+    scope.postMessage({ seq: current, ok: "awaiting", awaiting });
+    const text = awaitAnswer(channel);
+    if (text === undefined) throw new EvtsimError("state", "the session is ending");
+    return text;
+  };
 }
 
 scope.onmessage = async (e: MessageEvent) => {
@@ -80,6 +108,7 @@ scope.onmessage = async (e: MessageEvent) => {
     init?: SessionInit;
     op?: SessionOp;
   };
+  current = m.seq;
   const reply = m.prepare !== undefined
     ? prepare(m.prepare)
     : m.init !== undefined

@@ -7,6 +7,7 @@
 
 import type { OpReply, SessionInit, SessionOp } from "./_session_ops.ts";
 import type { WorkerPrepare } from "./_session_worker.ts";
+import { cancelWait, writeAnswer } from "./_external_channel.ts";
 
 /** Where one session runs. */
 export interface Runner {
@@ -26,6 +27,10 @@ export class WorkerRunner implements Runner {
   readonly #waiting = new Map<number, (r: OpReply) => void>();
   #seq = 0;
   #failed: string | undefined;
+  /** An external session's answer channel, once its session is created. */
+  #channel: SharedArrayBuffer | undefined;
+  /** The call whose external round the worker is blocked on. */
+  #awaiting: number | undefined;
 
   /** Starts the worker; it prepares (`prepare`) before anything else it is sent. */
   constructor(prepare: WorkerPrepare) {
@@ -36,6 +41,7 @@ export class WorkerRunner implements Runner {
       const { seq, ...reply } = e.data as { seq: number } & OpReply;
       const f = this.#waiting.get(seq);
       this.#waiting.delete(seq);
+      this.#awaiting = reply.ok === "awaiting" ? seq : undefined;
       f?.(reply as OpReply);
     };
     this.#worker.onerror = (e: ErrorEvent) => {
@@ -78,7 +84,25 @@ export class WorkerRunner implements Runner {
   }
 
   init(init: SessionInit): Promise<OpReply> {
+    this.#channel = init.channel;
     return this.#send({ init });
+  }
+
+  /**
+   * Hands the client's answer to the worker blocked at a round; resolves
+   * with the call's next reply (another round, or the call's own result).
+   */
+  decide(text: string): Promise<OpReply> {
+    const seq = this.#awaiting;
+    if (seq === undefined || this.#channel === undefined || this.#failed !== undefined) {
+      return Promise.resolve(internal("no round is awaited"));
+    }
+    this.#awaiting = undefined;
+    const channel = this.#channel;
+    return new Promise((resolve) => {
+      this.#waiting.set(seq, resolve);
+      writeAnswer(channel, text);
+    });
   }
 
   run(op: SessionOp): Promise<OpReply> {
@@ -87,6 +111,8 @@ export class WorkerRunner implements Runner {
 
   stop(): void {
     this.#failed ??= "stopped";
+    // A worker blocked at a round is woken first (terminating alone may not interrupt a wait).
+    if (this.#channel !== undefined) cancelWait(this.#channel);
     this.#worker.terminate();
     for (const f of this.#waiting.values()) f(internal("stopped"));
     this.#waiting.clear();

@@ -12,7 +12,11 @@
 // protocol has no message for (cancel, external end, updates, decisions,
 // recording control); `change_capacity` is evtsim's own, HTTP's capacity
 // call with its decoder. The session is dropped when the stream ends without
-// `finish_simulation`.
+// `finish_simulation` (an external session at a round: as its onDisconnect
+// says). An external session's rounds (docs/external-schedulers.md) come as
+// `round_request`s echoing the request that reached them, answered by
+// `decide` messages, which bypass the queue of requests (that request waits
+// for them).
 
 import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
@@ -23,7 +27,9 @@ import { capacityOp, type FinishSummary, type SessionOp } from "./_session_ops.t
 import type { JobDemandFields } from "./_machine_session.ts";
 import { parseMeasureWindow } from "../../io/stats_json.ts";
 import { parseTrim } from "../../core/_metrics_breakdowns.ts";
-import type { SessionHandle, SessionHost } from "./session_host.ts";
+import { AwaitingRound, type SessionHandle, type SessionHost } from "./session_host.ts";
+import { DecisionsSchema, ExternalOptionsSchema } from "./external_schemas.ts";
+import type { ExternalOptions } from "./_external.ts";
 import { ServiceError, type SessionMetricOptions, type SessionStatistics } from "./sessions.ts";
 import { tokenMatches } from "./token.ts";
 
@@ -159,11 +165,23 @@ const PROTO_FIELD: Readonly<Record<string, string>> = {
   submitTime: "submit_time",
 };
 
+/** An answer a round waits for: the original request's id and where its reply goes. */
+interface RoundWait {
+  readonly requestId: string;
+  readonly round: number;
+  resolve(result: unknown): void;
+  reject(e: unknown): void;
+}
+
 /** One stream's state: the session its `init` created, if any. */
 class StreamSession {
   #id: string | undefined;
+  /** The request being answered (its id is echoed by its rounds). */
+  #requestId = "0";
+  /** A call of an external session at a round: what the next `decide` answers. */
+  #wait: RoundWait | undefined;
 
-  constructor(readonly host: SessionHost) {}
+  constructor(readonly host: SessionHost, readonly send: (m: Msg) => Promise<void>) {}
 
   /**
    * The stream's session. One that is gone (deleted over HTTP, expired, over
@@ -183,8 +201,71 @@ class StreamSession {
     return this.host.get(this.#id);
   }
 
-  #run(op: SessionOp): Promise<unknown> {
-    return this.session.run(op);
+  /**
+   * Runs a call; at each round of an external session it sends a
+   * round_request (echoing the request's id) and waits for the `decide`
+   * that answers it, so the request's own reply comes once the call is done.
+   */
+  async #run(op: SessionOp): Promise<unknown> {
+    const session = this.session;
+    let r = await session.run(op);
+    while (r instanceof AwaitingRound) {
+      const requestId = this.#requestId;
+      if (r.invalid !== undefined) {
+        await this.send({ request_id: requestId, error: { message: r.invalid } });
+      }
+      const { round, json } = r;
+      const answered = new Promise<unknown>((resolve, reject) => {
+        this.#wait = { requestId, round, resolve, reject };
+      });
+      await this.send({ request_id: requestId, round_request: { round_json: json } });
+      r = await answered;
+    }
+    return r;
+  }
+
+  /**
+   * A `decide` message: hands the answer to the round awaited. Refused
+   * (an ErrorResponse, the round still awaited) when none is awaited, for
+   * another request, or malformed; an invalid answer comes back as the
+   * round again (reask) or ends the waiting request (fail).
+   */
+  async decide(requestId: string, body: Msg): Promise<void> {
+    const fail = (message: string) => this.send({ request_id: requestId, error: { message } });
+    const wait = this.#wait;
+    if (wait === undefined) {
+      return await fail("no round is awaited (no request is at a scheduling round)");
+    }
+    const original = String(body.request_id ?? "0");
+    if (original !== wait.requestId) {
+      return await fail(
+        `decide.request_id ${original}: the round awaited is request ${wait.requestId}'s`,
+      );
+    }
+    let answer: { round: number };
+    try {
+      const parsed = DecisionsSchema.safeParse(JSON.parse(String(body.decisions_json ?? "")));
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return await fail(
+          `decisions_json: ${issue.path.length ? `${issue.path.join(".")}: ` : ""}${issue.message}`,
+        );
+      }
+      answer = parsed.data;
+    } catch {
+      return await fail("decisions_json is not valid JSON");
+    }
+    let r: unknown;
+    try {
+      r = await this.session.decide(answer.round, JSON.stringify(answer));
+    } catch (e) {
+      if (e instanceof ServiceError && e.kind === "round") return await fail(e.message);
+      this.#wait = undefined;
+      wait.reject(e);
+      return;
+    }
+    this.#wait = undefined;
+    wait.resolve(r);
   }
 
   /**
@@ -209,13 +290,18 @@ class StreamSession {
   }
 
   /** Answers one request: [response field, response message]. */
-  async answer(kind: string, body: Msg): Promise<[string, Msg, (() => void)?]> {
+  async answer(
+    kind: string,
+    body: Msg,
+    requestId = "0",
+  ): Promise<[string, Msg, (() => void)?]> {
+    this.#requestId = requestId;
     switch (kind) {
       case "init":
         return ["init", await this.#init(body)];
       case "finish_simulation": {
         const s = this.session;
-        const { head } = await s.run({ op: "finish", runToCompletion: true }) as FinishSummary;
+        const { head } = await this.#run({ op: "finish", runToCompletion: true }) as FinishSummary;
         this.#id = undefined;
         const st = head.statistics;
         // Dropped once the reply was written, not before.
@@ -341,6 +427,23 @@ class StreamSession {
       }
     }
     const admission = str("admission");
+    let external: ExternalOptions | undefined;
+    if (str("external_json") !== "") {
+      let given: unknown;
+      try {
+        given = JSON.parse(str("external_json"));
+      } catch {
+        bad("external_json is not valid JSON");
+      }
+      const parsed = ExternalOptionsSchema.safeParse(given);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        bad(
+          `external_json: ${issue.path.length ? `${issue.path.join(".")}: ` : ""}${issue.message}`,
+        );
+      }
+      external = parsed.data;
+    }
     const cut = str("on_capacity_cut"), semantics = str("capacity_semantics");
     if (cut !== "") pick("on_capacity_cut", CAPACITY_CUT, "drain");
     if (semantics !== "") pick("capacity_semantics", CAPACITY_SEMANTICS, "evtsim");
@@ -355,6 +458,7 @@ class StreamSession {
       runTimeMode: pick("run_time_mode", RUN_TIME, "actual") as RunTimeMode,
       ...(str("picker") === "" ? {} : { picker: str("picker") }),
       ...(admission === "" ? {} : { admission }),
+      ...(external === undefined ? {} : { external }),
       ...(pickerSettings === undefined ? {} : { pickerSettings }),
       ...metricOptionsOf(m, str),
       ...(cut === "" ? {} : { onCapacityCut: cut as "drain" | "kill" }),
@@ -364,8 +468,30 @@ class StreamSession {
     return { ok: true, session_id: session.id };
   }
 
+  /**
+   * The client went away while a request waits at a round: that request
+   * ends (its reply an error, if it can still be written) and the session
+   * follows its onDisconnect: "suspend" keeps it, its round awaited and
+   * answerable over HTTP until --session_idle_timeout; "end" lets `close`
+   * end it as any unfinished session.
+   */
+  abandonRound(): void {
+    const wait = this.#wait;
+    if (wait === undefined) return;
+    this.#wait = undefined;
+    wait.reject(new ServiceError(409, "state", "the stream ended at a round"));
+    const s = this.#id !== undefined && this.host.has(this.#id)
+      ? this.host.get(this.#id)
+      : undefined;
+    if (s?.external?.onDisconnect === "suspend") {
+      s.continuation = undefined;
+      this.#id = undefined;
+    }
+  }
+
   /** The stream ended or broke: drop a session that was not finished. */
   close(): void {
+    this.abandonRound();
     if (this.#id === undefined) return;
     this.host.end(this.#id, "its gRPC stream ended");
     this.#id = undefined;
@@ -384,17 +510,34 @@ function handle(call: Call, host: SessionHost, token: string | undefined): void 
       return;
     }
   }
-  const stream = new StreamSession(host);
+  const stream = new StreamSession(
+    host,
+    (reply) =>
+      !call.writable || call.destroyed
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => call.write(reply, () => resolve())),
+  );
   // Requests are answered one at a time, in order (a session's calls are ordered anyway).
   let tail: Promise<void> = Promise.resolve();
   call.on("data", (m: Msg) => {
+    // An answer to a round goes to the request waiting at it (that request holds the order).
+    if (m.request === "decide") {
+      void stream.decide(String(m.request_id ?? "0"), (m.decide ?? {}) as Msg).catch((e) =>
+        console.error(`evtsim serve: internal error: ${(e as Error)?.stack ?? e}`)
+      );
+      return;
+    }
     tail = tail.then(async () => {
       const requestId = m.request_id ?? "0";
       const kind = typeof m.request === "string" ? m.request : "";
       let reply: Msg;
       let after: (() => void) | undefined;
       try {
-        const [field, body, then] = await stream.answer(kind, (m[kind] ?? {}) as Msg);
+        const [field, body, then] = await stream.answer(
+          kind,
+          (m[kind] ?? {}) as Msg,
+          String(requestId),
+        );
         reply = { request_id: requestId, [field]: body };
         after = then;
       } catch (e) {
@@ -409,6 +552,8 @@ function handle(call: Call, host: SessionHost, token: string | undefined): void 
     });
   });
   call.on("end", () => {
+    // A request waiting at a round can never be answered now.
+    stream.abandonRound();
     void tail.then(() => {
       stream.close();
       call.end();

@@ -8,7 +8,7 @@
 // 409 for a call the session's state refuses (time going back, a job that
 // is not waiting), 413 for a body over 1 MiB, 429 when --max_sessions are open.
 
-import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
@@ -21,7 +21,9 @@ import {
   type OutputField,
   type SessionOp,
 } from "./_session_ops.ts";
-import type { SessionHandle, SessionHost } from "./session_host.ts";
+import { AwaitingRound, type SessionHandle, type SessionHost } from "./session_host.ts";
+import { AwaitingSchema, DecisionsSchema } from "./external_schemas.ts";
+import { PROTOCOL_VERSION } from "./_external.ts";
 import { ServiceError, type SessionParams } from "./sessions.ts";
 import { tokenMatches } from "./token.ts";
 
@@ -69,9 +71,21 @@ function jobParam(c: Context): number {
 
 /** The routes: method, path, schemas and the session-layer call each makes. */
 function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
+  // A call of an external session may reach a scheduling round: it is then
+  // answered with the round, and its own reply (`finalize`) waits for the
+  // answers (POST /sessions/{id}/decisions).
+  const op = async (
+    session: SessionHandle,
+    o: SessionOp,
+    finalize: (result: unknown) => unknown = (r) => r,
+  ) => {
+    const r = await session.run(o);
+    if (!(r instanceof AwaitingRound)) return finalize(r);
+    session.continuation = finalize;
+    return r.response();
+  };
   const step = (session: SessionHandle, method: string, ...args: unknown[]) =>
-    session.run({ op: "step", method, args });
-  const op = (session: SessionHandle, o: SessionOp) => session.run(o);
+    op(session, { op: "step", method, args });
   return [
     {
       method: "get",
@@ -96,7 +110,11 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       status: 201,
       handler: async (c) => {
         const s = await host.create(valid<SessionParams>(c, "json"));
-        return { sessionId: s.id, recording: await op(s, { op: "recordingStatus" }) };
+        return {
+          sessionId: s.id,
+          recording: await op(s, { op: "recordingStatus" }),
+          ...(s.external === undefined ? {} : { protocol: PROTOCOL_VERSION }),
+        };
       },
     },
     {
@@ -288,8 +306,28 @@ function routes(host: SessionHost, document: () => unknown): RouteSpec[] {
       response: S.OutputSchema,
       handler: async (c, s) => {
         const b = valid<{ runToCompletion?: boolean }>(c, "json");
-        const summary = await op(s!, { op: "finish", runToCompletion: b.runToCompletion ?? true });
-        return outputStream(host, s!, summary as FinishSummary);
+        return await op(
+          s!,
+          { op: "finish", runToCompletion: b.runToCompletion ?? true },
+          (summary) => outputStream(host, s!, summary as FinishSummary),
+        );
+      },
+    },
+    {
+      method: "post",
+      path: "/sessions/{id}/decisions",
+      summary:
+        "An external session: answer the round awaited; replies with the next round or the waiting call's own reply",
+      params: S.SessionParam,
+      body: DecisionsSchema,
+      response: z.union([AwaitingSchema, z.record(z.string(), z.unknown())]),
+      handler: async (c, s) => {
+        const body = valid<{ round: number }>(c, "json");
+        const r = await s!.decide(body.round, JSON.stringify(body));
+        if (r instanceof AwaitingRound) return r.response();
+        const finalize = s!.continuation ?? ((x: unknown) => x);
+        s!.continuation = undefined;
+        return await finalize(r);
       },
     },
     {
@@ -471,12 +509,23 @@ export function httpApp(host: SessionHost, options: HttpOptions): OpenAPIHono {
       responses: {
         [r.status ?? 200]: {
           description: r.summary,
-          content: { "application/json": { schema: r.response } },
+          content: {
+            "application/json": {
+              // A call that moves the clock may stop at an external session's round.
+              schema: r.response === S.StepSchema || r.response === S.IdsSchema ||
+                  r.response === S.OutputSchema
+                ? z.union([r.response, AwaitingSchema])
+                : r.response,
+            },
+          },
         },
         400: errorResponse("invalid request"),
         401: errorResponse("missing or wrong token"),
         404: errorResponse("unknown session, job or route"),
-        409: errorResponse("refused by the session's state"),
+        409: errorResponse(
+          "refused by the session's state; an external session's answer refused (kind decision), " +
+            "for a round not awaited (round), or another call while a round is awaited (awaiting)",
+        ),
         413: errorResponse("body over 1 MiB"),
         429: errorResponse("too many sessions, or too many calls waiting on this session"),
         503: errorResponse("the call ran over the session's time budget (--call_time_limit)"),

@@ -3,6 +3,7 @@
 // them (http.ts), so the document and the checks cannot drift apart.
 
 import { z } from "@hono/zod-openapi";
+import { ExternalOptionsSchema } from "./external_schemas.ts";
 
 const time = z.number().openapi({ description: "Simulation time in seconds (finite)" });
 const count = z.number().int().nonnegative();
@@ -71,8 +72,10 @@ export const CreateSessionSchema = z.object({
   admission: z.string().min(1).max(256).optional().openapi({
     description:
       "A registered admission (backfill) policy's name, e.g. easy_extra, conservative_profile " +
-      "or one from the server's --policy_module; overrides backfillPolicy",
+      "or one from the server's --policy_module; overrides backfillPolicy; " +
+      "external: the client decides at every scheduling round (POST /sessions/{id}/decisions)",
   }),
+  external: ExternalOptionsSchema.optional(),
   pickerSettings: z.record(z.string(), z.unknown()).optional().openapi({
     description:
       "Settings per picker name, e.g. { fairshare: { by, halfLife, maxAge, weights, shares } }",
@@ -269,6 +272,9 @@ export const RecordingStatusSchema = z.object({
 export const CreatedSchema = z.object({
   sessionId: z.string(),
   recording: RecordingStatusSchema,
+  protocol: z.number().optional().openapi({
+    description: "An external session: the decision protocol's version",
+  }),
 }).openapi("Created");
 
 export const IdsSchema = CallRowsSchema.extend({ ids: z.array(z.number()) }).openapi("JobIds");

@@ -24,6 +24,11 @@ import {
   SessionPlace,
 } from "./_session_ops.ts";
 import { type Runner, WorkerPool, WorkerRunner } from "./_worker_pool.ts";
+import type { ExternalOptions } from "./_external.ts";
+import { newChannel } from "./_external_channel.ts";
+import { noRound, RoundWait } from "./_external_rounds.ts";
+
+export { AwaitingRound } from "./_external_rounds.ts";
 import {
   newSessionId,
   type RecordingMark,
@@ -124,6 +129,13 @@ export class SessionHandle {
   #mark: RecordingMark | undefined;
   /** Why the session is gone (set once it is ended). */
   ended: string | undefined;
+  /** An external session's rounds (in a worker only: an inline one is refused). */
+  readonly #rounds: RoundWait | undefined;
+  /**
+   * What the front that made the call in a round does with its result once
+   * the rounds are answered (its own reply), kept here by that front.
+   */
+  continuation: ((result: unknown) => unknown) | undefined;
 
   constructor(
     readonly host: SessionHost,
@@ -131,13 +143,19 @@ export class SessionHandle {
     readonly name: string,
     readonly runner: Runner,
     mark: RecordingMark | undefined,
+    /** The options of an external session (`admission: "external"`). */
+    readonly external?: ExternalOptions,
   ) {
     this.#mark = mark;
+    this.#rounds = external === undefined || !(runner instanceof WorkerRunner)
+      ? undefined
+      : new RoundWait(id, external, (why) => host.end(id, why));
   }
 
   /** Runs `op` after the calls before it; its result, or its error thrown as a ServiceError. */
   run(op: SessionOp): Promise<unknown> {
     if (this.ended !== undefined) return Promise.reject(this.#gone());
+    if (this.#rounds?.inRound) return Promise.reject(this.#rounds.busy());
     if (this.calls > MAX_QUEUED_CALLS) {
       return Promise.reject(
         new ServiceError(
@@ -156,8 +174,32 @@ export class SessionHandle {
     });
   }
 
+  /**
+   * Answers the round awaited with the client's answer (`round` its number,
+   * `text` the answer's JSON): the next round, or the call's own result.
+   * A round that is not the one awaited is refused (409 `round`).
+   */
+  async decide(round: number, text: string): Promise<unknown> {
+    if (this.ended !== undefined) throw this.#gone();
+    if (this.#rounds === undefined) throw new ServiceError(409, "round", noRound(this.id));
+    this.#rounds.take(round);
+    this.calls++;
+    try {
+      return await this.#settle(() => (this.runner as WorkerRunner).decide(text));
+    } finally {
+      this.calls--;
+      this.lastUsed = performance.now();
+    }
+  }
+
   async #execute(op: SessionOp): Promise<unknown> {
     if (this.ended !== undefined) throw this.#gone();
+    if (this.#rounds?.inRound) throw this.#rounds.busy();
+    return await this.#settle(() => this.runner.run(op));
+  }
+
+  /** Runs a call (or an answer's continuation) within the call time limit; maps its reply. */
+  async #settle(call: () => Promise<OpReply>): Promise<unknown> {
     this.lastUsed = performance.now();
     const limit = this.host.callTimeLimit;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -166,7 +208,7 @@ export class SessionHandle {
         timer = setTimeout(() => resolve("over"), limit * 1000);
       }
     });
-    const reply = await Promise.race([this.runner.run(op), over]);
+    const reply = await Promise.race([call(), over]);
     clearTimeout(timer);
     if (reply === "over") {
       this.host.end(this.id, `its call ran over the time budget (--call_time_limit ${limit} s)`);
@@ -178,8 +220,19 @@ export class SessionHandle {
       );
     }
     if (this.ended !== undefined) throw this.#gone();
+    if (reply.ok === "awaiting") return this.#rounds!.began(reply.awaiting);
+    this.#rounds?.done();
     this.#mark = reply.mark;
     if (!reply.ok) {
+      if (reply.error.kind === "decision") {
+        // onInvalid "fail": the refused answer ends the session.
+        this.host.end(this.id, `an invalid answer ended it: ${reply.error.message}`);
+        throw new ServiceError(
+          409,
+          "decision",
+          `${reply.error.message} (onInvalid fail: session ended)`,
+        );
+      }
       throw new ServiceError(reply.error.status, reply.error.kind, reply.error.message);
     }
     return reply.result;
@@ -197,6 +250,7 @@ export class SessionHandle {
   stop(why: string): void {
     if (this.ended !== undefined) return;
     this.ended = why;
+    this.#rounds?.stop();
     if (this.runner instanceof InlineRunner) {
       try {
         this.runner.place.session.close();
@@ -217,6 +271,8 @@ export class SessionHost {
   readonly callTimeLimit: number;
   readonly #options: SessionHostOptions;
   readonly #sessions = new Map<string, SessionHandle>();
+  /** Why the last external sessions ended other than by finish or delete (their 404s say it). */
+  readonly #externalEnds = new Map<string, string>();
   #creating = 0;
   /** The server's temp folder: one folder per worker session for its finish rows. */
   #spillRoot: string | undefined;
@@ -318,7 +374,8 @@ export class SessionHost {
         const spillDir = `${this.#spillRoot}/${id}`;
         Deno.mkdirSync(spillDir);
         const w = this.#workers.take();
-        reply = await w.init({ ...init, spillDir });
+        const channel = params.admission === "external" ? { channel: newChannel() } : {};
+        reply = await w.init({ ...init, spillDir, ...channel });
         if (!reply.ok) {
           w.stop();
           this.#removeSpill(id);
@@ -330,7 +387,14 @@ export class SessionHost {
       this.#creating--;
       if (runner === undefined) this.#fillSpares();
     }
-    const handle = new SessionHandle(this, id, params.name ?? "session", runner, reply.mark);
+    const handle = new SessionHandle(
+      this,
+      id,
+      params.name ?? "session",
+      runner,
+      reply.mark,
+      params.admission === "external" ? params.external ?? {} : undefined,
+    );
     this.#sessions.set(id, handle);
     this.#fillSpares();
     this.#startSweeper();
@@ -348,7 +412,14 @@ export class SessionHost {
   /** The session `id`; 404 if there is none. */
   get(id: string): SessionHandle {
     const s = this.#sessions.get(id);
-    if (s === undefined) throw new ServiceError(404, "not_found", `no session '${id}'`);
+    if (s === undefined) {
+      const why = this.#externalEnds.get(id);
+      throw new ServiceError(
+        404,
+        "not_found",
+        `no session '${id}'${why === undefined ? "" : ` (${why})`}`,
+      );
+    }
     return s;
   }
 
@@ -380,6 +451,13 @@ export class SessionHost {
     this.#sessions.delete(id);
     if (this.#sessions.size === 0) this.#stopSweeper();
     s.stop(why);
+    // An external client told by a 404 why its session ended (a round timed out, ...).
+    if (s.external !== undefined && why !== "finished" && why !== "deleted") {
+      this.#externalEnds.set(id, why);
+      if (this.#externalEnds.size > 256) {
+        this.#externalEnds.delete(this.#externalEnds.keys().next().value!);
+      }
+    }
     this.#removeSpill(id);
     // A slot is free again: a spare may take it.
     this.#pool?.fill();

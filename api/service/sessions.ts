@@ -43,6 +43,13 @@ import { ServiceError, serviceError } from "./service_error.ts";
 // Re-exported where the fronts have always found them.
 export { ServiceError, serviceError };
 import type { ResourceMetrics } from "../../core/_metrics_resources.ts";
+import { defaultRegistry, withPolicies } from "../../schedulers/registry.ts";
+import {
+  type AskClient,
+  type ExternalAdmission,
+  externalAdmission,
+  type ExternalOptions,
+} from "./_external.ts";
 
 /** Parameters a session is created with (checked by the fronts' schemas first). */
 export interface SessionParams extends
@@ -83,6 +90,11 @@ export interface SessionParams extends
    * `backfillPolicy`.
    */
   readonly admission?: string;
+  /**
+   * With `admission: "external"`: the round's time budget, and what an
+   * invalid answer or a silent client does (docs/external-schedulers.md).
+   */
+  readonly external?: ExternalOptions;
   /** Bounded-slowdown threshold τ of the finish reply's metrics, seconds > 0 (default 10). */
   readonly bsldTau?: number;
   /** The finish reply's metrics measure only jobs submitted in `[start, end)` seconds. */
@@ -194,6 +206,11 @@ export interface SessionEnv {
   readonly spillDir?: string;
   /** The server's `--machine`: every session runs on it. */
   readonly machine?: MachineInput;
+  /**
+   * How an external session asks its client (a session worker's blocking
+   * call); without it `admission: "external"` is refused.
+   */
+  readonly ask?: AskClient;
 }
 
 /** Where a recording stands after a call: what the host needs to end it cleanly itself. */
@@ -263,6 +280,10 @@ export class Session {
   #paired = false;
   /** Job rows with simulate's extended columns (`waitTime`, `boundedSlowdown`, `nodes`). */
   readonly #extended: boolean;
+  /** The policy of an `admission: "external"` session. */
+  readonly #external: ExternalAdmission | undefined;
+  /** Jobs the running append call adds (their ids are known to an external round). */
+  #appending = 0;
   /** The capacity changes made so far, for the utilization (as simulate's --capacity_schedule). */
   readonly #capacity: { time: number; capacity: number }[] = [];
 
@@ -275,6 +296,7 @@ export class Session {
       trim,
       resourceColumns,
       extendedOutput,
+      external,
       ...given
     } = params;
     if (name !== undefined && !NAME.test(name)) {
@@ -309,6 +331,27 @@ export class Session {
       ? this.#machine.config(plain)
       : { ...plain, totalNodes: plain.totalNodes! };
     const config = admission === undefined ? base : { ...base, backfillPolicy: admission };
+    let registry = env.registry;
+    if (admission === "external") {
+      if (env.ask === undefined) {
+        throw new ServiceError(
+          400,
+          "usage",
+          "admission external needs sessions in workers (an inline session cannot pause a call for its client)",
+        );
+      }
+      this.#external = externalAdmission({
+        ask: env.ask,
+        onInvalid: external?.onInvalid ?? "reask",
+        ...(plain.totalNodes === undefined ? {} : { totalNodes: plain.totalNodes }),
+        known: (job) =>
+          Number.isSafeInteger(job) && job >= 0 &&
+          job < this.#sim.state.nextJobId + this.#appending,
+      });
+      registry = withPolicies({ admissions: [this.#external] }, registry ?? defaultRegistry());
+    } else if (external !== undefined) {
+      throw new ServiceError(400, "usage", 'external: only with admission "external"');
+    }
     this.id = id;
     this.name = name ?? "session";
     this.#env = env;
@@ -324,7 +367,7 @@ export class Session {
         decisions: store("decisions"),
       };
       const kept = this.#kept;
-      this.#sim = new Simulation({ ...config, registry: env.registry }, {
+      this.#sim = new Simulation({ ...config, registry }, {
         ...(wants
           ? {
             onDecision: (d: DecisionRow) => {
@@ -372,7 +415,13 @@ export class Session {
     } catch (e) {
       throw serviceError(e);
     }
-    const done = this.call((sim) => sim.appendJobs(specs, { submit }));
+    this.#appending = specs.length;
+    let done;
+    try {
+      done = this.call((sim) => sim.appendJobs(specs, { submit }));
+    } finally {
+      this.#appending = 0;
+    }
     done.result.forEach((id, i) => {
       const { user, account } = jobs[i];
       if (user !== undefined || account !== undefined) this.#owners.set(id, { user, account });
@@ -415,6 +464,8 @@ export class Session {
   /** Why a waiting job waits (404 for a job that is not waiting, or that does not exist: each says which). */
   pendingReason(job: number): PendReason {
     let r: PendReason | undefined;
+    // An external session's probe round must not ask its client.
+    if (this.#external !== undefined) this.#external.probing = true;
     try {
       r = this.call((sim) => sim.pendingReason(job)).result;
     } catch (e) {
@@ -422,6 +473,8 @@ export class Session {
         throw new ServiceError(404, "not_found", e.message);
       }
       throw e;
+    } finally {
+      if (this.#external !== undefined) this.#external.probing = false;
     }
     if (r === undefined) throw new ServiceError(404, "not_found", `job ${job} is not waiting`);
     return r;
@@ -594,6 +647,11 @@ export class Session {
       ...(change.failed === undefined ? {} : { failed: names("failed") }),
       ...(change.time === undefined ? {} : { time: change.time }),
     };
+  }
+
+  /** Why an invalid answer ended this external session (onInvalid: fail), if it did. */
+  get externalFailure(): string | undefined {
+    return this.#external?.failure;
   }
 
   /** The clock now. */
