@@ -39,8 +39,10 @@ class WaitingJob:
     submit_time: float
     num_nodes: int
     time_limit: float
+    priority: float = 0
     queue: Optional[str] = None
     user: Optional[str] = None
+    account: Optional[str] = None
     demand: Optional[Dict[str, Any]] = None
 
     @staticmethod
@@ -50,8 +52,10 @@ class WaitingJob:
             submit_time=j["submitTime"],
             num_nodes=j["numNodes"],
             time_limit=j["timeLimit"],
+            priority=j.get("priority", 0),
             queue=j.get("queue"),
             user=j.get("user"),
+            account=j.get("account"),
             demand=j.get("demand"),
         )
 
