@@ -137,3 +137,12 @@ def fixture_cases():
             "--msec_output" in args,
         ))
     return out
+
+
+def recorded_run_verifies(path):
+    """`evtsim replay LOG --verify` re-simulates the recorded session without its client and
+    finds every decision as recorded."""
+    path = path if os.path.isabs(path) else os.path.join(ROOT, path)
+    code, out, err = evtsim(["replay", path, "--verify"])
+    assert code == 0, out + err
+    assert "verify: every decision matches the recording" in out + err, out + err
