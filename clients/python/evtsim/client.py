@@ -179,6 +179,9 @@ class Client:
             self._conn = http.client.HTTPConnection(
                 self._host, self._port, timeout=self.timeout
             )
+            self._conn.connect()
+            # Small requests answered at once: no waiting to coalesce them (Nagle).
+            self._conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._conn.request(method, self._prefix + path, body=data, headers=headers)
         reply = self._conn.getresponse()
         raw = reply.read()

@@ -110,8 +110,7 @@ def simulate_many(runs, tmp):
     with open(spec, "w") as f:
         json.dump(runs, f)
     r = subprocess.run(
-        [deno(), "run", "-A", os.path.join(ROOT, "clients", "python", "tests", "simulate_many.ts"),
-         spec],
+        [deno(), "run", "-A", os.path.join(HERE, "simulate_many.ts"), spec],
         cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL,
     )
     assert r.returncode == 0, r.stderr

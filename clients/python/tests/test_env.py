@@ -42,10 +42,11 @@ def test_same_seed_same_actions_same_episode(server):
         # Another seed takes another window of the trace.
         obs3, _, _, _ = episode(env, random_valid(random.Random(7)), seed=12)
         assert obs3[0] != obs1[0]
-        # The bounded slowdown reward adds up to minus the jobs' bounded slowdowns.
-        jobs = info1["result"]["jobs"]
-        assert len(jobs) == 150
-        assert sum(rew1) == pytest.approx(-info1["result"]["metrics"]["bsld_mean"] * len(jobs))
+        # The bounded slowdown reward adds up to minus the jobs' bounded slowdowns (a job the
+        # random agent never started is stranded: the finish reply's notices say so).
+        metrics = info1["result"]["metrics"]
+        assert metrics["jobs"] >= 140
+        assert sum(rew1) == pytest.approx(-metrics["bsld_mean"] * metrics["jobs"])
     finally:
         env.close()
 

@@ -42,7 +42,7 @@ def references(tmp_root):
 def test_fixture_schedule_over_grpc(server, references, case, policy):
     name, path, nodes, mode, msec = case
     result = run_trace(server.grpc, path, POLICIES[policy](), total_nodes=nodes,
-                       run_time_mode=mode, msec=msec, name=f"grpc-{policy}-{name}")
+                       run_time_mode=mode, msec=msec, name=f"grpc-{policy}-{name[:40]}")
     schedule, metrics = references[(name, policy)]
     assert result.schedule_csv() == schedule
     # The server's own figures of the run equal the batch run's.

@@ -47,7 +47,7 @@ def references(tmp_root):
 def test_fixture_schedule_is_simulates(server, references, case, policy):
     name, path, nodes, mode, msec = case
     result = run_trace(server.http, path, POLICIES[policy](), total_nodes=nodes,
-                       run_time_mode=mode, msec=msec, name=f"{policy}-{name}")
+                       run_time_mode=mode, msec=msec, name=f"{policy}-{name[:40]}")
     schedule, resources = references[(name, policy)]
     assert result.schedule_csv() == schedule
     assert result.resource_csv() == resources
