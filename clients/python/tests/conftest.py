@@ -19,6 +19,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 ROOT = os.path.abspath(os.environ.get("EVTSIM_ROOT") or os.path.join(HERE, "..", "..", ".."))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "drevt")
+# The gRPC stubs come from the proto of the checkout the server runs from.
+os.environ.setdefault("EVTSIM_PROTO", os.path.join(ROOT, "api", "service", "dr_evt_service.proto"))
 KTH_SWF = "/work/shared/data/swf/KTH-SP2-1996-2.1-cln.swf.gz"
 
 
