@@ -28,6 +28,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 ROOT = os.path.abspath(os.environ.get("EVTSIM_ROOT") or os.path.join(HERE, "..", ".."))
+# The gRPC messages come from the proto of the checkout the server runs from.
+os.environ.setdefault("EVTSIM_PROTO", os.path.join(ROOT, "api", "service", "dr_evt_service.proto"))
 
 from evtsim import EasyBackfill, run_trace  # noqa: E402
 from evtsim.grpc_client import grpc_available  # noqa: E402

@@ -120,6 +120,23 @@ def simulate_many(runs, tmp):
     assert not failed, "\n".join(failed)
 
 
+# The fixtures the default test run also takes for FCFS and the gym environment (all of them
+# under -m slow, as deno task test:python runs); EASY takes every fixture in every run.
+QUICK = ("05_multiple_backfills", "21_sustained_high_load", "23_mixed_load",
+         "27_early_vs_late_completion", "33_five_simultaneous_events", "rejected_job", "msec")
+
+
+def quick_or_slow(cases):
+    """`cases` as pytest params: those named in QUICK as they are, the others marked slow."""
+    return [pytest.param(c, id=c[0], marks=() if any(q in c[0] for q in QUICK)
+                         else pytest.mark.slow) for c in cases]
+
+
+def every(cases):
+    """`cases` as pytest params, each named by its fixture."""
+    return [pytest.param(c, id=c[0]) for c in cases]
+
+
 def fixture_cases():
     """(name, input CSV, total nodes, run time mode, msec) of each conformance fixture."""
     out = []

@@ -5,7 +5,7 @@ import os
 import random
 
 import pytest
-from conftest import ROOT, fixture_cases, simulate_many
+from conftest import ROOT, fixture_cases, quick_or_slow, simulate_many
 
 from evtsim import schedule_csv
 from evtsim.env import SchedulingEnv, first_fit_in_order, random_valid
@@ -51,7 +51,7 @@ def test_same_seed_same_actions_same_episode(server):
         env.close()
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("case", quick_or_slow(CASES))
 def test_first_fit_agent_is_no_backfilling(server, tmp_root, case):
     name, path, nodes, mode, msec = case
     out = os.path.join(tmp_root, f"env-{name}.csv")

@@ -5,7 +5,7 @@ import json
 import os
 
 import pytest
-from conftest import fixture_cases, recorded_run_verifies, simulate_many
+from conftest import every, fixture_cases, recorded_run_verifies, simulate_many
 
 from evtsim import FCFS, EasyBackfill, run_trace
 from evtsim.grpc_client import grpc_available
@@ -38,7 +38,7 @@ def references(tmp_root):
 
 
 @pytest.mark.parametrize("policy", sorted(POLICIES))
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("case", every(CASES))
 def test_fixture_schedule_over_grpc(server, references, case, policy):
     name, path, nodes, mode, msec = case
     result = run_trace(server.grpc, path, POLICIES[policy](), total_nodes=nodes,

@@ -5,7 +5,14 @@ recording replays with --verify; refused decisions are one clear EvtsimError."""
 import os
 
 import pytest
-from conftest import ROOT, fixture_cases, recorded_run_verifies, simulate_many
+from conftest import (
+    ROOT,
+    every,
+    fixture_cases,
+    quick_or_slow,
+    recorded_run_verifies,
+    simulate_many,
+)
 
 from evtsim import (
     FCFS,
@@ -42,9 +49,17 @@ def references(tmp_root):
     return {k: (read(a), read(b)) for k, (a, b) in paths.items()}
 
 
-@pytest.mark.parametrize("policy", sorted(POLICIES))
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_fixture_schedule_is_simulates(server, references, case, policy):
+@pytest.mark.parametrize("case", every(CASES))
+def test_easy_fixture_schedule_is_simulates(server, references, case):
+    fixture_schedule_is_simulates(server, references, case, "easy")
+
+
+@pytest.mark.parametrize("case", quick_or_slow(CASES))
+def test_fcfs_fixture_schedule_is_simulates(server, references, case):
+    fixture_schedule_is_simulates(server, references, case, "none")
+
+
+def fixture_schedule_is_simulates(server, references, case, policy):
     name, path, nodes, mode, msec = case
     result = run_trace(server.http, path, POLICIES[policy](), total_nodes=nodes,
                        run_time_mode=mode, msec=msec, name=f"{policy}-{name[:40]}")
