@@ -15,7 +15,7 @@ evtsim.grpc_client).
 
 import time
 
-from .client import Client, EvtsimError
+from .client import Client
 from .protocol import RoundContext, decision_list
 from .trace import read_trace, resource_csv, schedule_csv
 
@@ -178,4 +178,3 @@ def _api_job(job):
     return _camel_keys(job)
 
 
-__all__ += ["EvtsimError"]

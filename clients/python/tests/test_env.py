@@ -91,3 +91,19 @@ def test_invalid_action_is_stop_and_utilization_reward(server):
         assert total == pytest.approx((8 * 10 + 6 * 100 + 4 * 10) / (10 * 3600))
     finally:
         env.close()
+
+
+def test_gymnasium_env(server):
+    gymnasium = pytest.importorskip("gymnasium")
+    from evtsim.env import GymSchedulingEnv
+
+    path = next(c[1] for c in CASES if "23_mixed_load" in c[0])
+    env = GymSchedulingEnv(server.http, total_nodes=100, k=3)
+    try:
+        assert isinstance(env, gymnasium.Env)
+        obs, info = env.reset(seed=0, trace=path)
+        assert env.observation_space.contains(obs)
+        obs, reward, terminated, truncated, info = env.step(env.k)
+        assert env.observation_space.contains(obs)
+    finally:
+        env.close()

@@ -7,7 +7,7 @@ import os
 import pytest
 from conftest import every, fixture_cases, recorded_run_verifies, simulate_many
 
-from evtsim import FCFS, EasyBackfill, run_trace
+from evtsim import FCFS, EasyBackfill, EvtsimError, dispatch, run_trace
 from evtsim.grpc_client import grpc_available
 
 pytestmark = [
@@ -57,3 +57,14 @@ def test_grpc_recording_replays_with_verify(server):
     new = [f for f in set(os.listdir(server.record_dir)) - before if f.startswith("grpc-verify")]
     assert len(new) == 1, new
     recorded_run_verifies(os.path.join(server.record_dir, new[0]))
+
+
+def test_an_invalid_decision_over_grpc_is_one_error(server):
+    def twice(ctx):
+        return [dispatch(j) for j in ctx.waiting[:1]] * 2
+
+    jobs = [{"submit_time": 0, "num_nodes": 6, "time_limit": 100}]
+    with pytest.raises(EvtsimError) as refused:
+        run_trace(server.grpc, jobs, twice, total_nodes=10)
+    assert refused.value.kind == "grpc" and "0" in refused.value.message
+    assert "\n" not in refused.value.message
