@@ -129,6 +129,9 @@ class GrpcSession:
         self._replies = stream(iter(self._requests.get, None), metadata=metadata)
         self._next_id = 0
         self.timeout = timeout
+        # The session's onInvalid: with "reask" a refused answer's ErrorResponse is followed by
+        # the same round again, which decide reads and attaches to the error (`round`).
+        self.on_invalid = "reask"
 
     def __enter__(self):
         return self
@@ -186,7 +189,13 @@ class GrpcSession:
         self._requests.put(self.pb.ClientMessage(
             request_id=original, decide={"request_id": original, "decisions_json": body}
         ))
-        got, message, request_id = self.receive()
+        try:
+            got, message, request_id = self.receive()
+        except EvtsimError as e:
+            if self.on_invalid == "reask" and e.kind == "grpc":
+                again = self.receive()
+                e.round = again[1] if again[0] == "round" else None
+            raise
         if request_id != original:
             raise EvtsimError("gRPC", "decide", None, "protocol",
                               f"reply to request {request_id}, expected {original}")
@@ -234,6 +243,7 @@ def run_trace_grpc(target, jobs, scheduler, total_nodes, external, options, name
         for key, field in (("run_time_mode", "run_time_mode"), ("picker", "picker")):
             if options.get(key) is not None:
                 init[field] = options[key]
+        s.on_invalid = external.get("onInvalid", "reask")
         _, created = s.call("init", **init)
         session_id = created.session_id
 

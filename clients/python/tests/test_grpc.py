@@ -68,3 +68,24 @@ def test_an_invalid_decision_over_grpc_is_one_error(server):
         run_trace(server.grpc, jobs, twice, total_nodes=10)
     assert refused.value.kind == "grpc" and "0" in refused.value.message
     assert "\n" not in refused.value.message
+
+
+def test_reask_over_grpc_gives_the_round_again(server):
+    from evtsim.grpc_client import GrpcSession
+
+    with GrpcSession(server.grpc) as s:
+        s.call("init", total_nodes=10, session_name="reask", admission="external",
+               external_json='{"onInvalid": "reask"}')
+        _, appended = s.call("append_jobs", requests=[
+            {"submit_time": 0, "num_nodes": 6, "limit_time": 100},
+            {"submit_time": 0, "num_nodes": 6, "limit_time": 100}])
+        for job in appended.job_idx:
+            assert s.call("submit_job", job_idx=job, submit_time=0)[0] == "submit_job"
+        kind, rnd = s.call("advance_to", target_time=0)
+        assert kind == "round" and [j["jobId"] for j in rnd["waiting"]] == [0, 1]
+        with pytest.raises(EvtsimError) as refused:
+            s.decide(rnd["round"], [dispatch(0), dispatch(1)])
+        assert refused.value.round["round"] == rnd["round"]
+        kind, reply = s.decide(rnd["round"], [dispatch(0)])
+        assert kind == "advance_to"
+        assert s.call("get_nodes_in_use")[1].nodes_in_use == 6
