@@ -8,8 +8,9 @@ It starts `evtsim serve` from this checkout (deno run -A cli/main.ts serve --por
 EasyBackfill over HTTP and, when grpcio can be imported, over gRPC, checks that each schedule
 is simulate's byte for byte, and prints per front: rounds, wall seconds, rounds per second,
 the seconds spent in the Python scheduler itself; then `simulate -b easy`'s wall seconds and
-the ratio. Runs alternate (HTTP, gRPC, simulate, HTTP, ...) `--repeat` times; the medians
-are printed. Convert the KTH log first:
+the ratio, and the same run with the Python EASY as `simulate --external_command` (no server,
+one JSON line each way). Runs alternate (HTTP, gRPC, simulate, stdio, HTTP, ...) `--repeat`
+times; the medians are printed. Convert the KTH log first:
 
     deno run -A bench/swf_to_csv.ts /work/shared/data/swf/KTH-SP2-1996-2.1-cln.swf.gz --out kth.csv
 """
@@ -53,10 +54,10 @@ def start_server():
     return proc, addresses
 
 
-def simulate(trace, nodes, out):
+def simulate(trace, nodes, out, *policy):
     t0 = time.perf_counter()
     r = subprocess.run(["deno", "run", "-A", os.path.join(ROOT, "cli", "main.ts"), "simulate",
-                        trace, "-n", str(nodes), "-b", "easy", "-o", out],
+                        trace, "-n", str(nodes), *(policy or ("-b", "easy")), "-o", out],
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"bench_rounds: simulate failed: {r.stderr.strip()}")
@@ -79,13 +80,18 @@ def main():
         else:
             print("gRPC: skipped (grpcio and protobuf cannot be imported)")
         runs = {name: [] for name, _ in fronts}
-        sim = []
+        sim, stdio = [], []
+        stdio_out = os.path.join(tmp, "stdio.csv")
+        command = (f"PYTHONPATH={HERE} PYTHONDONTWRITEBYTECODE=1 {sys.executable} "
+                   "-m evtsim.stdio easy")
         for _ in range(args.repeat):
             for name, url in fronts:
                 r = run_trace(url, args.trace, EasyBackfill(), total_nodes=args.nodes,
                               name="bench")
                 runs[name].append(r)
             sim.append(simulate(args.trace, args.nodes, reference))
+            stdio.append(simulate(args.trace, args.nodes, stdio_out, "--admission", "external",
+                                  "--external_command", command))
         with open(reference) as f:
             expected = f.read()
         sim_s = statistics.median(sim)
@@ -97,6 +103,12 @@ def main():
             print(f"{name}: {rounds} rounds in {wall:.1f} s = {rounds / wall:.0f} rounds/s "
                   f"(Python scheduler {sched:.2f} s); {wall / sim_s:.0f}x simulate -b easy; "
                   f"schedule {'identical' if same else 'DIFFERENT'}")
+        with open(stdio_out) as f:
+            same = f.read() == expected
+        stdio_s = statistics.median(stdio)
+        print(f"stdio: simulate --external_command 'python3 -m evtsim.stdio easy': "
+              f"{stdio_s:.1f} s, {stdio_s / sim_s:.0f}x simulate -b easy; "
+              f"schedule {'identical' if same else 'DIFFERENT'}")
         print(f"simulate -b easy: {sim_s:.2f} s (whole command, process start included)")
     finally:
         proc.terminate()
