@@ -151,3 +151,14 @@ def test_reask_keeps_the_round(server):
             reply = session.decide(reply["round"]["round"], [])
         assert reply["monitors"]["nodesInUse"] == 6
     client.close()
+
+
+def test_results_as_dataframes(server):
+    pandas = pytest.importorskip("pandas")
+    jobs = [{"submit_time": 0, "num_nodes": 4, "time_limit": 10},
+            {"submit_time": 5, "num_nodes": 8, "time_limit": 10}]
+    result = run_trace(server.http, jobs, EasyBackfill(), total_nodes=8)
+    frame = result.jobs_frame()
+    assert isinstance(frame, pandas.DataFrame)
+    assert list(frame["beginTime"]) == [0, 10]
+    assert result.metrics_frame()["jobs"][0] == 2
