@@ -158,7 +158,7 @@ export function evtsimCalls(code: string, exported: ReadonlySet<string> = new Se
   for (const name of names) {
     const n = name.replace(/\$/g, "\\$");
     const call = new RegExp(
-      `(?<![\\w$.])(?:new\\s+${n}\\b|${n}\\s*(?:<[^;()]*?>)?\\s*\\(|${n}(?:\\s*\\??\\.\\s*[A-Za-z_$][\\w$]*|\\s*\\[[^\\]]*\\])+\\s*\\()`,
+      `(?<![\\w$])(?<![^.]\\.)(?:new\\s+${n}\\b|${n}\\s*(?:<[^;()]*?>)?\\s*\\(|${n}(?:\\s*\\??\\.\\s*[A-Za-z_$][\\w$]*|\\s*\\[[^\\]]*\\])+\\s*\\()`,
     );
     if (call.test(body)) called.push(name);
   }
