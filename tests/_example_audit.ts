@@ -6,7 +6,7 @@
 //
 //   deno run --allow-read tests/_example_audit.ts [--all]
 //
-// `--all` also lists every block with the evtsim names it calls.
+// `--all` lists every block with the evtsim names it calls.
 //
 // What counts as a call of evtsim: a value name the block imports from
 // evtsim (`@evtsim/evtsim`, `@evtsim/evtsim/io`, `@evtsim/evtsim/testing`,
@@ -14,6 +14,15 @@
 // exports (a doc test may use those without importing them), written as
 // `name(`, `new name`, or `name.member…(` (a method of an exported object).
 // Strings and comments are blanked first, so a name in a message is no call.
+//
+// It also lists the blocks that call evtsim but assert only values they
+// wrote (a call made to no purpose, then a literal checked): an assertion
+// must mention a call's result, or a name that a statement mentioning one
+// binds or fills (declares, assigns, uses in a callback, pushes to, passes
+// bare to a call; files read back through `Deno`; see `checksComputed`). A
+// value written inside a call's arguments (`{ outcome }`) is no result. The
+// reading is by statements and names, not types: a literal that also holds
+// a call's result passes.
 
 /** One `@example` block: where it is, what it documents, what it calls. */
 export interface ExampleBlock {
@@ -25,6 +34,8 @@ export interface ExampleBlock {
   readonly symbol: string;
   /** The evtsim names the block calls (empty: it shows no use). */
   readonly calls: readonly string[];
+  /** Whether its assertions check something those calls computed (see {@link checksComputed}). */
+  readonly checksComputed: boolean;
 }
 
 /** The folders and files whose doc examples `deno task test` runs (bench/ aside). */
@@ -82,7 +93,8 @@ export function examplesOf(file: string, text: string): ExampleBlock[] {
       if (!/^@example\b/.test(bodyLines[i].trim())) continue;
       const code = fencedCode(bodyLines.slice(i + 1));
       if (code === undefined) continue;
-      blocks.push({ file, line: startLine + i, symbol, calls: evtsimCalls(code, exported) });
+      const { calls, checksComputed } = analyse(code, exported);
+      blocks.push({ file, line: startLine + i, symbol, calls, checksComputed });
     }
   }
   return blocks;
@@ -140,6 +152,23 @@ const EVTSIM_SPECIFIER = /^(?:@evtsim\/evtsim(?:\/.*)?|\.\.?\/.*)$/;
 
 /** The evtsim names `code` calls (imported ones and `exported`). */
 export function evtsimCalls(code: string, exported: ReadonlySet<string> = new Set()): string[] {
+  return analyse(code, exported).calls;
+}
+
+/**
+ * Whether `code` asserts something an evtsim call computed: some assertion
+ * (`console.assert`, `assert…(`, `if (…) throw`) mentions an evtsim call or
+ * a name that a statement with such a call (or with such a name) binds or
+ * fills (a callback's array counts). True when it asserts nothing.
+ */
+export function checksComputed(code: string, exported: ReadonlySet<string> = new Set()): boolean {
+  return analyse(code, exported).checksComputed;
+}
+
+function analyse(
+  code: string,
+  exported: ReadonlySet<string>,
+): { calls: string[]; checksComputed: boolean } {
   const names = new Set(exported);
   const imports = /import\s+(type\s+)?([\s\S]*?)\s+from\s+["']([^"']+)["']/g;
   for (let m = imports.exec(code); m !== null; m = imports.exec(code)) {
@@ -162,7 +191,106 @@ export function evtsimCalls(code: string, exported: ReadonlySet<string> = new Se
     );
     if (call.test(body)) called.push(name);
   }
-  return called.sort();
+  called.sort();
+  return { calls: called, checksComputed: assertsComputed(body, called) };
+}
+
+const KEYWORDS = new Set(
+  ("const let var if else for of in while do return throw new typeof instanceof void await async " +
+    "function true false null undefined this class extends import export from as type interface " +
+    "readonly keyof break continue switch case default try catch finally yield delete").split(" "),
+);
+
+// The identifiers a statement mentions (not as a member after `.`, not keywords).
+function identifiers(statement: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of statement.matchAll(/(?<![\w$])(?<![^.]\.)[A-Za-z_$][\w$]*/g)) {
+    if (!KEYWORDS.has(m[0])) out.add(m[0]);
+  }
+  return out;
+}
+
+// Top-level statements: a new line at bracket depth 0 ends one, unless the
+// line ends or the next begins with an operator that continues it.
+function statements(body: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = "";
+  const lines = body.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    for (const c of line) {
+      if ("([{".includes(c)) depth++;
+      else if (")]}".includes(c)) depth--;
+    }
+    current += line + "\n";
+    const next = (lines[i + 1] ?? "").trim();
+    const continues = /(?:[=(\[{,+\-*/&|?:<>!]|=>)\s*$/.test(line.trim()) ||
+      /^(?:[.)\]}?:+\-*/&|]|=>)/.test(next);
+    if (depth <= 0 && !continues) {
+      if (current.trim() !== "") out.push(current);
+      current = "";
+      depth = 0;
+    }
+  }
+  if (current.trim() !== "") out.push(current);
+  return out;
+}
+
+// The names a statement binds or fills: what it declares or assigns, the
+// names in its callbacks (after `=>`), and arrays, sets and maps it adds to.
+function targets(statement: string): Set<string> {
+  const out = new Set<string>();
+  const decl = statement.match(/^\s*(?:const|let|var)\s+([\s\S]*?)\s*(?::[^=]*)?=(?![=>])/);
+  if (decl) { for (const id of identifiers(decl[1])) out.add(id); }
+  for (const m of statement.matchAll(/(?<![\w$.])([A-Za-z_$][\w$]*)\s*[-+*/]?=(?![=>])/g)) {
+    out.add(m[1]);
+  }
+  // A bare name passed to a call may be changed by it (`sortFloat64(xs)`);
+  // a value written in the call (`{ outcome }`) is not a result.
+  for (const m of statement.matchAll(/[(,]\s*([A-Za-z_$][\w$]*)\s*(?=[),])/g)) out.add(m[1]);
+  const loop = statement.match(/^\s*for\s*\(\s*(?:const|let|var)\s+([\s\S]*?)\s+of\b/);
+  if (loop) { for (const id of identifiers(loop[1])) out.add(id); }
+  const arrow = statement.indexOf("=>");
+  if (arrow >= 0) { for (const id of identifiers(statement.slice(arrow + 2))) out.add(id); }
+  for (const m of statement.matchAll(/([A-Za-z_$][\w$]*)\s*\.\s*(?:push|add|set|unshift)\s*\(/g)) {
+    out.add(m[1]);
+  }
+  for (const id of GLOBALS) out.delete(id);
+  return out;
+}
+
+// Globals no example computes.
+const GLOBALS = new Set(
+  "console Math JSON Error Object Array Set Map String Number Boolean Promise Infinity NaN"
+    .split(" "),
+);
+
+const ASSERTION = /\bconsole\.assert\s*\(|(?<![\w$.])assert\w*\s*\(|\bthrow\b/;
+
+function assertsComputed(body: string, called: readonly string[]): boolean {
+  const parts = statements(body).map((text) => ({
+    text,
+    ids: new Set([...identifiers(text)].filter((id) => !GLOBALS.has(id))),
+  }));
+  // What a call did to files is read back through Deno.
+  const computed = new Set([...called, "Deno"]);
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const part of parts) {
+      if (ASSERTION.test(part.text)) continue;
+      if (![...part.ids].some((id) => computed.has(id))) continue;
+      for (const id of targets(part.text)) {
+        if (!computed.has(id)) {
+          computed.add(id);
+          changed = true;
+        }
+      }
+    }
+  }
+  const asserting = parts.filter((p) => ASSERTION.test(p.text));
+  return asserting.length === 0 ||
+    asserting.some((p) => [...p.ids].some((id) => computed.has(id)));
 }
 
 // Blanks string literals, template text and comments, keeping `${…}` code.
@@ -211,9 +339,14 @@ function blankStringsAndComments(code: string): string {
 if (import.meta.main) {
   const blocks = await auditExamples();
   const none = blocks.filter((b) => b.calls.length === 0);
+  const literal = blocks.filter((b) => b.calls.length > 0 && !b.checksComputed);
   const all = Deno.args.includes("--all");
-  for (const b of all ? blocks : none) {
-    console.log(`${b.file}:${b.line} ${b.symbol}${all ? "  " + (b.calls.join(",") || "-") : ""}`);
+  const show = (b: ExampleBlock) => `${b.file}:${b.line} ${b.symbol}`;
+  if (all) { for (const b of blocks) console.log(`${show(b)}  ${b.calls.join(",") || "-"}`); }
+  else {
+    for (const b of none) console.log(`${show(b)}  (calls nothing of evtsim)`);
+    for (const b of literal) console.log(`${show(b)}  (asserts only values it wrote)`);
   }
   console.log(`${none.length} of ${blocks.length} @example blocks call nothing of evtsim`);
+  console.log(`${literal.length} more call evtsim but assert only values they wrote themselves`);
 }

@@ -6,7 +6,7 @@
 // with few runs); ALLOWED is only for a block that truly has nothing to call.
 
 import { assertEquals } from "./_assert.ts";
-import { auditExamples, evtsimCalls, examplesOf } from "./_example_audit.ts";
+import { auditExamples, checksComputed, evtsimCalls, examplesOf } from "./_example_audit.ts";
 
 // "file:symbol" -> why the example can call nothing of evtsim.
 const ALLOWED: Readonly<Record<string, string>> = {};
@@ -22,6 +22,13 @@ Deno.test("every @example block calls evtsim (or is allowed, with a reason)", as
     !bare.some((b) => `${b.file}:${b.symbol}` === key)
   );
   assertEquals(stale, [], "ALLOWED lists blocks that no longer need it");
+});
+
+Deno.test("every @example that calls evtsim asserts something a call computed", async () => {
+  const blocks = await auditExamples();
+  const literal = blocks.filter((b) => b.calls.length > 0 && !b.checksComputed)
+    .map((b) => `${b.file}:${b.line} ${b.symbol}`);
+  assertEquals(literal, [], "these @example blocks assert only values they wrote themselves");
 });
 
 Deno.test("the audit tells a literal asserted back from a call", () => {
@@ -74,6 +81,36 @@ Deno.test("the audit tells a literal asserted back from a call", () => {
   assertEquals(evtsimCalls('import fc from "fast-check";\nfc.integer();'), []);
 });
 
+Deno.test("the audit tells an assertion on a call's result from one on a literal", () => {
+  const sim =
+    'import { Simulation } from "@evtsim/evtsim";\nconst sim = new Simulation({ totalNodes: 1 });\n';
+  assertEquals(checksComputed(sim + "const x = 5;\nconsole.assert(x === 5);"), false);
+  assertEquals(checksComputed(sim + "console.assert(sim.availableNodes === 1);"), true);
+  // A value written into a call's arguments is no result; a bare name the call may change is.
+  assertEquals(
+    checksComputed(
+      sim +
+        'const outcome = "killed";\nsim.endJob(0, 1, { outcome });\nconsole.assert(outcome === "killed");',
+    ),
+    false,
+  );
+  assertEquals(
+    checksComputed(
+      'import { sortFloat64 } from "./_float_sort.ts";\nconst xs = Float64Array.of(2, 1);\nsortFloat64(xs);\nconsole.assert(xs[0] === 1);',
+    ),
+    true,
+  );
+  // A name a statement with a call fills (a callback's array) is computed too.
+  assertEquals(
+    checksComputed(
+      'import { Simulation } from "@evtsim/evtsim";\nconst seen: number[] = [];\n' +
+        "new Simulation({ totalNodes: 1 }, { onDecision: (d) => seen.push(d.jobId) });\n" +
+        "if (seen.length !== 0) throw new Error();",
+    ),
+    true,
+  );
+});
+
 Deno.test("the audit finds the block, its line and its symbol", () => {
   const text = [
     "/**",
@@ -87,5 +124,7 @@ Deno.test("the audit finds the block, its line and its symbol", () => {
     " */",
     'export type Code = "a" | "b";',
   ].join("\n");
-  assertEquals(examplesOf("x.ts", text), [{ file: "x.ts", line: 4, symbol: "Code", calls: [] }]);
+  assertEquals(examplesOf("x.ts", text), [
+    { file: "x.ts", line: 4, symbol: "Code", calls: [], checksComputed: false },
+  ]);
 });
