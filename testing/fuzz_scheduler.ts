@@ -58,7 +58,7 @@ export type FuzzInvariant = InvariantName;
  *   headOrder: { order: (a, b) => b.numNodes - a.numNodes || a.jobId - b.jobId },
  * };
  * // Paired with evtsim's EASY; without `headOrder` the head reservation is not checked.
- * const r = fuzzScheduler(s, { numRuns: 5, seed: 1, admissions: ["easy"] });
+ * const r = fuzzScheduler(s, { numRuns: 5, seed: 1, admissions: ["easy"], invariants: ["head-reservation"] });
  * if (!r.ok) throw new Error(r.report);
  * console.assert((r.checked["head-reservation"] ?? 0) > 0);
  * ```
@@ -161,7 +161,7 @@ export interface FuzzSchedulerCase {
  * @example
  * ```ts
  * import { fuzzScheduler, type FuzzSchedulerPassed } from "@evtsim/evtsim/testing";
- * const r = fuzzScheduler({}, { numRuns: 5, seed: 1, admissions: ["none"] });
+ * const r = fuzzScheduler({}, { numRuns: 5, seed: 1, admissions: ["none"], invariants: ["capacity"] });
  * if (!r.ok) throw new Error(r.report);
  * const passed: FuzzSchedulerPassed = r;
  * console.assert(passed.numRuns === 5 && passed.checked.capacity === 5);
