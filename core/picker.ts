@@ -23,7 +23,14 @@ import type { JobRecord } from "./types.ts";
  *   searchByLimit: true,
  *   pickerNamed: (name) => defaultRegistry().pickers.get(name)!,
  * };
- * if (setup.pickerNamed("sjf").name !== "sjf") throw new Error("lookup");
+ * // A picker builds its empty state from the setup, then takes arriving jobs.
+ * const sjf = setup.pickerNamed("sjf");
+ * const job = (id: number, timeLimit: number) => ({
+ *   id, submitTime: 0, numNodes: 1, timeLimit, runTime: timeLimit, queue: undefined, priority: 0,
+ *   beginTime: -1, endTime: -1, rejected: false, hidden: false,
+ * });
+ * const state = sjf.onJobPush(sjf.onJobPush(sjf.init(setup), job(0, 50)), job(1, 10));
+ * console.assert([...sjf.pending(state)].map((j) => j.id).join() === "1,0");
  * ```
  */
 export interface PickerSetup {
