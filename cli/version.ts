@@ -8,7 +8,7 @@ import denoJson from "../deno.json" with { type: "json" };
  * @example
  * ```ts
  * import { VERSION } from "./version.ts";
- * import { main } from "./main.ts";
+ * import { main } from "@evtsim/evtsim/cli";
  * // The version `evtsim --version` prints.
  * const out: string[] = [];
  * await main(["--version"], { out: (l) => out.push(l), err: () => {}, isTerminal: false });
