@@ -11,9 +11,12 @@ import { defaultRegistry } from "../schedulers/registry.ts";
  *
  * @example
  * ```ts
- * import { initialState, type InitialStateOptions, withPolicies } from "@evtsim/evtsim";
- * const options: InitialStateOptions = { registry: withPolicies({}) };
- * if (initialState({ totalNodes: 4 }, options).picker.name !== "builtin_fcfs") throw new Error("default");
+ * import { initialState, type InitialStateOptions, orderedPicker, withPolicies } from "@evtsim/evtsim";
+ * const smallestFirst = orderedPicker({ name: "smallest_first", compare: (a, b) => a.numNodes - b.numNodes || a.id - b.id });
+ * const options: InitialStateOptions = { registry: withPolicies({ pickers: [smallestFirst] }) };
+ * // The configuration names the picker; the registry resolves the name.
+ * const s = initialState({ totalNodes: 4, picker: "smallest_first" }, options);
+ * console.assert(s.picker === smallestFirst && s.admission.name === "easy");
  * ```
  */
 export interface InitialStateOptions {

@@ -66,9 +66,19 @@ export function saveSnapshot(state: SimState): Snapshot {
  *
  * @example
  * ```ts
- * import { type LoadSnapshotOptions, withPolicies } from "@evtsim/evtsim";
- * const options: LoadSnapshotOptions = { registry: withPolicies({}) };
- * if (!options.registry?.pickers.has("builtin_fcfs")) throw new Error("registry");
+ * import { initialState, loadSnapshot, type LoadSnapshotOptions, orderedPicker, saveSnapshot, withPolicies } from "@evtsim/evtsim";
+ * const smallestFirst = orderedPicker({ name: "smallest_first", compare: (a, b) => a.numNodes - b.numNodes || a.id - b.id });
+ * const text = JSON.stringify(saveSnapshot(initialState({ totalNodes: 4, picker: smallestFirst })));
+ * // The snapshot names its picker; a registry that has it brings it back.
+ * const options: LoadSnapshotOptions = { registry: withPolicies({ pickers: [smallestFirst] }) };
+ * console.assert(loadSnapshot(JSON.parse(text), options).picker === smallestFirst);
+ * let message = "";
+ * try {
+ *   loadSnapshot(JSON.parse(text));
+ * } catch (e) {
+ *   message = (e as Error).message;
+ * }
+ * console.assert(message.startsWith("unknown picker 'smallest_first'"), message);
  * ```
  */
 export interface LoadSnapshotOptions {

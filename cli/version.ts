@@ -8,7 +8,11 @@ import denoJson from "../deno.json" with { type: "json" };
  * @example
  * ```ts
  * import { VERSION } from "./version.ts";
- * console.assert(/^\d+\.\d+\.\d+/.test(VERSION));
+ * import { main } from "@evtsim/evtsim/cli";
+ * // The version `evtsim --version` prints.
+ * const out: string[] = [];
+ * await main(["--version"], { out: (l) => out.push(l), err: () => {}, isTerminal: false });
+ * console.assert(out[0] === `evtsim ${VERSION}` && /^\d+\.\d+\.\d+/.test(VERSION));
  * ```
  */
 export const VERSION: string = denoJson.version;

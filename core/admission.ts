@@ -16,7 +16,7 @@ import type { JobRecord } from "./types.ts";
  *
  * @example
  * ```ts
- * import type { AdmissionSession } from "@evtsim/evtsim";
+ * import { type AdmissionSession, Simulation } from "@evtsim/evtsim";
  * // Start candidates in order while they fit; the first that does not fit blocks the rest.
  * function strictOrder(s: AdmissionSession): void {
  *   for (let job = s.next(); job !== undefined; job = s.next()) {
@@ -24,7 +24,16 @@ import type { JobRecord } from "./types.ts";
  *     s.dispatch(job, false);
  *   }
  * }
- * if (typeof strictOrder !== "function") throw new Error("unreachable");
+ * const sim = new Simulation({ totalNodes: 10, admission: { name: "strict_order", runSession: strictOrder } });
+ * sim.appendJobs([
+ *   { submitTime: 0, numNodes: 6, timeLimit: 100 },
+ *   { submitTime: 0, numNodes: 8, timeLimit: 10 },
+ *   { submitTime: 0, numNodes: 2, timeLimit: 10 },
+ * ]);
+ * sim.advanceTo(0);
+ * // Job 1 does not fit, so job 2 waits behind it although 4 nodes are free.
+ * console.assert(sim.availableNodes === 4 && sim.activeJobCount === 2);
+ * console.assert(sim.pendingReason(1)?.message === "no room");
  * ```
  */
 export interface AdmissionSession {
@@ -137,10 +146,33 @@ export interface AdmissionSession {
  *
  * @example
  * ```ts
- * import type { AdmissionSession } from "@evtsim/evtsim";
- * // How many jobs run on the model's machine now (undefined on whole nodes).
- * const runningOnModel = (s: AdmissionSession) => s.resources === undefined ? undefined : s.running.size;
- * if (typeof runningOnModel !== "function") throw new Error("unreachable");
+ * import { type Admission, type SessionResources, Simulation, topologyCluster } from "@evtsim/evtsim";
+ * // Starts every candidate the machine can place now; notes the model each session shows.
+ * const models: string[] = [];
+ * const placeAll: Admission = {
+ *   name: "place_all",
+ *   runSession(s) {
+ *     const r: SessionResources | undefined = s.resources;
+ *     models.push(r?.model.name ?? "whole nodes");
+ *     for (let job = s.next(); job !== undefined; job = s.next()) {
+ *       const at = s.place(job);
+ *       if (at.placement !== undefined) s.dispatch(job, false, at.placement);
+ *       else s.pend(job, at.reason);
+ *     }
+ *   },
+ * };
+ * const resourceModel = topologyCluster([{ name: "n1", capacity: { cpu: 8 } }]);
+ * const cpu = (n: number) => ({ submitTime: 0, numNodes: 0, timeLimit: 10, demand: { replicas: 1, perReplica: { cpu: n } } });
+ * const sim = new Simulation({ totalNodes: 1, resourceModel, admission: placeAll });
+ * sim.appendJobs([cpu(6), cpu(4), cpu(2)]);
+ * sim.advanceTo(0);
+ * // 6 of the 8 cpu are held: job 1 waits, job 2 starts.
+ * console.assert(models[0] === "topology" && sim.activeJobCount === 1 && sim.pendingReason(1) !== undefined);
+ * // Without a resource model a session has no `resources`.
+ * const plain = new Simulation({ totalNodes: 1, admission: placeAll });
+ * plain.appendJob({ submitTime: 0, numNodes: 1, timeLimit: 10 });
+ * plain.advanceTo(0);
+ * console.assert(models.at(-1) === "whole nodes");
  * ```
  */
 export interface SessionResources {

@@ -32,9 +32,19 @@ import type { NodeShare } from "./resource_model.ts";
  *
  * @example
  * ```ts
- * import type { PendReasonCode } from "@evtsim/evtsim";
- * const code: PendReasonCode = "insufficient_nodes";
- * if (code !== "insufficient_nodes") throw new Error("code");
+ * import { type PendReasonCode, Simulation } from "@evtsim/evtsim";
+ * const codes: PendReasonCode[] = [];
+ * const sim = new Simulation({ totalNodes: 10 }, {
+ *   onDecision: (d) => { if (d.type === "PEND") codes.push(d.reason.code); },
+ * });
+ * sim.appendJobs([
+ *   { submitTime: 0, numNodes: 6, timeLimit: 100 },
+ *   { submitTime: 0, numNodes: 8, timeLimit: 10 },
+ *   { submitTime: 0, numNodes: 4, timeLimit: 500 },
+ * ]);
+ * sim.advanceTo(0);
+ * // Job 1 needs 8 nodes (4 are free); job 2 fits, but would delay job 1's reservation at 100.
+ * console.assert(codes.join() === "insufficient_nodes,reservation_blocked", codes.join());
  * ```
  */
 export type PendReasonCode =
@@ -236,9 +246,20 @@ export const pendReasons: {
  *
  * @example
  * ```ts
- * import type { DispatchDecision } from "@evtsim/evtsim";
- * const d: DispatchDecision = { type: "DISPATCH", time: 0, round: 1, jobId: 3, numNodes: 4, backfill: false };
- * if (d.backfill) throw new Error("a head start");
+ * import { type DispatchDecision, Simulation } from "@evtsim/evtsim";
+ * const starts: DispatchDecision[] = [];
+ * const sim = new Simulation({ totalNodes: 10 }, {
+ *   onDecision: (d) => { if (d.type === "DISPATCH") starts.push(d); },
+ * });
+ * sim.appendJobs([
+ *   { submitTime: 0, numNodes: 6, timeLimit: 100 },
+ *   { submitTime: 0, numNodes: 8, timeLimit: 10 },
+ *   { submitTime: 0, numNodes: 4, timeLimit: 50 },
+ * ]);
+ * sim.advanceTo(0);
+ * // Job 2 ends (at 50) before waiting job 1's reservation (100): it is a backfill.
+ * const text = starts.map((d) => `${d.jobId}:${d.numNodes}:${d.backfill}`).join();
+ * console.assert(text === "0:6:false,2:4:true", text);
  * ```
  */
 export interface DispatchDecision {
@@ -272,12 +293,16 @@ export interface DispatchDecision {
  *
  * @example
  * ```ts
- * import type { PendDecision } from "@evtsim/evtsim";
- * const d: PendDecision = {
- *   type: "PEND", time: 0, round: 1, jobId: 5,
- *   reason: { code: "insufficient_nodes", message: "needs 8 nodes, 3 free", needed: 8, free: 3 },
- * };
- * if (d.reason.code !== "insufficient_nodes") throw new Error("code");
+ * import { type PendDecision, Simulation } from "@evtsim/evtsim";
+ * const pends: PendDecision[] = [];
+ * const sim = new Simulation({ totalNodes: 10 }, {
+ *   onDecision: (d) => { if (d.type === "PEND") pends.push(d); },
+ * });
+ * sim.appendJobs([{ submitTime: 0, numNodes: 6, timeLimit: 100 }, { submitTime: 5, numNodes: 8, timeLimit: 10 }]);
+ * sim.advanceTo(5);
+ * const [d] = pends;
+ * console.assert(pends.length === 1 && d.jobId === 1 && d.time === 5);
+ * console.assert(d.reason.message === "needs 8 nodes, 4 free", d.reason.message);
  * ```
  */
 export interface PendDecision {

@@ -18,9 +18,13 @@ import type { CapacityChange } from "./types.ts";
  *
  * @example
  * ```ts
- * import type { FailureModel } from "./failure_model.ts";
- * const m: FailureModel = { mtbf: 86400, repair: 3600 };
- * if (m.mtbf !== 86400) throw new Error("mtbf");
+ * import { drawNodeFailures, type FailureModel } from "./failure_model.ts";
+ * const model: FailureModel = { mtbf: 86400, repair: 3600 };
+ * // Thirty days of one node's failures and repairs, drawn with seed 7.
+ * const events = drawNodeFailures([{ name: "n1", model }], 7, 0, 30 * 86400);
+ * const states = events.map((e) => e.state).join();
+ * // About one failure a day, each followed by its repair.
+ * console.assert(events.length > 20 && /^(down,up,?)+$/.test(states), states);
  * ```
  */
 export interface FailureModel {
@@ -38,9 +42,15 @@ export interface FailureModel {
  *
  * @example
  * ```ts
- * import type { NodeFailureEvent } from "./failure_model.ts";
- * const e: NodeFailureEvent = { time: 3600, node: "gpu001", state: "down" };
- * if (e.state !== "down") throw new Error("state");
+ * import { type NodeFailureEvent, withNodeFailures } from "./failure_model.ts";
+ * const events: NodeFailureEvent[] = [
+ *   { time: 3600, node: "gpu001", state: "down" },
+ *   { time: 7200, node: "gpu001", state: "up" },
+ * ];
+ * // On a 4-node machine: 3 nodes online from 3600, 4 again from 7200.
+ * const changes = withNodeFailures([], events, 4);
+ * console.assert(changes.map((c) => `${c.time}:${c.capacity}`).join() === "3600:3,7200:4");
+ * console.assert(changes[0].failed?.join() === "gpu001" && changes[1].up?.join() === "gpu001");
  * ```
  */
 export interface NodeFailureEvent {

@@ -16,9 +16,15 @@ import type { JobOutcome } from "./types.ts";
  *
  * @example
  * ```ts
- * import type { EndOutcome } from "@evtsim/evtsim";
- * const o: EndOutcome = "killed";
- * if (o !== "killed") throw new Error("outcome");
+ * import { type EndOutcome, Simulation } from "@evtsim/evtsim";
+ * const sim = new Simulation({ totalNodes: 4 });
+ * const id = sim.appendJob({ submitTime: 0, numNodes: 4, timeLimit: 100 });
+ * sim.advanceTo(10);
+ * const outcome: EndOutcome = "killed";
+ * sim.endJob(id, 30, { outcome });
+ * const row = sim.finish().jobs[0];
+ * // A killed job's default exit status is 137.
+ * console.assert(row.outcome === "killed" && row.endTime === 30 && row.exitStatus === 137);
  * ```
  */
 export type EndOutcome = "completed" | Exclude<JobOutcome, "cancelled">;

@@ -27,9 +27,15 @@ export const PARTITION_RESOURCE = "partition/";
  *
  * @example
  * ```ts
- * import type { NodeGroup } from "@evtsim/evtsim";
- * const gpu: NodeGroup = { name: "gpu", count: 4, resources: { cores: 32, memory: 262144, gpus: 4 }, partitions: ["gpu"] };
- * if (gpu.count !== 4) throw new Error("count");
+ * import { machineNodes, type NodeGroup } from "@evtsim/evtsim";
+ * const gpu: NodeGroup = {
+ *   name: "gpu", count: 4, resources: { cores: 32, memory: 262144, gpus: 4 }, partitions: ["gpu"],
+ *   labels: { rack: "r{i/2}" },
+ * };
+ * // Four nodes named from the group, two to a rack.
+ * const nodes = machineNodes({ groups: [gpu] });
+ * const text = nodes.map((n) => `${n.name}@${n.topology.rack}`).join();
+ * console.assert(text === "gpu001@r0,gpu002@r0,gpu003@r1,gpu004@r1", text);
  * ```
  */
 export interface NodeGroup {

@@ -13,10 +13,14 @@
  *
  * @example
  * ```ts
- * import type { NodeInterval } from "./node_assignment.ts";
+ * import { assignWholeNodes, type NodeInterval } from "./node_assignment.ts";
  * // A job still running has no end yet: Infinity.
- * const running: NodeInterval = { jobId: 7, beginTime: 100, endTime: Infinity, numNodes: 4 };
- * console.assert(running.numNodes === 4);
+ * const running: NodeInterval = { jobId: 7, beginTime: 100, endTime: Infinity, numNodes: 2 };
+ * const done: NodeInterval = { jobId: 3, beginTime: 0, endTime: 100, numNodes: 2 };
+ * const later: NodeInterval = { jobId: 8, beginTime: 500, endTime: 600, numNodes: 2 };
+ * const nodes = assignWholeNodes([done, running, later], 4);
+ * // Job 7 takes job 3's nodes when it ends; job 8, while job 7 still runs, the other two.
+ * console.assert([...nodes.get(7)!].join() === "0,1" && [...nodes.get(8)!].join() === "2,3");
  * ```
  */
 export interface NodeInterval {

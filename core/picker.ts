@@ -23,7 +23,14 @@ import type { JobRecord } from "./types.ts";
  *   searchByLimit: true,
  *   pickerNamed: (name) => defaultRegistry().pickers.get(name)!,
  * };
- * if (setup.pickerNamed("sjf").name !== "sjf") throw new Error("lookup");
+ * // A picker builds its empty state from the setup, then takes arriving jobs.
+ * const sjf = setup.pickerNamed("sjf");
+ * const job = (id: number, timeLimit: number) => ({
+ *   id, submitTime: 0, numNodes: 1, timeLimit, runTime: timeLimit, queue: undefined, priority: 0,
+ *   beginTime: -1, endTime: -1, rejected: false, hidden: false,
+ * });
+ * const state = sjf.onJobPush(sjf.onJobPush(sjf.init(setup), job(0, 50)), job(1, 10));
+ * console.assert([...sjf.pending(state)].map((j) => j.id).join() === "1,0");
  * ```
  */
 export interface PickerSetup {
@@ -58,9 +65,20 @@ export interface PickerSetup {
  *
  * @example
  * ```ts
- * import type { SessionContext } from "@evtsim/evtsim";
- * const ctx: SessionContext = { now: 0, queuesConfigured: false, queueReady: () => true };
- * if (!ctx.queueReady("batch")) throw new Error("ready");
+ * import { defaultRegistry, type Picker, type SessionContext, Simulation } from "@evtsim/evtsim";
+ * // evtsim's SJF, noting the clock of each session it is asked for.
+ * const sjf = defaultRegistry().pickers.get("sjf")!;
+ * const clocks = new Set<number>();
+ * const noting: Picker = {
+ *   ...sjf,
+ *   name: "noting_sjf",
+ *   beginSession: (state, ctx: SessionContext) => (clocks.add(ctx.now), sjf.beginSession(state, ctx)),
+ * };
+ * const sim = new Simulation({ totalNodes: 4, picker: noting });
+ * sim.appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 10 }, { submitTime: 5, numNodes: 4, timeLimit: 10 }]);
+ * sim.finish();
+ * // Sessions run when a job arrives (0, 5) and when one ends (10).
+ * console.assert([...clocks].join() === "0,5,10");
  * ```
  */
 export interface SessionContext {
@@ -83,15 +101,20 @@ export interface SessionContext {
  *
  * @example
  * ```ts
- * import type { CandidateSearch } from "@evtsim/evtsim";
- * // The contract in words: nextFitting(4, (l) => l < 100) returns the first remaining candidate
- * // after the last one returned with numNodes <= 4 and timeLimit < 100, or undefined.
- * const none: CandidateSearch = {
- *   nextFitting: () => undefined,
- *   minNodesBefore: () => Infinity,
- *   maxNodesBefore: () => -Infinity,
- * };
- * if (none.nextFitting(4, () => true) !== undefined) throw new Error("empty");
+ * import { type CandidateSearch, defaultRegistry } from "@evtsim/evtsim";
+ * const registry = defaultRegistry();
+ * const fcfs = registry.pickers.get("builtin_fcfs")!;
+ * const rec = (id: number, numNodes: number, timeLimit: number) => ({
+ *   id, submitTime: 0, numNodes, timeLimit, runTime: timeLimit, queue: undefined, priority: 0,
+ *   beginTime: -1, endTime: -1, rejected: false, hidden: false,
+ * });
+ * let state = fcfs.init({ queues: [], searchByLimit: true, pickerNamed: (n) => registry.pickers.get(n)! });
+ * for (const job of [rec(0, 8, 10), rec(1, 2, 500), rec(2, 2, 50)]) state = fcfs.onJobPush(state, job);
+ * const ctx = { now: 0, queuesConfigured: false, queueReady: () => true };
+ * const search: CandidateSearch | undefined = fcfs.beginSession(state, ctx).search;
+ * // The first candidate on at most 4 nodes with a limit under 100: job 2 (job 0 is too wide,
+ * // job 1 too long).
+ * console.assert(search?.nextFitting(4, (limit) => limit < 100)?.id === 2);
  * ```
  */
 export interface CandidateSearch {
@@ -135,20 +158,27 @@ export interface CandidateSearch {
  *
  * @example
  * ```ts
- * import type { JobRecord, PickerSession } from "@evtsim/evtsim";
- * // A session over a fixed list: hands the jobs out in order and drops the started ones.
- * function listSession(jobs: readonly JobRecord[]): PickerSession<readonly JobRecord[]> {
- *   let i = 0;
- *   const started = new Set<number>();
- *   return {
- *     nextJob: () => jobs[i++],
- *     onDispatch: (job) => void started.add(job.id),
- *     onPend: () => {},
- *     endSession: () => jobs.filter((j) => !started.has(j.id)),
- *   };
- * }
- * const s = listSession([]);
- * if (s.nextJob() !== undefined || s.endSession().length !== 0) throw new Error("empty");
+ * import { defaultRegistry, type Picker, type PickerSession, Simulation } from "@evtsim/evtsim";
+ * // evtsim's SJF, with each session's candidates noted as it hands them out.
+ * const sjf = defaultRegistry().pickers.get("sjf")!;
+ * const offered: number[] = [];
+ * const logging: Picker = {
+ *   ...sjf,
+ *   name: "logging_sjf",
+ *   beginSession(state, ctx) {
+ *     const s: PickerSession<unknown> = sjf.beginSession(state, ctx);
+ *     return { ...s, nextJob: () => { const job = s.nextJob(); if (job) offered.push(job.id); return job; } };
+ *   },
+ * };
+ * const sim = new Simulation({ totalNodes: 4, picker: logging, backfillPolicy: "none" });
+ * sim.appendJobs([
+ *   { submitTime: 0, numNodes: 4, timeLimit: 10 },
+ *   { submitTime: 1, numNodes: 4, timeLimit: 50 },
+ *   { submitTime: 1, numNodes: 4, timeLimit: 20 },
+ * ]);
+ * sim.advanceTo(10);
+ * // At 1 job 2 (limit 20) is offered first and waits; at 10 it starts, then job 1 is offered.
+ * console.assert(offered.join() === "0,2,2,1", offered.join());
  * ```
  */
 export interface PickerSession<P> {
@@ -178,9 +208,27 @@ export interface PickerSession<P> {
  *
  * @example
  * ```ts
- * import type { JobStateChange } from "@evtsim/evtsim";
- * const change: JobStateChange = "cancelled";
- * if (change !== "cancelled") throw new Error("change");
+ * import { defaultRegistry, type JobStateChange, type Picker, Simulation } from "@evtsim/evtsim";
+ * // evtsim's FCFS, noting the state changes it is told of.
+ * const fcfs = defaultRegistry().pickers.get("builtin_fcfs")!;
+ * const changes: string[] = [];
+ * const noting: Picker = {
+ *   ...fcfs,
+ *   name: "noting_fcfs",
+ *   onJobStateChange: (state, job, change: JobStateChange) => {
+ *     changes.push(`${job.id} ${change}`);
+ *     return fcfs.onJobStateChange(state, job, change);
+ *   },
+ * };
+ * const sim = new Simulation({ totalNodes: 4, picker: noting });
+ * const [, waiting] = sim.appendJobs([
+ *   { submitTime: 0, numNodes: 4, timeLimit: 100 },
+ *   { submitTime: 0, numNodes: 4, timeLimit: 10 },
+ * ]);
+ * sim.advanceTo(5);
+ * sim.cancelJob(waiting);
+ * sim.advanceTo(5);
+ * console.assert(changes.join() === "1 cancelled", changes.join());
  * ```
  */
 export type JobStateChange = "cancelled" | "pending";

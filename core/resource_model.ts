@@ -18,11 +18,19 @@ import type { JobRecord } from "./types.ts";
  *
  * @example
  * ```ts
- * import type { JobSpec, ResourceDemand } from "@evtsim/evtsim";
+ * import { type ResourceDemand, Simulation, topologyCluster } from "@evtsim/evtsim";
+ * const node = (name: string, rack: string) => ({ name, topology: { rack }, capacity: { cpu: 16, gpu: 4 } });
+ * const resourceModel = topologyCluster([node("a1", "rack-a"), node("a2", "rack-a"), node("b1", "rack-b")]);
+ * const domains: (string | undefined)[] = [];
+ * const sim = new Simulation({ totalNodes: 3, resourceModel }, {
+ *   onDecision: (d) => { if (d.type === "DISPATCH") domains.push(d.domain); },
+ * });
  * const demand: ResourceDemand = { name: "train", replicas: 8, perReplica: { cpu: 4, gpu: 1 }, topologyKey: "rack" };
  * // A job placed by a resource model holds no share of the node-count pool: numNodes 0.
- * const job: JobSpec = { submitTime: 0, numNodes: 0, timeLimit: 60, demand };
- * if (job.demand?.replicas !== 8) throw new Error("demand");
+ * sim.appendJob({ submitTime: 0, numNodes: 0, timeLimit: 60, demand });
+ * sim.advanceTo(0);
+ * // 8 replicas of 1 GPU in one rack: only rack-a (2 nodes of 4 GPUs) holds them.
+ * console.assert(domains.join() === "rack-a", domains.join());
  * ```
  */
 export interface ResourceDemand {
@@ -41,9 +49,16 @@ export interface ResourceDemand {
  *
  * @example
  * ```ts
- * import type { NodeShare } from "@evtsim/evtsim";
- * const share: NodeShare = { nodeName: "node-a1", replicas: 4 };
- * if (share.replicas !== 4) throw new Error("share");
+ * import { type NodeShare, Simulation, topologyCluster } from "@evtsim/evtsim";
+ * const resourceModel = topologyCluster([{ name: "n1", capacity: { cpu: 8 } }, { name: "n2", capacity: { cpu: 8 } }]);
+ * const shares: NodeShare[] = [];
+ * const sim = new Simulation({ totalNodes: 2, resourceModel }, {
+ *   onDecision: (d) => { if (d.type === "DISPATCH") shares.push(...d.allocation ?? []); },
+ * });
+ * sim.appendJob({ submitTime: 0, numNodes: 0, timeLimit: 10, demand: { replicas: 3, perReplica: { cpu: 4 } } });
+ * sim.advanceTo(0);
+ * // Compact packing: two replicas fill n1, the third goes on n2.
+ * console.assert(shares.map((s) => `${s.nodeName}=${s.replicas}`).join() === "n1=2,n2=1");
  * ```
  */
 export interface NodeShare {
@@ -58,9 +73,17 @@ export interface NodeShare {
  *
  * @example
  * ```ts
- * import type { Placement } from "@evtsim/evtsim";
- * const p: Placement = { domain: "rack-a", allocation: [{ nodeName: "node-a1", replicas: 4 }] };
- * if (p.allocation.length !== 1) throw new Error("one node");
+ * import { type Placement, topologyCluster } from "@evtsim/evtsim";
+ * const node = (name: string, rack: string) => ({ name, topology: { rack }, capacity: { cpu: 8 } });
+ * const model = topologyCluster([node("a1", "rack-a"), node("b1", "rack-b"), node("b2", "rack-b")]);
+ * const job = {
+ *   id: 0, submitTime: 0, numNodes: 0, timeLimit: 1, runTime: 1, queue: undefined, priority: 0,
+ *   beginTime: -1, endTime: -1, rejected: false, hidden: false,
+ *   demand: { replicas: 3, perReplica: { cpu: 4 }, topologyKey: "rack" },
+ * };
+ * // Three replicas of 4 cpu need 12 cpu in one rack: only rack-b has 16.
+ * const p: Placement | undefined = model.place(model.initial, job).placement;
+ * console.assert(p?.domain === "rack-b" && p.allocation.map((a) => a.replicas).join() === "2,1");
  * ```
  */
 export interface Placement {
@@ -75,9 +98,18 @@ export interface Placement {
  *
  * @example
  * ```ts
- * import type { PlaceResult } from "@evtsim/evtsim";
- * const no: PlaceResult = { reason: { code: "insufficient_nodes", message: "needs 8 nodes, 3 free" } };
- * if (no.placement !== undefined || no.reason.code !== "insufficient_nodes") throw new Error("no");
+ * import { type PlaceResult, topologyCluster } from "@evtsim/evtsim";
+ * const model = topologyCluster([{ name: "n1", capacity: { cpu: 8 } }, { name: "n2", capacity: { cpu: 8 } }]);
+ * const job = (replicas: number) => ({
+ *   id: 0, submitTime: 0, numNodes: 0, timeLimit: 1, runTime: 1, queue: undefined, priority: 0,
+ *   beginTime: -1, endTime: -1, rejected: false, hidden: false,
+ *   demand: { replicas, perReplica: { cpu: 4 } },
+ * });
+ * const yes: PlaceResult = model.place(model.initial, job(4));
+ * const no: PlaceResult = model.place(model.initial, job(5));
+ * console.assert(yes.placement !== undefined && no.placement === undefined);
+ * // The machine has 4 replica slots of 4 cpu in all: 5 replicas can never fit.
+ * console.assert(no.reason?.code === "insufficient_capacity", no.reason?.message);
  * ```
  */
 export type PlaceResult =
@@ -90,9 +122,14 @@ export type PlaceResult =
  *
  * @example
  * ```ts
- * import type { ModelNode } from "@evtsim/evtsim";
- * const node: ModelNode = { name: "gpu01", capacity: { cpu: 64, gpu: 4 }, labels: { partition: "gpu" } };
- * if (node.capacity.gpu !== 4) throw new Error("gpu");
+ * import { type ModelNode, topologyCluster } from "@evtsim/evtsim";
+ * const model = topologyCluster([
+ *   { name: "gpu02", topology: { rack: "r1" }, capacity: { cpu: 64, gpu: 4 } },
+ *   { name: "gpu01", topology: { rack: "r1" }, capacity: { cpu: 64, gpu: 4 } },
+ * ]);
+ * // The nodes as outputs see them: in name order, the topology labels kept.
+ * const nodes: readonly ModelNode[] = model.nodes ?? [];
+ * console.assert(nodes.map((n) => n.name).join() === "gpu01,gpu02" && nodes[0].labels?.rack === "r1");
  * ```
  */
 export interface ModelNode {

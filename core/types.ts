@@ -241,9 +241,15 @@ export interface SimulationConfig {
  *
  * @example
  * ```ts
- * import type { CapacityCutPolicy } from "@evtsim/evtsim";
- * const p: CapacityCutPolicy = "kill";
- * if (p !== "kill") throw new Error("policy");
+ * import { type CapacityCutPolicy, Simulation } from "@evtsim/evtsim";
+ * // A cut to 4 nodes at 10 while two 4-node jobs run: how the second started ends.
+ * const endOf = (onCapacityCut: CapacityCutPolicy) => {
+ *   const sim = new Simulation({ totalNodes: 8, capacitySchedule: [{ time: 10, capacity: 4 }], onCapacityCut });
+ *   sim.appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 100 }, { submitTime: 5, numNodes: 4, timeLimit: 100 }]);
+ *   const row = sim.finish().jobs[1];
+ *   return `${row.endTime} ${row.outcome ?? "completed"}`;
+ * };
+ * console.assert(endOf("drain") === "105 completed" && endOf("kill") === "10 killed");
  * ```
  */
 export type CapacityCutPolicy = "drain" | "kill";
@@ -254,9 +260,15 @@ export type CapacityCutPolicy = "drain" | "kill";
  *
  * @example
  * ```ts
- * import type { CapacitySemantics } from "@evtsim/evtsim";
- * const s: CapacitySemantics = "drevt";
- * if (s !== "drevt") throw new Error("semantics");
+ * import { type CapacitySemantics, Simulation } from "@evtsim/evtsim";
+ * // 4 of 8 nodes usable: a job of 8 nodes, then one of 2.
+ * const started = (capacitySemantics: CapacitySemantics) => {
+ *   const sim = new Simulation({ totalNodes: 8, capacitySchedule: [{ time: 0, capacity: 4 }], capacitySemantics });
+ *   sim.appendJobs([{ submitTime: 0, numNodes: 8, timeLimit: 10 }, { submitTime: 0, numNodes: 2, timeLimit: 10 }]);
+ *   return sim.finish().jobs.map((r) => r.jobId).join();
+ * };
+ * // evtsim holds the 8-node job aside and starts job 1; DR_EVT's rule leaves job 1 blocked behind it.
+ * console.assert(started("evtsim") === "1" && started("drevt") === "");
  * ```
  */
 export type CapacitySemantics = "evtsim" | "drevt";

@@ -380,9 +380,15 @@ const version = nat;
  *
  * @example
  * ```ts
- * import type { PolicyModuleRef } from "@evtsim/evtsim";
- * const m: PolicyModuleRef = { path: "/home/me/my_policies.ts", sha256: "0".repeat(64) };
- * if (!m.path.startsWith("/")) throw new Error("absolute");
+ * import { type PolicyModuleRef, Simulation } from "@evtsim/evtsim";
+ * const m: PolicyModuleRef = { path: "/home/me/my_policies.ts", sha256: "ab".repeat(32) };
+ * let log = "";
+ * const sim = new Simulation({ totalNodes: 4 });
+ * sim.startRecording({ write: (text) => void (log += text) }, { policyModules: [m] });
+ * sim.stopRecording();
+ * // The recording's header names the module, for a replay to load it again.
+ * const header = JSON.parse(log.split("\n")[0]);
+ * console.assert(header.type === "header" && header.policyModules[0].sha256 === m.sha256);
  * ```
  */
 export interface PolicyModuleRef {

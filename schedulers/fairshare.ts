@@ -20,10 +20,16 @@ import { type ResolvedFairshare, resolveFairshare } from "./fairshare_settings.t
  *
  * @example
  * ```ts
- * import type { FairshareUsage } from "@evtsim/evtsim";
- * const u: FairshareUsage = { value: 1000, at: 0 };
- * // One half-life (here 3600 s) later it counts half.
- * if (u.value * Math.pow(2, -(3600 - u.at) / 3600) !== 500) throw new Error("decay");
+ * import { type FairshareUsage, fairsharePicker } from "@evtsim/evtsim";
+ * let s = fairsharePicker.init({ queues: [], searchByLimit: false, pickerNamed: () => fairsharePicker, totalNodes: 8 });
+ * // Alice's job ran on 4 nodes from 0 to 100: the picker charges it when it ends.
+ * s = fairsharePicker.onJobEnd!(s, {
+ *   id: 0, submitTime: 0, numNodes: 4, timeLimit: 100, runTime: 100, queue: undefined, priority: 0,
+ *   beginTime: 0, endTime: 100, rejected: false, hidden: false, user: "alice",
+ * });
+ * const u: FairshareUsage = s.usage[s.index.get("alice")!];
+ * // 400 node-seconds as of 100, less the little decay while it ran (half-life: 7 days).
+ * console.assert(u.at === 100 && u.value > 399.9 && u.value < 400, `${u.value}`);
  * ```
  */
 export interface FairshareUsage {

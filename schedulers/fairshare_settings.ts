@@ -14,9 +14,17 @@ const DAY = 86_400;
  * @example
  * ```ts
  * import { type FairshareSettings, Simulation } from "@evtsim/evtsim";
- * const fairshare: FairshareSettings = { by: "account", halfLife: 86400, weights: { age: 0 } };
- * const sim = new Simulation({ totalNodes: 4, picker: "fairshare", pickerSettings: { fairshare } });
- * if (sim.state.config.pickerSettings?.fairshare === undefined) throw new Error("recorded");
+ * const begins = (fairshare: FairshareSettings) => {
+ *   const sim = new Simulation({ totalNodes: 4, picker: "fairshare", pickerSettings: { fairshare } });
+ *   sim.appendJobs([
+ *     { submitTime: 0, numNodes: 4, timeLimit: 100, user: "alice", account: "physics" },
+ *     { submitTime: 1, numNodes: 4, timeLimit: 100, user: "alice", account: "chem" },
+ *     { submitTime: 2, numNodes: 4, timeLimit: 100, user: "bob", account: "physics" },
+ *   ]);
+ *   return sim.finish().jobs.map((r) => r.beginTime).join();
+ * };
+ * // Job 0 charged alice and physics: by user bob goes next, by account chem does.
+ * console.assert(begins({ by: "user" }) === "0,200,100" && begins({ by: "account", halfLife: 86400 }) === "0,100,200");
  * ```
  */
 export interface FairshareSettings {

@@ -30,12 +30,20 @@ import {
  *
  * @example
  * ```ts
- * import { orderedPicker, type OrderedPickerOptions } from "@evtsim/evtsim";
+ * import { orderedPicker, type OrderedPickerOptions, Simulation } from "@evtsim/evtsim";
  * const options: OrderedPickerOptions = {
  *   name: "smallest_first",
  *   compare: (a, b) => a.numNodes - b.numNodes || a.id - b.id,
  * };
- * if (orderedPicker(options).name !== "smallest_first") throw new Error("name");
+ * const sim = new Simulation({ totalNodes: 4, picker: orderedPicker(options), backfillPolicy: "none" });
+ * sim.appendJobs([
+ *   { submitTime: 0, numNodes: 4, timeLimit: 10 },
+ *   { submitTime: 1, numNodes: 4, timeLimit: 10 },
+ *   { submitTime: 2, numNodes: 1, timeLimit: 10 },
+ * ]);
+ * // At 10 the 1-node job 2 goes before the earlier 4-node job 1.
+ * const begins = sim.finish().jobs.map((r) => r.beginTime).join();
+ * console.assert(begins === "0,20,10", begins);
  * ```
  */
 export interface OrderedPickerOptions {

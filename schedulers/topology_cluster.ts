@@ -47,9 +47,16 @@ export { compareNames };
  *
  * @example
  * ```ts
- * import type { TopologyNode } from "@evtsim/evtsim";
+ * import { Simulation, type TopologyNode, topologyCluster } from "@evtsim/evtsim";
  * const node: TopologyNode = { name: "node-a1", topology: { rack: "rack-a" }, capacity: { cpu: 32, gpu: 4 } };
- * if (node.capacity.gpu !== 4) throw new Error("gpu");
+ * const sim = new Simulation({ totalNodes: 1, resourceModel: topologyCluster([node]) });
+ * const gpus = (replicas: number) =>
+ *   ({ submitTime: 0, numNodes: 0, timeLimit: 10, demand: { replicas, perReplica: { gpu: 1 }, topologyKey: "rack" } });
+ * sim.appendJobs([gpus(3), gpus(2)]);
+ * sim.advanceTo(0);
+ * // Job 0 holds 3 of the node's 4 GPUs: job 1 waits for them.
+ * console.assert(sim.activeJobCount === 1 && sim.pendingReason(1)?.code === "insufficient_capacity");
+ * console.assert(sim.finish().jobs[1].beginTime === 10);
  * ```
  */
 export interface TopologyNode {

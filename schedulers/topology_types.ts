@@ -11,9 +11,13 @@ import type { NodeShare } from "../core/resource_model.ts";
  *
  * @example
  * ```ts
- * import type { TopoResources } from "@evtsim/evtsim";
- * const r: TopoResources = { cpu: 32, gpu: 4 };
- * if (r.cpu + r.gpu !== 36) throw new Error("units");
+ * import { scheduleTopology, type TopoResources } from "@evtsim/evtsim";
+ * const node = (name: string, rack: string) => ({ name, topology: { rack }, capacity: { cpu: 16, gpu: 4 } });
+ * const cluster = { nodes: [node("a1", "rack-a"), node("a2", "rack-a"), node("b1", "rack-b")] };
+ * const job = { name: "train", replicas: 8, resourcesPerReplica: { cpu: 4, gpu: 1 } };
+ * const r = scheduleTopology(cluster, [job], "backfill");
+ * const used: TopoResources = r.usedResources;
+ * console.assert(used.cpu === 32 && used.gpu === 8 && r.totalResources.gpu === 12);
  * ```
  */
 export interface TopoResources {
@@ -28,9 +32,17 @@ export interface TopoResources {
  *
  * @example
  * ```ts
- * import type { TopoCluster } from "@evtsim/evtsim";
- * const c: TopoCluster = { nodes: [{ name: "n1", topology: { rack: "r1" }, capacity: { cpu: 8, gpu: 1 } }] };
- * if (c.nodes.length !== 1) throw new Error("one node");
+ * import { scheduleTopology, type TopoCluster } from "@evtsim/evtsim";
+ * const c: TopoCluster = {
+ *   nodes: [
+ *     { name: "n1", topology: { rack: "r1" }, capacity: { cpu: 8, gpu: 1 } },
+ *     { name: "n2", topology: { rack: "r2" }, capacity: { cpu: 8, gpu: 1 } },
+ *   ],
+ * };
+ * // Two GPUs in all, but one per rack: a job needing both in one rack waits.
+ * const job = { name: "pair", replicas: 2, resourcesPerReplica: { cpu: 1, gpu: 1 }, requiredTopology: "rack" };
+ * const r = scheduleTopology(c, [job], "backfill");
+ * console.assert(r.totalResources.gpu === 2 && r.jobs[0].reason?.code === "topology_fragmented");
  * ```
  */
 export interface TopoCluster {
@@ -50,9 +62,14 @@ export interface TopoCluster {
  *
  * @example
  * ```ts
- * import type { TopoJob } from "@evtsim/evtsim";
+ * import { scheduleTopology, type TopoJob } from "@evtsim/evtsim";
+ * const node = (name: string, rack: string) => ({ name, topology: { rack }, capacity: { cpu: 16, gpu: 4 } });
+ * const cluster = { nodes: [node("a1", "rack-a"), node("a2", "rack-a"), node("b1", "rack-b")] };
  * const j: TopoJob = { name: "train", replicas: 8, resourcesPerReplica: { cpu: 4, gpu: 1 }, requiredTopology: "rack" };
- * if (j.replicas !== 8) throw new Error("replicas");
+ * // 8 GPUs in one rack: only rack-a (two nodes of 4) has them.
+ * const [result] = scheduleTopology(cluster, [j], "backfill").jobs;
+ * const where = result.allocation.map((a) => `${a.nodeName}=${a.replicas}`).join();
+ * console.assert(result.selectedTopologyDomain === "rack-a" && where === "a1=4,a2=4", where);
  * ```
  */
 export interface TopoJob {
@@ -71,9 +88,13 @@ export interface TopoJob {
  *
  * @example
  * ```ts
- * import type { TopoTimedJob } from "@evtsim/evtsim";
- * const j: TopoTimedJob = { name: "batch", replicas: 4, resourcesPerReplica: { cpu: 4, gpu: 1 }, arrivalTick: 2, durationTicks: 2 };
- * if (j.arrivalTick + j.durationTicks !== 4) throw new Error("ticks");
+ * import { simulateTopology, type TopoTimedJob } from "@evtsim/evtsim";
+ * const cluster = { nodes: [{ name: "n1", capacity: { cpu: 8, gpu: 0 } }] };
+ * const a: TopoTimedJob = { name: "a", replicas: 2, resourcesPerReplica: { cpu: 4, gpu: 0 }, arrivalTick: 0, durationTicks: 5 };
+ * const b: TopoTimedJob = { ...a, name: "b", arrivalTick: 1 };
+ * const [, run] = simulateTopology(cluster, [a, b], "strict-fifo").jobs;
+ * // b arrives at 1 and waits for a's node: it starts at 5 and completes at 10.
+ * console.assert(run.startTick === 5 && run.completionTick === 10 && run.queueDelayTicks === 4);
  * ```
  */
 export interface TopoTimedJob extends TopoJob {
@@ -88,9 +109,18 @@ export interface TopoTimedJob extends TopoJob {
  *
  * @example
  * ```ts
- * import type { TopoPolicy } from "@evtsim/evtsim";
- * const all: TopoPolicy[] = ["backfill", "strict-fifo"];
- * if (all.length !== 2) throw new Error("two");
+ * import { scheduleTopology, type TopoPolicy } from "@evtsim/evtsim";
+ * const node = (name: string, rack: string) => ({ name, topology: { rack }, capacity: { cpu: 16, gpu: 4 } });
+ * const cluster = { nodes: [node("a1", "rack-a"), node("a2", "rack-a"), node("b1", "rack-b")] };
+ * const jobs = [
+ *   { name: "train", replicas: 8, resourcesPerReplica: { cpu: 4, gpu: 1 }, requiredTopology: "rack" },
+ *   { name: "big", replicas: 20, resourcesPerReplica: { cpu: 1, gpu: 1 } },
+ *   { name: "small", replicas: 2, resourcesPerReplica: { cpu: 4, gpu: 1 } },
+ * ];
+ * const admitted = (policy: TopoPolicy) =>
+ *   scheduleTopology(cluster, jobs, policy).jobs.filter((j) => j.status === "admitted").map((j) => j.jobName).join();
+ * // "big" can never fit: strict FIFO holds "small" behind it, backfill admits it.
+ * console.assert(admitted("strict-fifo") === "train" && admitted("backfill") === "train,small");
  * ```
  */
 export type TopoPolicy = "strict-fifo" | "backfill";
@@ -100,9 +130,19 @@ export type TopoPolicy = "strict-fifo" | "backfill";
  *
  * @example
  * ```ts
- * import type { TopoReason } from "@evtsim/evtsim";
- * const r: TopoReason = { code: "head_of_line_blocked", message: "head_of_line_blocked_by=train", blockingJob: "train" };
- * if (r.blockingJob !== "train") throw new Error("blocker");
+ * import { scheduleTopology, type TopoReason } from "@evtsim/evtsim";
+ * const node = (name: string, rack: string) => ({ name, topology: { rack }, capacity: { cpu: 16, gpu: 4 } });
+ * const cluster = { nodes: [node("a1", "rack-a"), node("a2", "rack-a"), node("b1", "rack-b")] };
+ * const jobs = [
+ *   { name: "train", replicas: 8, resourcesPerReplica: { cpu: 4, gpu: 1 }, requiredTopology: "rack" },
+ *   { name: "big", replicas: 20, resourcesPerReplica: { cpu: 1, gpu: 1 } },
+ *   { name: "small", replicas: 2, resourcesPerReplica: { cpu: 4, gpu: 1 } },
+ * ];
+ * const [, big, small] = scheduleTopology(cluster, jobs, "strict-fifo").jobs;
+ * const why: TopoReason | undefined = small.reason;
+ * console.assert(why?.code === "head_of_line_blocked" && why.blockingJob === "big");
+ * // 4 GPUs are left after "train": 4 replica slots of 1 GPU, "big" asks for 20.
+ * console.assert(big.reason?.availableClusterWideReplicaSlots === 4 && big.reason.requestedReplicas === 20);
  * ```
  */
 export interface TopoReason extends
@@ -127,13 +167,18 @@ export interface TopoReason extends
  *
  * @example
  * ```ts
- * import type { TopoJobResult } from "@evtsim/evtsim";
- * const j: TopoJobResult = {
- *   jobName: "warmup", status: "admitted", selectedTopologyDomain: "rack-a",
- *   allocation: [{ nodeName: "node-a1", replicas: 4 }],
- *   requestedResources: { cpu: 16, gpu: 4 }, allocatedResources: { cpu: 16, gpu: 4 },
- * };
- * if (j.status !== "admitted") throw new Error("admitted");
+ * import { scheduleTopology, type TopoJobResult } from "@evtsim/evtsim";
+ * const node = (name: string, rack: string) => ({ name, topology: { rack }, capacity: { cpu: 16, gpu: 4 } });
+ * const cluster = { nodes: [node("a1", "rack-a"), node("a2", "rack-a"), node("b1", "rack-b")] };
+ * const jobs = [
+ *   { name: "train", replicas: 8, resourcesPerReplica: { cpu: 4, gpu: 1 }, requiredTopology: "rack" },
+ *   { name: "big", replicas: 20, resourcesPerReplica: { cpu: 1, gpu: 1 } },
+ *   { name: "small", replicas: 2, resourcesPerReplica: { cpu: 4, gpu: 1 } },
+ * ];
+ * const results: readonly TopoJobResult[] = scheduleTopology(cluster, jobs, "backfill").jobs;
+ * const text = results.map((j) => `${j.jobName} ${j.status} ${j.allocatedResources.gpu}/${j.requestedResources.gpu}`);
+ * // A job is given all it asked for, or nothing.
+ * console.assert(text.join("; ") === "train admitted 8/8; big pending 0/20; small admitted 2/2", text.join("; "));
  * ```
  */
 export interface TopoJobResult {
@@ -187,9 +232,13 @@ export interface TopoPolicyResult {
  *
  * @example
  * ```ts
- * import type { TopoEvent } from "@evtsim/evtsim";
- * const e: TopoEvent = { tick: 0, type: "admitted", jobName: "warmup", selectedTopologyDomain: "zone-a", allocation: [{ nodeName: "a1", replicas: 4 }] };
- * if (e.type !== "admitted") throw new Error("admitted");
+ * import { simulateTopology, type TopoEvent } from "@evtsim/evtsim";
+ * const cluster = { nodes: [{ name: "n1", capacity: { cpu: 8, gpu: 0 } }] };
+ * const job = (name: string, replicas: number, arrivalTick: number) =>
+ *   ({ name, replicas, resourcesPerReplica: { cpu: 4, gpu: 0 }, arrivalTick, durationTicks: 5 });
+ * const events: readonly TopoEvent[] = simulateTopology(cluster, [job("a", 2, 0), job("b", 2, 1)], "backfill").events;
+ * const text = events.map((e) => `${e.tick} ${e.type} ${e.jobName}`).join("; ");
+ * console.assert(text === "0 arrived a; 0 admitted a; 1 arrived b; 5 completed a; 5 admitted b; 10 completed b", text);
  * ```
  */
 export interface TopoEvent {
@@ -210,13 +259,15 @@ export interface TopoEvent {
  *
  * @example
  * ```ts
- * import type { TopoJobLifecycle } from "@evtsim/evtsim";
- * const j: TopoJobLifecycle = {
- *   jobName: "batch", status: "completed", arrivalTick: 2, durationTicks: 2, startTick: 2, completionTick: 4,
- *   queueDelayTicks: 0, selectedTopologyDomain: "rack-b", allocation: [{ nodeName: "b1", replicas: 4 }],
- *   requestedResources: { cpu: 16, gpu: 4 },
- * };
- * if (j.completionTick !== 4) throw new Error("completion");
+ * import { simulateTopology, type TopoJobLifecycle } from "@evtsim/evtsim";
+ * const cluster = { nodes: [{ name: "n1", capacity: { cpu: 8, gpu: 0 } }] };
+ * const job = (name: string, replicas: number, arrivalTick: number) =>
+ *   ({ name, replicas, resourcesPerReplica: { cpu: 4, gpu: 0 }, arrivalTick, durationTicks: 5 });
+ * const jobs = [job("a", 2, 0), job("b", 2, 1), job("c", 4, 1)];
+ * const [a, , c]: readonly TopoJobLifecycle[] = simulateTopology(cluster, jobs, "backfill").jobs;
+ * console.assert(a.status === "completed" && a.startTick === 0 && a.completionTick === 5);
+ * // c needs 16 cpu on an 8-cpu machine: unscheduled, with its final reason.
+ * console.assert(c.status === "unscheduled" && c.reason?.code === "insufficient_capacity");
  * ```
  */
 export interface TopoJobLifecycle {

@@ -34,9 +34,12 @@ import { counterexampleReport } from "./_counterexample.ts";
  *
  * @example
  * ```ts
- * import type { FuzzInvariant } from "@evtsim/evtsim/testing";
+ * import { type FuzzInvariant, fuzzScheduler } from "@evtsim/evtsim/testing";
  * const only: FuzzInvariant[] = ["work-conservation", "capacity"];
- * console.assert(only.length === 2);
+ * const r = fuzzScheduler({}, { numRuns: 5, seed: 1, admissions: ["easy"], invariants: only });
+ * if (!r.ok) throw new Error(r.report);
+ * // `runs` (the engine accepts every decision) always runs; the others only when asked for.
+ * console.assert(Object.keys(r.checked).sort().join() === "capacity,runs,work-conservation");
  * ```
  */
 export type FuzzInvariant = InvariantName;
@@ -49,12 +52,15 @@ export type FuzzInvariant = InvariantName;
  * @example
  * ```ts
  * import { orderedPicker } from "@evtsim/evtsim";
- * import type { SchedulerUnderTest } from "@evtsim/evtsim/testing";
+ * import { fuzzScheduler, type SchedulerUnderTest } from "@evtsim/evtsim/testing";
  * const s: SchedulerUnderTest = {
  *   picker: orderedPicker({ name: "largest_first", compare: (a, b) => b.numNodes - a.numNodes || a.id - b.id }),
  *   headOrder: { order: (a, b) => b.numNodes - a.numNodes || a.jobId - b.jobId },
  * };
- * console.assert(s.admission === undefined);
+ * // Paired with evtsim's EASY; without `headOrder` the head reservation is not checked.
+ * const r = fuzzScheduler(s, { numRuns: 5, seed: 1, admissions: ["easy"], invariants: ["head-reservation"] });
+ * if (!r.ok) throw new Error(r.report);
+ * console.assert((r.checked["head-reservation"] ?? 0) > 0);
  * ```
  */
 export interface SchedulerUnderTest {
@@ -82,9 +88,10 @@ export interface SchedulerUnderTest {
  *
  * @example
  * ```ts
- * import type { FuzzSchedulerOptions } from "@evtsim/evtsim/testing";
- * const o: FuzzSchedulerOptions = { numRuns: 500, seed: 7, maxJobs: 15, admissions: ["easy"] };
- * console.assert(o.path === undefined);
+ * import { fuzzScheduler, type FuzzSchedulerOptions } from "@evtsim/evtsim/testing";
+ * const o: FuzzSchedulerOptions = { numRuns: 5, seed: 7, maxJobs: 6, admissions: ["easy"] };
+ * const r = fuzzScheduler({}, o);
+ * console.assert(r.ok && r.seed === 7 && r.numRuns === 5);
  * ```
  */
 export interface FuzzSchedulerOptions {
@@ -129,9 +136,14 @@ export interface FuzzSchedulerOptions {
  *
  * @example
  * ```ts
- * import type { FuzzSchedulerCase } from "@evtsim/evtsim/testing";
- * const c: FuzzSchedulerCase = { config: { totalNodes: 4 }, trace: [], plan: [] };
- * console.assert(c.trace.length === 0);
+ * import type { Admission } from "@evtsim/evtsim";
+ * import { type FuzzSchedulerCase, fuzzScheduler } from "@evtsim/evtsim/testing";
+ * const idle: Admission = { name: "idle", runSession() {} }; // never starts a job
+ * const r = fuzzScheduler({ admission: idle }, { numRuns: 5, seed: 1 });
+ * if (r.ok) throw new Error("an idle policy must be caught");
+ * // Shrunk to the smallest scenario that shows it: one job on one node.
+ * const c: FuzzSchedulerCase = r.counterexample;
+ * console.assert(c.config.totalNodes === 1 && c.trace.length === 1 && c.config.admission === idle);
  * ```
  */
 export interface FuzzSchedulerCase {
@@ -148,9 +160,11 @@ export interface FuzzSchedulerCase {
  *
  * @example
  * ```ts
- * import type { FuzzSchedulerPassed } from "@evtsim/evtsim/testing";
- * const r: FuzzSchedulerPassed = { ok: true, seed: 1, numRuns: 0, checked: {} };
- * console.assert(r.ok);
+ * import { fuzzScheduler, type FuzzSchedulerPassed } from "@evtsim/evtsim/testing";
+ * const r = fuzzScheduler({}, { numRuns: 5, seed: 1, admissions: ["none"], invariants: ["capacity"] });
+ * if (!r.ok) throw new Error(r.report);
+ * const passed: FuzzSchedulerPassed = r;
+ * console.assert(passed.numRuns === 5 && passed.checked.capacity === 5);
  * ```
  */
 export interface FuzzSchedulerPassed {
@@ -169,9 +183,15 @@ export interface FuzzSchedulerPassed {
  *
  * @example
  * ```ts
- * import type { FuzzSchedulerFailed, FuzzSchedulerResult } from "@evtsim/evtsim/testing";
- * const describe = (r: FuzzSchedulerResult) => (r.ok ? "ok" : (r as FuzzSchedulerFailed).invariant);
- * console.assert(describe({ ok: true, seed: 1, numRuns: 0, checked: {} }) === "ok");
+ * import type { Admission } from "@evtsim/evtsim";
+ * import { type FuzzSchedulerFailed, fuzzScheduler } from "@evtsim/evtsim/testing";
+ * const idle: Admission = { name: "idle", runSession() {} }; // never starts a job
+ * const r = fuzzScheduler({ admission: idle }, { numRuns: 5, seed: 1 });
+ * if (r.ok) throw new Error("an idle policy must be caught");
+ * const failed: FuzzSchedulerFailed = r;
+ * console.assert(failed.invariant === "schedule-rows", failed.invariant);
+ * console.assert(failed.violations[0] === "job 0: accepted but never written");
+ * console.assert(failed.reproduce.includes(`"path":"${failed.path}"`));
  * ```
  */
 export interface FuzzSchedulerFailed {

@@ -18,9 +18,20 @@ type HeadOrder = (a: JobRow, b: JobRow) => number;
  *
  * @example
  * ```ts
- * import type { HeadOrderOptions } from "@evtsim/evtsim/testing";
+ * import { orderedPicker } from "@evtsim/evtsim";
+ * import { checkEasyHeadReservation, type HeadOrderOptions, runBatch, withIds } from "@evtsim/evtsim/testing";
+ * const picker = orderedPicker({ name: "largest_first", compare: (a, b) => b.numNodes - a.numNodes || a.id - b.id });
  * const largestFirst: HeadOrderOptions = { order: (a, b) => b.numNodes - a.numNodes || a.jobId - b.jobId };
- * if (largestFirst.strict === true) throw new Error("strict is optional");
+ * const config = { totalNodes: 10, picker, backfillPolicy: "easy" as const };
+ * const trace = [
+ *   { submitTime: 0, numNodes: 6, timeLimit: 100 },
+ *   { submitTime: 0, numNodes: 8, timeLimit: 10 },
+ *   { submitTime: 0, numNodes: 4, timeLimit: 10 },
+ * ];
+ * const { jobRows } = runBatch(config, trace);
+ * // Job 1 (8 nodes) is the head in this order; nothing started ahead of it delayed it.
+ * console.assert(jobRows[1].beginTime === 0 && jobRows[0].beginTime === 10);
+ * console.assert(checkEasyHeadReservation(jobRows, withIds(trace), config, largestFirst).length === 0);
  * ```
  */
 export interface HeadOrderOptions {

@@ -18,9 +18,20 @@ import { capacityAt, capacityRaises, capped, reservationFromRows } from "./_rows
  *
  * @example
  * ```ts
- * import type { WorkConservationGuarantee } from "@evtsim/evtsim/testing";
- * const g: WorkConservationGuarantee = "easy";
- * console.assert(g === "easy");
+ * import { type Admission, noBackfill } from "@evtsim/evtsim";
+ * import { checkWorkConservation, runBatch, withIds, type WorkConservationGuarantee } from "@evtsim/evtsim/testing";
+ * const trace = [
+ *   { submitTime: 0, numNodes: 6, timeLimit: 100 },
+ *   { submitTime: 0, numNodes: 8, timeLimit: 10 },
+ *   { submitTime: 0, numNodes: 4, timeLimit: 10 },
+ * ];
+ * // A policy that never backfills: job 2 waits beside job 0 although 4 nodes are free.
+ * const lazy = { totalNodes: 10, admission: { ...noBackfill, name: "lazy" } as Admission };
+ * const rows = runBatch(lazy, trace).jobRows;
+ * const violations = (guarantee: WorkConservationGuarantee) =>
+ *   checkWorkConservation(rows, withIds(trace), lazy, { guarantee }).length;
+ * // It keeps `none`'s promise (the head, job 1, does not fit) but not `easy`'s.
+ * console.assert(violations("none") === 0 && violations("easy") === 1);
  * ```
  */
 export type WorkConservationGuarantee = "none" | "easy" | "conservative";
@@ -31,13 +42,24 @@ export type WorkConservationGuarantee = "none" | "easy" | "conservative";
  *
  * @example
  * ```ts
- * import type { WorkConservationOptions } from "@evtsim/evtsim/testing";
- * // A largest-first picker of your own, under an EASY-like admission policy of your own.
+ * import { orderedPicker } from "@evtsim/evtsim";
+ * import { checkWorkConservation, runBatch, withIds, type WorkConservationOptions } from "@evtsim/evtsim/testing";
+ * // A largest-first picker of your own, under evtsim's EASY.
+ * const picker = orderedPicker({ name: "largest_first", compare: (a, b) => b.numNodes - a.numNodes || a.id - b.id });
  * const o: WorkConservationOptions = {
  *   order: (a, b) => b.numNodes - a.numNodes || a.jobId - b.jobId,
  *   guarantee: "easy",
  * };
- * console.assert(o.strict === undefined);
+ * const config = { totalNodes: 10, picker, backfillPolicy: "easy" as const };
+ * const trace = [
+ *   { submitTime: 0, numNodes: 6, timeLimit: 100 },
+ *   { submitTime: 0, numNodes: 8, timeLimit: 10 },
+ *   { submitTime: 0, numNodes: 2, timeLimit: 10 },
+ * ];
+ * const { jobRows } = runBatch(config, trace);
+ * // Job 1 (the largest) starts first; job 0 waits for it, and job 2 may not pass job 0.
+ * console.assert(jobRows[1].beginTime === 0 && jobRows[0].beginTime === 10);
+ * console.assert(checkWorkConservation(jobRows, withIds(trace), config, o).length === 0);
  * ```
  */
 export interface WorkConservationOptions {
