@@ -182,9 +182,19 @@ export interface StatsDocument {
  * @example
  * ```ts
  * import type { EnergyMetrics } from "./stats_json.ts";
- * // Two jobs of 100 W for 10 s and 50 W for 20 s, one after the other.
- * const e: EnergyMetrics = { total: 2000, jobs: 2, per_job_mean: 1000, per_job_max: 1000 };
- * console.assert(e.total === e.jobs * (e.per_job_mean ?? 0));
+ * import { type PconJob, parseTrace } from "./trace_csv.ts";
+ * // A pcon trace: a job of 100 W for 10 s, then one of 50 W for 20 s.
+ * const csv = "job_submit_time,num_nodes,time_limit,actual_run_time,avgpcon,minpcon,maxpcon\n" +
+ *   "0,1,20,10,100,90,110\n10,1,30,20,50,40,60\n";
+ * const jobs = parseTrace(csv, { file: "power.csv", pcon: true }).jobs as (PconJob & { actualRunTime?: number })[];
+ * const each = jobs.map((j) => j.pcon![0] * j.actualRunTime!);
+ * const e: EnergyMetrics = {
+ *   total: each[0] + each[1],
+ *   jobs: each.length,
+ *   per_job_mean: (each[0] + each[1]) / 2,
+ *   per_job_max: Math.max(...each),
+ * };
+ * console.assert(e.total === 2000 && e.per_job_max === 1000, JSON.stringify(e));
  * ```
  */
 export interface EnergyMetrics {
