@@ -87,7 +87,7 @@ const FIELDS: Readonly<Record<EventType, Readonly<Record<string, FieldKind>>>> =
   },
   BEGIN_ROUND: { round: "number", time: "number" },
   DECISION: {
-    type: ["DISPATCH", "PEND"],
+    type: ["DISPATCH", "PEND", "PREEMPT"],
     job: "number",
     nodes: "number",
     backfill: "boolean",
@@ -352,6 +352,16 @@ function decisionEvents(
           job: d.jobId,
           nodes: d.numNodes,
           backfill: d.backfill,
+          ...q,
+          round: d.round,
+          time: d.time,
+        }
+        : d.type === "PREEMPT"
+        ? {
+          type: d.type,
+          job: d.jobId,
+          victims: d.victims.join(","),
+          mode: d.mode.join(","),
           ...q,
           round: d.round,
           time: d.time,
