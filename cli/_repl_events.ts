@@ -369,6 +369,27 @@ function decisionEvents(
         : { type: d.type, job: d.jobId, reason: d.reason.code, ...q, round: d.round, time: d.time },
     });
   }
+  // A preemption's victims: requeued (back to PEND, same id) or cancelled (KILLED).
+  if (d.type === "PREEMPT" && want("JOB_STATE_CHANGE")) {
+    d.victims.forEach((id, i) => {
+      const v = recordOf(before, id)?.queue;
+      const vq: Record<string, Value> = v === undefined ? {} : { queue: v };
+      const requeues = recordOf(after, id)?.requeues;
+      out.push({
+        type: "JOB_STATE_CHANGE",
+        fields: d.mode[i] === "cancel"
+          ? { job: id, state: "KILLED", oldState: "RUN", ...vq, time: d.time }
+          : {
+            job: id,
+            state: "PEND",
+            oldState: "RUN",
+            ...vq,
+            ...(requeues === undefined ? {} : { requeues }),
+            time: d.time,
+          },
+      });
+    });
+  }
   if (d.type === "DISPATCH" && want("JOB_STATE_CHANGE")) {
     out.push({
       type: "JOB_STATE_CHANGE",

@@ -481,6 +481,7 @@ function stateChangeLine(n: Extract<Notice, { kind: "jobStateChange" }>): string
     cause: n.cause,
     nodes: n.nodes,
     requeues: n.requeues,
+    ...(n.preemptedBy === undefined ? {} : { preemptedBy: n.preemptedBy }),
   });
 }
 
