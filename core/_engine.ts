@@ -547,14 +547,15 @@ export class Working {
    * start, so that the picker can reorder).
    */
   scheduleUntilStalled(): void {
+    if (this.waitingCount() === 0) return;
+    this.round++;
     for (;;) {
-      if (this.waitingCount() === 0) return;
-      this.round++;
       if (this.admission.singleSession === true) runRound(this);
       else while (runRound(this) > 0) { /* the next session sees the new state */ }
-      // Preemptive queues (core/_preemption.ts): after the policy's rounds;
-      // a preemption is followed by another round.
+      // Preemptive queues (core/_preemption.ts): after the policy's sessions;
+      // a preemption is followed by more sessions of the same round.
       if (this.queues.list.length === 0 || !preemptive(this.queues) || !preemptOnce(this)) return;
+      if (this.waitingCount() === 0) return;
     }
   }
 

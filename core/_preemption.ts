@@ -67,6 +67,10 @@ export function preemptOnce(w: Working): boolean {
   });
   if (chosen === undefined) return false;
   preempt(w, chosen.job, chosen.victims, chosen.reason);
+  // The policy's plan (conservative_profile's reservations) was made for the
+  // jobs that ran before: it plans again from its initial state, as a state
+  // restored from a snapshot does (which so continues the same way).
+  w.admissionMemory = w.admission.init?.();
   // The preemptor starts now, where the victims' release lets the model place it.
   const id = chosen.job.id;
   let started = false;
