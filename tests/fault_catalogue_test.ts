@@ -52,6 +52,7 @@ import { FRONTS_ROWS } from "./_fault_rows_m-fronts.ts";
 import { LIVE_ROWS } from "./_fault_rows_m-live.ts";
 import { H_GAPS_ROWS } from "./_fault_rows_h_gaps.ts";
 import { FAIL_ROWS } from "./_fault_rows_fail.ts";
+import { PREEMPT_ROWS } from "./_fault_rows_preempt.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1228,6 +1229,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...LIVE_ROWS,
   ...H_GAPS_ROWS,
   ...FAIL_ROWS,
+  ...PREEMPT_ROWS,
 ];
 
 for (const row of CATALOGUE) {
