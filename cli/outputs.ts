@@ -91,7 +91,7 @@ export interface ScheduleLayout extends ScheduleCsvOptions {
   readonly resourceModel?: ResourceModel;
   /** The resource timeline's columns: DR_EVT's (default), or a free/used pair per resource added. */
   readonly resourceColumns?: ResourceColumns;
-  /** A run with node failures: the extended CSV schedule ends with a `requeues` column. */
+  /** A run with node failures or requeueing preemption: the extended CSV schedule ends with a `requeues` column. */
   readonly requeues?: boolean;
 }
 
