@@ -308,3 +308,66 @@ Deno.test("property: with preemption, batch ≡ streaming ≡ a snapshot at a ra
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("property: on whole nodes (no machine), preemption never takes more nodes than the machine has, and a victim's nodes are free at once", () => {
+  let preempted = 0;
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 16 }),
+      fc.array(
+        fc.record({
+          submit: fc.integer({ min: 0, max: 50 }),
+          nodes: fc.integer({ min: 1, max: 16 }),
+          limit: fc.integer({ min: 1, max: 40 }),
+          queue: fc.integer({ min: 0, max: 2 }),
+        }),
+        { minLength: 1, maxLength: 30 },
+      ),
+      arbQueues,
+      fc.constantFrom("none", "easy", "conservative", "conservative_profile"),
+      (total, reqs, queues, admission) => {
+        const jobs: JobSpec[] = reqs.sort((a, b) => a.submit - b.submit).map((r) => ({
+          submitTime: r.submit,
+          numNodes: Math.min(r.nodes, total),
+          timeLimit: r.limit,
+          queue: NAMES[r.queue],
+        }));
+        const run = drive(
+          initialState({
+            totalNodes: total,
+            backfillPolicy: admission,
+            decisions: "heads",
+            queues,
+          }),
+          [appendJobs(jobs), runToCompletion(), finish()],
+        );
+        assertEquals(run.rows.length, jobs.length);
+        const requeues = run.notices.filter((n) => n.kind === "jobStateChange");
+        preempted += run.decisions.filter((d) => d.type === "PREEMPT").length;
+        const rowOf = new Map(run.rows.map((r) => [r.jobId, r]));
+        const runs: { id: number; begin: number; end: number }[] = [];
+        for (const d of run.decisions) {
+          if (d.type !== "DISPATCH") continue;
+          const back = requeues.find((n) =>
+            n.jobId === d.jobId && n.time >= d.time &&
+            !runs.some((x) => x.id === d.jobId && x.end === n.time)
+          );
+          runs.push({ id: d.jobId, begin: d.time, end: back?.time ?? rowOf.get(d.jobId)!.endTime });
+        }
+        for (const at of runs) {
+          let used = 0;
+          for (const x of runs) {
+            if (x.begin <= at.begin && at.begin < x.end) used += jobs[x.id].numNodes;
+          }
+          assert(used <= total, `${used} of ${total} nodes used at ${at.begin}`);
+        }
+        for (const r of rowOf.values()) {
+          const mine = runs.filter((x) => x.id === r.jobId);
+          assertEquals(mine.length, (r.requeues ?? 0) + 1, `job ${r.jobId}: runs`);
+        }
+      },
+    ),
+    { seed: 3014, numRuns: RUNS },
+  );
+  assert(preempted > RUNS / 4, `only ${preempted} preemptions in ${RUNS} runs`);
+});
