@@ -122,7 +122,7 @@ function sameAsLogged(d: LogDecision, time: number, round: number, b: DecisionRo
   if (d[0] === "DISPATCH") {
     return b.type === "DISPATCH" && b.numNodes === d[2] && b.backfill === (d.length === 4);
   }
-  return b.type === "PEND" && sameDecision(decisionRow(d, time, round), b);
+  return b.type === d[0] && sameDecision(decisionRow(d, time, round), b);
 }
 
 /**
@@ -141,12 +141,19 @@ export function sameDecision(a: DecisionRow, b: DecisionRow, ignoreRound = false
   if (a.type === "DISPATCH" && b.type === "DISPATCH") {
     return a.numNodes === b.numNodes && a.backfill === b.backfill;
   }
-  if (a.type === "PEND" && b.type === "PEND") {
+  if (
+    (a.type === "PEND" && b.type === "PEND") || (a.type === "PREEMPT" && b.type === "PREEMPT")
+  ) {
+    if (
+      a.type === "PREEMPT" && b.type === "PREEMPT" &&
+      (a.victims.join() !== b.victims.join() || a.mode.join() !== b.mode.join())
+    ) return false;
     const x = a.reason;
     const y = b.reason;
     return x.code === y.code && x.message === y.message && x.needed === y.needed &&
       x.free === y.free && x.end === y.end && x.reservation === y.reservation &&
       x.blockedBy === y.blockedBy && x.queue === y.queue;
   }
+
   return false;
 }

@@ -84,7 +84,7 @@ export function scheduleTopology(
       used.cpu += requested.cpu;
       used.gpu += requested.gpu;
       results.push(jobResult(j.name, "admitted", d.domain, d.allocation, undefined, requested));
-    } else {
+    } else if (d.type === "PEND") {
       if (d.reason.code === "head_of_line_blocked") blocked++;
       results.push(jobResult(j.name, "pending", undefined, [], topoReason(d.reason), requested));
     }

@@ -87,7 +87,7 @@ const FIELDS: Readonly<Record<EventType, Readonly<Record<string, FieldKind>>>> =
   },
   BEGIN_ROUND: { round: "number", time: "number" },
   DECISION: {
-    type: ["DISPATCH", "PEND"],
+    type: ["DISPATCH", "PEND", "PREEMPT"],
     job: "number",
     nodes: "number",
     backfill: "boolean",
@@ -121,11 +121,11 @@ export const FIELDS_HELP: readonly string[] = [
   "break TYPE [key=value ...]: stop before an event of TYPE whose fields all match; the types:",
   "  JOB_PUSH          a job arrives in the wait queue",
   "  JOB_STATE_CHANGE  a job starts (RUN) or ends (DONE, FAILED, KILLED, CANCELLED), or a node",
-  "                    failure requeues it (PEND, oldState=RUN, requeues=N)",
+  "                    failure or a preemption requeues it (PEND, oldState=RUN, requeues=N)",
   "  JOB_UPDATE        a waiting job's priority or queue changes",
   "  QUEUE_UPDATE      a queue is added or changed",
   "  BEGIN_ROUND       a scheduling round (session) begins",
-  "  DECISION          a DISPATCH or PEND decision",
+  "  DECISION          a DISPATCH, PEND or PREEMPT decision (PREEMPT: victims=, mode=)",
   "  NODE_REQUEST      a machine's nodes are asked to go down or up (changeNodes; due at time)",
   "  NODE_CHANGE       a machine's node goes offline (DOWN) or back (UP): a live change, the schedule",
   "                    or a node failure (source=live, schedule, failure)",
@@ -356,7 +356,38 @@ function decisionEvents(
           round: d.round,
           time: d.time,
         }
+        : d.type === "PREEMPT"
+        ? {
+          type: d.type,
+          job: d.jobId,
+          victims: d.victims.join(","),
+          mode: d.mode.join(","),
+          ...q,
+          round: d.round,
+          time: d.time,
+        }
         : { type: d.type, job: d.jobId, reason: d.reason.code, ...q, round: d.round, time: d.time },
+    });
+  }
+  // A preemption's victims: requeued (back to PEND, same id) or cancelled (KILLED).
+  if (d.type === "PREEMPT" && want("JOB_STATE_CHANGE")) {
+    d.victims.forEach((id, i) => {
+      const v = recordOf(before, id)?.queue;
+      const vq: Record<string, Value> = v === undefined ? {} : { queue: v };
+      const requeues = recordOf(after, id)?.requeues;
+      out.push({
+        type: "JOB_STATE_CHANGE",
+        fields: d.mode[i] === "cancel"
+          ? { job: id, state: "KILLED", oldState: "RUN", ...vq, time: d.time }
+          : {
+            job: id,
+            state: "PEND",
+            oldState: "RUN",
+            ...vq,
+            ...(requeues === undefined ? {} : { requeues }),
+            time: d.time,
+          },
+      });
     });
   }
   if (d.type === "DISPATCH" && want("JOB_STATE_CHANGE")) {

@@ -92,7 +92,7 @@ export interface ScheduleLayout extends ScheduleCsvOptions {
   readonly resourceModel?: ResourceModel;
   /** The resource timeline's columns: DR_EVT's (default), or a free/used pair per resource added. */
   readonly resourceColumns?: ResourceColumns;
-  /** A run with node failures: the extended CSV schedule ends with a `requeues` column. */
+  /** A run with node failures or requeueing preemption: the extended CSV schedule ends with a `requeues` column. */
   readonly requeues?: boolean;
   /**
    * `--trace_type pcon`: the resource rows wait until the end of the run,
@@ -491,6 +491,7 @@ function stateChangeLine(n: Extract<Notice, { kind: "jobStateChange" }>): string
     cause: n.cause,
     nodes: n.nodes,
     requeues: n.requeues,
+    ...(n.preemptedBy === undefined ? {} : { preemptedBy: n.preemptedBy }),
   });
 }
 

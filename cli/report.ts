@@ -83,6 +83,14 @@ export function statisticsBlock(
         `[evtsim] Requeues after node failures: ${s.requeues} (at most ${s.maxRequeues} of one job)`,
       ]
       : []),
+    ...(s.preemptedWork !== undefined
+      ? [
+        `[evtsim] Preempted work (node-seconds run by the jobs a preemption requeued or cancelled): ${
+          formatG(s.preemptedWork)
+        }`,
+        `[evtsim] Preemptions: ${s.preemptions} (at most ${s.maxPreemptions} of one job)`,
+      ]
+      : []),
     `[evtsim] Utilization: ${formatG(s.utilization)}`,
     `[evtsim] Average bounded slowdown (tau=${BOUNDED_SLOWDOWN_THRESHOLD} s): ${
       formatG(s.averageBoundedSlowdown)

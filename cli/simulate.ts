@@ -389,7 +389,9 @@ export async function simulateCommand(
       listRejected: o.get("verbose") === true,
       resourceModel: config.resourceModel,
       resourceColumns: str(o, "resource_columns") as ScheduleLayout["resourceColumns"],
-      ...(state.config.capacitySchedule.some((c) => c.failed !== undefined) && !parquet
+      // Failures or preemptive queues: a job may be requeued.
+      ...((state.config.capacitySchedule.some((c) => c.failed !== undefined) ||
+          state.config.queues.some((q) => q.preemptMode === "requeue")) && !parquet
         ? { requeues: true }
         : {}),
       ...(timeline !== undefined ? { pcon: timeline } : {}),

@@ -23,7 +23,7 @@ import { checkInterrupt } from "./_interrupt.ts";
 import { defaultExitStatus, type LiveEvent } from "./live.ts";
 import type { Picker } from "./picker.ts";
 import type { PolicyRegistry } from "./policies.ts";
-import type { QueueState, QueueTable } from "./queues.ts";
+import { preemptive, type QueueState, type QueueTable } from "./queues.ts";
 import { drawnEndTime } from "./_run_time_draws.ts";
 import type { Placement, ResourceModel } from "./resource_model.ts";
 import type { RngState } from "./rng.ts";
@@ -44,6 +44,7 @@ import { applyLiveEventsAt, applyNodeChangesAt } from "./_live.ts";
 import { runRound } from "./_session.ts";
 import { policyFailure } from "./_policy_faults.ts";
 import { endOnFailedNodes } from "./_failures.ts";
+import { preemptOnce } from "./_preemption.ts";
 
 // A picker hook called outside a session (edit begin/end), its failure named.
 function pickerCall<T>(s: { picker: Picker; time: number }, call: () => T): T {
@@ -548,11 +549,14 @@ export class Working {
   scheduleUntilStalled(): void {
     if (this.waitingCount() === 0) return;
     this.round++;
-    if (this.admission.singleSession === true) {
-      runRound(this);
-      return;
+    for (;;) {
+      if (this.admission.singleSession === true) runRound(this);
+      else while (runRound(this) > 0) { /* the next session sees the new state */ }
+      // Preemptive queues (core/_preemption.ts): after the policy's sessions;
+      // a preemption is followed by more sessions of the same round.
+      if (this.queues.list.length === 0 || !preemptive(this.queues) || !preemptOnce(this)) return;
+      if (this.waitingCount() === 0) return;
     }
-    while (runRound(this) > 0) { /* the next session sees the new state */ }
   }
 
   /**

@@ -33,13 +33,27 @@ export function endOnFailedNodes(w: Working, failed: readonly string[], now: num
   }
   victims.sort((a, b) => b.rec.beginTime - a.rec.beginTime || b.rec.id - a.rec.id);
   const stats = w.stats;
+  const s = stats;
   countFailures(w);
   for (const { rec, nodes } of victims) {
     stats.lostWork! += nodes.length * (now - rec.beginTime);
     const requeues = rec.requeues ?? 0;
     const limit = w.config.requeueLimit ?? DEFAULT_REQUEUE_LIMIT;
     if (w.config.onNodeFailure === "requeue" && requeues < limit) {
-      requeue(w, rec, nodes.filter((n) => names.has(n)), now);
+      const back = requeue(w, rec, now);
+      w.stats.requeues! += 1;
+      if (back.requeues! > s.maxRequeues!) s.maxRequeues = back.requeues;
+      tellPicker(w, back);
+      w.notices.push({
+        kind: "jobStateChange",
+        time: now,
+        jobId: rec.id,
+        oldState: "running",
+        newState: "pending",
+        cause: "node_failure",
+        nodes: nodes.filter((n) => names.has(n)),
+        requeues: back.requeues!,
+      });
     } else {
       w.endEarly(rec, now, "killed", defaultExitStatus("killed"));
     }
@@ -56,35 +70,30 @@ export function countFailures(w: Working): void {
   s.maxRequeues = 0;
 }
 
-// Back to waiting: off the machine now, same id, submit time reset (Slurm).
-function requeue(w: Working, rec: JobRecord, failedNodes: string[], now: number): void {
-  const requeues = (rec.requeues ?? 0) + 1;
+/**
+ * Back to waiting (a node failure's or a preemption's requeue): off the
+ * machine now, same id, submit time reset (Slurm), requeue count up by one.
+ * Returns its record; the caller counts it, tells the picker
+ * (`tellPicker`, outside any session) and writes its notice.
+ */
+export function requeue(w: Working, rec: JobRecord, now: number): JobRecord {
   const back: JobRecord = {
     ...rec,
     submitTime: now,
     firstSubmitTime: rec.firstSubmitTime ?? rec.submitTime,
     beginTime: -1,
-    requeues,
+    requeues: (rec.requeues ?? 0) + 1,
   };
   w.leaveRunning(rec, back, now);
-  const s = w.stats;
-  s.requeues! += 1;
-  if (requeues > s.maxRequeues!) s.maxRequeues = requeues;
-  if (!w.replay) {
-    try {
-      w.pickerState = w.picker.onJobStateChange(w.pickerState, w.recordOf(rec.id), "pending");
-    } catch (e) {
-      throw w.pickerFailed(e);
-    }
+  return w.recordOf(rec.id);
+}
+
+/** The picker gets a requeued job back (`onJobStateChange(…, "pending")`). */
+export function tellPicker(w: Working, back: JobRecord): void {
+  if (w.replay) return;
+  try {
+    w.pickerState = w.picker.onJobStateChange(w.pickerState, back, "pending");
+  } catch (e) {
+    throw w.pickerFailed(e);
   }
-  w.notices.push({
-    kind: "jobStateChange",
-    time: now,
-    jobId: rec.id,
-    oldState: "running",
-    newState: "pending",
-    cause: "node_failure",
-    nodes: failedNodes,
-    requeues,
-  });
 }

@@ -48,6 +48,33 @@ export function runRound(w: Working): number {
   } finally {
     round.end();
   }
+  return endRound(w, round, returned);
+}
+
+/**
+ * A session the core runs itself (the preemption pass, core/_preemption.ts)
+ * with the picker's candidates: `pass` gives each a verdict, `passOver`
+ * leaving one waiting without a PEND row. Returns the number of jobs started.
+ */
+export function runCoreRound(w: Working, pass: (s: CoreSession) => void): number {
+  const round = new Round(w);
+  try {
+    pass(round);
+  } catch (e) {
+    throw round.fault ?? e;
+  } finally {
+    round.end();
+  }
+  return endRound(w, round, undefined);
+}
+
+/** What the core's own sessions may do beyond an admission policy's. */
+export interface CoreSession extends AdmissionSession {
+  /** Leaves the candidate just offered waiting, writing no decision. */
+  passOver(job: JobRecord): void;
+}
+
+function endRound(w: Working, round: Round, returned: unknown): number {
   // A refusal or a picker's failure stands even when the policy caught it.
   if (round.fault !== undefined) throw round.fault;
   if (returned !== undefined && isThenable(returned)) {
@@ -466,6 +493,18 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
           queue: rec.queue,
         };
       w.decisionRows.push(row);
+    }
+  }
+
+  passOver(job: JobRecord): void {
+    if (job !== this.#current) {
+      throw new EvtsimError("state", "passOver: not the candidate offered");
+    }
+    this.#current = undefined;
+    try {
+      this.#session.onPend(job);
+    } catch (e) {
+      throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
     }
   }
 

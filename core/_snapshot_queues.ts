@@ -12,6 +12,7 @@ export interface QueueDefData {
   readonly project?: string;
   readonly maxRunning?: number | null;
   readonly open?: boolean;
+  readonly preemptMode?: "off" | "requeue" | "cancel";
 }
 
 /** A queue definition as stored; an explicit `maxRunning: undefined` becomes null. */
@@ -23,6 +24,7 @@ export function queueDefData(q: QueueDef): QueueDefData {
   if (q.maxRunning !== undefined) out.maxRunning = q.maxRunning;
   else if ("maxRunning" in q) out.maxRunning = null;
   if (q.open !== undefined) out.open = q.open;
+  if (q.preemptMode !== undefined) out.preemptMode = q.preemptMode;
   return out;
 }
 
@@ -35,5 +37,6 @@ export function queueDefOf(d: QueueDefData): QueueDef {
   if (d.maxRunning === null) out.maxRunning = undefined;
   else if (d.maxRunning !== undefined) out.maxRunning = d.maxRunning;
   if (d.open !== undefined) out.open = d.open;
+  if (d.preemptMode !== undefined) out.preemptMode = d.preemptMode;
   return out;
 }

@@ -55,6 +55,7 @@ function jobRecord(d: JobRecordData): JobRecord {
     ...(d.exitStatus === undefined ? {} : { exitStatus: d.exitStatus }),
     ...(d.requeues === undefined ? {} : { requeues: d.requeues }),
     ...(d.firstSubmitTime === undefined ? {} : { firstSubmitTime: d.firstSubmitTime }),
+    ...(d.preemptions === undefined ? {} : { preemptions: d.preemptions }),
     ...(d.demand === undefined ? {} : {
       demand: Object.freeze({ ...d.demand, perReplica: Object.freeze({ ...d.demand.perReplica }) }),
     }),

@@ -269,6 +269,17 @@ export interface Admission {
   readonly promise?: AdmissionPromise;
   /** Decides one session: calls `next`, `dispatch` and `pend` on `s`. */
   runSession(s: AdmissionSession): void;
+  /**
+   * Optional, with preemptive queues (docs/preemption.md): the order in which
+   * the core considers running jobs as victims for `job`, a waiting job that
+   * cannot start for lack of resources. `candidates` are the running jobs of
+   * queues of lower priority whose `preemptMode` is not `off`, youngest
+   * first (latest begin, then highest id: the default order). Return them
+   * (or some of them) in the order to try: the core takes them in that order
+   * until `job` can start, then gives back each taken victim (the most nodes
+   * first) that `job` can start without.
+   */
+  orderVictims?(job: JobRecord, candidates: readonly JobRecord[]): readonly JobRecord[];
 }
 
 /**

@@ -332,7 +332,31 @@ export interface PendDecision {
  * if (text.join("; ") !== "DISPATCH 0; PEND 1 insufficient_nodes") throw new Error(text.join("; "));
  * ```
  */
-export type DecisionRow = DispatchDecision | PendDecision;
+export type DecisionRow =
+  | DispatchDecision
+  | PendDecision
+  | {
+    /**
+     * Running jobs were preempted so that a waiting job of a queue of higher
+     * priority could start (docs/preemption.md): written right before the
+     * preemptor's DISPATCH row, at the same time and round.
+     */
+    readonly type: "PREEMPT";
+    /** When the round ran. */
+    readonly time: number;
+    /** The round's number. */
+    readonly round: number;
+    /** The preemptor: the waiting job that starts in the room the victims leave. */
+    readonly jobId: number;
+    /** The preempted running jobs, in the order they were chosen. */
+    readonly victims: readonly number[];
+    /** What happened to each victim (its own queue's `preemptMode`). */
+    readonly mode: readonly ("requeue" | "cancel")[];
+    /** Why the preemptor could not start without the victims (the resource model's answer). */
+    readonly reason: PendReason;
+    /** The preemptor's queue (a `.replay` log does not repeat it: the job's own). */
+    readonly queue?: string;
+  };
 
 /**
  * A waiting job's last reported pend reason code, as the state keeps it

@@ -39,7 +39,20 @@ export interface QueueDef {
   readonly maxRunning?: number;
   /** A closed queue accepts jobs but starts none (default open). */
   readonly open?: boolean;
+  /**
+   * What happens to a running job of this queue when a waiting job of a
+   * queue of higher `priority` needs its resources (Slurm's partition
+   * PreemptMode under preempt/partition_prio): `off` (the default: never
+   * preempted), `requeue` (back to waiting, same id) or `cancel` (ends at
+   * once, as killed, exit status 143). See docs/preemption.md.
+   */
+  readonly preemptMode?: "off" | "requeue" | "cancel";
 }
+
+/** What a preemption does to a victim (its own queue's mode decides). */
+type PreemptMode = "off" | "requeue" | "cancel";
+
+const PREEMPT_MODES: readonly PreemptMode[] = ["off", "requeue", "cancel"];
 
 /**
  * A queue definition with its defaults filled in.
@@ -65,6 +78,8 @@ export interface ResolvedQueue {
   readonly maxRunning: number | undefined;
   /** Whether the queue may start jobs. */
   readonly open: boolean;
+  /** Set only when its jobs may be preempted (`requeue` or `cancel`; `off` leaves it out). */
+  readonly preemptMode?: "requeue" | "cancel";
 }
 
 /**
@@ -143,14 +158,24 @@ export function resolveQueue(def: QueueDef, where: string): ResolvedQueue {
   if (def.open !== undefined && typeof def.open !== "boolean") {
     throw new EvtsimError("usage", `${where} (${def.name}): open must be true or false`);
   }
-  return Object.freeze({
+  const mode = def.preemptMode;
+  if (mode !== undefined && !PREEMPT_MODES.includes(mode)) {
+    throw new EvtsimError(
+      "usage",
+      `${where} (${def.name}): preemptMode must be off, requeue or cancel, got ${String(mode)}`,
+    );
+  }
+  const base = {
     name: def.name,
     priority,
     picker: def.picker,
     project: def.project,
     maxRunning,
     open: def.open ?? true,
-  });
+  };
+  return Object.freeze(
+    mode === undefined || mode === "off" ? base : { ...base, preemptMode: mode },
+  );
 }
 
 /** Builds the queue table of a configuration; duplicate names are an error. */
@@ -174,4 +199,9 @@ export function queueBlock(q: QueueState): "queue_closed" | "queue_limit" | unde
   if (!q.def.open) return "queue_closed";
   if (q.def.maxRunning !== undefined && q.running >= q.def.maxRunning) return "queue_limit";
   return undefined;
+}
+
+/** Whether any queue of the table may have its jobs preempted. */
+export function preemptive(t: QueueTable): boolean {
+  return t.list.some((q) => q.def.preemptMode !== undefined);
 }

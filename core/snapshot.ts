@@ -99,6 +99,8 @@ export interface JobRecordData {
   readonly requeues?: number;
   /** A requeued job's first submit time. */
   readonly firstSubmitTime?: number;
+  /** Times a preemption ended its run (absent: never). */
+  readonly preemptions?: number;
 }
 
 /** A pending live event as stored. */
@@ -171,6 +173,7 @@ function resolvedQueueData(q: ResolvedQueue): QueueDefData {
     ...(q.project === undefined ? {} : { project: q.project }),
     ...(q.maxRunning === undefined ? {} : { maxRunning: q.maxRunning }),
     open: q.open,
+    ...(q.preemptMode === undefined ? {} : { preemptMode: q.preemptMode }),
   });
 }
 
@@ -255,6 +258,7 @@ function recordData(r: JobRecord): JobRecordData {
   if (r.demand !== undefined) out.demand = demandData(r.demand);
   if (r.requeues !== undefined) out.requeues = r.requeues;
   if (r.firstSubmitTime !== undefined) out.firstSubmitTime = r.firstSubmitTime;
+  if (r.preemptions !== undefined) out.preemptions = r.preemptions;
   return out;
 }
 
@@ -335,6 +339,11 @@ function statsData(s: StatisticsAccumulator): StatisticsData {
       lostWork: s.lostWork,
       requeues: s.requeues ?? 0,
       maxRequeues: s.maxRequeues ?? 0,
+    }),
+    ...(s.preemptedWork === undefined ? {} : {
+      preemptedWork: s.preemptedWork,
+      preemptions: s.preemptions ?? 0,
+      maxPreemptions: s.maxPreemptions ?? 0,
     }),
   };
 }

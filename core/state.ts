@@ -13,7 +13,7 @@ import { EvtsimError } from "./errors.ts";
 import { emptyLiveEvents, type LiveEvent } from "./live.ts";
 import type { Picker } from "./picker.ts";
 import { lookupAdmission, lookupPicker, type PolicyRegistry } from "./policies.ts";
-import { type QueueTable, queueTable } from "./queues.ts";
+import { preemptive, type QueueTable, queueTable } from "./queues.ts";
 import type { ResourceModel } from "./resource_model.ts";
 import { type RngState, seedRng } from "./rng.ts";
 import { emptyRunningSet, type RunningSet } from "./running.ts";
@@ -391,10 +391,7 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     sampled: false,
     resourceBuffer: Vec.of([baseline]),
     resourceBufferLength: 1,
-    // A run with node failures counts lost work and requeues from the start.
-    stats: c.capacitySchedule.some((x) => x.failed !== undefined && x.failed.length > 0)
-      ? Object.freeze({ ...emptyStatistics(), lostWork: 0, requeues: 0, maxRequeues: 0 })
-      : emptyStatistics(),
+    stats: initialStatistics(c, queues),
     replay: options.replay ?? false,
     finished: false,
     overallocationReported: false,
@@ -439,4 +436,17 @@ function admissionInit(admission: Admission, time: number): unknown {
   } catch (e) {
     throw policyFailure(admission.name, time, e);
   }
+}
+
+// A run with node failures counts lost work and requeues from the start; one
+// with preemptive queues, preempted work and preemptions.
+function initialStatistics(c: ResolvedConfig, queues: QueueTable): StatisticsAccumulator {
+  const failures = c.capacitySchedule.some((x) => x.failed !== undefined && x.failed.length > 0);
+  const preemption = preemptive(queues);
+  if (!failures && !preemption) return emptyStatistics();
+  return Object.freeze({
+    ...emptyStatistics(),
+    ...(failures ? { lostWork: 0, requeues: 0, maxRequeues: 0 } : {}),
+    ...(preemption ? { preemptedWork: 0, preemptions: 0, maxPreemptions: 0 } : {}),
+  });
 }

@@ -64,6 +64,15 @@ export interface StatisticsAccumulator {
   readonly requeues?: number;
   /** Node failures only: the most times one job was requeued. */
   readonly maxRequeues?: number;
+  /**
+   * Preemptive queues only (absent otherwise): Σ nodes × (preemption −
+   * begin) over the runs a preemption ended (requeued or cancelled).
+   */
+  readonly preemptedWork?: number;
+  /** Preemptive queues only: jobs preempted (a job preempted twice counts twice). */
+  readonly preemptions?: number;
+  /** Preemptive queues only: the most times one job was preempted. */
+  readonly maxPreemptions?: number;
 }
 
 /** Accumulator with nothing counted. */
@@ -165,6 +174,16 @@ export interface Statistics {
   readonly requeues?: number;
   /** The most times one job was requeued (present with node failures). */
   readonly maxRequeues?: number;
+  /**
+   * Work lost to preemption: Σ nodes × seconds run over the runs a
+   * preemption ended (requeued or cancelled). Present only with preemptive
+   * queues (a queue with a `preemptMode` other than `off`).
+   */
+  readonly preemptedWork?: number;
+  /** Preemptions over all jobs (present with preemptive queues). */
+  readonly preemptions?: number;
+  /** The most times one job was preempted (present with preemptive queues). */
+  readonly maxPreemptions?: number;
 }
 
 /** A statistics accumulator that one step may update in place. */
@@ -254,6 +273,11 @@ export function summarize(
       lostWork: s.lostWork,
       requeues: s.requeues ?? 0,
       maxRequeues: s.maxRequeues ?? 0,
+    }),
+    ...(s.preemptedWork === undefined ? {} : {
+      preemptedWork: s.preemptedWork,
+      preemptions: s.preemptions ?? 0,
+      maxPreemptions: s.maxPreemptions ?? 0,
     }),
   };
 }

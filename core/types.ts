@@ -418,8 +418,10 @@ export interface JobRecord {
   readonly exitStatus?: number;
   /** What the job asks of the configuration's `resourceModel`, when it has one. */
   readonly demand?: ResourceDemand;
-  /** Times a node failure requeued it (absent: never). */
+  /** Times a node failure or a preemption requeued it (absent: never). */
   readonly requeues?: number;
+  /** Times a preemption ended its run, requeued or cancelled (absent: never). */
+  readonly preemptions?: number;
   /**
    * A requeued job's first submit time (its `submitTime` is then the time of
    * its last requeue, as Slurm resets it, which orders it in the queue).
@@ -574,7 +576,7 @@ export type Notice =
     /**
      * A job changed state other than by starting or ending (seed 003's
      * JOB_STATE_CHANGE with `old_state`): a running job requeued, back to
-     * pending, by a node failure.
+     * pending, by a node failure or a preemption.
      */
     readonly kind: "jobStateChange";
     /** When. */
@@ -585,10 +587,12 @@ export type Notice =
     readonly oldState: "running";
     /** Its state now. */
     readonly newState: "pending";
-    /** Why: `node_failure`. */
-    readonly cause: "node_failure";
-    /** The failed nodes it ran on. */
+    /** Why: `node_failure` or `preemption`. */
+    readonly cause: "node_failure" | "preemption";
+    /** The failed nodes it ran on (a preemption: every node it ran on; none on whole nodes). */
     readonly nodes: readonly string[];
+    /** A preemption: the job it made room for. */
+    readonly preemptedBy?: number;
     /** Times it has been requeued, this one included. */
     readonly requeues: number;
   };

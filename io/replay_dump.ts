@@ -64,6 +64,11 @@ export function dumpEvent(input: InputData, nextJobId: number): string[] {
 export function dumpDecision(d: DecisionRow): string {
   const head = `  t=${d.time} round=${d.round} ${d.type} job=${d.jobId}`;
   if (d.type === "PEND") return `${head} ${d.reason.code}: ${d.reason.message}`;
+  if (d.type === "PREEMPT") {
+    return `${head} victims=${d.victims.join(",")} mode=${
+      d.mode.join(",")
+    } ${d.reason.code}: ${d.reason.message}`;
+  }
   // No queue: the log does not repeat a dispatched job's own queue.
   return `${head} nodes=${d.numNodes}${d.backfill ? " backfill" : ""}`;
 }

@@ -15,7 +15,8 @@
 //             clock when it was given
 //   session   one scheduling round that made decisions: its time, round
 //             number, decisions in order (short arrays: ["DISPATCH", job,
-//             nodes(, "backfill")] or ["PEND", job, reason]) and a summary
+//             nodes(, "backfill")], ["PEND", job, reason] or ["PREEMPT", job,
+//             victims, modes, reason]) and a summary
 //             (counts, and its share of the wall duration of the step that
 //             ran it, which re-simulation ignores)
 //   end       the recording stopped cleanly after `seq` events
@@ -223,6 +224,9 @@ function reasonData(r: PendReason): PendReason {
  */
 export function logDecision(d: DecisionRow): LogDecision {
   if (d.type === "PEND") return ["PEND", d.jobId, reasonData(d.reason)];
+  if (d.type === "PREEMPT") {
+    return ["PREEMPT", d.jobId, [...d.victims], [...d.mode], reasonData(d.reason)];
+  }
   return d.backfill
     ? ["DISPATCH", d.jobId, d.numNodes, "backfill"]
     : ["DISPATCH", d.jobId, d.numNodes];
@@ -230,6 +234,10 @@ export function logDecision(d: DecisionRow): LogDecision {
 
 /** The decision row a session's decision stands for (without a DISPATCH's queue). */
 export function decisionRow(d: LogDecision, time: number, round: number): DecisionRow {
+  if (d[0] === "PREEMPT") {
+    // The preemptor's queue is the job's own, which the events decide (as a DISPATCH's).
+    return { type: "PREEMPT", time, round, jobId: d[1], victims: d[2], mode: d[3], reason: d[4] };
+  }
   return d[0] === "PEND"
     ? { type: "PEND", time, round, jobId: d[1], reason: d[2] }
     : { type: "DISPATCH", time, round, jobId: d[1], numNodes: d[2], backfill: d.length === 4 };

@@ -46,6 +46,7 @@ export const QueueDefSchema = z.strictObject({
   project: z.string().optional(),
   maxRunning: nat.nullable().optional(),
   open: z.boolean().optional(),
+  preemptMode: z.enum(["off", "requeue", "cancel"]).optional(),
 });
 
 /** The configuration in a header or a snapshot. */
@@ -106,6 +107,7 @@ const JobRecordSchema = z.strictObject({
   demand: DemandSchema.optional(),
   requeues: nat.optional(),
   firstSubmitTime: num.optional(),
+  preemptions: nat.optional(),
 });
 
 const JobUpdateSchema = z.strictObject({ priority: int.optional(), queue: name.optional() });
@@ -160,6 +162,9 @@ const StatsSchema = z.strictObject({
   lostWork: num.optional(),
   requeues: nat.optional(),
   maxRequeues: nat.optional(),
+  preemptedWork: num.optional(),
+  preemptions: nat.optional(),
+  maxPreemptions: nat.optional(),
 });
 
 /** A snapshot value, as `saveSnapshot` returns it (the version is checked first). */
@@ -346,7 +351,14 @@ const REASON = z.strictObject({
 export type LogDecision =
   | readonly ["DISPATCH", number, number]
   | readonly ["DISPATCH", number, number, "backfill"]
-  | readonly ["PEND", number, z.infer<typeof REASON>];
+  | readonly ["PEND", number, z.infer<typeof REASON>]
+  | readonly [
+    "PREEMPT",
+    number,
+    readonly number[],
+    readonly ("requeue" | "cancel")[],
+    z.infer<typeof REASON>,
+  ];
 
 const isNat = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
 
@@ -355,20 +367,30 @@ function isLogDecision(d: unknown): d is LogDecision {
   if (d[0] === "DISPATCH") {
     return isNat(d[2]) && (d.length === 3 || (d.length === 4 && d[3] === "backfill"));
   }
+  if (d[0] === "PREEMPT") return isPreempt(d);
   return d[0] === "PEND" && d.length === 3 && REASON.safeParse(d[2]).success;
+}
+
+// ["PREEMPT", job, victims, modes, reason]: a mode for each victim.
+function isPreempt(d: unknown[]): boolean {
+  const [, , victims, modes, reason] = d;
+  return d.length === 5 && Array.isArray(victims) && victims.length > 0 &&
+    victims.every(isNat) && Array.isArray(modes) && modes.length === victims.length &&
+    modes.every((m) => m === "requeue" || m === "cancel") && REASON.safeParse(reason).success;
 }
 
 /**
  * A decision inside a session (its time and round are the session's), as a
  * short array: `["DISPATCH", job, nodes]`, `["DISPATCH", job, nodes,
- * "backfill"]` or `["PEND", job, reason]`. A session line is written for
+ * "backfill"]`, `["PEND", job, reason]` or `["PREEMPT", job, victims, modes,
+ * reason]`. A session line is written for
  * nearly every round of a run, so its size is most of a log's size, and the
  * check is a plain function (a union of tuple schemas costs several times
  * more per decision).
  */
 export const LogDecisionSchema: z.ZodType<LogDecision> = z.custom<LogDecision>(isLogDecision, {
   message: 'expected ["DISPATCH", job, nodes], ["DISPATCH", job, nodes, "backfill"] or ' +
-    '["PEND", job, {code, message, …}]',
+    '["PEND", job, {code, message, …}] or ["PREEMPT", job, [victims], [modes], {code, …}]',
 });
 
 const version = nat;

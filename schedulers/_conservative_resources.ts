@@ -135,6 +135,9 @@ export function conservativeProfileOnModel(
   const take = (b: Reservation, on: boolean) =>
     profile().change(b.job, b.placement, b.start, b.end, on);
   if (compression && leftEarly) {
+    // Built first: the build may leave a reservation out (`live[i]` then
+    // undefined), which must not be taken off a profile that never had it.
+    profile();
     // One pass in the order held: each at the earliest start before its own, without it.
     for (let i = 0; i < live.length; i++) {
       const b = live[i];

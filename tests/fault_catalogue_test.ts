@@ -54,6 +54,7 @@ import { H_GAPS_ROWS } from "./_fault_rows_h_gaps.ts";
 import { FAIL_ROWS } from "./_fault_rows_fail.ts";
 import { REDIS_ROWS } from "./_fault_rows_redis.ts";
 import { EXT_ROWS } from "./_fault_rows_ext.ts";
+import { PREEMPT_ROWS } from "./_fault_rows_preempt.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1232,6 +1233,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...FAIL_ROWS,
   ...REDIS_ROWS,
   ...EXT_ROWS,
+  ...PREEMPT_ROWS,
 ];
 
 for (const row of CATALOGUE) {
