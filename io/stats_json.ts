@@ -182,7 +182,8 @@ export interface StatsDocument {
  * @example
  * ```ts
  * import type { EnergyMetrics } from "./stats_json.ts";
- * import { type PconJob, parseTrace } from "./trace_csv.ts";
+ * import { parseTrace } from "@evtsim/evtsim/io";
+ * import type { PconJob } from "./trace_csv.ts";
  * // A pcon trace: a job of 100 W for 10 s, then one of 50 W for 20 s.
  * const csv = "job_submit_time,num_nodes,time_limit,actual_run_time,avgpcon,minpcon,maxpcon\n" +
  *   "0,1,20,10,100,90,110\n10,1,30,20,50,40,60\n";
