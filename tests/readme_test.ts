@@ -449,6 +449,9 @@ function tsArgs(file: string, folder: string): string[] {
   ];
 }
 
+/** The longest one block may run. */
+const BLOCK_SECONDS = 300;
+
 async function run(
   args: string[],
   cwd: string,
@@ -472,7 +475,13 @@ async function run(
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
+    // A block that waits for ever (a server that never started, say) fails
+    // the page instead of holding up the whole run.
+    signal: AbortSignal.timeout(BLOCK_SECONDS * 1000),
   }).output();
   const d = new TextDecoder();
-  return { code: r.code, out: d.decode(r.stdout), err: d.decode(r.stderr) };
+  const stopped = r.signal !== null
+    ? `\n[docs test] stopped by ${r.signal} after ${BLOCK_SECONDS} s: the block did not end`
+    : "";
+  return { code: r.code, out: d.decode(r.stdout), err: d.decode(r.stderr) + stopped };
 }
