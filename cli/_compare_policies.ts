@@ -13,13 +13,18 @@ export interface Policy {
   readonly picker?: string;
 }
 
-/** Parses `--policies` against the registry; one usage error naming a bad name. */
+/**
+ * Parses `--policies` against the registry, and `extra` admission names a
+ * run resolves itself (`external`, with compare's --external_command); one
+ * usage error naming a bad name.
+ */
 export function parsePolicies(
   list: string | undefined,
   registry: PolicyRegistry,
   picker?: string,
+  extra: readonly string[] = [],
 ): Policy[] {
-  const admissions = [...registry.admissions.keys()];
+  const admissions = [...registry.admissions.keys(), ...extra];
   const pickers = [...registry.pickers.keys()];
   const names = list === undefined
     ? admissions.map((a) => picker === undefined ? a : `${picker}+${a}`)
@@ -37,7 +42,7 @@ export function parsePolicies(
       );
     }
     const [p, a] = parts.length === 2 ? parts : [picker, parts[0]];
-    if (!registry.admissions.has(a)) {
+    if (!admissions.includes(a)) {
       throw new EvtsimError(
         "usage",
         `--policies: unknown admission policy '${a}' in '${name}' (registered: ${

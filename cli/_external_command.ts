@@ -19,6 +19,12 @@ import { DecisionsSchema } from "../api/service/external_schemas.ts";
 /** The command's client, running: the registry with its `external` policy, and how to stop it. */
 export interface ExternalCommand {
   readonly registry: PolicyRegistry;
+  /**
+   * Settles once the worker has started the command. Await it before the
+   * run: a round blocks this thread, and a worker started from a worker (a
+   * sweep cell, a compare run) may need this thread's event loop to start.
+   */
+  readonly ready: Promise<void>;
   /** Ends the command's input and waits (at most about 2 s) for it to exit. */
   close(): Promise<void>;
 }
@@ -35,6 +41,9 @@ export function externalCommand(
   const channel = newChannel();
   const worker = new Worker(new URL("./_external_command_worker.ts", import.meta.url).href, {
     type: "module",
+  });
+  const ready = new Promise<void>((resolve) => {
+    worker.onmessage = () => resolve();
   });
   worker.postMessage({ start: { command, channel } });
   const fail = (why: string) => new EvtsimError("usage", `--external_command: ${why}`);
@@ -81,6 +90,7 @@ export function externalCommand(
   });
   return {
     registry: withPolicies({ admissions: [admission] }, registry),
+    ready,
     close: () =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(() => {

@@ -73,6 +73,8 @@ scope.onmessage = (e: MessageEvent) => {
     } catch (err) {
       writeAnswer(channel, `\u0000cannot start it: ${(err as Error).message.split("\n")[0]}`);
     }
+    // The engine's thread waits for this before its first round blocks it.
+    scope.postMessage({ started: true });
     return;
   }
   if (m.ask !== undefined) {

@@ -25,6 +25,8 @@ const PERMISSIONS = [
   "--allow-env",
   "--allow-sys",
   "--allow-net",
+  // options.external_command runs a command of the user's in each cell of policy `external`.
+  "--allow-run",
 ];
 
 /**

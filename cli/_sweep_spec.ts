@@ -345,7 +345,8 @@ export async function parseSweepSpec(
   const policies = axes.find(([k]) => k === "policy")![1] as string[];
   for (const [i, p] of policies.entries()) {
     try {
-      parsePolicies(p, registry);
+      // options.external_command: `external` is one more policy, run by that command.
+      parsePolicies(p, registry, undefined, extra.has("external_command") ? ["external"] : []);
     } catch (e) {
       if (!(e instanceof EvtsimError)) throw e;
       const listed = Array.isArray(spec.policies);

@@ -55,6 +55,9 @@ export interface PolicySummary {
   readonly simulationSeconds: number;
 }
 
+/** The admission policy `--external_command` decides for. */
+const EXTERNAL = "external";
+
 // Options of simulate that compare sets itself for every run.
 const OWN = new Set([
   "outfile",
@@ -108,6 +111,11 @@ export function compareHelp(): string {
     "        number of cores); the rows are the same bytes whatever N is",
     "  --report FILE",
     "        also write an HTML report of every policy's run (see 'evtsim help report')",
+    "  --external_command CMD",
+    "        a scheduler of your own in any language: the policy 'external' (or",
+    "        PICKER+external) runs CMD as simulate --admission external does, one",
+    "        round per line each way (docs/external-schedulers.md); 'external' is",
+    "        then in the default list too",
     "  -h, --help",
     "        show this help",
     "",
@@ -124,6 +132,8 @@ interface CompareArgs {
   report?: string;
   picker?: string;
   policyModule?: string;
+  /** The command that decides for the policy `external` (simulate's --external_command). */
+  externalCommand?: string;
   /** Everything else, in the order given: the trace and simulate's options. */
   rest: string[];
 }
@@ -146,6 +156,7 @@ function splitArgs(args: readonly string[]): CompareArgs | "help" {
       return v;
     };
     if (name === "policies") out.policies = value();
+    else if (name === "external_command") out.externalCommand = value();
     else if (name === "jobs") out.jobs = positiveInteger(value());
     else if (name === "report") out.report = value();
     else if (name === "json") out.json = true;
@@ -195,7 +206,15 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
   const inputs = await simulateInputs(parsed.rest);
   if (parsed.report !== undefined) checkOutputPath("--report", parsed.report, inputs);
   const { registry } = await policyRegistry(parsed.policyModule);
-  const policies = parsePolicies(parsed.policies, registry, parsed.picker);
+  // --external_command: `external` is one more admission policy, run by that command.
+  const external = parsed.externalCommand === undefined ? [] : [EXTERNAL];
+  const policies = parsePolicies(parsed.policies, registry, parsed.picker, external);
+  if (parsed.externalCommand !== undefined && !policies.some((p) => p.admission === EXTERNAL)) {
+    throw new EvtsimError(
+      "usage",
+      "--external_command decides for the policy 'external': name it in --policies",
+    );
+  }
   const dir = await Deno.makeTempDir({ prefix: "evtsim-compare-" });
   temporaryMade(dir, "tree");
   try {
@@ -324,6 +343,7 @@ function policyArgs(a: CompareArgs, p: Policy, stem: string): string[] {
     ...restWithoutPicker,
     "--admission",
     p.admission,
+    ...(p.admission === EXTERNAL ? ["--external_command", a.externalCommand!] : []),
     ...(p.picker !== undefined ? ["--picker", p.picker] : []),
     "--outfile",
     `${stem}_sim.csv`,

@@ -258,6 +258,7 @@ export async function simulateCommand(
         );
       }
       external = externalCommand(command, registry, () => state?.config.totalNodes);
+      await external.ready;
       registry = external.registry;
     }
     const queuesFile = await queuesOf(o, registry);
