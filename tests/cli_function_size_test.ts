@@ -17,7 +17,7 @@ const LIMIT = 80;
 const ALLOWED = new Map<string, string>([
   [
     "simulate.ts:simulateCommand",
-    "every step of a simulate run in one body (inputs, configuration, run loop, outputs); to be split into the steps compare, sweep cells and replay share",
+    "the run step (engine state, recording hooks, checkpoints, the loop's closures) still shares its mutable state with the input and output steps; 498 lines before the split into options, outputs, configuration and commit steps",
   ],
   [
     "_sweep_spec.ts:parseSweepSpec",
