@@ -35,10 +35,6 @@ const ALLOWED = new Map<string, string>([
     "load.ts:loadInput",
     "one branch per trace format (CSV, SWF, sacct, schedule replay), each with its load report",
   ],
-  [
-    "compare_command.ts:compareCommand",
-    "options, the per-policy runs and the table/JSON/report outputs in one body",
-  ],
   ["_repl_stepper.ts:apply", "one case per REPL command"],
   ["_repl_events.ts:eventsOf", "one case per kind of live event the REPL shows"],
   ["_report_machine.ts:readRunResources", "reads each resource CSV column with its own check"],
