@@ -28,10 +28,6 @@ const ALLOWED = new Map<string, string>([
     "the options, --verify, the what-if and the output steps of a replay in one body",
   ],
   [
-    "sweep_command.ts:sweepCommand",
-    "sweep collect, the local and the Slurm executors in one body",
-  ],
-  [
     "load.ts:loadInput",
     "one branch per trace format (CSV, SWF, sacct, schedule replay), each with its load report",
   ],
