@@ -24,10 +24,6 @@ const ALLOWED = new Map<string, string>([
     "reads and checks every key of a sweep spec in turn; one check per key, each with its own error line",
   ],
   [
-    "replay_command.ts:replayCommand",
-    "the options, --verify, the what-if and the output steps of a replay in one body",
-  ],
-  [
     "load.ts:loadInput",
     "one branch per trace format (CSV, SWF, sacct, schedule replay), each with its load report",
   ],
