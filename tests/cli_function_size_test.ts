@@ -23,10 +23,6 @@ const ALLOWED = new Map<string, string>([
     "_sweep_spec.ts:parseSweepSpec",
     "reads and checks every key of a sweep spec in turn; one check per key, each with its own error line",
   ],
-  [
-    "load.ts:loadInput",
-    "one branch per trace format (CSV, SWF, sacct, schedule replay), each with its load report",
-  ],
   ["_repl_stepper.ts:apply", "one case per REPL command"],
   ["_repl_events.ts:eventsOf", "one case per kind of live event the REPL shows"],
   ["_report_machine.ts:readRunResources", "reads each resource CSV column with its own check"],
