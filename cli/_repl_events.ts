@@ -239,22 +239,7 @@ export function eventsOf(c: Candidate, types?: ReadonlySet<EventType>): ReplEven
     out.push(nodeRequest(c.input, before));
   }
   const killed = advance ? nodeEvents(before, after, out, want) : new Set<number>();
-  if (advance && want("JOB_PUSH")) {
-    for (const job of before.arrivals.values()) {
-      if (job.submitTime > t) break;
-      out.push({
-        type: "JOB_PUSH",
-        fields: {
-          job: job.id,
-          ...(job.queue === undefined ? {} : { queue: job.queue }),
-          nodes: job.numNodes,
-          limit: job.timeLimit,
-          priority: job.priority,
-          time: job.submitTime,
-        },
-      });
-    }
-  }
+  if (advance && want("JOB_PUSH")) jobPushes(before, t, out);
   if (advance && want("JOB_STATE_CHANGE")) {
     for (const e of before.events.values()) {
       if (e.time > t) break;
@@ -307,6 +292,24 @@ export function eventsOf(c: Candidate, types?: ReadonlySet<EventType>): ReplEven
   for (const id of killed) out.push(stateChange(before, id, "KILLED", t));
   roundEvents(c, out, want);
   return out;
+}
+
+// The jobs submitted by `t` (they arrive in submit-time order).
+function jobPushes(before: SimState, t: number, out: ReplEvent[]): void {
+  for (const job of before.arrivals.values()) {
+    if (job.submitTime > t) break;
+    out.push({
+      type: "JOB_PUSH",
+      fields: {
+        job: job.id,
+        ...(job.queue === undefined ? {} : { queue: job.queue }),
+        nodes: job.numNodes,
+        limit: job.timeLimit,
+        priority: job.priority,
+        time: job.submitTime,
+      },
+    });
+  }
 }
 
 function stateChange(state: SimState, id: number, to: string, time: number): ReplEvent {

@@ -218,16 +218,26 @@ export class Stepper {
         ended,
       };
     }
-    if (out !== undefined && text !== "") {
-      try {
-        out.bytes += out.out.write(text);
-      } catch (e) {
-        // A full disk, say: the output stops, the re-simulation goes on.
-        this.outputError = `${out.out.path} closed: ${(e as Error).message}`;
-        this.closeOutput();
-      }
-    }
+    if (out !== undefined && text !== "") this.#writeOut(out, text);
     next = { ...next, mismatches: at.mismatches + mismatches.length, outBytes: out?.bytes ?? 0 };
+    this.#remember(at, next);
+    return { candidate: c, position: next, mismatches };
+  }
+
+  // Writes `text` to the --output log; a failed write (a full disk, say)
+  // stops the output, and the re-simulation goes on.
+  #writeOut(out: OpenOutput, text: string): void {
+    try {
+      out.bytes += out.out.write(text);
+    } catch (e) {
+      this.outputError = `${out.out.path} closed: ${(e as Error).message}`;
+      this.closeOutput();
+    }
+  }
+
+  // Adds the position after `at`; `at` keeps its state only every
+  // STATE_EVERY positions (or when the output opened there).
+  #remember(at: Position, next: Position): void {
     const ps = this.#positions;
     const last = ps.length - 1;
     if (
@@ -238,7 +248,6 @@ export class Stepper {
     }
     ps.push(next);
     this.#trim();
-    return { candidate: c, position: next, mismatches };
   }
 
   // Keeps the positions of the last `historySessions` sessions: the latest

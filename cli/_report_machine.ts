@@ -18,20 +18,8 @@ import type { ResourceColumns } from "./_run_files.ts";
 /** Largest stats JSON the report reads (a machine's figures are a few KB). */
 const MAX_STATS_BYTES = 64 * 1024 * 1024;
 
-/**
- * The machine figures of a run's stats JSON (`simulate --stats_json`), which
- * must have been measured as the report measures (`--measure_window`,
- * `--trim`) over the same measured jobs (`jobs`, the count the report's
- * metric set has from the schedule); one `FILE: …` line otherwise.
- */
-export async function readRunResources(
-  path: string,
-  jobs: number,
-  options: MetricsOptions = {},
-): Promise<ResourceMetrics> {
-  const bad = (detail: string, field?: string): never => {
-    throw new EvtsimError("input", detail, { file: path, ...(field ? { field } : {}) });
-  };
+// The stats JSON at `path`, read within its size bound and parsed.
+async function readStatsJson(path: string, bad: (detail: string) => never): Promise<unknown> {
   let text: string;
   try {
     const info = await Deno.stat(path);
@@ -56,6 +44,24 @@ export async function readRunResources(
   } catch (e) {
     return bad((e as Error).message);
   }
+  return doc;
+}
+
+/**
+ * The machine figures of a run's stats JSON (`simulate --stats_json`), which
+ * must have been measured as the report measures (`--measure_window`,
+ * `--trim`) over the same measured jobs (`jobs`, the count the report's
+ * metric set has from the schedule); one `FILE: …` line otherwise.
+ */
+export async function readRunResources(
+  path: string,
+  jobs: number,
+  options: MetricsOptions = {},
+): Promise<ResourceMetrics> {
+  const bad = (detail: string, field?: string): never => {
+    throw new EvtsimError("input", detail, { file: path, ...(field ? { field } : {}) });
+  };
+  const doc = await readStatsJson(path, bad);
   const o = doc as {
     options?: Record<string, unknown>;
     resources?: unknown;

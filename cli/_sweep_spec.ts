@@ -6,7 +6,7 @@
 // is written. Paths in the spec are taken from the spec's folder, so a sweep
 // means the same from any working directory; rows keep the spec's spelling.
 
-import { isMap, isSeq, type Node } from "yaml";
+import { type Document, isMap, isSeq, type LineCounter, type Node } from "yaml";
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
 import { describeFsError } from "../io/fs_errors.ts";
@@ -163,22 +163,8 @@ export async function parseSweepSpec(
       }`,
     );
   }
-  const lineOf = (path: readonly (string | number)[]): number | undefined => {
-    let node: unknown = doc.contents;
-    let line: number | undefined;
-    for (const key of path) {
-      if (!isMap(node) && !isSeq(node)) break;
-      const range = (node as Node).range;
-      if (range) line = lines.linePos(range[0]).line;
-      const pair = isMap(node)
-        ? node.items.find((p) => (p.key as { value?: unknown } | null)?.value === key)
-        : undefined;
-      if (pair !== undefined) line = lines.linePos((pair.key as Node).range![0]).line;
-      node = (node as { get(k: unknown, keep: true): unknown }).get(key, true);
-    }
-    const range = (node as Node | undefined)?.range;
-    return range ? lines.linePos(range[0]).line : line;
-  };
+  const lineOf = lineFinder(doc, lines);
+  const ctx: SpecContext = { fail, lineOf };
   const raw = yamlValue(doc, lines, yamlFail);
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     fail(
@@ -201,29 +187,116 @@ export async function parseSweepSpec(
     fail(lineOf([top.key]), top.key, "required");
   }
   const spec = raw as Record<string, unknown>;
-  const listOf = <T>(
-    key: string,
-    value: unknown,
-    ok: (v: unknown) => boolean,
-    what: string,
-  ): T[] => {
-    const items = Array.isArray(value) ? value : [value];
-    if (items.length === 0) fail(lineOf([key]), key, `expected a non-empty list (of ${what})`);
-    const seen = new Set<string>();
-    return items.map((item, i) => {
-      const at = Array.isArray(value) ? [key, i] : [key];
-      const field = Array.isArray(value) ? `${key}[${i}]` : key;
-      if (!ok(item)) {
-        fail(lineOf(at), field, `expected ${what}, got ${show(item)}`);
-      }
-      if (seen.has(JSON.stringify(item))) fail(lineOf(at), field, `${show(item)} is listed twice`);
-      seen.add(JSON.stringify(item));
-      return item as T;
-    });
-  };
   const folder = absolute.slice(0, absolute.lastIndexOf("/")) || "/";
 
-  // options: simulate's own checks, value by value.
+  const extra = optionsOf(spec, ctx);
+  const { axes, count } = axesOf(spec, extra, maxCells, file, ctx);
+  await checkFiles(spec, axes, extra, folder, ctx);
+  await checkPolicies(spec, axes, extra, folder, ctx);
+
+  // Nothing per cell here: a cell is computed from its index when it is
+  // needed (cellAt), so planning 100,000 cells costs no more than 6.
+  const lists: Axis[] = axes;
+  return {
+    specPath: absolute,
+    folder,
+    specSha256: sha256Hex(text),
+    cellsSha256: axesSha256(lists),
+    optionKeys: [...extra.keys()].sort(),
+    axes: lists,
+    count: Number(count),
+  };
+}
+
+/** Where a spec's errors go: `fail` throws the one line, `lineOf` finds a key's line. */
+interface SpecContext {
+  readonly fail: (line: number | undefined, field: string | undefined, detail: string) => never;
+  readonly lineOf: (path: readonly (string | number)[]) => number | undefined;
+}
+
+// A spec list (or one value, as a list of one): each item checked, none twice.
+function listOf<T>(
+  { fail, lineOf }: SpecContext,
+  key: string,
+  value: unknown,
+  ok: (v: unknown) => boolean,
+  what: string,
+): T[] {
+  const items = Array.isArray(value) ? value : [value];
+  if (items.length === 0) fail(lineOf([key]), key, `expected a non-empty list (of ${what})`);
+  const seen = new Set<string>();
+  return items.map((item, i) => {
+    const at = Array.isArray(value) ? [key, i] : [key];
+    const field = Array.isArray(value) ? `${key}[${i}]` : key;
+    if (!ok(item)) {
+      fail(lineOf(at), field, `expected ${what}, got ${show(item)}`);
+    }
+    if (seen.has(JSON.stringify(item))) fail(lineOf(at), field, `${show(item)} is listed twice`);
+    seen.add(JSON.stringify(item));
+    return item as T;
+  });
+}
+
+// The lists the grid is made of, in AXES order then the options', and the
+// number of cells (refused over maxCells before any cell is planned).
+function axesOf(
+  spec: Record<string, unknown>,
+  extra: ReadonlyMap<string, CellValue[]>,
+  maxCells: number,
+  file: string,
+  ctx: SpecContext,
+) {
+  const axes: [string, CellValue[]][] = [];
+  for (const [key, option] of Object.entries(AXES) as [keyof typeof AXES, string][]) {
+    const defaults: Record<string, unknown> = {
+      policies: ["easy"],
+      run_time_modes: ["actual"],
+      seeds: [0],
+    };
+    // A key given with no value (`traces:`) is an error, not the default.
+    const value = key in spec ? spec[key] : defaults[key];
+    if (value === undefined) continue;
+    axes.push([option, listOf<CellValue>(ctx, key, value, ITEM[key].ok, ITEM[key].what)]);
+  }
+  for (const [name, values] of extra) axes.push([name, values]);
+  // The size of the grid is known from the lists alone: refused before any
+  // cell is planned (900,000 cells took 18 s and 1.4 GB; one more list,
+  // the whole heap).
+  const count = axes.reduce((n, [, values]) => n * BigInt(values.length), 1n);
+  if (count > BigInt(maxCells)) {
+    throw new EvtsimError(
+      "input",
+      `the sweep has ${count} cells (${
+        axes.map(([name, values]) => `${values.length} ${name}`).join(" x ")
+      }), more than --max_cells ${maxCells}: split the spec, or raise --max_cells`,
+      { file },
+    );
+  }
+  return { axes, count };
+}
+
+// The line of the key at `path` in the spec (or of the nearest enclosing one).
+function lineFinder(doc: Document.Parsed, lines: LineCounter): SpecContext["lineOf"] {
+  return (path) => {
+    let node: unknown = doc.contents;
+    let line: number | undefined;
+    for (const key of path) {
+      if (!isMap(node) && !isSeq(node)) break;
+      const range = (node as Node).range;
+      if (range) line = lines.linePos(range[0]).line;
+      const pair = isMap(node)
+        ? node.items.find((p) => (p.key as { value?: unknown } | null)?.value === key)
+        : undefined;
+      if (pair !== undefined) line = lines.linePos((pair.key as Node).range![0]).line;
+      node = (node as { get(k: unknown, keep: true): unknown }).get(key, true);
+    }
+    const range = (node as Node | undefined)?.range;
+    return range ? lines.linePos(range[0]).line : line;
+  };
+}
+
+// options: simulate's own checks, value by value.
+function optionsOf(spec: Record<string, unknown>, { fail, lineOf }: SpecContext) {
   const extra = new Map<string, CellValue[]>();
   const given = spec.options;
   if (
@@ -276,34 +349,17 @@ export async function parseSweepSpec(
       }),
     );
   }
-  const axes: [string, CellValue[]][] = [];
-  for (const [key, option] of Object.entries(AXES) as [keyof typeof AXES, string][]) {
-    const defaults: Record<string, unknown> = {
-      policies: ["easy"],
-      run_time_modes: ["actual"],
-      seeds: [0],
-    };
-    // A key given with no value (`traces:`) is an error, not the default.
-    const value = key in spec ? spec[key] : defaults[key];
-    if (value === undefined) continue;
-    axes.push([option, listOf<CellValue>(key, value, ITEM[key].ok, ITEM[key].what)]);
-  }
-  for (const [name, values] of extra) axes.push([name, values]);
-  // The size of the grid is known from the lists alone: refused before any
-  // cell is planned (900,000 cells took 18 s and 1.4 GB; one more list,
-  // the whole heap).
-  const count = axes.reduce((n, [, values]) => n * BigInt(values.length), 1n);
-  if (count > BigInt(maxCells)) {
-    throw new EvtsimError(
-      "input",
-      `the sweep has ${count} cells (${
-        axes.map(([name, values]) => `${values.length} ${name}`).join(" x ")
-      }), more than --max_cells ${maxCells}: split the spec, or raise --max_cells`,
-      { file },
-    );
-  }
+  return extra;
+}
 
-  // Files must exist now, not when their cells run.
+// Files must exist now, not when their cells run.
+async function checkFiles(
+  spec: Record<string, unknown>,
+  axes: readonly [string, CellValue[]][],
+  extra: ReadonlyMap<string, CellValue[]>,
+  folder: string,
+  { fail, lineOf }: SpecContext,
+): Promise<void> {
   const checkFile = async (path: string, at: (string | number)[], field: string) => {
     try {
       const info = await Deno.stat(absolutePath(path, folder));
@@ -321,7 +377,7 @@ export async function parseSweepSpec(
   for (const [name, values] of extra) {
     if (!PATH_OPTIONS.has(name)) continue;
     for (const [i, v] of values.entries()) {
-      const listed = Array.isArray((given as Record<string, unknown>)[name]);
+      const listed = Array.isArray((spec.options as Record<string, unknown>)[name]);
       await checkFile(
         String(v),
         listed ? ["options", name, i] : ["options", name],
@@ -329,8 +385,16 @@ export async function parseSweepSpec(
       );
     }
   }
+}
 
-  // Policies against the registry they will run with.
+// Policies against the registry they will run with.
+async function checkPolicies(
+  spec: Record<string, unknown>,
+  axes: readonly [string, CellValue[]][],
+  extra: ReadonlyMap<string, CellValue[]>,
+  folder: string,
+  { fail, lineOf }: SpecContext,
+): Promise<void> {
   let registry: PolicyRegistry = defaultRegistry();
   const module = extra.get("policy_module")?.[0];
   if (module !== undefined) {
@@ -357,19 +421,6 @@ export async function parseSweepSpec(
       );
     }
   }
-
-  // Nothing per cell here: a cell is computed from its index when it is
-  // needed (cellAt), so planning 100,000 cells costs no more than 6.
-  const lists: Axis[] = axes;
-  return {
-    specPath: absolute,
-    folder,
-    specSha256: sha256Hex(text),
-    cellsSha256: axesSha256(lists),
-    optionKeys: [...extra.keys()].sort(),
-    axes: lists,
-    count: Number(count),
-  };
 }
 
 function optionProblem(o: OptionSpec, v: unknown): string | undefined {

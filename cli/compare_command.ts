@@ -241,40 +241,10 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
         );
       }
     };
-    // Without a report only each run's statistics JSON is read: the runs
-    // keep their outputs in memory and drop the schedules (cli/_cell_outputs.ts).
-    const inMemory = parsed.report === undefined;
-    const tasks: CompareTask[] = policies.map((p, i) => ({
-      args: policyArgs(parsed, p, `${dir}/run${i}`),
-      ...(inMemory ? { keepOnly: `${dir}/run${i}.json` } : {}),
-    }));
+    const tasks = compareTasks(parsed, policies, dir);
     const workers = Math.min(parsed.jobs ?? navigator.hardwareConcurrency ?? 1, tasks.length);
     const cache = new TraceCache();
-    // The first trace this thread reads goes to the workers as columns
-    // (cli/_compare_jobs.ts); they wait for it rather than read it again.
-    let resolveSeed: (box: { trace?: SharedTrace }) => void = () => {};
-    const seed = new Promise<{ trace?: SharedTrace }>((resolve) => resolveSeed = resolve);
-    const share = (trace: SharedTrace | undefined) =>
-      resolveSeed(trace === undefined ? {} : { trace });
-    const load: typeof cache.load = async (path, options) => {
-      try {
-        return await cache.load(path, options);
-      } finally {
-        share(undefined);
-      }
-    };
-    const runHere = async ({ args, keepOnly }: CompareTask): Promise<RunOutput> => {
-      const out: string[] = [];
-      const fs = keepOnly === undefined ? undefined : new KeepOneOutput(keepOnly);
-      let stats: string | undefined;
-      const code = await simulateCommand(
-        args,
-        { out: (l) => out.push(l), err: con.err, isTerminal: false },
-        // In memory, the run is stats-only: the figures a row reads.
-        { load, ...(fs !== undefined ? { fs, figures: (f) => stats = figuresJson(f) } : {}) },
-      ).finally(() => share(undefined));
-      return { code, out, ...(stats !== undefined ? { stats } : {}) };
-    };
+    const { seed, share, runHere } = runnerHere(cache, con);
     if (workers > 1) {
       // This thread runs policies too, beside workers - 1 workers, unless a
       // policy module may load: a policy that calls Deno.exit must end only
@@ -299,25 +269,7 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
     } else {
       for (const [i, task] of tasks.entries()) await ended(i, await runHere(task));
     }
-    if (parsed.report !== undefined) {
-      const { writeReport } = await import("./report_command.ts");
-      await writeReport(
-        runs.map((r) => ({
-          label: r.summary.policy,
-          schedule: r.schedule,
-          resources: r.resources,
-          ...(r.resourceMetrics !== undefined ? { resourceMetrics: r.resourceMetrics } : {}),
-        })),
-        parsed.report,
-        {
-          option: "--report",
-          inputs,
-          metrics: runs[0].metricsOptions,
-          ...(runs[0].inputs.length === 1 ? { trace: runs[0].inputs[0] } : {}),
-          runOptions: runs.map((r) => r.options),
-        },
-      );
-    }
+    if (parsed.report !== undefined) await writeCompareReport(runs, parsed.report, inputs);
     const rows = runs.map((r) => r.summary);
     if (parsed.json) con.out(JSON.stringify(rows.map(jsonRow), null, 2));
     else for (const line of compareTable(rows)) con.out(line);
@@ -327,6 +279,76 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
     await Deno.remove(dir, { recursive: true });
     temporaryReleased(dir);
   }
+}
+
+// One simulate per policy. Without a report only each run's statistics JSON
+// is read: the runs keep their outputs in memory and drop the schedules
+// (cli/_cell_outputs.ts).
+function compareTasks(
+  parsed: CompareArgs,
+  policies: readonly Policy[],
+  dir: string,
+): CompareTask[] {
+  const inMemory = parsed.report === undefined;
+  return policies.map((p, i) => ({
+    args: policyArgs(parsed, p, `${dir}/run${i}`),
+    ...(inMemory ? { keepOnly: `${dir}/run${i}.json` } : {}),
+  }));
+}
+
+// This thread's runs: `simulate` in process, its traces read through the
+// cache; the first trace read goes to the workers as columns
+// (cli/_compare_jobs.ts), and they wait for it rather than read it again.
+function runnerHere(cache: TraceCache, con: Console) {
+  let resolveSeed: (box: { trace?: SharedTrace }) => void = () => {};
+  const seed = new Promise<{ trace?: SharedTrace }>((resolve) => resolveSeed = resolve);
+  const share = (trace: SharedTrace | undefined) =>
+    resolveSeed(trace === undefined ? {} : { trace });
+  const load: typeof cache.load = async (path, options) => {
+    try {
+      return await cache.load(path, options);
+    } finally {
+      share(undefined);
+    }
+  };
+  const runHere = async ({ args, keepOnly }: CompareTask): Promise<RunOutput> => {
+    const out: string[] = [];
+    const fs = keepOnly === undefined ? undefined : new KeepOneOutput(keepOnly);
+    let stats: string | undefined;
+    const code = await simulateCommand(
+      args,
+      { out: (l) => out.push(l), err: con.err, isTerminal: false },
+      // In memory, the run is stats-only: the figures a row reads.
+      { load, ...(fs !== undefined ? { fs, figures: (f) => stats = figuresJson(f) } : {}) },
+    ).finally(() => share(undefined));
+    return { code, out, ...(stats !== undefined ? { stats } : {}) };
+  };
+  return { seed, share, runHere };
+}
+
+// --report: one report of every policy's run, read back from its files.
+async function writeCompareReport(
+  runs: readonly PolicyRun[],
+  report: string,
+  inputs: NamedPath[],
+): Promise<void> {
+  const { writeReport } = await import("./report_command.ts");
+  await writeReport(
+    runs.map((r) => ({
+      label: r.summary.policy,
+      schedule: r.schedule,
+      resources: r.resources,
+      ...(r.resourceMetrics !== undefined ? { resourceMetrics: r.resourceMetrics } : {}),
+    })),
+    report,
+    {
+      option: "--report",
+      inputs,
+      metrics: runs[0].metricsOptions,
+      ...(runs[0].inputs.length === 1 ? { trace: runs[0].inputs[0] } : {}),
+      runOptions: runs.map((r) => r.options),
+    },
+  );
 }
 
 // The files a `simulate` of these arguments reads: no output of compare may be one.

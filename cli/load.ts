@@ -109,87 +109,102 @@ export async function sniffFormat(path: string, given: string | undefined): Prom
 /** Reads one input file. */
 export async function loadInput(path: string, o: LoadOptions): Promise<LoadedInput> {
   // The SWF and Slurm readers load only for their formats (start-up time).
-  if (o.format === "swf") {
-    const { formatSwfReport, readSwf } = await import("../io/swf.ts");
-    const swf = await readSwf(path, {
-      unit: o.swfUnit,
-      procsPerNode: o.procsPerNode,
-      overrun: o.overrun ?? "kill",
-      maxJobs: o.maxJobs,
-      replayRecordedWait: o.swfReplayWait,
-      keepFields: o.keepSwfFields || o.machine !== undefined,
-    });
-    if (!o.swfReplayWait) checkJobTimes(swf.jobs, path);
-    if (o.machine !== undefined) {
-      const { swfDemand } = await import("../io/_machine_demands.ts");
-      const m = o.machine;
-      const f = swf.fields!;
-      for (let i = 0; i < swf.jobs.length; i++) {
-        const line = swf.lines![i];
-        const demand = swfDemand(
-          m,
-          f.subarray(18 * i, 18 * i + 18),
-          swf.jobs[i].queue,
-          (detail, field) => new EvtsimError("input", detail, { file: path, line, field }),
-        );
-        swf.jobs[i] = { ...swf.jobs[i], numNodes: 0, demand };
-      }
+  if (o.format === "swf") return await loadSwf(path, o);
+  if (o.format === "sacct") return await loadSacct(path, o);
+  return await loadCsv(path, o, o.format);
+}
+
+// An SWF log (io/swf.ts); on a machine, each job's demand from its fields.
+async function loadSwf(path: string, o: LoadOptions): Promise<LoadedInput> {
+  const { formatSwfReport, readSwf } = await import("../io/swf.ts");
+  const swf = await readSwf(path, {
+    unit: o.swfUnit,
+    procsPerNode: o.procsPerNode,
+    overrun: o.overrun ?? "kill",
+    maxJobs: o.maxJobs,
+    replayRecordedWait: o.swfReplayWait,
+    keepFields: o.keepSwfFields || o.machine !== undefined,
+  });
+  if (!o.swfReplayWait) checkJobTimes(swf.jobs, path);
+  if (o.machine !== undefined) {
+    const { swfDemand } = await import("../io/_machine_demands.ts");
+    const m = o.machine;
+    const f = swf.fields!;
+    for (let i = 0; i < swf.jobs.length; i++) {
+      const line = swf.lines![i];
+      const demand = swfDemand(
+        m,
+        f.subarray(18 * i, 18 * i + 18),
+        swf.jobs[i].queue,
+        (detail, field) => new EvtsimError("input", detail, { file: path, line, field }),
+      );
+      swf.jobs[i] = { ...swf.jobs[i], numNodes: 0, demand };
     }
-    return {
-      mode: o.swfReplayWait ? "replay" : "simulation",
-      jobs: swf.jobs,
-      recorded: swf.recorded,
-      queueColumn: undefined,
-      machineSize: swf.machineSize,
-      messages: formatSwfReport(swf.report, path, o.totalNodes),
-      linesRead: swf.report.read,
-      swf: {
-        header: swf.header,
-        unit: swf.report.unit,
-        procsPerNode: swf.report.procsPerNode,
-        fields: swf.fields,
-        report: swf.report,
-      },
-    };
   }
-  if (o.format === "sacct") {
-    const { formatSacctReport, readSacct } = await import("../io/sacct.ts");
-    const sacct = await readSacct(path, {
-      timezone: o.timezone,
-      overrun: o.overrun ?? "kill",
-      maxJobs: o.maxJobs,
-      queues: o.queues,
-    });
-    checkJobTimes(sacct.jobs, path);
-    if (o.machine !== undefined) {
-      const { sacctDemand } = await import("../io/_machine_demands.ts");
-      // The jobs are the records that ran, stably by submit time (as the reader orders them).
-      const ran = sacct.records.filter((r) => r.start !== undefined && r.end !== undefined)
-        .map((r, i) => [r, i] as const)
-        .sort((a, b) => a[0].submit - b[0].submit || a[1] - b[1]).map((p) => p[0]);
-      for (let i = 0; i < sacct.jobs.length; i++) {
-        const demand = sacctDemand(o.machine, ran[i], path);
-        sacct.jobs[i] = { ...sacct.jobs[i], numNodes: 0, demand };
-      }
+  return {
+    mode: o.swfReplayWait ? "replay" : "simulation",
+    jobs: swf.jobs,
+    recorded: swf.recorded,
+    queueColumn: undefined,
+    machineSize: swf.machineSize,
+    messages: formatSwfReport(swf.report, path, o.totalNodes),
+    linesRead: swf.report.read,
+    swf: {
+      header: swf.header,
+      unit: swf.report.unit,
+      procsPerNode: swf.report.procsPerNode,
+      fields: swf.fields,
+      report: swf.report,
+    },
+  };
+}
+
+// A Slurm sacct dump (io/sacct.ts); on a machine, each job's demand from its record.
+async function loadSacct(path: string, o: LoadOptions): Promise<LoadedInput> {
+  const { formatSacctReport, readSacct } = await import("../io/sacct.ts");
+  const sacct = await readSacct(path, {
+    timezone: o.timezone,
+    overrun: o.overrun ?? "kill",
+    maxJobs: o.maxJobs,
+    queues: o.queues,
+  });
+  checkJobTimes(sacct.jobs, path);
+  if (o.machine !== undefined) {
+    const { sacctDemand } = await import("../io/_machine_demands.ts");
+    // The jobs are the records that ran, stably by submit time (as the reader orders them).
+    const ran = sacct.records.filter((r) => r.start !== undefined && r.end !== undefined)
+      .map((r, i) => [r, i] as const)
+      .sort((a, b) => a[0].submit - b[0].submit || a[1] - b[1]).map((p) => p[0]);
+    for (let i = 0; i < sacct.jobs.length; i++) {
+      const demand = sacctDemand(o.machine, ran[i], path);
+      sacct.jobs[i] = { ...sacct.jobs[i], numNodes: 0, demand };
     }
-    return {
-      mode: "simulation",
-      jobs: sacct.jobs,
-      recorded: [],
-      // The partition is each job's queue: shown in the schedule, and bound to
-      // the queues of --queues when they are given.
-      queueColumn: sacct.jobs.some((j) => j.queue !== undefined) ? "queue" : undefined,
-      messages: formatSacctReport(sacct, path),
-      linesRead: sacct.report.read,
-    };
   }
+  return {
+    mode: "simulation",
+    jobs: sacct.jobs,
+    recorded: [],
+    // The partition is each job's queue: shown in the schedule, and bound to
+    // the queues of --queues when they are given.
+    queueColumn: sacct.jobs.some((j) => j.queue !== undefined) ? "queue" : undefined,
+    messages: formatSacctReport(sacct, path),
+    linesRead: sacct.report.read,
+  };
+}
+
+// A DR_EVT or Lassen CSV trace, into columns when the run allows it.
+async function loadCsv(
+  path: string,
+  o: LoadOptions,
+  format: "simple" | "lassen",
+): Promise<LoadedInput> {
   const text = await readTraceText(path);
   const columns = o.columns === true && o.machine === undefined && o.pcon !== true
     ? new JobColumns(o.maxJobs > 0 ? Math.min(o.maxJobs, lineCount(text)) : lineCount(text))
     : undefined;
   const t = parseTraceInto(text, {
     file: path,
-    format: o.format,
+    format,
     timezone: o.timezone,
     maxJobs: o.maxJobs,
     requireActualRunTime: o.runTimeMode === "actual",

@@ -25,6 +25,7 @@ import { VERSION } from "./version.ts";
 import { userFolder } from "./_user_folder.ts";
 import { runShutdownHooks } from "./_shutdown.ts";
 import { didYouMean } from "./_suggest.ts";
+import { COMMAND_NAMES, COMMAND_TABLE, commandNamed, listingLines } from "./commands.ts";
 
 export type { Console, SimulateDeps };
 export type { OutputFile, OutputFileSystem } from "../io/atomic_writer.ts";
@@ -34,26 +35,8 @@ const USAGE = [
   "usage: evtsim <command> [options]",
   "",
   "commands:",
-  "  simulate TRACE [options]   simulate a trace, or replay a recorded schedule (begin/end",
-  "                             columns); see 'evtsim help simulate'",
-  "  replay LOG [options]       re-simulate a recorded session (.replay log), --verify it,",
-  "                             or step through it in a REPL (-i)",
-  "  dump LOG                   print a .replay log as diffable text",
-  "  compare TRACE [options]    the trace under several policies, one row each; see",
-  "                             'evtsim help compare'",
-  "  report RUN... --out FILE   an HTML report (charts, summary) of finished runs; see",
-  "                             'evtsim help report'",
-  "  serve [options]            serve live scheduling sessions over HTTP/JSON and DR_EVT's",
-  "                             gRPC Session stream; see 'evtsim help serve'",
-  "  topo schedule|compare|simulate [flags]",
-  "                             topology-aware admission as TopoQueue does it; see",
-  "                             'evtsim help topo'",
-  "  sweep SPEC [options]       a grid of simulate runs (policies x sizes x ...), here",
-  "                             or as a Slurm job array; see 'evtsim help sweep'",
-  "  sweep collect DIR          merge the results of a Slurm sweep",
-  "  sweep-cell SPEC --cell INDEX --results DIR",
-  "                             run one cell of a sweep (what each sweep task runs)",
-  "  help [COMMAND]             show this help, or a command's help",
+  ...COMMAND_TABLE.flatMap((c) => c.forms.flatMap(listingLines)),
+  ...listingLines({ usage: "help [COMMAND]", summary: ["show this help, or a command's help"] }),
   "",
   "options: -h, --help   show this help;  --version   print the version",
   "",
@@ -61,23 +44,11 @@ const USAGE = [
   "  evtsim simulate jobs.csv -n 128 --stats_json stats.json",
 ].join("\n");
 
-const COMMANDS = [
-  "simulate",
-  "replay",
-  "dump",
-  "compare",
-  "report",
-  "serve",
-  "topo",
-  "sweep",
-  "sweep-cell",
-];
-
 const HELP_HELP = [
   "usage: evtsim help [COMMAND]",
   "",
   "Without COMMAND, lists the commands; with one, shows its help (the same as",
-  `'evtsim COMMAND --help'). COMMAND is one of: ${COMMANDS.join(", ")}, help;`,
+  `'evtsim COMMAND --help'). COMMAND is one of: ${COMMAND_NAMES.join(", ")}, help;`,
   "'evtsim help topo SUBCOMMAND' shows a topo subcommand's flags.",
 ].join("\n");
 
@@ -100,74 +71,40 @@ export async function main(
       case "--help":
         con.out(USAGE);
         return 0;
-      case "help":
-        if (rest.length === 0) con.out(USAGE);
-        else if (rest[0] === "help" && rest.length === 1) con.out(HELP_HELP);
-        else if (rest[0] === "simulate" && rest.length === 1) {
-          con.out((await import("./options.ts")).simulateHelp());
-        } else if (rest[0] === "replay" && rest.length === 1) {
-          return await (await import("./replay_command.ts")).replayCommand(["--help"], con);
-        } else if (rest[0] === "dump" && rest.length === 1) {
-          return (await import("./dump_command.ts")).dumpCommand(["--help"], con);
-        } else if (rest[0] === "compare" && rest.length === 1) {
-          con.out((await import("./compare_command.ts")).compareHelp());
-        } else if (rest[0] === "report" && rest.length === 1) {
-          con.out((await import("./report_command.ts")).reportHelp());
-        } else if (rest[0] === "serve" && rest.length === 1) {
-          return await (await import("./serve_command.ts")).serveCommand(["--help"], con);
-        } else if ((rest[0] === "sweep" || rest[0] === "sweep-cell") && rest.length === 1) {
-          const sweep = await import("./sweep_command.ts");
-          if (rest[0] === "sweep") con.out(sweep.sweepHelp());
-          else return await sweep.sweepCellCommand(["--help"], con);
-        } else if (rest[0] === "topo" && rest.length <= 2) {
-          return await (await import("./topo_command.ts")).topoCommand(
-            rest.length === 1 ? ["--help"] : [rest[1], "--help"],
-            con,
-          );
-        } else {
-          throw new EvtsimError(
-            "usage",
-            `no help for '${rest.join(" ")}' (commands: ${COMMANDS.join(", ")})${
-              rest.length === 1 ? didYouMean(rest[0], [...COMMANDS, "help"]) : ""
-            }`,
-          );
+      case "help": {
+        if (rest.length === 0) {
+          con.out(USAGE);
+          return 0;
         }
-        return 0;
+        if (rest[0] === "help" && rest.length === 1) {
+          con.out(HELP_HELP);
+          return 0;
+        }
+        const target = commandNamed(rest[0]);
+        if (target !== undefined && rest.length <= 1 + (target.helpWords ?? 0)) {
+          return await target.help(con, rest.slice(1));
+        }
+        throw new EvtsimError(
+          "usage",
+          `no help for '${rest.join(" ")}' (commands: ${COMMAND_NAMES.join(", ")})${
+            rest.length === 1 ? didYouMean(rest[0], [...COMMAND_NAMES, "help"]) : ""
+          }`,
+        );
+      }
       case "--version":
       case "version":
         con.out(`evtsim ${VERSION}`);
         return 0;
-      // Loaded on demand too: start-up time is most of a short run.
-      case "simulate":
-        return await (await import("./simulate.ts")).simulateCommand(rest, con, deps);
-      // Loaded on demand: the log codec and its schemas cost start-up time.
-      case "replay":
-        return await (await import("./replay_command.ts")).replayCommand(rest, con);
-      case "dump":
-        return (await import("./dump_command.ts")).dumpCommand(rest, con);
-      case "compare":
-        return await (await import("./compare_command.ts")).compareCommand(rest, con);
-      // ECharts loads only for a report.
-      case "report":
-        return await (await import("./report_command.ts")).reportCommand(rest, con);
-      // Loads hono and grpc-js: only for this command.
-      case "serve":
-        return await (await import("./serve_command.ts")).serveCommand(rest, con);
-      // TopoQueue's commands: their YAML reader, schemas and model load only here.
-      case "topo":
-        return await (await import("./topo_command.ts")).topoCommand(rest, con);
-      // A grid of simulate runs; the spec reader (YAML, zod) loads only for a spec.
-      case "sweep":
-        return await (await import("./sweep_command.ts")).sweepCommand(rest, con, deps);
-      case "sweep-cell":
-        return await (await import("./sweep_cell_command.ts")).sweepCellCommand(rest, con);
-      default:
+      default: {
+        const target = commandNamed(command);
+        if (target !== undefined) return await target.run(rest, con, deps);
         throw new EvtsimError(
           "usage",
-          `unknown command '${command}' (expected: ${COMMANDS.join(", ")})${
-            didYouMean(command, [...COMMANDS, "help", "version"])
+          `unknown command '${command}' (expected: ${COMMAND_NAMES.join(", ")})${
+            didYouMean(command, [...COMMAND_NAMES, "help", "version"])
           }`,
         );
+      }
     }
   } catch (e) {
     if (e instanceof EvtsimError) {
@@ -252,11 +189,9 @@ if (import.meta.main) {
     const watchdog = await import("./_watchdog.ts");
     // simulate's loop gives the event loop a turn every 50 ms, so its thread
     // waits for a long step (so do a sweep's cell workers: each cell is that
-    // loop, and between cells they wait on stdin; a sweep itself only plans
-    // and waits for them, and never needs it); the other commands have it
-    // from the start.
-    const arms = ["simulate", "sweep-cell", "sweep"];
-    if (arms.includes(Deno.args[0])) watchdog.armWatchdog();
+    // loop, and between cells they wait on stdin); the rows that say so in
+    // cli/commands.ts arm it, the other commands have it from the start.
+    if (commandNamed(Deno.args[0])?.armsWatchdog === true) watchdog.armWatchdog();
     else watchdog.startWatchdog();
     exitFor = watchdog.exitForSignal;
   }

@@ -14,6 +14,7 @@ import { LogReader, parseLog } from "../io/replay_reader.ts";
 import { mismatchText } from "./_mismatch_text.ts";
 import type { HeaderMessage } from "../io/replay_schema.ts";
 import {
+  type CommandArgs,
   type CommandOption,
   numberValue,
   oneOfValue,
@@ -23,7 +24,7 @@ import {
 } from "./_command_args.ts";
 import { logPolicies, type Overrides } from "./policy_module.ts";
 import type { Console } from "./simulate.ts";
-import { checkOutputPath, optionInputs } from "./paths.ts";
+import { checkOutputPath, type NamedPath, optionInputs } from "./paths.ts";
 
 /** Exit status when --verify finds a decision that differs from the recording. */
 export const EXIT_MISMATCH = 3;
@@ -191,6 +192,73 @@ export async function replayCommand(
     con.out(help());
     return 0;
   }
+  const path = logPathOf(parsed);
+  const startTime = numberValue(parsed, "start_time");
+  const speed = numberValue(parsed, "speed", 0) ?? 0;
+  const verify = parsed.values.get("verify") === true;
+  const outputPath = stringValue(parsed, "output");
+  const queuesPath = stringValue(parsed, "queues");
+  // No output may be an input (cli/paths.ts): checked before anything is read.
+  const inputs = [{ what: "the log", path }, ...optionInputs((n) => stringValue(parsed, n))];
+  if (outputPath !== undefined) checkOutputPath("--output", outputPath, inputs);
+  const queuesFile = queuesPath === undefined ? undefined : await readQueuesFile(queuesPath);
+  const change = reconfigurationOf(parsed, queuesFile);
+
+  const interactive = parsed.values.get("interactive") === true;
+  const history = historyOf(parsed, interactive);
+
+  const { source, log, alt } = await openSource(parsed, path, change, startTime);
+
+  if (interactive) {
+    const repl = { file: path, history, speed, verify, inputs, output: outputPath };
+    return await runInteractive(source, log, alt, con, repl, input);
+  }
+
+  // Another event stream or policy without --verify: a what-if (cli/_replay_whatif.ts).
+  const whatIf = !verify && (alt !== undefined || Object.keys(change).length > 0);
+  if (whatIf && speed > 0) {
+    throw new EvtsimError("usage", "--speed paces a replay; a what-if runs as fast as it can");
+  }
+  const outputs = new AtomicOutputSet();
+  const writer = outputPath === undefined ? undefined : outputs.open(outputPath);
+  // Without --verify, --output or a what-if, the re-simulation's own log is printed as `dump` prints it.
+  const print = !verify && !whatIf && writer === undefined;
+  let printed = "";
+  const lines: string[] = [];
+  try {
+    const sim = new Resimulation({
+      ...source,
+      verify,
+      ...(writer !== undefined
+        ? { output: { write: (t: string) => writer.line(t.slice(0, -1)) } }
+        : print
+        ? { output: { write: (t: string) => void (printed += t) } }
+        : {}),
+    });
+    const compared = whatIf ? await whatIfRun(path, source, sim) : [];
+    if (!whatIf) await stepAll(sim, speed, (m) => lines.push(mismatchText(alt?.file ?? path, m)));
+    // Everything read: the warnings (a torn last line) come first.
+    for (const w of [...log.warnings, ...(alt?.warnings ?? [])]) con.err(w);
+    if (print) {
+      const dumper = new Dumper();
+      for (const e of parseLog(printed, "(re-simulation)").entries) lines.push(...dumper.lines(e));
+    }
+    sim.close();
+    outputs.commit();
+    lines.push(...endLines(sim, path, compared, verify, outputPath));
+    if (lines.length > 0) con.out(lines.join("\n"));
+    return verify && sim.mismatches.length > 0 ? EXIT_MISMATCH : 0;
+  } catch (e) {
+    outputs.abort();
+    throw e;
+  } finally {
+    log.close();
+    alt?.close();
+  }
+}
+
+// The one positional argument: the log.
+function logPathOf(parsed: CommandArgs): string {
   if (parsed.positionals.length !== 1) {
     throw new EvtsimError(
       "usage",
@@ -199,18 +267,115 @@ export async function replayCommand(
         : `unexpected arguments: ${parsed.positionals.slice(1).join(" ")}`,
     );
   }
-  const path = parsed.positionals[0];
-  const startTime = numberValue(parsed, "start_time");
-  const speed = numberValue(parsed, "speed", 0) ?? 0;
-  const verify = parsed.values.get("verify") === true;
-  const outputPath = stringValue(parsed, "output");
+  return parsed.positionals[0];
+}
+
+// The log (and --alt_events) opened, with the policies the re-simulation
+// runs: what it reads and changes, interactive or not.
+async function openSource(
+  parsed: CommandArgs,
+  path: string,
+  change: Reconfiguration,
+  startTime: number | undefined,
+) {
   const altPath = stringValue(parsed, "alt_events");
-  const queuesPath = stringValue(parsed, "queues");
-  // No output may be an input (cli/paths.ts): checked before anything is read.
-  const inputs = [{ what: "the log", path }, ...optionInputs((n) => stringValue(parsed, n))];
-  if (outputPath !== undefined) checkOutputPath("--output", outputPath, inputs);
-  const queuesFile = queuesPath === undefined ? undefined : await readQueuesFile(queuesPath);
-  const change: Reconfiguration = {
+  const policies = await policiesOfLog(path, stringValue(parsed, "policy_module"), {
+    picker: change.picker !== undefined,
+    admission: change.backfillPolicy !== undefined,
+    queues: change.queues !== undefined,
+  });
+  const log = LogReader.open(path, "log");
+  const alt = altPath === undefined ? undefined : LogReader.open(altPath, "events");
+  const source = {
+    log,
+    ...(alt === undefined ? {} : { events: alt }),
+    ...(startTime === undefined ? {} : { startTime }),
+    ...(Object.keys(change).length === 0 ? {} : { reconfigure: change }),
+    registry: policies.registry,
+    policyModules: policies.modules,
+  };
+  return { source, log, alt };
+}
+
+// -i: the re-simulation stepped through in the REPL (cli/replay_repl.ts).
+async function runInteractive(
+  source: ResimulationOptions,
+  log: LogReader,
+  alt: LogReader | undefined,
+  con: Console,
+  repl: {
+    readonly file: string;
+    readonly history: number;
+    readonly speed: number;
+    readonly verify: boolean;
+    readonly inputs: NamedPath[];
+    readonly output: string | undefined;
+  },
+  input: AsyncIterable<string> | undefined,
+): Promise<number> {
+  try {
+    const sim = new Resimulation(source);
+    const { runRepl } = await import("./replay_repl.ts");
+    const code = await runRepl(sim, con, {
+      file: repl.file,
+      history: repl.history,
+      speed: repl.speed,
+      verify: repl.verify,
+      inputs: repl.inputs,
+      ...(repl.output === undefined ? {} : { output: repl.output }),
+    }, input);
+    for (const w of [...log.warnings, ...(alt?.warnings ?? [])]) con.err(w);
+    return code;
+  } finally {
+    log.close();
+    alt?.close();
+  }
+}
+
+// --history: how many sessions the REPL keeps, with -i only.
+function historyOf(parsed: CommandArgs, interactive: boolean): number {
+  const history = numberValue(parsed, "history", 0) ?? DEFAULT_HISTORY;
+  if (!Number.isSafeInteger(history)) {
+    throw new EvtsimError("usage", `--history must be a whole number of sessions, got ${history}`);
+  }
+  if (parsed.values.has("history") && !interactive) {
+    throw new EvtsimError("usage", "--history needs --interactive (-i)");
+  }
+  return history;
+}
+
+// What a non-interactive replay ends with: what was replayed, the what-if's
+// comparison, the verdict of --verify, where --output went.
+function endLines(
+  sim: Resimulation,
+  path: string,
+  compared: readonly string[],
+  verify: boolean,
+  outputPath: string | undefined,
+): string[] {
+  const out: string[] = [];
+  const c = sim.counts;
+  out.push(
+    `replayed ${c.events} events from the snapshot at time ${sim.start.time} (seq ${sim.start.seq}, ${path}:${sim.start.line}): ${c.sessions} sessions, ${c.decisions} decisions`,
+  );
+  out.push(...compared);
+  if (verify) {
+    out.push(
+      sim.mismatches.length === 0
+        ? "verify: every decision matches the recording"
+        : `verify: ${sim.mismatches.length} decision(s) differ from the recording (the first above; rounds not compared after it)`,
+    );
+  }
+  if (outputPath !== undefined) out.push(`Re-simulation log written to: ${outputPath}`);
+  return out;
+}
+
+// What the re-simulation changes from the recorded run: the options given.
+function reconfigurationOf(
+  parsed: CommandArgs,
+  queuesFile: Awaited<ReturnType<typeof readQueuesFile>> | undefined,
+): Reconfiguration {
+  return {
     ...(parsed.values.has("picker") ? { picker: stringValue(parsed, "picker") } : {}),
     ...(parsed.values.has("admission") || parsed.values.has("backfill_policy")
       ? {
@@ -236,125 +401,31 @@ export async function replayCommand(
       : {}),
     ...(parsed.values.has("requeue_limit") ? { requeueLimit: requeueLimitOf(parsed) } : {}),
   };
+}
 
-  const interactive = parsed.values.get("interactive") === true;
-  const history = numberValue(parsed, "history", 0) ?? DEFAULT_HISTORY;
-  if (!Number.isSafeInteger(history)) {
-    throw new EvtsimError("usage", `--history must be a whole number of sessions, got ${history}`);
-  }
-  if (parsed.values.has("history") && !interactive) {
-    throw new EvtsimError("usage", "--history needs --interactive (-i)");
-  }
-
-  const policies = await policiesOfLog(path, stringValue(parsed, "policy_module"), {
-    picker: change.picker !== undefined,
-    admission: change.backfillPolicy !== undefined,
-    queues: change.queues !== undefined,
-  });
-  const log = LogReader.open(path, "log");
-  const alt = altPath === undefined ? undefined : LogReader.open(altPath, "events");
-  // What the re-simulation reads and changes, interactive or not.
-  const source = {
-    log,
-    ...(alt === undefined ? {} : { events: alt }),
-    ...(startTime === undefined ? {} : { startTime }),
-    ...(Object.keys(change).length === 0 ? {} : { reconfigure: change }),
-    registry: policies.registry,
-    policyModules: policies.modules,
-  };
-
-  if (interactive) {
-    try {
-      const sim = new Resimulation(source);
-      const { runRepl } = await import("./replay_repl.ts");
-      const code = await runRepl(sim, con, {
-        file: path,
-        history,
-        speed,
-        verify,
-        inputs,
-        ...(outputPath === undefined ? {} : { output: outputPath }),
-      }, input);
-      for (const w of [...log.warnings, ...(alt?.warnings ?? [])]) con.err(w);
-      return code;
-    } finally {
-      log.close();
-      alt?.close();
-    }
-  }
-
-  // Another event stream or policy without --verify: a what-if (cli/_replay_whatif.ts).
-  const whatIf = !verify && (alt !== undefined || Object.keys(change).length > 0);
-  if (whatIf && speed > 0) {
-    throw new EvtsimError("usage", "--speed paces a replay; a what-if runs as fast as it can");
-  }
-  const outputs = new AtomicOutputSet();
-  const writer = outputPath === undefined ? undefined : outputs.open(outputPath);
-  // Without --verify, --output or a what-if, the re-simulation's own log is printed as `dump` prints it.
-  const print = !verify && !whatIf && writer === undefined;
-  let printed = "";
-  const lines: string[] = [];
-  const flushLines = () => {
-    if (lines.length > 0) con.out(lines.join("\n"));
-    lines.length = 0;
-  };
-  try {
-    const sim = new Resimulation({
-      ...source,
-      verify,
-      ...(writer !== undefined
-        ? { output: { write: (t: string) => writer.line(t.slice(0, -1)) } }
-        : print
-        ? { output: { write: (t: string) => void (printed += t) } }
-        : {}),
-    });
-    const wallStart = performance.now();
-    let reported = 0;
-    const compared = whatIf ? await whatIfRun(path, source, sim) : [];
-    while (!whatIf) {
-      if (speed > 0) {
-        const t = sim.nextTime();
-        if (t !== undefined) {
-          const due = wallStart + ((t - sim.start.time) / speed) * 1000;
-          const wait = due - performance.now();
-          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        }
-      }
-      if (sim.step() === undefined) break;
-      // The first mismatch in full; the count follows at the end.
-      for (; reported < Math.min(1, sim.mismatches.length); reported++) {
-        lines.push(mismatchText(alt?.file ?? path, sim.mismatches[reported]));
+// The re-simulation to its end, paced by --speed (simulated seconds per
+// wall second); the first mismatch is handed on in full, the count follows.
+async function stepAll(
+  sim: Resimulation,
+  speed: number,
+  mismatch: (m: Resimulation["mismatches"][number]) => void,
+): Promise<void> {
+  const wallStart = performance.now();
+  let reported = 0;
+  for (;;) {
+    if (speed > 0) {
+      const t = sim.nextTime();
+      if (t !== undefined) {
+        const due = wallStart + ((t - sim.start.time) / speed) * 1000;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
-    // Everything read: the warnings (a torn last line) come first.
-    for (const w of [...log.warnings, ...(alt?.warnings ?? [])]) con.err(w);
-    if (print) {
-      const dumper = new Dumper();
-      for (const e of parseLog(printed, "(re-simulation)").entries) lines.push(...dumper.lines(e));
+    if (sim.step() === undefined) break;
+    // The first mismatch in full; the count follows at the end.
+    for (; reported < Math.min(1, sim.mismatches.length); reported++) {
+      mismatch(sim.mismatches[reported]);
     }
-    sim.close();
-    outputs.commit();
-    const c = sim.counts;
-    lines.push(
-      `replayed ${c.events} events from the snapshot at time ${sim.start.time} (seq ${sim.start.seq}, ${path}:${sim.start.line}): ${c.sessions} sessions, ${c.decisions} decisions`,
-    );
-    lines.push(...compared);
-    if (verify) {
-      lines.push(
-        sim.mismatches.length === 0
-          ? "verify: every decision matches the recording"
-          : `verify: ${sim.mismatches.length} decision(s) differ from the recording (the first above; rounds not compared after it)`,
-      );
-    }
-    if (outputPath !== undefined) lines.push(`Re-simulation log written to: ${outputPath}`);
-    flushLines();
-    return verify && sim.mismatches.length > 0 ? EXIT_MISMATCH : 0;
-  } catch (e) {
-    outputs.abort();
-    throw e;
-  } finally {
-    log.close();
-    alt?.close();
   }
 }
 

@@ -12,8 +12,6 @@ import { statistics } from "../core/queries.ts";
 import type { Statistics } from "../core/statistics.ts";
 import type { SimulationConfig } from "../core/types.ts";
 import { lookupPicker, type PolicyRegistry } from "../core/policies.ts";
-import { readCapacitySchedule } from "../io/capacity_schedule.ts";
-import { withFailures } from "./_failure_options.ts";
 import { memoryPressureLimit } from "../api/memory.ts";
 import type { OutputFileSystem } from "../io/atomic_writer.ts";
 import { parseMeasureWindow, SLOWDOWN_TAU, statsJsonText } from "../io/stats_json.ts";
@@ -43,17 +41,25 @@ import {
 import { isParquetPath, isSwfPath, RunOutputs, type ScheduleLayout } from "./outputs.ts";
 import { checkOutputPaths, type NamedPath, optionInputs } from "./paths.ts";
 import { Progress, type ProgressSink } from "./progress.ts";
-import { statisticsBlock } from "./report.ts";
+import {
+  num,
+  printRunSummary,
+  simulationConfigOf,
+  str,
+  writeRunReport,
+} from "./_simulate_steps.ts";
 import { policyRegistry } from "./policy_module.ts";
 import { type ExternalCommand, externalCommand } from "./_external_command.ts";
 import { RunHooks } from "./record_hooks.ts";
 import { applyAdvance, type LoopContext, replayAll, simulateFiles, Yielder } from "./run_loop.ts";
 import { VERSION } from "./version.ts";
-import { jsonConfig, machineModel, machineOf } from "./_machine_run.ts";
+import { jsonConfig, machineOf } from "./_machine_run.ts";
 import { beforeStep } from "./_watchdog.ts";
 import type { Console } from "./_console.ts";
-import type { RedisRun } from "./_redis_output.ts";
+import type { REDIS_PATHS, RedisCapture, RedisRun, RedisSink } from "./_redis_output.ts";
 import type { StepRows } from "../core/types.ts";
+import type { MachineInput } from "../io/_machine_demands.ts";
+import type { PconTimeline } from "./_pcon.ts";
 
 // Re-exported where the commands and tests have always found them.
 export type { Console } from "./_console.ts";
@@ -108,118 +114,28 @@ export async function simulateCommand(
   const sources: Sources = given.list !== undefined
     ? { paths: await readInfileList(given.list), list: given.list }
     : given;
-  const runTimeMode = runTimeModeOf(o);
-  const timezone = str(o, "timezone") ?? "America/Los_Angeles";
-  const firstPath = sources.paths[0];
-  const maxJobs = num(o, "max_jobs") ?? 0;
-  let loadOptions: LoadOptions = {
-    format: await sniffFormat(firstPath, str(o, "trace_format")),
-    timezone,
-    maxJobs,
+  const plan = await runPlanOf(o, parsed, sources, deps);
+  const {
     runTimeMode,
-    overrun: str(o, "overrun") as LoadOptions["overrun"],
-    swfUnit: (str(o, "swf_unit") ?? "procs") as "procs" | "nodes",
-    procsPerNode: num(o, "procs_per_node"),
-    swfReplayWait: o.get("swf_replay_wait") === true,
-    requireSorted: sources.list !== undefined,
-    totalNodes: num(o, "total_nodes"),
-  };
-
-  if (o.has("decisions_detail") && !o.has("decisions")) {
-    throw new EvtsimError("usage", "--decisions_detail needs --decisions FILE");
-  }
-  const admission = str(o, "admission") ?? str(o, "backfill_policy") ?? "easy";
-  if (o.get("no_compression") === true && admission !== "conservative_profile") {
-    throw new EvtsimError(
-      "usage",
-      `--no_compression needs --admission conservative_profile, got '${admission}'`,
-    );
-  }
-  const metricsOptions = metricsOptionsOf(o);
-  const schedulePath = str(o, "outfile") ?? defaultOutfile(sources.list ?? firstPath);
-  const extended = o.get("extended_output") === true;
-  const swf = isSwfPath(schedulePath);
-  const parquet = isParquetPath(schedulePath);
-  // The SWF schedule and the extended columns write back what the log gave.
-  loadOptions = {
-    ...loadOptions,
-    keepSwfFields: swf || extended,
-    // A CSV trace's jobs stay in columns until fed, unless the outputs write
-    // back what the trace gave, a snapshot's jobs are skipped, or many runs
-    // share the parsed trace (deps.load).
-    columns: !swf && !extended && !o.has("from_snapshot") && !o.has("checkpoint_file") &&
-      deps.load === undefined,
-  };
-  if (swf && extended) {
-    throw new EvtsimError(
-      "usage",
-      "--extended_output adds CSV columns; it cannot be used with an SWF --outfile",
-    );
-  }
-  const named = {
-    schedule: schedulePath,
-    resources: str(o, "resource_trace") ?? defaultResourceFile(schedulePath),
-    submissions: str(o, "submission_stats"),
-    statsJson: str(o, "stats_json"),
-    decisions: str(o, "decisions"),
-    record: str(o, "record"),
-    report: str(o, "report"),
-    failures: str(o, "failures_out"),
-  };
-  if (named.report !== undefined && (swf || parquet)) {
-    throw new EvtsimError("usage", "--report reads the schedule CSV: it needs a CSV --outfile");
-  }
-  const redis = redisOf(o, { swf, parquet, extended, report: named.report !== undefined });
-  const checkpointFile = checkpointFileOf(o);
-  const pcon = pconOf(o, loadOptions.format);
-  if (pcon) loadOptions = { ...loadOptions, pcon: true, columns: false };
-  const real = checkOutputPaths(
-    [
-      ...(redis === undefined
-        ? [["--outfile", named.schedule], ["--resource_trace", named.resources]]
-        : []),
-      ...(named.submissions !== undefined ? [["--submission_stats", named.submissions]] : []),
-      ...(named.statsJson !== undefined ? [["--stats_json", named.statsJson]] : []),
-      ...(named.decisions !== undefined ? [["--decisions", named.decisions]] : []),
-      ...(named.record !== undefined ? [["--record", named.record]] : []),
-      ...(named.report !== undefined ? [["--report", named.report]] : []),
-      ...(named.failures !== undefined ? [["--failures_out", named.failures]] : []),
-      ...(checkpointFile !== undefined ? [["--checkpoint_file", checkpointFile]] : []),
-    ] as [string, string][],
-    inputsOf(parsed, sources),
-  );
-  // Redis: connected before anything is read or made (an unreachable server
-  // is one line, and no file is touched); the schedule, the resource CSV and
-  // the statistics JSON are made in memory and sent after the run.
-  const sink = redis === undefined
-    ? undefined
-    : await (await import("./_redis_output.ts")).RedisSink.connect(redis.uri, redis.prefix);
-  const capture = sink === undefined
-    ? undefined
-    : new (await import("./_redis_output.ts")).RedisCapture();
-  const memory = capture === undefined
-    ? undefined
-    : (await import("./_redis_output.ts")).REDIS_PATHS;
+    timezone,
+    firstPath,
+    maxJobs,
+    admission,
+    metricsOptions,
+    schedulePath,
+    extended,
+    swf,
+    parquet,
+    named,
+    redis,
+    checkpointFile,
+    pcon,
+    real,
+  } = plan;
+  let loadOptions = plan.loadOptions;
+  const { sink, capture, memory, outputs } = await openOutputs(redis, real, deps);
   const redisJobs: RedisRun["jobs"][number][] = [];
   const redisResourceTimes: number[] = [];
-  let outputs: RunOutputs;
-  try {
-    outputs = new RunOutputs(
-      {
-        schedule: memory?.schedule ?? real.get("--outfile")!,
-        resources: memory?.resources ?? real.get("--resource_trace")!,
-        submissions: real.get("--submission_stats"),
-        statsJson: real.get("--stats_json") ?? memory?.statsJson,
-        decisions: real.get("--decisions"),
-        record: real.get("--record"),
-        failures: real.get("--failures_out"),
-      },
-      capture ?? deps.fs,
-    );
-  } catch (e) {
-    sink?.destroy();
-    throw e;
-  }
   // --trace_type pcon: made with the first input (whose mode it needs).
   const Timeline = pcon ? (await import("./_pcon.ts")).PconTimeline : undefined;
   let timeline: InstanceType<NonNullable<typeof Timeline>> | undefined;
@@ -247,20 +163,10 @@ export async function simulateCommand(
     };
     const loaded = await policyRegistry(str(o, "policy_module"));
     const { modules } = loaded;
-    let registry = loaded.registry;
-    // --admission external: a command of the user's decides every round.
-    if (admission === "external" || o.has("external_command")) {
-      const command = str(o, "external_command");
-      if (command === undefined || admission !== "external") {
-        throw new EvtsimError(
-          "usage",
-          "--admission external and --external_command CMD go together: the command decides every round",
-        );
-      }
-      external = externalCommand(command, registry, () => state?.config.totalNodes);
-      await external.ready;
-      registry = external.registry;
-    }
+    external = externalOf(o, admission, loaded.registry, () => state?.config.totalNodes);
+    // A round blocks this thread: the command's worker must have started it first.
+    if (external !== undefined) await external.ready;
+    const registry = external?.registry ?? loaded.registry;
     const queuesFile = await queuesOf(o, registry);
     const queues = queuesFile?.queues;
     if (queues !== undefined) {
@@ -269,83 +175,27 @@ export async function simulateCommand(
     const machine = await machineOf(o, queuesFile);
     if (machine !== undefined) loadOptions = { ...loadOptions, machine };
     const first = await load(firstPath, maxJobs);
-    if (machine !== undefined && first.mode === "replay") {
-      throw new EvtsimError(
-        "usage",
-        "is a replay trace (begin_time and end_time columns); --machine takes simulation traces only",
-        { file: firstPath },
-      );
-    }
-    for (const m of first.messages) con.err(m);
-    if (first.mode === "replay" && sources.paths.length > 1) {
-      throw new EvtsimError(
-        "usage",
-        "is a replay trace (begin_time and end_time columns); --infile_list takes simulation " +
-          "traces only",
-        { file: firstPath },
-      );
-    }
+    checkFirstInput(first, machine !== undefined, sources, con);
     const startTime = startTimeOf(o, timezone, first.mode);
     const totalNodes = machine?.nodes.length ?? num(o, "total_nodes") ?? first.machineSize ?? 795;
-    const config: SimulationConfig = {
+    const config = await simulationConfigOf(o, {
       totalNodes,
-      backfillPolicy: o.get("no_compression") === true
-        ? "conservative_profile_no_compression"
-        : admission,
-      ...(pickerOf(o) !== undefined ? { picker: pickerOf(o) } : {}),
-      ...(queues !== undefined ? { queues } : {}),
-      ...(machine !== undefined ? { resourceModel: await machineModel(machine) } : {}),
-      ...(queuesFile?.fairshare !== undefined
-        ? { pickerSettings: { fairshare: queuesFile.fairshare } }
-        : {}),
-      // A machine run's outputs read the allocations from DISPATCH rows.
-      // A machine run's outputs read the allocations, a pcon run's power
-      // timeline its starts, from DISPATCH rows.
-      decisions: named.decisions === undefined
-        ? machine !== undefined || pcon ? "heads" : false
-        : str(o, "decisions_detail") === "all"
-        ? true
-        : "heads",
-      priorityPolicy: priorityOf(o),
+      admission,
       runTimeMode,
-      runTimeDistribution: str(o, "run_time_distribution") as SimulationConfig[
-        "runTimeDistribution"
-      ],
-      runTimeScale: num(o, "run_time_scale"),
-      runTimeStddev: num(o, "run_time_stddev"),
-      seed: num(o, "seed") ?? 0,
-      jobStoreCapacity: num(o, "job_store_capacity"),
-      jobStoreOverflow: str(o, "job_store_overflow") as SimulationConfig["jobStoreOverflow"],
-      jobFlushInterval: num(o, "job_flush_interval"),
-      resourceHistoryCapacity: num(o, "resource_history_capacity"),
+      queues,
+      fairshare: queuesFile?.fairshare,
+      machine,
+      pcon,
+      decisions: named.decisions !== undefined,
       startTime,
-      capacitySchedule: await withFailures(
-        o,
-        machine,
-        startTime,
-        timezone,
-        (text) => outputs.failureTrace(text),
-        !o.has("capacity_schedule") ? undefined : machine !== undefined
-          // A machine's schedule names nodes and groups (io/machine_capacity.ts).
-          ? await (await import("../io/machine_capacity.ts")).readMachineSchedule(
-            str(o, "capacity_schedule")!,
-            timezone,
-            machine.machine,
-            machine.nodes,
-          )
-          : await readCapacitySchedule(str(o, "capacity_schedule")!, timezone, totalNodes),
-      ),
-      onCapacityCut: str(o, "on_capacity_cut") as SimulationConfig["onCapacityCut"],
-      onNodeFailure: str(o, "on_node_failure") as SimulationConfig["onNodeFailure"],
-      requeueLimit: num(o, "requeue_limit"),
-      capacitySemantics: str(o, "capacity_semantics") as SimulationConfig["capacitySemantics"],
+      timezone,
+      failureTrace: (text) => outputs.failureTrace(text),
       // A stats-only run that drops its resource timeline reads no resource
       // row (cli/outputs.ts): the engine makes none.
-      ...(deps.figures !== undefined && deps.fs?.discards?.(real.get("--resource_trace")!) &&
-          str(o, "resource_columns") !== "per_resource" && named.record === undefined
-        ? { resourceRows: false }
-        : {}),
-    };
+      resourceRows: !(deps.figures !== undefined &&
+        deps.fs?.discards?.(real.get("--resource_trace")!) &&
+        str(o, "resource_columns") !== "per_resource" && named.record === undefined),
+    });
     const maxTime = num(o, "max_time");
     if (maxTime !== undefined && maxTime < startTime) {
       throw new EvtsimError(
@@ -483,84 +333,31 @@ export async function simulateCommand(
     progress.update(total);
     progress.done();
     recorded = run.finish(state);
-    // On a machine the node count is bookkeeping (a demand job holds no whole
-    // node), so the run's utilization is its node equivalents over the run.
-    const wholeRun = outputs.resourceMetrics({})?.node_equivalents.utilization;
-    const endStatistics = wholeRun === undefined || wholeRun === null
-      ? statistics(state)
-      : { ...statistics(state), utilization: wholeRun };
-    runStatistics = endStatistics;
-    // On a machine, utilization counts node equivalents (core/metrics.ts).
-    const metrics = () =>
-      machineMetrics(
-        outputs.metricRows!.metrics(
-          capacityOverTime(statistics(state).totalNodes, state.config.capacitySchedule),
-          metricsOptions,
-        ),
-        outputs.resourceMetrics(metricsOptions),
-      );
-    let figures: RunFigures | undefined;
-    outputs.commit(() => {
-      if (deps.figures !== undefined) {
-        figures = {
-          inputs: sources.paths,
-          options: shownOptions(o),
-          statistics: endStatistics,
-          metrics: metrics(),
-          fairness: outputs.metricRows!.fairness(metricsOptions),
-          resources: outputs.resourceMetrics(metricsOptions),
-        };
-        return "";
-      }
-      return statsJsonText({
-        evtsimVersion: VERSION,
-        inputs: sources.paths,
-        options: shownOptions(o),
-        config: jsonConfig(state.config, machine),
-        statistics: endStatistics,
-        waitTime: outputs.metrics.waits(),
-        boundedSlowdown: { ...outputs.metrics.slowdowns(), tau: SLOWDOWN_TAU },
-        metrics: metrics(),
-        ...outputs.metricRows!.breakdowns(metricsOptions),
-        resources: outputs.resourceMetrics(metricsOptions),
-        ...(timeline !== undefined ? { energy: timeline.energy() } : {}),
-      });
+    runStatistics = commitOutputs(o, state, outputs, {
+      paths: sources.paths,
+      machine,
+      metricsOptions,
+      timeline,
+      figures: deps.figures,
     });
-    if (figures !== undefined) deps.figures!(figures);
     if (sink !== undefined) {
-      const statsPath = real.get("--stats_json");
-      await sink.publish({
-        scheduleCsv: capture!.text(memory!.schedule),
-        resourceCsv: capture!.text(memory!.resources),
-        statsJson: statsPath !== undefined
-          ? await Deno.readTextFile(statsPath)
-          : capture!.text(memory!.statsJson),
+      await publishToRedis(sink, capture!, memory!, real.get("--stats_json"), {
         jobs: redisJobs,
         resourceTimes: redisResourceTimes,
         msec: o.get("msec_output") === true,
       });
-      await sink.close();
     }
     checkpoints?.finish();
     if (named.report !== undefined) {
-      // Read back from the files just written; ECharts loads only here.
-      const { optionsLine, writeReport } = await import("./report_command.ts");
-      const machineRun = outputs.resourceMetrics(metricsOptions);
-      await writeReport(
-        [{
-          label: schedulePath.replace(/^.*\//, "").replace(/\.csv$/i, ""),
-          schedule: real.get("--outfile")!,
-          resources: real.get("--resource_trace")!,
-          // On a machine: its figures, as the stats JSON has them.
-          ...(machineRun === undefined ? {} : { resourceMetrics: machineRun }),
-        }],
-        real.get("--report")!,
-        {
-          ...(sources.paths.length === 1 ? { trace: sources.paths[0] } : {}),
-          runOptions: [optionsLine(Object.fromEntries(o))],
-          metrics: metricsOptions,
-        },
-      );
+      await writeRunReport(o, {
+        schedulePath,
+        schedule: real.get("--outfile")!,
+        resources: real.get("--resource_trace")!,
+        report: real.get("--report")!,
+        machineRun: outputs.resourceMetrics(metricsOptions),
+        paths: sources.paths,
+        metricsOptions,
+      });
     }
   } catch (e) {
     progress?.done();
@@ -573,25 +370,305 @@ export async function simulateCommand(
 
   const wall = (performance.now() - started) / 1000;
   const msec = o.get("msec_output") === true;
-  for (const line of statisticsBlock(runStatistics ?? statistics(state), msec, wall, readSeconds)) {
-    con.out(line);
-  }
-  if (sink !== undefined) {
-    con.out(`Schedule written to Redis key: ${sink.key("csv")}`);
-    con.out(`Resource timeline written to Redis key: ${sink.key("resources:csv")}`);
-    con.out(`Statistics JSON written to Redis key: ${sink.key("stats_json")}`);
-  } else {
-    con.out(`Schedule written to: ${named.schedule}`);
-    con.out(`Resource timeline written to: ${named.resources}`);
-  }
-  if (named.submissions !== undefined) {
-    con.out(`Submission statistics written to: ${named.submissions}`);
-  }
-  if (named.statsJson !== undefined) con.out(`Statistics JSON written to: ${named.statsJson}`);
-  if (named.decisions !== undefined) con.out(`Decisions written to: ${named.decisions}`);
-  if (named.report !== undefined) con.out(`Report written to: ${named.report}`);
+  printRunSummary(con, runStatistics ?? statistics(state), msec, wall, readSeconds, sink, named);
   for (const line of recorded) con.out(line);
   return 0;
+}
+
+// The options step: every option checked and every output path settled
+// (against each other and the inputs) before anything is read or made.
+async function runPlanOf(
+  o: ParsedOptions,
+  parsed: ParsedCommandLine,
+  sources: Sources,
+  deps: SimulateRunDeps,
+) {
+  const runTimeMode = runTimeModeOf(o);
+  const timezone = str(o, "timezone") ?? "America/Los_Angeles";
+  const firstPath = sources.paths[0];
+  const maxJobs = num(o, "max_jobs") ?? 0;
+  let loadOptions = await loadOptionsOf(o, sources, runTimeMode, timezone, maxJobs);
+
+  if (o.has("decisions_detail") && !o.has("decisions")) {
+    throw new EvtsimError("usage", "--decisions_detail needs --decisions FILE");
+  }
+  const admission = str(o, "admission") ?? str(o, "backfill_policy") ?? "easy";
+  if (o.get("no_compression") === true && admission !== "conservative_profile") {
+    throw new EvtsimError(
+      "usage",
+      `--no_compression needs --admission conservative_profile, got '${admission}'`,
+    );
+  }
+  const metricsOptions = metricsOptionsOf(o);
+  const schedulePath = str(o, "outfile") ?? defaultOutfile(sources.list ?? firstPath);
+  const extended = o.get("extended_output") === true;
+  const swf = isSwfPath(schedulePath);
+  const parquet = isParquetPath(schedulePath);
+  // The SWF schedule and the extended columns write back what the log gave.
+  loadOptions = {
+    ...loadOptions,
+    keepSwfFields: swf || extended,
+    // A CSV trace's jobs stay in columns until fed, unless the outputs write
+    // back what the trace gave, a snapshot's jobs are skipped, or many runs
+    // share the parsed trace (deps.load).
+    columns: !swf && !extended && !o.has("from_snapshot") && !o.has("checkpoint_file") &&
+      deps.load === undefined,
+  };
+  if (swf && extended) {
+    throw new EvtsimError(
+      "usage",
+      "--extended_output adds CSV columns; it cannot be used with an SWF --outfile",
+    );
+  }
+  const named = namedOutputsOf(o, schedulePath);
+  if (named.report !== undefined && (swf || parquet)) {
+    throw new EvtsimError("usage", "--report reads the schedule CSV: it needs a CSV --outfile");
+  }
+  const redis = redisOf(o, { swf, parquet, extended, report: named.report !== undefined });
+  const checkpointFile = checkpointFileOf(o);
+  const pcon = pconOf(o, loadOptions.format);
+  if (pcon) loadOptions = { ...loadOptions, pcon: true, columns: false };
+  const real = realOutputPaths(named, redis !== undefined, checkpointFile, parsed, sources);
+  return {
+    runTimeMode,
+    timezone,
+    firstPath,
+    maxJobs,
+    loadOptions,
+    admission,
+    metricsOptions,
+    schedulePath,
+    extended,
+    swf,
+    parquet,
+    named,
+    redis,
+    checkpointFile,
+    pcon,
+    real,
+  };
+}
+
+// --admission external: a command of the user's decides every round.
+function externalOf(
+  o: ParsedOptions,
+  admission: string,
+  registry: PolicyRegistry,
+  totalNodes: () => number | undefined,
+): ExternalCommand | undefined {
+  if (admission !== "external" && !o.has("external_command")) return undefined;
+  const command = str(o, "external_command");
+  if (command === undefined || admission !== "external") {
+    throw new EvtsimError(
+      "usage",
+      "--admission external and --external_command CMD go together: the command decides every round",
+    );
+  }
+  return externalCommand(command, registry, totalNodes);
+}
+
+// What the first trace allows (a replay trace: neither --machine nor an
+// --infile_list); its reader's messages go out between the two checks.
+function checkFirstInput(
+  first: LoadedInput,
+  machine: boolean,
+  sources: Sources,
+  con: Console,
+): void {
+  if (machine && first.mode === "replay") {
+    throw new EvtsimError(
+      "usage",
+      "is a replay trace (begin_time and end_time columns); --machine takes simulation traces only",
+      { file: sources.paths[0] },
+    );
+  }
+  for (const m of first.messages) con.err(m);
+  if (first.mode === "replay" && sources.paths.length > 1) {
+    throw new EvtsimError(
+      "usage",
+      "is a replay trace (begin_time and end_time columns); --infile_list takes simulation " +
+        "traces only",
+      { file: sources.paths[0] },
+    );
+  }
+}
+
+// The outputs step: the statistics JSON (or a stats-only run's figures)
+// made and every output committed; returns the run's statistics.
+function commitOutputs(
+  o: ParsedOptions,
+  state: ReturnType<typeof initialState>,
+  outputs: RunOutputs,
+  c: {
+    readonly paths: string[];
+    readonly machine: MachineInput | undefined;
+    readonly metricsOptions: MetricsOptions;
+    readonly timeline: PconTimeline | undefined;
+    readonly figures: ((figures: RunFigures) => void) | undefined;
+  },
+): Statistics {
+  // On a machine the node count is bookkeeping (a demand job holds no whole
+  // node), so the run's utilization is its node equivalents over the run.
+  const wholeRun = outputs.resourceMetrics({})?.node_equivalents.utilization;
+  const endStatistics = wholeRun === undefined || wholeRun === null
+    ? statistics(state)
+    : { ...statistics(state), utilization: wholeRun };
+  // On a machine, utilization counts node equivalents (core/metrics.ts).
+  const metrics = () =>
+    machineMetrics(
+      outputs.metricRows!.metrics(
+        capacityOverTime(statistics(state).totalNodes, state.config.capacitySchedule),
+        c.metricsOptions,
+      ),
+      outputs.resourceMetrics(c.metricsOptions),
+    );
+  let figures: RunFigures | undefined;
+  outputs.commit(() => {
+    if (c.figures !== undefined) {
+      figures = {
+        inputs: c.paths,
+        options: shownOptions(o),
+        statistics: endStatistics,
+        metrics: metrics(),
+        fairness: outputs.metricRows!.fairness(c.metricsOptions),
+        resources: outputs.resourceMetrics(c.metricsOptions),
+      };
+      return "";
+    }
+    return statsJsonText({
+      evtsimVersion: VERSION,
+      inputs: c.paths,
+      options: shownOptions(o),
+      config: jsonConfig(state.config, c.machine),
+      statistics: endStatistics,
+      waitTime: outputs.metrics.waits(),
+      boundedSlowdown: { ...outputs.metrics.slowdowns(), tau: SLOWDOWN_TAU },
+      metrics: metrics(),
+      ...outputs.metricRows!.breakdowns(c.metricsOptions),
+      resources: outputs.resourceMetrics(c.metricsOptions),
+      ...(c.timeline !== undefined ? { energy: c.timeline.energy() } : {}),
+    });
+  });
+  if (figures !== undefined) c.figures!(figures);
+  return endStatistics;
+}
+
+// --redis_uri: the run made in memory, sent once it has ended.
+async function publishToRedis(
+  sink: RedisSink,
+  capture: RedisCapture,
+  memory: typeof REDIS_PATHS,
+  statsPath: string | undefined,
+  rows: Pick<RedisRun, "jobs" | "resourceTimes" | "msec">,
+): Promise<void> {
+  await sink.publish({
+    scheduleCsv: capture.text(memory.schedule),
+    resourceCsv: capture.text(memory.resources),
+    statsJson: statsPath !== undefined
+      ? await Deno.readTextFile(statsPath)
+      : capture.text(memory.statsJson),
+    ...rows,
+  });
+  await sink.close();
+}
+
+// The outputs' temporaries, made before anything is read; with --redis_uri
+// the schedule, the resource CSV and the statistics JSON are made in memory.
+async function openOutputs(
+  redis: ReturnType<typeof redisOf>,
+  real: Map<string, string>,
+  deps: SimulateRunDeps,
+) {
+  // Redis: connected before anything is read or made (an unreachable server
+  // is one line, and no file is touched); the schedule, the resource CSV and
+  // the statistics JSON are made in memory and sent after the run.
+  const sink = redis === undefined
+    ? undefined
+    : await (await import("./_redis_output.ts")).RedisSink.connect(redis.uri, redis.prefix);
+  const capture = sink === undefined
+    ? undefined
+    : new (await import("./_redis_output.ts")).RedisCapture();
+  const memory = capture === undefined
+    ? undefined
+    : (await import("./_redis_output.ts")).REDIS_PATHS;
+  try {
+    const outputs = new RunOutputs(
+      {
+        schedule: memory?.schedule ?? real.get("--outfile")!,
+        resources: memory?.resources ?? real.get("--resource_trace")!,
+        submissions: real.get("--submission_stats"),
+        statsJson: real.get("--stats_json") ?? memory?.statsJson,
+        decisions: real.get("--decisions"),
+        record: real.get("--record"),
+        failures: real.get("--failures_out"),
+      },
+      capture ?? deps.fs,
+    );
+    return { sink, capture, memory, outputs };
+  } catch (e) {
+    sink?.destroy();
+    throw e;
+  }
+}
+
+// How the traces are read, as the options say (the outputs add to it).
+async function loadOptionsOf(
+  o: ParsedOptions,
+  sources: Sources,
+  runTimeMode: LoadOptions["runTimeMode"],
+  timezone: string,
+  maxJobs: number,
+): Promise<LoadOptions> {
+  return {
+    format: await sniffFormat(sources.paths[0], str(o, "trace_format")),
+    timezone,
+    maxJobs,
+    runTimeMode,
+    overrun: str(o, "overrun") as LoadOptions["overrun"],
+    swfUnit: (str(o, "swf_unit") ?? "procs") as "procs" | "nodes",
+    procsPerNode: num(o, "procs_per_node"),
+    swfReplayWait: o.get("swf_replay_wait") === true,
+    requireSorted: sources.list !== undefined,
+    totalNodes: num(o, "total_nodes"),
+  };
+}
+
+// The output files the options name (undefined: not asked for).
+function namedOutputsOf(o: ParsedOptions, schedulePath: string) {
+  return {
+    schedule: schedulePath,
+    resources: str(o, "resource_trace") ?? defaultResourceFile(schedulePath),
+    submissions: str(o, "submission_stats"),
+    statsJson: str(o, "stats_json"),
+    decisions: str(o, "decisions"),
+    record: str(o, "record"),
+    report: str(o, "report"),
+    failures: str(o, "failures_out"),
+  };
+}
+
+// Every output path, checked against the others and the inputs: the real
+// path each option names (the schedule and the resource CSV go to Redis instead).
+function realOutputPaths(
+  named: ReturnType<typeof namedOutputsOf>,
+  toRedis: boolean,
+  checkpointFile: string | undefined,
+  parsed: ParsedCommandLine,
+  sources: Sources,
+): Map<string, string> {
+  return checkOutputPaths(
+    [
+      ...(!toRedis ? [["--outfile", named.schedule], ["--resource_trace", named.resources]] : []),
+      ...(named.submissions !== undefined ? [["--submission_stats", named.submissions]] : []),
+      ...(named.statsJson !== undefined ? [["--stats_json", named.statsJson]] : []),
+      ...(named.decisions !== undefined ? [["--decisions", named.decisions]] : []),
+      ...(named.record !== undefined ? [["--record", named.record]] : []),
+      ...(named.report !== undefined ? [["--report", named.report]] : []),
+      ...(named.failures !== undefined ? [["--failures_out", named.failures]] : []),
+      ...(checkpointFile !== undefined ? [["--checkpoint_file", checkpointFile]] : []),
+    ] as [string, string][],
+    inputsOf(parsed, sources),
+  );
 }
 
 // The Parquet writer is loaded only for a Parquet schedule.
@@ -627,17 +704,6 @@ async function queuesOf(o: ParsedOptions, registry: PolicyRegistry) {
     path,
     entries,
   };
-}
-
-// `-p fairshare` names the fairshare picker (DR_EVT's priority policies name
-// the others); --picker wins over it.
-function pickerOf(o: ParsedOptions): string | undefined {
-  return str(o, "picker") ?? (str(o, "priority_policy") === "fairshare" ? "fairshare" : undefined);
-}
-
-function priorityOf(o: ParsedOptions): SimulationConfig["priorityPolicy"] {
-  const p = str(o, "priority_policy") ?? "fcfs";
-  return (p === "fairshare" ? "fcfs" : p) as SimulationConfig["priorityPolicy"];
 }
 
 // --- option helpers -----------------------------------------------------
@@ -740,16 +806,6 @@ function metricsOptionsOf(o: ParsedOptions): MetricsOptions {
     ...(w !== undefined ? { measureWindow: parseMeasureWindow(w) } : {}),
     ...(trim !== undefined ? { trim: parseTrim(trim) } : {}),
   };
-}
-
-function str(o: ParsedOptions, name: string): string | undefined {
-  const v = o.get(name);
-  return typeof v === "string" ? v : undefined;
-}
-
-function num(o: ParsedOptions, name: string): number | undefined {
-  const v = o.get(name);
-  return typeof v === "number" ? v : undefined;
 }
 
 /** The traces of a run: one path, or an --infile_list (read later). */

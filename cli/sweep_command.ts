@@ -6,6 +6,7 @@
 
 import { EvtsimError } from "../core/errors.ts";
 import {
+  type CommandArgs,
   type CommandOption,
   numberValue,
   optionHelp,
@@ -212,84 +213,114 @@ export async function sweepCommand(
     prestarted = new Prestarted(absoluteDir(specArg), dir, jobs);
   }
   try {
-    return await planAndRun();
+    return await planAndRun(a, con, deps, {
+      format,
+      executor,
+      jobs,
+      maxParallel,
+      specArg,
+      resultsArg,
+      dir,
+      maxCells,
+      prestarted,
+    });
   } finally {
     await prestarted?.close();
   }
+}
 
-  async function planAndRun(): Promise<number> {
-    const { readSweepSpec } = await import("./_sweep_spec.ts");
-    const sweep = await readSweepSpec(specArg, maxCells);
-    checkSweepOutputs(dir, sweep);
-    const recorded = await readRecord(dir);
-    if (recorded !== undefined) checkSameSweep(resultsArg, recorded, sweep);
-    const retry = a.values.get("retry_failed") === true;
-    const have = recorded === undefined ? new Map() : await readCellResults(dir, sweep);
-    const failedBefore = [...have.values()].filter((r) => r.status === "failed");
-    const missing: number[] = [];
-    for (let i = 0; i < sweep.count; i++) if (!have.has(i)) missing.push(i);
-    const todo = retry
-      ? [...failedBefore.map((r) => r.index), ...missing].sort((x, y) => x - y)
-      : missing;
+/** What a sweep run settled from its command line before the spec is read. */
+interface SweepRun {
+  readonly format: string;
+  readonly executor: "local" | "slurm";
+  readonly jobs: number;
+  readonly maxParallel: number | undefined;
+  readonly specArg: string;
+  readonly resultsArg: string;
+  readonly dir: string;
+  readonly maxCells: number | undefined;
+  readonly prestarted: Prestarted | undefined;
+}
 
-    if (executor === "slurm") {
-      const { runSlurm, sbatchOptionLines } = await import("./_sweep_slurm.ts");
-      return await runSlurm({
-        sweep,
-        dir,
-        shown: resultsArg,
-        todo,
-        retry,
-        partition: stringValue(a, "partition"),
-        sbatchOptions: sbatchOptionLines(stringValue(a, "sbatch_options")),
-        maxParallel,
-        evtsim: stringValue(a, "evtsim"),
-        dryRun: a.values.get("dry_run") === true,
-      }, con);
-    }
-    const { checkRunPermission, runLocal } = await import("./_sweep_local.ts");
-    checkRunPermission("sweep (each cell is a process)");
-    await prepareFolder(dir, sweep);
-    const show = a.values.get("no_progress") !== true &&
-      (a.values.get("progress") === true || con.isTerminal);
-    const started = performance.now();
-    const { failed: failedNow, ended } = await runLocal(
+// Reads the spec, finds the cells still to run, and runs them here or as a
+// Slurm job array.
+async function planAndRun(
+  a: CommandArgs,
+  con: Console,
+  deps: SimulateDeps,
+  { format, executor, jobs, maxParallel, specArg, resultsArg, dir, maxCells, prestarted }: SweepRun,
+): Promise<number> {
+  const { readSweepSpec } = await import("./_sweep_spec.ts");
+  const sweep = await readSweepSpec(specArg, maxCells);
+  checkSweepOutputs(dir, sweep);
+  const recorded = await readRecord(dir);
+  if (recorded !== undefined) checkSameSweep(resultsArg, recorded, sweep);
+  const retry = a.values.get("retry_failed") === true;
+  const have = recorded === undefined ? new Map() : await readCellResults(dir, sweep);
+  const failedBefore = [...have.values()].filter((r) => r.status === "failed");
+  const missing: number[] = [];
+  for (let i = 0; i < sweep.count; i++) if (!have.has(i)) missing.push(i);
+  const todo = retry
+    ? [...failedBefore.map((r) => r.index), ...missing].sort((x, y) => x - y)
+    : missing;
+
+  if (executor === "slurm") {
+    const { runSlurm, sbatchOptionLines } = await import("./_sweep_slurm.ts");
+    return await runSlurm({
       sweep,
       dir,
+      shown: resultsArg,
       todo,
-      jobs,
-      con,
-      show,
-      deps.progressSink,
-      prestarted,
-    );
-    // The workers exit while the results are merged.
-    let summary: MergeSummary;
-    try {
-      summary = await writeResults(dir, sweep, format === "parquet");
-    } finally {
-      await ended;
-    }
-    if (!retry) {
-      for (const r of failedBefore) {
-        con.err(
-          `evtsim: sweep: cell ${r.index} (${r.id}) failed in an earlier run: ${r.error} ` +
-            "(--retry_failed runs it again)",
-        );
-      }
-    }
-    con.err(
-      `sweep: ${todo.length} cells run in ${((performance.now() - started) / 1000).toFixed(2)} s`,
-    );
-    con.out(
-      `sweep: ${sweep.count} cells: ${todo.length} run, ${
-        sweep.count - todo.length
-      } already done; ${summary.ok} ok, ${summary.failed.length} failed` +
-        (failedNow.length > 0 ? ` (${failedNow.length} in this run)` : ""),
-    );
-    printWritten(con, resultsArg, summary, sweep);
-    return summary.failed.length > 0 || summary.missing.length > 0 ? 1 : 0;
+      retry,
+      partition: stringValue(a, "partition"),
+      sbatchOptions: sbatchOptionLines(stringValue(a, "sbatch_options")),
+      maxParallel,
+      evtsim: stringValue(a, "evtsim"),
+      dryRun: a.values.get("dry_run") === true,
+    }, con);
   }
+  const { checkRunPermission, runLocal } = await import("./_sweep_local.ts");
+  checkRunPermission("sweep (each cell is a process)");
+  await prepareFolder(dir, sweep);
+  const show = a.values.get("no_progress") !== true &&
+    (a.values.get("progress") === true || con.isTerminal);
+  const started = performance.now();
+  const { failed: failedNow, ended } = await runLocal(
+    sweep,
+    dir,
+    todo,
+    jobs,
+    con,
+    show,
+    deps.progressSink,
+    prestarted,
+  );
+  // The workers exit while the results are merged.
+  let summary: MergeSummary;
+  try {
+    summary = await writeResults(dir, sweep, format === "parquet");
+  } finally {
+    await ended;
+  }
+  if (!retry) {
+    for (const r of failedBefore) {
+      con.err(
+        `evtsim: sweep: cell ${r.index} (${r.id}) failed in an earlier run: ${r.error} ` +
+          "(--retry_failed runs it again)",
+      );
+    }
+  }
+  con.err(
+    `sweep: ${todo.length} cells run in ${((performance.now() - started) / 1000).toFixed(2)} s`,
+  );
+  con.out(
+    `sweep: ${sweep.count} cells: ${todo.length} run, ${
+      sweep.count - todo.length
+    } already done; ${summary.ok} ok, ${summary.failed.length} failed` +
+      (failedNow.length > 0 ? ` (${failedNow.length} in this run)` : ""),
+  );
+  printWritten(con, resultsArg, summary, sweep);
+  return summary.failed.length > 0 || summary.missing.length > 0 ? 1 : 0;
 }
 
 /**
