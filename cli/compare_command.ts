@@ -205,16 +205,7 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
   // No output may be an input (cli/paths.ts): checked before anything is loaded.
   const inputs = await simulateInputs(parsed.rest);
   if (parsed.report !== undefined) checkOutputPath("--report", parsed.report, inputs);
-  const { registry } = await policyRegistry(parsed.policyModule);
-  // --external_command: `external` is one more admission policy, run by that command.
-  const external = parsed.externalCommand === undefined ? [] : [EXTERNAL];
-  const policies = parsePolicies(parsed.policies, registry, parsed.picker, external);
-  if (parsed.externalCommand !== undefined && !policies.some((p) => p.admission === EXTERNAL)) {
-    throw new EvtsimError(
-      "usage",
-      "--external_command decides for the policy 'external': name it in --policies",
-    );
-  }
+  const policies = await policiesOf(parsed);
   const dir = await Deno.makeTempDir({ prefix: "evtsim-compare-" });
   temporaryMade(dir, "tree");
   try {
@@ -284,6 +275,21 @@ export async function compareCommand(args: readonly string[], con: Console): Pro
 // One simulate per policy. Without a report only each run's statistics JSON
 // is read: the runs keep their outputs in memory and drop the schedules
 // (cli/_cell_outputs.ts).
+/** The policies to run: --policies against the registry, and `external` with --external_command. */
+async function policiesOf(parsed: CompareArgs): Promise<Policy[]> {
+  const { registry } = await policyRegistry(parsed.policyModule);
+  // --external_command: `external` is one more admission policy, run by that command.
+  const external = parsed.externalCommand === undefined ? [] : [EXTERNAL];
+  const policies = parsePolicies(parsed.policies, registry, parsed.picker, external);
+  if (parsed.externalCommand !== undefined && !policies.some((p) => p.admission === EXTERNAL)) {
+    throw new EvtsimError(
+      "usage",
+      "--external_command decides for the policy 'external': name it in --policies",
+    );
+  }
+  return policies;
+}
+
 function compareTasks(
   parsed: CompareArgs,
   policies: readonly Policy[],
