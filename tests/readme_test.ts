@@ -12,7 +12,9 @@
 //   wrong one); when a ```text block follows it, that is its exact stdout;
 // - a ```sh block with no output block is only shown, and must say so with a
 //   `<!-- not run: why -->` comment right before it;
-// - a ```text block anywhere else, or a block in any other language, fails.
+// - a block in any other language (```python ...) is only shown, and needs
+//   the same `<!-- not run: why -->` comment; a ```text block anywhere else,
+//   or one of those without its comment, fails.
 //
 // The pages are README.md and every docs/*.md, found by listing docs/ (a page
 // added later is run with no edit here). Each page runs on its own, its
@@ -111,8 +113,13 @@ function runnables(blocks: readonly Block[], page = "README.md"): Runnable[] {
       if (output !== undefined) i++;
     } else if (b.lang === "text") {
       throw new Error(`${page}:${b.line}: a text block must follow the sh or ts block it shows`);
+    } else if ((b.comment ?? "").startsWith("not run:")) {
+      // Code in another language (Python, YAML ...) is only shown, and says why.
+      continue;
     } else {
-      throw new Error(`${page}:${b.line}: unexpected block language '${b.lang}'`);
+      throw new Error(
+        `${page}:${b.line}: a '${b.lang}' block is only shown: it needs <!-- not run: why -->`,
+      );
     }
   }
   return out;
@@ -170,10 +177,12 @@ Deno.test("README: the block convention is parsed as documented", () => {
     /must follow/.test(String(catchError(() => runnables(blocksOf("text\n\n```text\nx\n```\n"))))),
   );
   assert(
-    /unexpected block language/.test(
+    /is only shown: it needs <!-- not run/.test(
       String(catchError(() => runnables(blocksOf("```\nx\n```\n")))),
     ),
   );
+  assert(/python/.test(String(catchError(() => runnables(blocksOf("```python\nx\n```\n"))))));
+  assertEquals(runnables(blocksOf("<!-- not run: shown -->\n\n```python\nx\n```\n")), []);
   assertEquals(
     normalise(
       "Wall clock time to run simulation: 0.19 (sec)\n[evtsim] Time reading input: 1e-3 (sec, included below)\nAverage wait time: 1 sec\n",
