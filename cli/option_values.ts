@@ -100,8 +100,9 @@ export function rangeProblem(spec: OptionSpec, v: number, shown = String(v)): st
  * import { SIMULATE_OPTIONS } from "./option_table.ts";
  * import { enumValueProblem } from "./option_values.ts";
  * const traceType = SIMULATE_OPTIONS.find((o) => o.name === "trace_type")!;
- * console.assert(enumValueProblem(traceType, "standard") === undefined);
- * console.assert(enumValueProblem(traceType, "pcon")!.includes("not supported"));
+ * console.assert(enumValueProblem(traceType, "pcon") === undefined);
+ * const problem = enumValueProblem(traceType, "pconn");
+ * console.assert(problem === "unknown value 'pconn' (expected standard, pcon); did you mean 'pcon'?", problem);
  * ```
  */
 export function enumValueProblem(spec: OptionSpec, raw: string): string | undefined {
