@@ -25,8 +25,6 @@ const PERMISSIONS = [
   "--allow-env",
   "--allow-sys",
   "--allow-net",
-  // options.external_command runs a command of the user's in each cell of policy `external`.
-  "--allow-run",
 ];
 
 /**

@@ -84,11 +84,6 @@ function cellArgs(options: Readonly<Record<string, CellValue>>, folder: string):
   const args = [absolutePath(String(options.trace), folder)];
   for (const [name, v] of Object.entries(options)) {
     if (name === "trace") continue;
-    // The command decides for the policy `external` only (simulate refuses it with another).
-    if (name === "external_command") {
-      if (String(options.policy).split("+").pop() === "external") args.push(`--${name}=${v}`);
-      continue;
-    }
     if (name === "policy") {
       const [picker, admission] = String(v).includes("+") ? String(v).split("+") : [undefined, v];
       args.push(`--admission=${admission}`);

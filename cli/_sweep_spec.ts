@@ -409,8 +409,7 @@ async function checkPolicies(
   const policies = axes.find(([k]) => k === "policy")![1] as string[];
   for (const [i, p] of policies.entries()) {
     try {
-      // options.external_command: `external` is one more policy, run by that command.
-      parsePolicies(p, registry, undefined, extra.has("external_command") ? ["external"] : []);
+      parsePolicies(p, registry);
     } catch (e) {
       if (!(e instanceof EvtsimError)) throw e;
       const listed = Array.isArray(spec.policies);
