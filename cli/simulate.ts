@@ -49,7 +49,7 @@ import {
   writeRunReport,
 } from "./_simulate_steps.ts";
 import { policyRegistry } from "./policy_module.ts";
-import { type ExternalCommand, externalCommand } from "./_external_command.ts";
+import type { ExternalCommand } from "./_external_command.ts";
 import { RunHooks } from "./record_hooks.ts";
 import { applyAdvance, type LoopContext, replayAll, simulateFiles, Yielder } from "./run_loop.ts";
 import { VERSION } from "./version.ts";
@@ -163,7 +163,7 @@ export async function simulateCommand(
     };
     const loaded = await policyRegistry(str(o, "policy_module"));
     const { modules } = loaded;
-    external = externalOf(o, admission, loaded.registry, () => state?.config.totalNodes);
+    external = await externalOf(o, admission, loaded.registry, () => state?.config.totalNodes);
     // A round blocks this thread: the command's worker must have started it first.
     if (external !== undefined) await external.ready;
     const registry = external?.registry ?? loaded.registry;
@@ -450,12 +450,12 @@ async function runPlanOf(
 }
 
 // --admission external: a command of the user's decides every round.
-function externalOf(
+async function externalOf(
   o: ParsedOptions,
   admission: string,
   registry: PolicyRegistry,
   totalNodes: () => number | undefined,
-): ExternalCommand | undefined {
+): Promise<ExternalCommand | undefined> {
   if (admission !== "external" && !o.has("external_command")) return undefined;
   const command = str(o, "external_command");
   if (command === undefined || admission !== "external") {
@@ -464,6 +464,8 @@ function externalOf(
       "--admission external and --external_command CMD go together: the command decides every round",
     );
   }
+  // Loaded only here: the protocol's schemas (zod) are no cost to other runs.
+  const { externalCommand } = await import("./_external_command.ts");
   return externalCommand(command, registry, totalNodes);
 }
 
