@@ -87,30 +87,8 @@ export function parseMachineSchedule(
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i].trim();
     if (line === "") continue;
-    const at = (field: string) => ({ file, line: i + 1, field });
-    const fields = line.split(",").map((x) => x.trim());
-    if (fields.length !== 3) {
-      throw new EvtsimError(
-        "input",
-        `expected 3 fields (time,nodes,state), got ${fields.length}`,
-        { file, line: i + 1 },
-      );
-    }
-    const [t, who, state] = fields;
-    let time: number;
-    try {
-      if (t === "") throw new Error("expected a time, got an empty field");
-      time = parseTimestamp(t, timezone);
-    } catch (e) {
-      throw new EvtsimError("input", (e as Error).message, at("time"));
-    }
-    if (out.length > 0 && time < out[out.length - 1].time) {
-      throw new EvtsimError("input", "times must be non-decreasing", at("time"));
-    }
-    const list = namesOf(who, at("nodes"));
-    if (state !== "down" && state !== "up") {
-      throw new EvtsimError("input", `expected down or up, got '${state}'`, at("state"));
-    }
+    const prev = out.length > 0 ? out[out.length - 1].time : undefined;
+    const { time, list, state } = nodeStateRow(line, i + 1, file, timezone, prev, "nodes", namesOf);
     for (const n of list) {
       if (state === "down") offline.add(n);
       else offline.delete(n);
@@ -138,4 +116,46 @@ export async function readMachineSchedule(
     throw new EvtsimError("input", `cannot read: ${(e as Error).message}`, { file: path });
   }
   return parseMachineSchedule(text, path, timezone, machine, nodes);
+}
+
+/**
+ * One row `time,NODES,state` of a node schedule (`--capacity_schedule` with
+ * `--machine`, `--node_failures`): its time (non-decreasing after `prev`),
+ * the nodes its second field names, and `down` or `up`; a bad field is one
+ * error naming the file, line and field (`nodeField` for the second).
+ */
+export function nodeStateRow(
+  line: string,
+  lineNo: number,
+  file: string,
+  timezone: string,
+  prev: number | undefined,
+  nodeField: string,
+  namesOf: (name: string, at: { file: string; line: number; field: string }) => readonly string[],
+): { time: number; list: readonly string[]; state: "down" | "up" } {
+  const at = (field: string) => ({ file, line: lineNo, field });
+  const fields = line.split(",").map((x) => x.trim());
+  if (fields.length !== 3) {
+    throw new EvtsimError(
+      "input",
+      `expected 3 fields (time,${nodeField},state), got ${fields.length}`,
+      { file, line: lineNo },
+    );
+  }
+  const [t, who, state] = fields;
+  let time: number;
+  try {
+    if (t === "") throw new Error("expected a time, got an empty field");
+    time = parseTimestamp(t, timezone);
+  } catch (e) {
+    throw new EvtsimError("input", (e as Error).message, at("time"));
+  }
+  if (prev !== undefined && time < prev) {
+    throw new EvtsimError("input", "times must be non-decreasing", at("time"));
+  }
+  const list = namesOf(who, at(nodeField));
+  if (state !== "down" && state !== "up") {
+    throw new EvtsimError("input", `expected down or up, got '${state}'`, at("state"));
+  }
+  return { time, list, state };
 }

@@ -7,8 +7,7 @@
 import { EvtsimError } from "../core/errors.ts";
 import type { NodeFailureEvent } from "../core/failure_model.ts";
 import type { Machine, MachineNode } from "../core/machine.ts";
-import { nodeNamesOf } from "./machine_capacity.ts";
-import { parseTimestamp } from "./timestamps.ts";
+import { nodeNamesOf, nodeStateRow } from "./machine_capacity.ts";
 
 const HEADER = "time,node,state";
 
@@ -46,29 +45,8 @@ export function parseNodeFailures(
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i].trim();
     if (line === "") continue;
-    const at = (field: string) => ({ file, line: i + 1, field });
-    const fields = line.split(",").map((x) => x.trim());
-    if (fields.length !== 3) {
-      throw new EvtsimError("input", `expected 3 fields (${HEADER}), got ${fields.length}`, {
-        file,
-        line: i + 1,
-      });
-    }
-    const [t, who, state] = fields;
-    let time: number;
-    try {
-      if (t === "") throw new Error("expected a time, got an empty field");
-      time = parseTimestamp(t, timezone);
-    } catch (e) {
-      throw new EvtsimError("input", (e as Error).message, at("time"));
-    }
-    if (out.length > 0 && time < out[out.length - 1].time) {
-      throw new EvtsimError("input", "times must be non-decreasing", at("time"));
-    }
-    const list = namesOf(who, at("node"));
-    if (state !== "down" && state !== "up") {
-      throw new EvtsimError("input", `expected down or up, got '${state}'`, at("state"));
-    }
+    const prev = out.length > 0 ? out[out.length - 1].time : undefined;
+    const { time, list, state } = nodeStateRow(line, i + 1, file, timezone, prev, "node", namesOf);
     for (const node of list) out.push({ time, node, state });
   }
   return out;
