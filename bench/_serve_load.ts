@@ -1,5 +1,5 @@
 // One load session of `evtsim serve` (used by bench/serve_load.ts and by
-// tests/service_faults_test.ts at a small size): append a seeded job stream
+// tests/serve/service_faults_test.ts at a small size): append a seeded job stream
 // in batches over HTTP, advancing after each batch, finish, and the batch
 // run of the same jobs by the library, with the latency of every append and
 // advance.

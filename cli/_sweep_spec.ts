@@ -38,7 +38,7 @@ const AXES = {
 // The spec's fields and the check of each list item, written out rather than
 // as zod schemas: the sweep's parent reads the spec before it can hand a
 // worker the first cell, and loading zod there costs tens of milliseconds.
-// tests/sweep_spec_checks_test.ts holds them to the zod schemas they replace.
+// tests/compare/sweep_spec_checks_test.ts holds them to the zod schemas they replace.
 
 /** The spec's top-level fields (only traces is required). */
 export const TOP_FIELDS = [

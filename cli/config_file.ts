@@ -35,7 +35,7 @@ function expected(spec: OptionSpec): string {
 
 // A field's value as the option takes it, or why it cannot be: written out
 // rather than as zod schemas so that `--config` does not load zod (tens of
-// milliseconds of start-up); tests/config_fields_test.ts holds it to the
+// milliseconds of start-up); tests/engine/config_fields_test.ts holds it to the
 // zod schemas it replaces. `expected` is a value of the wrong type.
 type FieldResult = { readonly value: Value } | { readonly problem: string } | "expected";
 

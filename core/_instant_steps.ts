@@ -6,7 +6,7 @@
 // itself, which by then has nothing left to do but set the clock. Every piece
 // goes through the same `step`; the pieces give the same rows, in the same
 // order, and the same final state as the whole input
-// (tests/instant_steps_test.ts checks it on random live sessions).
+// (tests/engine/instant_steps_test.ts checks it on random live sessions).
 //
 // Why that holds (core/_engine.ts `advance`): an advance first brings in the
 // arrivals and live events due at the clock and schedules if anything

@@ -1,7 +1,7 @@
 // `deno task figures [DIR]`: the figures of docs/comparing.md, one of each kind, from the
 // demo trace under EASY and CONSERVATIVE on 128 nodes, written as SVG into
 // DIR (default docs/figures/). Run in a fresh process, the output is the same
-// bytes every time (tests/report_figures_test.ts checks the committed files).
+// bytes every time (tests/metrics/report_figures_test.ts checks the committed files).
 
 import { main } from "../cli/main.ts";
 

@@ -1,5 +1,5 @@
 // The library's properties as a list, so that `deno task fuzz` can run each
-// one many times with a random seed and tests/fuzz_test.ts can run the same
+// one many times with a random seed and tests/library/fuzz_test.ts can run the same
 // list a few times with a fixed one. Every property draws a FuzzCase (a
 // configuration, a trace and, for live feeding, a plan), which is what the
 // counterexample writer turns into files.
@@ -155,7 +155,7 @@ const capacityCase: fc.Arbitrary<FuzzCase> = fc.integer({ min: 1, max: 16 }).cha
       backfillPolicy: fc.constantFrom("none", "easy", "conservative" as const),
       capacitySchedule: arbCapacitySchedule(total),
       // DR_EVT's rules (a too-large job waits at the head, free goes
-      // negative); evtsim's own are in tests/capacity_changes_test.ts.
+      // negative); evtsim's own are in tests/machine/capacity_changes_test.ts.
       capacitySemantics: fc.constant("drevt" as const),
     }) as fc.Arbitrary<SimulationConfig>,
     trace: arbTrace({ totalNodes: total, allowOversized: true, maxJobs: 25, maxGap: 20 }),

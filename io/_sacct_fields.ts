@@ -2,7 +2,7 @@
 // takes the field's text and returns its value, or throws a plain `Error`
 // whose message is "expected …, got '…'"; the reader adds file, line and
 // column. Kept apart from the reader so that every format can be tested on
-// its own (tests/sacct_test.ts).
+// its own (tests/io/sacct_test.ts).
 
 import { parseTimestamp } from "./timestamps.ts";
 

@@ -2,7 +2,7 @@
 // header carries the hash of its configuration, and recording starts inside
 // synchronous calls (Simulation.startRecording), where crypto.subtle (async
 // only) cannot be awaited and node:crypto would cost every program that
-// imports the library ~70 ms of start-up. tests/replay_log_test.ts checks
+// imports the library ~70 ms of start-up. tests/recording/replay_log_test.ts checks
 // this against crypto.subtle.
 
 const K = new Uint32Array([

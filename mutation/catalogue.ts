@@ -28,7 +28,7 @@ export const MUTATIONS: readonly Mutation[] = [
     file: "schedulers/admission.ts",
     find: "      if (job.numNodes < minAhead) {",
     replace: "      if (job.numNodes <= minAhead) {",
-    tests: ["tests/decisions_test.ts"],
+    tests: ["tests/engine/decisions_test.ts"],
   },
   {
     name: "verify-ignores-backfill-flag",
@@ -36,7 +36,7 @@ export const MUTATIONS: readonly Mutation[] = [
     file: "api/_resimulation_compare.ts",
     find: " && b.numNodes === d[2] && b.backfill === (d.length === 4);",
     replace: " && b.numNodes === d[2];",
-    tests: ["tests/replay_cli_test.ts"],
+    tests: ["tests/recording/replay_cli_test.ts"],
   },
   {
     name: "iso-offset-minutes-as-seconds",
@@ -44,7 +44,7 @@ export const MUTATIONS: readonly Mutation[] = [
     file: "io/timestamps.ts",
     find: "sign * (oh * 3600 + om * 60)",
     replace: "sign * (oh * 3600 + om)",
-    tests: ["tests/timestamps_test.ts"],
+    tests: ["tests/io/timestamps_test.ts"],
   },
   {
     name: "head-check-accepts-shadow-end",
@@ -52,7 +52,7 @@ export const MUTATIONS: readonly Mutation[] = [
     file: "testing/reservations.ts",
     find: "strict ? t + b.timeLimit < shadow :",
     replace: "strict ? t + b.timeLimit <= shadow :",
-    tests: ["tests/properties_test.ts"],
+    tests: ["tests/engine/properties_test.ts"],
   },
   {
     name: "newline-lost-at-64k",
@@ -60,7 +60,7 @@ export const MUTATIONS: readonly Mutation[] = [
     file: "io/atomic_writer.ts",
     find: "    this.text(text);\n    if (this.used === this.buffer.length) this.drain();\n",
     replace: "    this.text(text);\n",
-    tests: ["tests/row_writer_test.ts"],
+    tests: ["tests/io/row_writer_test.ts"],
   },
   {
     name: "easy-extra-unplanned-pend",
@@ -69,7 +69,7 @@ export const MUTATIONS: readonly Mutation[] = [
     find:
       "        if (job.numNodes > free) {\n          s.pend(job, () => pendReasons.insufficientNodes(job.numNodes, free));\n          continue;\n        }\n",
     replace: "",
-    tests: ["tests/decisions_test.ts"],
+    tests: ["tests/engine/decisions_test.ts"],
   },
   {
     name: "fuzz-defaults-hand-kept",
@@ -77,7 +77,7 @@ export const MUTATIONS: readonly Mutation[] = [
     file: "testing/fuzz_scheduler.ts",
     find: ": [...(o.admissions ?? [...registry.admissions.keys()])];",
     replace: ': [...(o.admissions ?? ["none", "easy", "conservative"])];',
-    tests: ["tests/fuzz_scheduler_test.ts"],
+    tests: ["tests/library/fuzz_scheduler_test.ts"],
   },
   {
     name: "easy-shadow-inclusive",
@@ -85,7 +85,7 @@ export const MUTATIONS: readonly Mutation[] = [
     file: "schedulers/admission.ts",
     find: "      : (limit: number) => now + limit < shadow;",
     replace: "      : (limit: number) => now + limit <= shadow;",
-    tests: ["tests/conformance_test.ts", "tests/properties_test.ts"],
+    tests: ["tests/cli/conformance_test.ts", "tests/engine/properties_test.ts"],
   },
   {
     name: "max-wait-never-set",
@@ -93,7 +93,7 @@ export const MUTATIONS: readonly Mutation[] = [
     file: "core/statistics.ts",
     find: "  if (wait > s.maxWait) s.maxWait = wait;",
     replace: "",
-    tests: ["tests/simulation_test.ts"],
+    tests: ["tests/library/simulation_test.ts"],
   },
   {
     name: "queue-limit-off-by-one",
@@ -101,6 +101,6 @@ export const MUTATIONS: readonly Mutation[] = [
     file: "core/queues.ts",
     find: 'q.running >= q.def.maxRunning) return "queue_limit";',
     replace: 'q.running > q.def.maxRunning) return "queue_limit";',
-    tests: ["tests/decisions_test.ts", "tests/live_events_test.ts"],
+    tests: ["tests/engine/decisions_test.ts", "tests/engine/live_events_test.ts"],
   },
 ];

@@ -184,7 +184,7 @@ export function checkEasyHeadReservation(
  * now: a zero-limit job started at this instant hides the nodes it is about
  * to free, so a later job can be backfilled into a slot an earlier job would
  * have taken a moment later (the reference simulator agrees; see
- * tests/properties_test.ts).
+ * tests/engine/properties_test.ts).
  *
  * @example
  * ```ts

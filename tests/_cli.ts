@@ -1,7 +1,7 @@
 // Runs the `evtsim` command in-process (with a console that keeps its lines)
 // or as a real process (`deno run cli/main.ts`). Every run's stderr is
 // checked for stack frames at once, and also appended to a per-process log
-// that tests/zz_cli_stack_frames_test.ts scans at the end of the suite, so no
+// that tests/after_run/ scans once the suite has ended, so no
 // CLI test anywhere can print a stack trace unnoticed.
 
 import { main, type SimulateDeps } from "../cli/main.ts";
@@ -23,8 +23,8 @@ export { STACK_FRAME };
 /** Where every CLI run of this test process records its stderr (JSON lines). */
 export const STDERR_LOG = stderrLogPath();
 
-// The log is read by tests/zz_cli_stack_frames_test.ts, which runs in a
-// suite with the preload's own temp folder; a file run without the preload
+// The log is read by tests/after_run/ (tests/_run_tests.ts runs it after the
+// suite, in the run's temp folder); a file run without the preload
 // writes none (it would be left in the shared temp folder).
 const KEEP_LOG = (() => {
   try {

@@ -1,7 +1,7 @@
 // Lists the JSDoc `@example` blocks that show no use: blocks that never call
 // a function, constructor or method of evtsim, so they can only assert a
 // value they wrote themselves (a typed literal checked against itself tests
-// nothing and teaches little). tests/doc_examples_test.ts fails when such a
+// nothing and teaches little). tests/repo/doc_examples_test.ts fails when such a
 // block is added; run this file to see the list:
 //
 //   deno run --allow-read tests/_example_audit.ts [--all]

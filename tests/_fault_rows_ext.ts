@@ -1,7 +1,7 @@
 // Fault rows of the external-decision protocol (issue 31 items 1 and 4, ext):
 // `evtsim serve` sessions with admission "external" and their recordings.
 
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 import { runCli } from "./_cli.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
 import { SessionHost } from "../api/service/session_host.ts";

@@ -4,7 +4,7 @@
 // options without failures, and the library's bad onNodeFailure: one line
 // each, exit 1, no output written.
 
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 import { cli, library } from "./_input_faults.ts";
 import { ROOT } from "./_cli.ts";
 import { Simulation } from "../mod.ts";

@@ -1,7 +1,7 @@
 // Fault rows of machine-model features in every front (issue 28, h-gaps):
 // gRPC's change_capacity and the init fields it depends on.
 
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 import { ROOT, runCli } from "./_cli.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";

@@ -1,7 +1,7 @@
 // Fault rows of issue 28's allocations in outputs (branch m-alloc): the
 // resource timeline's columns option and the hostlist reader.
 
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 import { cli, library } from "./_input_faults.ts";
 import { expandHostlist } from "../io/hostlist.ts";
 

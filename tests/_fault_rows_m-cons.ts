@@ -1,7 +1,7 @@
 // Fault catalogue rows of the conservative family on a resource model (issue 28 item 3, m-cons).
 
 import { type Admission, type ResourceModel, Simulation, topologyCluster } from "../mod.ts";
-import type { FaultOutcome, FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultOutcome, FaultRow } from "./repo/fault_catalogue_test.ts";
 
 /** What a library call threw. */
 function thrown(f: () => unknown): Promise<FaultOutcome> {

@@ -11,7 +11,7 @@ import {
   topologyCluster,
 } from "../mod.ts";
 import { library } from "./_input_faults.ts";
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 
 const job = (submitTime: number) => ({
   submitTime,

@@ -1,6 +1,6 @@
 // Fault rows of serve's metric options and gRPC job demands (issue 28, m-fronts).
 
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 import { ROOT, runCli } from "./_cli.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";

@@ -2,7 +2,7 @@
 // `changeNodes` naming a node the machine lacks, naming none, or on whole
 // nodes, and a recording whose node change names an unknown node: one line each.
 
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 import { cli, library } from "./_input_faults.ts";
 import { fileRecordingSink, Simulation, topologyCluster } from "../mod.ts";
 import { ROOT } from "./_cli.ts";

@@ -2,7 +2,7 @@
 // demands on it (CSV, SWF, sacct): each a one-line error naming the file,
 // the line and the field, exit 1.
 
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 import { cli, cliProcess } from "./_input_faults.ts";
 
 const MACHINE = [

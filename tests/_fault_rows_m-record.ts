@@ -1,7 +1,7 @@
 // Fault catalogue rows of recorded and snapshotted machine runs (--machine
 // with --record, --from_snapshot, replay): each a one-line error, exit 1.
 
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 import { cli } from "./_input_faults.ts";
 
 const MACHINE = "groups:\n  - name: cpu\n    count: 2\n    resources: { cores: 8 }\n";

@@ -1,6 +1,6 @@
 // Fault rows of `evtsim serve --machine` (issue 28 item 6, m-serve).
 
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 import { ROOT, runCli } from "./_cli.ts";
 import { withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";

@@ -1,6 +1,6 @@
 // Fault rows of issue 34 item 1 (warm workers: sweep, compare, runMany).
 
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 import { runCli } from "./_cli.ts";
 import { runMany } from "../api/run_many.ts";
 

@@ -4,7 +4,7 @@
 // not a candidate, a .replay log whose PREEMPT decision is malformed, and
 // serve's bad preemptMode: one line each, exit 1 (400), nothing written.
 
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 import { cli, library } from "./_input_faults.ts";
 import { ROOT } from "./_cli.ts";
 import { type Admission, Simulation } from "../mod.ts";

@@ -1,6 +1,6 @@
 // Fault rows of the report's Gantt chart on allocated nodes (issue 29 item 2, r-gantt).
 
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 import { runCli } from "./_cli.ts";
 
 // Reports a schedule whose second job's nodes field is `nodes`.

@@ -1,6 +1,6 @@
 // Fault rows of the metric breakdowns and --trim (issue 29, r-metrics).
 
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 import { computeMetrics } from "../core/metrics.ts";
 import { runCli } from "./_cli.ts";
 

@@ -2,7 +2,7 @@
 // --redis_uri / --redis_key_prefix and --checkpoint_file /
 // --checkpoint_interval_jobs. Each a one-line error, exit 1, nothing written.
 
-import type { FaultRow } from "./fault_catalogue_test.ts";
+import type { FaultRow } from "./repo/fault_catalogue_test.ts";
 import { cli, cliProcess } from "./_input_faults.ts";
 
 const TRACE = "job_submit_time,num_nodes,time_limit,actual_run_time\n0,1,60,30\n";

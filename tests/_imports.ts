@@ -1,5 +1,5 @@
 // The repository's static import graph, read from the source (no type
-// checker): what tests/core_boundary_test.ts and tests/import_circles_test.ts
+// checker): what tests/repo/core_boundary_test.ts and tests/repo/import_circles_test.ts
 // check. Static imports and re-exports (`from "..."`, `import "..."`) and
 // dynamic `import("...")` with a literal path all count, `import type` too:
 // a module that needs another's types cannot be read, moved or split without

@@ -1,5 +1,5 @@
 // Random machines and job requests for the machine-run properties
-// (tests/machine_properties_test.ts, tests/machine_record_test.ts): 1-4 node
+// (tests/machine/machine_properties_test.ts, tests/machine/machine_record_test.ts): 1-4 node
 // groups of 1-4 nodes, 1-4 resources, overlapping partitions, racks of 3
 // nodes; jobs of whole nodes or units per replica, a partition or none, a
 // rack or not.

@@ -1,4 +1,4 @@
-// Helpers of tests/notebook_test.ts: read a Jupyter notebook, check that it
+// Helpers of tests/metrics/notebook_test.ts: read a Jupyter notebook, check that it
 // is nbformat 4 as committed (no outputs), turn its code cells into one
 // module that `deno run` can run without Jupyter, and check that what it
 // would have displayed is well-formed markup.

@@ -1,6 +1,6 @@
 // Runs the evtsim Python package's pytest tests (clients/python/tests) with a Python that
 // has pytest, each test run in a temp folder of its own (TMPDIR), writing no bytecode or
-// pytest cache into the checkout. Used by tests/python_client_test.ts (the HTTP tests) and
+// pytest cache into the checkout. Used by tests/serve/python_client_test.ts (the HTTP tests) and
 // by `deno task test:python` (all of them, gRPC and the KTH runs included):
 //
 //   deno run -A tests/_python_runner.ts [--all]

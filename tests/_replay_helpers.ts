@@ -1,4 +1,4 @@
-// Shared helpers of tests/replay_test.ts: drive the reducer, simulate, replay
+// Shared helpers of tests/recording/replay_test.ts: drive the reducer, simulate, replay
 // with a scheduler that must never be called, and convert job rows back to
 // recorded jobs.
 

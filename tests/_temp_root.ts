@@ -1,16 +1,26 @@
-// One temp folder per test run (issue 27): the preload (tests/_doc_preload.ts)
-// points TMPDIR at `evtsim-tests-PID` inside the real temp folder before the
-// first test module loads, so every Deno.makeTempDir/makeTempFile of a test,
-// of the code under test and of the processes it starts lands there. The last
-// test file (tests/zz_temp_folders_test.ts) checks that it is empty and
-// removes it, so a test that forgets its temp folder fails the suite instead
-// of leaving it behind, even while other runs share the machine.
+// One temp folder per test run: the preload (tests/_doc_preload.ts) points
+// TMPDIR at the run's folder before the first test module loads, so every
+// Deno.makeTempDir/makeTempFile of a test, of the code under test and of the
+// processes it starts lands there. tests/_run_tests.ts makes that folder,
+// runs the suite, then tests/after_run/ (is it empty? did any CLI run print
+// a stack frame?) and removes it, so a test that forgets its temp folder
+// fails the suite instead of leaving it behind, even while other runs share
+// the machine. A file run alone with the preload gets a folder of its own.
 
 /** The environment variable holding the temp folder the run started with. */
 export const ORIGINAL_TMPDIR = "EVTSIM_TEST_ORIGINAL_TMPDIR";
 
 /** The environment variable holding the run's own temp folder ("" once checked). */
 export const RUN_TMPDIR = "EVTSIM_TEST_RUN_TMPDIR";
+
+/** Set (to "1") by tests/_run_tests.ts: keep every CLI stderr log for tests/after_run/. */
+export const KEEP_CLI_LOGS = "EVTSIM_TEST_KEEP_CLI_LOGS";
+
+/** Set (to "1") by tests/_run_tests.ts for tests/after_run/ once the suite has ended. */
+export const AFTER_RUN = "EVTSIM_TEST_AFTER_RUN";
+
+/** The name of a CLI stderr log (one per test process). */
+export const cliLogName = /^evtsim-cli-stderr-\d+\.jsonl$/;
 
 /** Where the CLI runs of this test process record their stderr (tests/_cli.ts). */
 export function stderrLogPath(): string {
@@ -25,7 +35,6 @@ export function enterRunTempFolder(): void {
   let run: string | undefined;
   try {
     run = Deno.env.get(RUN_TMPDIR);
-    if (run === "") return; // checked and removed: the doc tests after it use the real one
     if (run === undefined) {
       const original = Deno.env.get("TMPDIR") ?? "/tmp";
       run = `${original.replace(/\/$/, "")}/evtsim-tests-${Deno.pid}`;
@@ -38,8 +47,10 @@ export function enterRunTempFolder(): void {
     return; // no env or write permission: the test uses whatever temp folder it gets
   }
   // Run alone, a test file that cleans up leaves nothing behind: its CLI
-  // stderr log goes unless it holds a stack frame (left for
-  // tests/zz_cli_stack_frames_test.ts to report), then the empty run folder.
+  // stderr log goes unless it holds a stack frame (tests/_cli.ts has already
+  // failed that run), then the empty run folder. Under tests/_run_tests.ts
+  // the logs stay for tests/after_run/ and the runner removes the folder.
+  if (Deno.env.get(KEEP_CLI_LOGS) === "1") return;
   globalThis.addEventListener("unload", () => {
     const log = stderrLogPath();
     try {
@@ -49,11 +60,4 @@ export function enterRunTempFolder(): void {
       Deno.removeSync(run);
     } catch { /* not empty: the final check reports what is left */ }
   });
-}
-
-/** Puts TMPDIR back to what the run started with and marks the run folder checked. */
-export function leaveRunTempFolder(): void {
-  const original = Deno.env.get(ORIGINAL_TMPDIR);
-  if (original !== undefined) Deno.env.set("TMPDIR", original);
-  Deno.env.set(RUN_TMPDIR, "");
 }
