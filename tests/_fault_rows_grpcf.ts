@@ -1,8 +1,9 @@
 // Fault catalogue rows of node failures and preemption on the gRPC front
 // (issue 30): init's on_node_failure, decisions and queues_json (HTTP's
 // queues schema: a field HTTP lacks, a bad preemptMode, JSON that is not an
-// array of queues), and change_capacity's failed naming a node the machine
-// lacks or on whole nodes: one ErrorResponse line each, the stream going on.
+// array of queues), update_queue's queue_json (HTTP's queue schema),
+// change_capacity's failed naming a node the machine lacks or on whole
+// nodes: one ErrorResponse line each, the stream going on.
 
 import type { FaultRow } from "./fault_catalogue_test.ts";
 import { grpcInit } from "./_input_faults.ts";
@@ -22,6 +23,25 @@ async function failed(change: Record<string, unknown>, machine: boolean) {
       });
       const r = await g.request({ change_capacity: change });
       // The stream goes on after the refusal.
+      await g.ok({ get_current_time: {} });
+      return r.response === "error"
+        ? { code: 1, error: r.error.message }
+        : { code: 0, error: `accepted: ${JSON.stringify(r)}` };
+    } finally {
+      await g.close();
+    }
+  });
+}
+
+// update_queue with `body` on a session with one queue: code 1 and its ErrorResponse's message.
+async function updateQueue(body: Record<string, unknown>) {
+  return await withServer({}, async (server) => {
+    const g = new GrpcSession(server.grpcPort!);
+    try {
+      await g.ok({
+        init: { session_name: "q", total_nodes: 4, queues_json: '[{"name":"batch"}]' },
+      });
+      const r = await g.request({ update_queue: body });
       await g.ok({ get_current_time: {} });
       return r.response === "error"
         ? { code: 1, error: r.error.message }
@@ -88,5 +108,35 @@ export const GRPCF_ROWS: FaultRow[] = [
     input: "change_capacity: failed on a whole-node session",
     run: () => failed({ time: 10, failed: ["n1"] }, false),
     expected: /^down, up: name nodes of a machine \(a server started with --machine\); /,
+  },
+  {
+    surface: "grpc",
+    input: "update_queue without queue_json",
+    run: () => updateQueue({ time: 5 }),
+    expected: /^update_queue needs queue_json, e\.g\. \{"name": "batch", "priority": 10\}$/,
+  },
+  {
+    surface: "grpc",
+    input: "update_queue: queue_json with an unknown preemptMode",
+    run: () => updateQueue({ queue_json: '{"name": "batch", "preemptMode": "sometimes"}' }),
+    expected: /^queue_json: preemptMode: Invalid option: expected one of "off"\|/,
+  },
+  {
+    surface: "grpc",
+    input: "update_queue: a queue of a session without queues",
+    run: () =>
+      withServer({}, async (server) => {
+        const g = new GrpcSession(server.grpcPort!);
+        try {
+          await g.ok({ init: { session_name: "nq", total_nodes: 4 } });
+          const r = await g.request({ update_queue: { queue_json: '{"name": "batch"}' } });
+          return r.response === "error"
+            ? { code: 1, error: r.error.message }
+            : { code: 0, error: "accepted" };
+        } finally {
+          await g.close();
+        }
+      }),
+    expected: /^cannot update a queue: no queues are configured$/,
   },
 ];

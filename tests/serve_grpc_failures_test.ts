@@ -66,6 +66,8 @@ interface Scenario {
   readonly grpcJobs: Json[];
   /** Capacity changes (HTTP's body; gRPC's change_capacity takes the same names). */
   readonly changes: Json[];
+  /** Queue updates: HTTP's POST /sessions/{id}/queues body, gRPC's update_queue with queue_json. */
+  readonly queueUpdates?: { queue: Json; time: number }[];
   /** Where the statistics are compared mid-run. */
   readonly midway: number;
 }
@@ -75,6 +77,7 @@ async function overHttp(api: HttpClient, s: Scenario): Promise<{ mid: Json; out:
   const { sessionId: id } = await api.ok("POST", "/sessions", s.http);
   await api.ok("POST", `/sessions/${id}/jobs`, { jobs: s.httpJobs });
   for (const c of s.changes) await api.ok("POST", `/sessions/${id}/capacity`, c);
+  for (const u of s.queueUpdates ?? []) await api.ok("POST", `/sessions/${id}/queues`, u);
   await api.ok("POST", `/sessions/${id}/advance`, { time: s.midway });
   const mid = await api.ok("GET", `/sessions/${id}/statistics`);
   return { mid, out: await api.ok("POST", `/sessions/${id}/finish`, {}) };
@@ -88,6 +91,9 @@ async function overGrpc(g: GrpcSession, s: Scenario, name: string): Promise<Json
     await g.ok({ submit_job: { job_idx: job_idx[i], submit_time: job.submit_time } });
   }
   for (const c of s.changes) await g.ok({ change_capacity: c });
+  for (const u of s.queueUpdates ?? []) {
+    await g.ok({ update_queue: { queue_json: JSON.stringify(u.queue), time: u.time } });
+  }
   await g.ok({ advance_to: { target_time: s.midway } });
   return { id: init.session_id, mid: await g.ok({ get_statistics: {} }) };
 }
@@ -213,4 +219,49 @@ Deno.test("serve gRPC: a session without failures or preemption answers get_stat
       await g.close();
     }
   });
+});
+
+Deno.test("serve gRPC: update_queue makes a queue preemptible mid-session as HTTP's POST /sessions/{id}/queues does; the recording replays with --verify", async () => {
+  const jobs = [
+    { submitTime: 0, numNodes: 3, timeLimit: 100, queue: "batch" },
+    { submitTime: 0, numNodes: 3, timeLimit: 100, queue: "batch" },
+    { submitTime: 20, numNodes: 4, timeLimit: 30, queue: "urgent" },
+    { submitTime: 60, numNodes: 4, timeLimit: 30, queue: "urgent" },
+  ];
+  const queues = [{ name: "batch" }, { name: "urgent", priority: 10 }];
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-grpc-queue-" });
+  try {
+    const out = await withServer(
+      { recordDir: dir },
+      (server, api) =>
+        bothFronts(api, server.grpcPort!, {
+          http: { totalNodes: 6, queues, decisions: true, runTimeMode: "limit" },
+          init: {
+            total_nodes: 6,
+            queues_json: JSON.stringify(queues),
+            decisions: "true",
+            run_time_mode: "limit",
+          },
+          httpJobs: jobs,
+          grpcJobs: jobs.map((j) => ({
+            submit_time: j.submitTime,
+            num_nodes: j.numNodes,
+            limit_time: j.timeLimit,
+            queue: j.queue,
+          })),
+          changes: [],
+          // From 50 on, batch jobs may be preempted: the urgent job waiting since 20 preempts both.
+          queueUpdates: [{ queue: { name: "batch", preemptMode: "requeue" }, time: 50 }],
+          midway: 70,
+        }),
+    );
+    const preempts = out.decisions.filter((d: Json) => d.type === "PREEMPT");
+    assertEquals(preempts.map((d: Json) => [d.time, d.jobId, d.victims]), [[50, 2, [1, 0]]]);
+    assertEquals(out.jobs.find((r: Json) => r.jobId === 2).beginTime, 50);
+    const replay = await runCli(["replay", out.recording.file, "--verify"]);
+    assertEquals(replay.code, 0, replay.err.join("\n"));
+    assert(replay.out.join("\n").includes("every decision matches"), replay.out.join("\n"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -1,13 +1,14 @@
 // The gRPC front's fields of node failures and preemption (docs/failures.md,
 // docs/preemption.md): HTTP's session fields onNodeFailure, requeueLimit,
-// queues and decisions from an InitRequest, and HTTP's failure and
-// preemption statistics into a GetStatisticsResponse. Kept beside grpc.ts
-// so the two fronts read one schema: `queues_json` is checked by HTTP's own
-// `queues` schema, so a queue field HTTP learns (a preemption setting, a
-// partition) needs no edit here.
+// queues and decisions from an InitRequest, HTTP's queue update from an
+// UpdateQueueRequest, and HTTP's failure and preemption statistics into a
+// GetStatisticsResponse. The two fronts read one schema: `queues_json` and
+// `queue_json` are checked by HTTP's own queue schemas, so a queue field
+// HTTP learns (a preemption setting, a partition) needs no edit here.
 
-import { CreateSessionSchema } from "./http_schemas.ts";
+import { CreateSessionSchema, QueueDefSchema } from "./http_schemas.ts";
 import { ServiceError, type SessionParams, type SessionStatistics } from "./sessions.ts";
+import type { SessionOp } from "./_session_ops.ts";
 
 type Msg = Record<string, unknown>;
 
@@ -74,6 +75,32 @@ function queuesOf(text: string): SessionParams["queues"] {
     bad(`queues_json: ${issue.path.length ? `${issue.path.join(".")}: ` : ""}${issue.message}`);
   }
   return parsed.data;
+}
+
+/**
+ * The step call of an `update_queue` request (HTTP's POST
+ * /sessions/{id}/queues): `queue_json` checked by HTTP's queue schema.
+ */
+export function queueUpdateOp(m: Msg): SessionOp {
+  const text = typeof m.queue_json === "string" ? m.queue_json : "";
+  if (text === "") bad('update_queue needs queue_json, e.g. {"name": "batch", "priority": 10}');
+  let given: unknown;
+  try {
+    given = JSON.parse(text);
+  } catch {
+    bad('queue_json is not valid JSON (expected a queue, e.g. {"name": "batch"})');
+  }
+  const parsed = QueueDefSchema.safeParse(given);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    bad(`queue_json: ${issue.path.length ? `${issue.path.join(".")}: ` : ""}${issue.message}`);
+  }
+  const time = m.time === undefined || m.time === null ? undefined : Number(m.time);
+  return {
+    op: "step",
+    method: "updateQueue",
+    args: time === undefined ? [parsed.data] : [parsed.data, time],
+  };
 }
 
 /**

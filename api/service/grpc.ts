@@ -32,7 +32,7 @@ import { DecisionsSchema, ExternalOptionsSchema } from "./external_schemas.ts";
 import type { ExternalOptions } from "./_external.ts";
 import { ServiceError, type SessionMetricOptions, type SessionStatistics } from "./sessions.ts";
 import { tokenMatches } from "./token.ts";
-import { failureParamsOf, failureStatistics } from "./_grpc_failures.ts";
+import { failureParamsOf, failureStatistics, queueUpdateOp } from "./_grpc_failures.ts";
 
 /** The .proto file of the protocol (checked in beside this module). */
 export const PROTO_FILE: URL = new URL("./dr_evt_service.proto", import.meta.url);
@@ -372,6 +372,9 @@ class StreamSession {
         }));
         return ["change_capacity", {}];
       }
+      case "update_queue":
+        await this.#run(queueUpdateOp(body));
+        return ["update_queue", {}];
       case "get_current_time":
         return [kind, { current_time: (await this.#monitors()).currentTime }];
       case "get_nodes_in_use":
