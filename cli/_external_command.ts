@@ -7,14 +7,22 @@
 // synchronous: at a round the engine's thread waits on a shared buffer
 // while a worker (cli/_external_command_worker.ts) does the pipe I/O. An
 // invalid answer, a line that is not one, or a command that ends early
-// stops the run with one line.
+// stops the run with one line. SIGINT/SIGTERM while it waits (a command
+// that never answers): the worker hears them, ends the command and wakes
+// this thread, which stops the run as the signal listener would (130 / 143).
 
 import { EvtsimError } from "../core/errors.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
 import { withPolicies } from "../schedulers/registry.ts";
 import { externalAdmission, type ExternalAsk } from "../api/service/_external.ts";
-import { awaitAnswer, expectAnswer, newChannel } from "../api/service/_external_channel.ts";
+import {
+  awaitAnswer,
+  expectAnswer,
+  INTERRUPTED,
+  newChannel,
+} from "../api/service/_external_channel.ts";
 import { DecisionsSchema } from "../api/service/external_schemas.ts";
+import { exitForSignal } from "./_watchdog.ts";
 
 /** The command's client, running: the registry with its `external` policy, and how to stop it. */
 export interface ExternalCommand {
@@ -54,6 +62,8 @@ export function externalCommand(
     expectAnswer(channel);
     worker.postMessage({ ask: JSON.stringify(line) });
     const text = awaitAnswer(channel) ?? "\u0000stopped";
+    // A signal while this thread waited (the worker heard it): stop as its listener would.
+    if (text.startsWith(INTERRUPTED)) exitForSignal(Number(text.slice(INTERRUPTED.length)));
     const round = message.round.round;
     if (text.startsWith("\u0000")) throw fail(`${text.slice(1)} (round ${round})`);
     let given: unknown;

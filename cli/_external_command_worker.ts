@@ -6,7 +6,7 @@
 // the channel. A command that ends or closes its stdout: the reason is
 // written instead (a text starting with NUL), so the run fails in one line.
 
-import { writeAnswer } from "../api/service/_external_channel.ts";
+import { INTERRUPTED, writeAnswer } from "../api/service/_external_channel.ts";
 
 const scope = self as unknown as {
   postMessage(m: unknown): void;
@@ -17,7 +17,14 @@ let child: Deno.ChildProcess | undefined;
 let writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
 let lines: AsyncIterator<string> | undefined;
 let channel: SharedArrayBuffer | undefined;
+/** The exit code a signal asked for, once one came (later answers are not written). */
+let signalled: number | undefined;
 const encoder = new TextEncoder();
+
+/** Writes `text` as the answer, unless a signal has taken its place. */
+function answer(text: string): void {
+  if (signalled === undefined) writeAnswer(channel!, text);
+}
 
 async function* splitLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   let buffer = "";
@@ -38,23 +45,40 @@ async function ask(line: string): Promise<void> {
     const next = await lines!.next();
     if (next.done) {
       const status = await child!.status;
-      writeAnswer(channel!, `\u0000it ended (exit status ${status.code}) without answering`);
+      answer(`\u0000it ended (exit status ${status.code}) without answering`);
       return;
     }
-    writeAnswer(channel!, next.value);
+    answer(next.value);
   } catch (e) {
     // A write to a command that has ended (a broken pipe): say that it ended.
     const ended = await Promise.race([
       child!.status,
       new Promise<undefined>((r) => setTimeout(() => r(undefined), 500)),
     ]);
-    writeAnswer(
-      channel!,
+    answer(
       ended === undefined
         ? `\u0000${(e as Error).message.split("\n")[0]}`
         : `\u0000it ended (exit status ${ended.code}) without answering`,
     );
   }
+}
+
+// The engine's thread, waiting at a round, cannot run its signal listener:
+// on SIGINT/SIGTERM this thread ends the command and wakes it with the code
+// the signal asks for, and it stops the run as its listener would. Between
+// rounds the answer is not awaited and the engine's own listener runs.
+const signals: [Deno.Signal, number][] = [["SIGINT", 130], ["SIGTERM", 143]];
+for (const [signal, code] of signals) {
+  try {
+    Deno.addSignalListener(signal, () => {
+      if (signalled !== undefined || channel === undefined) return;
+      signalled = code;
+      try {
+        child?.kill("SIGTERM");
+      } catch { /* it has ended */ }
+      writeAnswer(channel, `${INTERRUPTED}${code}`);
+    });
+  } catch { /* a platform without this signal (SIGTERM on Windows) */ }
 }
 
 scope.onmessage = (e: MessageEvent) => {

@@ -275,6 +275,8 @@ function mergedQueue(w: Working, q: QueueDef): ResolvedQueue {
       project: q.project ?? old?.project,
       maxRunning: "maxRunning" in q ? q.maxRunning : old?.maxRunning,
       open: q.open ?? old?.open,
+      // A resolved queue leaves `off` out: an update that does not give it keeps the old mode.
+      preemptMode: q.preemptMode ?? old?.preemptMode,
     },
     `queue update`,
   );

@@ -7,6 +7,14 @@
 // UTF-8 bytes. States: WAITING (the worker waits), ANSWERED (an answer is
 // there), CANCELLED (the session is being ended: the worker gives up).
 
+/**
+ * What `evtsim simulate --external_command`'s worker writes as the answer
+ * when the process is told to stop (SIGINT/SIGTERM) while the engine's
+ * thread waits at a round, followed by the exit code the signal asks for:
+ * that thread can run no signal listener of its own while it waits.
+ */
+export const INTERRUPTED = "\u0000interrupted ";
+
 /** Bytes an answer may take (its JSON text): the HTTP front's body limit. */
 export const MAX_ANSWER_BYTES = 1 << 20;
 

@@ -11,7 +11,7 @@
 // (InitResponse.session_id) also works on the HTTP front for what DR_EVT's
 // protocol has no message for (cancel, external end, updates, decisions,
 // recording control); `change_capacity` is evtsim's own, HTTP's capacity
-// call with its decoder. The session is dropped when the stream ends without
+// call with its decoder (node failures too: `failed`). The session is dropped when the stream ends without
 // `finish_simulation` (an external session at a round: as its onDisconnect
 // says). An external session's rounds (docs/external-schedulers.md) come as
 // `round_request`s echoing the request that reached them, answered by
@@ -32,6 +32,7 @@ import { DecisionsSchema, ExternalOptionsSchema } from "./external_schemas.ts";
 import type { ExternalOptions } from "./_external.ts";
 import { ServiceError, type SessionMetricOptions, type SessionStatistics } from "./sessions.ts";
 import { tokenMatches } from "./token.ts";
+import { failureParamsOf, failureStatistics, queueUpdateOp } from "./_grpc_failures.ts";
 
 /** The .proto file of the protocol (checked in beside this module). */
 export const PROTO_FILE: URL = new URL("./dr_evt_service.proto", import.meta.url);
@@ -88,6 +89,7 @@ function statisticsMessage(s: SessionStatistics, available: number): Msg {
     avg_turnaround_time: s.averageTurnaround,
     makespan: s.makespan,
     ...(s.resources === undefined ? {} : { resource_metrics_json: JSON.stringify(s.resources) }),
+    ...failureStatistics(s),
   };
 }
 
@@ -354,20 +356,25 @@ class StreamSession {
             : undefined;
         const given = (k: string) =>
           body[k] === undefined || body[k] === null ? undefined : num(body[k]);
-        const [capacity, down, up, time] = [
+        const [capacity, down, up, failed, time] = [
           given("capacity"),
           names("down"),
           names("up"),
+          names("failed"),
           given("time"),
         ];
         await this.#run(capacityOp({
           ...(capacity === undefined ? {} : { capacity }),
           ...(down === undefined ? {} : { down }),
           ...(up === undefined ? {} : { up }),
+          ...(failed === undefined ? {} : { failed }),
           ...(time === undefined ? {} : { time }),
         }));
         return ["change_capacity", {}];
       }
+      case "update_queue":
+        await this.#run(queueUpdateOp(body));
+        return ["update_queue", {}];
       case "get_current_time":
         return [kind, { current_time: (await this.#monitors()).currentTime }];
       case "get_nodes_in_use":
@@ -450,6 +457,7 @@ class StreamSession {
     // On a --machine server the machine gives the nodes: proto3 cannot tell an
     // unset total_nodes from 0, so 0 leaves it out (another value is refused).
     const totalNodes = num(m.total_nodes);
+    const failures = failureParamsOf(m);
     const session = await this.host.create({
       name,
       ...(totalNodes === 0 && this.host.hasMachine ? {} : { totalNodes }),
@@ -463,6 +471,7 @@ class StreamSession {
       ...metricOptionsOf(m, str),
       ...(cut === "" ? {} : { onCapacityCut: cut as "drain" | "kill" }),
       ...(semantics === "" ? {} : { capacitySemantics: semantics as "evtsim" | "drevt" }),
+      ...failures,
     });
     this.#id = session.id;
     return { ok: true, session_id: session.id };

@@ -240,9 +240,14 @@ def run_trace_grpc(target, jobs, scheduler, total_nodes, external, options, name
     with GrpcSession(target, token=token, proto=proto) as s:
         init = {"total_nodes": total_nodes or 0, "session_name": name, "admission": "external",
                 "external_json": json.dumps(external)}
-        for key, field in (("run_time_mode", "run_time_mode"), ("picker", "picker")):
+        for key, field in (("run_time_mode", "run_time_mode"), ("picker", "picker"),
+                           ("on_node_failure", "on_node_failure"),
+                           ("requeue_limit", "requeue_limit")):
             if options.get(key) is not None:
                 init[field] = options[key]
+        # The queues as HTTP takes them (e.g. {"name": "batch", "preemptMode": "requeue"}).
+        if options.get("queues") is not None:
+            init["queues_json"] = json.dumps(options["queues"])
         s.on_invalid = external.get("onInvalid", "reask")
         _, created = s.call("init", **init)
         session_id = created.session_id

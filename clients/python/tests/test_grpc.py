@@ -89,3 +89,20 @@ def test_reask_over_grpc_gives_the_round_again(server):
         kind, reply = s.decide(rnd["round"], [dispatch(0)])
         assert kind == "advance_to"
         assert s.call("get_nodes_in_use")[1].nodes_in_use == 6
+
+
+def test_a_preempting_queue_over_grpc_gives_http_s_statistics(server):
+    # run_trace passes queues (HTTP's form) to gRPC's init as queues_json: an urgent job
+    # preempts (requeues) the batch job holding the nodes, on both fronts alike.
+    queues = [{"name": "batch", "preemptMode": "requeue"}, {"name": "urgent", "priority": 10}]
+    jobs = [
+        {"submit_time": 0, "num_nodes": 8, "time_limit": 100, "queue": "batch"},
+        {"submit_time": 10, "num_nodes": 6, "time_limit": 20, "queue": "urgent"},
+    ]
+    over = {url: run_trace(url, jobs, EasyBackfill(), total_nodes=10, queues=queues,
+                           run_time_mode="limit", name="preempt")
+            for url in (server.http, server.grpc)}
+    http, grpc = over[server.http].statistics, over[server.grpc].statistics
+    assert http["preemptions"] == 1 and http["preemptedWork"] == 80
+    assert (grpc["preemptions"], grpc["preempted_work"]) == (1, 80)
+    assert grpc["jobs_completed"] == http["jobsCompleted"] == 2
