@@ -57,20 +57,58 @@ function usage(detail: string): EvtsimError {
 
 const isPlainObject = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Per field type: whether a value passes, and what the message says was expected. */
-const CHECKS: Readonly<Record<LiveFieldType, { ok(v: unknown): boolean; expected: string }>> = {
-  jobId: { ok: (v) => typeof v === "number", expected: "a job id (a number)" },
-  time: { ok: (v) => typeof v === "number", expected: "a time in seconds (a number)" },
-  integer: { ok: (v) => typeof v === "number", expected: "a number" },
-  count: { ok: (v) => typeof v === "number", expected: "a number" },
-  outcome: { ok: (v) => typeof v === "string", expected: "a string" },
-  jobUpdate: { ok: isPlainObject, expected: "an object" },
-  queueDef: { ok: isPlainObject, expected: "an object" },
-  nodeNames: {
-    ok: (v) => Array.isArray(v) && v.every((n) => typeof n === "string"),
-    expected: "a list of node names",
-  },
+/** Whether a value is of a field type (a switch: `step` checks every input). */
+function passes(type: LiveFieldType, v: unknown): boolean {
+  switch (type) {
+    case "jobId":
+    case "time":
+    case "integer":
+    case "count":
+      return typeof v === "number";
+    case "outcome":
+      return typeof v === "string";
+    case "jobUpdate":
+    case "queueDef":
+      return isPlainObject(v);
+    case "nodeNames":
+      return Array.isArray(v) && v.every((n) => typeof n === "string");
+  }
+}
+
+/** What a message says a field type expected. */
+const EXPECTED: Readonly<Record<LiveFieldType, string>> = {
+  jobId: "a job id (a number)",
+  time: "a time in seconds (a number)",
+  integer: "a number",
+  count: "a number",
+  outcome: "a string",
+  jobUpdate: "an object",
+  queueDef: "an object",
+  nodeNames: "a list of node names",
 };
+
+// A kind's fields as flat lists, made once per table: `step` checks every
+// input, so the per-call work is a loop over a few names and types.
+interface FieldChecks {
+  readonly names: readonly string[];
+  readonly types: readonly LiveFieldType[];
+  readonly optional: readonly boolean[];
+}
+
+function compile(table: LiveInputTable): Map<string, FieldChecks> {
+  const out = new Map<string, FieldChecks>();
+  for (const [kind, def] of Object.entries(table)) {
+    const fields = Object.entries(def.fields);
+    out.set(kind, {
+      names: fields.map(([n]) => n),
+      types: fields.map(([, f]) => f.type),
+      optional: fields.map(([, f]) => f.optional),
+    });
+  }
+  return out;
+}
+
+const BUILT_IN = compile(LIVE_INPUTS);
 
 /**
  * Checks the fields of a live input of `kind` (one of `table`'s) for their
@@ -83,14 +121,16 @@ export function checkLiveInput(
   input: Readonly<Record<string, unknown>>,
   table: LiveInputTable = LIVE_INPUTS,
 ): void {
-  const fields = table[kind].fields;
-  for (const name in fields) {
-    const field = fields[name];
-    const v = input[name];
-    if (v === undefined && field.optional) continue;
-    const check = CHECKS[field.type];
-    if (!check.ok(v)) {
-      throw usage(`${kind}: ${name}: expected ${check.expected}, got ${describeValue(v)}`);
+  const { names, types, optional } = (table === LIVE_INPUTS ? BUILT_IN : compile(table)).get(
+    kind,
+  )!;
+  for (let i = 0; i < names.length; i++) {
+    const v = input[names[i]];
+    if (v === undefined && optional[i]) continue;
+    if (!passes(types[i], v)) {
+      throw usage(
+        `${kind}: ${names[i]}: expected ${EXPECTED[types[i]]}, got ${describeValue(v)}`,
+      );
     }
   }
 }
