@@ -11,6 +11,7 @@ import {
   type LiveFieldType,
   type LiveFieldTypes,
   type LiveFieldValues,
+  type LiveInputDefinition,
   type LiveInputKind,
   type LiveInputTable,
 } from "./live_inputs.ts";
@@ -162,19 +163,38 @@ export function liveInputFromArgs(
   args: readonly unknown[],
   table: LiveInputTable = LIVE_INPUTS,
 ): Readonly<Record<string, unknown>> & { readonly kind: string } {
-  const def = table[kind];
-  const given: Record<string, unknown> = {};
-  def.params.forEach((p, i) => {
-    const a = args[i];
-    if (typeof p === "string") given[p] = a;
-    else if (a !== undefined && a !== null) {
-      for (const name of p) given[name] = (a as Record<string, unknown>)[name];
-    }
-  });
+  const sources = table === LIVE_INPUTS ? BUILT_IN_SOURCES.get(kind)! : sourcesOf(table[kind]);
   const out: Record<string, unknown> = { kind };
-  for (const name in def.fields) if (given[name] !== undefined) out[name] = given[name];
+  for (let i = 0; i < sources.length; i++) {
+    const { name, arg, option } = sources[i];
+    const a = args[arg];
+    const v = option ? (a === undefined || a === null ? undefined : (a as never)[name]) : a;
+    if (v !== undefined) out[name] = v;
+  }
   return out as { readonly kind: string };
 }
+
+// Where each field of a kind comes from among a creator's arguments (the
+// argument's index, and whether it is a field of that options object), in
+// the definition's field order; made once for the built-in table.
+interface FieldSource {
+  readonly name: string;
+  readonly arg: number;
+  readonly option: boolean;
+}
+
+function sourcesOf(def: LiveInputDefinition): FieldSource[] {
+  const out: FieldSource[] = [];
+  for (const name in def.fields) {
+    const arg = def.params.findIndex((p) => typeof p === "string" ? p === name : p.includes(name));
+    if (arg >= 0) out.push({ name, arg, option: typeof def.params[arg] !== "string" });
+  }
+  return out;
+}
+
+const BUILT_IN_SOURCES = new Map(
+  Object.entries(LIVE_INPUTS as LiveInputTable).map(([kind, def]) => [kind, sourcesOf(def)]),
+);
 
 // ---- the `.replay` log's event -------------------------------------------------
 

@@ -90,8 +90,8 @@ export interface LiveInputDefinition {
   readonly seed: string;
   /** The REPL's breakpoint events it shows as. */
   readonly repl: readonly string[];
-  /** The `evtsim serve` HTTP route. */
-  readonly http: string;
+  /** The `evtsim serve` HTTP route, or null when it is not served over HTTP. */
+  readonly http: string | null;
   /** The gRPC request (DR_EVT's protocol and evtsim's own), or null when it has none. */
   readonly grpc: string | null;
 }
