@@ -58,6 +58,11 @@ export interface LiveField {
   readonly type: LiveFieldType;
   /** Whether the field may be left out (a left-out `time` means the clock). */
   readonly optional: boolean;
+  /**
+   * Whether the event waiting in the state may still lack it (otherwise the
+   * handler fills in its default, and a snapshot always has it).
+   */
+  readonly optionalWhenStored?: boolean;
   /** What it means. */
   readonly doc: string;
 }
@@ -190,6 +195,7 @@ export const LIVE_INPUTS = {
       failed: {
         type: "nodeNames",
         optional: true,
+        optionalWhenStored: true,
         doc: "nodes failing (their running jobs end at once)",
       },
       time: { type: "time", optional: true, doc: "when it takes effect (default: the clock)" },

@@ -8,6 +8,7 @@ import { z } from "zod/v4";
 import { PEND_REASON_CODES } from "../core/decisions.ts";
 import { jsonBoundProblem } from "../core/_json_bounds.ts";
 import type { LiveInputData } from "../core/_live_inputs_derived.ts";
+import type { LiveEventData } from "../core/snapshot.ts";
 import { LIVE_INPUTS, type LiveFieldType, type LiveInputTable } from "../core/live_inputs.ts";
 
 const num = z.number();
@@ -114,34 +115,34 @@ const JobRecordSchema = z.strictObject({
 
 const JobUpdateSchema = z.strictObject({ priority: int.optional(), queue: name.optional() });
 
-const LiveEventSchema = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("cancel"), time: num, seq: nat, id: nat }),
-  z.strictObject({
-    kind: z.literal("end"),
-    time: num,
-    seq: nat,
-    id: nat,
-    outcome: END_OUTCOME,
-    exitStatus: int,
-  }),
-  z.strictObject({
-    kind: z.literal("updateJob"),
-    time: num,
-    seq: nat,
-    id: nat,
-    update: JobUpdateSchema,
-  }),
-  z.strictObject({ kind: z.literal("updateQueue"), time: num, seq: nat, queue: QueueDefSchema }),
-  z.strictObject({ kind: z.literal("capacity"), time: num, seq: nat, capacity: nat }),
-  z.strictObject({
-    kind: z.literal("nodes"),
-    time: num,
-    seq: nat,
-    down: z.array(z.string()),
-    up: z.array(z.string()),
-    failed: z.array(z.string()).optional(),
-  }),
-]);
+/** Each live-field type's JSON form in a log (core/live_inputs.ts). */
+const LIVE_FIELD_SCHEMAS: Readonly<Record<LiveFieldType, z.ZodType>> = {
+  jobId: nat,
+  time: num,
+  integer: int,
+  count: nat,
+  outcome: END_OUTCOME,
+  jobUpdate: JobUpdateSchema,
+  queueDef: QueueDefSchema,
+  nodeNames: z.array(z.string()),
+};
+
+// A live event waiting in the state, as a snapshot stores it: its stored
+// kind, time and sequence number, then its other fields in the definition's
+// order (core/live_inputs.ts), each filled in by the handler unless it may
+// stay out.
+const LiveEventSchema = z.discriminatedUnion(
+  "kind",
+  Object.values(LIVE_INPUTS as LiveInputTable).map((def) => {
+    const shape: Record<string, z.ZodType> = {};
+    for (const [name, field] of Object.entries(def.fields)) {
+      if (name === "time") continue;
+      const schema = LIVE_FIELD_SCHEMAS[field.type];
+      shape[name] = field.optionalWhenStored === true ? schema.optional() : schema;
+    }
+    return z.strictObject({ kind: z.literal(def.stored), time: num, seq: nat, ...shape });
+  }) as unknown as [z.ZodObject, ...z.ZodObject[]],
+) as unknown as z.ZodType<LiveEventData>;
 
 const StatsSchema = z.strictObject({
   jobsCreated: nat,
@@ -297,18 +298,6 @@ export const JobTableSchema = z.strictObject({
 
 /** An advance target: a number, or the string "Infinity" (JSON has no infinity). */
 const TARGET = z.union([num, z.literal("Infinity")]);
-
-/** Each live-field type's JSON form in a log (core/live_inputs.ts). */
-const LIVE_FIELD_SCHEMAS: Readonly<Record<LiveFieldType, z.ZodType>> = {
-  jobId: nat,
-  time: num,
-  integer: int,
-  count: nat,
-  outcome: END_OUTCOME,
-  jobUpdate: JobUpdateSchema,
-  queueDef: QueueDefSchema,
-  nodeNames: z.array(z.string()),
-};
 
 /**
  * The `event` line's schema of each live input of `table`, from its

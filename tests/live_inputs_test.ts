@@ -11,6 +11,8 @@ import { initialState } from "../api/initial_state.ts";
 import { httpApp } from "../api/service/http.ts";
 import { SessionHost } from "../api/service/session_host.ts";
 import { Simulation } from "../api/simulation.ts";
+import { loadSnapshot, saveSnapshot } from "../api/snapshot.ts";
+import { topologyCluster } from "../schedulers/topology_cluster.ts";
 import { EVENT_TYPES } from "../cli/_repl_events.ts";
 import { checkStepArguments } from "../core/_input_check.ts";
 import { EvtsimError } from "../core/errors.ts";
@@ -368,3 +370,38 @@ Deno.test("live inputs: the names table of docs/seed-003-mapping.md is the defin
     .map((l) => l.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim().replaceAll("\\|", "|")));
   assertEquals(rows.slice(0, KINDS.length), namesRows());
 });
+
+Deno.test("live inputs: every kind waiting in the state is stored in a snapshot and read back (schema from the definitions)", () => {
+  const model = topologyCluster([
+    { name: "n1", capacity: { cpu: 8 } },
+    { name: "n2", capacity: { cpu: 8 } },
+  ]);
+  const sim = new Simulation({ totalNodes: 2, resourceModel: model, queues: [{ name: "q" }] });
+  sim.appendJobs([{ submitTime: 0, numNodes: 0, timeLimit: 100, demand: one }, {
+    submitTime: 0,
+    numNodes: 0,
+    timeLimit: 100,
+    demand: one,
+  }, { submitTime: 0, numNodes: 0, timeLimit: 100, demand: one }]);
+  sim.advanceTo(0);
+  // Pending events of every kind but changeCapacity (refused on a machine), then one of it.
+  sim.cancelJob(2, 10);
+  sim.endJob(0, 20, { outcome: "failed" });
+  sim.updateJob(2, { priority: 4 }, 5);
+  sim.updateQueue({ name: "q", maxRunning: undefined }, 6);
+  sim.changeNodes({ down: ["n2"], failed: ["n1"], time: 30 });
+  const counted = new Simulation({ totalNodes: 4 });
+  counted.changeCapacity(2, 10);
+  const stored = [sim.state, counted.state].flatMap((state) => {
+    const value = JSON.parse(JSON.stringify(saveSnapshot(state)));
+    const back = saveSnapshot(loadSnapshot(value));
+    assertEquals(JSON.parse(JSON.stringify(back)), value);
+    return value.liveEvents.map((e: { kind: string }) => e.kind);
+  });
+  assertEquals(
+    stored.sort(),
+    KINDS.map((k) => LIVE_INPUTS[k].stored as string).sort(),
+  );
+});
+
+const one = { replicas: 1, perReplica: { cpu: 8 } };
