@@ -16,8 +16,12 @@ import type { QueueDef } from "./queues.ts";
  * @example
  * ```ts
  * import { LIVE_INPUTS, type LiveFieldType } from "@evtsim/evtsim";
- * const t: LiveFieldType = LIVE_INPUTS.cancelJob.fields.id.type;
- * console.assert(t === "jobId");
+ * // Every field that names nodes (e.g. to expand host lists before giving the event).
+ * const named: LiveFieldType = "nodeNames";
+ * const lists = Object.entries(LIVE_INPUTS).flatMap(([kind, def]) =>
+ *   Object.entries(def.fields).filter(([, f]) => f.type === named).map(([name]) => `${kind}.${name}`)
+ * );
+ * console.assert(lists.join() === "changeNodes.down,changeNodes.up,changeNodes.failed");
  * ```
  */
 export interface LiveFieldTypes {
@@ -49,8 +53,10 @@ export type LiveFieldType = keyof LiveFieldTypes;
  * @example
  * ```ts
  * import { LIVE_INPUTS, type LiveField } from "@evtsim/evtsim";
- * const f: LiveField = LIVE_INPUTS.endJob.fields.exitStatus;
- * console.assert(f.type === "integer" && f.optional === true);
+ * // The fields an endJob must be given: the others have defaults.
+ * const fields: Readonly<Record<string, LiveField>> = LIVE_INPUTS.endJob.fields;
+ * const required = Object.entries(fields).filter(([, f]) => !f.optional).map(([name]) => name);
+ * console.assert(required.join() === "id");
  * ```
  */
 export interface LiveField {
