@@ -82,6 +82,17 @@ export type { PolicyRegistry } from "./core/policies.ts";
 export type { QueueDef, QueueState, QueueTable, ResolvedQueue } from "./core/queues.ts";
 export type { EndJobOptions, EndOutcome, JobUpdate, LiveEvent } from "./core/live.ts";
 export {
+  LIVE_INPUTS,
+  type LiveField,
+  type LiveFieldType,
+  type LiveFieldTypes,
+  type LiveFieldValues,
+  type LiveInput,
+  type LiveInputDefinition,
+  type LiveInputKind,
+  type LiveInputOf,
+} from "./core/live_inputs.ts";
+export {
   builtinFcfs,
   conservativeBackfill,
   conservativeProfileBackfill,

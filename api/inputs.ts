@@ -11,6 +11,8 @@ import {
   describeValue,
 } from "../core/_input_check.ts";
 import { EvtsimError } from "../core/errors.ts";
+import { liveInputFromArgs } from "../core/_live_inputs_derived.ts";
+import type { LiveInputKind } from "../core/live_inputs.ts";
 import type { Input } from "../core/step.ts";
 import type { JobSpec } from "../core/types.ts";
 
@@ -205,7 +207,7 @@ export function finish(): Input {
  * ```
  */
 export function cancelJob(id: number, time?: number): Input {
-  return time === undefined ? { kind: "cancelJob", id } : { kind: "cancelJob", id, time };
+  return live("cancelJob", id, time);
 }
 
 /**
@@ -223,13 +225,7 @@ export function cancelJob(id: number, time?: number): Input {
  * ```
  */
 export function endJob(id: number, time?: number, options: EndJobOptions = {}): Input {
-  return {
-    kind: "endJob",
-    id,
-    ...(time === undefined ? {} : { time }),
-    ...(options.outcome === undefined ? {} : { outcome: options.outcome }),
-    ...(options.exitStatus === undefined ? {} : { exitStatus: options.exitStatus }),
-  };
+  return live("endJob", id, time, options);
 }
 
 /**
@@ -244,9 +240,7 @@ export function endJob(id: number, time?: number, options: EndJobOptions = {}): 
  * ```
  */
 export function updateJob(id: number, update: JobUpdate, time?: number): Input {
-  return time === undefined
-    ? { kind: "updateJob", id, update }
-    : { kind: "updateJob", id, update, time };
+  return live("updateJob", id, update, time);
 }
 
 /**
@@ -262,7 +256,7 @@ export function updateJob(id: number, update: JobUpdate, time?: number): Input {
  * ```
  */
 export function updateQueue(queue: QueueDef, time?: number): Input {
-  return time === undefined ? { kind: "updateQueue", queue } : { kind: "updateQueue", queue, time };
+  return live("updateQueue", queue, time);
 }
 
 /**
@@ -278,9 +272,7 @@ export function updateQueue(queue: QueueDef, time?: number): Input {
  * ```
  */
 export function changeCapacity(capacity: number, time?: number): Input {
-  return time === undefined
-    ? { kind: "changeCapacity", capacity }
-    : { kind: "changeCapacity", capacity, time };
+  return live("changeCapacity", capacity, time);
 }
 
 /** A live change of a machine's nodes: the nodes going offline and back online, by name. */
@@ -314,11 +306,12 @@ export interface NodeChange {
  * ```
  */
 export function changeNodes(change: NodeChange): Input {
-  return {
-    kind: "changeNodes",
-    ...(change.down === undefined ? {} : { down: change.down }),
-    ...(change.up === undefined ? {} : { up: change.up }),
-    ...(change.failed === undefined ? {} : { failed: change.failed }),
-    ...(change.time === undefined ? {} : { time: change.time }),
-  };
+  return live("changeNodes", change);
+}
+
+// The live inputs' creators take their arguments in the order their
+// definition's `params` lists them (core/live_inputs.ts), which builds the
+// input; `step` checks it.
+function live(kind: LiveInputKind, ...args: unknown[]): Input {
+  return liveInputFromArgs(kind, args) as Input;
 }

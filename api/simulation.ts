@@ -7,6 +7,8 @@ import type { DecisionRow, PendReason } from "../core/decisions.ts";
 import { checkArray, checkObject, checkOptionalBoolean } from "../core/_input_check.ts";
 import { EvtsimError } from "../core/errors.ts";
 import type { EndJobOptions, JobUpdate } from "../core/live.ts";
+import { checkLiveInputKind } from "../core/_live_inputs_derived.ts";
+import type { LiveInput } from "../core/live_inputs.ts";
 import type { PolicyRegistry } from "../core/policies.ts";
 import {
   activeJobCount,
@@ -625,6 +627,34 @@ export class Simulation {
     this.#delivery.refuseReentry("changeNodes");
     checkObject(change, "changeNodes");
     this.#apply("changeNodes", inputs.changeNodes(change));
+  }
+
+  /**
+   * Gives any live event as its input value (`{ kind, ...fields }`, as
+   * `LIVE_INPUTS` defines each kind): the one call behind `cancelJob`,
+   * `endJob`, `updateJob`, `updateQueue`, `changeCapacity` and
+   * `changeNodes`, for a caller (a front, a log) that holds events as data.
+   * Throws an `EvtsimError` of kind `"usage"` for a kind that is not a live
+   * event or a field of the wrong type, and as the named call does when the
+   * event cannot apply.
+   *
+   * @example
+   * ```ts
+   * import { type LiveInput, Simulation } from "@evtsim/evtsim";
+   * const sim = new Simulation({ totalNodes: 4 });
+   * sim.appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 10 }, { submitTime: 0, numNodes: 4, timeLimit: 10 }]);
+   * sim.advanceTo(0);
+   * const events: LiveInput[] = [{ kind: "cancelJob", id: 1, time: 2 }, { kind: "endJob", id: 0, time: 3 }];
+   * for (const e of events) sim.pushLiveEvent(e);
+   * const rows = sim.finish().jobs;
+   * console.assert(rows[0].endTime === 3 && rows[1].outcome === "cancelled");
+   * ```
+   */
+  pushLiveEvent(input: LiveInput): void {
+    this.#delivery.refuseReentry("pushLiveEvent");
+    checkObject(input, "pushLiveEvent");
+    checkLiveInputKind(input.kind, "pushLiveEvent: kind");
+    this.#apply(input.kind, input);
   }
 
   /**

@@ -3,27 +3,15 @@
 // naming the argument, never a TypeError from deep inside the reducer or a
 // string silently taken for a time.
 
+import { describeValue } from "./_describe_value.ts";
 import { EvtsimError } from "./errors.ts";
+import { checkLiveInput } from "./_live_inputs_derived.ts";
+import { LIVE_INPUTS } from "./live_inputs.ts";
+
+export { describeValue };
 
 /** Largest integer a double holds exactly together with its neighbours (2^53 − 1). */
 export const MAX_EXACT = Number.MAX_SAFE_INTEGER;
-
-/** A value as messages show it: `"100" (a string)`, `null`, `[object]`, `12`. */
-export function describeValue(v: unknown): string {
-  if (v === null) return "null";
-  switch (typeof v) {
-    case "number":
-      return String(v);
-    case "string":
-      return `${JSON.stringify(v.length > 40 ? v.slice(0, 37) + "..." : v)} (a string)`;
-    case "undefined":
-      return "undefined";
-    case "object":
-      return Array.isArray(v) ? "an array" : "an object";
-    default:
-      return `a ${typeof v}`;
-  }
-}
 
 /**
  * Throws an input error naming `where` when times could pass 2^53 − 1: a
@@ -84,6 +72,8 @@ export function checkConfigShape(config: unknown): void {
   (schedule as unknown[]).forEach((c, i) => checkObject(c, `capacity change ${i}`));
 }
 
+// The reducer's own inputs, then the live-event inputs as core/live_inputs.ts
+// defines them (in its order, which messages list).
 const KINDS = new Set([
   "appendJobs",
   "submitJob",
@@ -93,23 +83,8 @@ const KINDS = new Set([
   "runToCompletion",
   "flush",
   "finish",
-  "cancelJob",
-  "endJob",
-  "updateJob",
-  "updateQueue",
-  "changeCapacity",
-  "changeNodes",
+  ...Object.keys(LIVE_INPUTS),
 ]);
-
-function checkId(v: unknown, what: string): void {
-  if (typeof v !== "number") {
-    throw usage(`${what}: expected a job id (a number), got ${describeValue(v)}`);
-  }
-}
-
-function checkOptionalTime(v: unknown, what: string): void {
-  if (v !== undefined) checkTimeArgument(v, what);
-}
 
 /** Checks the arguments of `step`: a state from `initialState` and a well-typed input. */
 export function checkStepArguments(state: unknown, input: unknown): void {
@@ -152,45 +127,11 @@ export function checkStepArguments(state: unknown, input: unknown): void {
     case "runUntilExclusive":
       checkTimeArgument(i.time, `${i.kind}: time`);
       break;
-    case "cancelJob":
-      checkId(i.id, "cancelJob: id");
-      checkOptionalTime(i.time, "cancelJob: time");
+    case "runToCompletion":
+    case "flush":
+    case "finish":
       break;
-    case "endJob":
-      checkId(i.id, "endJob: id");
-      checkOptionalTime(i.time, "endJob: time");
-      if (i.outcome !== undefined && typeof i.outcome !== "string") {
-        throw usage(`endJob: outcome: expected a string, got ${describeValue(i.outcome)}`);
-      }
-      if (i.exitStatus !== undefined && typeof i.exitStatus !== "number") {
-        throw usage(`endJob: exitStatus: expected a number, got ${describeValue(i.exitStatus)}`);
-      }
-      break;
-    case "updateJob":
-      checkId(i.id, "updateJob: id");
-      checkObject(i.update, "updateJob: update");
-      checkOptionalTime(i.time, "updateJob: time");
-      break;
-    case "updateQueue":
-      checkObject(i.queue, "updateQueue: queue");
-      checkOptionalTime(i.time, "updateQueue: time");
-      break;
-    case "changeCapacity":
-      if (typeof i.capacity !== "number") {
-        throw usage(
-          `changeCapacity: capacity: expected a number, got ${describeValue(i.capacity)}`,
-        );
-      }
-      checkOptionalTime(i.time, "changeCapacity: time");
-      break;
-    case "changeNodes":
-      for (const f of ["down", "up"] as const) {
-        const v = i[f];
-        if (v !== undefined && (!Array.isArray(v) || v.some((n) => typeof n !== "string"))) {
-          throw usage(`changeNodes: ${f}: expected a list of node names, got ${describeValue(v)}`);
-        }
-      }
-      checkOptionalTime(i.time, "changeNodes: time");
-      break;
+    default:
+      checkLiveInput(i.kind, i);
   }
 }

@@ -8,12 +8,13 @@ import { countFailures } from "./_failures.ts";
 import { EvtsimError } from "./errors.ts";
 import { checkTimeBound } from "./_input_check.ts";
 import { defaultExitStatus, type EndOutcome, type JobUpdate, type LiveEvent } from "./live.ts";
+import { LIVE_INPUTS } from "./live_inputs.ts";
 import { lookupPicker } from "./policies.ts";
 import { type QueueDef, type ResolvedQueue, resolveQueue } from "./queues.ts";
 import type { JobRecord } from "./types.ts";
 
 /** A live event as an input gives it, before it gets its sequence number. */
-export type LiveInput =
+export type LiveEventInput =
   | { readonly kind: "cancel"; readonly id: number; readonly time?: number }
   | {
     readonly kind: "end";
@@ -41,17 +42,12 @@ export type LiveInput =
 const OUTCOMES: readonly EndOutcome[] = ["completed", "failed", "killed"];
 
 // The reducer input each live event comes from (messages name what the caller gave).
-const INPUT_NAMES: Record<LiveInput["kind"], string> = {
-  cancel: "cancelJob",
-  end: "endJob",
-  updateJob: "updateJob",
-  updateQueue: "updateQueue",
-  capacity: "changeCapacity",
-  nodes: "changeNodes",
-};
+const INPUT_NAMES = Object.fromEntries(
+  Object.entries(LIVE_INPUTS).map(([kind, def]) => [def.stored, kind]),
+) as Record<LiveEventInput["kind"], string>;
 
 /** Checks a live event against the state and queues it; throws (changing nothing) if it cannot apply. */
-export function pushLiveEvent(w: Working, input: LiveInput): void {
+export function pushLiveEvent(w: Working, input: LiveEventInput): void {
   if (w.finished) throw new EvtsimError("state", "the simulation has finished");
   if (w.replay) {
     throw new EvtsimError("state", "live events need a simulation, not the replay of a schedule");

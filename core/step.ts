@@ -8,8 +8,7 @@ import { pushLiveEvent } from "./_live.ts";
 import { EvtsimError } from "./errors.ts";
 import { lateCallOf } from "./_policy_faults.ts";
 import { classifyStranded } from "./_stranded.ts";
-import type { EndOutcome, JobUpdate } from "./live.ts";
-import type { QueueDef } from "./queues.ts";
+import type { LiveInput } from "./live_inputs.ts";
 import { checkStepArguments } from "./_input_check.ts";
 import { replayAdvance, replayJobs } from "./replay.ts";
 import type { SimState } from "./state.ts";
@@ -56,50 +55,8 @@ export type Input =
   | { readonly kind: "runToCompletion" }
   | { readonly kind: "flush" }
   | { readonly kind: "finish" }
-  | {
-    /** Cancel a waiting job at `time` (default: the clock). */
-    readonly kind: "cancelJob";
-    readonly id: number;
-    readonly time?: number;
-  }
-  | {
-    /** End a running job at `time` (default: the clock); its nodes are free from then. */
-    readonly kind: "endJob";
-    readonly id: number;
-    readonly time?: number;
-    readonly outcome?: EndOutcome;
-    readonly exitStatus?: number;
-  }
-  | {
-    /** Change a waiting job's priority or queue at `time` (default: the clock). */
-    readonly kind: "updateJob";
-    readonly id: number;
-    readonly update: JobUpdate;
-    readonly time?: number;
-  }
-  | {
-    /** Add or change a queue at `time` (default: the clock); fields left out keep their value. */
-    readonly kind: "updateQueue";
-    readonly queue: QueueDef;
-    readonly time?: number;
-  }
-  | {
-    /** Set the usable node count at `time` (default: the clock). */
-    readonly kind: "changeCapacity";
-    readonly capacity: number;
-    readonly time?: number;
-  }
-  | {
-    /**
-     * Take a machine's nodes offline (`down`) and back online (`up`) by name
-     * at `time` (default: the clock), as a capacity schedule's row does.
-     */
-    readonly kind: "changeNodes";
-    readonly down?: readonly string[];
-    readonly up?: readonly string[];
-    readonly failed?: readonly string[];
-    readonly time?: number;
-  };
+  /** A live event (cancel, external end, updates, capacity and node changes): core/live_inputs.ts. */
+  | LiveInput;
 
 /**
  * What a step returns.

@@ -34,14 +34,8 @@
 import denoJson from "../deno.json" with { type: "json" };
 import type { DecisionRow, PendReason } from "../core/decisions.ts";
 import { EvtsimError } from "../core/errors.ts";
-import type { JobUpdate } from "../core/live.ts";
-import {
-  type ConfigData,
-  configData,
-  queueDefData,
-  queueDefOf,
-  snapshotOf,
-} from "../core/snapshot.ts";
+import { liveInputData, liveInputOfData } from "../core/_live_inputs_derived.ts";
+import { type ConfigData, configData, snapshotOf } from "../core/snapshot.ts";
 import type { SimState } from "../core/state.ts";
 import type { Input } from "../core/step.ts";
 import type { JobSpec } from "../core/types.ts";
@@ -124,7 +118,6 @@ export function jobsOf(table: InputDataOf<"appendJobs">["jobs"]): JobSpec[] {
 }
 
 const target = (t: number): number | "Infinity" => (t === Infinity ? "Infinity" : t);
-const withTime = (t: number | undefined) => (t === undefined ? {} : { time: t });
 
 /** An input as an event message carries it: known fields only, JSON-safe. */
 export function inputData(input: Input): InputData {
@@ -147,44 +140,14 @@ export function inputData(input: Input): InputData {
     case "flush":
     case "finish":
       return { kind: input.kind };
-    case "cancelJob":
-      return { kind: input.kind, id: input.id, ...withTime(input.time) };
-    case "endJob":
-      return {
-        kind: input.kind,
-        id: input.id,
-        ...withTime(input.time),
-        ...(input.outcome === undefined ? {} : { outcome: input.outcome }),
-        ...(input.exitStatus === undefined ? {} : { exitStatus: input.exitStatus }),
-      };
-    case "updateJob": {
-      const u: JobUpdate = input.update;
-      return {
-        kind: input.kind,
-        id: input.id,
-        update: {
-          ...(u.priority === undefined ? {} : { priority: u.priority }),
-          ...(u.queue === undefined ? {} : { queue: u.queue }),
-        },
-        ...withTime(input.time),
-      };
-    }
-    case "updateQueue":
-      return { kind: input.kind, queue: queueDefData(input.queue), ...withTime(input.time) };
-    case "changeCapacity":
-      return { kind: input.kind, capacity: input.capacity, ...withTime(input.time) };
-    case "changeNodes":
-      return {
-        kind: input.kind,
-        ...(input.down === undefined ? {} : { down: [...input.down] }),
-        ...(input.up === undefined ? {} : { up: [...input.up] }),
-        ...withTime(input.time),
-      };
     case "replayJobs":
       throw new EvtsimError(
         "state",
         "the replay of a recorded schedule cannot be recorded: it makes no decisions",
       );
+    default:
+      // A live event: as its definition says (core/live_inputs.ts).
+      return liveInputData(input) as InputData;
   }
 }
 
@@ -194,12 +157,15 @@ export function inputOf(d: InputData): Input {
     case "advanceTo":
     case "runUntilExclusive":
       return { kind: d.kind, time: d.time === "Infinity" ? Infinity : d.time };
-    case "updateQueue":
-      return { kind: d.kind, queue: queueDefOf(d.queue), ...withTime(d.time) };
     case "appendJobs":
       return { ...d, jobs: jobsOf(d.jobs) };
+    case "submitJob":
+    case "runToCompletion":
+    case "flush":
+    case "finish":
+      return d;
     default:
-      return d as Input;
+      return liveInputOfData(d) as Input;
   }
 }
 

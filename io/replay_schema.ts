@@ -7,6 +7,9 @@
 import { z } from "zod/v4";
 import { PEND_REASON_CODES } from "../core/decisions.ts";
 import { jsonBoundProblem } from "../core/_json_bounds.ts";
+import type { LiveInputData } from "../core/_live_inputs_derived.ts";
+import type { LiveEventData } from "../core/snapshot.ts";
+import { LIVE_INPUTS, type LiveFieldType, type LiveInputTable } from "../core/live_inputs.ts";
 
 const num = z.number();
 const int = z.number().int();
@@ -112,34 +115,34 @@ const JobRecordSchema = z.strictObject({
 
 const JobUpdateSchema = z.strictObject({ priority: int.optional(), queue: name.optional() });
 
-const LiveEventSchema = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("cancel"), time: num, seq: nat, id: nat }),
-  z.strictObject({
-    kind: z.literal("end"),
-    time: num,
-    seq: nat,
-    id: nat,
-    outcome: END_OUTCOME,
-    exitStatus: int,
-  }),
-  z.strictObject({
-    kind: z.literal("updateJob"),
-    time: num,
-    seq: nat,
-    id: nat,
-    update: JobUpdateSchema,
-  }),
-  z.strictObject({ kind: z.literal("updateQueue"), time: num, seq: nat, queue: QueueDefSchema }),
-  z.strictObject({ kind: z.literal("capacity"), time: num, seq: nat, capacity: nat }),
-  z.strictObject({
-    kind: z.literal("nodes"),
-    time: num,
-    seq: nat,
-    down: z.array(z.string()),
-    up: z.array(z.string()),
-    failed: z.array(z.string()).optional(),
-  }),
-]);
+/** Each live-field type's JSON form in a log (core/live_inputs.ts). */
+const LIVE_FIELD_SCHEMAS: Readonly<Record<LiveFieldType, z.ZodType>> = {
+  jobId: nat,
+  time: num,
+  integer: int,
+  count: nat,
+  outcome: END_OUTCOME,
+  jobUpdate: JobUpdateSchema,
+  queueDef: QueueDefSchema,
+  nodeNames: z.array(z.string()),
+};
+
+// A live event waiting in the state, as a snapshot stores it: its stored
+// kind, time and sequence number, then its other fields in the definition's
+// order (core/live_inputs.ts), each filled in by the handler unless it may
+// stay out.
+const LiveEventSchema = z.discriminatedUnion(
+  "kind",
+  Object.values(LIVE_INPUTS as LiveInputTable).map((def) => {
+    const shape: Record<string, z.ZodType> = {};
+    for (const [name, field] of Object.entries(def.fields)) {
+      if (name === "time") continue;
+      const schema = LIVE_FIELD_SCHEMAS[field.type];
+      shape[name] = field.optionalWhenStored === true ? schema.optional() : schema;
+    }
+    return z.strictObject({ kind: z.literal(def.stored), time: num, seq: nat, ...shape });
+  }) as unknown as [z.ZodObject, ...z.ZodObject[]],
+) as unknown as z.ZodType<LiveEventData>;
 
 const StatsSchema = z.strictObject({
   jobsCreated: nat,
@@ -296,8 +299,23 @@ export const JobTableSchema = z.strictObject({
 /** An advance target: a number, or the string "Infinity" (JSON has no infinity). */
 const TARGET = z.union([num, z.literal("Infinity")]);
 
-/** A reducer input, as an `event` message carries it. */
-export const InputSchema = z.discriminatedUnion("kind", [
+/**
+ * The `event` line's schema of each live input of `table`, from its
+ * definition: its fields in order, the optional ones optional.
+ */
+export function liveInputSchemas(table: LiveInputTable = LIVE_INPUTS) {
+  return Object.entries(table).map(([kind, def]) => {
+    const shape: Record<string, z.ZodType> = {};
+    for (const [name, field] of Object.entries(def.fields)) {
+      const schema = LIVE_FIELD_SCHEMAS[field.type];
+      shape[name] = field.optional ? schema.optional() : schema;
+    }
+    return z.strictObject({ kind: z.literal(kind), ...shape });
+  });
+}
+
+// The reducer's own inputs; the live ones follow, from their definitions.
+const BASE_INPUT_SCHEMAS = [
   z.strictObject({
     kind: z.literal("appendJobs"),
     jobs: JobTableSchema,
@@ -310,30 +328,17 @@ export const InputSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("runToCompletion") }),
   z.strictObject({ kind: z.literal("flush") }),
   z.strictObject({ kind: z.literal("finish") }),
-  z.strictObject({ kind: z.literal("cancelJob"), id: nat, time: num.optional() }),
-  z.strictObject({
-    kind: z.literal("endJob"),
-    id: nat,
-    time: num.optional(),
-    outcome: END_OUTCOME.optional(),
-    exitStatus: int.optional(),
-  }),
-  z.strictObject({
-    kind: z.literal("updateJob"),
-    id: nat,
-    update: JobUpdateSchema,
-    time: num.optional(),
-  }),
-  z.strictObject({ kind: z.literal("updateQueue"), queue: QueueDefSchema, time: num.optional() }),
-  z.strictObject({ kind: z.literal("changeCapacity"), capacity: nat, time: num.optional() }),
-  z.strictObject({
-    kind: z.literal("changeNodes"),
-    down: z.array(z.string()).optional(),
-    up: z.array(z.string()).optional(),
-    failed: z.array(z.string()).optional(),
-    time: num.optional(),
-  }),
+] as const;
+
+/** A reducer input, as an `event` message carries it. */
+export const InputSchema = z.discriminatedUnion("kind", [
+  ...BASE_INPUT_SCHEMAS,
+  ...liveInputSchemas(),
 ]);
+
+// The same schema, typed with the live inputs' precise fields (a schema
+// built from a table types its fields loosely).
+const EventInputSchema = InputSchema as unknown as z.ZodType<InputData>;
 
 const REASON = z.strictObject({
   code: z.enum(PEND_REASON_CODES),
@@ -453,7 +458,7 @@ export const MESSAGE_SCHEMAS = {
     version,
     seq: nat,
     time: num,
-    input: InputSchema,
+    input: EventInputSchema,
   }),
   session: z.strictObject({
     type: z.literal("session"),
@@ -517,7 +522,7 @@ export type LogMessage =
   | SessionMessage
   | EndMessage;
 /** An input as an event carries it. */
-export type InputData = z.infer<typeof InputSchema>;
+export type InputData = z.infer<(typeof BASE_INPUT_SCHEMAS)[number]> | LiveInputData;
 
 /** The first problem zod found, as `path: what was expected`. */
 export function describeIssue(error: z.ZodError): string {

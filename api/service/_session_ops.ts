@@ -3,6 +3,7 @@
 // back. Everything here crosses a worker boundary, so it is structured-clone
 // data only: no functions, no class instances.
 
+import { LIVE_INPUTS } from "../../core/live_inputs.ts";
 import type { JobSpec } from "../../core/types.ts";
 import type { PolicyRegistry } from "../../core/policies.ts";
 import type { Machine } from "../../core/machine.ts";
@@ -24,12 +25,8 @@ const STEP_METHODS = new Set([
   "submitJob",
   "advanceTo",
   "runUntilExclusive",
-  "cancelJob",
-  "endJob",
-  "updateJob",
-  "updateQueue",
-  "changeCapacity",
-  "changeNodes",
+  // Each live event's method has its kind's name (core/live_inputs.ts).
+  ...Object.keys(LIVE_INPUTS),
 ]);
 
 /** A capacity change as the fronts give it: a node count, or node/group names. */
