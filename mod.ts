@@ -42,6 +42,7 @@ export type {
   JobSpec,
   JobStoreOverflow,
   Notice,
+  PowerCapChange,
   PriorityPolicy,
   RecordedJob,
   ResourceRow,

@@ -229,6 +229,18 @@ export interface SimulationConfig {
   /** How many times a job may be requeued after node failures (default 3). */
   readonly requeueLimit?: number;
   /**
+   * A power cap (watts): a start whose projected machine draw would exceed
+   * it is not made (a PEND row `power_cap`; docs/power.md). With
+   * `powerCapSchedule`, the cap before its first change.
+   */
+  readonly powerCap?: number;
+  /** Power cap changes (time, watts), sorted by time; each holds until the next. */
+  readonly powerCapSchedule?: readonly PowerCapChange[];
+  /** Watts each node draws while it holds no job (default 0). */
+  readonly idleWatts?: number;
+  /** Watts each node draws while it holds a job (default 0), besides the job's own `power`. */
+  readonly busyWatts?: number;
+  /**
    * A resource model that places jobs besides the node-count pool (e.g.
    * `topologyCluster(nodes)`): a job then starts only where the model places
    * it, and every job needs a `demand`. Not for replay states or snapshots.
@@ -341,6 +353,12 @@ export interface JobSpec {
   readonly account?: string;
   /** What the job asks of the configuration's `resourceModel` (required when there is one). */
   readonly demand?: ResourceDemand;
+  /**
+   * The job's own draw while it runs (watts, on top of its nodes' busy
+   * watts; a pcon trace gives its `avgpcon`): a power cap counts it
+   * (docs/power.md). Absent: 0.
+   */
+  readonly power?: number;
 }
 
 /**
@@ -418,6 +436,8 @@ export interface JobRecord {
   readonly exitStatus?: number;
   /** What the job asks of the configuration's `resourceModel`, when it has one. */
   readonly demand?: ResourceDemand;
+  /** The job's own draw while it runs (watts), when given. */
+  readonly power?: number;
   /** Times a node failure or a preemption requeued it (absent: never). */
   readonly requeues?: number;
   /** Times a preemption ended its run, requeued or cancelled (absent: never). */
@@ -513,6 +533,31 @@ export interface ResourceRow {
   readonly freeNodes: number;
   /** Nodes allocated after the event. */
   readonly allocatedNodes: number;
+  /** The machine's draw after the event (watts), with a power model only (docs/power.md). */
+  readonly power?: number;
+}
+
+/**
+ * A change of the power cap: from `time` on, the machine may draw at most
+ * `watts`.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, type PowerCapChange, runToCompletion, step } from "@evtsim/evtsim";
+ * // 100 W until t=50, then 300 W: the second 100 W job waits for the raise.
+ * const powerCapSchedule: PowerCapChange[] = [{ time: 0, watts: 100 }, { time: 50, watts: 300 }];
+ * const job = { submitTime: 0, numNodes: 1, timeLimit: 100, actualRunTime: 100, power: 100 };
+ * let s = step(initialState({ totalNodes: 4, powerCapSchedule }), appendJobs([job, job])).state;
+ * s = step(s, runToCompletion()).state;
+ * const second = s.store.records.get(1)!;
+ * if (second.beginTime !== 50) throw new Error(`began at ${second.beginTime}`);
+ * ```
+ */
+export interface PowerCapChange {
+  /** When the cap takes effect (seconds). */
+  readonly time: number;
+  /** The cap from then on (watts). */
+  readonly watts: number;
 }
 
 /**
