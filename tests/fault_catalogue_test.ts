@@ -55,6 +55,7 @@ import { FAIL_ROWS } from "./_fault_rows_fail.ts";
 import { REDIS_ROWS } from "./_fault_rows_redis.ts";
 import { EXT_ROWS } from "./_fault_rows_ext.ts";
 import { PREEMPT_ROWS } from "./_fault_rows_preempt.ts";
+import { CAP_ROWS } from "./_fault_rows_cap.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1234,6 +1235,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...REDIS_ROWS,
   ...EXT_ROWS,
   ...PREEMPT_ROWS,
+  ...CAP_ROWS,
 ];
 
 for (const row of CATALOGUE) {
