@@ -41,6 +41,7 @@ export type {
   JobRow,
   JobSpec,
   JobStoreOverflow,
+  NodeWatts,
   Notice,
   PowerCapChange,
   PriorityPolicy,

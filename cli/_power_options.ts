@@ -6,7 +6,8 @@
 // stays as it was.
 
 import { EvtsimError } from "../core/errors.ts";
-import type { JobRow, JobSpec, ResourceRow, SimulationConfig } from "../core/types.ts";
+import type { Machine } from "../core/machine.ts";
+import type { JobRow, JobSpec, NodeWatts, ResourceRow, SimulationConfig } from "../core/types.ts";
 import type { EnergyMetrics } from "../io/stats_json.ts";
 import type { ParsedOptions } from "./options.ts";
 
@@ -18,20 +19,43 @@ export function powerGiven(o: ParsedOptions): boolean {
   return POWER_OPTIONS.some((name) => o.has(name));
 }
 
-/** The configuration's power fields from the options (empty without them). */
+/** Whether a machine file's groups give watts (then every run on it models power). */
+export function machineWatts(machine: Machine | undefined): boolean {
+  return machine?.groups.some((g) => g.idleWatts !== undefined || g.busyWatts !== undefined) ===
+    true;
+}
+
+/**
+ * A machine's node watts, one run per group (the resource model's nodes are
+ * the groups' nodes in file order); a group without watts draws none.
+ */
+export function nodeWattsOf(machine: Machine): NodeWatts[] {
+  return machine.groups.map((g) => ({
+    nodes: g.count,
+    idleWatts: g.idleWatts ?? 0,
+    busyWatts: g.busyWatts ?? 0,
+  }));
+}
+
+/** The configuration's power fields from the options and the machine (empty without them). */
 export async function powerConfigOf(
   o: ParsedOptions,
   timezone: string,
-  c: { readonly machine: boolean; readonly replay: boolean },
+  c: { readonly machine: Machine | undefined; readonly replay: boolean },
 ): Promise<
-  Pick<SimulationConfig, "powerCap" | "powerCapSchedule" | "idleWatts" | "busyWatts">
+  Pick<
+    SimulationConfig,
+    "powerCap" | "powerCapSchedule" | "idleWatts" | "busyWatts" | "nodeWatts"
+  >
 > {
-  if (!powerGiven(o)) return {};
+  const nodeWatts = machineWatts(c.machine) ? { nodeWatts: nodeWattsOf(c.machine!) } : {};
+  if (!powerGiven(o)) return nodeWatts;
   const given = POWER_OPTIONS.find((name) => o.has(name))!;
-  if (c.machine) {
+  const uniform = ["idle_watts", "busy_watts"].find((name) => o.has(name));
+  if (c.machine !== undefined && uniform !== undefined) {
     throw new EvtsimError(
       "usage",
-      `--${given} cannot be used with --machine yet (node watts per node group are not implemented): give -n N`,
+      `--${uniform} cannot be used with --machine: give idle_watts and busy_watts per group in the machine file`,
     );
   }
   if (c.replay) {
@@ -53,7 +77,8 @@ export async function powerConfigOf(
     powerCapSchedule?: SimulationConfig["powerCapSchedule"];
     idleWatts?: number;
     busyWatts?: number;
-  } = {};
+    nodeWatts?: NodeWatts[];
+  } = { ...nodeWatts };
   if (number("power_cap") !== undefined) out.powerCap = number("power_cap");
   if (schedule !== undefined) out.powerCapSchedule = schedule;
   if (number("idle_watts") !== undefined) out.idleWatts = number("idle_watts");

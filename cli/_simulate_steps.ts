@@ -105,7 +105,7 @@ export async function simulationConfigOf(
     capacitySemantics: str(o, "capacity_semantics") as SimulationConfig["capacitySemantics"],
     ...(c.resourceRows ? {} : { resourceRows: false }),
     ...await powerConfigOf(o, timezone, {
-      machine: machine !== undefined,
+      machine: machine?.machine,
       replay: c.replay === true,
     }),
   };

@@ -436,7 +436,8 @@ export class RunOutputs {
     );
     this.perResource?.finish(
       this.heldRows,
-      (r, pairs) => this.resources.line(`${resourceLine(r, msec)},${pairs}`),
+      (r, pairs) =>
+        this.resources.line(`${resourceLine(r, msec)},${pairs}${powerColumn(r, layout)}`),
     );
     this.swf?.finish();
     if (this.parquet !== undefined) this.jobs.bytes(this.parquet.bytes());

@@ -60,7 +60,7 @@ import type { REDIS_PATHS, RedisCapture, RedisRun, RedisSink } from "./_redis_ou
 import type { StepRows } from "../core/types.ts";
 import type { MachineInput } from "../io/_machine_demands.ts";
 import type { PconTimeline } from "./_pcon.ts";
-import { PowerEnergy, powerGiven, withPconPower } from "./_power_options.ts";
+import { machineWatts, PowerEnergy, powerGiven, withPconPower } from "./_power_options.ts";
 
 // Re-exported where the commands and tests have always found them.
 export type { Console } from "./_console.ts";
@@ -141,7 +141,7 @@ export async function simulateCommand(
   const Timeline = pcon ? (await import("./_pcon.ts")).PconTimeline : undefined;
   let timeline: InstanceType<NonNullable<typeof Timeline>> | undefined;
   // A power model (cli/_power_options.ts): the run's energy from its rows.
-  const energy = powerGiven(o) ? new PowerEnergy() : undefined;
+  let energy = powerGiven(o) ? new PowerEnergy() : undefined;
   let progress: Progress | undefined;
   let state: ReturnType<typeof initialState>;
   let readSeconds = 0;
@@ -180,6 +180,7 @@ export async function simulateCommand(
       loadOptions = { ...loadOptions, queues: new Set(queues.map((q) => q.name)) };
     }
     const machine = await machineOf(o, queuesFile);
+    if (machineWatts(machine?.machine)) energy ??= new PowerEnergy();
     if (machine !== undefined) loadOptions = { ...loadOptions, machine };
     const first = await load(firstPath, maxJobs);
     checkFirstInput(first, machine !== undefined, sources, con);

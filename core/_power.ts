@@ -6,6 +6,10 @@
 // + Σ power of the running jobs                    the jobs' own draw
 //
 // (a node offline or down still counts as idle: it is not switched off).
+// With `nodeWatts` (a machine's groups) each node of the resource model has
+// its own idle and busy watts, and it is busy while any running job has an
+// allocation on it: the first two lines become the sum, in the model's node
+// order, of each node's idle or busy watts.
 // The sum over the running jobs is taken in the running set's order each
 // time it is needed, never kept as a running total: a total updated start by
 // start would round differently depending on how a run was cut into steps,
@@ -17,13 +21,15 @@
 // under the cap (core/_session.ts).
 
 import type { ResolvedConfig } from "./config.ts";
+import { EvtsimError } from "./errors.ts";
+import type { Placement, ResourceModel } from "./resource_model.ts";
 import type { RunningSet } from "./running.ts";
 import type { JobRecord } from "./types.ts";
 
 /** True when the configuration gives a power model (a cap or node watts). */
 export function powerModelOn(c: ResolvedConfig): boolean {
   return c.powerCap !== undefined || c.powerCapSchedule !== undefined ||
-    c.idleWatts !== undefined || c.busyWatts !== undefined;
+    c.idleWatts !== undefined || c.busyWatts !== undefined || c.nodeWatts !== undefined;
 }
 
 /** True when the configuration caps the power (a constant cap or a schedule). */
@@ -65,7 +71,72 @@ export interface PowerView {
   readonly config: ResolvedConfig;
   readonly allocatedNodes: number;
   readonly running: RunningSet;
+  readonly resourceModel: ResourceModel | undefined;
+  readonly resourceState: unknown;
   recordOf(id: number): JobRecord;
+}
+
+// Each node's idle and busy watts, by node name, made once per configuration.
+interface WattsTable {
+  readonly index: ReadonlyMap<string, number>;
+  readonly idle: Float64Array;
+  readonly busy: Float64Array;
+}
+const tables = new WeakMap<ResolvedConfig, WattsTable>();
+
+/**
+ * The node watts of a configuration with `nodeWatts`, checked against its
+ * resource model (throws a usage error when the runs do not cover its nodes).
+ */
+export function wattsTable(c: ResolvedConfig, model: ResourceModel | undefined): WattsTable {
+  const known = tables.get(c);
+  if (known !== undefined) return known;
+  const nodes = model?.nodes;
+  if (nodes === undefined || model?.allocationOf === undefined) {
+    throw new EvtsimError(
+      "usage",
+      "node watts need a resource model that lists its nodes and their allocations",
+    );
+  }
+  const runs = c.nodeWatts!;
+  const total = runs.reduce((n, r) => n + r.nodes, 0);
+  if (total !== nodes.length) {
+    throw new EvtsimError(
+      "usage",
+      `node watts cover ${total} nodes, but the resource model has ${nodes.length}`,
+    );
+  }
+  const idle = new Float64Array(total), busy = new Float64Array(total);
+  let i = 0;
+  for (const r of runs) {
+    for (let k = 0; k < r.nodes; k++, i++) {
+      idle[i] = r.idleWatts;
+      busy[i] = r.busyWatts;
+    }
+  }
+  const table = { index: new Map(nodes.map((n, k) => [n.name, k])), idle, busy };
+  tables.set(c, table);
+  return table;
+}
+
+// The nodes' draw with node watts: each node idle or busy, in node order.
+function nodesDraw(w: PowerView, placement: Placement | undefined): number {
+  const t = wattsTable(w.config, w.resourceModel);
+  const held = new Uint8Array(t.idle.length);
+  const model = w.resourceModel!;
+  for (const r of w.running.values()) {
+    for (const a of model.allocationOf!(w.resourceState, r.id) ?? []) {
+      const k = t.index.get(a.nodeName);
+      if (k !== undefined) held[k] = 1;
+    }
+  }
+  for (const a of placement?.allocation ?? []) {
+    const k = t.index.get(a.nodeName);
+    if (k !== undefined) held[k] = 1;
+  }
+  let draw = 0;
+  for (let k = 0; k < held.length; k++) draw += held[k] === 1 ? t.busy[k] : t.idle[k];
+  return draw;
 }
 
 /**
@@ -73,13 +144,22 @@ export interface PowerView {
  * with that job started too (its own draw added last, so on an idle machine
  * the projection is exactly {@link aloneDraw}).
  */
-export function machineDraw(w: PowerView, starting?: JobRecord): number {
+export function machineDraw(
+  w: PowerView,
+  starting?: JobRecord,
+  placement?: Placement,
+): number {
   const c = w.config;
-  const idle = c.idleWatts ?? 0;
-  const busy = c.busyWatts ?? 0;
-  const allocated = w.allocatedNodes + (starting === undefined ? 0 : starting.numNodes);
-  const idleNodes = c.totalNodes > allocated ? c.totalNodes - allocated : 0;
-  let draw = idle * idleNodes + busy * allocated;
+  let draw: number;
+  if (c.nodeWatts !== undefined) {
+    draw = nodesDraw(w, starting === undefined ? undefined : placement);
+  } else {
+    const idle = c.idleWatts ?? 0;
+    const busy = c.busyWatts ?? 0;
+    const allocated = w.allocatedNodes + (starting === undefined ? 0 : starting.numNodes);
+    const idleNodes = c.totalNodes > allocated ? c.totalNodes - allocated : 0;
+    draw = idle * idleNodes + busy * allocated;
+  }
   for (const r of w.running.values()) {
     const p = w.recordOf(r.id).power;
     if (p !== undefined) draw += p;
@@ -88,8 +168,19 @@ export function machineDraw(w: PowerView, starting?: JobRecord): number {
   return draw;
 }
 
-/** The draw of an otherwise idle machine running `job` alone (watts). */
-export function aloneDraw(c: ResolvedConfig, job: JobRecord): number {
+/**
+ * The draw of an otherwise idle machine running `job` alone (watts). With
+ * node watts, where it would run is not known: a lower bound (every node
+ * idle, or busy where that draws less), so a job is never held that could
+ * fit somewhere.
+ */
+export function aloneDraw(c: ResolvedConfig, job: JobRecord, model?: ResourceModel): number {
+  if (c.nodeWatts !== undefined) {
+    const t = wattsTable(c, model);
+    let draw = 0;
+    for (let k = 0; k < t.idle.length; k++) draw += Math.min(t.idle[k], t.busy[k]);
+    return job.power === undefined ? draw : draw + job.power;
+  }
   const idleNodes = c.totalNodes > job.numNodes ? c.totalNodes - job.numNodes : 0;
   let draw = (c.idleWatts ?? 0) * idleNodes + (c.busyWatts ?? 0) * job.numNodes;
   if (job.power !== undefined) draw += job.power;
@@ -97,6 +188,12 @@ export function aloneDraw(c: ResolvedConfig, job: JobRecord): number {
 }
 
 /** The draw of the machine with no job running (watts): the baseline row's. */
-export function idleDraw(c: ResolvedConfig): number {
+export function idleDraw(c: ResolvedConfig, model?: ResourceModel): number {
+  if (c.nodeWatts !== undefined) {
+    const t = wattsTable(c, model);
+    let draw = 0;
+    for (let k = 0; k < t.idle.length; k++) draw += t.idle[k];
+    return draw;
+  }
   return (c.idleWatts ?? 0) * c.totalNodes + (c.busyWatts ?? 0) * 0;
 }

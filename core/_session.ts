@@ -341,7 +341,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       }
       // A job over the highest cap to come even alone never starts: held.
       if (this.#cap >= 0) {
-        const alone = aloneDraw(this.#w.config, job);
+        const alone = aloneDraw(this.#w.config, job, this.#w.resourceModel);
         if (alone > this.#highestCap) {
           this.pend(job, pendReasons.exceedsPowerCap(alone, this.#highestCap), "exceeds_capacity");
           continue;
@@ -490,7 +490,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       this.#model!.placedJob = undefined;
       this.#model!.placed = undefined;
     }
-    if (this.#cap >= 0 && this.#refusedForPower(job, rec)) {
+    if (this.#cap >= 0 && this.#refusedForPower(job, rec, placement)) {
       if (this.#model !== undefined) {
         this.#model.placedJob = undefined;
         this.#model.placed = undefined;
@@ -540,11 +540,11 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   // `power_cap` row), nor is any later one of this session, so the jobs
   // started stay a prefix of those the policy started and a strict order is
   // never overtaken for power. A refused job stays waiting (`onPend`).
-  #refusedForPower(job: JobRecord, rec: JobRecord): boolean {
+  #refusedForPower(job: JobRecord, rec: JobRecord, placement: Placement | undefined): boolean {
     const w = this.#w;
     let reason: PendReason | undefined;
     if (!this.#powerRefused) {
-      const draw = machineDraw(w, rec);
+      const draw = machineDraw(w, rec, placement);
       if (draw <= this.#cap) return false;
       this.#powerRefused = true;
       reason = pendReasons.powerCap(draw, this.#cap);

@@ -11,6 +11,7 @@ import type {
   CapacityCutPolicy,
   CapacitySemantics,
   JobStoreOverflow,
+  NodeWatts,
   PowerCapChange,
   PriorityPolicy,
   RunTimeDistribution,
@@ -89,6 +90,8 @@ export interface ResolvedConfig {
   readonly idleWatts?: number;
   /** Watts of a node holding a job; present only when given. */
   readonly busyWatts?: number;
+  /** Watts per run of the resource model's nodes; present only when given. */
+  readonly nodeWatts?: ReadonlyArray<NodeWatts>;
 }
 
 /**
@@ -289,6 +292,7 @@ function powerFields(config: SimulationConfig): {
   powerCapSchedule?: readonly PowerCapChange[];
   idleWatts?: number;
   busyWatts?: number;
+  nodeWatts?: readonly NodeWatts[];
 } {
   const watts = (name: string, v: unknown): number => {
     if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > MAX_EXACT) {
@@ -304,6 +308,7 @@ function powerFields(config: SimulationConfig): {
     powerCapSchedule?: readonly PowerCapChange[];
     idleWatts?: number;
     busyWatts?: number;
+    nodeWatts?: readonly NodeWatts[];
   } = {};
   if (config.powerCap !== undefined) out.powerCap = watts("power cap", config.powerCap);
   const schedule = config.powerCapSchedule;
@@ -334,6 +339,26 @@ function powerFields(config: SimulationConfig): {
   }
   if (config.idleWatts !== undefined) out.idleWatts = watts("idle watts", config.idleWatts);
   if (config.busyWatts !== undefined) out.busyWatts = watts("busy watts", config.busyWatts);
+  const runs = config.nodeWatts;
+  if (runs !== undefined) {
+    if (!Array.isArray(runs)) throw new EvtsimError("usage", "node watts must be a list");
+    if (out.idleWatts !== undefined || out.busyWatts !== undefined) {
+      throw new EvtsimError("usage", "give node watts or idle and busy watts, not both");
+    }
+    out.nodeWatts = Object.freeze(runs.map((r: NodeWatts, i) => {
+      if (typeof r !== "object" || r === null || !Number.isSafeInteger(r.nodes) || r.nodes <= 0) {
+        throw new EvtsimError(
+          "usage",
+          `node watts ${i}: nodes must be a positive integer, got ${r?.nodes}`,
+        );
+      }
+      return Object.freeze({
+        nodes: r.nodes,
+        idleWatts: watts(`node watts ${i}: idle watts`, r.idleWatts),
+        busyWatts: watts(`node watts ${i}: busy watts`, r.busyWatts),
+      });
+    }));
+  }
   return out;
 }
 

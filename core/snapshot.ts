@@ -73,6 +73,11 @@ export interface ConfigData {
   readonly powerCapSchedule?: readonly { readonly time: number; readonly watts: number }[];
   readonly idleWatts?: number;
   readonly busyWatts?: number;
+  readonly nodeWatts?: readonly {
+    readonly nodes: number;
+    readonly idleWatts: number;
+    readonly busyWatts: number;
+  }[];
   /**
    * The resource model's nodes (a machine run's), rebuilt on load by the
    * registry's `resourceModel`; absent without a model.
@@ -221,6 +226,13 @@ export function configData(c: ResolvedConfig, model?: ResourceModel): ConfigData
     }),
     ...(c.idleWatts === undefined ? {} : { idleWatts: c.idleWatts }),
     ...(c.busyWatts === undefined ? {} : { busyWatts: c.busyWatts }),
+    ...(c.nodeWatts === undefined ? {} : {
+      nodeWatts: c.nodeWatts.map((r) => ({
+        nodes: r.nodes,
+        idleWatts: r.idleWatts,
+        busyWatts: r.busyWatts,
+      })),
+    }),
     ...(model === undefined ? {} : { resourceNodes: modelNodes(model) }),
   };
 }

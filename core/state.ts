@@ -359,7 +359,12 @@ export function createState(config: SimulationConfig, options: CreateStateOption
   }
   const baseline: ResourceRow = options.replay || !powerModelOn(c)
     ? { time: c.startTime, freeNodes: capacity, allocatedNodes: 0 }
-    : { time: c.startTime, freeNodes: capacity, allocatedNodes: 0, power: idleDraw(c) };
+    : {
+      time: c.startTime,
+      freeNodes: capacity,
+      allocatedNodes: 0,
+      power: idleDraw(c, config.resourceModel),
+    };
   const model = config.resourceModel;
   if (model !== undefined && options.replay) {
     throw new EvtsimError("usage", "a replay state takes no resource model");

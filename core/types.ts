@@ -241,6 +241,13 @@ export interface SimulationConfig {
   /** Watts each node draws while it holds a job (default 0), besides the job's own `power`. */
   readonly busyWatts?: number;
   /**
+   * With a `resourceModel` that lists its nodes: the idle and busy watts of
+   * its nodes, as runs in the model's node order (a machine file's groups),
+   * instead of `idleWatts` and `busyWatts`; a node holds a job while any
+   * running job has an allocation on it.
+   */
+  readonly nodeWatts?: readonly NodeWatts[];
+  /**
    * A resource model that places jobs besides the node-count pool (e.g.
    * `topologyCluster(nodes)`): a job then starts only where the model places
    * it, and every job needs a `demand`. Not for replay states or snapshots.
@@ -535,6 +542,37 @@ export interface ResourceRow {
   readonly allocatedNodes: number;
   /** The machine's draw after the event (watts), with a power model only (docs/power.md). */
   readonly power?: number;
+}
+
+/**
+ * The watts of a run of nodes of a resource model, in its node order (one
+ * group of a machine file).
+ *
+ * @example
+ * ```ts
+ * import { type NodeWatts, Simulation, topologyCluster } from "@evtsim/evtsim";
+ * const model = topologyCluster([
+ *   { name: "a1", capacity: { cores: 4 } },
+ *   { name: "b1", capacity: { cores: 4 } },
+ * ]);
+ * // a1 draws 10 W idle and 100 W busy; b1 5 W and 50 W.
+ * const nodeWatts: NodeWatts[] = [
+ *   { nodes: 1, idleWatts: 10, busyWatts: 100 },
+ *   { nodes: 1, idleWatts: 5, busyWatts: 50 },
+ * ];
+ * const sim = new Simulation({ totalNodes: 2, resourceModel: model, nodeWatts });
+ * sim.appendJobs([{ submitTime: 0, numNodes: 1, timeLimit: 10, demand: { replicas: 1, perReplica: { cores: 4 } } }]);
+ * const out = sim.finish();
+ * if (out.resources[0].power !== 15) throw new Error(`idle: ${out.resources[0].power}`);
+ * ```
+ */
+export interface NodeWatts {
+  /** How many nodes of the model, from where the previous run ended. */
+  readonly nodes: number;
+  /** Watts of each of them holding no job. */
+  readonly idleWatts: number;
+  /** Watts of each of them holding a job. */
+  readonly busyWatts: number;
 }
 
 /**

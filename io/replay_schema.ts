@@ -85,6 +85,9 @@ export const ConfigSchema = z.strictObject({
   powerCapSchedule: z.array(z.strictObject({ time: num, watts: num.min(0) })).optional(),
   idleWatts: num.min(0).optional(),
   busyWatts: num.min(0).optional(),
+  nodeWatts: z.array(
+    z.strictObject({ nodes: nat.min(1), idleWatts: num.min(0), busyWatts: num.min(0) }),
+  ).optional(),
   resourceNodes: z.array(ModelNodeSchema).optional(),
 });
 

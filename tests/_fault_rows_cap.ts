@@ -7,7 +7,7 @@
 import type { FaultRow } from "./fault_catalogue_test.ts";
 import { cli, grpcInit, httpCreate, library } from "./_input_faults.ts";
 import { ROOT } from "./_cli.ts";
-import { Simulation } from "../mod.ts";
+import { Simulation, topologyCluster } from "../mod.ts";
 
 const TRACE = `${ROOT}examples/demo_trace.csv`;
 
@@ -89,7 +89,43 @@ export const CAP_ROWS: FaultRow[] = [
     input: "simulate --idle_watts with --machine",
     run: (dir) => run(dir, ["--machine", `${ROOT}examples/gpu_machine.yaml`, "--idle_watts", "50"]),
     expected:
-      /--idle_watts cannot be used with --machine yet \(node watts per node group are not implemented\): give -n N$/,
+      /--idle_watts cannot be used with --machine: give idle_watts and busy_watts per group in the machine file$/,
+  },
+  {
+    surface: "in-process",
+    input: "simulate --machine: a group with busy_watts -5",
+    run: async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/cap.csv`,
+        "groups:\n  - name: a\n    count: 2\n    resources: { cores: 4 }\n    busy_watts: -5\n",
+      );
+      return run(dir, ["--machine", `${dir}/cap.csv`]);
+    },
+    expected: /cap\.csv:5: groups\.0\.busy_watts: expected a non-negative number of watts$/,
+  },
+  {
+    surface: "library",
+    input: "Simulation: node watts that do not cover the resource model's nodes",
+    run: () =>
+      Promise.resolve(library(() =>
+        new Simulation({
+          totalNodes: 1,
+          resourceModel: topologyCluster([{ name: "a1", capacity: { cores: 4 } }]),
+          nodeWatts: [{ nodes: 2, idleWatts: 1, busyWatts: 2 }],
+        })
+      )),
+    expected: /^node watts cover 2 nodes, but the resource model has 1$/,
+  },
+  {
+    surface: "library",
+    input: "Simulation: node watts without a resource model",
+    run: () =>
+      Promise.resolve(
+        library(() =>
+          new Simulation({ totalNodes: 1, nodeWatts: [{ nodes: 1, idleWatts: 1, busyWatts: 2 }] })
+        ),
+      ),
+    expected: /^node watts need a resource model that lists its nodes and their allocations$/,
   },
   {
     surface: "in-process",

@@ -23,6 +23,7 @@ import {
   Simulation,
   type SimulationConfig,
   step,
+  topologyCluster,
   withPolicies,
 } from "../mod.ts";
 import { arbStreamingSchedule, streamingInputs } from "../testing/mod.ts";
@@ -42,7 +43,7 @@ const firstFit: Admission = {
   name: "first_fit",
   runSession(s) {
     for (let j = s.next(); j !== undefined; j = s.next()) {
-      if (j.numNodes <= s.free) s.dispatch(j, false);
+      if (s.place(j).placement !== undefined) s.dispatch(j, false);
       else s.pend(j, { code: "insufficient_nodes", message: "does not fit" });
     }
   },
@@ -322,4 +323,76 @@ Deno.test("power cap: a strict FCFS (none) is never overtaken for power: the job
     { seed: SEED, numRuns: RUNS },
   );
   assert(refused > RUNS / 4, `only ${refused} refusals`);
+});
+
+// A machine of nodes with their own watts (nodeWatts over a topology cluster).
+const arbMachineCase = fc.record({
+  nodes: fc.array(
+    fc.record({
+      cores: fc.integer({ min: 1, max: 4 }),
+      idle: fc.integer({ min: 0, max: 8 }),
+      busy: fc.integer({ min: 0, max: 40 }),
+    }),
+    { minLength: 1, maxLength: 5 },
+  ),
+  admission: fc.constantFrom(...ADMISSIONS),
+  cap: fc.integer({ min: 0, max: 160 }),
+  jobs: fc.array(
+    fc.record({
+      submitTime: fc.integer({ min: 0, max: 40 }),
+      replicas: fc.integer({ min: 1, max: 3 }),
+      cores: fc.integer({ min: 1, max: 4 }),
+      limit: fc.integer({ min: 1, max: 30 }),
+      power: fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }),
+    }),
+    { minLength: 1, maxLength: 10 },
+  ),
+});
+
+Deno.test("power cap on a machine with node watts: no start takes the draw over the cap (from the DISPATCH placements)", () => {
+  let starts = 0;
+  fc.assert(
+    fc.property(arbMachineCase, (m) => {
+      const names = m.nodes.map((_, i) => `n${i}`);
+      const config: SimulationConfig = {
+        totalNodes: m.nodes.length,
+        backfillPolicy: m.admission,
+        decisions: true,
+        resourceModel: topologyCluster(
+          m.nodes.map((n, i) => ({ name: names[i], capacity: { cores: n.cores } })),
+        ),
+        nodeWatts: m.nodes.map((n) => ({ nodes: 1, idleWatts: n.idle, busyWatts: n.busy })),
+        powerCap: m.cap,
+      };
+      const trace: JobSpec[] = m.jobs.map((j) => ({
+        submitTime: j.submitTime,
+        numNodes: 0,
+        timeLimit: j.limit,
+        actualRunTime: j.limit,
+        demand: { replicas: j.replicas, perReplica: { cores: j.cores } },
+        ...(j.power === undefined ? {} : { power: j.power }),
+      })).sort((a, b) => a.submitTime - b.submitTime);
+      const out = runBatch(config, trace);
+      const where = new Map<number, string[]>();
+      for (const d of out.decisions) {
+        if (d.type === "DISPATCH") where.set(d.jobId, (d.allocation ?? []).map((a) => a.nodeName));
+      }
+      for (const t of new Set(out.jobRows.map((j) => j.beginTime))) {
+        const running = out.jobRows.filter((j) => j.beginTime <= t && t < j.endTime);
+        const busy = new Set(running.flatMap((j) => where.get(j.jobId) ?? []));
+        let draw = 0;
+        names.forEach((n, i) => draw += busy.has(n) ? m.nodes[i].busy : m.nodes[i].idle);
+        for (const j of running) draw += trace[j.jobId].power ?? 0;
+        assert(draw <= m.cap, `draw ${draw} W over the cap ${m.cap} W at ${t}`);
+        starts++;
+      }
+      // Through a JSON snapshot halfway: the same rows.
+      const inputs = batchInputs(trace);
+      const through = runInputs(config, inputs, 1);
+      assertEquals(through.jobRows, out.jobRows);
+      assertEquals(through.resourceRows, out.resourceRows);
+    }),
+    { seed: SEED, numRuns: RUNS },
+  );
+  assert(starts > RUNS / 2, `only ${starts} start instants`);
 });

@@ -16,6 +16,7 @@ import {
 import { assert, assertEquals } from "./_assert.ts";
 import { runCli } from "./_cli.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
+import { readMachine } from "../io/machine_file.ts";
 
 // 4 nodes of 10 W idle and 30 W busy; three jobs with their own draw.
 const MACHINE: SimulationConfig = { totalNodes: 4, idleWatts: 10, busyWatts: 30, decisions: true };
@@ -310,4 +311,81 @@ Deno.test("serve: a capped session over HTTP and over gRPC", async () => {
       await g.close();
     }
   });
+});
+
+const MACHINE_FILE = "groups:\n" +
+  "  - name: cpu\n    count: 2\n    resources: { cores: 4 }\n    idle_watts: 10\n    busy_watts: 100\n" +
+  "  - name: gpu\n    count: 1\n    resources: { cores: 4, gpus: 2 }\n    idle_watts: 20\n    busy_watts: 300\n";
+const MACHINE_TRACE = "job_submit_time,num_nodes,time_limit,actual_run_time,num_cores,gpus\n" +
+  "0,1,100,50,4,0\n0,1,100,50,4,2\n5,1,100,10,2,0\n";
+
+Deno.test("a machine file's watts per group: each node idle or busy, the cap over them", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/m.yaml`, MACHINE_FILE);
+    await Deno.writeTextFile(`${dir}/t.csv`, MACHINE_TRACE);
+    const r = await runCli([
+      "simulate",
+      `${dir}/t.csv`,
+      "--machine",
+      `${dir}/m.yaml`,
+      "--power_cap",
+      "420",
+      "-o",
+      `${dir}/s.csv`,
+      "--stats_json",
+      `${dir}/s.json`,
+      "--record",
+      `${dir}/r.replay`,
+    ]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    // The recording carries the node watts: a re-simulation agrees.
+    const v = await runCli(["replay", `${dir}/r.replay`, "--verify"]);
+    assertEquals(v.code, 0, v.err.join("\n"));
+    assert(v.out.join("\n").includes("verify: every decision matches the recording"));
+    // Idle: 10 + 10 + 20 = 40 W; job 0 on cpu001 (+90), job 1 on the gpu node (+280): 410 W.
+    // Job 2 would wake cpu002 (+90): 500 W, over 420; it starts when both end at 50.
+    const rows = (await Deno.readTextFile(`${dir}/s_resources.csv`)).trim().split("\n");
+    assertEquals(rows.map((l) => l.split(",").at(-1)), [
+      "power",
+      "40",
+      "130",
+      "410",
+      "320",
+      "40",
+      "130",
+      "40",
+    ]);
+    assertEquals(
+      (await Deno.readTextFile(`${dir}/s.csv`)).trim().split("\n").at(-1),
+      "5,50,60,0,0,100",
+    );
+    // 410 × 50 + 130 × 10
+    assertEquals(JSON.parse(await Deno.readTextFile(`${dir}/s.json`)).energy.total, 21800);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("serve --machine: a session on a machine with watts is capped by node", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/m.yaml`, MACHINE_FILE);
+    const machine = await readMachine(`${dir}/m.yaml`);
+    await withServer({ grpcPort: undefined, machine }, async (_s, api) => {
+      const { sessionId } = await api.ok("POST", "/sessions", { powerCap: 420 });
+      await api.ok("POST", `/sessions/${sessionId}/jobs`, {
+        jobs: [
+          { submitTime: 0, numNodes: 1, timeLimit: 100, actualRunTime: 50, numCores: 4 },
+          { submitTime: 0, numNodes: 1, timeLimit: 100, actualRunTime: 50, numCores: 4, gpus: 2 },
+          { submitTime: 5, numNodes: 1, timeLimit: 100, actualRunTime: 10, numCores: 2 },
+        ],
+      });
+      const out = await api.ok("POST", `/sessions/${sessionId}/finish`, {});
+      assertEquals(out.jobs.map((j: { beginTime: number }) => j.beginTime), [0, 0, 50]);
+      assertEquals(out.resources[0].power, 40);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
