@@ -754,21 +754,15 @@ export class Working {
   private pushResourceRow(time: number): void {
     if (this.noResourceRows) return;
     const free = this.capacity - this.allocatedNodes;
-    const row: ResourceRow = this.powered
-      ? {
-        time,
-        freeNodes: free >= 0 || this.drevtCapacity ? free : 0,
-        allocatedNodes: this.allocatedNodes,
-        power: machineDraw(this),
-      }
-      : {
-        time,
-        // Drained jobs hold nodes beyond the capacity: none of them is free
-        // (DR_EVT's rule shows the difference as negative free nodes).
-        freeNodes: free >= 0 || this.drevtCapacity || this.replay ? free : 0,
-        allocatedNodes: this.allocatedNodes,
-      };
-    this.resourceBuffer.push(row);
+    const row: ResourceRow = {
+      time,
+      // Drained jobs hold nodes beyond the capacity: none of them is free
+      // (DR_EVT's rule shows the difference as negative free nodes).
+      freeNodes: free >= 0 || this.drevtCapacity || this.replay ? free : 0,
+      allocatedNodes: this.allocatedNodes,
+    };
+    // With a power model the row carries the machine's draw (core/_power.ts).
+    this.resourceBuffer.push(this.powered ? { ...row, power: machineDraw(this) } : row);
     this.resourceBufferLength++;
     const cap = this.config.resourceHistoryCapacity > 0
       ? this.config.resourceHistoryCapacity

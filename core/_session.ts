@@ -117,13 +117,10 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   /** With a resource model: what `place` and `resources` keep for this session. */
   readonly #model: ModelRound | undefined;
   /**
-   * With a power cap (core/_power.ts): the cap now, and the highest cap from
-   * now on (a job over it alone is held); -1 without a cap.
+   * With a power cap (core/_power.ts), what this session keeps of it; one
+   * field, undefined without a cap, so an uncapped session is as it was.
    */
-  readonly #cap: number;
-  readonly #highestCap: number;
-  /** A start was refused for power: every later start of this session is too. */
-  #powerRefused = false;
+  readonly #power: PowerRound | undefined;
 
   constructor(w: Working) {
     this.#w = w;
@@ -133,8 +130,9 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     // among the jobs ahead, so the policies walk instead while a cut lasts.
     const hold = holdCapacity(w.capacity, w.config.totalNodes, w.drevtCapacity);
     this.#cut = hold === Infinity ? -1 : hold;
-    this.#cap = w.capped ? capAt(w.config, w.time) : -1;
-    this.#highestCap = w.capped ? highestCapFrom(w.config, w.time) : -1;
+    this.#power = w.capped
+      ? { cap: capAt(w.config, w.time), highest: highestCapFrom(w.config, w.time), refused: false }
+      : undefined;
     const model = w.resourceModel;
     this.#model = model === undefined ? undefined : {
       unplaceable: w.admission.offersUnplaceable !== true ? unplaceableCache(model) : undefined,
@@ -237,7 +235,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
 
   /** Whether the power cap refused a start of this session. */
   get powerRefused(): boolean {
-    return this.#powerRefused;
+    return this.#power?.refused === true;
   }
 
   /** The first refusal or picker failure of this session, if any. */
@@ -340,10 +338,11 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
         }
       }
       // A job over the highest cap to come even alone never starts: held.
-      if (this.#cap >= 0) {
+      const power = this.#power;
+      if (power !== undefined) {
         const alone = aloneDraw(this.#w.config, job, this.#w.resourceModel);
-        if (alone > this.#highestCap) {
-          this.pend(job, pendReasons.exceedsPowerCap(alone, this.#highestCap), "exceeds_capacity");
+        if (alone > power.highest) {
+          this.pend(job, pendReasons.exceedsPowerCap(alone, power.highest), "exceeds_capacity");
           continue;
         }
       }
@@ -490,7 +489,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       this.#model!.placedJob = undefined;
       this.#model!.placed = undefined;
     }
-    if (this.#cap >= 0 && this.#refusedForPower(job, rec, placement)) {
+    if (this.#power !== undefined && this.#refusedForPower(this.#power, job, rec, placement)) {
       if (this.#model !== undefined) {
         this.#model.placedJob = undefined;
         this.#model.placed = undefined;
@@ -540,14 +539,19 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   // `power_cap` row), nor is any later one of this session, so the jobs
   // started stay a prefix of those the policy started and a strict order is
   // never overtaken for power. A refused job stays waiting (`onPend`).
-  #refusedForPower(job: JobRecord, rec: JobRecord, placement: Placement | undefined): boolean {
+  #refusedForPower(
+    power: PowerRound,
+    job: JobRecord,
+    rec: JobRecord,
+    placement: Placement | undefined,
+  ): boolean {
     const w = this.#w;
     let reason: PendReason | undefined;
-    if (!this.#powerRefused) {
+    if (!power.refused) {
       const draw = machineDraw(w, rec, placement);
-      if (draw <= this.#cap) return false;
-      this.#powerRefused = true;
-      reason = pendReasons.powerCap(draw, this.#cap);
+      if (draw <= power.cap) return false;
+      power.refused = true;
+      reason = pendReasons.powerCap(draw, power.cap);
     }
     this.#current = undefined;
     try {
@@ -600,6 +604,16 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       recordPend(w, id, typeof reason === "function" ? reason() : reason);
     }
   }
+}
+
+// A session's own state with a power cap.
+interface PowerRound {
+  /** The cap now (watts). */
+  readonly cap: number;
+  /** The highest cap from now on: a job over it even alone is held. */
+  readonly highest: number;
+  /** A start was refused for power: every later start of this session is too. */
+  refused: boolean;
 }
 
 // A session's own state with a resource model.
