@@ -193,6 +193,15 @@ Deno.test("simulate --power_cap on a pcon trace: the power column, the PEND row,
       v.out.join("\n").includes("verify: every decision matches the recording"),
       v.out.join("\n"),
     );
+    // What if the cap had been 1000 W: job 2 starts at 10, and the first divergence says so.
+    const w = await runCli(["replay", `${dir}/r.replay`, "--power_cap", "1000"]);
+    assertEquals(w.code, 0, w.err.join("\n"));
+    assert(
+      w.out.join("\n").includes(
+        "first divergence at t=10 job 2: recorded: t=10 round=2 PEND job=2 power_cap",
+      ),
+      w.out.join("\n"),
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
