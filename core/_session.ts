@@ -551,6 +551,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       const draw = machineDraw(w, rec, placement);
       if (draw <= power.cap) return false;
       power.refused = true;
+      power.first = rec.id;
       reason = pendReasons.powerCap(draw, power.cap);
     }
     this.#current = undefined;
@@ -598,7 +599,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     } catch (e) {
       throw this.#fail(policyFailure(w.picker.name, this.now, e));
     }
-    if (this.#decisions) {
+    if (this.#decisions && this.#power?.first !== job.id) {
       const id = job.id;
       if (code !== undefined && w.pendCodes.find({ id, code })?.code === code) return;
       recordPend(w, id, typeof reason === "function" ? reason() : reason);
@@ -614,6 +615,12 @@ interface PowerRound {
   readonly highest: number;
   /** A start was refused for power: every later start of this session is too. */
   refused: boolean;
+  /**
+   * The job refused first (its PEND row says power_cap; a policy that walks
+   * the candidates again, as the external protocol does, pends it again
+   * without a row of its own).
+   */
+  first?: number;
 }
 
 // A session's own state with a resource model.

@@ -17,6 +17,7 @@ import { assert, assertEquals } from "./_assert.ts";
 import { runCli } from "./_cli.ts";
 import { GrpcSession, withServer } from "./_service_helpers.ts";
 import { readMachine } from "../io/machine_file.ts";
+import { type AskClient, externalAdmission } from "../api/service/_external.ts";
 
 // 4 nodes of 10 W idle and 30 W busy; three jobs with their own draw.
 const MACHINE: SimulationConfig = { totalNodes: 4, idleWatts: 10, busyWatts: 30, decisions: true };
@@ -397,4 +398,32 @@ Deno.test("serve --machine: a session on a machine with watts is capped by node"
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("the external protocol: a client's DISPATCHes over the cap are not made, the first gets PEND power_cap", () => {
+  // A client that starts every waiting job that fits the free nodes, in the round's order.
+  const ask: AskClient = (m) => {
+    const r = m.round;
+    let free = r.free;
+    const decisions = r.waiting.filter((j) => j.numNodes <= free && (free -= j.numNodes) >= 0)
+      .map((j) => ({ type: "DISPATCH" as const, jobId: j.jobId }));
+    return JSON.stringify({ round: r.round, decisions });
+  };
+  const admission = externalAdmission({ ask, onInvalid: "fail", totalNodes: 4, known: () => true });
+  const sim = new Simulation({
+    ...MACHINE,
+    powerCap: 170,
+    registry: withPolicies({ admissions: [admission] }),
+    backfillPolicy: "external",
+  });
+  sim.appendJobs(JOBS);
+  const out = sim.finish();
+  assertEquals(out.jobs.map((j) => j.beginTime), [0, 0, 30]);
+  // The refused job's row says power_cap (the protocol's pass over the candidates adds no row).
+  assertEquals(out.decisions.map(brief), [
+    "0 DISPATCH 0",
+    "0 DISPATCH 1",
+    "10 PEND 2 power_cap",
+    "30 DISPATCH 2",
+  ]);
 });
