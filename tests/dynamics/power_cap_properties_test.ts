@@ -7,8 +7,8 @@
 // random input ≡ record and re-simulate from every snapshot of the log.
 
 import fc from "fast-check";
-import { Resimulation } from "../api/resimulation.ts";
-import { parseLog } from "../io/replay_reader.ts";
+import { Resimulation } from "../../api/resimulation.ts";
+import { parseLog } from "../../io/replay_reader.ts";
 import {
   type Admission,
   type DecisionRow,
@@ -25,14 +25,14 @@ import {
   step,
   topologyCluster,
   withPolicies,
-} from "../mod.ts";
-import { arbStreamingSchedule, streamingInputs } from "../testing/mod.ts";
-import { PowerEnergy } from "../cli/_power_options.ts";
-import { capAt } from "../core/_power.ts";
-import { resolveConfig } from "../core/config.ts";
-import { applyToSimulation } from "./_recording_helpers.ts";
-import { batchInputs } from "../testing/streaming.ts";
-import { assert, assertEquals } from "./_assert.ts";
+} from "../../mod.ts";
+import { arbStreamingSchedule, streamingInputs } from "../../testing/mod.ts";
+import { PowerEnergy } from "../../cli/_power_options.ts";
+import { capAt } from "../../core/_power.ts";
+import { resolveConfig } from "../../core/config.ts";
+import { applyToSimulation } from "../_recording_helpers.ts";
+import { batchInputs } from "../../testing/streaming.ts";
+import { assert, assertEquals } from "../_assert.ts";
 
 const RUNS = Number(Deno.env.get("EVTSIM_PROPERTY_RUNS") ?? 200);
 const SEED = 3030;

@@ -12,12 +12,12 @@ import {
   Simulation,
   type SimulationConfig,
   withPolicies,
-} from "../mod.ts";
-import { assert, assertEquals } from "./_assert.ts";
-import { runCli } from "./_cli.ts";
-import { GrpcSession, withServer } from "./_service_helpers.ts";
-import { readMachine } from "../io/machine_file.ts";
-import { type AskClient, externalAdmission } from "../api/service/_external.ts";
+} from "../../mod.ts";
+import { assert, assertEquals } from "../_assert.ts";
+import { runCli } from "../_cli.ts";
+import { GrpcSession, withServer } from "../_service_helpers.ts";
+import { readMachine } from "../../io/machine_file.ts";
+import { type AskClient, externalAdmission } from "../../api/service/_external.ts";
 
 // 4 nodes of 10 W idle and 30 W busy; three jobs with their own draw.
 const MACHINE: SimulationConfig = { totalNodes: 4, idleWatts: 10, busyWatts: 30, decisions: true };
