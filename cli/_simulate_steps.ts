@@ -9,6 +9,7 @@ import type { MetricsOptions, ResourceMetrics } from "../core/metrics.ts";
 import type { MachineInput } from "../io/_machine_demands.ts";
 import { readCapacitySchedule } from "../io/capacity_schedule.ts";
 import { withFailures } from "./_failure_options.ts";
+import { powerConfigOf } from "./_power_options.ts";
 import { machineModel } from "./_machine_run.ts";
 import type { ParsedOptions } from "./options.ts";
 import { statisticsBlock } from "./report.ts";
@@ -35,6 +36,8 @@ export interface ConfigContext {
   readonly fairshare: unknown;
   readonly machine: MachineInput | undefined;
   readonly pcon: boolean;
+  /** The first input replays a recorded schedule. */
+  readonly replay?: boolean;
   /** Whether --decisions names a file. */
   readonly decisions: boolean;
   readonly startTime: number;
@@ -101,6 +104,10 @@ export async function simulationConfigOf(
     requeueLimit: num(o, "requeue_limit"),
     capacitySemantics: str(o, "capacity_semantics") as SimulationConfig["capacitySemantics"],
     ...(c.resourceRows ? {} : { resourceRows: false }),
+    ...await powerConfigOf(o, timezone, {
+      machine: machine?.machine,
+      replay: c.replay === true,
+    }),
   };
 }
 

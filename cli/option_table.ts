@@ -411,6 +411,36 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
       "a job larger than the capacity now is held while later jobs start (evtsim, default), or blocks the queue as in DR_EVT (drevt)",
   },
   {
+    name: "power_cap",
+    kind: "number",
+    placeholder: "W",
+    min: 0,
+    help:
+      "a power cap in watts: a start that would take the machine's draw over it waits (PEND power_cap); the resource CSV gets a power column (docs/power.md)",
+  },
+  {
+    name: "power_cap_schedule",
+    kind: "string",
+    placeholder: "FILE",
+    help:
+      "CSV time,watts: the power cap from each time on (before the first row: --power_cap, else none)",
+  },
+  {
+    name: "idle_watts",
+    kind: "number",
+    placeholder: "W",
+    min: 0,
+    help: "watts each node draws while it holds no job (default 0; with -n, not --machine)",
+  },
+  {
+    name: "busy_watts",
+    kind: "number",
+    placeholder: "W",
+    min: 0,
+    help:
+      "watts each node draws while it holds a job (default 0), besides the job's own draw (a pcon trace's avgpcon)",
+  },
+  {
     name: "overrun",
     kind: "enum",
     values: ["kill", "run", "inflate"],

@@ -99,6 +99,8 @@ export interface ScheduleLayout extends ScheduleCsvOptions {
    * when the timeline adds DR_EVT's avgpcon, minpcon and maxpcon columns.
    */
   readonly pcon?: PconTimeline;
+  /** A power model: the resource CSV ends with the machine's draw, `power` (docs/power.md). */
+  readonly power?: boolean;
 }
 
 /**
@@ -247,6 +249,7 @@ export class RunOutputs {
       }
     }
     if (layout.pcon !== undefined) resourceHeader += ",avgpcon,minpcon,maxpcon";
+    if (layout.power === true) resourceHeader += ",power";
     this.resources.line(resourceHeader);
     this.submissions?.line("job_id,submit_time,nodes_busy");
   }
@@ -339,7 +342,13 @@ export class RunOutputs {
       for (const r of rows.resources) this.heldRows.push(r);
     } else if (this.nodePair) {
       for (const r of rows.resources) {
-        this.resources.line(`${resourceLine(r, msec)},${r.freeNodes},${r.allocatedNodes}`);
+        this.resources.line(
+          `${resourceLine(r, msec)},${r.freeNodes},${r.allocatedNodes}${powerColumn(r, layout)}`,
+        );
+      }
+    } else if (layout.power === true && !this.dropResources) {
+      for (const r of rows.resources) {
+        this.resources.line(resourceLine(r, msec) + powerColumn(r, layout));
       }
     } else if (!this.dropResources) {
       for (const r of rows.resources) writeResourceLine(this.resources, r, msec);
@@ -421,10 +430,14 @@ export class RunOutputs {
     }
     this.writeExtended(this.layout!);
     const msec = this.layout!.msec === true;
-    this.layout!.pcon?.lines((r, columns) => this.resources.line(resourceLine(r, msec) + columns));
+    const layout = this.layout!;
+    layout.pcon?.lines((r, columns) =>
+      this.resources.line(resourceLine(r, msec) + columns + powerColumn(r, layout))
+    );
     this.perResource?.finish(
       this.heldRows,
-      (r, pairs) => this.resources.line(`${resourceLine(r, msec)},${pairs}`),
+      (r, pairs) =>
+        this.resources.line(`${resourceLine(r, msec)},${pairs}${powerColumn(r, layout)}`),
     );
     this.swf?.finish();
     if (this.parquet !== undefined) this.jobs.bytes(this.parquet.bytes());
@@ -577,4 +590,9 @@ function ownerTable(loaded: LoadedInput): OwnerTable {
   const t = { names, user, account };
   ownerTables.set(loaded, t);
   return t;
+}
+
+// The `power` column of a run with a power model (empty otherwise).
+function powerColumn(r: ResourceRow, layout: ScheduleLayout): string {
+  return layout.power === true ? `,${r.power ?? ""}` : "";
 }

@@ -102,6 +102,11 @@ const OPTIONS: Readonly<Record<string, CommandOption>> = {
     value: "N",
     help: "re-simulate with at most N requeues of a job after node failures",
   },
+  power_cap: {
+    type: "string",
+    value: "W",
+    help: "re-simulate under a constant power cap of W watts (replacing the recorded cap)",
+  },
   interactive: {
     type: "boolean",
     short: "i",
@@ -400,6 +405,7 @@ function reconfigurationOf(
       ? { onNodeFailure: oneOfValue(parsed, "on_node_failure", ["kill", "requeue"] as const) }
       : {}),
     ...(parsed.values.has("requeue_limit") ? { requeueLimit: requeueLimitOf(parsed) } : {}),
+    ...(parsed.values.has("power_cap") ? { powerCap: numberValue(parsed, "power_cap", 0)! } : {}),
   };
 }
 

@@ -60,6 +60,7 @@ import type { REDIS_PATHS, RedisCapture, RedisRun, RedisSink } from "./_redis_ou
 import type { StepRows } from "../core/types.ts";
 import type { MachineInput } from "../io/_machine_demands.ts";
 import type { PconTimeline } from "./_pcon.ts";
+import { machineWatts, PowerEnergy, powerGiven, withPconPower } from "./_power_options.ts";
 
 // Re-exported where the commands and tests have always found them.
 export type { Console } from "./_console.ts";
@@ -139,6 +140,8 @@ export async function simulateCommand(
   // --trace_type pcon: made with the first input (whose mode it needs).
   const Timeline = pcon ? (await import("./_pcon.ts")).PconTimeline : undefined;
   let timeline: InstanceType<NonNullable<typeof Timeline>> | undefined;
+  // A power model (cli/_power_options.ts): the run's energy from its rows.
+  let energy = powerGiven(o) ? new PowerEnergy() : undefined;
   let progress: Progress | undefined;
   let state: ReturnType<typeof initialState>;
   let readSeconds = 0;
@@ -149,7 +152,11 @@ export async function simulateCommand(
     // Reading is timed on its own so that a slow parse shows up as such.
     const load = async (path: string, jobsLeft: number): Promise<LoadedInput> => {
       const t0 = performance.now();
-      const input = await (deps.load ?? loadInput)(path, { ...loadOptions, maxJobs: jobsLeft });
+      let input = await (deps.load ?? loadInput)(path, { ...loadOptions, maxJobs: jobsLeft });
+      if (energy !== undefined) {
+        if (pcon) input = { ...input, jobs: withPconPower(input.jobs) };
+        energy.jobs(input.jobs);
+      }
       readSeconds += (performance.now() - t0) / 1000;
       // Only these outputs write back what the trace gave (kept alive for them).
       if (swf || extended) outputs.input(input);
@@ -173,6 +180,7 @@ export async function simulateCommand(
       loadOptions = { ...loadOptions, queues: new Set(queues.map((q) => q.name)) };
     }
     const machine = await machineOf(o, queuesFile);
+    if (machineWatts(machine?.machine)) energy ??= new PowerEnergy();
     if (machine !== undefined) loadOptions = { ...loadOptions, machine };
     const first = await load(firstPath, maxJobs);
     checkFirstInput(first, machine !== undefined, sources, con);
@@ -186,13 +194,14 @@ export async function simulateCommand(
       fairshare: queuesFile?.fairshare,
       machine,
       pcon,
+      replay: first.mode === "replay",
       decisions: named.decisions !== undefined,
       startTime,
       timezone,
       failureTrace: (text) => outputs.failureTrace(text),
       // A stats-only run that drops its resource timeline reads no resource
       // row (cli/outputs.ts): the engine makes none.
-      resourceRows: !(deps.figures !== undefined &&
+      resourceRows: energy !== undefined || !(deps.figures !== undefined &&
         deps.fs?.discards?.(real.get("--resource_trace")!) &&
         str(o, "resource_columns") !== "per_resource" && named.record === undefined),
     });
@@ -246,10 +255,13 @@ export async function simulateCommand(
         ? { requeues: true }
         : {}),
       ...(timeline !== undefined ? { pcon: timeline } : {}),
+      ...(energy !== undefined ? { power: true } : {}),
     }, con.err);
     if (o.has("from_snapshot")) outputs.runningIn(state);
     const emit = (rows: StepRows): void => {
       outputs.write(rows);
+      energy?.resources(rows.resources);
+      energy?.written(rows.jobs);
       if (sink !== undefined) {
         for (const j of rows.jobs) redisJobs.push(j);
         for (const row of rows.resources) redisResourceTimes.push(row.time);
@@ -338,6 +350,7 @@ export async function simulateCommand(
       machine,
       metricsOptions,
       timeline,
+      energy,
       figures: deps.figures,
     });
     if (sink !== undefined) {
@@ -506,6 +519,7 @@ function commitOutputs(
     readonly machine: MachineInput | undefined;
     readonly metricsOptions: MetricsOptions;
     readonly timeline: PconTimeline | undefined;
+    readonly energy: PowerEnergy | undefined;
     readonly figures: ((figures: RunFigures) => void) | undefined;
   },
 ): Statistics {
@@ -548,7 +562,11 @@ function commitOutputs(
       metrics: metrics(),
       ...outputs.metricRows!.breakdowns(c.metricsOptions),
       resources: outputs.resourceMetrics(c.metricsOptions),
-      ...(c.timeline !== undefined ? { energy: c.timeline.energy() } : {}),
+      ...(c.energy !== undefined
+        ? { energy: c.energy.energy() }
+        : c.timeline !== undefined
+        ? { energy: c.timeline.energy() }
+        : {}),
     });
   });
   if (figures !== undefined) c.figures!(figures);

@@ -45,6 +45,7 @@ import { runRound } from "./_session.ts";
 import { policyFailure } from "./_policy_faults.ts";
 import { endOnFailedNodes } from "./_failures.ts";
 import { preemptOnce } from "./_preemption.ts";
+import { machineDraw, nextCapChange, powerCapped, powerModelOn } from "./_power.ts";
 
 // A picker hook called outside a session (edit begin/end), its failure named.
 function pickerCall<T>(s: { picker: Picker; time: number }, call: () => T): T {
@@ -105,6 +106,10 @@ export class Working {
   readonly drevtCapacity: boolean;
   /** No resource rows are made (`resourceRows: false`: their reader drops them). */
   readonly noResourceRows: boolean;
+  /** A power model is configured (core/_power.ts): resource rows carry the draw. */
+  readonly powered: boolean;
+  /** A power cap is configured: starts are checked against it (core/_session.ts). */
+  readonly capped: boolean;
 
   readonly jobRows: JobRow[] = [];
   readonly resourceRows: ResourceRow[] = [];
@@ -153,6 +158,9 @@ export class Working {
     this.drawn = !s.replay && s.config.runTimeMode === "distribution";
     this.drevtCapacity = s.config.capacitySemantics === "drevt";
     this.noResourceRows = s.config.resourceRows === false;
+    // A schedule replay keeps its recorded times: no power is modelled there.
+    this.powered = !s.replay && powerModelOn(s.config);
+    this.capped = this.powered && powerCapped(s.config);
     this.overallocationReported = s.overallocationReported;
     this.resourceModel = s.resources?.model;
     this.resourceState = s.resources?.state;
@@ -276,7 +284,8 @@ export class Working {
       const nextLive = this.liveEvents.first();
       const liveTime = nextLive === undefined ? Infinity : nextLive.time;
       const wakeTime = this.admission.wakeTime === undefined ? Infinity : this.wakeTime();
-      const next = Math.min(eventTime, arrivalTime, capacityTime, liveTime, wakeTime);
+      const capTime = this.capped ? nextCapChange(this.config, this.time) : Infinity;
+      const next = Math.min(eventTime, arrivalTime, capacityTime, liveTime, wakeTime, capTime);
       if (next === Infinity) break;
       if (inclusive ? next > target : next >= target) break;
       // A capacity change with nothing left to run cannot change any row;
@@ -295,12 +304,23 @@ export class Working {
       if (liveTime === next) released = applyNodeChangesAt(this, next) || released;
       if (eventTime === next) released = this.processEventsAt(next) || released;
       if (liveTime === next) released = applyLiveEventsAt(this, next) || released;
+      if (capTime === next) released = this.capChanged() || released;
       if (!this.replay && (arrived || released || wakeTime === next)) {
         this.scheduleUntilStalled();
         this.sampleQueue();
       }
     }
     if (inclusive && target !== Infinity) this.time = target;
+  }
+
+  /**
+   * The power cap changed at the clock: which jobs are held may change with
+   * it, so a policy's memory starts again from `init()` (as after a capacity
+   * change); a round is due if anyone waits.
+   */
+  private capChanged(): boolean {
+    if (this.admission.init !== undefined) this.admissionMemory = this.admission.init();
+    return this.waitingCount() > 0;
   }
 
   /** When the admission policy asked for its next session (Infinity: none, or nobody waits). */
@@ -741,7 +761,8 @@ export class Working {
       freeNodes: free >= 0 || this.drevtCapacity || this.replay ? free : 0,
       allocatedNodes: this.allocatedNodes,
     };
-    this.resourceBuffer.push(row);
+    // With a power model the row carries the machine's draw (core/_power.ts).
+    this.resourceBuffer.push(this.powered ? { ...row, power: machineDraw(this) } : row);
     this.resourceBufferLength++;
     const cap = this.config.resourceHistoryCapacity > 0
       ? this.config.resourceHistoryCapacity

@@ -39,8 +39,12 @@ function isJobSpec(spec: JobSpec): boolean {
       (Number.isFinite(spec.actualRunTime) && spec.actualRunTime >= 0 &&
         spec.actualRunTime <= MAX_EXACT)) &&
     (spec.queue === undefined || typeof spec.queue === "string") &&
-    (spec.priority === undefined || Number.isSafeInteger(spec.priority));
+    (spec.priority === undefined || Number.isSafeInteger(spec.priority)) &&
+    (spec.power === undefined || isWatts(spec.power));
 }
+
+const isWatts = (p: unknown): boolean =>
+  typeof p === "number" && Number.isFinite(p) && p >= 0 && p <= MAX_EXACT;
 
 // The error for a job spec that failed checkJobSpec: the first field at fault.
 function jobSpecError(spec: JobSpec, where: string): EvtsimError {
@@ -69,7 +73,10 @@ function jobSpecError(spec: JobSpec, where: string): EvtsimError {
   if (spec.queue !== undefined && typeof spec.queue !== "string") {
     return bad("queue", spec.queue, "a string");
   }
-  return bad("priority", spec.priority, "an integer");
+  if (spec.priority !== undefined && !Number.isSafeInteger(spec.priority)) {
+    return bad("priority", spec.priority, "an integer");
+  }
+  return bad("power", spec.power, `a non-negative number of watts ${exact}`);
 }
 
 // With configured queues a job must name one of them; one naming none goes
@@ -207,7 +214,10 @@ export function appendJobs(
       exitStatus: undefined,
     };
     // Only jobs with a demand carry one: the records of every other run keep their shape.
-    created.push(spec.demand === undefined ? rec : { ...rec, demand: frozenDemand(spec.demand) });
+    const withDemand = spec.demand === undefined
+      ? rec
+      : { ...rec, demand: frozenDemand(spec.demand) };
+    created.push(spec.power === undefined ? withDemand : { ...withDemand, power: spec.power });
     if (submit && spec.submitTime > latest) latest = spec.submitTime;
     spans += (rec.runTime > rec.timeLimit ? rec.runTime : rec.timeLimit) + rounding;
     if (latest + spans > MAX_EXACT) checkTimeBound(latest, spans, `job ${id}`);

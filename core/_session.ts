@@ -24,6 +24,7 @@ import type { RunningSet } from "./running.ts";
 import type { JobRecord } from "./types.ts";
 import { type UnplaceableCache, unplaceableCache } from "./_unplaceable.ts";
 import { holdCapacity, holdReason } from "./_hold_rule.ts";
+import { aloneDraw, capAt, highestCapFrom, machineDraw } from "./_power.ts";
 
 /**
  * The session's running set as the engine holds it now, for a built-in
@@ -80,6 +81,11 @@ function endRound(w: Working, round: Round, returned: unknown): number {
   if (returned !== undefined && isThenable(returned)) {
     throw returnedPromise(w.admission.name, "runSession", w.time, returned);
   }
+  // The policy believes the starts the cap refused were made: a memory it
+  // kept of them (reservations) starts again from `init()`.
+  if (round.powerRefused && w.admission.init !== undefined) {
+    w.admissionMemory = w.admission.init();
+  }
   w.pickerState = round.endSession();
   return round.dispatched;
 }
@@ -110,6 +116,11 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   readonly #cut: number;
   /** With a resource model: what `place` and `resources` keep for this session. */
   readonly #model: ModelRound | undefined;
+  /**
+   * With a power cap (core/_power.ts), what this session keeps of it; one
+   * field, undefined without a cap, so an uncapped session is as it was.
+   */
+  readonly #power: PowerRound | undefined;
 
   constructor(w: Working) {
     this.#w = w;
@@ -119,6 +130,9 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     // among the jobs ahead, so the policies walk instead while a cut lasts.
     const hold = holdCapacity(w.capacity, w.config.totalNodes, w.drevtCapacity);
     this.#cut = hold === Infinity ? -1 : hold;
+    this.#power = w.capped
+      ? { cap: capAt(w.config, w.time), highest: highestCapFrom(w.config, w.time), refused: false }
+      : undefined;
     const model = w.resourceModel;
     this.#model = model === undefined ? undefined : {
       unplaceable: w.admission.offersUnplaceable !== true ? unplaceableCache(model) : undefined,
@@ -140,7 +154,9 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     this.#session = session;
     // Every waiting job gets a verdict only with `decisions: true`; "heads"
     // keeps the policy on its indexed path and records what it pends there.
-    this.search = w.config.decisions === true || session.search === undefined || this.#cut >= 0
+    // A power cap holds jobs in `next` as a cut does, so the policies walk.
+    this.search = w.config.decisions === true || session.search === undefined ||
+        this.#cut >= 0 || w.capped
       ? undefined
       : this;
   }
@@ -156,7 +172,8 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   // Queues open and fill as jobs start, and a cut holds jobs back: the
   // candidates of the next session then depend on more than the order.
   get stableOrder(): boolean {
-    return this.#w.picker.stableOrder === true && !this.queuesConfigured && this.#cut < 0;
+    return this.#w.picker.stableOrder === true && !this.queuesConfigured && this.#cut < 0 &&
+      !this.#w.capped;
   }
 
   // Every applied live event (a cancel, an update, ...) counts: that is all
@@ -171,7 +188,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     const session = this.#session;
     if (
       session.skip === undefined || this.#current !== undefined || this.#cut >= 0 ||
-      this.#w.resourceModel !== undefined || this.queuesConfigured
+      this.#w.resourceModel !== undefined || this.queuesConfigured || this.#w.capped
     ) return false;
     try {
       if (session.skip(n, to) !== true) return false;
@@ -214,6 +231,11 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
 
   get dispatched(): number {
     return this.#dispatched;
+  }
+
+  /** Whether the power cap refused a start of this session. */
+  get powerRefused(): boolean {
+    return this.#power?.refused === true;
   }
 
   /** The first refusal or picker failure of this session, if any. */
@@ -312,6 +334,15 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
         );
         if (held !== undefined) {
           this.pend(job, held, "exceeds_capacity");
+          continue;
+        }
+      }
+      // A job over the highest cap to come even alone never starts: held.
+      const power = this.#power;
+      if (power !== undefined) {
+        const alone = aloneDraw(this.#w.config, job, this.#w.resourceModel);
+        if (alone > power.highest) {
+          this.pend(job, pendReasons.exceedsPowerCap(alone, power.highest), "exceeds_capacity");
           continue;
         }
       }
@@ -458,6 +489,13 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       this.#model!.placedJob = undefined;
       this.#model!.placed = undefined;
     }
+    if (this.#power !== undefined && this.#refusedForPower(this.#power, job, rec, placement)) {
+      if (this.#model !== undefined) {
+        this.#model.placedJob = undefined;
+        this.#model.placed = undefined;
+      }
+      return;
+    }
     this.#current = undefined;
     try {
       this.#session.onDispatch(job);
@@ -496,6 +534,36 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     }
   }
 
+  // The power cap, where every admission policy's starts are applied: the
+  // first start whose projected draw exceeds the cap is not made (a PEND
+  // `power_cap` row), nor is any later one of this session, so the jobs
+  // started stay a prefix of those the policy started and a strict order is
+  // never overtaken for power. A refused job stays waiting (`onPend`).
+  #refusedForPower(
+    power: PowerRound,
+    job: JobRecord,
+    rec: JobRecord,
+    placement: Placement | undefined,
+  ): boolean {
+    const w = this.#w;
+    let reason: PendReason | undefined;
+    if (!power.refused) {
+      const draw = machineDraw(w, rec, placement);
+      if (draw <= power.cap) return false;
+      power.refused = true;
+      power.first = rec.id;
+      reason = pendReasons.powerCap(draw, power.cap);
+    }
+    this.#current = undefined;
+    try {
+      this.#session.onPend(job);
+    } catch (e) {
+      throw this.#fail(policyFailure(w.picker.name, this.now, e));
+    }
+    if (reason !== undefined && this.#decisions) recordPend(w, rec.id, reason);
+    return true;
+  }
+
   passOver(job: JobRecord): void {
     if (job !== this.#current) {
       throw new EvtsimError("state", "passOver: not the candidate offered");
@@ -531,12 +599,28 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     } catch (e) {
       throw this.#fail(policyFailure(w.picker.name, this.now, e));
     }
-    if (this.#decisions) {
+    if (this.#decisions && this.#power?.first !== job.id) {
       const id = job.id;
       if (code !== undefined && w.pendCodes.find({ id, code })?.code === code) return;
       recordPend(w, id, typeof reason === "function" ? reason() : reason);
     }
   }
+}
+
+// A session's own state with a power cap.
+interface PowerRound {
+  /** The cap now (watts). */
+  readonly cap: number;
+  /** The highest cap from now on: a job over it even alone is held. */
+  readonly highest: number;
+  /** A start was refused for power: every later start of this session is too. */
+  refused: boolean;
+  /**
+   * The job refused first (its PEND row says power_cap; a policy that walks
+   * the candidates again, as the external protocol does, pends it again
+   * without a row of its own).
+   */
+  first?: number;
 }
 
 // A session's own state with a resource model.

@@ -56,6 +56,7 @@ function jobRecord(d: JobRecordData): JobRecord {
     ...(d.requeues === undefined ? {} : { requeues: d.requeues }),
     ...(d.firstSubmitTime === undefined ? {} : { firstSubmitTime: d.firstSubmitTime }),
     ...(d.preemptions === undefined ? {} : { preemptions: d.preemptions }),
+    ...(d.power === undefined ? {} : { power: d.power }),
     ...(d.demand === undefined ? {} : {
       demand: Object.freeze({ ...d.demand, perReplica: Object.freeze({ ...d.demand.perReplica }) }),
     }),

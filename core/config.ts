@@ -11,6 +11,8 @@ import type {
   CapacityCutPolicy,
   CapacitySemantics,
   JobStoreOverflow,
+  NodeWatts,
+  PowerCapChange,
   PriorityPolicy,
   RunTimeDistribution,
   RunTimeMode,
@@ -80,6 +82,16 @@ export interface ResolvedConfig {
   readonly requeueLimit?: number;
   /** Settings of pickers by name (JSON data), absent when none are given. */
   readonly pickerSettings?: Readonly<Record<string, unknown>>;
+  /** The power cap (watts) before any scheduled change; present only when given. */
+  readonly powerCap?: number;
+  /** Power cap changes, sorted by time; present only when given. */
+  readonly powerCapSchedule?: ReadonlyArray<PowerCapChange>;
+  /** Watts of a node holding no job; present only when given. */
+  readonly idleWatts?: number;
+  /** Watts of a node holding a job; present only when given. */
+  readonly busyWatts?: number;
+  /** Watts per run of the resource model's nodes; present only when given. */
+  readonly nodeWatts?: ReadonlyArray<NodeWatts>;
 }
 
 /**
@@ -266,9 +278,88 @@ export function resolveConfig(config: SimulationConfig): ResolvedConfig {
     ...(config.pickerSettings === undefined
       ? {}
       : { pickerSettings: jsonSettings(config.pickerSettings) }),
+    // Only when given, so every other run's configuration (and its hash) is as before.
+    ...powerFields(config),
     // Only when asked for, so every other run's configuration is as before.
     ...(config.resourceRows === false ? { resourceRows: false as const } : {}),
   });
+}
+
+// The power model's fields (docs/power.md), each present only when given:
+// watts are finite and non-negative, the schedule's times non-decreasing.
+function powerFields(config: SimulationConfig): {
+  powerCap?: number;
+  powerCapSchedule?: readonly PowerCapChange[];
+  idleWatts?: number;
+  busyWatts?: number;
+  nodeWatts?: readonly NodeWatts[];
+} {
+  const watts = (name: string, v: unknown): number => {
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > MAX_EXACT) {
+      throw new EvtsimError(
+        "usage",
+        `${name} must be a non-negative number of watts of at most 2^53 - 1, got ${v}`,
+      );
+    }
+    return v;
+  };
+  const out: {
+    powerCap?: number;
+    powerCapSchedule?: readonly PowerCapChange[];
+    idleWatts?: number;
+    busyWatts?: number;
+    nodeWatts?: readonly NodeWatts[];
+  } = {};
+  if (config.powerCap !== undefined) out.powerCap = watts("power cap", config.powerCap);
+  const schedule = config.powerCapSchedule;
+  if (schedule !== undefined) {
+    if (!Array.isArray(schedule)) {
+      throw new EvtsimError("usage", "power cap schedule must be a list");
+    }
+    const copy: PowerCapChange[] = [];
+    for (let i = 0; i < schedule.length; i++) {
+      const c = schedule[i] as PowerCapChange;
+      if (typeof c !== "object" || c === null) {
+        throw new EvtsimError("usage", `power cap change ${i}: expected { time, watts }`);
+      }
+      if (typeof c.time !== "number" || !Number.isFinite(c.time) || Math.abs(c.time) > MAX_EXACT) {
+        throw new EvtsimError(
+          "usage",
+          `power cap change ${i}: time must be a finite number of at most 2^53 - 1 seconds, got ${c.time}`,
+        );
+      }
+      if (i > 0 && c.time < copy[i - 1].time) {
+        throw new EvtsimError("usage", `power cap change ${i}: times must be non-decreasing`);
+      }
+      copy.push(
+        Object.freeze({ time: c.time, watts: watts(`power cap change ${i}: watts`, c.watts) }),
+      );
+    }
+    out.powerCapSchedule = Object.freeze(copy);
+  }
+  if (config.idleWatts !== undefined) out.idleWatts = watts("idle watts", config.idleWatts);
+  if (config.busyWatts !== undefined) out.busyWatts = watts("busy watts", config.busyWatts);
+  const runs = config.nodeWatts;
+  if (runs !== undefined) {
+    if (!Array.isArray(runs)) throw new EvtsimError("usage", "node watts must be a list");
+    if (out.idleWatts !== undefined || out.busyWatts !== undefined) {
+      throw new EvtsimError("usage", "give node watts or idle and busy watts, not both");
+    }
+    out.nodeWatts = Object.freeze(runs.map((r: NodeWatts, i) => {
+      if (typeof r !== "object" || r === null || !Number.isSafeInteger(r.nodes) || r.nodes <= 0) {
+        throw new EvtsimError(
+          "usage",
+          `node watts ${i}: nodes must be a positive integer, got ${r?.nodes}`,
+        );
+      }
+      return Object.freeze({
+        nodes: r.nodes,
+        idleWatts: watts(`node watts ${i}: idle watts`, r.idleWatts),
+        busyWatts: watts(`node watts ${i}: busy watts`, r.busyWatts),
+      });
+    }));
+  }
+  return out;
 }
 
 // A deep, frozen copy of the picker settings; they must be JSON data (they

@@ -29,6 +29,10 @@ import type { NodeShare } from "./resource_model.ts";
  *   is offered such jobs: `Admission.offersUnplaceable`).
  * - `external`: an external scheduler (`evtsim serve`, admission
  *   `external`) did not start it and gave no reason of its own.
+ * - `power_cap`: the admission policy started it, but the machine's draw
+ *   with it would exceed the power cap: it was not started, nor any later
+ *   start of that round (docs/power.md). A job that would exceed the highest
+ *   cap even alone on an idle machine is held instead (`exceeds_capacity`).
  *
  * @example
  * ```ts
@@ -58,7 +62,8 @@ export type PendReasonCode =
   | "topology_fragmented"
   | "head_of_line_blocked"
   | "exceeds_capacity"
-  | "external";
+  | "external"
+  | "power_cap";
 
 // A record, so that the compiler sees a code missing from the list.
 const CODES: Readonly<Record<PendReasonCode, true>> = {
@@ -73,6 +78,7 @@ const CODES: Readonly<Record<PendReasonCode, true>> = {
   head_of_line_blocked: true,
   exceeds_capacity: true,
   external: true,
+  power_cap: true,
 };
 
 /**
@@ -132,6 +138,10 @@ export interface PendReason {
   readonly largestTopologyDomainReplicaSlots?: number;
   /** The name of the job ahead that cannot be placed (head_of_line_blocked). */
   readonly blockingJob?: string;
+  /** The machine's draw with the job started (power_cap) or alone (exceeds_capacity), watts. */
+  readonly draw?: number;
+  /** The power cap it exceeds (power_cap: now; exceeds_capacity: the highest to come), watts. */
+  readonly powerCap?: number;
 }
 
 /**
@@ -167,6 +177,10 @@ export const pendReasons: {
   exceedsCapacity(needed: number, capacity: number): PendReason;
   /** An external scheduler (evtsim serve's `admission: "external"`) did not start it. */
   external(): PendReason;
+  /** Started, the machine would draw `draw` watts, over the cap of `cap` watts. */
+  powerCap(draw: number, cap: number): PendReason;
+  /** Alone on an idle machine it draws `draw` watts, over the highest cap `cap` to come: held. */
+  exceedsPowerCap(draw: number, cap: number): PendReason;
 } = {
   /** Needs `needed` nodes, `free` are free. */
   insufficientNodes(needed: number, free: number): PendReason {
@@ -238,6 +252,25 @@ export const pendReasons: {
   /** An external scheduler (evtsim serve's `admission: "external"`) did not start it. */
   external(): PendReason {
     return { code: "external", message: "the external scheduler did not start it" };
+  },
+  /** Started, the machine would draw `draw` watts, over the cap of `cap` watts. */
+  powerCap(draw: number, cap: number): PendReason {
+    return {
+      code: "power_cap",
+      message: `the machine would draw ${draw} W, over the power cap of ${cap} W`,
+      draw,
+      powerCap: cap,
+    };
+  },
+  /** Alone on an idle machine it draws `draw` watts, over the highest cap `cap` to come: held. */
+  exceedsPowerCap(draw: number, cap: number): PendReason {
+    return {
+      code: "exceeds_capacity",
+      message:
+        `draws ${draw} W alone on the idle machine, over the highest power cap of ${cap} W: held`,
+      draw,
+      powerCap: cap,
+    };
   },
 };
 

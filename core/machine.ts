@@ -61,6 +61,10 @@ export interface NodeGroup {
     readonly repair: number;
     readonly distribution?: "exponential";
   };
+  /** Watts each of its nodes draws while it holds no job (the power model, docs/power.md). */
+  readonly idleWatts?: number;
+  /** Watts each of its nodes draws while it holds a job. */
+  readonly busyWatts?: number;
 }
 
 /**

@@ -44,6 +44,11 @@ export interface Reconfiguration {
   readonly onNodeFailure?: ResolvedConfig["onNodeFailure"];
   /** How many times a job may be requeued after node failures from now on. */
   readonly requeueLimit?: number;
+  /**
+   * A constant power cap from now on (watts; docs/power.md), replacing the
+   * recorded cap and its schedule; the recorded node watts stay.
+   */
+  readonly powerCap?: number;
 }
 
 /**
@@ -90,6 +95,10 @@ export function reconfigure(data: SnapshotData, change: Reconfiguration): Snapsh
   }
   if (change.backfillPolicy !== undefined) {
     out = { ...out, config: { ...out.config, backfillPolicy: change.backfillPolicy } };
+  }
+  if (change.powerCap !== undefined) {
+    const { powerCapSchedule: _old, ...config } = out.config;
+    out = { ...out, config: { ...config, powerCap: change.powerCap } };
   }
   if (change.queues !== undefined) {
     const defs = change.queues.map(queueDefData);

@@ -68,6 +68,16 @@ export interface ConfigData {
   readonly requeueLimit?: number;
   /** Settings of pickers by name; absent when none are given. */
   readonly pickerSettings?: Readonly<Record<string, unknown>>;
+  /** The power model (docs/power.md); each absent when not given. */
+  readonly powerCap?: number;
+  readonly powerCapSchedule?: readonly { readonly time: number; readonly watts: number }[];
+  readonly idleWatts?: number;
+  readonly busyWatts?: number;
+  readonly nodeWatts?: readonly {
+    readonly nodes: number;
+    readonly idleWatts: number;
+    readonly busyWatts: number;
+  }[];
   /**
    * The resource model's nodes (a machine run's), rebuilt on load by the
    * registry's `resourceModel`; absent without a model.
@@ -101,6 +111,8 @@ export interface JobRecordData {
   readonly firstSubmitTime?: number;
   /** Times a preemption ended its run (absent: never). */
   readonly preemptions?: number;
+  /** Its own draw while it runs (watts), when given. */
+  readonly power?: number;
 }
 
 /** A pending live event as stored. */
@@ -208,6 +220,19 @@ export function configData(c: ResolvedConfig, model?: ResourceModel): ConfigData
     ...(c.onNodeFailure === undefined ? {} : { onNodeFailure: c.onNodeFailure }),
     ...(c.requeueLimit === undefined ? {} : { requeueLimit: c.requeueLimit }),
     ...(c.pickerSettings === undefined ? {} : { pickerSettings: c.pickerSettings }),
+    ...(c.powerCap === undefined ? {} : { powerCap: c.powerCap }),
+    ...(c.powerCapSchedule === undefined ? {} : {
+      powerCapSchedule: c.powerCapSchedule.map((x) => ({ time: x.time, watts: x.watts })),
+    }),
+    ...(c.idleWatts === undefined ? {} : { idleWatts: c.idleWatts }),
+    ...(c.busyWatts === undefined ? {} : { busyWatts: c.busyWatts }),
+    ...(c.nodeWatts === undefined ? {} : {
+      nodeWatts: c.nodeWatts.map((r) => ({
+        nodes: r.nodes,
+        idleWatts: r.idleWatts,
+        busyWatts: r.busyWatts,
+      })),
+    }),
     ...(model === undefined ? {} : { resourceNodes: modelNodes(model) }),
   };
 }
@@ -258,6 +283,7 @@ function recordData(r: JobRecord): JobRecordData {
   if (r.demand !== undefined) out.demand = demandData(r.demand);
   if (r.requeues !== undefined) out.requeues = r.requeues;
   if (r.firstSubmitTime !== undefined) out.firstSubmitTime = r.firstSubmitTime;
+  if (r.power !== undefined) out.power = r.power;
   if (r.preemptions !== undefined) out.preemptions = r.preemptions;
   return out;
 }
@@ -374,11 +400,11 @@ export function snapshotOf(state: SimState): SnapshotData {
       }
     }
   }
-  const rows: ResourceRow[] = state.resourceBuffer.toArray().map((r) => ({
-    time: r.time,
-    freeNodes: r.freeNodes,
-    allocatedNodes: r.allocatedNodes,
-  }));
+  const rows: ResourceRow[] = state.resourceBuffer.toArray().map((r) =>
+    r.power === undefined
+      ? { time: r.time, freeNodes: r.freeNodes, allocatedNodes: r.allocatedNodes }
+      : { time: r.time, freeNodes: r.freeNodes, allocatedNodes: r.allocatedNodes, power: r.power }
+  );
   const pend: [number, PendReasonCode][] = [];
   for (const { id, code } of state.pendCodes.toArray()) pend.push([id, code]);
   pend.sort((a, b) => a[0] - b[0]);

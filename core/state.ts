@@ -19,6 +19,7 @@ import { type RngState, seedRng } from "./rng.ts";
 import { emptyRunningSet, type RunningSet } from "./running.ts";
 import { emptyStatistics, type StatisticsAccumulator } from "./statistics.ts";
 import type { JobRecord, ResourceRow, SimulationConfig } from "./types.ts";
+import { idleDraw, powerModelOn } from "./_power.ts";
 
 /**
  * A start (allocation) or end (release) of a job's nodes.
@@ -356,7 +357,14 @@ export function createState(config: SimulationConfig, options: CreateStateOption
   } catch (e) {
     throw policyFailure(picker.name, c.startTime, e);
   }
-  const baseline: ResourceRow = { time: c.startTime, freeNodes: capacity, allocatedNodes: 0 };
+  const baseline: ResourceRow = options.replay || !powerModelOn(c)
+    ? { time: c.startTime, freeNodes: capacity, allocatedNodes: 0 }
+    : {
+      time: c.startTime,
+      freeNodes: capacity,
+      allocatedNodes: 0,
+      power: idleDraw(c, config.resourceModel),
+    };
   const model = config.resourceModel;
   if (model !== undefined && options.replay) {
     throw new EvtsimError("usage", "a replay state takes no resource model");

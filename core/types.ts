@@ -229,6 +229,25 @@ export interface SimulationConfig {
   /** How many times a job may be requeued after node failures (default 3). */
   readonly requeueLimit?: number;
   /**
+   * A power cap (watts): a start whose projected machine draw would exceed
+   * it is not made (a PEND row `power_cap`; docs/power.md). With
+   * `powerCapSchedule`, the cap before its first change.
+   */
+  readonly powerCap?: number;
+  /** Power cap changes (time, watts), sorted by time; each holds until the next. */
+  readonly powerCapSchedule?: readonly PowerCapChange[];
+  /** Watts each node draws while it holds no job (default 0). */
+  readonly idleWatts?: number;
+  /** Watts each node draws while it holds a job (default 0), besides the job's own `power`. */
+  readonly busyWatts?: number;
+  /**
+   * With a `resourceModel` that lists its nodes: the idle and busy watts of
+   * its nodes, as runs in the model's node order (a machine file's groups),
+   * instead of `idleWatts` and `busyWatts`; a node holds a job while any
+   * running job has an allocation on it.
+   */
+  readonly nodeWatts?: readonly NodeWatts[];
+  /**
    * A resource model that places jobs besides the node-count pool (e.g.
    * `topologyCluster(nodes)`): a job then starts only where the model places
    * it, and every job needs a `demand`. Not for replay states or snapshots.
@@ -341,6 +360,12 @@ export interface JobSpec {
   readonly account?: string;
   /** What the job asks of the configuration's `resourceModel` (required when there is one). */
   readonly demand?: ResourceDemand;
+  /**
+   * The job's own draw while it runs (watts, on top of its nodes' busy
+   * watts; a pcon trace gives its `avgpcon`): a power cap counts it
+   * (docs/power.md). Absent: 0.
+   */
+  readonly power?: number;
 }
 
 /**
@@ -418,6 +443,8 @@ export interface JobRecord {
   readonly exitStatus?: number;
   /** What the job asks of the configuration's `resourceModel`, when it has one. */
   readonly demand?: ResourceDemand;
+  /** The job's own draw while it runs (watts), when given. */
+  readonly power?: number;
   /** Times a node failure or a preemption requeued it (absent: never). */
   readonly requeues?: number;
   /** Times a preemption ended its run, requeued or cancelled (absent: never). */
@@ -513,6 +540,62 @@ export interface ResourceRow {
   readonly freeNodes: number;
   /** Nodes allocated after the event. */
   readonly allocatedNodes: number;
+  /** The machine's draw after the event (watts), with a power model only (docs/power.md). */
+  readonly power?: number;
+}
+
+/**
+ * The watts of a run of nodes of a resource model, in its node order (one
+ * group of a machine file).
+ *
+ * @example
+ * ```ts
+ * import { type NodeWatts, Simulation, topologyCluster } from "@evtsim/evtsim";
+ * const model = topologyCluster([
+ *   { name: "a1", capacity: { cores: 4 } },
+ *   { name: "b1", capacity: { cores: 4 } },
+ * ]);
+ * // a1 draws 10 W idle and 100 W busy; b1 5 W and 50 W.
+ * const nodeWatts: NodeWatts[] = [
+ *   { nodes: 1, idleWatts: 10, busyWatts: 100 },
+ *   { nodes: 1, idleWatts: 5, busyWatts: 50 },
+ * ];
+ * const sim = new Simulation({ totalNodes: 2, resourceModel: model, nodeWatts });
+ * sim.appendJobs([{ submitTime: 0, numNodes: 1, timeLimit: 10, demand: { replicas: 1, perReplica: { cores: 4 } } }]);
+ * const out = sim.finish();
+ * if (out.resources[0].power !== 15) throw new Error(`idle: ${out.resources[0].power}`);
+ * ```
+ */
+export interface NodeWatts {
+  /** How many nodes of the model, from where the previous run ended. */
+  readonly nodes: number;
+  /** Watts of each of them holding no job. */
+  readonly idleWatts: number;
+  /** Watts of each of them holding a job. */
+  readonly busyWatts: number;
+}
+
+/**
+ * A change of the power cap: from `time` on, the machine may draw at most
+ * `watts`.
+ *
+ * @example
+ * ```ts
+ * import { appendJobs, initialState, type PowerCapChange, runToCompletion, step } from "@evtsim/evtsim";
+ * // 100 W until t=50, then 300 W: the second 100 W job waits for the raise.
+ * const powerCapSchedule: PowerCapChange[] = [{ time: 0, watts: 100 }, { time: 50, watts: 300 }];
+ * const job = { submitTime: 0, numNodes: 1, timeLimit: 100, actualRunTime: 100, power: 100 };
+ * let s = step(initialState({ totalNodes: 4, powerCapSchedule }), appendJobs([job, job])).state;
+ * s = step(s, runToCompletion()).state;
+ * const second = s.store.records.get(1)!;
+ * if (second.beginTime !== 50) throw new Error(`began at ${second.beginTime}`);
+ * ```
+ */
+export interface PowerCapChange {
+  /** When the cap takes effect (seconds). */
+  readonly time: number;
+  /** The cap from then on (watts). */
+  readonly watts: number;
 }
 
 /**

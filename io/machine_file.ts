@@ -36,6 +36,10 @@ const GROUP = z.strictObject({
     repair: z.number(expected("a positive number of seconds")),
     distribution: z.literal("exponential", expected("exponential")).optional(),
   }, unknownField).optional(),
+  idle_watts: z.number(expected("a non-negative number of watts"))
+    .min(0, expected("a non-negative number of watts")).optional(),
+  busy_watts: z.number(expected("a non-negative number of watts"))
+    .min(0, expected("a non-negative number of watts")).optional(),
 }, unknownField);
 
 const FILE = z.strictObject({
@@ -55,6 +59,8 @@ const FILE = z.strictObject({
  *     partitions: [cpu]
  *     labels: { rack: "r{i/8}" }               # {i/8}: ⌊(node index − 1) / 8⌋
  *     failures: { mtbf: 86400, repair: 3600 }  # drawn with --failure_model (optional)
+ *     idle_watts: 90                           # the power model (optional, docs/power.md)
+ *     busy_watts: 350
  * ```
  *
  * Throws an `EvtsimError` `file:line: field: what was expected`.
@@ -118,6 +124,8 @@ export function parseMachine(text: string, file: string): Machine {
       ...(g.partitions !== undefined ? { partitions: g.partitions } : {}),
       ...(g.labels !== undefined ? { labels: g.labels } : {}),
       ...(g.failures !== undefined ? { failures: g.failures } : {}),
+      ...(g.idle_watts !== undefined ? { idleWatts: g.idle_watts } : {}),
+      ...(g.busy_watts !== undefined ? { busyWatts: g.busy_watts } : {}),
     };
   });
   const machine: Machine = {

@@ -69,6 +69,7 @@ export function jobTable(jobs: readonly JobSpec[]): InputDataOf<"appendJobs">["j
   let user = false;
   let account = false;
   let demand = false;
+  let power = false;
   for (const j of jobs) {
     if (j.actualRunTime !== undefined) actual = true;
     if (j.queue !== undefined) queue = true;
@@ -76,6 +77,7 @@ export function jobTable(jobs: readonly JobSpec[]): InputDataOf<"appendJobs">["j
     if (j.user !== undefined) user = true;
     if (j.account !== undefined) account = true;
     if (j.demand !== undefined) demand = true;
+    if (j.power !== undefined) power = true;
   }
   const columns: JobColumn[] = ["submitTime", "numNodes", "timeLimit"];
   if (actual) columns.push("actualRunTime");
@@ -84,6 +86,7 @@ export function jobTable(jobs: readonly JobSpec[]): InputDataOf<"appendJobs">["j
   if (user) columns.push("user");
   if (account) columns.push("account");
   if (demand) columns.push("demand");
+  if (power) columns.push("power");
   const rows = jobs.map((j) => {
     const row: (number | string | ResourceDemand | null)[] = [
       j.submitTime,
@@ -96,6 +99,7 @@ export function jobTable(jobs: readonly JobSpec[]): InputDataOf<"appendJobs">["j
     if (user) row.push(j.user ?? null);
     if (account) row.push(j.account ?? null);
     if (demand) row.push(j.demand ?? null);
+    if (power) row.push(j.power ?? null);
     return row;
   });
   return { columns, rows };

@@ -84,6 +84,13 @@ export const ConfigSchema = z.strictObject({
   onNodeFailure: z.enum(["kill", "requeue"]).optional(),
   requeueLimit: nat.optional(),
   pickerSettings: boundedJson(z.record(z.string(), z.unknown())).optional(),
+  powerCap: num.min(0).optional(),
+  powerCapSchedule: z.array(z.strictObject({ time: num, watts: num.min(0) })).optional(),
+  idleWatts: num.min(0).optional(),
+  busyWatts: num.min(0).optional(),
+  nodeWatts: z.array(
+    z.strictObject({ nodes: nat.min(1), idleWatts: num.min(0), busyWatts: num.min(0) }),
+  ).optional(),
   resourceNodes: z.array(ModelNodeSchema).optional(),
 });
 
@@ -111,6 +118,7 @@ const JobRecordSchema = z.strictObject({
   requeues: nat.optional(),
   firstSubmitTime: num.optional(),
   preemptions: nat.optional(),
+  power: num.min(0).optional(),
 });
 
 const JobUpdateSchema = z.strictObject({ priority: int.optional(), queue: name.optional() });
@@ -204,7 +212,9 @@ export const SnapshotSchema = z.strictObject({
   capacity: nat,
   capacityIndex: nat,
   sampled: z.boolean(),
-  resourceBuffer: z.array(z.strictObject({ time: num, freeNodes: int, allocatedNodes: nat })),
+  resourceBuffer: z.array(
+    z.strictObject({ time: num, freeNodes: int, allocatedNodes: nat, power: num.optional() }),
+  ),
   stats: StatsSchema,
   finished: z.boolean(),
   overallocationReported: z.boolean(),
@@ -224,6 +234,7 @@ export const JOB_COLUMNS = [
   "user",
   "account",
   "demand",
+  "power",
 ] as const;
 
 /** A job field's name. */
@@ -243,6 +254,7 @@ const CELL: Record<JobColumn, { ok: (x: unknown) => boolean; expected: string }>
     ok: (x) => x === null || DemandSchema.safeParse(x).success,
     expected: "a demand (replicas, perReplica, topologyKey) or null",
   },
+  power: { ok: (x) => x === null || (isFiniteNumber(x) && x >= 0), expected: "watts or null" },
 };
 
 /**
@@ -350,6 +362,8 @@ const REASON = z.strictObject({
   blockedBy: nat.optional(),
   queue: z.string().optional(),
   capacity: nat.optional(),
+  draw: num.optional(),
+  powerCap: num.optional(),
 });
 
 /** A decision inside a session: see {@link LogDecisionSchema}. */

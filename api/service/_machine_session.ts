@@ -136,6 +136,16 @@ export function machineSession(m: MachineInput): MachineSession {
         ...given,
         totalNodes: m.nodes.length,
         resourceModel: model,
+        // A machine file's watts per group: the power model (docs/power.md).
+        ...(m.machine.groups.some((g) => g.idleWatts !== undefined || g.busyWatts !== undefined)
+          ? {
+            nodeWatts: m.machine.groups.map((g) => ({
+              nodes: g.count,
+              idleWatts: g.idleWatts ?? 0,
+              busyWatts: g.busyWatts ?? 0,
+            })),
+          }
+          : {}),
         // The utilization reads the allocations from DISPATCH rows (as simulate).
         decisions: given.decisions === true ? true : "heads",
       };

@@ -30,7 +30,12 @@ import { parseTrim } from "../../core/_metrics_breakdowns.ts";
 import { AwaitingRound, type SessionHandle, type SessionHost } from "./session_host.ts";
 import { DecisionsSchema, ExternalOptionsSchema } from "./external_schemas.ts";
 import type { ExternalOptions } from "./_external.ts";
-import { ServiceError, type SessionMetricOptions, type SessionStatistics } from "./sessions.ts";
+import {
+  ServiceError,
+  type SessionMetricOptions,
+  type SessionParams,
+  type SessionStatistics,
+} from "./sessions.ts";
 import { tokenMatches } from "./token.ts";
 import { failureParamsOf, failureStatistics, queueUpdateOp } from "./_grpc_failures.ts";
 
@@ -120,11 +125,13 @@ function jobOf(m: Msg): JobSpec {
       : {}),
   };
   const actual = given("actual_run_time");
+  const power = given("power");
   return {
     submitTime,
     numNodes,
     timeLimit,
     ...(actual === undefined ? {} : { actualRunTime: actual }),
+    ...(power === undefined ? {} : { power }),
     ...(queue === undefined ? {} : { queue }),
     ...(user === undefined ? {} : { user }),
     ...(account === undefined ? {} : { account }),
@@ -472,6 +479,7 @@ class StreamSession {
       ...(cut === "" ? {} : { onCapacityCut: cut as "drain" | "kill" }),
       ...(semantics === "" ? {} : { capacitySemantics: semantics as "evtsim" | "drevt" }),
       ...failures,
+      ...powerFieldsOf(m, str),
     });
     this.#id = session.id;
     return { ok: true, session_id: session.id };
@@ -615,5 +623,35 @@ export async function startGrpc(
           resolve();
         });
       }),
+  };
+}
+
+// The power model of an InitRequest (fields 120-123), as HTTP's session
+// fields; the configuration checks the values (one line each).
+function powerFieldsOf(
+  m: Msg,
+  str: (k: string) => string,
+): Pick<SessionParams, "powerCap" | "powerCapSchedule" | "idleWatts" | "busyWatts"> {
+  const given = (k: string) => (m[k] === undefined || m[k] === null ? undefined : num(m[k]));
+  const text = str("power_cap_schedule_json");
+  let schedule: unknown;
+  if (text !== "") {
+    try {
+      schedule = JSON.parse(text);
+    } catch {
+      bad("power_cap_schedule_json is not valid JSON");
+    }
+    if (!Array.isArray(schedule)) {
+      bad('power_cap_schedule_json must be a JSON list (e.g. [{"time": 0, "watts": 1000}])');
+    }
+  }
+  const [cap, idle, busy] = [given("power_cap"), given("idle_watts"), given("busy_watts")];
+  return {
+    ...(cap === undefined ? {} : { powerCap: cap }),
+    ...(schedule === undefined
+      ? {}
+      : { powerCapSchedule: schedule as SessionParams["powerCapSchedule"] }),
+    ...(idle === undefined ? {} : { idleWatts: idle }),
+    ...(busy === undefined ? {} : { busyWatts: busy }),
   };
 }

@@ -14,6 +14,9 @@ export const JobSpecSchema = z.object({
   numNodes: z.number().int().positive(),
   timeLimit: z.number().nonnegative(),
   actualRunTime: z.number().nonnegative().optional(),
+  power: z.number().nonnegative().optional().openapi({
+    description: "The job's own draw while it runs, watts (a power cap counts it; docs/power.md)",
+  }),
   queue: z.string().min(1).max(256).optional(),
   priority: z.number().optional(),
   user: z.string().min(1).max(256).optional().openapi({
@@ -111,6 +114,21 @@ export const CreateSessionSchema = z.object({
   }),
   requeueLimit: count.optional().openapi({
     description: "Times a job may be requeued after node failures before it is killed (default 3)",
+  }),
+  powerCap: z.number().nonnegative().optional().openapi({
+    description: "A power cap, watts: a start that would take the machine's draw over it waits " +
+      "(PEND power_cap; docs/power.md); before powerCapSchedule's first change with it",
+  }),
+  powerCapSchedule: z.array(
+    z.object({ time, watts: z.number().nonnegative() }).strict(),
+  ).max(100_000).optional().openapi({
+    description: "Power cap changes in time order: from each time on, at most watts",
+  }),
+  idleWatts: z.number().nonnegative().optional().openapi({
+    description: "Watts of a node holding no job (default 0)",
+  }),
+  busyWatts: z.number().nonnegative().optional().openapi({
+    description: "Watts of a node holding a job (default 0), besides the job's own power",
   }),
   decisions: z.union([z.boolean(), z.literal("heads")]).optional().openapi({
     description:
@@ -233,6 +251,8 @@ export const PendReasonSchema = z.object({
   end: z.number().optional(),
   reservation: z.number().optional(),
   blockedBy: z.number().optional(),
+  draw: z.number().optional(),
+  powerCap: z.number().optional(),
 }).openapi("PendReason");
 
 const DecisionSchema = z.object({

@@ -69,6 +69,10 @@ export interface SessionParams extends
     | "capacitySemantics"
     | "onNodeFailure"
     | "requeueLimit"
+    | "powerCap"
+    | "powerCapSchedule"
+    | "idleWatts"
+    | "busyWatts"
   > {
   /**
    * Whole identical nodes (required, except on a server started with

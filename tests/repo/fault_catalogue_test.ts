@@ -56,6 +56,7 @@ import { REDIS_ROWS } from "../_fault_rows_redis.ts";
 import { EXT_ROWS } from "../_fault_rows_ext.ts";
 import { PREEMPT_ROWS } from "../_fault_rows_preempt.ts";
 import { GRPCF_ROWS } from "../_fault_rows_grpcf.ts";
+import { CAP_ROWS } from "../_fault_rows_cap.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1236,6 +1237,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...EXT_ROWS,
   ...PREEMPT_ROWS,
   ...GRPCF_ROWS,
+  ...CAP_ROWS,
 ];
 
 for (const row of CATALOGUE) {

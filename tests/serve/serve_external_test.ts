@@ -138,7 +138,7 @@ Deno.test("serve external: each invalid answer is refused with one reason naming
         [{ type: "PEND", jobId: 1, reason: { code: "mine", message: "m" } }],
         `job 1: pend reason code 'mine' is not one of insufficient_nodes, reservation_blocked, ` +
         "behind_head, backfill_skipped, queue_limit, queue_closed, insufficient_capacity, " +
-        "topology_fragmented, head_of_line_blocked, exceeds_capacity, external",
+        "topology_fragmented, head_of_line_blocked, exceeds_capacity, external, power_cap",
       ],
     ];
     for (const [decisions, error] of cases) {

@@ -1,0 +1,199 @@
+// The power model the core schedules with (docs/power.md). The machine's
+// draw at an instant is
+//
+//   idleWatts × (totalNodes − allocatedNodes)      nodes holding no job
+// + busyWatts × allocatedNodes                     nodes holding a job
+// + Σ power of the running jobs                    the jobs' own draw
+//
+// (a node offline or down still counts as idle: it is not switched off).
+// With `nodeWatts` (a machine's groups) each node of the resource model has
+// its own idle and busy watts, and it is busy while any running job has an
+// allocation on it: the first two lines become the sum, in the model's node
+// order, of each node's idle or busy watts.
+// The sum over the running jobs is taken in the running set's order each
+// time it is needed, never kept as a running total: a total updated start by
+// start would round differently depending on how a run was cut into steps,
+// and batch, streaming and a restored snapshot must agree to the bit.
+//
+// A power cap is `powerCap` before the first change of `powerCapSchedule`,
+// then each change's watts until the next; no cap (Infinity) when neither
+// gives one yet. A start is made only if the draw it projects stays at or
+// under the cap (core/_session.ts).
+
+import type { ResolvedConfig } from "./config.ts";
+import { EvtsimError } from "./errors.ts";
+import type { Placement, ResourceModel } from "./resource_model.ts";
+import type { RunningSet } from "./running.ts";
+import type { JobRecord } from "./types.ts";
+
+/** True when the configuration gives a power model (a cap or node watts). */
+export function powerModelOn(c: ResolvedConfig): boolean {
+  return c.powerCap !== undefined || c.powerCapSchedule !== undefined ||
+    c.idleWatts !== undefined || c.busyWatts !== undefined || c.nodeWatts !== undefined;
+}
+
+/** True when the configuration caps the power (a constant cap or a schedule). */
+export function powerCapped(c: ResolvedConfig): boolean {
+  return c.powerCap !== undefined ||
+    (c.powerCapSchedule !== undefined && c.powerCapSchedule.length > 0);
+}
+
+/** The cap in effect at `time` (Infinity: none). */
+export function capAt(c: ResolvedConfig, time: number): number {
+  let cap = c.powerCap ?? Infinity;
+  const s = c.powerCapSchedule;
+  if (s !== undefined) {
+    for (let i = 0; i < s.length && s[i].time <= time; i++) cap = s[i].watts;
+  }
+  return cap;
+}
+
+/** The highest cap in effect at `time` or later (Infinity: some instant has none). */
+export function highestCapFrom(c: ResolvedConfig, time: number): number {
+  let most = capAt(c, time);
+  const s = c.powerCapSchedule;
+  if (s !== undefined) {
+    for (const x of s) if (x.time > time && x.watts > most) most = x.watts;
+  }
+  return most;
+}
+
+/** When the cap next changes after `time` (Infinity: never). */
+export function nextCapChange(c: ResolvedConfig, time: number): number {
+  const s = c.powerCapSchedule;
+  if (s === undefined) return Infinity;
+  for (const x of s) if (x.time > time) return x.time;
+  return Infinity;
+}
+
+/** What the engine's draw is computed from. */
+export interface PowerView {
+  readonly config: ResolvedConfig;
+  readonly allocatedNodes: number;
+  readonly running: RunningSet;
+  readonly resourceModel: ResourceModel | undefined;
+  readonly resourceState: unknown;
+  recordOf(id: number): JobRecord;
+}
+
+// Each node's idle and busy watts, by node name, made once per configuration.
+interface WattsTable {
+  readonly index: ReadonlyMap<string, number>;
+  readonly idle: Float64Array;
+  readonly busy: Float64Array;
+}
+const tables = new WeakMap<ResolvedConfig, WattsTable>();
+
+/**
+ * The node watts of a configuration with `nodeWatts`, checked against its
+ * resource model (throws a usage error when the runs do not cover its nodes).
+ */
+export function wattsTable(c: ResolvedConfig, model: ResourceModel | undefined): WattsTable {
+  const known = tables.get(c);
+  if (known !== undefined) return known;
+  const nodes = model?.nodes;
+  if (nodes === undefined || model?.allocationOf === undefined) {
+    throw new EvtsimError(
+      "usage",
+      "node watts need a resource model that lists its nodes and their allocations",
+    );
+  }
+  const runs = c.nodeWatts!;
+  const total = runs.reduce((n, r) => n + r.nodes, 0);
+  if (total !== nodes.length) {
+    throw new EvtsimError(
+      "usage",
+      `node watts cover ${total} nodes, but the resource model has ${nodes.length}`,
+    );
+  }
+  const idle = new Float64Array(total), busy = new Float64Array(total);
+  let i = 0;
+  for (const r of runs) {
+    for (let k = 0; k < r.nodes; k++, i++) {
+      idle[i] = r.idleWatts;
+      busy[i] = r.busyWatts;
+    }
+  }
+  const table = { index: new Map(nodes.map((n, k) => [n.name, k])), idle, busy };
+  tables.set(c, table);
+  return table;
+}
+
+// The nodes' draw with node watts: each node idle or busy, in node order.
+function nodesDraw(w: PowerView, placement: Placement | undefined): number {
+  const t = wattsTable(w.config, w.resourceModel);
+  const held = new Uint8Array(t.idle.length);
+  const model = w.resourceModel!;
+  for (const r of w.running.values()) {
+    for (const a of model.allocationOf!(w.resourceState, r.id) ?? []) {
+      const k = t.index.get(a.nodeName);
+      if (k !== undefined) held[k] = 1;
+    }
+  }
+  for (const a of placement?.allocation ?? []) {
+    const k = t.index.get(a.nodeName);
+    if (k !== undefined) held[k] = 1;
+  }
+  let draw = 0;
+  for (let k = 0; k < held.length; k++) draw += held[k] === 1 ? t.busy[k] : t.idle[k];
+  return draw;
+}
+
+/**
+ * The machine's draw now (watts), or, with `starting`, the draw it would be
+ * with that job started too (its own draw added last, so on an idle machine
+ * the projection is exactly {@link aloneDraw}).
+ */
+export function machineDraw(
+  w: PowerView,
+  starting?: JobRecord,
+  placement?: Placement,
+): number {
+  const c = w.config;
+  let draw: number;
+  if (c.nodeWatts !== undefined) {
+    draw = nodesDraw(w, starting === undefined ? undefined : placement);
+  } else {
+    const idle = c.idleWatts ?? 0;
+    const busy = c.busyWatts ?? 0;
+    const allocated = w.allocatedNodes + (starting === undefined ? 0 : starting.numNodes);
+    const idleNodes = c.totalNodes > allocated ? c.totalNodes - allocated : 0;
+    draw = idle * idleNodes + busy * allocated;
+  }
+  for (const r of w.running.values()) {
+    const p = w.recordOf(r.id).power;
+    if (p !== undefined) draw += p;
+  }
+  if (starting?.power !== undefined) draw += starting.power;
+  return draw;
+}
+
+/**
+ * The draw of an otherwise idle machine running `job` alone (watts). With
+ * node watts, where it would run is not known: a lower bound (every node
+ * idle, or busy where that draws less), so a job is never held that could
+ * fit somewhere.
+ */
+export function aloneDraw(c: ResolvedConfig, job: JobRecord, model?: ResourceModel): number {
+  if (c.nodeWatts !== undefined) {
+    const t = wattsTable(c, model);
+    let draw = 0;
+    for (let k = 0; k < t.idle.length; k++) draw += Math.min(t.idle[k], t.busy[k]);
+    return job.power === undefined ? draw : draw + job.power;
+  }
+  const idleNodes = c.totalNodes > job.numNodes ? c.totalNodes - job.numNodes : 0;
+  let draw = (c.idleWatts ?? 0) * idleNodes + (c.busyWatts ?? 0) * job.numNodes;
+  if (job.power !== undefined) draw += job.power;
+  return draw;
+}
+
+/** The draw of the machine with no job running (watts): the baseline row's. */
+export function idleDraw(c: ResolvedConfig, model?: ResourceModel): number {
+  if (c.nodeWatts !== undefined) {
+    const t = wattsTable(c, model);
+    let draw = 0;
+    for (let k = 0; k < t.idle.length; k++) draw += t.idle[k];
+    return draw;
+  }
+  return (c.idleWatts ?? 0) * c.totalNodes + (c.busyWatts ?? 0) * 0;
+}
