@@ -217,9 +217,23 @@ export function step(state: SimState, input: Input): StepResult {
         w.finished = true;
       }
       break;
+    default:
+      // A kind added to `Input` without a case above fails to compile here
+      // (tests/step_dispatch_test.ts); at run time checkStepArguments has
+      // already refused any kind not in the union.
+      return unhandledInput(input);
   }
   // Classified on the state `finish` was given (the finished one has written
   // its records out); a probe of the picker changes nothing.
   if (input.kind === "finish" && w.notices.length > 0) classifyStranded(w.notices, state);
   return { state: w.freeze(), rows: w.rows(), ids };
+}
+
+// Reached only by an input whose kind no case handles: `input` narrows to
+// `never` once every kind of `Input` has its case.
+function unhandledInput(input: never): never {
+  throw new EvtsimError(
+    "usage",
+    `step: no handler for input kind ${JSON.stringify((input as { kind?: unknown }).kind)}`,
+  );
 }
