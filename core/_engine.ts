@@ -11,24 +11,17 @@
 
 import type { OrderedSet } from "./_ordered_set.ts";
 import type { Vec } from "./_vector.ts";
-import type { Admission } from "./admission.ts";
-import {
-  DEFAULT_RESOURCE_HISTORY_CAPACITY,
-  DEFAULT_UNBOUNDED_FLUSH_INTERVAL,
-  type ResolvedConfig,
-} from "./config.ts";
+import { DEFAULT_RESOURCE_HISTORY_CAPACITY, DEFAULT_UNBOUNDED_FLUSH_INTERVAL } from "./config.ts";
 import type { DecisionRow, PendCode } from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
 import { checkInterrupt } from "./_interrupt.ts";
 import { defaultExitStatus, type LiveEvent } from "./live.ts";
 import type { Picker } from "./picker.ts";
-import type { PolicyRegistry } from "./policies.ts";
 import { preemptive, type QueueState, type QueueTable } from "./queues.ts";
 import { drawnEndTime } from "./_run_time_draws.ts";
 import type { Placement, ResourceModel } from "./resource_model.ts";
-import type { RngState } from "./rng.ts";
 import { runningJob, runningKey, type RunningSet } from "./running.ts";
-import type { ResourceEvent, SimState, TimeBound } from "./state.ts";
+import type { ResourceEvent, SimState } from "./state.ts";
 import { addCompletion, addEarlyEnd, type MutableStatistics } from "./statistics.ts";
 import type {
   CapacityChange,
@@ -45,6 +38,7 @@ import { runRound } from "./_session.ts";
 import { policyFailure } from "./_policy_faults.ts";
 import { endOnFailedNodes } from "./_failures.ts";
 import { preemptOnce } from "./_preemption.ts";
+import { copyPlainFields, newState, type PlainDraft } from "./_draft_fields.ts";
 
 // A picker hook called outside a session (edit begin/end), its failure named.
 function pickerCall<T>(s: { picker: Picker; time: number }, call: () => T): T {
@@ -63,42 +57,27 @@ export interface WorkingStore {
   completedSinceFlush: number;
 }
 
+// The draft's plain fields (config, time, capacity, …) are declared once,
+// in core/_draft_fields.ts, with the names and types of `SimState`.
+export interface Working extends PlainDraft {}
+
 /** Mutable scratch copy of a SimState for the duration of one step. */
 export class Working {
   /** This step's edit token. */
   readonly owner: object = {};
-  readonly config: ResolvedConfig;
-  readonly picker: Picker;
   pickerState: unknown;
-  readonly admission: Admission;
-  admissionMemory: unknown;
-  readonly registry: PolicyRegistry;
   queues: QueueTable;
   /** `queues` has been copied by this step and may be changed in place. */
   private queuesOwned = false;
   liveEvents: OrderedSet<LiveEvent>;
-  liveSeq: number;
-  round: number;
   pendCodes: OrderedSet<PendCode>;
-  time: number;
-  rng: RngState;
-  nextJobId: number;
   store: WorkingStore;
   arrivals: OrderedSet<JobRecord>;
   running: RunningSet;
   events: OrderedSet<ResourceEvent>;
-  allocatedNodes: number;
-  capacity: number;
-  capacityIndex: number;
-  sampled: boolean;
   resourceBuffer: Vec<ResourceRow>;
-  resourceBufferLength: number;
   /** This step's own copy of the accumulator, updated in place. */
   stats: MutableStatistics;
-  readonly replay: boolean;
-  finished: boolean;
-  /** Replaced (never changed in place) by the inputs that add times or jobs. */
-  timeBound: TimeBound;
   /** Drawn run times: end times follow DR_EVT's float-fraction arithmetic. */
   private readonly drawn: boolean;
   /** DR_EVT's capacity rules (`capacitySemantics: "drevt"`). */
@@ -112,7 +91,6 @@ export class Working {
   /** Replay only (core/replay.ts); stays empty in simulation. */
   readonly submissionRows: SubmissionRow[] = [];
   readonly decisionRows: DecisionRow[] = [];
-  private overallocationReported = false;
   /** The configuration's resource model (undefined: the node-count pool alone). */
   readonly resourceModel: ResourceModel | undefined;
   /** Its state; this step's own copy once `resourcesOwned`. */
@@ -120,93 +98,58 @@ export class Working {
   private resourcesOwned = false;
 
   constructor(s: SimState) {
-    this.config = s.config;
-    this.picker = s.picker;
+    copyPlainFields(this, s);
     this.pickerState = s.replay || s.picker.beginEdit === undefined
       ? s.pickerState
       : pickerCall(s, () => s.picker.beginEdit!(s.pickerState, this.owner));
-    this.admission = s.admission;
-    this.admissionMemory = s.admissionMemory;
-    this.registry = s.registry;
     this.queues = s.queues;
     this.liveEvents = s.liveEvents.transient(this.owner);
-    this.liveSeq = s.liveSeq;
-    this.round = s.round;
     this.pendCodes = s.pendCodes.transient(this.owner);
-    this.time = s.time;
-    this.rng = s.rng;
-    this.nextJobId = s.nextJobId;
     this.store = { ...s.store, records: s.store.records.transient(this.owner) };
     this.arrivals = s.arrivals.transient(this.owner, true);
     this.running = s.running.transient(this.owner, true);
     this.events = s.events.transient(this.owner, true);
-    this.allocatedNodes = s.allocatedNodes;
-    this.capacity = s.capacity;
-    this.capacityIndex = s.capacityIndex;
-    this.sampled = s.sampled;
     this.resourceBuffer = s.resourceBuffer.transient(this.owner);
-    this.resourceBufferLength = s.resourceBufferLength;
     this.stats = { ...s.stats };
-    this.replay = s.replay;
-    this.finished = s.finished;
-    this.timeBound = s.timeBound;
     this.drawn = !s.replay && s.config.runTimeMode === "distribution";
     this.drevtCapacity = s.config.capacitySemantics === "drevt";
     this.noResourceRows = s.config.resourceRows === false;
-    this.overallocationReported = s.overallocationReported;
     this.resourceModel = s.resources?.model;
     this.resourceState = s.resources?.state;
   }
 
   /** The next state. */
   freeze(): SimState {
-    const next: SimState = {
-      config: this.config,
-      picker: this.picker,
-      pickerState: this.replay || this.picker.endEdit === undefined
-        ? this.pickerState
-        : pickerCall(this, () => this.picker.endEdit!(this.pickerState)),
-      admission: this.admission,
-      admissionMemory: this.admissionMemory,
-      registry: this.registry,
-      queues: this.queuesOwned
-        ? Object.freeze({
-          list: Object.freeze(this.queues.list.map((q) => Object.freeze(q))),
-          byName: this.queues.byName,
-        })
-        : this.queues,
-      liveEvents: this.liveEvents.persistent(),
-      liveSeq: this.liveSeq,
-      round: this.round,
-      pendCodes: this.pendCodes.persistent(),
-      time: this.time,
-      rng: this.rng,
-      nextJobId: this.nextJobId,
-      store: Object.freeze({
-        firstId: this.store.firstId,
-        records: this.store.records.persistent(),
-        capacity: this.store.capacity,
-        completedSinceFlush: this.store.completedSinceFlush,
-      }),
-      arrivals: this.arrivals.persistent(),
-      running: this.running.persistent(),
-      events: this.events.persistent(),
-      allocatedNodes: this.allocatedNodes,
-      capacity: this.capacity,
-      capacityIndex: this.capacityIndex,
-      sampled: this.sampled,
-      resourceBuffer: this.resourceBuffer.persistent(),
-      resourceBufferLength: this.resourceBufferLength,
-      stats: Object.freeze({ ...this.stats }),
-      replay: this.replay,
-      finished: this.finished,
-      overallocationReported: this.overallocationReported,
-      timeBound: this.timeBound,
-    };
     const model = this.resourceModel;
-    if (model === undefined) return Object.freeze(next);
-    const state = this.resourcesOwned ? model.endEdit(this.resourceState) : this.resourceState;
-    return Object.freeze({ ...next, resources: Object.freeze({ model, state }) });
+    const next = newState(model !== undefined);
+    copyPlainFields(next, this);
+    next.pickerState = this.replay || this.picker.endEdit === undefined
+      ? this.pickerState
+      : pickerCall(this, () => this.picker.endEdit!(this.pickerState));
+    next.queues = this.queuesOwned
+      ? Object.freeze({
+        list: Object.freeze(this.queues.list.map((q) => Object.freeze(q))),
+        byName: this.queues.byName,
+      })
+      : this.queues;
+    next.liveEvents = this.liveEvents.persistent();
+    next.pendCodes = this.pendCodes.persistent();
+    next.store = Object.freeze({
+      firstId: this.store.firstId,
+      records: this.store.records.persistent(),
+      capacity: this.store.capacity,
+      completedSinceFlush: this.store.completedSinceFlush,
+    });
+    next.arrivals = this.arrivals.persistent();
+    next.running = this.running.persistent();
+    next.events = this.events.persistent();
+    next.resourceBuffer = this.resourceBuffer.persistent();
+    next.stats = Object.freeze({ ...this.stats });
+    if (model !== undefined) {
+      const state = this.resourcesOwned ? model.endEdit(this.resourceState) : this.resourceState;
+      next.resources = Object.freeze({ model, state });
+    }
+    return Object.freeze(next);
   }
 
   /** The resource model's state, copied for this step on first change. */
