@@ -1,28 +1,27 @@
 // The event loop. A `Working` copy is built from a state at the start of a
-// step, updated in place, and frozen into the next state at the end. Its
-// persistent structures are transient while the step runs: each step has its
-// own edit token, nodes (and job-store chunks) created under it are changed
-// in place, and nodes an earlier state can reach are copied once, then owned.
+// step, updated in place, and frozen into the next state at the end, each
+// edited field through its copy-on-write protocol (core/_cow.ts,
+// core/_draft_fields.ts). Its persistent structures are transient while the
+// step runs: each step has its own edit token, nodes (and job-store chunks)
+// created under it are changed in place, and nodes an earlier state can
+// reach are copied once, then owned.
 // The arrivals, the running set and the event queue are updated by the
 // hundred in a step that feeds a batch of jobs: they may switch to a sorted
 // array for the step (OrderedSet's scratch form), which the next state shares
 // and the next step copies before changing it.
 // Freezing ends the editing, so a state once returned never changes.
 
-import type { OrderedSet } from "./_ordered_set.ts";
-import type { Vec } from "./_vector.ts";
 import { DEFAULT_RESOURCE_HISTORY_CAPACITY, DEFAULT_UNBOUNDED_FLUSH_INTERVAL } from "./config.ts";
-import type { DecisionRow, PendCode } from "./decisions.ts";
+import type { DecisionRow } from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
 import { checkInterrupt } from "./_interrupt.ts";
-import { defaultExitStatus, type LiveEvent } from "./live.ts";
-import type { Picker } from "./picker.ts";
-import { preemptive, type QueueState, type QueueTable } from "./queues.ts";
+import { defaultExitStatus } from "./live.ts";
+import { preemptive, type QueueState } from "./queues.ts";
 import { drawnEndTime } from "./_run_time_draws.ts";
 import type { Placement, ResourceModel } from "./resource_model.ts";
-import { runningJob, runningKey, type RunningSet } from "./running.ts";
+import { runningJob, runningKey } from "./running.ts";
 import type { ResourceEvent, SimState } from "./state.ts";
-import { addCompletion, addEarlyEnd, type MutableStatistics } from "./statistics.ts";
+import { addCompletion, addEarlyEnd } from "./statistics.ts";
 import type {
   CapacityChange,
   JobOutcome,
@@ -38,46 +37,34 @@ import { runRound } from "./_session.ts";
 import { policyFailure } from "./_policy_faults.ts";
 import { endOnFailedNodes } from "./_failures.ts";
 import { preemptOnce } from "./_preemption.ts";
-import { copyPlainFields, newState, type PlainDraft } from "./_draft_fields.ts";
+import { own } from "./_cow.ts";
+import {
+  closeEditedFields,
+  copyPlainFields,
+  type DraftContext,
+  type EditedDraft,
+  EDITS,
+  type LazyField,
+  newState,
+  openEditedFields,
+  type PlainDraft,
+  type ResourceDraft,
+} from "./_draft_fields.ts";
 
-// A picker hook called outside a session (edit begin/end), its failure named.
-function pickerCall<T>(s: { picker: Picker; time: number }, call: () => T): T {
-  try {
-    return call();
-  } catch (e) {
-    throw policyFailure(s.picker.name, s.time, e);
-  }
-}
+export type { WorkingStore } from "./_draft_fields.ts";
 
-/** The job store while a step edits it. */
-export interface WorkingStore {
-  firstId: number;
-  records: Vec<JobRecord>;
-  capacity: number;
-  completedSinceFlush: number;
-}
-
-// The draft's plain fields (config, time, capacity, …) are declared once,
-// in core/_draft_fields.ts, with the names and types of `SimState`.
-export interface Working extends PlainDraft {}
+// The draft's fields (config, time, capacity, the event queue, …) are
+// declared once, in core/_draft_fields.ts, with the names and types of
+// `SimState`; the edited ones change through their copy-on-write protocol
+// (core/_cow.ts).
+export interface Working extends PlainDraft, EditedDraft {}
 
 /** Mutable scratch copy of a SimState for the duration of one step. */
-export class Working {
+export class Working implements DraftContext {
   /** This step's edit token. */
   readonly owner: object = {};
-  pickerState: unknown;
-  queues: QueueTable;
-  /** `queues` has been copied by this step and may be changed in place. */
-  private queuesOwned = false;
-  liveEvents: OrderedSet<LiveEvent>;
-  pendCodes: OrderedSet<PendCode>;
-  store: WorkingStore;
-  arrivals: OrderedSet<JobRecord>;
-  running: RunningSet;
-  events: OrderedSet<ResourceEvent>;
-  resourceBuffer: Vec<ResourceRow>;
-  /** This step's own copy of the accumulator, updated in place. */
-  stats: MutableStatistics;
+  /** The lazy fields (`queues`, `resources`) this step has opened with `own`. */
+  readonly opened: Set<LazyField> = new Set();
   /** Drawn run times: end times follow DR_EVT's float-fraction arithmetic. */
   private readonly drawn: boolean;
   /** DR_EVT's capacity rules (`capacitySemantics: "drevt"`). */
@@ -93,72 +80,33 @@ export class Working {
   readonly decisionRows: DecisionRow[] = [];
   /** The configuration's resource model (undefined: the node-count pool alone). */
   readonly resourceModel: ResourceModel | undefined;
-  /** Its state; this step's own copy once `resourcesOwned`. */
-  resourceState: unknown;
-  private resourcesOwned = false;
 
   constructor(s: SimState) {
     copyPlainFields(this, s);
-    this.pickerState = s.replay || s.picker.beginEdit === undefined
-      ? s.pickerState
-      : pickerCall(s, () => s.picker.beginEdit!(s.pickerState, this.owner));
-    this.queues = s.queues;
-    this.liveEvents = s.liveEvents.transient(this.owner);
-    this.pendCodes = s.pendCodes.transient(this.owner);
-    this.store = { ...s.store, records: s.store.records.transient(this.owner) };
-    this.arrivals = s.arrivals.transient(this.owner, true);
-    this.running = s.running.transient(this.owner, true);
-    this.events = s.events.transient(this.owner, true);
-    this.resourceBuffer = s.resourceBuffer.transient(this.owner);
-    this.stats = { ...s.stats };
+    openEditedFields(this, s);
     this.drawn = !s.replay && s.config.runTimeMode === "distribution";
     this.drevtCapacity = s.config.capacitySemantics === "drevt";
     this.noResourceRows = s.config.resourceRows === false;
     this.resourceModel = s.resources?.model;
-    this.resourceState = s.resources?.state;
   }
 
   /** The next state. */
   freeze(): SimState {
-    const model = this.resourceModel;
-    const next = newState(model !== undefined);
+    const next = newState(this.resourceModel !== undefined);
     copyPlainFields(next, this);
-    next.pickerState = this.replay || this.picker.endEdit === undefined
-      ? this.pickerState
-      : pickerCall(this, () => this.picker.endEdit!(this.pickerState));
-    next.queues = this.queuesOwned
-      ? Object.freeze({
-        list: Object.freeze(this.queues.list.map((q) => Object.freeze(q))),
-        byName: this.queues.byName,
-      })
-      : this.queues;
-    next.liveEvents = this.liveEvents.persistent();
-    next.pendCodes = this.pendCodes.persistent();
-    next.store = Object.freeze({
-      firstId: this.store.firstId,
-      records: this.store.records.persistent(),
-      capacity: this.store.capacity,
-      completedSinceFlush: this.store.completedSinceFlush,
-    });
-    next.arrivals = this.arrivals.persistent();
-    next.running = this.running.persistent();
-    next.events = this.events.persistent();
-    next.resourceBuffer = this.resourceBuffer.persistent();
-    next.stats = Object.freeze({ ...this.stats });
-    if (model !== undefined) {
-      const state = this.resourcesOwned ? model.endEdit(this.resourceState) : this.resourceState;
-      next.resources = Object.freeze({ model, state });
-    }
+    closeEditedFields(next, this);
     return Object.freeze(next);
   }
 
-  /** The resource model's state, copied for this step on first change. */
-  private ownResources(model: ResourceModel): unknown {
-    if (!this.resourcesOwned) {
-      this.resourceState = model.beginEdit(this.resourceState);
-      this.resourcesOwned = true;
-    }
-    return this.resourceState;
+  /** The state of the resource model's resources (undefined without a model). */
+  get resourceState(): unknown {
+    return this.resources?.state;
+  }
+
+  /** The resource model's state, this step's own (opened on the first change). */
+  private ownResources(): ResourceDraft {
+    // Called only with a resource model, so the draft exists.
+    return own(this, "resources", EDITS.resources) as ResourceDraft;
   }
 
   /** What this step emitted. */
@@ -378,7 +326,8 @@ export class Working {
     // Each node once: a name given twice (two failures of one node at one
     // instant) would take its units away twice.
     const once = new Set(names).size === names.length ? names : [...new Set(names)];
-    this.resourceState = model.setOnline(this.ownResources(model), once, online);
+    const r = this.ownResources();
+    r.state = model.setOnline(r.state, once, online);
     return model.offline(this.resourceState).length !== before;
   }
 
@@ -462,7 +411,10 @@ export class Working {
     this.allocatedNodes -= rec.numNodes;
     this.pushResourceRow(now);
     const model = this.resourceModel;
-    if (model !== undefined) this.resourceState = model.release(this.ownResources(model), rec);
+    if (model !== undefined) {
+      const r = this.ownResources();
+      r.state = model.release(r.state, rec);
+    }
     this.replaceRecord(back);
     if (this.queues.list.length > 0) this.countRunning(rec.queue, -1);
     // It counts as started again when it starts again.
@@ -509,7 +461,8 @@ export class Working {
   startJob(job: JobRecord, now: number, placement?: Placement): void {
     const model = this.resourceModel;
     if (model !== undefined && placement !== undefined) {
-      this.resourceState = model.allocate(this.ownResources(model), job, placement);
+      const r = this.ownResources();
+      r.state = model.allocate(r.state, job, placement);
     }
     // Frozen: admission policies read the running set's entries directly.
     const r = Object.freeze(runningJob(job.id, job.numNodes, job.timeLimit, now));
@@ -547,11 +500,7 @@ export class Working {
 
   /** This step's own copy of the queue table, made on first change. */
   ownQueues(): { list: QueueState[]; byName: Map<string, number> } {
-    if (!this.queuesOwned) {
-      this.queues = { list: [...this.queues.list], byName: new Map(this.queues.byName) };
-      this.queuesOwned = true;
-    }
-    return this.queues as { list: QueueState[]; byName: Map<string, number> };
+    return own(this, "queues", EDITS.queues) as { list: QueueState[]; byName: Map<string, number> };
   }
 
   private countRunning(queue: string | undefined, delta: number): void {
@@ -608,7 +557,10 @@ export class Working {
     this.pushResourceRow(end);
     const rec = this.recordOf(id);
     const model = this.resourceModel;
-    if (model !== undefined) this.resourceState = model.release(this.ownResources(model), rec);
+    if (model !== undefined) {
+      const r = this.ownResources();
+      r.state = model.release(r.state, rec);
+    }
     const done: JobRecord = outcome === undefined
       ? { ...rec, beginTime, endTime: end }
       : { ...rec, beginTime, endTime: end, outcome, exitStatus };

@@ -109,7 +109,7 @@ function replayOne(w: Working, job: RecordedJob, where: string, limits: AppendLi
   reserve(w, 1, limits);
   const rec = newRecord(w, job, false);
   w.submissionRows.push({ jobId: rec.id, submitTime: s, nodesBusy: w.allocatedNodes });
-  w.stats = { ...w.stats, jobsCreated: w.stats.jobsCreated + 1 };
+  w.stats.jobsCreated++;
   w.arrivals = w.arrivals.add(rec);
   w.events = w.events.add(event(rec, job, 1)).add(event(rec, job, 0));
 }
@@ -283,6 +283,6 @@ function orderStarts(w: Working, starts: ResourceEvent[]): ResourceEvent[] {
 function startRecorded(w: Working, e: ResourceEvent, t: number): void {
   w.arrivals = w.arrivals.delete(recordOf(w, e.id));
   w.running = w.running.add(runningJob(e.id, e.numNodes, e.timeLimit, e.beginTime));
-  w.stats = { ...w.stats, jobsStarted: w.stats.jobsStarted + 1 };
+  w.stats.jobsStarted++;
   w.allocate(e.numNodes, t);
 }
