@@ -57,22 +57,22 @@ export function recordEdit<V extends object, D extends V>(): CopyOnWrite<V, D> {
 
 /** A draft whose lazy fields are opened on their first change. */
 export interface LazyDraft<K extends string> extends EditContext {
-  /** The lazy fields this step has opened (their drafts are its own). */
-  readonly opened: Set<K>;
+  /** Which lazy fields this step has opened (their drafts are its own). */
+  readonly opened: Record<K, boolean>;
 }
 
 /**
  * The draft of a lazy field, opened now if this step has not yet: what it
  * returns may be changed in place for the rest of the step.
  */
-export function own<K extends string, D, C extends LazyDraft<string>>(
+export function own<K extends string, D, C extends LazyDraft<K>>(
   draft: C & { [F in K]: D },
   key: K,
   protocol: CopyOnWrite<unknown, D, C>,
 ): D {
-  if (!draft.opened.has(key)) {
+  if (!draft.opened[key]) {
     draft[key] = protocol.open(draft[key], draft) as (C & { [F in K]: D })[K];
-    draft.opened.add(key);
+    draft.opened[key] = true;
   }
   return draft[key];
 }

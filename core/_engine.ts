@@ -38,33 +38,17 @@ import { policyFailure } from "./_policy_faults.ts";
 import { endOnFailedNodes } from "./_failures.ts";
 import { preemptOnce } from "./_preemption.ts";
 import { own } from "./_cow.ts";
-import {
-  closeEditedFields,
-  copyPlainFields,
-  type DraftContext,
-  type EditedDraft,
-  EDITS,
-  type LazyField,
-  newState,
-  openEditedFields,
-  type PlainDraft,
-  type ResourceDraft,
-} from "./_draft_fields.ts";
+import { closeDraft, DraftBase, EDITS, type ResourceDraft } from "./_draft_fields.ts";
 
 export type { WorkingStore } from "./_draft_fields.ts";
 
-// The draft's fields (config, time, capacity, the event queue, …) are
-// declared once, in core/_draft_fields.ts, with the names and types of
-// `SimState`; the edited ones change through their copy-on-write protocol
-// (core/_cow.ts).
-export interface Working extends PlainDraft, EditedDraft {}
+// The draft's fields (config, time, capacity, the event queue, …, and the
+// step's edit token `owner`) are declared once, in core/_draft_fields.ts,
+// with the names and types of `SimState`, and filled by `DraftBase`; the
+// edited ones change through their copy-on-write protocol (core/_cow.ts).
 
 /** Mutable scratch copy of a SimState for the duration of one step. */
-export class Working implements DraftContext {
-  /** This step's edit token. */
-  readonly owner: object = {};
-  /** The lazy fields (`queues`, `resources`) this step has opened with `own`. */
-  readonly opened: Set<LazyField> = new Set();
+export class Working extends DraftBase {
   /** Drawn run times: end times follow DR_EVT's float-fraction arithmetic. */
   private readonly drawn: boolean;
   /** DR_EVT's capacity rules (`capacitySemantics: "drevt"`). */
@@ -82,8 +66,7 @@ export class Working implements DraftContext {
   readonly resourceModel: ResourceModel | undefined;
 
   constructor(s: SimState) {
-    copyPlainFields(this, s);
-    openEditedFields(this, s);
+    super(s);
     this.drawn = !s.replay && s.config.runTimeMode === "distribution";
     this.drevtCapacity = s.config.capacitySemantics === "drevt";
     this.noResourceRows = s.config.resourceRows === false;
@@ -92,10 +75,7 @@ export class Working implements DraftContext {
 
   /** The next state. */
   freeze(): SimState {
-    const next = newState(this.resourceModel !== undefined);
-    copyPlainFields(next, this);
-    closeEditedFields(next, this);
-    return Object.freeze(next);
+    return Object.freeze(closeDraft(this));
   }
 
   /** The state of the resource model's resources (undefined without a model). */
