@@ -15,6 +15,7 @@ import type { LiveEvent } from "./live.ts";
 import type { Picker } from "./picker.ts";
 import type { QueueTable } from "./queues.ts";
 import type { ResourceModel } from "./resource_model.ts";
+import type { RunMode } from "./_run_mode.ts";
 import type { RunningSet } from "./running.ts";
 import type { JobStore, ResourceEvent, ResourceModelState, SimState } from "./state.ts";
 import type { MutableStatistics, StatisticsAccumulator } from "./statistics.ts";
@@ -59,6 +60,7 @@ export const STATE_FIELDS = {
   resourceBufferLength: "copied",
   stats: "edited",
   replay: "kept",
+  runMode: "kept",
   finished: "copied",
   overallocationReported: "copied",
   timeBound: "copied",
@@ -101,7 +103,7 @@ export type LazyField = "queues" | "resources";
 /** What the protocols below use of the draft. */
 export interface DraftContext extends LazyDraft<LazyField> {
   readonly picker: Picker;
-  readonly replay: boolean;
+  readonly runMode: RunMode;
   readonly time: number;
 }
 
@@ -137,15 +139,15 @@ export type Edits = {
 
 /** How a step edits each `edited` field (core/_cow.ts). */
 export const EDITS: Edits = {
-  // The picker's own structure, through its edit hooks (a schedule replay has no picker state).
+  // The picker's own structure, through its edit hooks (a schedule replay has none: nothing decides).
   pickerState: {
     when: "eager",
     open: (value: unknown, w: DraftContext): unknown =>
-      w.replay || w.picker.beginEdit === undefined
+      !w.runMode.decides || w.picker.beginEdit === undefined
         ? value
         : pickerCall(w, () => w.picker.beginEdit!(value, w.owner)),
     close: (draft: unknown, w: DraftContext): unknown =>
-      w.replay || w.picker.endEdit === undefined
+      !w.runMode.decides || w.picker.endEdit === undefined
         ? draft
         : pickerCall(w, () => w.picker.endEdit!(draft)),
   },

@@ -53,6 +53,11 @@ export class Working extends DraftBase {
   private readonly drawn: boolean;
   /** DR_EVT's capacity rules (`capacitySemantics: "drevt"`). */
   readonly drevtCapacity: boolean;
+  /**
+   * Resource rows show allocation beyond capacity as negative free nodes:
+   * DR_EVT's capacity rules, and a replayed schedule (which may over-allocate).
+   */
+  private readonly negativeFree: boolean;
   /** No resource rows are made (`resourceRows: false`: their reader drops them). */
   readonly noResourceRows: boolean;
 
@@ -67,8 +72,10 @@ export class Working extends DraftBase {
 
   constructor(s: SimState) {
     super(s);
-    this.drawn = !s.replay && s.config.runTimeMode === "distribution";
+    // Only the ends of jobs the engine starts use it: a schedule replay starts none.
+    this.drawn = s.config.runTimeMode === "distribution";
     this.drevtCapacity = s.config.capacitySemantics === "drevt";
+    this.negativeFree = this.drevtCapacity || !s.runMode.decides;
     this.noResourceRows = s.config.resourceRows === false;
     this.resourceModel = s.resources?.model;
   }
@@ -110,9 +117,8 @@ export class Working extends DraftBase {
 
   /** Jobs waiting with the picker (arrived, not started). */
   waitingCount(): number {
-    if (this.replay) return 0;
     try {
-      return this.picker.size(this.pickerState);
+      return this.runMode.waitingJobs(this);
     } catch (e) {
       throw this.pickerFailed(e);
     }
@@ -130,7 +136,7 @@ export class Working extends DraftBase {
 
     const synced = this.syncArrivals();
     const changed = applyLiveEventsAt(this, this.time);
-    if (!this.replay && (synced || changed || !this.sampled)) {
+    if (synced || changed || !this.sampled) {
       this.scheduleUntilStalled();
       this.sampleQueue();
     }
@@ -166,7 +172,7 @@ export class Working extends DraftBase {
       if (liveTime === next) released = applyNodeChangesAt(this, next) || released;
       if (eventTime === next) released = this.processEventsAt(next) || released;
       if (liveTime === next) released = applyLiveEventsAt(this, next) || released;
-      if (!this.replay && (arrived || released || wakeTime === next)) {
+      if (arrived || released || wakeTime === next) {
         this.scheduleUntilStalled();
         this.sampleQueue();
       }
@@ -176,7 +182,7 @@ export class Working extends DraftBase {
 
   /** When the admission policy asked for its next session (Infinity: none, or nobody waits). */
   private wakeTime(): number {
-    if (this.replay || this.waitingCount() === 0) return Infinity;
+    if (this.waitingCount() === 0) return Infinity;
     const t = this.admission.wakeTime!(this.admissionMemory);
     return t > this.time ? t : Infinity;
   }
@@ -273,7 +279,7 @@ export class Working extends DraftBase {
     // Which jobs are held changes with the capacity, and a policy's memory
     // (conservative_profile's reservations) may count a job now held: it
     // starts again from `init()`, as after a snapshot is restored.
-    if (changed && !this.drevtCapacity && !this.replay && this.admission.init !== undefined) {
+    if (changed && !this.drevtCapacity && this.admission.init !== undefined) {
       this.admissionMemory = this.admission.init();
     }
     // A failure ends what runs on the failed nodes at once, never drained
@@ -545,7 +551,7 @@ export class Working extends DraftBase {
       ? { ...rec, beginTime, endTime: end }
       : { ...rec, beginTime, endTime: end, outcome, exitStatus };
     this.completeRecord(done);
-    if (!this.replay && this.picker.onJobEnd !== undefined) {
+    if (this.runMode.decides && this.picker.onJobEnd !== undefined) {
       try {
         this.pickerState = this.picker.onJobEnd(this.pickerState, done);
       } catch (e) {
@@ -613,7 +619,7 @@ export class Working extends DraftBase {
       time,
       // Drained jobs hold nodes beyond the capacity: none of them is free
       // (DR_EVT's rule shows the difference as negative free nodes).
-      freeNodes: free >= 0 || this.drevtCapacity || this.replay ? free : 0,
+      freeNodes: free >= 0 || this.negativeFree ? free : 0,
       allocatedNodes: this.allocatedNodes,
     };
     this.resourceBuffer.push(row);

@@ -28,12 +28,33 @@
 
 import type { Working } from "./_engine.ts";
 import { type AppendLimits, checkJobSpec, reserve } from "./_jobs.ts";
-import type { OrderedSet } from "./_ordered_set.ts";
+import { OrderedSet } from "./_ordered_set.ts";
 import { orderSameTimeStarts } from "./_replay_order.ts";
+import type { RunMode } from "./_run_mode.ts";
 import { EvtsimError } from "./errors.ts";
 import { runningJob } from "./running.ts";
-import { emptyEvents, type ResourceEvent } from "./state.ts";
+import type { ResourceEvent } from "./state.ts";
 import type { JobRecord, RecordedJob } from "./types.ts";
+
+/**
+ * The schedule replay's run mode (core/_run_mode.ts): jobs come with their
+ * recorded times (`replayJobs`), instants are processed as described above,
+ * no policy is asked, and jobs to schedule and live events are refused.
+ */
+export const REPLAY_SCHEDULE: RunMode = Object.freeze({
+  name: "replay-schedule",
+  decides: false,
+  checkInput: (_w: Working, kind: string) => {
+    if (kind === "appendJobs" || kind === "submitJob") {
+      throw new EvtsimError("state", `a replay state takes replayJobs input, not ${kind}`);
+    }
+  },
+  replayJobs: (w: Working, jobs: readonly RecordedJob[], limits: AppendLimits) =>
+    replayJobs(w, jobs, limits),
+  advance: (w: Working, target: number, inclusive: boolean) => replayAdvance(w, target, inclusive),
+  finish: () => {},
+  waitingJobs: () => 0,
+});
 
 /**
  * Replays recorded jobs (sorted by submit time; a submit time may be split
@@ -49,12 +70,6 @@ export function replayJobs(
   limits: AppendLimits = {},
 ): void {
   if (w.finished) throw new EvtsimError("state", "the simulation has finished");
-  if (!w.replay) {
-    throw new EvtsimError(
-      "state",
-      "replayJobs needs a replay state: initialState(config, { replay: true })",
-    );
-  }
   for (let i = 0; i < jobs.length; i++) {
     const job = jobs[i];
     const where = `replayed job ${i}`;
@@ -249,7 +264,7 @@ function processInstant(w: Working, t: number): void {
 function processEnds(w: Working, ends: readonly ResourceEvent[], t: number): void {
   if (ends.length === 0) return;
   const pending = w.events;
-  let batch = emptyEvents().transient(w.owner);
+  let batch = OrderedSet.empty(w.events.spec).transient(w.owner);
   for (const e of ends) batch = batch.add(e);
   w.events = batch;
   w.processEventsAt(t);

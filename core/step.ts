@@ -11,7 +11,6 @@ import { classifyStranded } from "./_stranded.ts";
 import type { EndOutcome, JobUpdate } from "./live.ts";
 import type { QueueDef } from "./queues.ts";
 import { checkStepArguments } from "./_input_check.ts";
-import { replayAdvance, replayJobs } from "./replay.ts";
 import type { SimState } from "./state.ts";
 import type { JobSpec, RecordedJob, StepRows } from "./types.ts";
 
@@ -148,9 +147,9 @@ export function step(state: SimState, input: Input): StepResult {
   if (late !== undefined) throw late;
   const w = new Working(state);
   let ids: number[] = [];
-  if (w.replay && (input.kind === "appendJobs" || input.kind === "submitJob")) {
-    throw new EvtsimError("state", `a replay state takes replayJobs input, not ${input.kind}`);
-  }
+  // The run's mode (core/_run_mode.ts) refuses what it does not take: jobs
+  // to schedule in a schedule replay.
+  w.runMode.checkInput(w, input.kind);
   switch (input.kind) {
     case "appendJobs":
       ids = appendJobs(w, input.jobs, input.submit ?? true, {
@@ -161,19 +160,16 @@ export function step(state: SimState, input: Input): StepResult {
       submitJob(w, input.id, input.submitTime);
       break;
     case "replayJobs":
-      replayJobs(w, input.jobs, { maxCapacity: input.maxStoreCapacity });
+      w.runMode.replayJobs(w, input.jobs, { maxCapacity: input.maxStoreCapacity });
       break;
     case "advanceTo":
-      if (w.replay) replayAdvance(w, input.time, true);
-      else w.advance(input.time, true);
+      w.runMode.advance(w, input.time, true);
       break;
     case "runUntilExclusive":
-      if (w.replay) replayAdvance(w, input.time, false);
-      else w.advance(input.time, false);
+      w.runMode.advance(w, input.time, false);
       break;
     case "runToCompletion":
-      if (w.replay) replayAdvance(w, Infinity, true);
-      else w.advance(Infinity, true);
+      w.runMode.advance(w, Infinity, true);
       break;
     case "flush":
       w.reclaimFront();
@@ -211,7 +207,7 @@ export function step(state: SimState, input: Input): StepResult {
       break;
     case "finish":
       if (!w.finished) {
-        if (!w.replay) w.reportStranded();
+        w.runMode.finish(w);
         w.writeAllFinished();
         w.flushResources();
         w.finished = true;
