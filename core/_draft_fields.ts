@@ -32,6 +32,9 @@ import type { JobRecord, ResourceRow } from "./types.ts";
  */
 export type FieldRole = "kept" | "copied" | "edited";
 
+/** A role for every field of `SimState`, and nothing else. */
+export type StateFieldRoles = { readonly [K in keyof Required<SimState>]: FieldRole };
+
 /** Every field of `SimState` and its role, in a frozen state's key order. */
 export const STATE_FIELDS = {
   config: "kept",
@@ -65,7 +68,7 @@ export const STATE_FIELDS = {
   overallocationReported: "copied",
   timeBound: "copied",
   resources: "edited",
-} as const satisfies { readonly [K in keyof Required<SimState>]: FieldRole };
+} as const satisfies StateFieldRoles;
 
 type FieldsWith<R extends FieldRole> = {
   [K in keyof typeof STATE_FIELDS]: (typeof STATE_FIELDS)[K] extends R ? K : never;

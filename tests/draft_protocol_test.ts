@@ -4,7 +4,7 @@
 
 import { assert, assertEquals } from "./_assert.ts";
 import { advanceTo, appendJobs, initialState, step, topologyCluster } from "../mod.ts";
-import { STATE_FIELDS } from "../core/_draft_fields.ts";
+import { STATE_FIELDS, type StateFieldRoles } from "../core/_draft_fields.ts";
 
 const job = (submitTime: number, numNodes = 1) => ({ submitTime, numNodes, timeLimit: 10 });
 const placed = (submitTime: number) => ({
@@ -57,4 +57,19 @@ Deno.test("a lazy field a step leaves alone is shared; one it changes is a new f
   );
   const r2 = step(r1, advanceTo(3)).state;
   assert(r2.resources === r1.resources, "an idle step shares the resources");
+});
+
+Deno.test("a SimState field without its role, or a role for no field, fails to compile", () => {
+  // Checked by `deno check` (deno task check, and deno test before it runs):
+  // each `@ts-expect-error` fails the check if the line below it compiles.
+  const { timeBound: _, ...withoutOne } = STATE_FIELDS;
+  // @ts-expect-error timeBound has no role
+  const missing: StateFieldRoles = withoutOne;
+  // @ts-expect-error a role for a field SimState does not have
+  const extra: StateFieldRoles = { ...STATE_FIELDS, notAStateField: "copied" };
+  const full: StateFieldRoles = STATE_FIELDS;
+  assertEquals([Object.keys(missing).length + 1, Object.keys(extra).length - 1], [
+    Object.keys(full).length,
+    Object.keys(full).length,
+  ]);
 });
