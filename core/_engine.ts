@@ -1,35 +1,27 @@
 // The event loop. A `Working` copy is built from a state at the start of a
-// step, updated in place, and frozen into the next state at the end. Its
-// persistent structures are transient while the step runs: each step has its
-// own edit token, nodes (and job-store chunks) created under it are changed
-// in place, and nodes an earlier state can reach are copied once, then owned.
+// step, updated in place, and frozen into the next state at the end, each
+// edited field through its copy-on-write protocol (core/_cow.ts,
+// core/_draft_fields.ts). Its persistent structures are transient while the
+// step runs: each step has its own edit token, nodes (and job-store chunks)
+// created under it are changed in place, and nodes an earlier state can
+// reach are copied once, then owned.
 // The arrivals, the running set and the event queue are updated by the
 // hundred in a step that feeds a batch of jobs: they may switch to a sorted
 // array for the step (OrderedSet's scratch form), which the next state shares
 // and the next step copies before changing it.
 // Freezing ends the editing, so a state once returned never changes.
 
-import type { OrderedSet } from "./_ordered_set.ts";
-import type { Vec } from "./_vector.ts";
-import type { Admission } from "./admission.ts";
-import {
-  DEFAULT_RESOURCE_HISTORY_CAPACITY,
-  DEFAULT_UNBOUNDED_FLUSH_INTERVAL,
-  type ResolvedConfig,
-} from "./config.ts";
-import type { DecisionRow, PendCode } from "./decisions.ts";
+import { DEFAULT_RESOURCE_HISTORY_CAPACITY, DEFAULT_UNBOUNDED_FLUSH_INTERVAL } from "./config.ts";
+import type { DecisionRow } from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
 import { checkInterrupt } from "./_interrupt.ts";
-import { defaultExitStatus, type LiveEvent } from "./live.ts";
-import type { Picker } from "./picker.ts";
-import type { PolicyRegistry } from "./policies.ts";
-import { preemptive, type QueueState, type QueueTable } from "./queues.ts";
+import { defaultExitStatus } from "./live.ts";
+import { preemptive, type QueueState } from "./queues.ts";
 import { drawnEndTime } from "./_run_time_draws.ts";
 import type { Placement, ResourceModel } from "./resource_model.ts";
-import type { RngState } from "./rng.ts";
-import { runningJob, runningKey, type RunningSet } from "./running.ts";
-import type { ResourceEvent, SimState, TimeBound } from "./state.ts";
-import { addCompletion, addEarlyEnd, type MutableStatistics } from "./statistics.ts";
+import { runningJob, runningKey } from "./running.ts";
+import type { ResourceEvent, SimState } from "./state.ts";
+import { addCompletion, addEarlyEnd } from "./statistics.ts";
 import type {
   CapacityChange,
   JobOutcome,
@@ -46,64 +38,27 @@ import { policyFailure } from "./_policy_faults.ts";
 import { endOnFailedNodes } from "./_failures.ts";
 import { preemptOnce } from "./_preemption.ts";
 import { machineDraw, nextCapChange, powerCapped, powerModelOn } from "./_power.ts";
+import { own } from "./_cow.ts";
+import { closeDraft, DraftBase, EDITS, type ResourceDraft } from "./_draft_fields.ts";
 
-// A picker hook called outside a session (edit begin/end), its failure named.
-function pickerCall<T>(s: { picker: Picker; time: number }, call: () => T): T {
-  try {
-    return call();
-  } catch (e) {
-    throw policyFailure(s.picker.name, s.time, e);
-  }
-}
+export type { WorkingStore } from "./_draft_fields.ts";
 
-/** The job store while a step edits it. */
-export interface WorkingStore {
-  firstId: number;
-  records: Vec<JobRecord>;
-  capacity: number;
-  completedSinceFlush: number;
-}
+// The draft's fields (config, time, capacity, the event queue, …, and the
+// step's edit token `owner`) are declared once, in core/_draft_fields.ts,
+// with the names and types of `SimState`, and filled by `DraftBase`; the
+// edited ones change through their copy-on-write protocol (core/_cow.ts).
 
 /** Mutable scratch copy of a SimState for the duration of one step. */
-export class Working {
-  /** This step's edit token. */
-  readonly owner: object = {};
-  readonly config: ResolvedConfig;
-  readonly picker: Picker;
-  pickerState: unknown;
-  readonly admission: Admission;
-  admissionMemory: unknown;
-  readonly registry: PolicyRegistry;
-  queues: QueueTable;
-  /** `queues` has been copied by this step and may be changed in place. */
-  private queuesOwned = false;
-  liveEvents: OrderedSet<LiveEvent>;
-  liveSeq: number;
-  round: number;
-  pendCodes: OrderedSet<PendCode>;
-  time: number;
-  rng: RngState;
-  nextJobId: number;
-  store: WorkingStore;
-  arrivals: OrderedSet<JobRecord>;
-  running: RunningSet;
-  events: OrderedSet<ResourceEvent>;
-  allocatedNodes: number;
-  capacity: number;
-  capacityIndex: number;
-  sampled: boolean;
-  resourceBuffer: Vec<ResourceRow>;
-  resourceBufferLength: number;
-  /** This step's own copy of the accumulator, updated in place. */
-  stats: MutableStatistics;
-  readonly replay: boolean;
-  finished: boolean;
-  /** Replaced (never changed in place) by the inputs that add times or jobs. */
-  timeBound: TimeBound;
+export class Working extends DraftBase {
   /** Drawn run times: end times follow DR_EVT's float-fraction arithmetic. */
   private readonly drawn: boolean;
   /** DR_EVT's capacity rules (`capacitySemantics: "drevt"`). */
   readonly drevtCapacity: boolean;
+  /**
+   * Resource rows show allocation beyond capacity as negative free nodes:
+   * DR_EVT's capacity rules, and a replayed schedule (which may over-allocate).
+   */
+  private readonly negativeFree: boolean;
   /** No resource rows are made (`resourceRows: false`: their reader drops them). */
   readonly noResourceRows: boolean;
   /** A power model is configured (core/_power.ts): resource rows carry the draw. */
@@ -117,113 +72,36 @@ export class Working {
   /** Replay only (core/replay.ts); stays empty in simulation. */
   readonly submissionRows: SubmissionRow[] = [];
   readonly decisionRows: DecisionRow[] = [];
-  private overallocationReported = false;
   /** The configuration's resource model (undefined: the node-count pool alone). */
   readonly resourceModel: ResourceModel | undefined;
-  /** Its state; this step's own copy once `resourcesOwned`. */
-  resourceState: unknown;
-  private resourcesOwned = false;
 
   constructor(s: SimState) {
-    this.config = s.config;
-    this.picker = s.picker;
-    this.pickerState = s.replay || s.picker.beginEdit === undefined
-      ? s.pickerState
-      : pickerCall(s, () => s.picker.beginEdit!(s.pickerState, this.owner));
-    this.admission = s.admission;
-    this.admissionMemory = s.admissionMemory;
-    this.registry = s.registry;
-    this.queues = s.queues;
-    this.liveEvents = s.liveEvents.transient(this.owner);
-    this.liveSeq = s.liveSeq;
-    this.round = s.round;
-    this.pendCodes = s.pendCodes.transient(this.owner);
-    this.time = s.time;
-    this.rng = s.rng;
-    this.nextJobId = s.nextJobId;
-    this.store = { ...s.store, records: s.store.records.transient(this.owner) };
-    this.arrivals = s.arrivals.transient(this.owner, true);
-    this.running = s.running.transient(this.owner, true);
-    this.events = s.events.transient(this.owner, true);
-    this.allocatedNodes = s.allocatedNodes;
-    this.capacity = s.capacity;
-    this.capacityIndex = s.capacityIndex;
-    this.sampled = s.sampled;
-    this.resourceBuffer = s.resourceBuffer.transient(this.owner);
-    this.resourceBufferLength = s.resourceBufferLength;
-    this.stats = { ...s.stats };
-    this.replay = s.replay;
-    this.finished = s.finished;
-    this.timeBound = s.timeBound;
-    this.drawn = !s.replay && s.config.runTimeMode === "distribution";
+    super(s);
+    // Only the ends of jobs the engine starts use it: a schedule replay starts none.
+    this.drawn = s.config.runTimeMode === "distribution";
     this.drevtCapacity = s.config.capacitySemantics === "drevt";
+    this.negativeFree = this.drevtCapacity || !s.runMode.decides;
     this.noResourceRows = s.config.resourceRows === false;
     // A schedule replay keeps its recorded times: no power is modelled there.
-    this.powered = !s.replay && powerModelOn(s.config);
+    this.powered = s.runMode.decides && powerModelOn(s.config);
     this.capped = this.powered && powerCapped(s.config);
-    this.overallocationReported = s.overallocationReported;
     this.resourceModel = s.resources?.model;
-    this.resourceState = s.resources?.state;
   }
 
   /** The next state. */
   freeze(): SimState {
-    const next: SimState = {
-      config: this.config,
-      picker: this.picker,
-      pickerState: this.replay || this.picker.endEdit === undefined
-        ? this.pickerState
-        : pickerCall(this, () => this.picker.endEdit!(this.pickerState)),
-      admission: this.admission,
-      admissionMemory: this.admissionMemory,
-      registry: this.registry,
-      queues: this.queuesOwned
-        ? Object.freeze({
-          list: Object.freeze(this.queues.list.map((q) => Object.freeze(q))),
-          byName: this.queues.byName,
-        })
-        : this.queues,
-      liveEvents: this.liveEvents.persistent(),
-      liveSeq: this.liveSeq,
-      round: this.round,
-      pendCodes: this.pendCodes.persistent(),
-      time: this.time,
-      rng: this.rng,
-      nextJobId: this.nextJobId,
-      store: Object.freeze({
-        firstId: this.store.firstId,
-        records: this.store.records.persistent(),
-        capacity: this.store.capacity,
-        completedSinceFlush: this.store.completedSinceFlush,
-      }),
-      arrivals: this.arrivals.persistent(),
-      running: this.running.persistent(),
-      events: this.events.persistent(),
-      allocatedNodes: this.allocatedNodes,
-      capacity: this.capacity,
-      capacityIndex: this.capacityIndex,
-      sampled: this.sampled,
-      resourceBuffer: this.resourceBuffer.persistent(),
-      resourceBufferLength: this.resourceBufferLength,
-      stats: Object.freeze({ ...this.stats }),
-      replay: this.replay,
-      finished: this.finished,
-      overallocationReported: this.overallocationReported,
-      timeBound: this.timeBound,
-    };
-    const model = this.resourceModel;
-    if (model === undefined) return Object.freeze(next);
-    const state = this.resourcesOwned ? model.endEdit(this.resourceState) : this.resourceState;
-    return Object.freeze({ ...next, resources: Object.freeze({ model, state }) });
+    return Object.freeze(closeDraft(this));
   }
 
-  /** The resource model's state, copied for this step on first change. */
-  private ownResources(model: ResourceModel): unknown {
-    if (!this.resourcesOwned) {
-      this.resourceState = model.beginEdit(this.resourceState);
-      this.resourcesOwned = true;
-    }
-    return this.resourceState;
+  /** The state of the resource model's resources (undefined without a model). */
+  get resourceState(): unknown {
+    return this.resources?.state;
+  }
+
+  /** The resource model's state, this step's own (opened on the first change). */
+  private ownResources(): ResourceDraft {
+    // Called only with a resource model, so the draft exists.
+    return own(this, "resources", EDITS.resources) as ResourceDraft;
   }
 
   /** What this step emitted. */
@@ -247,9 +125,8 @@ export class Working {
 
   /** Jobs waiting with the picker (arrived, not started). */
   waitingCount(): number {
-    if (this.replay) return 0;
     try {
-      return this.picker.size(this.pickerState);
+      return this.runMode.waitingJobs(this);
     } catch (e) {
       throw this.pickerFailed(e);
     }
@@ -267,7 +144,7 @@ export class Working {
 
     const synced = this.syncArrivals();
     const changed = applyLiveEventsAt(this, this.time);
-    if (!this.replay && (synced || changed || !this.sampled)) {
+    if (synced || changed || !this.sampled) {
       this.scheduleUntilStalled();
       this.sampleQueue();
     }
@@ -305,7 +182,7 @@ export class Working {
       if (eventTime === next) released = this.processEventsAt(next) || released;
       if (liveTime === next) released = applyLiveEventsAt(this, next) || released;
       if (capTime === next) released = this.capChanged() || released;
-      if (!this.replay && (arrived || released || wakeTime === next)) {
+      if (arrived || released || wakeTime === next) {
         this.scheduleUntilStalled();
         this.sampleQueue();
       }
@@ -325,7 +202,7 @@ export class Working {
 
   /** When the admission policy asked for its next session (Infinity: none, or nobody waits). */
   private wakeTime(): number {
-    if (this.replay || this.waitingCount() === 0) return Infinity;
+    if (this.waitingCount() === 0) return Infinity;
     const t = this.admission.wakeTime!(this.admissionMemory);
     return t > this.time ? t : Infinity;
   }
@@ -422,7 +299,7 @@ export class Working {
     // Which jobs are held changes with the capacity, and a policy's memory
     // (conservative_profile's reservations) may count a job now held: it
     // starts again from `init()`, as after a snapshot is restored.
-    if (changed && !this.drevtCapacity && !this.replay && this.admission.init !== undefined) {
+    if (changed && !this.drevtCapacity && this.admission.init !== undefined) {
       this.admissionMemory = this.admission.init();
     }
     // A failure ends what runs on the failed nodes at once, never drained
@@ -455,7 +332,8 @@ export class Working {
     // Each node once: a name given twice (two failures of one node at one
     // instant) would take its units away twice.
     const once = new Set(names).size === names.length ? names : [...new Set(names)];
-    this.resourceState = model.setOnline(this.ownResources(model), once, online);
+    const r = this.ownResources();
+    r.state = model.setOnline(r.state, once, online);
     return model.offline(this.resourceState).length !== before;
   }
 
@@ -539,7 +417,10 @@ export class Working {
     this.allocatedNodes -= rec.numNodes;
     this.pushResourceRow(now);
     const model = this.resourceModel;
-    if (model !== undefined) this.resourceState = model.release(this.ownResources(model), rec);
+    if (model !== undefined) {
+      const r = this.ownResources();
+      r.state = model.release(r.state, rec);
+    }
     this.replaceRecord(back);
     if (this.queues.list.length > 0) this.countRunning(rec.queue, -1);
     // It counts as started again when it starts again.
@@ -586,7 +467,8 @@ export class Working {
   startJob(job: JobRecord, now: number, placement?: Placement): void {
     const model = this.resourceModel;
     if (model !== undefined && placement !== undefined) {
-      this.resourceState = model.allocate(this.ownResources(model), job, placement);
+      const r = this.ownResources();
+      r.state = model.allocate(r.state, job, placement);
     }
     // Frozen: admission policies read the running set's entries directly.
     const r = Object.freeze(runningJob(job.id, job.numNodes, job.timeLimit, now));
@@ -624,11 +506,7 @@ export class Working {
 
   /** This step's own copy of the queue table, made on first change. */
   ownQueues(): { list: QueueState[]; byName: Map<string, number> } {
-    if (!this.queuesOwned) {
-      this.queues = { list: [...this.queues.list], byName: new Map(this.queues.byName) };
-      this.queuesOwned = true;
-    }
-    return this.queues as { list: QueueState[]; byName: Map<string, number> };
+    return own(this, "queues", EDITS.queues) as { list: QueueState[]; byName: Map<string, number> };
   }
 
   private countRunning(queue: string | undefined, delta: number): void {
@@ -685,12 +563,15 @@ export class Working {
     this.pushResourceRow(end);
     const rec = this.recordOf(id);
     const model = this.resourceModel;
-    if (model !== undefined) this.resourceState = model.release(this.ownResources(model), rec);
+    if (model !== undefined) {
+      const r = this.ownResources();
+      r.state = model.release(r.state, rec);
+    }
     const done: JobRecord = outcome === undefined
       ? { ...rec, beginTime, endTime: end }
       : { ...rec, beginTime, endTime: end, outcome, exitStatus };
     this.completeRecord(done);
-    if (!this.replay && this.picker.onJobEnd !== undefined) {
+    if (this.runMode.decides && this.picker.onJobEnd !== undefined) {
       try {
         this.pickerState = this.picker.onJobEnd(this.pickerState, done);
       } catch (e) {
@@ -758,7 +639,7 @@ export class Working {
       time,
       // Drained jobs hold nodes beyond the capacity: none of them is free
       // (DR_EVT's rule shows the difference as negative free nodes).
-      freeNodes: free >= 0 || this.drevtCapacity || this.replay ? free : 0,
+      freeNodes: free >= 0 || this.negativeFree ? free : 0,
       allocatedNodes: this.allocatedNodes,
     };
     // With a power model the row carries the machine's draw (core/_power.ts).

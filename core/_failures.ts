@@ -90,7 +90,7 @@ export function requeue(w: Working, rec: JobRecord, now: number): JobRecord {
 
 /** The picker gets a requeued job back (`onJobStateChange(…, "pending")`). */
 export function tellPicker(w: Working, back: JobRecord): void {
-  if (w.replay) return;
+  if (!w.runMode.decides) return;
   try {
     w.pickerState = w.picker.onJobStateChange(w.pickerState, back, "pending");
   } catch (e) {

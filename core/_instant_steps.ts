@@ -69,7 +69,9 @@ export function nextInstant(state: SimState): number {
 export function nextPiece(state: SimState, input: Input, first: boolean): Piece {
   const whole = { input, last: true };
   const t = target(input);
-  if (t === undefined || state.replay || state.finished || Number.isNaN(t.time)) return whole;
+  if (t === undefined || !state.runMode.decides || state.finished || Number.isNaN(t.time)) {
+    return whole;
+  }
   if (t.time <= state.time) return whole; // backwards (an error), or nothing past the clock
   if (first && dueAtClock(state)) {
     return { input: { kind: "advanceTo", time: state.time }, last: false };

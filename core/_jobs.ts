@@ -225,7 +225,7 @@ export function appendJobs(
   w.timeBound = Object.freeze({ latestInput: latest, jobSpans: spans });
   if (g !== undefined) w.rng = g.state();
   w.pushRecords(created);
-  w.stats = { ...w.stats, jobsCreated: w.stats.jobsCreated + specs.length };
+  w.stats.jobsCreated += specs.length;
   if (submit) {
     const accepted: JobRecord[] = [];
     for (const r of created) submitRecord(w, r, accepted);
@@ -306,7 +306,7 @@ function submitRecord(w: Working, rec: JobRecord, batch?: JobRecord[]): void {
   if (rec.numNodes > w.config.totalNodes) {
     const rejected = { ...rec, rejected: true };
     w.replaceRecord(rejected);
-    w.stats = { ...w.stats, jobsRejected: w.stats.jobsRejected + 1 };
+    w.stats.jobsRejected++;
     w.notices.push({
       kind: "rejected",
       jobId: rec.id,

@@ -25,7 +25,7 @@ import { holdCapacity, holdReason } from "./_hold_rule.ts";
  * replays: it decides nothing).
  */
 export function* readyWaitingJobs(state: SimState): Generator<JobRecord> {
-  if (state.replay || state.picker.size(state.pickerState) === 0) return;
+  if (state.runMode.waitingJobs(state) === 0) return;
   const ready = (name: string) => {
     const i = state.queues.byName.get(name);
     return i === undefined || queueBlock(state.queues.list[i]) === undefined;

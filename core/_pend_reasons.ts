@@ -63,7 +63,7 @@ export function pendingReason(state: SimState, id: number): PendReason | undefin
  */
 export function waitingReasons(state: SimState): Map<number, PendReason> {
   const reasons = new Map<number, PendReason>();
-  if (state.replay || state.finished) return reasons;
+  if (!state.runMode.decides || state.finished) return reasons;
   const probe = new Working({
     ...state,
     config: { ...state.config, decisions: true },

@@ -11,6 +11,7 @@ import type { Picker } from "./picker.ts";
 import { lookupAdmission, lookupPicker, type PolicyRegistry } from "./policies.ts";
 import { type QueueState, queueTable } from "./queues.ts";
 import { type RngState, seedRng } from "./rng.ts";
+import { SIMULATE } from "./_run_mode.ts";
 import { emptyRunningSet, runningJob } from "./running.ts";
 import {
   emptyArrivals,
@@ -243,6 +244,7 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
       lastEnd: s.lastEnd ?? -Infinity,
     }),
     replay: false,
+    runMode: SIMULATE,
     finished: data.finished,
     overallocationReported: data.overallocationReported,
     timeBound,

@@ -29,7 +29,7 @@ export { reservationTime } from "./running.ts";
  * ```
  */
 export function activeJobCount(state: SimState): number {
-  return state.replay ? 0 : state.picker.size(state.pickerState);
+  return state.runMode.waitingJobs(state);
 }
 
 /**
@@ -74,7 +74,7 @@ export function statistics(state: SimState): Statistics {
  */
 export function heldJobCount(state: SimState): number {
   // DR_EVT's rules hold no job: one that does not fit blocks the queue.
-  if (state.replay || state.config.capacitySemantics === "drevt") return 0;
+  if (!state.runMode.decides || state.config.capacitySemantics === "drevt") return 0;
   const capacity = holdCapacity(state.capacity, state.config.totalNodes, false);
   // On a machine: a demand job the model can never place (unless the policy
   // is offered it), or that does not fit the nodes online, is held as well:

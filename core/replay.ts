@@ -28,12 +28,33 @@
 
 import type { Working } from "./_engine.ts";
 import { type AppendLimits, checkJobSpec, reserve } from "./_jobs.ts";
-import type { OrderedSet } from "./_ordered_set.ts";
+import { OrderedSet } from "./_ordered_set.ts";
 import { orderSameTimeStarts } from "./_replay_order.ts";
+import type { RunMode } from "./_run_mode.ts";
 import { EvtsimError } from "./errors.ts";
 import { runningJob } from "./running.ts";
-import { emptyEvents, type ResourceEvent } from "./state.ts";
+import type { ResourceEvent } from "./state.ts";
 import type { JobRecord, RecordedJob } from "./types.ts";
+
+/**
+ * The schedule replay's run mode (core/_run_mode.ts): jobs come with their
+ * recorded times (`replayJobs`), instants are processed as described above,
+ * no policy is asked, and jobs to schedule and live events are refused.
+ */
+export const REPLAY_SCHEDULE: RunMode = Object.freeze({
+  name: "replay-schedule",
+  decides: false,
+  checkInput: (_w: Working, kind: string) => {
+    if (kind === "appendJobs" || kind === "submitJob") {
+      throw new EvtsimError("state", `a replay state takes replayJobs input, not ${kind}`);
+    }
+  },
+  replayJobs: (w: Working, jobs: readonly RecordedJob[], limits: AppendLimits) =>
+    replayJobs(w, jobs, limits),
+  advance: (w: Working, target: number, inclusive: boolean) => replayAdvance(w, target, inclusive),
+  finish: () => {},
+  waitingJobs: () => 0,
+});
 
 /**
  * Replays recorded jobs (sorted by submit time; a submit time may be split
@@ -49,12 +70,6 @@ export function replayJobs(
   limits: AppendLimits = {},
 ): void {
   if (w.finished) throw new EvtsimError("state", "the simulation has finished");
-  if (!w.replay) {
-    throw new EvtsimError(
-      "state",
-      "replayJobs needs a replay state: initialState(config, { replay: true })",
-    );
-  }
   for (let i = 0; i < jobs.length; i++) {
     const job = jobs[i];
     const where = `replayed job ${i}`;
@@ -109,7 +124,7 @@ function replayOne(w: Working, job: RecordedJob, where: string, limits: AppendLi
   reserve(w, 1, limits);
   const rec = newRecord(w, job, false);
   w.submissionRows.push({ jobId: rec.id, submitTime: s, nodesBusy: w.allocatedNodes });
-  w.stats = { ...w.stats, jobsCreated: w.stats.jobsCreated + 1 };
+  w.stats.jobsCreated++;
   w.arrivals = w.arrivals.add(rec);
   w.events = w.events.add(event(rec, job, 1)).add(event(rec, job, 0));
 }
@@ -249,7 +264,7 @@ function processInstant(w: Working, t: number): void {
 function processEnds(w: Working, ends: readonly ResourceEvent[], t: number): void {
   if (ends.length === 0) return;
   const pending = w.events;
-  let batch = emptyEvents().transient(w.owner);
+  let batch = OrderedSet.empty(w.events.spec).transient(w.owner);
   for (const e of ends) batch = batch.add(e);
   w.events = batch;
   w.processEventsAt(t);
@@ -283,6 +298,6 @@ function orderStarts(w: Working, starts: ResourceEvent[]): ResourceEvent[] {
 function startRecorded(w: Working, e: ResourceEvent, t: number): void {
   w.arrivals = w.arrivals.delete(recordOf(w, e.id));
   w.running = w.running.add(runningJob(e.id, e.numNodes, e.timeLimit, e.beginTime));
-  w.stats = { ...w.stats, jobsStarted: w.stats.jobsStarted + 1 };
+  w.stats.jobsStarted++;
   w.allocate(e.numNodes, t);
 }

@@ -380,7 +380,7 @@ function statsData(s: StatisticsAccumulator): StatisticsData {
  * times), which has no scheduler to rebuild.
  */
 export function snapshotOf(state: SimState): SnapshotData {
-  if (state.replay) {
+  if (!state.runMode.decides) {
     throw new EvtsimError(
       "state",
       "a snapshot is of a simulation, not of the replay of a recorded schedule",

@@ -15,7 +15,9 @@ import type { Picker } from "./picker.ts";
 import { lookupAdmission, lookupPicker, type PolicyRegistry } from "./policies.ts";
 import { preemptive, type QueueTable, queueTable } from "./queues.ts";
 import type { ResourceModel } from "./resource_model.ts";
+import { REPLAY_SCHEDULE } from "./replay.ts";
 import { type RngState, seedRng } from "./rng.ts";
+import { type RunMode, SIMULATE } from "./_run_mode.ts";
 import { emptyRunningSet, type RunningSet } from "./running.ts";
 import { emptyStatistics, type StatisticsAccumulator } from "./statistics.ts";
 import type { JobRecord, ResourceRow, SimulationConfig } from "./types.ts";
@@ -215,8 +217,19 @@ export interface SimState {
    * @internal
    */
   readonly stats: StatisticsAccumulator;
-  /** Replay mode: the scheduler is never called. */
+  /**
+   * Schedule replay: recorded begin and end times, the scheduler is never
+   * called (`runMode` is `replay-schedule`).
+   */
   readonly replay: boolean;
+  /**
+   * How the run is driven, chosen once by {@link createState}: a simulation
+   * or a schedule replay (core/_run_mode.ts). Internal: not part of the
+   * stable API, may change in any release.
+   *
+   * @internal
+   */
+  readonly runMode: RunMode;
   /** `finish` has been applied; no further input is accepted. */
   readonly finished: boolean;
   /**
@@ -310,7 +323,7 @@ export function emptyArrivals(): OrderedSet<JobRecord> {
 export interface CreateStateOptions {
   /** Where the configuration's picker and admission names are looked up. */
   readonly registry: PolicyRegistry;
-  /** A replay state: recorded jobs, the policies are never asked. */
+  /** A schedule-replay state: recorded jobs, the policies are never asked. */
   readonly replay?: boolean;
 }
 
@@ -329,6 +342,8 @@ export interface CreateStateOptions {
 export function createState(config: SimulationConfig, options: CreateStateOptions): SimState {
   const c = resolveConfig(config);
   const registry = options.registry;
+  // The run's mode, chosen once: every later difference is the mode's call.
+  const mode = options.replay ? REPLAY_SCHEDULE : SIMULATE;
   const picker = typeof config.picker === "object" && config.picker !== null
     ? config.picker
     : lookupPicker(registry, c.picker);
@@ -345,7 +360,7 @@ export function createState(config: SimulationConfig, options: CreateStateOption
   const queues = queueTable(c.queues);
   let pickerState: unknown;
   try {
-    pickerState = options.replay ? undefined : picker.init({
+    pickerState = !mode.decides ? undefined : picker.init({
       queues: c.queues,
       searchByLimit: admission.searchesByLimit === true,
       pickerNamed: (name) => lookupPicker(registry, name),
@@ -366,7 +381,7 @@ export function createState(config: SimulationConfig, options: CreateStateOption
       power: idleDraw(c, config.resourceModel),
     };
   const model = config.resourceModel;
-  if (model !== undefined && options.replay) {
+  if (model !== undefined && !mode.decides) {
     throw new EvtsimError("usage", "a replay state takes no resource model");
   }
   const state: SimState = {
@@ -374,7 +389,7 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     picker,
     pickerState,
     admission,
-    admissionMemory: options.replay ? undefined : admissionInit(admission, c.startTime),
+    admissionMemory: !mode.decides ? undefined : admissionInit(admission, c.startTime),
     registry,
     time: c.startTime,
     rng: seedRng(c.seed),
@@ -400,7 +415,8 @@ export function createState(config: SimulationConfig, options: CreateStateOption
     resourceBuffer: Vec.of([baseline]),
     resourceBufferLength: 1,
     stats: initialStatistics(c, queues),
-    replay: options.replay ?? false,
+    replay: mode === REPLAY_SCHEDULE,
+    runMode: mode,
     finished: false,
     overallocationReported: false,
     timeBound: Object.freeze({

@@ -10,7 +10,6 @@ import { lateCallOf } from "./_policy_faults.ts";
 import { classifyStranded } from "./_stranded.ts";
 import type { LiveInput } from "./live_inputs.ts";
 import { checkStepArguments } from "./_input_check.ts";
-import { replayAdvance, replayJobs } from "./replay.ts";
 import type { SimState } from "./state.ts";
 import type { JobSpec, RecordedJob, StepRows } from "./types.ts";
 
@@ -105,9 +104,9 @@ export function step(state: SimState, input: Input): StepResult {
   if (late !== undefined) throw late;
   const w = new Working(state);
   let ids: number[] = [];
-  if (w.replay && (input.kind === "appendJobs" || input.kind === "submitJob")) {
-    throw new EvtsimError("state", `a replay state takes replayJobs input, not ${input.kind}`);
-  }
+  // The run's mode (core/_run_mode.ts) refuses what it does not take: jobs
+  // to schedule in a schedule replay.
+  w.runMode.checkInput(w, input.kind);
   switch (input.kind) {
     case "appendJobs":
       ids = appendJobs(w, input.jobs, input.submit ?? true, {
@@ -118,19 +117,16 @@ export function step(state: SimState, input: Input): StepResult {
       submitJob(w, input.id, input.submitTime);
       break;
     case "replayJobs":
-      replayJobs(w, input.jobs, { maxCapacity: input.maxStoreCapacity });
+      w.runMode.replayJobs(w, input.jobs, { maxCapacity: input.maxStoreCapacity });
       break;
     case "advanceTo":
-      if (w.replay) replayAdvance(w, input.time, true);
-      else w.advance(input.time, true);
+      w.runMode.advance(w, input.time, true);
       break;
     case "runUntilExclusive":
-      if (w.replay) replayAdvance(w, input.time, false);
-      else w.advance(input.time, false);
+      w.runMode.advance(w, input.time, false);
       break;
     case "runToCompletion":
-      if (w.replay) replayAdvance(w, Infinity, true);
-      else w.advance(Infinity, true);
+      w.runMode.advance(w, Infinity, true);
       break;
     case "flush":
       w.reclaimFront();
@@ -168,15 +164,29 @@ export function step(state: SimState, input: Input): StepResult {
       break;
     case "finish":
       if (!w.finished) {
-        if (!w.replay) w.reportStranded();
+        w.runMode.finish(w);
         w.writeAllFinished();
         w.flushResources();
         w.finished = true;
       }
       break;
+    default:
+      // A kind added to `Input` without a case above fails to compile here
+      // (tests/engine/step_dispatch_test.ts); at run time checkStepArguments has
+      // already refused any kind not in the union.
+      return unhandledInput(input);
   }
   // Classified on the state `finish` was given (the finished one has written
   // its records out); a probe of the picker changes nothing.
   if (input.kind === "finish" && w.notices.length > 0) classifyStranded(w.notices, state);
   return { state: w.freeze(), rows: w.rows(), ids };
+}
+
+// Reached only by an input whose kind no case handles: `input` narrows to
+// `never` once every kind of `Input` has its case.
+function unhandledInput(input: never): never {
+  throw new EvtsimError(
+    "usage",
+    `step: no handler for input kind ${JSON.stringify((input as { kind?: unknown }).kind)}`,
+  );
 }
