@@ -45,6 +45,7 @@ import { runRound } from "./_session.ts";
 import { policyFailure } from "./_policy_faults.ts";
 import { endOnFailedNodes } from "./_failures.ts";
 import { preemptOnce } from "./_preemption.ts";
+import { addResumedCompletion, resumed } from "./_suspension.ts";
 
 // A picker hook called outside a session (edit begin/end), its failure named.
 function pickerCall<T>(s: { picker: Picker; time: number }, call: () => T): T {
@@ -564,6 +565,7 @@ export class Working {
    * externally), and, with a resource model, the resources of `placement`.
    */
   startJob(job: JobRecord, now: number, placement?: Placement): void {
+    if (job.suspendedAt !== undefined) job = resumed(this, job, now);
     const model = this.resourceModel;
     if (model !== undefined && placement !== undefined) {
       this.resourceState = model.allocate(this.ownResources(model), job, placement);
@@ -680,6 +682,10 @@ export class Working {
     if (this.queues.list.length > 0) this.countRunning(rec.queue, -1);
     if (rec.hidden) return;
     if (outcome === undefined) {
+      if (rec.firstBeginTime !== undefined) {
+        addResumedCompletion(this.stats, rec, beginTime, end);
+        return;
+      }
       addCompletion(
         this.stats,
         rec.firstSubmitTime ?? rec.submitTime,
@@ -790,7 +796,7 @@ export class Working {
 }
 
 function jobRow(rec: JobRecord): JobRow {
-  if (rec.requeues !== undefined) return requeuedRow(rec);
+  if (rec.requeues !== undefined || rec.suspensions !== undefined) return requeuedRow(rec);
   const row: JobRow = {
     jobId: rec.id,
     submitTime: rec.submitTime,
@@ -806,10 +812,15 @@ function jobRow(rec: JobRecord): JobRow {
 }
 
 // A requeued job's row: its last run, its first submit time, its requeues.
+// A suspended one's (core/_suspension.ts): from its first start to its final
+// end, with its time limit as submitted.
 function requeuedRow(rec: JobRecord): JobRow {
-  const { requeues: _, firstSubmitTime, ...plain } = rec;
-  return {
-    ...jobRow({ ...plain, submitTime: firstSubmitTime ?? rec.submitTime }),
-    requeues: rec.requeues,
-  };
+  const { requeues, firstSubmitTime, suspensions: _, ...plain } = rec;
+  const row = jobRow({
+    ...plain,
+    submitTime: firstSubmitTime ?? rec.submitTime,
+    beginTime: rec.firstBeginTime ?? rec.beginTime,
+    timeLimit: rec.fullTimeLimit ?? rec.timeLimit,
+  });
+  return requeues === undefined ? row : { ...row, requeues };
 }

@@ -3,8 +3,9 @@
 // higher priority that cannot start for lack of resources may end running
 // jobs of queues of lower priority whose `preemptMode` is not `off`: each
 // victim is requeued (back to waiting, same id, the node-failure requeue of
-// core/_failures.ts) or cancelled (ends at once as killed, exit status 143:
-// SIGTERM, the signal Slurm's cancel sends), as its own queue says. A
+// core/_failures.ts), cancelled (ends at once as killed, exit status 143:
+// SIGTERM, the signal Slurm's cancel sends) or suspended (waits again with
+// the work it has done kept, core/_suspension.ts), as its own queue says. A
 // preemption happens only if the victims' resources really let the job
 // start (the resource model's `place` succeeds after their release), and the
 // job then starts at once, in the core's own session: so every admission
@@ -17,6 +18,7 @@ import type { Working } from "./_engine.ts";
 import { type CoreSession, runCoreRound } from "./_session.ts";
 import { EvtsimError } from "./errors.ts";
 import { requeue, tellPicker } from "./_failures.ts";
+import { suspend } from "./_suspension.ts";
 import type { QueueState } from "./queues.ts";
 import type { JobRecord } from "./types.ts";
 import type { PendReason } from "./decisions.ts";
@@ -196,11 +198,16 @@ function preempt(
     const rec = w.recordOf(v.rec.id);
     const nodes = w.resourceModel?.allocationOf?.(w.resourceState, rec.id);
     const names = nodes === undefined ? [] : [...new Set(nodes.map((a) => a.nodeName))];
-    s.preemptedWork! += nodesOf(w, rec) * (now - rec.beginTime);
+    // A suspended victim keeps its work (core/_suspension.ts): none lost.
+    if (modes[i] !== "suspend") s.preemptedWork! += nodesOf(w, rec) * (now - rec.beginTime);
     const preemptions = (rec.preemptions ?? 0) + 1;
     s.preemptions! += 1;
     if (preemptions > s.maxPreemptions!) s.maxPreemptions = preemptions;
     w.replaceRecord({ ...rec, preemptions });
+    if (modes[i] === "suspend") {
+      suspend(w, w.recordOf(rec.id), now, job.id, names);
+      return;
+    }
     if (modes[i] === "cancel") {
       w.endEarly(w.recordOf(rec.id), now, "killed", PREEMPT_CANCEL_EXIT_STATUS);
       return;

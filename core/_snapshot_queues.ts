@@ -12,7 +12,7 @@ export interface QueueDefData {
   readonly project?: string;
   readonly maxRunning?: number | null;
   readonly open?: boolean;
-  readonly preemptMode?: "off" | "requeue" | "cancel";
+  readonly preemptMode?: "off" | "requeue" | "cancel" | "suspend";
 }
 
 /** A queue definition as stored; an explicit `maxRunning: undefined` becomes null. */

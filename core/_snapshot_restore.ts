@@ -56,6 +56,13 @@ function jobRecord(d: JobRecordData): JobRecord {
     ...(d.requeues === undefined ? {} : { requeues: d.requeues }),
     ...(d.firstSubmitTime === undefined ? {} : { firstSubmitTime: d.firstSubmitTime }),
     ...(d.preemptions === undefined ? {} : { preemptions: d.preemptions }),
+    ...(d.suspensions === undefined ? {} : {
+      suspensions: d.suspensions,
+      firstBeginTime: d.firstBeginTime,
+      fullTimeLimit: d.fullTimeLimit,
+      ...(d.suspendedAt === undefined ? {} : { suspendedAt: d.suspendedAt }),
+      suspendedSeconds: d.suspendedSeconds,
+    }),
     ...(d.demand === undefined ? {} : {
       demand: Object.freeze({ ...d.demand, perReplica: Object.freeze({ ...d.demand.perReplica }) }),
     }),

@@ -351,7 +351,7 @@ export type DecisionRow =
     /** The preempted running jobs, in the order they were chosen. */
     readonly victims: readonly number[];
     /** What happened to each victim (its own queue's `preemptMode`). */
-    readonly mode: readonly ("requeue" | "cancel")[];
+    readonly mode: readonly ("requeue" | "cancel" | "suspend")[];
     /** Why the preemptor could not start without the victims (the resource model's answer). */
     readonly reason: PendReason;
     /** The preemptor's queue (a `.replay` log does not repeat it: the job's own). */

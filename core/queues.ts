@@ -43,16 +43,17 @@ export interface QueueDef {
    * What happens to a running job of this queue when a waiting job of a
    * queue of higher `priority` needs its resources (Slurm's partition
    * PreemptMode under preempt/partition_prio): `off` (the default: never
-   * preempted), `requeue` (back to waiting, same id) or `cancel` (ends at
-   * once, as killed, exit status 143). See docs/preemption.md.
+   * preempted), `requeue` (back to waiting, same id), `cancel` (ends at
+   * once, as killed, exit status 143) or `suspend` (stops, keeps the work
+   * done, waits again and resumes for what remains). See docs/preemption.md.
    */
-  readonly preemptMode?: "off" | "requeue" | "cancel";
+  readonly preemptMode?: "off" | "requeue" | "cancel" | "suspend";
 }
 
 /** What a preemption does to a victim (its own queue's mode decides). */
-type PreemptMode = "off" | "requeue" | "cancel";
+type PreemptMode = "off" | "requeue" | "cancel" | "suspend";
 
-const PREEMPT_MODES: readonly PreemptMode[] = ["off", "requeue", "cancel"];
+const PREEMPT_MODES: readonly PreemptMode[] = ["off", "requeue", "cancel", "suspend"];
 
 /**
  * A queue definition with its defaults filled in.
@@ -78,8 +79,8 @@ export interface ResolvedQueue {
   readonly maxRunning: number | undefined;
   /** Whether the queue may start jobs. */
   readonly open: boolean;
-  /** Set only when its jobs may be preempted (`requeue` or `cancel`; `off` leaves it out). */
-  readonly preemptMode?: "requeue" | "cancel";
+  /** Set only when its jobs may be preempted (`requeue`, `cancel` or `suspend`; `off` leaves it out). */
+  readonly preemptMode?: "requeue" | "cancel" | "suspend";
 }
 
 /**
@@ -162,7 +163,9 @@ export function resolveQueue(def: QueueDef, where: string): ResolvedQueue {
   if (mode !== undefined && !PREEMPT_MODES.includes(mode)) {
     throw new EvtsimError(
       "usage",
-      `${where} (${def.name}): preemptMode must be off, requeue or cancel, got ${String(mode)}`,
+      `${where} (${def.name}): preemptMode must be off, requeue, cancel or suspend, got ${
+        String(mode)
+      }`,
     );
   }
   const base = {

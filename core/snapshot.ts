@@ -101,6 +101,12 @@ export interface JobRecordData {
   readonly firstSubmitTime?: number;
   /** Times a preemption ended its run (absent: never). */
   readonly preemptions?: number;
+  /** The suspension fields of a suspended job (see `JobRecord`). */
+  readonly suspensions?: number;
+  readonly firstBeginTime?: number;
+  readonly fullTimeLimit?: number;
+  readonly suspendedAt?: number;
+  readonly suspendedSeconds?: number;
 }
 
 /** A pending live event as stored. */
@@ -259,6 +265,13 @@ function recordData(r: JobRecord): JobRecordData {
   if (r.requeues !== undefined) out.requeues = r.requeues;
   if (r.firstSubmitTime !== undefined) out.firstSubmitTime = r.firstSubmitTime;
   if (r.preemptions !== undefined) out.preemptions = r.preemptions;
+  if (r.suspensions !== undefined) {
+    out.suspensions = r.suspensions;
+    out.firstBeginTime = r.firstBeginTime;
+    out.fullTimeLimit = r.fullTimeLimit;
+    if (r.suspendedAt !== undefined) out.suspendedAt = r.suspendedAt;
+    out.suspendedSeconds = r.suspendedSeconds;
+  }
   return out;
 }
 
@@ -344,6 +357,10 @@ function statsData(s: StatisticsAccumulator): StatisticsData {
       preemptedWork: s.preemptedWork,
       preemptions: s.preemptions ?? 0,
       maxPreemptions: s.maxPreemptions ?? 0,
+    }),
+    ...(s.suspensions === undefined ? {} : {
+      suspensions: s.suspensions,
+      suspendedSeconds: s.suspendedSeconds ?? 0,
     }),
   };
 }

@@ -448,5 +448,8 @@ function initialStatistics(c: ResolvedConfig, queues: QueueTable): StatisticsAcc
     ...emptyStatistics(),
     ...(failures ? { lostWork: 0, requeues: 0, maxRequeues: 0 } : {}),
     ...(preemption ? { preemptedWork: 0, preemptions: 0, maxPreemptions: 0 } : {}),
+    ...(queues.list.some((q) => q.def.preemptMode === "suspend")
+      ? { suspensions: 0, suspendedSeconds: 0 }
+      : {}),
   });
 }

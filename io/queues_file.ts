@@ -20,7 +20,10 @@ const QUEUE = z.strictObject({
     expected("a non-negative integer"),
   ).optional(),
   open: z.boolean(expected("true or false")).optional(),
-  preempt_mode: z.enum(["off", "requeue", "cancel"], expected("off, requeue or cancel"))
+  preempt_mode: z.enum(
+    ["off", "requeue", "cancel", "suspend"],
+    expected("off, requeue, cancel or suspend"),
+  )
     .optional(),
   partition: z.string(expected("a partition name")).min(1, expected("a partition name"))
     .optional(),
@@ -83,7 +86,7 @@ export interface QueueEntry {
  *     priority: 0          # integer, higher first (default 0)
  *     max_running: 100     # jobs of this queue running at once (default: no limit)
  *     open: true           # a closed queue starts nothing (default true)
- *     preempt_mode: requeue  # off (default), requeue or cancel: what a job of a queue of
+ *     preempt_mode: requeue  # off (default), requeue, cancel or suspend: what a job of a queue of
  *                          # higher priority that needs its resources does to a job of this one
  *     picker: sjf          # per-queue picker (default: the global one's order)
  *     project: physics     # carried for pickers that use it

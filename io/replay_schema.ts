@@ -46,7 +46,7 @@ export const QueueDefSchema = z.strictObject({
   project: z.string().optional(),
   maxRunning: nat.nullable().optional(),
   open: z.boolean().optional(),
-  preemptMode: z.enum(["off", "requeue", "cancel"]).optional(),
+  preemptMode: z.enum(["off", "requeue", "cancel", "suspend"]).optional(),
 });
 
 /** The configuration in a header or a snapshot. */
@@ -108,6 +108,11 @@ const JobRecordSchema = z.strictObject({
   requeues: nat.optional(),
   firstSubmitTime: num.optional(),
   preemptions: nat.optional(),
+  suspensions: nat.optional(),
+  firstBeginTime: num.optional(),
+  fullTimeLimit: num.optional(),
+  suspendedAt: num.optional(),
+  suspendedSeconds: num.optional(),
 });
 
 const JobUpdateSchema = z.strictObject({ priority: int.optional(), queue: name.optional() });
@@ -165,6 +170,8 @@ const StatsSchema = z.strictObject({
   preemptedWork: num.optional(),
   preemptions: nat.optional(),
   maxPreemptions: nat.optional(),
+  suspensions: nat.optional(),
+  suspendedSeconds: num.optional(),
 });
 
 /** A snapshot value, as `saveSnapshot` returns it (the version is checked first). */
@@ -356,7 +363,7 @@ export type LogDecision =
     "PREEMPT",
     number,
     readonly number[],
-    readonly ("requeue" | "cancel")[],
+    readonly ("requeue" | "cancel" | "suspend")[],
     z.infer<typeof REASON>,
   ];
 
@@ -376,7 +383,8 @@ function isPreempt(d: unknown[]): boolean {
   const [, , victims, modes, reason] = d;
   return d.length === 5 && Array.isArray(victims) && victims.length > 0 &&
     victims.every(isNat) && Array.isArray(modes) && modes.length === victims.length &&
-    modes.every((m) => m === "requeue" || m === "cancel") && REASON.safeParse(reason).success;
+    modes.every((m) => m === "requeue" || m === "cancel" || m === "suspend") &&
+    REASON.safeParse(reason).success;
 }
 
 /**

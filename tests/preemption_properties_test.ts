@@ -1,12 +1,14 @@
 // Properties of preemption (issue 30 item 2; fast-check, fixed seed, which
 // fast-check prints with the path of a failure): on random machines, traces
-// and queue sets (random priorities, preemptMode off/requeue/cancel) under
-// every built-in admission policy,
+// and queue sets (random priorities, preemptMode off/requeue/cancel/suspend)
+// under every built-in admission policy,
 // - no resource of any node is oversubscribed, counting each run of a job
 //   from its start to its end, its requeue or its cancel;
 // - a preempted job's resources are free from the preemption's instant on,
 //   and the preemptor starts at that instant;
-// - a requeued job never runs twice at once and keeps its id;
+// - a requeued or suspended job never runs twice at once and keeps its id;
+// - a suspended job loses no work: its runs add up to its run time, and its
+//   row spans its first start to its last end;
 // - with no preemptible queue (every preemptMode off) every row, decision,
 //   notice and statistic is the same as without the field;
 // - batch ≡ streaming ≡ a snapshot at a random instant, continued (but for
@@ -54,6 +56,7 @@ const arbQueues = fc.array(
       "requeue" as const,
       "requeue" as const,
       "cancel" as const,
+      "suspend" as const,
     ),
   }),
   { minLength: 3, maxLength: 3 },
@@ -126,8 +129,14 @@ function drive(
 
 const byId = (a: JobRow, b: JobRow) => a.jobId - b.jobId;
 
-Deno.test("property: with preemptive queues no resource is oversubscribed, a victim's resources are free at the preemption, a requeued job keeps its id and never runs twice at once", () => {
+// Times a preemption suspended job `id` (its JOB_STATE_CHANGE notices to suspended).
+const suspensionsOf = (notices: readonly Notice[], id: number) =>
+  notices.filter((n) => n.kind === "jobStateChange" && n.jobId === id && n.newState === "suspended")
+    .length;
+
+Deno.test("property: with preemptive queues no resource is oversubscribed, a victim's resources are free at the preemption, a requeued or suspended job keeps its id and never runs twice at once, a suspended one keeps its work", () => {
   let preempted = 0;
+  let suspendedJobs = 0;
   fc.assert(
     fc.property(arbCase, (c) => {
       const { jobs, asked, placeable } = jobsOf(c);
@@ -189,13 +198,23 @@ Deno.test("property: with preemptive queues no resource is oversubscribed, a vic
           d,
         });
       }
+      const created = step(initialState(config), appendJobs(jobs)).state.store.records;
       for (const r of rowOf.values()) {
         const mine = runs.filter((x) => x.id === r.jobId);
-        assertEquals(mine.length, (r.requeues ?? 0) + 1, `job ${r.jobId}: runs`);
+        const suspended = suspensionsOf(run.notices, r.jobId);
+        assertEquals(mine.length, (r.requeues ?? 0) + suspended + 1, `job ${r.jobId}: runs`);
         for (let i = 1; i < mine.length; i++) {
           assert(mine[i].begin >= mine[i - 1].end, `job ${r.jobId} runs twice at once`);
         }
-        assertEquals(mine[mine.length - 1].begin, r.beginTime);
+        if (suspended === 0) assertEquals(mine[mine.length - 1].begin, r.beginTime);
+        else {
+          suspendedJobs++;
+          assertEquals(mine[0].begin, r.beginTime, `job ${r.jobId}: its row's begin`);
+          const ran = mine.reduce((sum, x) => sum + x.end - x.begin, 0);
+          if (r.outcome === undefined) {
+            assertEquals(ran, created.get(r.jobId)!.runTime, `job ${r.jobId}: work kept`);
+          }
+        }
       }
       const capacity = new Map(nodes.map((n) => [n.name, n.capacity]));
       for (const at of runs) {
@@ -227,6 +246,7 @@ Deno.test("property: with preemptive queues no resource is oversubscribed, a vic
     { seed: 3011, numRuns: RUNS },
   );
   assert(preempted > RUNS / 4, `only ${preempted} preemptions in ${RUNS} runs`);
+  assert(suspendedJobs > RUNS / 8, `only ${suspendedJobs} suspended jobs in ${RUNS} runs`);
 });
 
 Deno.test("property: with no preemptible queue (every preemptMode off) nothing changes", () => {
@@ -363,7 +383,16 @@ Deno.test("property: on whole nodes (no machine), preemption never takes more no
         }
         for (const r of rowOf.values()) {
           const mine = runs.filter((x) => x.id === r.jobId);
-          assertEquals(mine.length, (r.requeues ?? 0) + 1, `job ${r.jobId}: runs`);
+          const suspended = suspensionsOf(run.notices, r.jobId);
+          assertEquals(mine.length, (r.requeues ?? 0) + suspended + 1, `job ${r.jobId}: runs`);
+          for (let i = 1; i < mine.length; i++) {
+            assert(mine[i].begin >= mine[i - 1].end, `job ${r.jobId} runs twice at once`);
+          }
+          if (suspended > 0) {
+            // No work lost: the runs add up to the job's run time (its time limit here).
+            const ran = mine.reduce((sum, x) => sum + x.end - x.begin, 0);
+            assertEquals(ran, jobs[r.jobId].timeLimit, `job ${r.jobId}: work kept`);
+          }
         }
       },
     ),

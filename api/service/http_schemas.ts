@@ -53,7 +53,7 @@ export const QueueDefSchema = z.object({
   project: z.string().optional(),
   maxRunning: count.optional(),
   open: z.boolean().optional(),
-  preemptMode: z.enum(["off", "requeue", "cancel"]).optional().openapi({
+  preemptMode: z.enum(["off", "requeue", "cancel", "suspend"]).optional().openapi({
     description:
       "What a job of a queue of higher priority that needs this queue's running jobs' resources does to them (default off; see docs/preemption.md)",
   }),
