@@ -103,3 +103,31 @@ export function addResumedCompletion(
   if (submit < s.firstSubmit) s.firstSubmit = submit;
   if (end > s.lastEnd) s.lastEnd = end;
 }
+
+/**
+ * What is wrong with a stored record's suspension fields (a snapshot's), as
+ * [field, why], or undefined: a suspended job has its first start and its
+ * submitted time limit and its suspended seconds, and a running one has no
+ * instant it was suspended at.
+ */
+export function suspensionProblem(r: {
+  readonly beginTime: number;
+  readonly endTime: number;
+  readonly suspensions?: number;
+  readonly firstBeginTime?: number;
+  readonly fullTimeLimit?: number;
+  readonly suspendedAt?: number;
+  readonly suspendedSeconds?: number;
+}): [string, string] | undefined {
+  if (r.suspensions === undefined) return ["suspendedAt", "only a suspended job has one"];
+  if (typeof r.firstBeginTime !== "number" || typeof r.fullTimeLimit !== "number") {
+    return ["firstBeginTime", "a suspended job has its first begin time and its full time limit"];
+  }
+  if (typeof r.suspendedSeconds !== "number") {
+    return ["suspendedSeconds", "a suspended job has its suspended seconds"];
+  }
+  if (r.suspendedAt !== undefined && r.beginTime >= 0 && r.endTime < 0) {
+    return ["suspendedAt", "a running job is not suspended"];
+  }
+  return undefined;
+}

@@ -52,6 +52,7 @@ import { FRONTS_ROWS } from "./_fault_rows_m-fronts.ts";
 import { LIVE_ROWS } from "./_fault_rows_m-live.ts";
 import { H_GAPS_ROWS } from "./_fault_rows_h_gaps.ts";
 import { FAIL_ROWS } from "./_fault_rows_fail.ts";
+import { GRACE_ROWS } from "./_fault_rows_grace.ts";
 import { REDIS_ROWS } from "./_fault_rows_redis.ts";
 import { EXT_ROWS } from "./_fault_rows_ext.ts";
 import { PREEMPT_ROWS } from "./_fault_rows_preempt.ts";
@@ -1231,6 +1232,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...LIVE_ROWS,
   ...H_GAPS_ROWS,
   ...FAIL_ROWS,
+  ...GRACE_ROWS,
   ...REDIS_ROWS,
   ...EXT_ROWS,
   ...PREEMPT_ROWS,
