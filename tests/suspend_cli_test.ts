@@ -129,6 +129,23 @@ Deno.test("compare resolves a suspend queue as simulate does: its run has simula
   });
 });
 
+Deno.test("sweep takes a suspend queues file from its spec's folder: its cell has simulate's average wait", async () => {
+  await withDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/q.yaml`, SUSPENDING);
+    await Deno.copyFile(TRACE, `${dir}/t.csv`);
+    await Deno.writeTextFile(
+      `${dir}/spec.yaml`,
+      "traces: [t.csv]\npolicies: [easy]\ntotal_nodes: [128]\noptions: {queues: q.yaml}\n",
+    );
+    const r = await runCli(["sweep", `${dir}/spec.yaml`, "--results", `${dir}/out`, "--jobs", "1"]);
+    assertEquals(r.code, 0, r.err.join("\n"));
+    const [head, row] = (await Deno.readTextFile(`${dir}/out/results.csv`)).split("\n");
+    const wait = row.split(",")[head.split(",").indexOf("wait_mean_s")];
+    // simulate's "Average wait time: 11414.2 sec" (the first test).
+    assertEquals(wait, "11414.1935");
+  });
+});
+
 Deno.test("serve: a session's queues take preemptMode suspend; its finish has the suspended job's row and statistics", async () => {
   await withServer({}, async (_server, api) => {
     const { sessionId } = await api.ok("POST", "/sessions", {
