@@ -822,5 +822,8 @@ function requeuedRow(rec: JobRecord): JobRow {
     beginTime: rec.firstBeginTime ?? rec.beginTime,
     timeLimit: rec.fullTimeLimit ?? rec.timeLimit,
   });
-  return requeues === undefined ? row : { ...row, requeues };
+  const out = requeues === undefined ? row : { ...row, requeues };
+  return rec.suspensions === undefined
+    ? out
+    : { ...out, suspendedSeconds: rec.suspendedSeconds ?? 0 };
 }

@@ -504,6 +504,12 @@ export interface JobRow {
   readonly exitStatus?: number;
   /** Times a node failure requeued it; set only for a requeued job (its row is its last run). */
   readonly requeues?: number;
+  /**
+   * Set only for a job a preemption suspended (its row spans its first start
+   * to its final end): the seconds it waited suspended in between, which
+   * the metrics' utilization leaves out.
+   */
+  readonly suspendedSeconds?: number;
 }
 
 /**

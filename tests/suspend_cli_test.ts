@@ -141,8 +141,11 @@ Deno.test("sweep takes a suspend queues file from its spec's folder: its cell ha
     assertEquals(r.code, 0, r.err.join("\n"));
     const [head, row] = (await Deno.readTextFile(`${dir}/out/results.csv`)).split("\n");
     const wait = row.split(",")[head.split(",").indexOf("wait_mean_s")];
-    // simulate's "Average wait time: 11414.2 sec" (the first test).
+    // simulate's "Average wait time: 11414.2 sec" (the first test); its
+    // utilization, 0.790314, counts no suspended time (the rows span it).
     assertEquals(wait, "11414.1935");
+    const utilization = row.split(",")[head.split(",").indexOf("utilization")];
+    assertEquals(Number(utilization).toPrecision(6), "0.790314");
   });
 });
 

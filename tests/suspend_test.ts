@@ -1,7 +1,7 @@
 // preemptMode "suspend" (core/_suspension.ts): a victim stops, keeps its
 // work, waits again and resumes for what remains. Hand-computed examples.
 
-import { type JobSpec, type Notice, type QueueDef, Simulation } from "../mod.ts";
+import { computeMetrics, type JobSpec, type Notice, type QueueDef, Simulation } from "../mod.ts";
 import { assertEquals } from "./_assert.ts";
 
 const QUEUES: QueueDef[] = [
@@ -61,6 +61,9 @@ Deno.test("suspend: the victim stops at the preemption, resumes when its room is
   // node-seconds of 4 × 70.
   assertEquals([s.averageWait, s.utilization], [0, 280 / (4 * 70)]);
   assertEquals(s.averageTurnaround, (70 + 20) / 2);
+  // The row carries its suspended seconds: the row metrics' utilization is the statistics'.
+  assertEquals(r.jobs.map((j) => j.suspendedSeconds), [20, undefined]);
+  assertEquals(computeMetrics(r.jobs, 4).utilization, 280 / (4 * 70));
 });
 
 // Job 0 (limit 100, runs 60) is suspended at 10 by urgent job 2 (10..30).
