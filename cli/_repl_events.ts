@@ -367,6 +367,7 @@ function decisionEvents(
           job: d.jobId,
           victims: d.victims.join(","),
           mode: d.mode.join(","),
+          ...(d.grace === undefined ? {} : { grace: d.grace.join(","), stopAt: d.stopAt! }),
           ...q,
           round: d.round,
           time: d.time,
@@ -378,6 +379,8 @@ function decisionEvents(
   // (KILLED) or suspended (SUSP, same id, with its suspension count).
   if (d.type === "PREEMPT" && want("JOB_STATE_CHANGE")) {
     d.victims.forEach((id, i) => {
+      // A victim with a grace time runs on: it changes state when it stops.
+      if ((d.grace?.[i] ?? 0) > 0) return;
       const v = recordOf(before, id)?.queue;
       const vq: Record<string, Value> = v === undefined ? {} : { queue: v };
       const requeues = recordOf(after, id)?.requeues;

@@ -44,7 +44,8 @@ import { applyLiveEventsAt, applyNodeChangesAt } from "./_live.ts";
 import { runRound } from "./_session.ts";
 import { policyFailure } from "./_policy_faults.ts";
 import { endOnFailedNodes } from "./_failures.ts";
-import { preemptOnce } from "./_preemption.ts";
+import { preemptOnce, stopAtGraceEnd } from "./_preemption.ts";
+import { type GraceClaim, NO_GRACES, settleGraces } from "./_grace.ts";
 import { addResumedCompletion, resumed } from "./_suspension.ts";
 
 // A picker hook called outside a session (edit begin/end), its failure named.
@@ -119,6 +120,8 @@ export class Working {
   /** Its state; this step's own copy once `resourcesOwned`. */
   resourceState: unknown;
   private resourcesOwned = false;
+  /** Pending preemptions under a grace time (core/_grace.ts); replaced, never changed in place. */
+  graces: readonly GraceClaim[];
 
   constructor(s: SimState) {
     this.config = s.config;
@@ -157,6 +160,7 @@ export class Working {
     this.overallocationReported = s.overallocationReported;
     this.resourceModel = s.resources?.model;
     this.resourceState = s.resources?.state;
+    this.graces = s.graces ?? NO_GRACES;
   }
 
   /** The next state. */
@@ -203,6 +207,7 @@ export class Working {
       finished: this.finished,
       overallocationReported: this.overallocationReported,
       timeBound: this.timeBound,
+      ...(this.graces.length === 0 ? {} : { graces: Object.freeze(this.graces) }),
     };
     const model = this.resourceModel;
     if (model === undefined) return Object.freeze(next);
@@ -488,7 +493,7 @@ export class Working {
     const begin = rec.beginTime;
     if (this.config.runTimeMode !== "external") {
       this.events = this.events.delete({
-        time: this.endTimeOf(begin, rec.runTime),
+        time: rec.graceStop ?? this.endTimeOf(begin, rec.runTime),
         kind: 0,
         id: rec.id,
         numNodes: rec.numNodes,
@@ -508,7 +513,7 @@ export class Working {
     const begin = rec.beginTime;
     if (this.config.runTimeMode !== "external") {
       this.events = this.events.delete({
-        time: this.endTimeOf(begin, rec.runTime),
+        time: rec.graceStop ?? this.endTimeOf(begin, rec.runTime),
         kind: 0,
         id: rec.id,
         numNodes: rec.numNodes,
@@ -550,13 +555,15 @@ export class Working {
   scheduleUntilStalled(): void {
     if (this.waitingCount() === 0) return;
     this.round++;
+    // While a preemption's grace runs, no job starts (core/_grace.ts).
+    if (this.graces.length > 0 && !settleGraces(this)) return;
     for (;;) {
       if (this.admission.singleSession === true) runRound(this);
       else while (runRound(this) > 0) { /* the next session sees the new state */ }
       // Preemptive queues (core/_preemption.ts): after the policy's sessions;
       // a preemption is followed by more sessions of the same round.
       if (this.queues.list.length === 0 || !preemptive(this.queues) || !preemptOnce(this)) return;
-      if (this.waitingCount() === 0) return;
+      if (this.graces.length > 0 || this.waitingCount() === 0) return;
     }
   }
 
@@ -645,6 +652,7 @@ export class Working {
   }
 
   private endJob(e: ResourceEvent): void {
+    if (this.graces.length > 0 && stopAtGraceEnd(this, this.recordOf(e.id), e.time)) return;
     this.finishRunning(e.id, e.numNodes, e.timeLimit, e.beginTime, e.time, undefined, 0);
   }
 

@@ -63,6 +63,7 @@ function jobRecord(d: JobRecordData): JobRecord {
       ...(d.suspendedAt === undefined ? {} : { suspendedAt: d.suspendedAt }),
       suspendedSeconds: d.suspendedSeconds,
     }),
+    ...(d.graceStop === undefined ? {} : { graceStop: d.graceStop }),
     ...(d.demand === undefined ? {} : {
       demand: Object.freeze({ ...d.demand, perReplica: Object.freeze({ ...d.demand.perReplica }) }),
     }),
@@ -252,6 +253,15 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
     finished: data.finished,
     overallocationReported: data.overallocationReported,
     timeBound,
+    ...(data.graces === undefined ? {} : {
+      graces: Object.freeze(data.graces.map((c) =>
+        Object.freeze({
+          preemptor: c.preemptor,
+          victims: Object.freeze([...c.victims]),
+          modes: Object.freeze([...c.modes]),
+        })
+      )),
+    }),
     ...(resources === undefined ? {} : { resources }),
   });
 }

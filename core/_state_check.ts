@@ -223,10 +223,12 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
         `job ${e.id}'s end event does not match its record (nodes, begin, limit)`,
       );
     }
-    if (e.time !== endOf(r)) {
+    // A victim running on through a grace time ends at its stop.
+    const end = r.graceStop ?? endOf(r);
+    if (e.time !== end) {
       throw bad(
         `events[${i}].time`,
-        `${e.time}, but job ${e.id} begun at ${r.beginTime} ends at ${endOf(r)}`,
+        `${e.time}, but job ${e.id} begun at ${r.beginTime} ends at ${end}`,
       );
     }
     if (e.time < now) throw bad(`events[${i}].time`, `${e.time} is before the clock ${now}`);

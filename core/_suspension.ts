@@ -34,8 +34,9 @@ export function suspend(
 ): void {
   const ran = now - rec.beginTime;
   const suspensions = (rec.suspensions ?? 0) + 1;
+  const { graceStop: _, ...run } = rec;
   const back: JobRecord = {
-    ...rec,
+    ...run,
     submitTime: now,
     firstSubmitTime: rec.firstSubmitTime ?? rec.submitTime,
     beginTime: -1,

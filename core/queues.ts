@@ -5,6 +5,7 @@
 // the picker does; pickers only learn of queues through `onQueueUpdate`.
 
 import { EvtsimError } from "./errors.ts";
+import { MAX_EXACT } from "./_input_check.ts";
 
 /**
  * A queue definition, as a `--queues` file or a queue update gives it.
@@ -48,6 +49,12 @@ export interface QueueDef {
    * done, waits again and resumes for what remains). See docs/preemption.md.
    */
   readonly preemptMode?: "off" | "requeue" | "cancel" | "suspend";
+  /**
+   * Seconds a preempted job of this queue runs on after the preemption's
+   * signal before it stops (Slurm's partition GraceTime; default 0: at
+   * once). See docs/preemption.md.
+   */
+  readonly graceTime?: number;
 }
 
 /** What a preemption does to a victim (its own queue's mode decides). */
@@ -81,6 +88,8 @@ export interface ResolvedQueue {
   readonly open: boolean;
   /** Set only when its jobs may be preempted (`requeue`, `cancel` or `suspend`; `off` leaves it out). */
   readonly preemptMode?: "requeue" | "cancel" | "suspend";
+  /** Set only when positive: seconds its preempted jobs run on after the signal. */
+  readonly graceTime?: number;
 }
 
 /**
@@ -168,6 +177,15 @@ export function resolveQueue(def: QueueDef, where: string): ResolvedQueue {
       }`,
     );
   }
+  const grace = def.graceTime;
+  if (grace !== undefined && !(typeof grace === "number" && grace >= 0 && grace <= MAX_EXACT)) {
+    throw new EvtsimError(
+      "usage",
+      `${where} (${def.name}): graceTime must be a number of seconds of 0 or more, got ${
+        String(grace)
+      }`,
+    );
+  }
   const base = {
     name: def.name,
     priority,
@@ -176,8 +194,9 @@ export function resolveQueue(def: QueueDef, where: string): ResolvedQueue {
     maxRunning,
     open: def.open ?? true,
   };
+  const graced = grace === undefined || grace === 0 ? base : { ...base, graceTime: grace };
   return Object.freeze(
-    mode === undefined || mode === "off" ? base : { ...base, preemptMode: mode },
+    mode === undefined || mode === "off" ? graced : { ...graced, preemptMode: mode },
   );
 }
 

@@ -3,6 +3,7 @@
 // parts between successive states, so keeping an old state costs little and
 // stepping it again gives the same answer.
 
+import type { GraceClaim } from "./_grace.ts";
 import { policyFailure } from "./_policy_faults.ts";
 import { OrderedSet, type OrderSpec } from "./_ordered_set.ts";
 import { Vec } from "./_vector.ts";
@@ -232,6 +233,8 @@ export interface SimState {
    * @internal
    */
   readonly timeBound: TimeBound;
+  /** Preemptions whose victims run on through a grace time (core/_grace.ts); absent: none. */
+  readonly graces?: readonly GraceClaim[];
   /**
    * The configuration's resource model and the state of its resources;
    * absent without one (the node-count pool alone).

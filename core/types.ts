@@ -441,6 +441,11 @@ export interface JobRecord {
   readonly suspendedAt?: number;
   /** Seconds it has waited suspended, over its finished suspensions. */
   readonly suspendedSeconds?: number;
+  /**
+   * A preemption's victim running on through its queue's grace time: the
+   * instant it stops (its end event's time until then).
+   */
+  readonly graceStop?: number;
 }
 
 /**

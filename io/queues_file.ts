@@ -25,6 +25,9 @@ const QUEUE = z.strictObject({
     expected("off, requeue, cancel or suspend"),
   )
     .optional(),
+  grace_time: z.number(expected("a number of seconds, 0 or more")).nonnegative(
+    expected("a number of seconds, 0 or more"),
+  ).max(Number.MAX_SAFE_INTEGER, expected("a number of seconds, 0 or more")).optional(),
   partition: z.string(expected("a partition name")).min(1, expected("a partition name"))
     .optional(),
 }, { error: (issue) => issue.code === "unrecognized_keys" ? "unknown field" : undefined });
@@ -88,6 +91,7 @@ export interface QueueEntry {
  *     open: true           # a closed queue starts nothing (default true)
  *     preempt_mode: requeue  # off (default), requeue, cancel or suspend: what a job of a queue of
  *                          # higher priority that needs its resources does to a job of this one
+ *     grace_time: 60       # seconds a preempted job of this queue runs on before it stops (default 0)
  *     picker: sjf          # per-queue picker (default: the global one's order)
  *     project: physics     # carried for pickers that use it
  *     partition: gpu       # with --machine: its jobs run on this partition's nodes
@@ -176,6 +180,7 @@ export function parseQueuesFile(
       ...(q.project === undefined ? {} : { project: q.project }),
       ...(q.max_running === undefined ? {} : { maxRunning: q.max_running }),
       ...(q.preempt_mode === undefined ? {} : { preemptMode: q.preempt_mode }),
+      ...(q.grace_time === undefined ? {} : { graceTime: q.grace_time }),
       ...(q.open === undefined ? {} : { open: q.open }),
     };
     const fieldLines: Record<string, number> = {};

@@ -47,6 +47,7 @@ export const QueueDefSchema = z.strictObject({
   maxRunning: nat.nullable().optional(),
   open: z.boolean().optional(),
   preemptMode: z.enum(["off", "requeue", "cancel", "suspend"]).optional(),
+  graceTime: num.nonnegative().optional(),
 });
 
 /** The configuration in a header or a snapshot. */
@@ -113,6 +114,7 @@ const JobRecordSchema = z.strictObject({
   fullTimeLimit: num.optional(),
   suspendedAt: num.optional(),
   suspendedSeconds: num.optional(),
+  graceStop: num.optional(),
 });
 
 const JobUpdateSchema = z.strictObject({ priority: int.optional(), queue: name.optional() });
@@ -212,6 +214,11 @@ export const SnapshotSchema = z.strictObject({
   stats: StatsSchema,
   finished: z.boolean(),
   overallocationReported: z.boolean(),
+  graces: z.array(z.strictObject({
+    preemptor: nat,
+    victims: z.array(nat),
+    modes: z.array(z.enum(["requeue", "cancel", "suspend"])),
+  })).optional(),
   pickerMemory: boundedJson(z.unknown()).optional(),
   allocations: z.array(z.tuple([nat, z.array(z.tuple([name, int.min(1)]))])).optional(),
   offline: z.array(name).optional(),
@@ -365,6 +372,14 @@ export type LogDecision =
     readonly number[],
     readonly ("requeue" | "cancel" | "suspend")[],
     z.infer<typeof REASON>,
+  ]
+  | readonly [
+    "PREEMPT",
+    number,
+    readonly number[],
+    readonly ("requeue" | "cancel" | "suspend")[],
+    z.infer<typeof REASON>,
+    readonly number[],
   ];
 
 const isNat = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
@@ -378,10 +393,15 @@ function isLogDecision(d: unknown): d is LogDecision {
   return d[0] === "PEND" && d.length === 3 && REASON.safeParse(d[2]).success;
 }
 
-// ["PREEMPT", job, victims, modes, reason]: a mode for each victim.
+// ["PREEMPT", job, victims, modes, reason(, graces)]: a mode (and a grace
+// time, when a victim's queue has one) for each victim.
 function isPreempt(d: unknown[]): boolean {
-  const [, , victims, modes, reason] = d;
-  return d.length === 5 && Array.isArray(victims) && victims.length > 0 &&
+  const [, , victims, modes, reason, graces] = d;
+  const graced = d.length === 6 && Array.isArray(graces) &&
+    graces.length === (victims as unknown[])?.length &&
+    graces.every((g) => typeof g === "number" && g >= 0 && Number.isFinite(g)) &&
+    graces.some((g) => g > 0);
+  return (d.length === 5 || graced) && Array.isArray(victims) && victims.length > 0 &&
     victims.every(isNat) && Array.isArray(modes) && modes.length === victims.length &&
     modes.every((m) => m === "requeue" || m === "cancel" || m === "suspend") &&
     REASON.safeParse(reason).success;

@@ -58,6 +58,7 @@ const arbQueues = fc.array(
       "cancel" as const,
       "suspend" as const,
     ),
+    graceTime: fc.constantFrom(0, 0, 0, 3, 20),
   }),
   { minLength: 3, maxLength: 3 },
 ).map((qs): QueueDef[] =>
@@ -65,6 +66,7 @@ const arbQueues = fc.array(
     name: NAMES[i],
     priority: q.tie === 0 ? 0 : i,
     preemptMode: q.preemptMode,
+    ...(q.graceTime === 0 ? {} : { graceTime: q.graceTime }),
   }))
 );
 
@@ -137,6 +139,7 @@ const suspensionsOf = (notices: readonly Notice[], id: number) =>
 Deno.test("property: with preemptive queues no resource is oversubscribed, a victim's resources are free at the preemption, a requeued or suspended job keeps its id and never runs twice at once, a suspended one keeps its work", () => {
   let preempted = 0;
   let suspendedJobs = 0;
+  let graced = 0;
   fc.assert(
     fc.property(arbCase, (c) => {
       const { jobs, asked, placeable } = jobsOf(c);
@@ -152,7 +155,8 @@ Deno.test("property: with preemptive queues no resource is oversubscribed, a vic
         (s, decisions) => {
           for (const d of decisions) {
             if (d.type !== "PREEMPT" || d.time !== s.time) continue;
-            for (const v of d.victims) {
+            // (A victim with a grace time runs on: it is checked when it stops, below.)
+            for (const v of d.victims.filter((_, k) => (d.grace?.[k] ?? 0) === 0)) {
               const again = [...s.running.values()].find((r) => r.id === v);
               if (again === undefined) {
                 assert(
@@ -171,11 +175,22 @@ Deno.test("property: with preemptive queues no resource is oversubscribed, a vic
       const requeues = run.notices.filter((n) => n.kind === "jobStateChange");
       const preempts = run.decisions.filter((d) => d.type === "PREEMPT");
       preempted += preempts.length;
-      // A preemptor starts at the preemption (its DISPATCH follows its PREEMPT row).
+      // A preemptor starts at the preemption (its DISPATCH follows its PREEMPT
+      // row), or, with a grace time, no later than its victims' stop, and
+      // nothing starts before it (its claim).
       for (const p of preempts) {
         const i = run.decisions.indexOf(p);
-        const next = run.decisions[i + 1];
-        assert(next?.type === "DISPATCH" && next.jobId === p.jobId && next.time === p.time);
+        const next = p.grace === undefined
+          ? run.decisions[i + 1]
+          : run.decisions.find((d, j) => j > i && d.type !== "PEND");
+        if (p.grace === undefined) {
+          assert(next?.type === "DISPATCH" && next.jobId === p.jobId && next.time === p.time);
+        } else {
+          graced++;
+          assert(next?.type === "DISPATCH" && next.jobId === p.jobId, `claim of ${p.jobId}`);
+          assert(next.time >= p.time && next.time <= p.stopAt!, `${p.jobId} starts late`);
+          assertEquals(p.stopAt, p.time + Math.max(...p.grace));
+        }
         // Only lower priorities, only preemptible queues.
         const prio = (q: string | undefined) => c.queues.find((x) => x.name === q)!;
         const mine = prio(jobs[p.jobId].queue).priority!;
@@ -247,6 +262,7 @@ Deno.test("property: with preemptive queues no resource is oversubscribed, a vic
   );
   assert(preempted > RUNS / 4, `only ${preempted} preemptions in ${RUNS} runs`);
   assert(suspendedJobs > RUNS / 8, `only ${suspendedJobs} suspended jobs in ${RUNS} runs`);
+  assert(graced > RUNS / 8, `only ${graced} preemptions with a grace time in ${RUNS} runs`);
 });
 
 Deno.test("property: with no preemptible queue (every preemptMode off) nothing changes", () => {
