@@ -3,7 +3,6 @@
 // parts between successive states, so keeping an old state costs little and
 // stepping it again gives the same answer.
 
-import type { GraceClaim } from "./_grace.ts";
 import { policyFailure } from "./_policy_faults.ts";
 import { OrderedSet, type OrderSpec } from "./_ordered_set.ts";
 import { Vec } from "./_vector.ts";
@@ -233,8 +232,18 @@ export interface SimState {
    * @internal
    */
   readonly timeBound: TimeBound;
-  /** Preemptions whose victims run on through a grace time (core/_grace.ts); absent: none. */
-  readonly graces?: readonly GraceClaim[];
+  /**
+   * Preemptions whose victims run on through a grace time (core/_grace.ts):
+   * each preemptor, its victims and their modes; absent: none. Internal: not
+   * part of the stable API, may change in any release.
+   *
+   * @internal
+   */
+  readonly graces?: readonly {
+    readonly preemptor: number;
+    readonly victims: readonly number[];
+    readonly modes: readonly ("requeue" | "cancel" | "suspend")[];
+  }[];
   /**
    * The configuration's resource model and the state of its resources;
    * absent without one (the node-count pool alone).
