@@ -146,7 +146,8 @@ export function sameDecision(a: DecisionRow, b: DecisionRow, ignoreRound = false
   ) {
     if (
       a.type === "PREEMPT" && b.type === "PREEMPT" &&
-      (a.victims.join() !== b.victims.join() || a.mode.join() !== b.mode.join())
+      (a.victims.join() !== b.victims.join() || a.mode.join() !== b.mode.join() ||
+        a.grace?.join() !== b.grace?.join())
     ) return false;
     const x = a.reason;
     const y = b.reason;

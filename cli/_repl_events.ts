@@ -50,7 +50,7 @@ export interface ReplEvent {
 
 type FieldKind = "number" | "string" | "boolean" | readonly string[];
 
-const STATES = ["RUN", "DONE", "FAILED", "KILLED", "CANCELLED", "PEND"] as const;
+const STATES = ["RUN", "DONE", "FAILED", "KILLED", "CANCELLED", "PEND", "SUSP"] as const;
 
 /** The fields of each event type and their kinds. */
 const FIELDS: Readonly<Record<EventType, Readonly<Record<string, FieldKind>>>> = {
@@ -75,6 +75,7 @@ const FIELDS: Readonly<Record<EventType, Readonly<Record<string, FieldKind>>>> =
     oldState: STATES,
     queue: "string",
     requeues: "number",
+    suspensions: "number",
     time: "number",
   },
   JOB_UPDATE: { job: "number", priority: "number", queue: "string", time: "number" },
@@ -122,6 +123,7 @@ export const FIELDS_HELP: readonly string[] = [
   "  JOB_PUSH          a job arrives in the wait queue",
   "  JOB_STATE_CHANGE  a job starts (RUN) or ends (DONE, FAILED, KILLED, CANCELLED), or a node",
   "                    failure or a preemption requeues it (PEND, oldState=RUN, requeues=N)",
+  "                    or a preemption suspends it (SUSP, oldState=RUN, suspensions=N)",
   "  JOB_UPDATE        a waiting job's priority or queue changes",
   "  QUEUE_UPDATE      a queue is added or changed",
   "  BEGIN_ROUND       a scheduling round (session) begins",
@@ -365,6 +367,7 @@ function decisionEvents(
           job: d.jobId,
           victims: d.victims.join(","),
           mode: d.mode.join(","),
+          ...(d.grace === undefined ? {} : { grace: d.grace.join(","), stopAt: d.stopAt! }),
           ...q,
           round: d.round,
           time: d.time,
@@ -372,16 +375,29 @@ function decisionEvents(
         : { type: d.type, job: d.jobId, reason: d.reason.code, ...q, round: d.round, time: d.time },
     });
   }
-  // A preemption's victims: requeued (back to PEND, same id) or cancelled (KILLED).
+  // A preemption's victims: requeued (back to PEND, same id), cancelled
+  // (KILLED) or suspended (SUSP, same id, with its suspension count).
   if (d.type === "PREEMPT" && want("JOB_STATE_CHANGE")) {
     d.victims.forEach((id, i) => {
+      // A victim with a grace time runs on: it changes state when it stops.
+      if ((d.grace?.[i] ?? 0) > 0) return;
       const v = recordOf(before, id)?.queue;
       const vq: Record<string, Value> = v === undefined ? {} : { queue: v };
       const requeues = recordOf(after, id)?.requeues;
+      const suspensions = recordOf(after, id)?.suspensions;
       out.push({
         type: "JOB_STATE_CHANGE",
         fields: d.mode[i] === "cancel"
           ? { job: id, state: "KILLED", oldState: "RUN", ...vq, time: d.time }
+          : d.mode[i] === "suspend"
+          ? {
+            job: id,
+            state: "SUSP",
+            oldState: "RUN",
+            ...vq,
+            ...(suspensions === undefined ? {} : { suspensions }),
+            time: d.time,
+          }
           : {
             job: id,
             state: "PEND",

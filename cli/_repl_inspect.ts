@@ -52,11 +52,24 @@ function jobFacts(r: JobRecord): string {
 
 /** `info job ID`: state, queue, priority, times; a waiting job's pend reason. */
 // A job a node failure requeued: how often, and when it was first submitted.
+// A job a preemption suspended: how often, its first start, what remains.
 function requeueLines(r: JobRecord): string[] {
-  if (r.requeues === undefined) return [];
-  return [
-    `  requeued ${r.requeues} time(s) by node failures (first submitted at ${r.firstSubmitTime}; back in the queue at ${r.submitTime})`,
-  ];
+  const out: string[] = [];
+  if (r.requeues !== undefined) {
+    out.push(
+      `  requeued ${r.requeues} time(s) by node failures (first submitted at ${r.firstSubmitTime}; back in the queue at ${r.submitTime})`,
+    );
+  }
+  if (r.suspensions !== undefined) {
+    out.push(
+      `  suspended ${r.suspensions} time(s) by preemption (first began at ${r.firstBeginTime}; ${
+        r.suspendedAt === undefined ? "" : `suspended since ${r.suspendedAt}; `
+      }${r.runTime} s of run time and ${r.timeLimit} s of its ${r.fullTimeLimit} s limit ${
+        r.suspendedAt === undefined ? "remained at its last start" : "remain"
+      })`,
+    );
+  }
+  return out;
 }
 
 export function jobInfo(state: SimState, arg: string | undefined): string[] {

@@ -193,7 +193,7 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     kind: "string",
     placeholder: "FILE",
     help:
-      "queue definitions (YAML or JSON): name, priority, max_running, open, picker, project, partition (with --machine), preempt_mode (off, requeue, cancel: docs/preemption.md); and a fairshare: block",
+      "queue definitions (YAML or JSON): name, priority, max_running, open, picker, project, partition (with --machine), preempt_mode (off, requeue, cancel, suspend: docs/preemption.md), grace_time (seconds); and a fairshare: block",
   },
   {
     name: "decisions",

@@ -504,6 +504,7 @@ function stateChangeLine(n: Extract<Notice, { kind: "jobStateChange" }>): string
     cause: n.cause,
     nodes: n.nodes,
     requeues: n.requeues,
+    ...(n.suspensions === undefined ? {} : { suspensions: n.suspensions }),
     ...(n.preemptedBy === undefined ? {} : { preemptedBy: n.preemptedBy }),
   });
 }
@@ -518,7 +519,9 @@ export function noticeText(n: Notice, totalNodes: number): string {
     case "ignored":
       return `Warning: at ${n.time}: ${n.reason}; ignored`;
     case "jobStateChange":
-      return `at ${n.time}: job ${n.jobId} requeued (${n.oldState} -> ${n.newState}, ${n.cause})`;
+      return `at ${n.time}: job ${n.jobId} ${
+        n.newState === "suspended" ? "suspended" : "requeued"
+      } (${n.oldState} -> ${n.newState}, ${n.cause})`;
     case "overallocated":
       return `Warning: the replayed schedule over-allocates the machine: ${n.allocatedNodes} nodes in use at time ${n.time} (total_nodes ${n.totalNodes}); continuing, later over-allocations are not reported`;
   }

@@ -91,6 +91,13 @@ export function statisticsBlock(
         `[evtsim] Preemptions: ${s.preemptions} (at most ${s.maxPreemptions} of one job)`,
       ]
       : []),
+    ...(s.suspensions !== undefined
+      ? [
+        `[evtsim] Suspensions: ${s.suspensions} (${
+          formatG(s.suspendedSeconds ?? 0)
+        } s waited suspended; no work lost)`,
+      ]
+      : []),
     `[evtsim] Utilization: ${formatG(s.utilization)}`,
     `[evtsim] Average bounded slowdown (tau=${BOUNDED_SLOWDOWN_THRESHOLD} s): ${
       formatG(s.averageBoundedSlowdown)

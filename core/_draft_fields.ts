@@ -10,6 +10,7 @@ import { type CopyOnWrite, type LazyDraft, recordEdit, transientEdit } from "./_
 import type { OrderedSet } from "./_ordered_set.ts";
 import { policyFailure } from "./_policy_faults.ts";
 import type { Vec } from "./_vector.ts";
+import type { GraceClaim } from "./_grace.ts";
 import type { PendCode } from "./decisions.ts";
 import type { LiveEvent } from "./live.ts";
 import type { Picker } from "./picker.ts";
@@ -67,6 +68,7 @@ export const STATE_FIELDS = {
   finished: "copied",
   overallocationReported: "copied",
   timeBound: "copied",
+  graces: "edited",
   resources: "edited",
 } as const satisfies StateFieldRoles;
 
@@ -100,6 +102,9 @@ export interface ResourceDraft {
   state: unknown;
 }
 
+/** No pending grace claim (the draft's value when the state has none). */
+export const NO_GRACES: readonly GraceClaim[] = Object.freeze([]);
+
 /** Fields opened on their first change: most steps leave them alone. */
 export type LazyField = "queues" | "resources";
 
@@ -132,6 +137,8 @@ export interface EditedDraft {
   resourceBuffer: Vec<ResourceRow>;
   /** This step's own copy of the accumulator, updated in place. */
   stats: MutableStatistics;
+  /** Pending preemptions under a grace time (core/_grace.ts): replaced, never changed in place. */
+  graces: readonly GraceClaim[];
   resources: ResourceDraft | undefined;
 }
 
@@ -188,6 +195,13 @@ export const EDITS: Edits = {
   events: transientEdit<OrderedSet<ResourceEvent>>(true),
   resourceBuffer: transientEdit<Vec<ResourceRow>>(),
   stats: recordEdit<StatisticsAccumulator, MutableStatistics>(),
+  // Replaced whole by core/_grace.ts; a state without a pending claim has none.
+  graces: {
+    when: "eager",
+    open: (value: readonly GraceClaim[] | undefined): readonly GraceClaim[] => value ?? NO_GRACES,
+    close: (draft: readonly GraceClaim[]): readonly GraceClaim[] | undefined =>
+      draft.length === 0 ? undefined : Object.freeze(draft),
+  },
   // The model's state, through its edit hooks, once a job starts or ends or a node changes.
   resources: {
     when: "lazy",

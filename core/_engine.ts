@@ -36,7 +36,9 @@ import { applyLiveEventsAt, applyNodeChangesAt } from "./_live.ts";
 import { runRound } from "./_session.ts";
 import { policyFailure } from "./_policy_faults.ts";
 import { endOnFailedNodes } from "./_failures.ts";
-import { preemptOnce } from "./_preemption.ts";
+import { preemptOnce, stopAtGraceEnd } from "./_preemption.ts";
+import { settleGraces } from "./_grace.ts";
+import { addResumedCompletion, resumed } from "./_suspension.ts";
 import { machineDraw, nextCapChange, powerCapped, powerModelOn } from "./_power.ts";
 import { own } from "./_cow.ts";
 import { closeDraft, DraftBase, EDITS, type ResourceDraft } from "./_draft_fields.ts";
@@ -385,7 +387,7 @@ export class Working extends DraftBase {
     const begin = rec.beginTime;
     if (this.config.runTimeMode !== "external") {
       this.events = this.events.delete({
-        time: this.endTimeOf(begin, rec.runTime),
+        time: rec.graceStop ?? this.endTimeOf(begin, rec.runTime),
         kind: 0,
         id: rec.id,
         numNodes: rec.numNodes,
@@ -405,7 +407,7 @@ export class Working extends DraftBase {
     const begin = rec.beginTime;
     if (this.config.runTimeMode !== "external") {
       this.events = this.events.delete({
-        time: this.endTimeOf(begin, rec.runTime),
+        time: rec.graceStop ?? this.endTimeOf(begin, rec.runTime),
         kind: 0,
         id: rec.id,
         numNodes: rec.numNodes,
@@ -450,13 +452,15 @@ export class Working extends DraftBase {
   scheduleUntilStalled(): void {
     if (this.waitingCount() === 0) return;
     this.round++;
+    // While a preemption's grace runs, no job starts (core/_grace.ts).
+    if (this.graces.length > 0 && !settleGraces(this)) return;
     for (;;) {
       if (this.admission.singleSession === true) runRound(this);
       else while (runRound(this) > 0) { /* the next session sees the new state */ }
       // Preemptive queues (core/_preemption.ts): after the policy's sessions;
       // a preemption is followed by more sessions of the same round.
       if (this.queues.list.length === 0 || !preemptive(this.queues) || !preemptOnce(this)) return;
-      if (this.waitingCount() === 0) return;
+      if (this.graces.length > 0 || this.waitingCount() === 0) return;
     }
   }
 
@@ -465,6 +469,7 @@ export class Working extends DraftBase {
    * externally), and, with a resource model, the resources of `placement`.
    */
   startJob(job: JobRecord, now: number, placement?: Placement): void {
+    if (job.suspendedAt !== undefined) job = resumed(this, job, now);
     const model = this.resourceModel;
     if (model !== undefined && placement !== undefined) {
       const r = this.ownResources();
@@ -541,6 +546,7 @@ export class Working extends DraftBase {
   }
 
   private endJob(e: ResourceEvent): void {
+    if (this.graces.length > 0 && stopAtGraceEnd(this, this.recordOf(e.id), e.time)) return;
     this.finishRunning(e.id, e.numNodes, e.timeLimit, e.beginTime, e.time, undefined, 0);
   }
 
@@ -581,6 +587,10 @@ export class Working extends DraftBase {
     if (this.queues.list.length > 0) this.countRunning(rec.queue, -1);
     if (rec.hidden) return;
     if (outcome === undefined) {
+      if (rec.firstBeginTime !== undefined) {
+        addResumedCompletion(this.stats, rec, beginTime, end);
+        return;
+      }
       addCompletion(
         this.stats,
         rec.firstSubmitTime ?? rec.submitTime,
@@ -692,7 +702,7 @@ export class Working extends DraftBase {
 }
 
 function jobRow(rec: JobRecord): JobRow {
-  if (rec.requeues !== undefined) return requeuedRow(rec);
+  if (rec.requeues !== undefined || rec.suspensions !== undefined) return requeuedRow(rec);
   const row: JobRow = {
     jobId: rec.id,
     submitTime: rec.submitTime,
@@ -708,10 +718,18 @@ function jobRow(rec: JobRecord): JobRow {
 }
 
 // A requeued job's row: its last run, its first submit time, its requeues.
+// A suspended one's (core/_suspension.ts): from its first start to its final
+// end, with its time limit as submitted.
 function requeuedRow(rec: JobRecord): JobRow {
-  const { requeues: _, firstSubmitTime, ...plain } = rec;
-  return {
-    ...jobRow({ ...plain, submitTime: firstSubmitTime ?? rec.submitTime }),
-    requeues: rec.requeues,
-  };
+  const { requeues, firstSubmitTime, suspensions: _, ...plain } = rec;
+  const row = jobRow({
+    ...plain,
+    submitTime: firstSubmitTime ?? rec.submitTime,
+    beginTime: rec.firstBeginTime ?? rec.beginTime,
+    timeLimit: rec.fullTimeLimit ?? rec.timeLimit,
+  });
+  const out = requeues === undefined ? row : { ...row, requeues };
+  return rec.suspensions === undefined
+    ? out
+    : { ...out, suspendedSeconds: rec.suspendedSeconds ?? 0 };
 }

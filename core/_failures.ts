@@ -77,8 +77,10 @@ export function countFailures(w: Working): void {
  * (`tellPicker`, outside any session) and writes its notice.
  */
 export function requeue(w: Working, rec: JobRecord, now: number): JobRecord {
+  // A grace time's stop instant belongs to that run only.
+  const { graceStop: _, ...run } = rec;
   const back: JobRecord = {
-    ...rec,
+    ...run,
     submitTime: now,
     firstSubmitTime: rec.firstSubmitTime ?? rec.submitTime,
     beginTime: -1,

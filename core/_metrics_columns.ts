@@ -32,6 +32,11 @@ export class JobColumns {
   nodes: Float64Array = new Float64Array(INITIAL);
   /** 1: ran to its end (no outcome); 0: cancelled, failed or killed. */
   ok: Uint8Array = new Uint8Array(INITIAL);
+  /**
+   * Seconds suspended, by job: made at the first suspended job (a run
+   * without suspensions keeps none).
+   */
+  suspended: Float64Array | undefined = undefined;
   /** Users (column 0), accounts (1) and queues (2). */
   readonly labels: LabelColumns = new LabelColumns();
   /** Jobs added. */
@@ -60,6 +65,7 @@ export class JobColumns {
     this.nodes[i] = j.numNodes;
     this.ok[i] = j.outcome === undefined ? 1 : 0;
     if (labels !== undefined) this.labels.set(i, labels.user, labels.account, j.queue);
+    if (j.suspendedSeconds !== undefined) this.#suspend(i, j.suspendedSeconds);
   }
 
   /**
@@ -75,6 +81,12 @@ export class JobColumns {
     this.nodes[i] = j.numNodes;
     this.ok[i] = j.outcome === undefined ? 1 : 0;
     this.labels.setIds(i, user, account, this.labels.id(j.queue));
+    if (j.suspendedSeconds !== undefined) this.#suspend(i, j.suspendedSeconds);
+  }
+
+  #suspend(i: number, seconds: number): void {
+    this.suspended ??= new Float64Array(this.ok.length);
+    this.suspended[i] = seconds;
   }
 
   #grow(): void {
@@ -87,6 +99,7 @@ export class JobColumns {
     this.begin = bigger(this.begin);
     this.end = bigger(this.end);
     this.nodes = bigger(this.nodes);
+    if (this.suspended !== undefined) this.suspended = bigger(this.suspended);
     const ok = new Uint8Array(this.ok.length * 2);
     ok.set(this.ok);
     this.ok = ok;

@@ -3,8 +3,9 @@
 // higher priority that cannot start for lack of resources may end running
 // jobs of queues of lower priority whose `preemptMode` is not `off`: each
 // victim is requeued (back to waiting, same id, the node-failure requeue of
-// core/_failures.ts) or cancelled (ends at once as killed, exit status 143:
-// SIGTERM, the signal Slurm's cancel sends), as its own queue says. A
+// core/_failures.ts), cancelled (ends at once as killed, exit status 143:
+// SIGTERM, the signal Slurm's cancel sends) or suspended (waits again with
+// the work it has done kept, core/_suspension.ts), as its own queue says. A
 // preemption happens only if the victims' resources really let the job
 // start (the resource model's `place` succeeds after their release), and the
 // job then starts at once, in the core's own session: so every admission
@@ -17,6 +18,8 @@ import type { Working } from "./_engine.ts";
 import { type CoreSession, runCoreRound } from "./_session.ts";
 import { EvtsimError } from "./errors.ts";
 import { requeue, tellPicker } from "./_failures.ts";
+import { suspend } from "./_suspension.ts";
+import { claimOf, deferStop, type GraceClaim } from "./_grace.ts";
 import type { QueueState } from "./queues.ts";
 import type { JobRecord } from "./types.ts";
 import type { PendReason } from "./decisions.ts";
@@ -66,11 +69,14 @@ export function preemptOnce(w: Working): boolean {
     }
   });
   if (chosen === undefined) return false;
-  preempt(w, chosen.job, chosen.victims, chosen.reason);
+  const deferred = preempt(w, chosen.job, chosen.victims, chosen.reason);
   // The policy's plan (conservative_profile's reservations) was made for the
   // jobs that ran before: it plans again from its initial state, as a state
   // restored from a snapshot does (which so continues the same way).
   w.admissionMemory = w.admission.init?.();
+  // Victims with a grace time run on: the preemptor starts when they have
+  // left (core/_grace.ts), and the round stops here.
+  if (deferred) return true;
   // The preemptor starts now, where the victims' release lets the model place it.
   const id = chosen.job.id;
   let started = false;
@@ -166,12 +172,14 @@ function startsWithout(w: Working, job: JobRecord, victims: readonly Candidate[]
   return model.place(state, job).placement !== undefined;
 }
 
+// Signals the victims: each stops now, or, with a grace time, later
+// (core/_grace.ts). True if some victim runs on (a claim is then pending).
 function preempt(
   w: Working,
   job: JobRecord,
   victims: readonly Candidate[],
   reason: PendReason,
-): void {
+): boolean {
   const now = w.time;
   const s = w.stats;
   if (s.preemptedWork === undefined) {
@@ -180,6 +188,11 @@ function preempt(
     s.maxPreemptions = 0;
   }
   const modes = victims.map((v) => v.queue.def.preemptMode!);
+  // Jobs ended only when told (run time mode external) have no end event to
+  // move: their victims stop at once.
+  const external = w.config.runTimeMode === "external";
+  const graces = victims.map((v) => external ? 0 : v.queue.def.graceTime ?? 0);
+  const grace = Math.max(...graces);
   if (w.config.decisions !== false) {
     w.decisionRows.push({
       type: "PREEMPT",
@@ -190,33 +203,78 @@ function preempt(
       mode: modes,
       reason,
       queue: job.queue!,
+      ...(grace === 0 ? {} : { grace: graces, stopAt: now + grace }),
     });
   }
   victims.forEach((v, i) => {
     const rec = w.recordOf(v.rec.id);
-    const nodes = w.resourceModel?.allocationOf?.(w.resourceState, rec.id);
-    const names = nodes === undefined ? [] : [...new Set(nodes.map((a) => a.nodeName))];
-    s.preemptedWork! += nodesOf(w, rec) * (now - rec.beginTime);
     const preemptions = (rec.preemptions ?? 0) + 1;
     s.preemptions! += 1;
     if (preemptions > s.maxPreemptions!) s.maxPreemptions = preemptions;
     w.replaceRecord({ ...rec, preemptions });
-    if (modes[i] === "cancel") {
-      w.endEarly(w.recordOf(rec.id), now, "killed", PREEMPT_CANCEL_EXIT_STATUS);
-      return;
-    }
-    const back = requeue(w, w.recordOf(rec.id), now);
-    tellPicker(w, back);
-    w.notices.push({
-      kind: "jobStateChange",
-      time: now,
-      jobId: rec.id,
-      oldState: "running",
-      newState: "pending",
-      cause: "preemption",
-      nodes: names,
-      requeues: back.requeues!,
-      preemptedBy: job.id,
-    });
+    if (graces[i] > 0) deferStop(w, w.recordOf(rec.id), now + graces[i]);
+    else stopVictim(w, w.recordOf(rec.id), modes[i], job.id, now);
+  });
+  if (grace === 0) return false;
+  const claim: GraceClaim = {
+    preemptor: job.id,
+    victims: victims.map((v) => v.rec.id),
+    modes,
+  };
+  w.graces = [...w.graces, claim];
+  return true;
+}
+
+/**
+ * A victim under a grace time reaches its stop (its moved end event): it
+ * leaves as its claim's mode says. False if `rec` is not such a victim.
+ */
+export function stopAtGraceEnd(w: Working, rec: JobRecord, now: number): boolean {
+  if (rec.graceStop !== now) return false;
+  const claim = claimOf(w, rec.id);
+  if (claim === undefined) return false;
+  const { graceStop: _, ...plain } = rec;
+  w.replaceRecord(plain);
+  const i = claim.victims.indexOf(rec.id);
+  stopVictim(w, w.recordOf(rec.id), claim.modes[i], claim.preemptor, now);
+  return true;
+}
+
+/**
+ * A victim leaves at `now` (its preemption, or the end of its grace time):
+ * requeued, cancelled or suspended as `mode` says, for preemptor `by`.
+ */
+export function stopVictim(
+  w: Working,
+  rec: JobRecord,
+  mode: "requeue" | "cancel" | "suspend",
+  by: number,
+  now: number,
+): void {
+  const s = w.stats;
+  const nodes = w.resourceModel?.allocationOf?.(w.resourceState, rec.id);
+  const names = nodes === undefined ? [] : [...new Set(nodes.map((a) => a.nodeName))];
+  // A suspended victim keeps its work (core/_suspension.ts): none lost.
+  if (mode !== "suspend") s.preemptedWork! += nodesOf(w, rec) * (now - rec.beginTime);
+  if (mode === "suspend") {
+    suspend(w, rec, now, by, names);
+    return;
+  }
+  if (mode === "cancel") {
+    w.endEarly(rec, now, "killed", PREEMPT_CANCEL_EXIT_STATUS);
+    return;
+  }
+  const back = requeue(w, rec, now);
+  tellPicker(w, back);
+  w.notices.push({
+    kind: "jobStateChange",
+    time: now,
+    jobId: rec.id,
+    oldState: "running",
+    newState: "pending",
+    cause: "preemption",
+    nodes: names,
+    requeues: back.requeues!,
+    preemptedBy: by,
   });
 }

@@ -12,7 +12,8 @@ export interface QueueDefData {
   readonly project?: string;
   readonly maxRunning?: number | null;
   readonly open?: boolean;
-  readonly preemptMode?: "off" | "requeue" | "cancel";
+  readonly preemptMode?: "off" | "requeue" | "cancel" | "suspend";
+  readonly graceTime?: number;
 }
 
 /** A queue definition as stored; an explicit `maxRunning: undefined` becomes null. */
@@ -25,6 +26,7 @@ export function queueDefData(q: QueueDef): QueueDefData {
   else if ("maxRunning" in q) out.maxRunning = null;
   if (q.open !== undefined) out.open = q.open;
   if (q.preemptMode !== undefined) out.preemptMode = q.preemptMode;
+  if (q.graceTime !== undefined) out.graceTime = q.graceTime;
   return out;
 }
 
@@ -38,5 +40,6 @@ export function queueDefOf(d: QueueDefData): QueueDef {
   else if (d.maxRunning !== undefined) out.maxRunning = d.maxRunning;
   if (d.open !== undefined) out.open = d.open;
   if (d.preemptMode !== undefined) out.preemptMode = d.preemptMode;
+  if (d.graceTime !== undefined) out.graceTime = d.graceTime;
   return out;
 }

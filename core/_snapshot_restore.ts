@@ -58,6 +58,14 @@ function jobRecord(d: JobRecordData): JobRecord {
     ...(d.firstSubmitTime === undefined ? {} : { firstSubmitTime: d.firstSubmitTime }),
     ...(d.preemptions === undefined ? {} : { preemptions: d.preemptions }),
     ...(d.power === undefined ? {} : { power: d.power }),
+    ...(d.suspensions === undefined ? {} : {
+      suspensions: d.suspensions,
+      firstBeginTime: d.firstBeginTime,
+      fullTimeLimit: d.fullTimeLimit,
+      ...(d.suspendedAt === undefined ? {} : { suspendedAt: d.suspendedAt }),
+      suspendedSeconds: d.suspendedSeconds,
+    }),
+    ...(d.graceStop === undefined ? {} : { graceStop: d.graceStop }),
     ...(d.demand === undefined ? {} : {
       demand: Object.freeze({ ...d.demand, perReplica: Object.freeze({ ...d.demand.perReplica }) }),
     }),
@@ -248,6 +256,15 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
     finished: data.finished,
     overallocationReported: data.overallocationReported,
     timeBound,
+    ...(data.graces === undefined ? {} : {
+      graces: Object.freeze(data.graces.map((c) =>
+        Object.freeze({
+          preemptor: c.preemptor,
+          victims: Object.freeze([...c.victims]),
+          modes: Object.freeze([...c.modes]),
+        })
+      )),
+    }),
     ...(resources === undefined ? {} : { resources }),
   });
 }

@@ -24,6 +24,7 @@
 //   ended + running, created = rejected + cancelled + started + not started,
 //   sums non-negative and within what the jobs' times allow.
 
+import { suspensionProblem } from "./_suspension.ts";
 import type { ResolvedConfig } from "./config.ts";
 import { DEFAULT_RESOURCE_HISTORY_CAPACITY, EARLIER_RESOURCE_HISTORY_CAPACITY } from "./config.ts";
 import { MAX_EXACT } from "./_input_check.ts";
@@ -113,6 +114,10 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
       throw bad(`store.records[${i}].priority`, `${r.priority} is not an integer`);
     }
     if (r.hidden) throw bad(`store.records[${i}].hidden`, "only a replayed schedule hides a job");
+    if (r.suspensions !== undefined || r.suspendedAt !== undefined) {
+      const problem = suspensionProblem(r);
+      if (problem !== undefined) throw bad(`store.records[${i}].${problem[0]}`, problem[1]);
+    }
     if ((r.outcome === undefined) !== (r.exitStatus === undefined)) {
       throw bad(
         `store.records[${i}].exitStatus`,
@@ -218,10 +223,12 @@ export function checkSnapshotState(data: SnapshotData, config: ResolvedConfig): 
         `job ${e.id}'s end event does not match its record (nodes, begin, limit)`,
       );
     }
-    if (e.time !== endOf(r)) {
+    // A victim running on through a grace time ends at its stop.
+    const end = r.graceStop ?? endOf(r);
+    if (e.time !== end) {
       throw bad(
         `events[${i}].time`,
-        `${e.time}, but job ${e.id} begun at ${r.beginTime} ends at ${endOf(r)}`,
+        `${e.time}, but job ${e.id} begun at ${r.beginTime} ends at ${end}`,
       );
     }
     if (e.time < now) throw bad(`events[${i}].time`, `${e.time} is before the clock ${now}`);

@@ -384,7 +384,14 @@ export type DecisionRow =
     /** The preempted running jobs, in the order they were chosen. */
     readonly victims: readonly number[];
     /** What happened to each victim (its own queue's `preemptMode`). */
-    readonly mode: readonly ("requeue" | "cancel")[];
+    readonly mode: readonly ("requeue" | "cancel" | "suspend")[];
+    /**
+     * Only when a victim's queue has a grace time: each victim's (seconds;
+     * it runs on until then, or its own end if earlier).
+     */
+    readonly grace?: readonly number[];
+    /** With `grace`: the latest instant a victim stops (`time` + the largest grace). */
+    readonly stopAt?: number;
     /** Why the preemptor could not start without the victims (the resource model's answer). */
     readonly reason: PendReason;
     /** The preemptor's queue (a `.replay` log does not repeat it: the job's own). */

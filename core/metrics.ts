@@ -61,6 +61,11 @@ export interface MetricsJob {
   readonly account?: string;
   /** The queue, for the per-queue breakdown. */
   readonly queue?: string;
+  /**
+   * A suspended job's seconds suspended between its begin and its end
+   * (`JobRow.suspendedSeconds`): it held no nodes then.
+   */
+  readonly suspendedSeconds?: number;
 }
 
 /** How the metrics are measured. */
@@ -288,6 +293,7 @@ function metricsOfColumns(
   const wait = new Float64Array(n), response = new Float64Array(n);
   const slowdown = new Float64Array(n), bsld = new Float64Array(n);
   const submit = c.submit, begin = c.begin, end = c.end, nodes = c.nodes;
+  const held = c.suspended;
   let first = Infinity, last = -Infinity;
   for (let i = 0; i < n; i++) {
     const j = measured[i];
@@ -306,7 +312,8 @@ function metricsOfColumns(
     for (let j = 0; j < c.length; j++) {
       if (!(end[j] > begin[j])) continue;
       const a = Math.max(begin[j], first), b = Math.min(end[j], last);
-      if (b > a) used += nodes[j] * (b - a);
+      // A suspended job held no nodes while suspended (clipped to the span).
+      if (b > a) used += nodes[j] * (b - a - (held === undefined ? 0 : Math.min(held[j], b - a)));
     }
   }
   const available = n > 0 ? capacitySeconds(capacity, first, last) : 0;

@@ -5,6 +5,7 @@
 // the picker does; pickers only learn of queues through `onQueueUpdate`.
 
 import { EvtsimError } from "./errors.ts";
+import { MAX_EXACT } from "./_input_check.ts";
 
 /**
  * A queue definition, as a `--queues` file or a queue update gives it.
@@ -43,16 +44,23 @@ export interface QueueDef {
    * What happens to a running job of this queue when a waiting job of a
    * queue of higher `priority` needs its resources (Slurm's partition
    * PreemptMode under preempt/partition_prio): `off` (the default: never
-   * preempted), `requeue` (back to waiting, same id) or `cancel` (ends at
-   * once, as killed, exit status 143). See docs/preemption.md.
+   * preempted), `requeue` (back to waiting, same id), `cancel` (ends at
+   * once, as killed, exit status 143) or `suspend` (stops, keeps the work
+   * done, waits again and resumes for what remains). See docs/preemption.md.
    */
-  readonly preemptMode?: "off" | "requeue" | "cancel";
+  readonly preemptMode?: "off" | "requeue" | "cancel" | "suspend";
+  /**
+   * Seconds a preempted job of this queue runs on after the preemption's
+   * signal before it stops (Slurm's partition GraceTime; default 0: at
+   * once). See docs/preemption.md.
+   */
+  readonly graceTime?: number;
 }
 
 /** What a preemption does to a victim (its own queue's mode decides). */
-type PreemptMode = "off" | "requeue" | "cancel";
+type PreemptMode = "off" | "requeue" | "cancel" | "suspend";
 
-const PREEMPT_MODES: readonly PreemptMode[] = ["off", "requeue", "cancel"];
+const PREEMPT_MODES: readonly PreemptMode[] = ["off", "requeue", "cancel", "suspend"];
 
 /**
  * A queue definition with its defaults filled in.
@@ -78,8 +86,10 @@ export interface ResolvedQueue {
   readonly maxRunning: number | undefined;
   /** Whether the queue may start jobs. */
   readonly open: boolean;
-  /** Set only when its jobs may be preempted (`requeue` or `cancel`; `off` leaves it out). */
-  readonly preemptMode?: "requeue" | "cancel";
+  /** Set only when its jobs may be preempted (`requeue`, `cancel` or `suspend`; `off` leaves it out). */
+  readonly preemptMode?: "requeue" | "cancel" | "suspend";
+  /** Set only when positive: seconds its preempted jobs run on after the signal. */
+  readonly graceTime?: number;
 }
 
 /**
@@ -162,7 +172,18 @@ export function resolveQueue(def: QueueDef, where: string): ResolvedQueue {
   if (mode !== undefined && !PREEMPT_MODES.includes(mode)) {
     throw new EvtsimError(
       "usage",
-      `${where} (${def.name}): preemptMode must be off, requeue or cancel, got ${String(mode)}`,
+      `${where} (${def.name}): preemptMode must be off, requeue, cancel or suspend, got ${
+        String(mode)
+      }`,
+    );
+  }
+  const grace = def.graceTime;
+  if (grace !== undefined && !(typeof grace === "number" && grace >= 0 && grace <= MAX_EXACT)) {
+    throw new EvtsimError(
+      "usage",
+      `${where} (${def.name}): graceTime must be a number of seconds of 0 or more, got ${
+        String(grace)
+      }`,
     );
   }
   const base = {
@@ -173,8 +194,9 @@ export function resolveQueue(def: QueueDef, where: string): ResolvedQueue {
     maxRunning,
     open: def.open ?? true,
   };
+  const graced = grace === undefined || grace === 0 ? base : { ...base, graceTime: grace };
   return Object.freeze(
-    mode === undefined || mode === "off" ? base : { ...base, preemptMode: mode },
+    mode === undefined || mode === "off" ? graced : { ...graced, preemptMode: mode },
   );
 }
 

@@ -19,6 +19,7 @@
 // read from a file (io/replay_schema.ts); `restoreSnapshot` checks the facts
 // that tie the parts together and throws an `EvtsimError` when they do not.
 
+import type { GraceClaim } from "./_grace.ts";
 import type { ResolvedConfig } from "./config.ts";
 import type { PendReasonCode } from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
@@ -113,6 +114,14 @@ export interface JobRecordData {
   readonly preemptions?: number;
   /** Its own draw while it runs (watts), when given. */
   readonly power?: number;
+  /** The suspension fields of a suspended job (see `JobRecord`). */
+  readonly suspensions?: number;
+  readonly firstBeginTime?: number;
+  readonly fullTimeLimit?: number;
+  readonly suspendedAt?: number;
+  readonly suspendedSeconds?: number;
+  /** A victim running on through its grace time: when it stops. */
+  readonly graceStop?: number;
 }
 
 /** A pending live event as stored. */
@@ -164,6 +173,8 @@ export interface SnapshotData {
   readonly stats: StatisticsData;
   readonly finished: boolean;
   readonly overallocationReported: boolean;
+  /** Preemptions whose victims run on through a grace time (absent: none). */
+  readonly graces?: readonly GraceClaim[];
   /** The picker's memory (`Picker.saveMemory`), absent for a picker without one. */
   readonly pickerMemory?: unknown;
   /**
@@ -186,6 +197,7 @@ function resolvedQueueData(q: ResolvedQueue): QueueDefData {
     ...(q.maxRunning === undefined ? {} : { maxRunning: q.maxRunning }),
     open: q.open,
     ...(q.preemptMode === undefined ? {} : { preemptMode: q.preemptMode }),
+    ...(q.graceTime === undefined ? {} : { graceTime: q.graceTime }),
   });
 }
 
@@ -285,6 +297,14 @@ function recordData(r: JobRecord): JobRecordData {
   if (r.firstSubmitTime !== undefined) out.firstSubmitTime = r.firstSubmitTime;
   if (r.power !== undefined) out.power = r.power;
   if (r.preemptions !== undefined) out.preemptions = r.preemptions;
+  if (r.suspensions !== undefined) {
+    out.suspensions = r.suspensions;
+    out.firstBeginTime = r.firstBeginTime;
+    out.fullTimeLimit = r.fullTimeLimit;
+    if (r.suspendedAt !== undefined) out.suspendedAt = r.suspendedAt;
+    out.suspendedSeconds = r.suspendedSeconds;
+  }
+  if (r.graceStop !== undefined) out.graceStop = r.graceStop;
   return out;
 }
 
@@ -371,6 +391,10 @@ function statsData(s: StatisticsAccumulator): StatisticsData {
       preemptions: s.preemptions ?? 0,
       maxPreemptions: s.maxPreemptions ?? 0,
     }),
+    ...(s.suspensions === undefined ? {} : {
+      suspensions: s.suspensions,
+      suspendedSeconds: s.suspendedSeconds ?? 0,
+    }),
   };
 }
 
@@ -440,6 +464,9 @@ export function snapshotOf(state: SimState): SnapshotData {
     stats: statsData(state.stats),
     finished: state.finished,
     overallocationReported: state.overallocationReported,
+    ...(state.graces === undefined || state.graces.length === 0
+      ? {}
+      : { graces: state.graces.map((c) => ({ ...c })) }),
     // A picker may have no memory in this run (builtin_fcfs without a queue picker that keeps one).
     ...(pickerMemory === undefined ? {} : { pickerMemory }),
     ...(allocations === undefined ? {} : { allocations }),

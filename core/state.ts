@@ -247,6 +247,18 @@ export interface SimState {
    */
   readonly timeBound: TimeBound;
   /**
+   * Preemptions whose victims run on through a grace time (core/_grace.ts):
+   * each preemptor, its victims and their modes; absent: none. Internal: not
+   * part of the stable API, may change in any release.
+   *
+   * @internal
+   */
+  readonly graces?: readonly {
+    readonly preemptor: number;
+    readonly victims: readonly number[];
+    readonly modes: readonly ("requeue" | "cancel" | "suspend")[];
+  }[];
+  /**
    * The configuration's resource model and the state of its resources;
    * absent without one (the node-count pool alone).
    */
@@ -472,5 +484,8 @@ function initialStatistics(c: ResolvedConfig, queues: QueueTable): StatisticsAcc
     ...emptyStatistics(),
     ...(failures ? { lostWork: 0, requeues: 0, maxRequeues: 0 } : {}),
     ...(preemption ? { preemptedWork: 0, preemptions: 0, maxPreemptions: 0 } : {}),
+    ...(queues.list.some((q) => q.def.preemptMode === "suspend")
+      ? { suspensions: 0, suspendedSeconds: 0 }
+      : {}),
   });
 }

@@ -73,6 +73,10 @@ export interface StatisticsAccumulator {
   readonly preemptions?: number;
   /** Preemptive queues only: the most times one job was preempted. */
   readonly maxPreemptions?: number;
+  /** A queue with `preemptMode: "suspend"` only: suspensions over all jobs. */
+  readonly suspensions?: number;
+  /** A `suspend` queue only: seconds jobs waited suspended, over the finished suspensions. */
+  readonly suspendedSeconds?: number;
 }
 
 /** Accumulator with nothing counted. */
@@ -184,6 +188,17 @@ export interface Statistics {
   readonly preemptions?: number;
   /** The most times one job was preempted (present with preemptive queues). */
   readonly maxPreemptions?: number;
+  /**
+   * Preemptions that suspended their victim (counted in `preemptions` too;
+   * present with a queue whose `preemptMode` is `suspend`). A suspended
+   * victim loses no work: it is not in `preemptedWork`.
+   */
+  readonly suspensions?: number;
+  /**
+   * Seconds suspended jobs waited before they resumed, summed over the
+   * suspensions that ended (present with a `suspend` queue).
+   */
+  readonly suspendedSeconds?: number;
 }
 
 /** A statistics accumulator that one step may update in place. */
@@ -278,6 +293,10 @@ export function summarize(
       preemptedWork: s.preemptedWork,
       preemptions: s.preemptions ?? 0,
       maxPreemptions: s.maxPreemptions ?? 0,
+    }),
+    ...(s.suspensions === undefined ? {} : {
+      suspensions: s.suspensions,
+      suspendedSeconds: s.suspendedSeconds ?? 0,
     }),
   };
 }

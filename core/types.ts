@@ -454,6 +454,25 @@ export interface JobRecord {
    * its last requeue, as Slurm resets it, which orders it in the queue).
    */
   readonly firstSubmitTime?: number;
+  /**
+   * Times a `suspend` preemption stopped it (absent: never). While such a
+   * job waits or runs again, its `runTime` and `timeLimit` are what remain
+   * of them (docs/preemption.md).
+   */
+  readonly suspensions?: number;
+  /** A suspended job's first start (its row's begin time). */
+  readonly firstBeginTime?: number;
+  /** A suspended job's time limit as submitted (its row's time limit). */
+  readonly fullTimeLimit?: number;
+  /** While a suspended job waits: the instant it was suspended. */
+  readonly suspendedAt?: number;
+  /** Seconds it has waited suspended, over its finished suspensions. */
+  readonly suspendedSeconds?: number;
+  /**
+   * A preemption's victim running on through its queue's grace time: the
+   * instant it stops (its end event's time until then).
+   */
+  readonly graceStop?: number;
 }
 
 /**
@@ -517,6 +536,12 @@ export interface JobRow {
   readonly exitStatus?: number;
   /** Times a node failure requeued it; set only for a requeued job (its row is its last run). */
   readonly requeues?: number;
+  /**
+   * Set only for a job a preemption suspended (its row spans its first start
+   * to its final end): the seconds it waited suspended in between, which
+   * the metrics' utilization leaves out.
+   */
+  readonly suspendedSeconds?: number;
 }
 
 /**
@@ -668,16 +693,18 @@ export type Notice =
     readonly jobId: number;
     /** Its state before. */
     readonly oldState: "running";
-    /** Its state now. */
-    readonly newState: "pending";
+    /** Its state now: `suspended` when a `suspend` preemption stopped it. */
+    readonly newState: "pending" | "suspended";
     /** Why: `node_failure` or `preemption`. */
     readonly cause: "node_failure" | "preemption";
     /** The failed nodes it ran on (a preemption: every node it ran on; none on whole nodes). */
     readonly nodes: readonly string[];
     /** A preemption: the job it made room for. */
     readonly preemptedBy?: number;
-    /** Times it has been requeued, this one included. */
+    /** Times it has been requeued, this one included (a suspension is not a requeue). */
     readonly requeues: number;
+    /** A suspension: times it has been suspended, this one included. */
+    readonly suspensions?: number;
   };
 
 /**

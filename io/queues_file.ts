@@ -20,8 +20,14 @@ const QUEUE = z.strictObject({
     expected("a non-negative integer"),
   ).optional(),
   open: z.boolean(expected("true or false")).optional(),
-  preempt_mode: z.enum(["off", "requeue", "cancel"], expected("off, requeue or cancel"))
+  preempt_mode: z.enum(
+    ["off", "requeue", "cancel", "suspend"],
+    expected("off, requeue, cancel or suspend"),
+  )
     .optional(),
+  grace_time: z.number(expected("a number of seconds, 0 or more")).nonnegative(
+    expected("a number of seconds, 0 or more"),
+  ).max(Number.MAX_SAFE_INTEGER, expected("a number of seconds, 0 or more")).optional(),
   partition: z.string(expected("a partition name")).min(1, expected("a partition name"))
     .optional(),
 }, { error: (issue) => issue.code === "unrecognized_keys" ? "unknown field" : undefined });
@@ -83,8 +89,9 @@ export interface QueueEntry {
  *     priority: 0          # integer, higher first (default 0)
  *     max_running: 100     # jobs of this queue running at once (default: no limit)
  *     open: true           # a closed queue starts nothing (default true)
- *     preempt_mode: requeue  # off (default), requeue or cancel: what a job of a queue of
+ *     preempt_mode: requeue  # off (default), requeue, cancel or suspend: what a job of a queue of
  *                          # higher priority that needs its resources does to a job of this one
+ *     grace_time: 60       # seconds a preempted job of this queue runs on before it stops (default 0)
  *     picker: sjf          # per-queue picker (default: the global one's order)
  *     project: physics     # carried for pickers that use it
  *     partition: gpu       # with --machine: its jobs run on this partition's nodes
@@ -173,6 +180,7 @@ export function parseQueuesFile(
       ...(q.project === undefined ? {} : { project: q.project }),
       ...(q.max_running === undefined ? {} : { maxRunning: q.max_running }),
       ...(q.preempt_mode === undefined ? {} : { preemptMode: q.preempt_mode }),
+      ...(q.grace_time === undefined ? {} : { graceTime: q.grace_time }),
       ...(q.open === undefined ? {} : { open: q.open }),
     };
     const fieldLines: Record<string, number> = {};

@@ -65,8 +65,8 @@ export function dumpDecision(d: DecisionRow): string {
   const head = `  t=${d.time} round=${d.round} ${d.type} job=${d.jobId}`;
   if (d.type === "PEND") return `${head} ${d.reason.code}: ${d.reason.message}`;
   if (d.type === "PREEMPT") {
-    return `${head} victims=${d.victims.join(",")} mode=${
-      d.mode.join(",")
+    return `${head} victims=${d.victims.join(",")} mode=${d.mode.join(",")}${
+      d.grace === undefined ? "" : ` grace=${d.grace.join(",")} stopAt=${d.stopAt}`
     } ${d.reason.code}: ${d.reason.message}`;
   }
   // No queue: the log does not repeat a dispatched job's own queue.

@@ -195,7 +195,8 @@ function reasonData(r: PendReason): PendReason {
 export function logDecision(d: DecisionRow): LogDecision {
   if (d.type === "PEND") return ["PEND", d.jobId, reasonData(d.reason)];
   if (d.type === "PREEMPT") {
-    return ["PREEMPT", d.jobId, [...d.victims], [...d.mode], reasonData(d.reason)];
+    const head = ["PREEMPT", d.jobId, [...d.victims], [...d.mode], reasonData(d.reason)] as const;
+    return d.grace === undefined ? head : [...head, [...d.grace]];
   }
   return d.backfill
     ? ["DISPATCH", d.jobId, d.numNodes, "backfill"]
@@ -206,7 +207,16 @@ export function logDecision(d: DecisionRow): LogDecision {
 export function decisionRow(d: LogDecision, time: number, round: number): DecisionRow {
   if (d[0] === "PREEMPT") {
     // The preemptor's queue is the job's own, which the events decide (as a DISPATCH's).
-    return { type: "PREEMPT", time, round, jobId: d[1], victims: d[2], mode: d[3], reason: d[4] };
+    const row = {
+      type: "PREEMPT" as const,
+      time,
+      round,
+      jobId: d[1],
+      victims: d[2],
+      mode: d[3],
+      reason: d[4],
+    };
+    return d.length === 5 ? row : { ...row, grace: d[5], stopAt: time + Math.max(...d[5]) };
   }
   return d[0] === "PEND"
     ? { type: "PEND", time, round, jobId: d[1], reason: d[2] }

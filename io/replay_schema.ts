@@ -49,7 +49,8 @@ export const QueueDefSchema = z.strictObject({
   project: z.string().optional(),
   maxRunning: nat.nullable().optional(),
   open: z.boolean().optional(),
-  preemptMode: z.enum(["off", "requeue", "cancel"]).optional(),
+  preemptMode: z.enum(["off", "requeue", "cancel", "suspend"]).optional(),
+  graceTime: num.nonnegative().optional(),
 });
 
 /** The configuration in a header or a snapshot. */
@@ -119,6 +120,12 @@ const JobRecordSchema = z.strictObject({
   firstSubmitTime: num.optional(),
   preemptions: nat.optional(),
   power: num.min(0).optional(),
+  suspensions: nat.optional(),
+  firstBeginTime: num.optional(),
+  fullTimeLimit: num.optional(),
+  suspendedAt: num.optional(),
+  suspendedSeconds: num.optional(),
+  graceStop: num.optional(),
 });
 
 const JobUpdateSchema = z.strictObject({ priority: int.optional(), queue: name.optional() });
@@ -176,6 +183,8 @@ const StatsSchema = z.strictObject({
   preemptedWork: num.optional(),
   preemptions: nat.optional(),
   maxPreemptions: nat.optional(),
+  suspensions: nat.optional(),
+  suspendedSeconds: num.optional(),
 });
 
 /** A snapshot value, as `saveSnapshot` returns it (the version is checked first). */
@@ -218,6 +227,11 @@ export const SnapshotSchema = z.strictObject({
   stats: StatsSchema,
   finished: z.boolean(),
   overallocationReported: z.boolean(),
+  graces: z.array(z.strictObject({
+    preemptor: nat,
+    victims: z.array(nat),
+    modes: z.array(z.enum(["requeue", "cancel", "suspend"])),
+  })).optional(),
   pickerMemory: boundedJson(z.unknown()).optional(),
   allocations: z.array(z.tuple([nat, z.array(z.tuple([name, int.min(1)]))])).optional(),
   offline: z.array(name).optional(),
@@ -375,8 +389,16 @@ export type LogDecision =
     "PREEMPT",
     number,
     readonly number[],
-    readonly ("requeue" | "cancel")[],
+    readonly ("requeue" | "cancel" | "suspend")[],
     z.infer<typeof REASON>,
+  ]
+  | readonly [
+    "PREEMPT",
+    number,
+    readonly number[],
+    readonly ("requeue" | "cancel" | "suspend")[],
+    z.infer<typeof REASON>,
+    readonly number[],
   ];
 
 const isNat = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
@@ -390,12 +412,18 @@ function isLogDecision(d: unknown): d is LogDecision {
   return d[0] === "PEND" && d.length === 3 && REASON.safeParse(d[2]).success;
 }
 
-// ["PREEMPT", job, victims, modes, reason]: a mode for each victim.
+// ["PREEMPT", job, victims, modes, reason(, graces)]: a mode (and a grace
+// time, when a victim's queue has one) for each victim.
 function isPreempt(d: unknown[]): boolean {
-  const [, , victims, modes, reason] = d;
-  return d.length === 5 && Array.isArray(victims) && victims.length > 0 &&
+  const [, , victims, modes, reason, graces] = d;
+  const graced = d.length === 6 && Array.isArray(graces) &&
+    graces.length === (victims as unknown[])?.length &&
+    graces.every((g) => typeof g === "number" && g >= 0 && Number.isFinite(g)) &&
+    graces.some((g) => g > 0);
+  return (d.length === 5 || graced) && Array.isArray(victims) && victims.length > 0 &&
     victims.every(isNat) && Array.isArray(modes) && modes.length === victims.length &&
-    modes.every((m) => m === "requeue" || m === "cancel") && REASON.safeParse(reason).success;
+    modes.every((m) => m === "requeue" || m === "cancel" || m === "suspend") &&
+    REASON.safeParse(reason).success;
 }
 
 /**

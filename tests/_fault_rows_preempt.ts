@@ -1,6 +1,6 @@
 // Fault catalogue rows of preemption (issue 30 item 2): a queues file's
-// preempt_mode other than off/requeue/cancel (suspend is not simulated), the
-// library's bad preemptMode and an orderVictims hook that names a job that is
+// preempt_mode other than off/requeue/cancel/suspend (gang scheduling is not
+// simulated), the library's bad preemptMode and an orderVictims hook that names a job that is
 // not a candidate, a .replay log whose PREEMPT decision is malformed, and
 // serve's bad preemptMode: one line each, exit 1 (400), nothing written.
 
@@ -43,27 +43,29 @@ const firstFit: Admission = {
 export const PREEMPT_ROWS: FaultRow[] = [
   {
     surface: "in-process",
-    input: "simulate --queues: preempt_mode suspend (not simulated)",
-    run: (dir) => run(dir, "queues:\n  - name: pbatch\n    preempt_mode: suspend\n"),
-    expected: /q\.yaml:3: queue 0 \(pbatch\): preempt_mode: expected off, requeue or cancel$/,
+    input: "simulate --queues: preempt_mode gang (not simulated)",
+    run: (dir) => run(dir, "queues:\n  - name: pbatch\n    preempt_mode: gang\n"),
+    expected:
+      /q\.yaml:3: queue 0 \(pbatch\): preempt_mode: expected off, requeue, cancel or suspend$/,
   },
   {
     surface: "in-process",
     input: "simulate --queues: preempt_mode true",
     run: (dir) => run(dir, "queues:\n  - name: pbatch\n  - name: pdebug\n    preempt_mode: true\n"),
-    expected: /q\.yaml:4: queue 1 \(pdebug\): preempt_mode: expected off, requeue or cancel$/,
+    expected:
+      /q\.yaml:4: queue 1 \(pdebug\): preempt_mode: expected off, requeue, cancel or suspend$/,
   },
   {
     surface: "library",
-    input: "Simulation: a queue's preemptMode 'suspend'",
+    input: "Simulation: a queue's preemptMode 'gang'",
     run: () =>
       Promise.resolve(library(() =>
         new Simulation({
           totalNodes: 2,
-          queues: [{ name: "batch", preemptMode: "suspend" as unknown as "off" }],
+          queues: [{ name: "batch", preemptMode: "gang" as unknown as "off" }],
         })
       )),
-    expected: /^queue 0 \(batch\): preemptMode must be off, requeue or cancel, got suspend$/,
+    expected: /^queue 0 \(batch\): preemptMode must be off, requeue, cancel or suspend, got gang$/,
   },
   {
     surface: "library",

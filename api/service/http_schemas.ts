@@ -56,9 +56,13 @@ export const QueueDefSchema = z.object({
   project: z.string().optional(),
   maxRunning: count.optional(),
   open: z.boolean().optional(),
-  preemptMode: z.enum(["off", "requeue", "cancel"]).optional().openapi({
+  preemptMode: z.enum(["off", "requeue", "cancel", "suspend"]).optional().openapi({
     description:
       "What a job of a queue of higher priority that needs this queue's running jobs' resources does to them (default off; see docs/preemption.md)",
+  }),
+  graceTime: z.number().nonnegative().max(Number.MAX_SAFE_INTEGER).optional().openapi({
+    description:
+      "Seconds a preempted job of this queue runs on after the preemption before it stops (default 0; see docs/preemption.md)",
   }),
 }).strict().openapi("QueueDef");
 

@@ -1,12 +1,14 @@
 // Properties of preemption (issue 30 item 2; fast-check, fixed seed, which
 // fast-check prints with the path of a failure): on random machines, traces
-// and queue sets (random priorities, preemptMode off/requeue/cancel) under
-// every built-in admission policy,
+// and queue sets (random priorities, preemptMode off/requeue/cancel/suspend)
+// under every built-in admission policy,
 // - no resource of any node is oversubscribed, counting each run of a job
 //   from its start to its end, its requeue or its cancel;
 // - a preempted job's resources are free from the preemption's instant on,
 //   and the preemptor starts at that instant;
-// - a requeued job never runs twice at once and keeps its id;
+// - a requeued or suspended job never runs twice at once and keeps its id;
+// - a suspended job loses no work: its runs add up to its run time, and its
+//   row spans its first start to its last end;
 // - with no preemptible queue (every preemptMode off) every row, decision,
 //   notice and statistic is the same as without the field;
 // - batch ≡ streaming ≡ a snapshot at a random instant, continued (but for
@@ -54,7 +56,9 @@ const arbQueues = fc.array(
       "requeue" as const,
       "requeue" as const,
       "cancel" as const,
+      "suspend" as const,
     ),
+    graceTime: fc.constantFrom(0, 0, 0, 3, 20),
   }),
   { minLength: 3, maxLength: 3 },
 ).map((qs): QueueDef[] =>
@@ -62,6 +66,7 @@ const arbQueues = fc.array(
     name: NAMES[i],
     priority: q.tie === 0 ? 0 : i,
     preemptMode: q.preemptMode,
+    ...(q.graceTime === 0 ? {} : { graceTime: q.graceTime }),
   }))
 );
 
@@ -126,8 +131,15 @@ function drive(
 
 const byId = (a: JobRow, b: JobRow) => a.jobId - b.jobId;
 
-Deno.test("property: with preemptive queues no resource is oversubscribed, a victim's resources are free at the preemption, a requeued job keeps its id and never runs twice at once", () => {
+// Times a preemption suspended job `id` (its JOB_STATE_CHANGE notices to suspended).
+const suspensionsOf = (notices: readonly Notice[], id: number) =>
+  notices.filter((n) => n.kind === "jobStateChange" && n.jobId === id && n.newState === "suspended")
+    .length;
+
+Deno.test("property: with preemptive queues no resource is oversubscribed, a victim's resources are free at the preemption, a requeued or suspended job keeps its id and never runs twice at once, a suspended one keeps its work", () => {
   let preempted = 0;
+  let suspendedJobs = 0;
+  let graced = 0;
   fc.assert(
     fc.property(arbCase, (c) => {
       const { jobs, asked, placeable } = jobsOf(c);
@@ -143,7 +155,8 @@ Deno.test("property: with preemptive queues no resource is oversubscribed, a vic
         (s, decisions) => {
           for (const d of decisions) {
             if (d.type !== "PREEMPT" || d.time !== s.time) continue;
-            for (const v of d.victims) {
+            // (A victim with a grace time runs on: it is checked when it stops, below.)
+            for (const v of d.victims.filter((_, k) => (d.grace?.[k] ?? 0) === 0)) {
               const again = [...s.running.values()].find((r) => r.id === v);
               if (again === undefined) {
                 assert(
@@ -162,11 +175,22 @@ Deno.test("property: with preemptive queues no resource is oversubscribed, a vic
       const requeues = run.notices.filter((n) => n.kind === "jobStateChange");
       const preempts = run.decisions.filter((d) => d.type === "PREEMPT");
       preempted += preempts.length;
-      // A preemptor starts at the preemption (its DISPATCH follows its PREEMPT row).
+      // A preemptor starts at the preemption (its DISPATCH follows its PREEMPT
+      // row), or, with a grace time, no later than its victims' stop, and
+      // nothing starts before it (its claim).
       for (const p of preempts) {
         const i = run.decisions.indexOf(p);
-        const next = run.decisions[i + 1];
-        assert(next?.type === "DISPATCH" && next.jobId === p.jobId && next.time === p.time);
+        const next = p.grace === undefined
+          ? run.decisions[i + 1]
+          : run.decisions.find((d, j) => j > i && d.type !== "PEND");
+        if (p.grace === undefined) {
+          assert(next?.type === "DISPATCH" && next.jobId === p.jobId && next.time === p.time);
+        } else {
+          graced++;
+          assert(next?.type === "DISPATCH" && next.jobId === p.jobId, `claim of ${p.jobId}`);
+          assert(next.time >= p.time && next.time <= p.stopAt!, `${p.jobId} starts late`);
+          assertEquals(p.stopAt, p.time + Math.max(...p.grace));
+        }
         // Only lower priorities, only preemptible queues.
         const prio = (q: string | undefined) => c.queues.find((x) => x.name === q)!;
         const mine = prio(jobs[p.jobId].queue).priority!;
@@ -189,13 +213,23 @@ Deno.test("property: with preemptive queues no resource is oversubscribed, a vic
           d,
         });
       }
+      const created = step(initialState(config), appendJobs(jobs)).state.store.records;
       for (const r of rowOf.values()) {
         const mine = runs.filter((x) => x.id === r.jobId);
-        assertEquals(mine.length, (r.requeues ?? 0) + 1, `job ${r.jobId}: runs`);
+        const suspended = suspensionsOf(run.notices, r.jobId);
+        assertEquals(mine.length, (r.requeues ?? 0) + suspended + 1, `job ${r.jobId}: runs`);
         for (let i = 1; i < mine.length; i++) {
           assert(mine[i].begin >= mine[i - 1].end, `job ${r.jobId} runs twice at once`);
         }
-        assertEquals(mine[mine.length - 1].begin, r.beginTime);
+        if (suspended === 0) assertEquals(mine[mine.length - 1].begin, r.beginTime);
+        else {
+          suspendedJobs++;
+          assertEquals(mine[0].begin, r.beginTime, `job ${r.jobId}: its row's begin`);
+          const ran = mine.reduce((sum, x) => sum + x.end - x.begin, 0);
+          if (r.outcome === undefined) {
+            assertEquals(ran, created.get(r.jobId)!.runTime, `job ${r.jobId}: work kept`);
+          }
+        }
       }
       const capacity = new Map(nodes.map((n) => [n.name, n.capacity]));
       for (const at of runs) {
@@ -227,6 +261,8 @@ Deno.test("property: with preemptive queues no resource is oversubscribed, a vic
     { seed: 3011, numRuns: RUNS },
   );
   assert(preempted > RUNS / 4, `only ${preempted} preemptions in ${RUNS} runs`);
+  assert(suspendedJobs > RUNS / 8, `only ${suspendedJobs} suspended jobs in ${RUNS} runs`);
+  assert(graced > RUNS / 8, `only ${graced} preemptions with a grace time in ${RUNS} runs`);
 });
 
 Deno.test("property: with no preemptible queue (every preemptMode off) nothing changes", () => {
@@ -363,7 +399,16 @@ Deno.test("property: on whole nodes (no machine), preemption never takes more no
         }
         for (const r of rowOf.values()) {
           const mine = runs.filter((x) => x.id === r.jobId);
-          assertEquals(mine.length, (r.requeues ?? 0) + 1, `job ${r.jobId}: runs`);
+          const suspended = suspensionsOf(run.notices, r.jobId);
+          assertEquals(mine.length, (r.requeues ?? 0) + suspended + 1, `job ${r.jobId}: runs`);
+          for (let i = 1; i < mine.length; i++) {
+            assert(mine[i].begin >= mine[i - 1].end, `job ${r.jobId} runs twice at once`);
+          }
+          if (suspended > 0) {
+            // No work lost: the runs add up to the job's run time (its time limit here).
+            const ran = mine.reduce((sum, x) => sum + x.end - x.begin, 0);
+            assertEquals(ran, jobs[r.jobId].timeLimit, `job ${r.jobId}: work kept`);
+          }
         }
       },
     ),

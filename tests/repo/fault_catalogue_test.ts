@@ -57,6 +57,7 @@ import { EXT_ROWS } from "../_fault_rows_ext.ts";
 import { PREEMPT_ROWS } from "../_fault_rows_preempt.ts";
 import { GRPCF_ROWS } from "../_fault_rows_grpcf.ts";
 import { CAP_ROWS } from "../_fault_rows_cap.ts";
+import { GRACE_ROWS } from "../_fault_rows_grace.ts";
 
 /** Where a fault is fed in. */
 export type Surface = "process" | "in-process" | "library" | "http" | "grpc";
@@ -1233,6 +1234,7 @@ export const CATALOGUE: readonly FaultRow[] = [
   ...LIVE_ROWS,
   ...H_GAPS_ROWS,
   ...FAIL_ROWS,
+  ...GRACE_ROWS,
   ...REDIS_ROWS,
   ...EXT_ROWS,
   ...PREEMPT_ROWS,
