@@ -247,7 +247,8 @@ class Parse {
 
 /**
  * An option's value from its text, or a usage error worded in `dialect`
- * (`key` as the user wrote the option; the plain wording names the row).
+ * (`key` as the user wrote the option; the plain wording names the row),
+ * or with the row's `expects` phrase when it has one.
  *
  * @example
  * ```ts
@@ -268,7 +269,8 @@ export function optionValue(
   raw: string,
   dialect: Dialect,
 ): OptionValue {
-  if (dialect === "drevt") {
+  // A row's own phrase (`expects`) words its refusal in either dialect.
+  if (dialect === "drevt" && spec.expects === undefined) {
     const r = parseValue(spec, raw);
     if (r.error !== undefined) throw new EvtsimError("usage", `${key}: ${r.error}`);
     return r.value!;

@@ -94,6 +94,10 @@ Deno.test("a row's own phrase for what its value must be", () => {
     usageError(() => parseOptions(["--jobs", "0"], rows, plain)),
     "--jobs expects a positive integer, got '0'",
   );
+  assertEquals(
+    usageError(() => parseOptions(["--jobs=x"], rows, { command: "compare", dialect: "drevt" })),
+    "--jobs expects a positive integer, got 'x'",
+  );
 });
 
 Deno.test("the help lines come from the rows", () => {
