@@ -40,6 +40,11 @@ export interface OptionValues<S extends OptionSpec = OptionSpec>
   get<N extends S["name"]>(name: N): ValueOf<Extract<S, { readonly name: N }>> | undefined;
 }
 
+/** A row's value type, without `undefined` when the row has a default. */
+export type ValueOrDefault<S extends OptionSpec> = S extends { readonly default: unknown }
+  ? ValueOf<S>
+  : ValueOf<S> | undefined;
+
 /** Reads a config file into option assignments (cli/config_file.ts; injected by tests). */
 export type ConfigReader = (
   path: string,
@@ -67,6 +72,8 @@ export interface ParsedArgs<S extends OptionSpec = OptionSpec> {
   readonly fromConfig: ReadonlySet<string>;
   /** Config files applied, in order. */
   readonly configFiles: readonly string[];
+  /** An option's value as given, or its row's default. */
+  value<N extends S["name"]>(name: N): ValueOrDefault<Extract<S, { readonly name: N }>>;
 }
 
 /** Thrown when a command line has a config file and no reader was given. */
@@ -100,6 +107,7 @@ export function lookupOf(table: readonly OptionSpec[]): ReadonlyMap<string, Opti
  * const table = [
  *   { name: "port", kind: "number", min: 0, placeholder: "N", help: "HTTP port" },
  *   { name: "dry_run", kind: "flag", help: "print only" },
+ *   { name: "format", kind: "enum", values: ["csv", "parquet"], default: "csv", help: "format" },
  * ] as const satisfies readonly OptionSpec[];
  * const p = parseOptions(["--port=8080", "--dry-run", "spec.yaml"], table, {
  *   command: "demo",
@@ -107,6 +115,8 @@ export function lookupOf(table: readonly OptionSpec[]): ReadonlyMap<string, Opti
  * });
  * const port: number | undefined = p.options.get("port");
  * console.assert(port === 8080 && p.options.get("dry_run") === true);
+ * const format: "csv" | "parquet" = p.value("format"); // not given: the row's default
+ * console.assert(format === "csv");
  * console.assert(p.positional[0] === "spec.yaml");
  * ```
  */
@@ -151,11 +161,13 @@ export function parseOptions<S extends OptionSpec>(
     }
     i = run.cluster(arg, args, i, lookup);
   }
+  const options = run.options as OptionValues<S>;
   return {
-    options: run.options as OptionValues<S>,
+    options,
     positional: run.positional,
     fromConfig: run.fromConfig,
     configFiles: run.configFiles,
+    value: (name) => (options.get(name) ?? table.find((o) => o.name === name)?.default) as never,
   };
 }
 

@@ -42,6 +42,12 @@ export interface OptionSpec {
    * (`--jobs expects a positive integer, got '0'`); simulate's rows give none.
    */
   readonly expects?: string;
+  /**
+   * The value when the option is not given, read by `value(name)` of a parse
+   * (cli/option_parser.ts); simulate's rows give none (their defaults
+   * depend on the trace and the other options).
+   */
+  readonly default?: string | number | boolean;
 }
 
 /** Every option `simulate` accepts. */

@@ -52,6 +52,7 @@ const OPTIONS = [
   {
     name: "speed",
     kind: "number",
+    default: 0,
     min: 0,
     placeholder: "X",
     help: "pace wall time: X simulated seconds per second (0 = as fast as possible, default); " +
@@ -212,7 +213,7 @@ export async function replayCommand(
   }
   const path = logPathOf(parsed);
   const startTime = parsed.options.get("start_time");
-  const speed = parsed.options.get("speed") ?? 0;
+  const speed = parsed.value("speed");
   const verify = parsed.options.get("verify") === true;
   const outputPath = parsed.options.get("output");
   const queuesPath = parsed.options.get("queues");

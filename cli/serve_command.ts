@@ -17,6 +17,7 @@ const OPTIONS = [
   {
     name: "port",
     kind: "number",
+    default: 8787,
     min: 0,
     placeholder: "N",
     help: "HTTP port (default 8787; 0 = a free one)",
@@ -221,7 +222,7 @@ export async function serveCommand(args: readonly string[], con: Console): Promi
   if (parsed.positional.length > 0) {
     throw new EvtsimError("usage", `unexpected argument '${parsed.positional[0]}'`);
   }
-  const port = parsed.options.get("port") ?? 8787;
+  const port = parsed.value("port");
   const grpcRaw = parsed.options.get("grpc_port");
   const grpcPort = grpcRaw === "off" ? undefined : grpcPortOf(grpcRaw) ?? 50051;
   let token = parsed.options.get("token");

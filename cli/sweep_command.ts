@@ -48,6 +48,7 @@ const SWEEP_OPTIONS = [
   {
     name: "executor",
     kind: "enum",
+    default: "local",
     values: ["local", "slurm"],
     expects: "local or slurm",
     help: "where the cells run (default local)",
@@ -87,6 +88,7 @@ const SWEEP_OPTIONS = [
   {
     name: "format",
     kind: "enum",
+    default: "csv",
     values: ["csv", "parquet"],
     expects: "csv or parquet",
     help: "parquet: also write DIR/results.parquet (the rows of results.csv; kept current\n" +
@@ -193,7 +195,7 @@ export async function sweepCommand(
     con.out(sweepHelp());
     return 0;
   }
-  const format = a.options.get("format") ?? "csv";
+  const format = a.value("format");
   if (a.positional[0] === "collect") {
     const other = [...a.options.keys()].filter((k) => k !== "format");
     if (other.length > 0) throw new EvtsimError("usage", `sweep collect takes no --${other[0]}`);
@@ -210,7 +212,7 @@ export async function sweepCommand(
         : `unexpected arguments: ${a.positional.slice(1).join(" ")}`,
     );
   }
-  const executor = a.options.get("executor") ?? "local";
+  const executor = a.value("executor");
   const only = executor === "local"
     ? ["partition", "max_parallel", "sbatch_options", "dry_run", "evtsim"]
     : ["jobs", "progress", "no_progress", "format"];

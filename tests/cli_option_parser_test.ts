@@ -100,6 +100,18 @@ Deno.test("a row's own phrase for what its value must be", () => {
   );
 });
 
+Deno.test("a row's default is the value of an option not given", () => {
+  const rows = [
+    { name: "format", kind: "enum", values: ["csv", "parquet"], default: "csv", help: "" },
+    { name: "port", kind: "number", default: 8787, help: "" },
+  ] as const satisfies readonly OptionSpec[];
+  const none = parseOptions([], rows, plain);
+  const format: "csv" | "parquet" = none.value("format");
+  assertEquals([format, none.value("port"), none.options.has("port")], ["csv", 8787, false]);
+  const given = parseOptions(["--format", "parquet", "--port=0"], rows, plain);
+  assertEquals([given.value("format"), given.value("port")], ["parquet", 0]);
+});
+
 Deno.test("the help lines come from the rows", () => {
   assertEquals(optionHelp(TABLE.slice(3)), [
     "  -o, --out FILE",
