@@ -13,7 +13,8 @@
 // worded them: simulate's (DR_EVT's option names and checks, "-n: must be >=
 // 1, got 0") and the other commands' ("--port expects a number, got 'x'",
 // with the help hint on every parse error, and a separate value starting
-// with '-' refused). This module loads nothing but the error type and the
+// with '-' refused). `topo` reads its flags as TopoQueue does, with Go's
+// `flag` grammar and messages (the `go` dialect). This module loads nothing but the error type and the
 // suggester: a sweep worker parses with it (cli/sweep_cell_command.ts).
 
 import { EvtsimError } from "../core/errors.ts";
@@ -50,8 +51,11 @@ export type ConfigReader = (
   path: string,
 ) => ReadonlyArray<readonly [string, OptionValue]>;
 
-/** How a command words its parse errors (see the header). */
-export type Dialect = "drevt" | "plain";
+/**
+ * How a command reads and words its command line (see the header): `go` is
+ * TopoQueue's, Go's `flag` package (`topo`).
+ */
+export type Dialect = "drevt" | "plain" | "go";
 
 /** What the parse needs to know besides the table. */
 export interface ParseSettings {
@@ -128,6 +132,12 @@ export function parseOptions<S extends OptionSpec>(
   const lookup = lookupOf(table);
   const run = new Parse(table, settings);
   for (let i = 0; i < args.length; i++) {
+    if (settings.dialect === "go") {
+      const last = run.goWord(args, i, lookup);
+      if (last === undefined) break;
+      i = last;
+      continue;
+    }
     const arg = args[i];
     if (arg === "--") {
       run.positional.push(...args.slice(i + 1));
@@ -229,6 +239,37 @@ class Parse {
     return i;
   }
 
+  // Go's flag package (TopoQueue's command line): `-name value` or
+  // `-name=value`, with one dash or two; parsing stops at the first word
+  // that is not a flag (it and the rest are positional) and at `-h`.
+  // Returns the index of the last word used, or undefined when parsing stops.
+  goWord(
+    args: readonly string[],
+    i: number,
+    lookup: ReadonlyMap<string, OptionSpec>,
+  ): number | undefined {
+    const a = args[i];
+    if (a === "--" || !a.startsWith("-") || a === "-") {
+      this.positional.push(...args.slice(a === "--" ? i + 1 : i));
+      return undefined;
+    }
+    const body = a.startsWith("--") ? a.slice(2) : a.slice(1);
+    if (body === "" || body.startsWith("-") || body.startsWith("=")) {
+      throw this.usage(`bad flag syntax: ${a}`);
+    }
+    const eq = body.indexOf("=");
+    const name = eq < 0 ? body : body.slice(0, eq);
+    const spec = lookup.get("--" + name) ?? lookup.get("-" + name);
+    if (spec === undefined) throw this.usage(`flag provided but not defined: -${name}`);
+    if (spec.kind === "flag") {
+      this.set(spec, true);
+      return spec.name === "help" ? undefined : i;
+    }
+    if (eq < 0 && i + 1 >= args.length) throw this.usage(`flag needs an argument: -${name}`);
+    this.apply(spec, `-${name}`, eq >= 0 ? body.slice(eq + 1) : args[++i]);
+    return i;
+  }
+
   // The separate word after an option that takes a value.
   next(key: string, raw: string | undefined): string {
     if (raw === undefined) throw this.usage(`option '${key}' needs a value`);
@@ -250,6 +291,10 @@ class Parse {
 
   // simulate's parse errors name the help only for an unknown option.
   usage(what: string, unknown = false): EvtsimError {
+    // Go's messages follow the command's name, as TopoQueue prints them.
+    if (this.settings.dialect === "go") {
+      return new EvtsimError("usage", `${this.settings.command}: ${what}`);
+    }
     const hint = unknown || this.settings.dialect === "plain"
       ? ` (see 'evtsim ${this.settings.command} --help')`
       : "";

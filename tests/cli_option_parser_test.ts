@@ -18,6 +18,7 @@ const TABLE = [
 ] as const satisfies readonly OptionSpec[];
 
 const plain = { command: "demo", dialect: "plain" } as const;
+const HELP = { name: "help", short: "h", kind: "flag", help: "show this help" } as const;
 
 function usageError(f: () => unknown): string {
   const e = assertThrows(f);
@@ -83,6 +84,29 @@ Deno.test("the other commands' wording of a refused value, and of a bad command 
   assertEquals(
     usageError(() => parseOptions(["--out"], TABLE, drevt)),
     "option '--out' needs a value",
+  );
+});
+
+Deno.test("Go's flag grammar (topo): one dash or two, stop at a word or -h, Go's messages", () => {
+  const go = { command: "topo schedule", dialect: "go" } as const;
+  const p = parseOptions(["-out", "a", "--port=1", "x", "--out", "b"], TABLE, go);
+  assertEquals([p.options.get("out"), p.options.get("port"), p.positional], ["a", 1, [
+    "x",
+    "--out",
+    "b",
+  ]]);
+  assertEquals(parseOptions(["-h", "-bogus"], [...TABLE, HELP], go).options.get("help"), true);
+  assertEquals(
+    usageError(() => parseOptions(["-bogus"], TABLE, go)),
+    "topo schedule: flag provided but not defined: -bogus",
+  );
+  assertEquals(
+    usageError(() => parseOptions(["---out"], TABLE, go)),
+    "topo schedule: bad flag syntax: ---out",
+  );
+  assertEquals(
+    usageError(() => parseOptions(["-out"], TABLE, go)),
+    "topo schedule: flag needs an argument: -out",
   );
 });
 
