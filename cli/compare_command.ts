@@ -80,8 +80,8 @@ const OWN = new Set([
   "L",
 ]);
 
-// compare's own options; every other word is simulate's and goes to each run.
-const COMPARE_OPTIONS = [
+/** compare's own options; every other word is simulate's (cli/option_table.ts) and goes to each run. */
+export const COMPARE_OPTIONS = [
   {
     name: "policies",
     kind: "string",

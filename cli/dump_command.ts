@@ -9,7 +9,8 @@ import { optionHelp, parseOptions } from "./option_parser.ts";
 import type { OptionSpec } from "./option_table.ts";
 import type { Console } from "./simulate.ts";
 
-const OPTIONS = [
+/** `evtsim dump`'s options. */
+export const DUMP_OPTIONS = [
   { name: "help", kind: "flag", short: "h", help: "show this help" },
   {
     name: "decisions",
@@ -32,13 +33,13 @@ function help(): string {
     "          diff <(evtsim dump --decisions A.replay) <(evtsim dump --decisions B.replay)",
     "",
     "options:",
-    ...optionHelp(OPTIONS),
+    ...optionHelp(DUMP_OPTIONS),
   ].join("\n");
 }
 
 /** Runs `evtsim dump ARGS`; returns the exit code. */
 export function dumpCommand(args: readonly string[], con: Console): number {
-  const parsed = parseOptions(args, OPTIONS, { command: "dump", dialect: "plain" });
+  const parsed = parseOptions(args, DUMP_OPTIONS, { command: "dump", dialect: "plain" });
   if (parsed.options.get("help") === true) {
     con.out(help());
     return 0;

@@ -22,7 +22,8 @@ import { checkOutputPath, type NamedPath, optionInputs } from "./paths.ts";
 /** Exit status when --verify finds a decision that differs from the recording. */
 export const EXIT_MISMATCH = 3;
 
-const OPTIONS = [
+/** `evtsim replay`'s options. */
+export const REPLAY_OPTIONS = [
   {
     name: "verify",
     kind: "flag",
@@ -128,7 +129,7 @@ const OPTIONS = [
   { name: "help", kind: "flag", short: "h", help: "show this help" },
 ] as const satisfies readonly OptionSpec[];
 
-type ReplayOption = (typeof OPTIONS)[number];
+type ReplayOption = (typeof REPLAY_OPTIONS)[number];
 
 // A file option's path by name (cli/paths.ts asks for its input options so).
 function stringOption(parsed: ParsedArgs<ReplayOption>, name: string): string | undefined {
@@ -181,7 +182,7 @@ function help(): string {
     "  'set verify', 'set output' and 'set speed'.",
     "",
     "options:",
-    ...optionHelp(OPTIONS),
+    ...optionHelp(REPLAY_OPTIONS),
     "",
     "Exit status: 0 on success, 1 on a usage or input error, 3 when --verify finds a mismatch.",
   ].join("\n");
@@ -206,7 +207,7 @@ export async function replayCommand(
   con: Console,
   input?: AsyncIterable<string>,
 ): Promise<number> {
-  const parsed = parseOptions(args, OPTIONS, { command: "replay", dialect: "plain" });
+  const parsed = parseOptions(args, REPLAY_OPTIONS, { command: "replay", dialect: "plain" });
   if (parsed.options.get("help") === true) {
     con.out(help());
     return 0;

@@ -104,7 +104,8 @@ const CDF_POINTS = 500;
 /** Most jobs drawn in an occupancy chart (the earliest-starting ones). */
 const GANTT_JOBS = 4000;
 
-const OPTIONS = [
+/** `evtsim report`'s options. */
+export const REPORT_OPTIONS = [
   {
     name: "out",
     kind: "string",
@@ -205,7 +206,7 @@ export function reportHelp(): string {
     "reordered).",
     "",
     "options:",
-    ...optionHelp(OPTIONS),
+    ...optionHelp(REPORT_OPTIONS),
   ].join("\n");
 }
 
@@ -251,7 +252,7 @@ export function parseRun(arg: string): RunFiles {
 
 /** Runs `evtsim report ARGS`; returns the exit code. */
 export async function reportCommand(args: readonly string[], con: Console): Promise<number> {
-  const a = parseOptions(args, OPTIONS, { command: "report", dialect: "plain" });
+  const a = parseOptions(args, REPORT_OPTIONS, { command: "report", dialect: "plain" });
   if (a.options.get("help") === true) {
     con.out(reportHelp());
     return 0;

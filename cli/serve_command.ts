@@ -13,7 +13,8 @@ import { onShutdown } from "./_shutdown.ts";
 import type { Console } from "./simulate.ts";
 import { VERSION } from "./version.ts";
 
-const OPTIONS = [
+/** `evtsim serve`'s options. */
+export const SERVE_OPTIONS = [
   {
     name: "port",
     kind: "number",
@@ -131,7 +132,7 @@ const OPTIONS = [
   { name: "help", kind: "flag", short: "h", help: "show this help" },
 ] as const satisfies readonly OptionSpec[];
 
-type ServeOption = (typeof OPTIONS)[number];
+type ServeOption = (typeof SERVE_OPTIONS)[number];
 
 // `--grpc_port N` (N a number unless it is `off`, which the caller reads).
 function grpcPortOf(raw: string | undefined): number | undefined {
@@ -186,7 +187,7 @@ function help(): string {
     "decide), checked as any policy's and recorded (docs/external-schedulers.md).",
     "",
     "options:",
-    ...optionHelp(OPTIONS),
+    ...optionHelp(SERVE_OPTIONS),
     "",
     "The metric and output options (--bsld_tau, --measure_window, --trim, --resource_columns,",
     "--extended_output) are every session's defaults; a session may give its own (HTTP",
@@ -214,7 +215,7 @@ export async function serveRegistry(file: string): Promise<PolicyRegistry> {
 
 /** Runs `evtsim serve ARGS`; returns the exit code once the server stops. */
 export async function serveCommand(args: readonly string[], con: Console): Promise<number> {
-  const parsed = parseOptions(args, OPTIONS, { command: "serve", dialect: "plain" });
+  const parsed = parseOptions(args, SERVE_OPTIONS, { command: "serve", dialect: "plain" });
   if (parsed.options.get("help") === true) {
     con.out(help());
     return 0;

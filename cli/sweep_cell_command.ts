@@ -9,7 +9,8 @@ import type { Console } from "./simulate.ts";
 import { absoluteDir, sweepOf } from "./_sweep_results.ts";
 import type { Cell } from "./_sweep_model.ts";
 
-const CELL_OPTIONS = [
+/** `evtsim sweep-cell`'s options. */
+export const CELL_OPTIONS = [
   {
     name: "cell",
     kind: "string",

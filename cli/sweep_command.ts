@@ -25,7 +25,8 @@ import type { Prestarted } from "./_sweep_local.ts";
 // `evtsim sweep-cell` (what the workers run) has its own module.
 export { sweepCellCommand } from "./sweep_cell_command.ts";
 
-const SWEEP_OPTIONS = [
+/** `evtsim sweep`'s options. */
+export const SWEEP_OPTIONS = [
   {
     name: "results",
     kind: "string",
