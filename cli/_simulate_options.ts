@@ -107,7 +107,8 @@ export function sourcesOf(p: ParsedCommandLine): Sources {
   if (positional.length > 1) {
     throw new EvtsimError("usage", `unexpected arguments: ${positional.slice(1).join(" ")}`);
   }
-  const fromCommandLine = (name: string) => p.fromConfig.has(name) ? undefined : str(o, name);
+  const fromCommandLine = (name: "infile" | "infile_list") =>
+    p.fromConfig.has(name) ? undefined : str(o, name);
   let infile = fromCommandLine("infile");
   let list = fromCommandLine("infile_list");
   if (positional[0] === undefined && infile === undefined && list === undefined) {
@@ -134,7 +135,12 @@ export function inputsOf(p: ParsedCommandLine, s: Sources): NamedPath[] {
     path,
   }));
   if (s.list !== undefined) inputs.push({ what: "the --infile_list file", path: s.list });
-  inputs.push(...optionInputs((name) => str(p.options, name)));
+  // cli/paths.ts names the file options of every command (simulate's among them).
+  const byName: ReadonlyMap<string, unknown> = p.options;
+  inputs.push(...optionInputs((name) => {
+    const v = byName.get(name);
+    return typeof v === "string" ? v : undefined;
+  }));
   for (const c of p.configFiles) inputs.push({ what: "a --config file", path: c });
   return inputs;
 }

@@ -186,7 +186,7 @@ async function splitArgs(args: readonly string[]): Promise<CompareArgs | "help">
     }
   }
   const sim = await parseCommandLineAsync(rest);
-  const given = (name: string) => {
+  const given = (name: "picker" | "policy_module") => {
     const v = sim.fromConfig.has(name) ? undefined : sim.options.get(name);
     return typeof v === "string" ? v : undefined;
   };

@@ -50,8 +50,8 @@ export interface OptionSpec {
   readonly default?: string | number | boolean;
 }
 
-/** Every option `simulate` accepts. */
-export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
+// Every option `simulate` accepts, typed row by row (its names and kinds).
+const SIMULATE_ROWS = [
   {
     name: "infile",
     short: "i",
@@ -563,7 +563,16 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     help: "when a policy fails (--policy_module), also print the stack of what it threw",
   },
   { name: "help", short: "h", kind: "flag", commandLineOnly: true, help: "show this help" },
-];
+] as const satisfies readonly OptionSpec[];
+
+/** Every option `simulate` accepts. */
+export const SIMULATE_OPTIONS: readonly OptionSpec[] = SIMULATE_ROWS;
+
+/** A row of simulate's option table, as written (its name and kind typed). */
+export type SimulateOption = (typeof SIMULATE_ROWS)[number];
+
+/** The name of one of simulate's options. */
+export type SimulateOptionName = SimulateOption["name"];
 
 /** `--name`, `--kebab-name`, `--alias` and `-x` → spec. */
 export const OPTION_LOOKUP: ReadonlyMap<string, OptionSpec> = lookupOf(SIMULATE_OPTIONS);

@@ -9,14 +9,14 @@ import {
   type OptionValues,
   parseOptions,
 } from "./option_parser.ts";
-import { type OptionSpec, SIMULATE_OPTIONS } from "./option_table.ts";
+import { SIMULATE_OPTIONS, type SimulateOption } from "./option_table.ts";
 import { CONSERVATIVE_NOTE } from "./_policy_notes.ts";
 
 export { SIMULATE_OPTIONS };
 export type { ConfigReader };
 
-/** Parsed options: canonical name → value. */
-export type ParsedOptions = OptionValues<OptionSpec>;
+/** Parsed options: canonical name → value, typed by simulate's rows. */
+export type ParsedOptions = OptionValues<SimulateOption>;
 
 /** The result of parsing a command line. */
 export interface ParsedCommandLine {

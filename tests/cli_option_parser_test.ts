@@ -8,6 +8,7 @@ import { EvtsimError } from "../core/errors.ts";
 import { optionHelp, parseOptions } from "../cli/option_parser.ts";
 import type { OptionSpec } from "../cli/option_table.ts";
 import { runCli } from "./_cli.ts";
+import { parseCommandLine } from "../cli/options.ts";
 
 const TABLE = [
   { name: "port", kind: "number", min: 0, placeholder: "N", help: "HTTP port" },
@@ -162,4 +163,13 @@ Deno.test("every command reads its command line with the one parser", async () =
     1,
     ["evtsim: --max_parallel must be >= 1, got 0"],
   ]);
+});
+
+Deno.test("simulate's options are read by their typed names", () => {
+  const p = parseCommandLine(["-n", "8", "-b", "none"]);
+  const nodes: number | undefined = p.options.get("total_nodes");
+  const backfill: "easy" | "conservative" | "none" | undefined = p.options.get("backfill_policy");
+  assertEquals([nodes, backfill], [8, "none"]);
+  // @ts-expect-error: a name simulate has no option of does not compile
+  assertEquals(p.options.get("total_node"), undefined);
 });
