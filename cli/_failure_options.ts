@@ -16,8 +16,9 @@ import {
 import type { CapacityChange } from "../core/types.ts";
 import type { MachineInput } from "../io/_machine_demands.ts";
 import type { ParsedOptions } from "./options.ts";
+import type { SimulateOptionName } from "./option_table.ts";
 
-const str = (o: ParsedOptions, name: string): string | undefined => {
+const str = (o: ParsedOptions, name: SimulateOptionName): string | undefined => {
   const v = o.get(name);
   return typeof v === "string" ? v : undefined;
 };

@@ -9,8 +9,9 @@ import type { SimulationConfig } from "../core/types.ts";
 import type { QueueEntry } from "../io/queues_file.ts";
 import type { MachineInput } from "../io/_machine_demands.ts";
 import type { ParsedOptions } from "./options.ts";
+import type { SimulateOptionName } from "./option_table.ts";
 
-const str = (o: ParsedOptions, name: string): string | undefined => {
+const str = (o: ParsedOptions, name: SimulateOptionName): string | undefined => {
   const v = o.get(name);
   return typeof v === "string" ? v : undefined;
 };

@@ -65,7 +65,9 @@ export async function powerConfigOf(
     );
   }
   const file = o.get("power_cap_schedule");
-  const number = (name: string): number | undefined => {
+  const number = (
+    name: "power_cap" | "idle_watts" | "busy_watts",
+  ): number | undefined => {
     const v = o.get(name);
     return typeof v === "number" ? v : undefined;
   };

@@ -348,67 +348,8 @@ function decisionEvents(
 ): void {
   const queue = recordOf(before, d.jobId)?.queue;
   const q: Record<string, Value> = queue === undefined ? {} : { queue };
-  if (want("DECISION")) {
-    out.push({
-      type: "DECISION",
-      fields: d.type === "DISPATCH"
-        ? {
-          type: d.type,
-          job: d.jobId,
-          nodes: d.numNodes,
-          backfill: d.backfill,
-          ...q,
-          round: d.round,
-          time: d.time,
-        }
-        : d.type === "PREEMPT"
-        ? {
-          type: d.type,
-          job: d.jobId,
-          victims: d.victims.join(","),
-          mode: d.mode.join(","),
-          ...(d.grace === undefined ? {} : { grace: d.grace.join(","), stopAt: d.stopAt! }),
-          ...q,
-          round: d.round,
-          time: d.time,
-        }
-        : { type: d.type, job: d.jobId, reason: d.reason.code, ...q, round: d.round, time: d.time },
-    });
-  }
-  // A preemption's victims: requeued (back to PEND, same id), cancelled
-  // (KILLED) or suspended (SUSP, same id, with its suspension count).
-  if (d.type === "PREEMPT" && want("JOB_STATE_CHANGE")) {
-    d.victims.forEach((id, i) => {
-      // A victim with a grace time runs on: it changes state when it stops.
-      if ((d.grace?.[i] ?? 0) > 0) return;
-      const v = recordOf(before, id)?.queue;
-      const vq: Record<string, Value> = v === undefined ? {} : { queue: v };
-      const requeues = recordOf(after, id)?.requeues;
-      const suspensions = recordOf(after, id)?.suspensions;
-      out.push({
-        type: "JOB_STATE_CHANGE",
-        fields: d.mode[i] === "cancel"
-          ? { job: id, state: "KILLED", oldState: "RUN", ...vq, time: d.time }
-          : d.mode[i] === "suspend"
-          ? {
-            job: id,
-            state: "SUSP",
-            oldState: "RUN",
-            ...vq,
-            ...(suspensions === undefined ? {} : { suspensions }),
-            time: d.time,
-          }
-          : {
-            job: id,
-            state: "PEND",
-            oldState: "RUN",
-            ...vq,
-            ...(requeues === undefined ? {} : { requeues }),
-            time: d.time,
-          },
-      });
-    });
-  }
+  if (want("DECISION")) out.push({ type: "DECISION", fields: decisionFields(d, q) });
+  if (d.type === "PREEMPT" && want("JOB_STATE_CHANGE")) victimEvents(before, after, d, out);
   if (d.type === "DISPATCH" && want("JOB_STATE_CHANGE")) {
     out.push({
       type: "JOB_STATE_CHANGE",
@@ -423,4 +364,70 @@ function decisionEvents(
       });
     }
   }
+}
+
+// A DECISION event's fields: the row's own, then the job's queue, round and time.
+function decisionFields(d: DecisionRow, q: Record<string, Value>): Record<string, Value> {
+  return d.type === "DISPATCH"
+    ? {
+      type: d.type,
+      job: d.jobId,
+      nodes: d.numNodes,
+      backfill: d.backfill,
+      ...q,
+      round: d.round,
+      time: d.time,
+    }
+    : d.type === "PREEMPT"
+    ? {
+      type: d.type,
+      job: d.jobId,
+      victims: d.victims.join(","),
+      mode: d.mode.join(","),
+      ...(d.grace === undefined ? {} : { grace: d.grace.join(","), stopAt: d.stopAt! }),
+      ...q,
+      round: d.round,
+      time: d.time,
+    }
+    : { type: d.type, job: d.jobId, reason: d.reason.code, ...q, round: d.round, time: d.time };
+}
+
+// A preemption's victims: requeued (back to PEND, same id), cancelled
+// (KILLED) or suspended (SUSP, same id, with its suspension count).
+function victimEvents(
+  before: SimState,
+  after: SimState,
+  d: Extract<DecisionRow, { type: "PREEMPT" }>,
+  out: ReplEvent[],
+): void {
+  d.victims.forEach((id, i) => {
+    // A victim with a grace time runs on: it changes state when it stops.
+    if ((d.grace?.[i] ?? 0) > 0) return;
+    const v = recordOf(before, id)?.queue;
+    const vq: Record<string, Value> = v === undefined ? {} : { queue: v };
+    const requeues = recordOf(after, id)?.requeues;
+    const suspensions = recordOf(after, id)?.suspensions;
+    out.push({
+      type: "JOB_STATE_CHANGE",
+      fields: d.mode[i] === "cancel"
+        ? { job: id, state: "KILLED", oldState: "RUN", ...vq, time: d.time }
+        : d.mode[i] === "suspend"
+        ? {
+          job: id,
+          state: "SUSP",
+          oldState: "RUN",
+          ...vq,
+          ...(suspensions === undefined ? {} : { suspensions }),
+          time: d.time,
+        }
+        : {
+          job: id,
+          state: "PEND",
+          oldState: "RUN",
+          ...vq,
+          ...(requeues === undefined ? {} : { requeues }),
+          time: d.time,
+        },
+    });
+  });
 }

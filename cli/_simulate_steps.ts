@@ -12,17 +12,18 @@ import { withFailures } from "./_failure_options.ts";
 import { powerConfigOf } from "./_power_options.ts";
 import { machineModel } from "./_machine_run.ts";
 import type { ParsedOptions } from "./options.ts";
+import type { SimulateOptionName } from "./option_table.ts";
 import { statisticsBlock } from "./report.ts";
 import type { Console } from "./_console.ts";
 
 /** A string option's value, or undefined. */
-export function str(o: ParsedOptions, name: string): string | undefined {
+export function str(o: ParsedOptions, name: SimulateOptionName): string | undefined {
   const v = o.get(name);
   return typeof v === "string" ? v : undefined;
 }
 
 /** A number option's value, or undefined. */
-export function num(o: ParsedOptions, name: string): number | undefined {
+export function num(o: ParsedOptions, name: SimulateOptionName): number | undefined {
   const v = o.get(name);
   return typeof v === "number" ? v : undefined;
 }

@@ -8,6 +8,7 @@
 // and grpc-js, ECharts, the YAML reader) cost nothing to the others.
 
 import type { Console, SimulateDeps } from "./simulate.ts";
+import type { OptionSpec } from "./option_table.ts";
 
 /** One form of a command in the `evtsim help` listing, and what it does. */
 export interface CommandForm {
@@ -29,6 +30,11 @@ export interface Command {
   help(con: Console, words: readonly string[]): Promise<number>;
   /** Runs it on the words after its name; returns the exit code. */
   run(args: readonly string[], con: Console, deps: SimulateDeps): Promise<number>;
+  /**
+   * Its options, as rows of the one option schema its parse and its help
+   * read (loaded on demand); `topo`'s depend on its subcommand and are left out.
+   */
+  options?(): Promise<readonly OptionSpec[]>;
   /** Its loop gives the event loop turns, so the watchdog waits for a long step (cli/_watchdog.ts). */
   readonly armsWatchdog?: boolean;
 }
@@ -37,6 +43,7 @@ export interface Command {
 export const COMMAND_TABLE: readonly Command[] = [
   {
     name: "simulate",
+    options: async () => (await import("./option_table.ts")).SIMULATE_OPTIONS,
     forms: [{
       usage: "simulate TRACE [options]",
       summary: [
@@ -54,6 +61,7 @@ export const COMMAND_TABLE: readonly Command[] = [
   },
   {
     name: "replay",
+    options: async () => (await import("./replay_command.ts")).REPLAY_OPTIONS,
     forms: [{
       usage: "replay LOG [options]",
       summary: [
@@ -67,12 +75,14 @@ export const COMMAND_TABLE: readonly Command[] = [
   },
   {
     name: "dump",
+    options: async () => (await import("./dump_command.ts")).DUMP_OPTIONS,
     forms: [{ usage: "dump LOG", summary: ["print a .replay log as diffable text"] }],
     help: async (con) => (await import("./dump_command.ts")).dumpCommand(["--help"], con),
     run: async (args, con) => (await import("./dump_command.ts")).dumpCommand(args, con),
   },
   {
     name: "compare",
+    options: async () => (await import("./compare_command.ts")).COMPARE_OPTIONS,
     forms: [{
       usage: "compare TRACE [options]",
       summary: ["the trace under several policies, one row each; see", "'evtsim help compare'"],
@@ -86,6 +96,7 @@ export const COMMAND_TABLE: readonly Command[] = [
   },
   {
     name: "report",
+    options: async () => (await import("./report_command.ts")).REPORT_OPTIONS,
     forms: [{
       usage: "report RUN... --out FILE",
       summary: ["an HTML report (charts, summary) of finished runs; see", "'evtsim help report'"],
@@ -99,6 +110,7 @@ export const COMMAND_TABLE: readonly Command[] = [
   },
   {
     name: "serve",
+    options: async () => (await import("./serve_command.ts")).SERVE_OPTIONS,
     forms: [{
       usage: "serve [options]",
       summary: [
@@ -127,6 +139,7 @@ export const COMMAND_TABLE: readonly Command[] = [
   },
   {
     name: "sweep",
+    options: async () => (await import("./sweep_command.ts")).SWEEP_OPTIONS,
     forms: [
       {
         usage: "sweep SPEC [options]",
@@ -150,6 +163,7 @@ export const COMMAND_TABLE: readonly Command[] = [
   },
   {
     name: "sweep-cell",
+    options: async () => (await import("./sweep_cell_command.ts")).CELL_OPTIONS,
     forms: [{
       usage: "sweep-cell SPEC --cell INDEX --results DIR",
       summary: ["run one cell of a sweep (what each sweep task runs)"],

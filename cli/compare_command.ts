@@ -28,6 +28,8 @@ import { formatG } from "./report.ts";
 import type { Console } from "./simulate.ts";
 import { inputsOf, simulateCommand, sourcesOf } from "./simulate.ts";
 import { parseCommandLineAsync } from "./options.ts";
+import { optionHelp, parseOptions } from "./option_parser.ts";
+import type { OptionSpec } from "./option_table.ts";
 import { checkOutputPath, type NamedPath } from "./paths.ts";
 import { optionsLine } from "./_report_figures.ts";
 import { TraceCache } from "./_trace_cache.ts";
@@ -78,6 +80,50 @@ const OWN = new Set([
   "L",
 ]);
 
+/** compare's own options; every other word is simulate's (cli/option_table.ts) and goes to each run. */
+export const COMPARE_OPTIONS = [
+  {
+    name: "policies",
+    kind: "string",
+    placeholder: "LIST",
+    help: [
+      "comma-separated policies: an admission (backfill) policy name, or",
+      "PICKER+ADMISSION (e.g. none,easy,conservative,sjf+easy); names come from",
+      "the policy registry (with --policy_module, its policies too).",
+      "Default: every registered admission policy. A plain admission name",
+      "uses --picker when given.",
+      ...CONSERVATIVE_NOTE,
+      "The table marks its rows with '*' and says so under it.",
+    ].join("\n        "),
+  },
+  { name: "json", kind: "flag", help: "print the rows as a JSON array instead of the table" },
+  {
+    name: "jobs",
+    kind: "int",
+    min: 1,
+    expects: "a positive integer",
+    placeholder: "N",
+    help: "policies simulated at once, each worker parsing the trace once (default: the\n" +
+      "        number of cores); the rows are the same bytes whatever N is",
+  },
+  {
+    name: "report",
+    kind: "string",
+    placeholder: "FILE",
+    help: "also write an HTML report of every policy's run (see 'evtsim help report')",
+  },
+  {
+    name: "external_command",
+    kind: "string",
+    placeholder: "CMD",
+    help: "a scheduler of your own in any language: the policy 'external' (or\n" +
+      "        PICKER+external) runs CMD as simulate --admission external does, one\n" +
+      "        round per line each way (docs/external-schedulers.md); 'external' is\n" +
+      "        then in the default list too",
+  },
+  { name: "help", short: "h", kind: "flag", help: "show this help" },
+] as const satisfies readonly OptionSpec[];
+
 export function compareHelp(): string {
   return [
     "usage: evtsim compare TRACE [--policies LIST] [--json] [--report FILE] [simulate options]",
@@ -96,28 +142,7 @@ export function compareHelp(): string {
     "as it finishes (in the order of --policies).",
     "",
     "options:",
-    "  --policies LIST",
-    "        comma-separated policies: an admission (backfill) policy name, or",
-    "        PICKER+ADMISSION (e.g. none,easy,conservative,sjf+easy); names come from",
-    "        the policy registry (with --policy_module, its policies too).",
-    "        Default: every registered admission policy. A plain admission name",
-    "        uses --picker when given.",
-    ...CONSERVATIVE_NOTE.map((l) => `        ${l}`),
-    "        The table marks its rows with '*' and says so under it.",
-    "  --json",
-    "        print the rows as a JSON array instead of the table",
-    "  --jobs N",
-    "        policies simulated at once, each worker parsing the trace once (default: the",
-    "        number of cores); the rows are the same bytes whatever N is",
-    "  --report FILE",
-    "        also write an HTML report of every policy's run (see 'evtsim help report')",
-    "  --external_command CMD",
-    "        a scheduler of your own in any language: the policy 'external' (or",
-    "        PICKER+external) runs CMD as simulate --admission external does, one",
-    "        round per line each way (docs/external-schedulers.md); 'external' is",
-    "        then in the default list too",
-    "  -h, --help",
-    "        show this help",
+    ...optionHelp(COMPARE_OPTIONS),
     "",
     "Not accepted here (compare sets them per run): --outfile, --resource_trace,",
     "--stats_json, --backfill_policy, --admission, --record, --decisions,",
@@ -136,48 +161,51 @@ interface CompareArgs {
   externalCommand?: string;
   /** Everything else, in the order given: the trace and simulate's options. */
   rest: string[];
+  /** The files the runs read (cli/paths.ts): no output of compare may be one. */
+  inputs: NamedPath[];
 }
 
-function splitArgs(args: readonly string[]): CompareArgs | "help" {
-  const out: CompareArgs = { json: false, rest: [] };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "-h" || a === "--help") return "help";
-    const m = /^--?([A-Za-z][\w-]*)(?:=(.*))?$/.exec(a);
-    if (m === null) {
-      out.rest.push(a);
-      continue;
-    }
-    const name = m[1].replaceAll("-", "_");
-    const value = (): string => {
-      if (m[2] !== undefined) return m[2];
-      const v = args[++i];
-      if (v === undefined) throw new EvtsimError("usage", `option '--${m[1]}' needs a value`);
-      return v;
-    };
-    if (name === "policies") out.policies = value();
-    else if (name === "external_command") out.externalCommand = value();
-    else if (name === "jobs") out.jobs = positiveInteger(value());
-    else if (name === "report") out.report = value();
-    else if (name === "json") out.json = true;
-    else if (OWN.has(name)) {
+// compare's options read by the one parser, simulate's kept in order for the
+// runs (and read by simulate's parser for the picker, the policy module and
+// the input files), and the ones compare sets itself refused.
+async function splitArgs(args: readonly string[]): Promise<CompareArgs | "help"> {
+  const own = parseOptions(args, COMPARE_OPTIONS, {
+    command: "compare",
+    dialect: "drevt",
+    keepUnknown: true,
+  });
+  if (own.options.get("help") === true) return "help";
+  const rest = own.positional;
+  for (const a of rest) {
+    const m = /^--?([A-Za-z][\w-]*)(?:=.*)?$/.exec(a);
+    if (m !== null && OWN.has(m[1].replaceAll("-", "_"))) {
       throw new EvtsimError(
         "usage",
         `compare sets '${a.split("=")[0]}' itself for each policy (see 'evtsim help compare')`,
       );
-    } else {
-      if (name === "picker") out.picker = m[2] ?? args[i + 1];
-      if (name === "policy_module") out.policyModule = m[2] ?? args[i + 1];
-      out.rest.push(a);
     }
   }
-  return out;
-}
-
-function positiveInteger(raw: string): number {
-  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!(n >= 1)) throw new EvtsimError("usage", `--jobs expects a positive integer, got '${raw}'`);
-  return n;
+  const sim = await parseCommandLineAsync(rest);
+  const given = (name: "picker" | "policy_module") => {
+    const v = sim.fromConfig.has(name) ? undefined : sim.options.get(name);
+    return typeof v === "string" ? v : undefined;
+  };
+  const o = own.options;
+  const picker = given("picker");
+  const policyModule = given("policy_module");
+  return {
+    json: o.get("json") === true,
+    rest,
+    inputs: inputsOf(sim, sourcesOf(sim)),
+    ...(o.get("policies") !== undefined ? { policies: o.get("policies") } : {}),
+    ...(o.get("jobs") !== undefined ? { jobs: o.get("jobs") } : {}),
+    ...(o.get("report") !== undefined ? { report: o.get("report") } : {}),
+    ...(o.get("external_command") !== undefined
+      ? { externalCommand: o.get("external_command") }
+      : {}),
+    ...(picker !== undefined ? { picker } : {}),
+    ...(policyModule !== undefined ? { policyModule } : {}),
+  };
 }
 
 /** The files of one policy's run. */
@@ -197,13 +225,13 @@ export interface PolicyRun {
 
 /** Runs `evtsim compare ARGS`; returns the exit code. */
 export async function compareCommand(args: readonly string[], con: Console): Promise<number> {
-  const parsed = splitArgs(args);
+  const parsed = await splitArgs(args);
   if (parsed === "help") {
     con.out(compareHelp());
     return 0;
   }
   // No output may be an input (cli/paths.ts): checked before anything is loaded.
-  const inputs = await simulateInputs(parsed.rest);
+  const inputs = parsed.inputs;
   if (parsed.report !== undefined) checkOutputPath("--report", parsed.report, inputs);
   const policies = await policiesOf(parsed);
   const dir = await Deno.makeTempDir({ prefix: "evtsim-compare-" });
@@ -355,13 +383,6 @@ async function writeCompareReport(
       runOptions: runs.map((r) => r.options),
     },
   );
-}
-
-// The files a `simulate` of these arguments reads: no output of compare may be one.
-async function simulateInputs(rest: readonly string[]): Promise<NamedPath[]> {
-  const parsed = await parseCommandLineAsync(rest);
-  const sources = sourcesOf(parsed);
-  return inputsOf(parsed, sources);
 }
 
 // simulate's arguments for policy `p`: compare's own, the policy, and the run's files.

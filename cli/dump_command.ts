@@ -5,17 +5,20 @@ import { EvtsimError } from "../core/errors.ts";
 import { checkInterrupt } from "../core/_interrupt.ts";
 import { Dumper } from "../io/replay_dump.ts";
 import { readLog } from "../io/replay_reader.ts";
-import { type CommandOption, optionHelp, parseCommandArgs } from "./_command_args.ts";
+import { optionHelp, parseOptions } from "./option_parser.ts";
+import type { OptionSpec } from "./option_table.ts";
 import type { Console } from "./simulate.ts";
 
-const OPTIONS: Readonly<Record<string, CommandOption>> = {
-  help: { type: "boolean", short: "h", help: "show this help" },
-  decisions: {
-    type: "boolean",
+/** `evtsim dump`'s options. */
+export const DUMP_OPTIONS = [
+  { name: "help", kind: "flag", short: "h", help: "show this help" },
+  {
+    name: "decisions",
+    kind: "flag",
     help:
       "print only the decision lines (DISPATCH and PEND), without indentation: what a what-if changed",
   },
-};
+] as const satisfies readonly OptionSpec[];
 
 function help(): string {
   return [
@@ -30,30 +33,30 @@ function help(): string {
     "          diff <(evtsim dump --decisions A.replay) <(evtsim dump --decisions B.replay)",
     "",
     "options:",
-    ...optionHelp(OPTIONS),
+    ...optionHelp(DUMP_OPTIONS),
   ].join("\n");
 }
 
 /** Runs `evtsim dump ARGS`; returns the exit code. */
 export function dumpCommand(args: readonly string[], con: Console): number {
-  const parsed = parseCommandArgs(args, OPTIONS, "dump");
-  if (parsed.values.get("help") === true) {
+  const parsed = parseOptions(args, DUMP_OPTIONS, { command: "dump", dialect: "plain" });
+  if (parsed.options.get("help") === true) {
     con.out(help());
     return 0;
   }
-  if (parsed.positionals.length !== 1) {
+  if (parsed.positional.length !== 1) {
     throw new EvtsimError(
       "usage",
-      parsed.positionals.length === 0
+      parsed.positional.length === 0
         ? "no log file given (see 'evtsim dump --help')"
-        : `unexpected arguments: ${parsed.positionals.slice(1).join(" ")}`,
+        : `unexpected arguments: ${parsed.positional.slice(1).join(" ")}`,
     );
   }
-  const log = readLog(parsed.positionals[0]);
+  const log = readLog(parsed.positional[0]);
   for (const w of log.warnings) con.err(w);
   // Written in chunks: one console call per line would dominate a big log.
   const dumper = new Dumper();
-  const decisionsOnly = parsed.values.get("decisions") === true;
+  const decisionsOnly = parsed.options.get("decisions") === true;
   let chunk: string[] = [];
   try {
     for (const e of log.entries) {

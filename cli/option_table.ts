@@ -1,14 +1,17 @@
-// The option table of `evtsim simulate`: DR_EVT's names (with underscores),
+// The option schema of every `evtsim` command (`OptionSpec`, read by the one
+// parser, cli/option_parser.ts) and the option table of `evtsim simulate`: DR_EVT's names (with underscores),
 // their short letters, value placeholders for the help, and the value limits
 // DR_EVT applies (docs/porting-from-drevt.md, "Options"; option_values.ts checks
 // them). The command-line parser (options.ts) and the config-file reader
 // (config_file.ts) share it, so an option is checked the same way wherever it
 // is given.
 
+import { lookupOf, placeholderOf } from "./option_parser.ts";
+
 /** The kinds of value an option takes. */
 export type Kind = "string" | "int" | "number" | "flag" | "enum";
 
-/** One option of `evtsim simulate`. */
+/** One option of a command (its name, kind, short letter, placeholder, help and checks). */
 export interface OptionSpec {
   /** Canonical DR_EVT name (underscores). */
   readonly name: string;
@@ -34,10 +37,21 @@ export interface OptionSpec {
   readonly commandLineOnly?: boolean;
   /** Enum values that DR_EVT knows but evtsim does not support, with the reason. */
   readonly unsupported?: Readonly<Record<string, string>>;
+  /**
+   * What a refused value should have been, as the other commands word it
+   * (`--jobs expects a positive integer, got '0'`); simulate's rows give none.
+   */
+  readonly expects?: string;
+  /**
+   * The value when the option is not given, read by `value(name)` of a parse
+   * (cli/option_parser.ts); simulate's rows give none (their defaults
+   * depend on the trace and the other options).
+   */
+  readonly default?: string | number | boolean;
 }
 
-/** Every option `simulate` accepts. */
-export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
+// Every option `simulate` accepts, typed row by row (its names and kinds).
+const SIMULATE_ROWS = [
   {
     name: "infile",
     short: "i",
@@ -579,36 +593,18 @@ export const SIMULATE_OPTIONS: readonly OptionSpec[] = [
     help: "when a policy fails (--policy_module), also print the stack of what it threw",
   },
   { name: "help", short: "h", kind: "flag", commandLineOnly: true, help: "show this help" },
-];
+] as const satisfies readonly OptionSpec[];
 
-function buildLookup(): Map<string, OptionSpec> {
-  const m = new Map<string, OptionSpec>();
-  for (const o of SIMULATE_OPTIONS) {
-    for (const n of [o.name, ...(o.aliases ?? [])]) {
-      m.set("--" + n, o);
-      m.set("--" + n.replaceAll("_", "-"), o);
-    }
-    if (o.short !== undefined) m.set("-" + o.short, o);
-  }
-  return m;
-}
+/** Every option `simulate` accepts. */
+export const SIMULATE_OPTIONS: readonly OptionSpec[] = SIMULATE_ROWS;
+
+/** A row of simulate's option table, as written (its name and kind typed). */
+export type SimulateOption = (typeof SIMULATE_ROWS)[number];
+
+/** The name of one of simulate's options. */
+export type SimulateOptionName = SimulateOption["name"];
 
 /** `--name`, `--kebab-name`, `--alias` and `-x` → spec. */
-export const OPTION_LOOKUP: ReadonlyMap<string, OptionSpec> = buildLookup();
+export const OPTION_LOOKUP: ReadonlyMap<string, OptionSpec> = lookupOf(SIMULATE_OPTIONS);
 
-/**
- * The value placeholder shown in the help.
- *
- * @example
- * ```ts
- * import { OPTION_LOOKUP, placeholderOf } from "./option_table.ts";
- * console.assert(placeholderOf(OPTION_LOOKUP.get("-n")!) === "N");
- * console.assert(placeholderOf(OPTION_LOOKUP.get("--outfile")!) === "FILE");
- * console.assert(placeholderOf(OPTION_LOOKUP.get("-b")!) === "easy|conservative|none");
- * ```
- */
-export function placeholderOf(o: OptionSpec): string {
-  if (o.kind === "flag") return "";
-  if (o.kind === "enum") return o.values!.filter((v) => o.unsupported?.[v] === undefined).join("|");
-  return o.placeholder ?? (o.kind === "int" ? "N" : o.kind === "number" ? "X" : "VALUE");
-}
+export { placeholderOf };

@@ -1,22 +1,22 @@
-// The command-line parser of `evtsim simulate`, getopt style as DR_EVT's:
-// `--name value`, `--name=value`, `-x value`, `-xVALUE` (`-n128`) and bundled
-// flags (`-Mv`, `-Mn128`). Options apply in command-line order; `-c FILE`
-// applies a config file where it stands, so options before it are
-// overridden by it and options after it win, as in DR_EVT. A small
-// table-driven parser rather than node:util parseArgs, because every option
-// needs two long spellings, DR_EVT's value checks, legacy aliases and
-// one-line errors saying which option was wrong and what it accepts.
+// `evtsim simulate`'s command line: its option table (cli/option_table.ts)
+// read by the one parser (cli/option_parser.ts) in DR_EVT's wording, with
+// `-c FILE` config files applied where they stand, and its help.
 
-import { EvtsimError } from "../core/errors.ts";
-import { OPTION_LOOKUP, type OptionSpec, placeholderOf, SIMULATE_OPTIONS } from "./option_table.ts";
-import { parseValue } from "./option_values.ts";
-import { didYouMean } from "./_suggest.ts";
+import {
+  type ConfigReader,
+  NeedsConfigReader,
+  optionHelp,
+  type OptionValues,
+  parseOptions,
+} from "./option_parser.ts";
+import { SIMULATE_OPTIONS, type SimulateOption } from "./option_table.ts";
 import { CONSERVATIVE_NOTE } from "./_policy_notes.ts";
 
 export { SIMULATE_OPTIONS };
+export type { ConfigReader };
 
-/** Parsed options: canonical name → value. */
-export type ParsedOptions = Map<string, string | number | boolean>;
+/** Parsed options: canonical name → value, typed by simulate's rows. */
+export type ParsedOptions = OptionValues<SimulateOption>;
 
 /** The result of parsing a command line. */
 export interface ParsedCommandLine {
@@ -27,13 +27,6 @@ export interface ParsedCommandLine {
   /** Config files applied, in order. */
   readonly configFiles: readonly string[];
 }
-
-/** Reads a config file into option assignments (injected by tests). */
-export type ConfigReader = (
-  path: string,
-) => ReadonlyArray<readonly [string, string | number | boolean]>;
-
-class NeedsConfigReader extends Error {}
 
 /**
  * Parses `args` (after the subcommand), reading `-c/--config` files with the
@@ -77,91 +70,11 @@ export function parseCommandLine(
   args: readonly string[],
   readConfig?: ConfigReader,
 ): ParsedCommandLine {
-  const options: ParsedOptions = new Map();
-  const positional: string[] = [];
-  const fromConfig = new Set<string>();
-  const configFiles: string[] = [];
-  const set = (spec: OptionSpec, value: string | number | boolean): void => {
-    options.set(spec.name, value);
-    fromConfig.delete(spec.name);
-  };
-  const apply = (spec: OptionSpec, key: string, raw: string): void => {
-    if (spec.name === "config") {
-      if (readConfig === undefined) throw new NeedsConfigReader();
-      configFiles.push(raw);
-      for (const [name, value] of readConfig(raw)) {
-        options.set(name, value);
-        fromConfig.add(name);
-      }
-      return;
-    }
-    const r = parseValue(spec, raw);
-    if (r.error !== undefined) throw new EvtsimError("usage", `${key}: ${r.error}`);
-    set(spec, r.value!);
-  };
-
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === "--") {
-      positional.push(...args.slice(i + 1));
-      break;
-    }
-    if (arg.startsWith("--")) {
-      const eq = arg.indexOf("=");
-      const key = eq > 0 ? arg.slice(0, eq) : arg;
-      const spec = OPTION_LOOKUP.get(key);
-      if (spec === undefined) throw unknown(key);
-      if (spec.kind === "flag") {
-        if (eq > 0) throw new EvtsimError("usage", `option '${key}' takes no value`);
-        set(spec, true);
-        continue;
-      }
-      const raw = eq > 0 ? arg.slice(eq + 1) : args[++i];
-      if (raw === undefined) throw needsValue(key);
-      apply(spec, key, raw);
-      continue;
-    }
-    if (!arg.startsWith("-") || arg === "-") {
-      positional.push(arg);
-      continue;
-    }
-    // A cluster of short options: flags, then at most one option taking the
-    // rest of the word (or the next word) as its value.
-    for (let j = 1; j < arg.length; j++) {
-      const key = "-" + arg[j];
-      const spec = OPTION_LOOKUP.get(key);
-      if (spec === undefined) {
-        throw new EvtsimError(
-          "usage",
-          `unknown option '${key}'${arg.length > 2 ? ` in '${arg}'` : ""} ` +
-            "(see 'evtsim simulate --help')",
-        );
-      }
-      if (spec.kind === "flag") {
-        set(spec, true);
-        continue;
-      }
-      const rest = arg.slice(j + 1);
-      const raw = rest !== "" ? rest : args[++i];
-      if (raw === undefined) throw needsValue(key);
-      apply(spec, key, raw);
-      break;
-    }
-  }
-  return { options, positional, fromConfig, configFiles };
-}
-
-function unknown(key: string): EvtsimError {
-  const names = SIMULATE_OPTIONS.flatMap((o) => [o.name, ...(o.aliases ?? [])]);
-  const guess = didYouMean(key.replace(/^--/, ""), names, (n) => `--${n}`);
-  return new EvtsimError(
-    "usage",
-    `unknown option '${key}'${guess} (see 'evtsim simulate --help')`,
-  );
-}
-
-function needsValue(key: string): EvtsimError {
-  return new EvtsimError("usage", `option '${key}' needs a value`);
+  return parseOptions(args, SIMULATE_OPTIONS, {
+    command: "simulate",
+    dialect: "drevt",
+    ...(readConfig !== undefined ? { readConfig } : {}),
+  });
 }
 
 /** The `--help` text. */
@@ -175,13 +88,7 @@ export function simulateHelp(): string {
     "and bundle (-n128, -Mv). Relative paths are taken from the folder the command was run in.",
     "",
   ];
-  for (const o of SIMULATE_OPTIONS) {
-    const value = placeholderOf(o);
-    const names = (o.short ? `-${o.short}, ` : "    ") + `--${o.name}` +
-      (value === "" ? "" : ` ${value}`);
-    lines.push(`  ${names}`);
-    lines.push(`        ${o.help}`);
-  }
+  lines.push(...optionHelp(SIMULATE_OPTIONS));
   lines.push(
     "",
     "Note: " + CONSERVATIVE_NOTE[0],

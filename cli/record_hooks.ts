@@ -15,6 +15,7 @@ import type { Input, StepResult } from "../core/step.ts";
 import type { JobSpec } from "../core/types.ts";
 import type { PolicyModuleRef } from "../io/replay_schema.ts";
 import type { ParsedOptions } from "./options.ts";
+import type { SimulateOptionName } from "./option_table.ts";
 
 /** The configuration options a snapshot already fixes (refused with --from_snapshot). */
 const CONFIG_OPTIONS = [
@@ -43,7 +44,7 @@ const CONFIG_OPTIONS = [
   "picker",
 ];
 
-const str = (o: ParsedOptions, name: string) => {
+const str = (o: ParsedOptions, name: SimulateOptionName) => {
   const v = o.get(name);
   return typeof v === "string" ? v : undefined;
 };

@@ -13,15 +13,8 @@ import { Dumper } from "../io/replay_dump.ts";
 import { LogReader, parseLog } from "../io/replay_reader.ts";
 import { mismatchText } from "./_mismatch_text.ts";
 import type { HeaderMessage } from "../io/replay_schema.ts";
-import {
-  type CommandArgs,
-  type CommandOption,
-  numberValue,
-  oneOfValue,
-  optionHelp,
-  parseCommandArgs,
-  stringValue,
-} from "./_command_args.ts";
+import { optionHelp, type ParsedArgs, parseOptions } from "./option_parser.ts";
+import type { OptionSpec } from "./option_table.ts";
 import { logPolicies, type Overrides } from "./policy_module.ts";
 import type { Console } from "./simulate.ts";
 import { checkOutputPath, type NamedPath, optionInputs } from "./paths.ts";
@@ -29,98 +22,127 @@ import { checkOutputPath, type NamedPath, optionInputs } from "./paths.ts";
 /** Exit status when --verify finds a decision that differs from the recording. */
 export const EXIT_MISMATCH = 3;
 
-const OPTIONS: Readonly<Record<string, CommandOption>> = {
-  verify: {
-    type: "boolean",
+/** `evtsim replay`'s options. */
+export const REPLAY_OPTIONS = [
+  {
+    name: "verify",
+    kind: "flag",
     help: "compare every decision with the recorded one; print the first difference and the " +
       "count (round numbers are not compared after it), exit 3 if any",
   },
-  output: {
-    type: "string",
+  {
+    name: "output",
+    kind: "string",
     short: "o",
-    value: "FILE",
+    placeholder: "FILE",
     help: "write the re-simulation's own .replay log (same format; diff the dumps)",
   },
-  alt_events: {
-    type: "string",
-    value: "FILE",
+  {
+    name: "alt_events",
+    kind: "string",
+    placeholder: "FILE",
     help: "what-if: take the events (and the sessions --verify compares) from FILE, " +
       "e.g. an edited copy of the log; events with seq >= the start snapshot's are replayed",
   },
-  start_time: {
-    type: "string",
-    value: "T",
+  {
+    name: "start_time",
+    kind: "number",
+    placeholder: "T",
     help: "start from the last snapshot at or before simulation time T (default: the first)",
   },
-  speed: {
-    type: "string",
-    value: "X",
+  {
+    name: "speed",
+    kind: "number",
+    default: 0,
+    min: 0,
+    placeholder: "X",
     help: "pace wall time: X simulated seconds per second (0 = as fast as possible, default); " +
       "the decisions never depend on it",
   },
-  policy_module: {
-    type: "string",
-    value: "FILE",
+  {
+    name: "policy_module",
+    kind: "string",
+    placeholder: "FILE",
     help: "load pickers and admission policies from FILE (default: the module the log names, " +
       "if its source is unchanged); needed to replay with another module",
   },
-  picker: { type: "string", value: "NAME", help: "re-simulate under another picker" },
-  backfill_policy: {
-    type: "string",
+  { name: "picker", kind: "string", placeholder: "NAME", help: "re-simulate under another picker" },
+  {
+    name: "backfill_policy",
+    kind: "string",
     short: "b",
-    value: "NAME",
+    placeholder: "NAME",
     help: "re-simulate under another admission (backfill) policy",
   },
-  admission: {
-    type: "string",
-    value: "NAME",
+  {
+    name: "admission",
+    kind: "string",
+    placeholder: "NAME",
     help: "re-simulate under another admission policy (as simulate's --admission; " +
       "the same as -b)",
   },
-  queues: {
-    type: "string",
-    value: "FILE",
+  {
+    name: "queues",
+    kind: "string",
+    placeholder: "FILE",
     help: "re-simulate with these queues (YAML or JSON, as for simulate --queues)",
   },
-  on_capacity_cut: {
-    type: "string",
-    value: "drain|kill",
+  {
+    name: "on_capacity_cut",
+    kind: "enum",
+    values: ["drain", "kill"],
     help: "re-simulate with running jobs beyond a capacity cut drained or killed",
   },
-  capacity_semantics: {
-    type: "string",
-    value: "evtsim|drevt",
+  {
+    name: "capacity_semantics",
+    kind: "enum",
+    values: ["evtsim", "drevt"],
     help: "re-simulate with a job larger than the capacity held (evtsim) or blocking (drevt)",
   },
-  on_node_failure: {
-    type: "string",
-    value: "kill|requeue",
+  {
+    name: "on_node_failure",
+    kind: "enum",
+    values: ["kill", "requeue"],
     help: "re-simulate with the jobs on a failing node killed or requeued",
   },
-  requeue_limit: {
-    type: "string",
-    value: "N",
+  {
+    name: "requeue_limit",
+    kind: "number",
+    placeholder: "N",
     help: "re-simulate with at most N requeues of a job after node failures",
   },
-  power_cap: {
-    type: "string",
-    value: "W",
+  {
+    name: "power_cap",
+    kind: "number",
+    min: 0,
+    placeholder: "W",
     help: "re-simulate under a constant power cap of W watts (replacing the recorded cap)",
   },
-  interactive: {
-    type: "boolean",
+  {
+    name: "interactive",
+    kind: "flag",
     short: "i",
     help: "open the REPL (prompt '(sim) ') before the first event: step, break, inspect, " +
       "snapshot, go back; 'help' at the prompt lists the commands",
   },
-  history: {
-    type: "string",
-    value: "N",
+  {
+    name: "history",
+    kind: "number",
+    min: 0,
+    placeholder: "N",
     help: "with -i: keep the positions of the last N scheduling sessions for 'back' " +
       "(default 1000; 0 = none)",
   },
-  help: { type: "boolean", short: "h", help: "show this help" },
-};
+  { name: "help", kind: "flag", short: "h", help: "show this help" },
+] as const satisfies readonly OptionSpec[];
+
+type ReplayOption = (typeof REPLAY_OPTIONS)[number];
+
+// A file option's path by name (cli/paths.ts asks for its input options so).
+function stringOption(parsed: ParsedArgs<ReplayOption>, name: string): string | undefined {
+  const v = (parsed.options as ReadonlyMap<string, unknown>).get(name);
+  return typeof v === "string" ? v : undefined;
+}
 
 /** Sessions of history the REPL keeps by default. */
 export const DEFAULT_HISTORY = 1000;
@@ -167,7 +189,7 @@ function help(): string {
     "  'set verify', 'set output' and 'set speed'.",
     "",
     "options:",
-    ...optionHelp(OPTIONS),
+    ...optionHelp(REPLAY_OPTIONS),
     "",
     "Exit status: 0 on success, 1 on a usage or input error, 3 when --verify finds a mismatch.",
   ].join("\n");
@@ -192,24 +214,24 @@ export async function replayCommand(
   con: Console,
   input?: AsyncIterable<string>,
 ): Promise<number> {
-  const parsed = parseCommandArgs(args, OPTIONS, "replay");
-  if (parsed.values.get("help") === true) {
+  const parsed = parseOptions(args, REPLAY_OPTIONS, { command: "replay", dialect: "plain" });
+  if (parsed.options.get("help") === true) {
     con.out(help());
     return 0;
   }
   const path = logPathOf(parsed);
-  const startTime = numberValue(parsed, "start_time");
-  const speed = numberValue(parsed, "speed", 0) ?? 0;
-  const verify = parsed.values.get("verify") === true;
-  const outputPath = stringValue(parsed, "output");
-  const queuesPath = stringValue(parsed, "queues");
+  const startTime = parsed.options.get("start_time");
+  const speed = parsed.value("speed");
+  const verify = parsed.options.get("verify") === true;
+  const outputPath = parsed.options.get("output");
+  const queuesPath = parsed.options.get("queues");
   // No output may be an input (cli/paths.ts): checked before anything is read.
-  const inputs = [{ what: "the log", path }, ...optionInputs((n) => stringValue(parsed, n))];
+  const inputs = [{ what: "the log", path }, ...optionInputs((n) => stringOption(parsed, n))];
   if (outputPath !== undefined) checkOutputPath("--output", outputPath, inputs);
   const queuesFile = queuesPath === undefined ? undefined : await readQueuesFile(queuesPath);
   const change = reconfigurationOf(parsed, queuesFile);
 
-  const interactive = parsed.values.get("interactive") === true;
+  const interactive = parsed.options.get("interactive") === true;
   const history = historyOf(parsed, interactive);
 
   const { source, log, alt } = await openSource(parsed, path, change, startTime);
@@ -263,28 +285,28 @@ export async function replayCommand(
 }
 
 // The one positional argument: the log.
-function logPathOf(parsed: CommandArgs): string {
-  if (parsed.positionals.length !== 1) {
+function logPathOf(parsed: ParsedArgs<ReplayOption>): string {
+  if (parsed.positional.length !== 1) {
     throw new EvtsimError(
       "usage",
-      parsed.positionals.length === 0
+      parsed.positional.length === 0
         ? "no log file given (see 'evtsim replay --help')"
-        : `unexpected arguments: ${parsed.positionals.slice(1).join(" ")}`,
+        : `unexpected arguments: ${parsed.positional.slice(1).join(" ")}`,
     );
   }
-  return parsed.positionals[0];
+  return parsed.positional[0];
 }
 
 // The log (and --alt_events) opened, with the policies the re-simulation
 // runs: what it reads and changes, interactive or not.
 async function openSource(
-  parsed: CommandArgs,
+  parsed: ParsedArgs<ReplayOption>,
   path: string,
   change: Reconfiguration,
   startTime: number | undefined,
 ) {
-  const altPath = stringValue(parsed, "alt_events");
-  const policies = await policiesOfLog(path, stringValue(parsed, "policy_module"), {
+  const altPath = parsed.options.get("alt_events");
+  const policies = await policiesOfLog(path, parsed.options.get("policy_module"), {
     picker: change.picker !== undefined,
     admission: change.backfillPolicy !== undefined,
     queues: change.queues !== undefined,
@@ -338,12 +360,12 @@ async function runInteractive(
 }
 
 // --history: how many sessions the REPL keeps, with -i only.
-function historyOf(parsed: CommandArgs, interactive: boolean): number {
-  const history = numberValue(parsed, "history", 0) ?? DEFAULT_HISTORY;
+function historyOf(parsed: ParsedArgs<ReplayOption>, interactive: boolean): number {
+  const history = parsed.options.get("history") ?? DEFAULT_HISTORY;
   if (!Number.isSafeInteger(history)) {
     throw new EvtsimError("usage", `--history must be a whole number of sessions, got ${history}`);
   }
-  if (parsed.values.has("history") && !interactive) {
+  if (parsed.options.has("history") && !interactive) {
     throw new EvtsimError("usage", "--history needs --interactive (-i)");
   }
   return history;
@@ -377,14 +399,14 @@ function endLines(
 
 // What the re-simulation changes from the recorded run: the options given.
 function reconfigurationOf(
-  parsed: CommandArgs,
+  parsed: ParsedArgs<ReplayOption>,
   queuesFile: Awaited<ReturnType<typeof readQueuesFile>> | undefined,
 ): Reconfiguration {
   return {
-    ...(parsed.values.has("picker") ? { picker: stringValue(parsed, "picker") } : {}),
-    ...(parsed.values.has("admission") || parsed.values.has("backfill_policy")
+    ...(parsed.options.has("picker") ? { picker: parsed.options.get("picker") } : {}),
+    ...(parsed.options.has("admission") || parsed.options.has("backfill_policy")
       ? {
-        backfillPolicy: stringValue(parsed, "admission") ?? stringValue(parsed, "backfill_policy"),
+        backfillPolicy: parsed.options.get("admission") ?? parsed.options.get("backfill_policy"),
       }
       : {}),
     ...(queuesFile === undefined || queuesFile.queues.length === 0
@@ -393,19 +415,19 @@ function reconfigurationOf(
     ...(queuesFile?.fairshare === undefined
       ? {}
       : { pickerSettings: { fairshare: queuesFile.fairshare } }),
-    ...(parsed.values.has("on_capacity_cut")
-      ? { onCapacityCut: oneOfValue(parsed, "on_capacity_cut", ["drain", "kill"] as const) }
+    ...(parsed.options.has("on_capacity_cut")
+      ? { onCapacityCut: parsed.options.get("on_capacity_cut") }
       : {}),
-    ...(parsed.values.has("capacity_semantics")
+    ...(parsed.options.has("capacity_semantics")
       ? {
-        capacitySemantics: oneOfValue(parsed, "capacity_semantics", ["evtsim", "drevt"] as const),
+        capacitySemantics: parsed.options.get("capacity_semantics"),
       }
       : {}),
-    ...(parsed.values.has("on_node_failure")
-      ? { onNodeFailure: oneOfValue(parsed, "on_node_failure", ["kill", "requeue"] as const) }
+    ...(parsed.options.has("on_node_failure")
+      ? { onNodeFailure: parsed.options.get("on_node_failure") }
       : {}),
-    ...(parsed.values.has("requeue_limit") ? { requeueLimit: requeueLimitOf(parsed) } : {}),
-    ...(parsed.values.has("power_cap") ? { powerCap: numberValue(parsed, "power_cap", 0)! } : {}),
+    ...(parsed.options.has("requeue_limit") ? { requeueLimit: requeueLimitOf(parsed) } : {}),
+    ...(parsed.options.has("power_cap") ? { powerCap: parsed.options.get("power_cap") } : {}),
   };
 }
 
@@ -452,13 +474,13 @@ async function whatIfRun(
 }
 
 // `--requeue_limit N`: a whole number of requeues.
-function requeueLimitOf(parsed: Parameters<typeof numberValue>[0]): number {
-  const n = numberValue(parsed, "requeue_limit");
+function requeueLimitOf(parsed: ParsedArgs<ReplayOption>): number {
+  const n = parsed.options.get("requeue_limit");
   if (n === undefined || !Number.isSafeInteger(n) || n < 0) {
     throw new EvtsimError(
       "usage",
       `--requeue_limit must be a whole number of requeues, got ${
-        stringValue(parsed, "requeue_limit")
+        parsed.options.get("requeue_limit")
       }`,
     );
   }

@@ -46,7 +46,8 @@ import {
   type ResourceColumns,
   type ScheduleColumns,
 } from "./_run_files.ts";
-import { optionHelp, parseCommandArgs } from "./_command_args.ts";
+import { optionHelp, parseOptions } from "./option_parser.ts";
+import type { OptionSpec } from "./option_table.ts";
 import { checkOutputPath, type NamedPath } from "./paths.ts";
 
 export { optionsLine };
@@ -103,55 +104,70 @@ const CDF_POINTS = 500;
 /** Most jobs drawn in an occupancy chart (the earliest-starting ones). */
 const GANTT_JOBS = 4000;
 
-const OPTIONS = {
-  out: { type: "string", short: "o", value: "FILE", help: "the HTML file to write (required)" },
-  window: {
-    type: "string",
-    value: "START:END",
+/** `evtsim report`'s options. */
+export const REPORT_OPTIONS = [
+  {
+    name: "out",
+    kind: "string",
+    short: "o",
+    placeholder: "FILE",
+    help: "the HTML file to write (required)",
+  },
+  {
+    name: "window",
+    kind: "string",
+    placeholder: "START:END",
     help: "node-occupancy window in trace seconds (default: one day from the first run's " +
       "median job start, or the whole run when shorter)",
   },
-  bsld_tau: {
-    type: "string",
-    value: "S",
+  {
+    name: "bsld_tau",
+    kind: "string",
+    placeholder: "S",
     help: "bounded-slowdown threshold tau of the summary table, in seconds (default 10)",
   },
-  measure_window: {
-    type: "string",
-    value: "START:END",
+  {
+    name: "measure_window",
+    kind: "string",
+    placeholder: "START:END",
     help: "the summary table measures only jobs submitted in [START, END) seconds",
   },
-  trim: {
-    type: "string",
-    value: "WARMUP,COOLDOWN",
+  {
+    name: "trim",
+    kind: "string",
+    placeholder: "WARMUP,COOLDOWN",
     help: "instead of --measure_window: leave out the first WARMUP and last COOLDOWN jobs " +
       "in submit order (fractions in [0, 1) or whole numbers of jobs)",
   },
-  trace: {
-    type: "string",
-    value: "FILE",
+  {
+    name: "trace",
+    kind: "string",
+    placeholder: "FILE",
     help: "the trace the runs simulated: the page names it with its SHA-256, and an SWF " +
       "header's UnixStartTime puts calendar dates (UTC) on the time axes",
   },
-  mean_window: {
-    type: "string",
-    value: "S",
+  {
+    name: "mean_window",
+    kind: "string",
+    placeholder: "S",
     help: "window of the utilization and queue-length rolling means in seconds (default: " +
       "the largest of 1 min, 5 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 1 d, 2 d, 7 d, 30 d " +
       "that is at most 1/50 of the span)",
   },
-  figures: {
-    type: "string",
-    value: "DIR",
+  {
+    name: "figures",
+    kind: "string",
+    placeholder: "DIR",
     help: "also write every figure alone as DIR/NAME.svg and DIR/NAME.png (2,100 pixels " +
       "wide: 7 in at 300 dpi)",
   },
-  allow_mixed: {
-    type: "boolean",
+  {
+    name: "allow_mixed",
+    kind: "flag",
     help: "allow runs of different traces (different submitted jobs) in one report",
   },
-  help: { type: "boolean", short: "h", help: "show this help" },
-} as const;
+  { name: "help", kind: "flag", short: "h", help: "show this help" },
+] as const satisfies readonly OptionSpec[];
 
 export function reportHelp(): string {
   return [
@@ -190,7 +206,7 @@ export function reportHelp(): string {
     "reordered).",
     "",
     "options:",
-    ...optionHelp(OPTIONS),
+    ...optionHelp(REPORT_OPTIONS),
   ].join("\n");
 }
 
@@ -236,36 +252,36 @@ export function parseRun(arg: string): RunFiles {
 
 /** Runs `evtsim report ARGS`; returns the exit code. */
 export async function reportCommand(args: readonly string[], con: Console): Promise<number> {
-  const a = parseCommandArgs(args, OPTIONS, "report");
-  if (a.values.get("help") === true) {
+  const a = parseOptions(args, REPORT_OPTIONS, { command: "report", dialect: "plain" });
+  if (a.options.get("help") === true) {
     con.out(reportHelp());
     return 0;
   }
-  const out = a.values.get("out");
+  const out = a.options.get("out");
   if (typeof out !== "string") {
     throw new EvtsimError("usage", "--out FILE is required (see 'evtsim report --help')");
   }
-  if (a.positionals.length === 0) {
+  if (a.positional.length === 0) {
     throw new EvtsimError("usage", "no run given (see 'evtsim report --help')");
   }
-  const runs = a.positionals.map(parseRun);
-  const w = a.values.get("window");
+  const runs = a.positional.map(parseRun);
+  const w = a.options.get("window");
   const window = typeof w === "string" ? parseWindow(w) : undefined;
-  const mw = a.values.get("mean_window");
+  const mw = a.options.get("mean_window");
   const meanWindow = typeof mw === "string" ? parseMeanWindow(mw) : undefined;
-  const trace = a.values.get("trace");
-  const figures = a.values.get("figures");
+  const trace = a.options.get("trace");
+  const figures = a.options.get("figures");
   const t0 = performance.now();
   await writeReport(runs, out, {
     window,
     ...(meanWindow !== undefined ? { meanWindow } : {}),
     ...(typeof trace === "string" ? { trace } : {}),
     ...(typeof figures === "string" ? { figures } : {}),
-    allowMixed: a.values.get("allow_mixed") === true,
+    allowMixed: a.options.get("allow_mixed") === true,
     metrics: reportMetricsOptions(
-      a.values.get("bsld_tau"),
-      a.values.get("measure_window"),
-      a.values.get("trim"),
+      a.options.get("bsld_tau"),
+      a.options.get("measure_window"),
+      a.options.get("trim"),
     ),
   });
   con.out(

@@ -7,131 +7,162 @@ import type { PolicyRegistry } from "../core/policies.ts";
 import { parseMeasureWindow } from "../io/stats_json.ts";
 import { parseTrim } from "../core/_metrics_breakdowns.ts";
 import type { SessionMetricOptions } from "../api/service/sessions.ts";
-import {
-  type CommandArgs,
-  type CommandOption,
-  numberValue,
-  oneOfValue,
-  optionHelp,
-  parseCommandArgs,
-  stringValue,
-} from "./_command_args.ts";
+import { optionHelp, optionValue, type ParsedArgs, parseOptions } from "./option_parser.ts";
+import type { OptionSpec } from "./option_table.ts";
 import { onShutdown } from "./_shutdown.ts";
 import type { Console } from "./simulate.ts";
 import { VERSION } from "./version.ts";
 
-const OPTIONS: Readonly<Record<string, CommandOption>> = {
-  port: { type: "string", value: "N", help: "HTTP port (default 8787; 0 = a free one)" },
-  grpc_port: {
-    type: "string",
-    value: "N",
+/** `evtsim serve`'s options. */
+export const SERVE_OPTIONS = [
+  {
+    name: "port",
+    kind: "number",
+    default: 8787,
+    min: 0,
+    placeholder: "N",
+    help: "HTTP port (default 8787; 0 = a free one)",
+  },
+  {
+    name: "grpc_port",
+    kind: "string",
+    placeholder: "N",
     help: "gRPC port of DR_EVT's Session stream (default 50051; 0 = a free one; off = none)",
   },
-  host: {
-    type: "string",
-    value: "ADDR",
+  {
+    name: "host",
+    kind: "string",
+    placeholder: "ADDR",
     help: "interface to bind (default 127.0.0.1); one that is not loopback needs --token",
   },
-  token: {
-    type: "string",
-    value: "T",
+  {
+    name: "token",
+    kind: "string",
+    placeholder: "T",
     help: "require this token on both fronts (HTTP Authorization: Bearer T, gRPC metadata " +
       "authorization: Bearer T); also read from EVTSIM_TOKEN",
   },
-  record_dir: {
-    type: "string",
-    value: "DIR",
+  {
+    name: "record_dir",
+    kind: "string",
+    placeholder: "DIR",
     help: "record every session from its start into DIR (made if missing) as a .replay log " +
       "(and allow recording control)",
   },
-  max_sessions: { type: "string", value: "N", help: "most sessions open at once (default 64)" },
-  session_idle_timeout: {
-    type: "string",
-    value: "S",
+  {
+    name: "max_sessions",
+    kind: "number",
+    min: 1,
+    placeholder: "N",
+    help: "most sessions open at once (default 64)",
+  },
+  {
+    name: "session_idle_timeout",
+    kind: "number",
+    min: 0,
+    placeholder: "S",
     help: "end a session after S seconds without a call, its recording ended cleanly " +
       "(default 1800; 0 = never)",
   },
-  call_time_limit: {
-    type: "string",
-    value: "S",
+  {
+    name: "call_time_limit",
+    kind: "number",
+    min: 0,
+    placeholder: "S",
     help: "longest one call of a session may run, in seconds (default 300; 0 = no limit); " +
       "a call over it is answered 503 and its session ended",
   },
-  spare_workers: {
-    type: "string",
-    value: "N",
+  {
+    name: "spare_workers",
+    kind: "number",
+    min: 0,
+    placeholder: "N",
     help: "workers kept started and warmed up ahead, so a new session starts at once " +
       "(default 4; 0 = none); they count against --max_sessions",
   },
-  policy_module: {
-    type: "string",
-    value: "FILE",
+  {
+    name: "policy_module",
+    kind: "string",
+    placeholder: "FILE",
     help: "a module of your own pickers and admission policies, which sessions may name " +
       "(CreateSession picker / admission)",
   },
-  machine: {
-    type: "string",
-    value: "FILE",
+  {
+    name: "machine",
+    kind: "string",
+    placeholder: "FILE",
     help: "run every session on this machine (YAML or JSON, as simulate --machine): sessions " +
       "give no totalNodes, and appended jobs may ask numCores, memory, gpus, partition, " +
       "topology and other named resources per replica (HTTP and gRPC)",
   },
-  bsld_tau: {
-    type: "string",
-    value: "S",
+  {
+    name: "bsld_tau",
+    kind: "number",
+    placeholder: "S",
     help: "bounded-slowdown threshold tau of every finish reply's metrics, in seconds " +
       "(default 10; a session's bsldTau wins)",
   },
-  measure_window: {
-    type: "string",
-    value: "START:END",
+  {
+    name: "measure_window",
+    kind: "string",
+    placeholder: "START:END",
     help: "finish replies' metrics measure only jobs submitted in [START, END) seconds " +
       "(a session's measureWindow or trim wins)",
   },
-  trim: {
-    type: "string",
-    value: "WARMUP,COOLDOWN",
+  {
+    name: "trim",
+    kind: "string",
+    placeholder: "WARMUP,COOLDOWN",
     help: "instead of --measure_window: finish replies' metrics leave out the first WARMUP " +
       "and last COOLDOWN jobs in submit order (as simulate --trim)",
   },
-  resource_columns: {
-    type: "string",
-    value: "drevt|per_resource",
+  {
+    name: "resource_columns",
+    kind: "enum",
+    values: ["drevt", "per_resource"],
     help: "finish replies' resource rows: DR_EVT's fields (default), or per_resource: " +
       "NAME_free and NAME_used added per resource type (nodes on whole nodes)",
   },
-  extended_output: {
-    type: "boolean",
+  {
+    name: "extended_output",
+    kind: "flag",
     help: "finish replies' job rows gain waitTime, boundedSlowdown and nodes (Slurm hostlist " +
       "form), as simulate --extended_output (a session's extendedOutput wins)",
   },
-  help: { type: "boolean", short: "h", help: "show this help" },
-};
+  { name: "help", kind: "flag", short: "h", help: "show this help" },
+] as const satisfies readonly OptionSpec[];
+
+type ServeOption = (typeof SERVE_OPTIONS)[number];
+
+// `--grpc_port N` (N a number unless it is `off`, which the caller reads).
+function grpcPortOf(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const spec = { name: "grpc_port", kind: "number", min: 0, help: "" } as const;
+  return optionValue(spec, "--grpc_port", raw, "plain") as number;
+}
 
 /**
  * Serve's metric options, as simulate reads them (`--bsld_tau`,
  * `--measure_window`, `--trim`, `--resource_columns`): every session's
  * defaults. Checked here, so a bad one stops the server before it listens.
  */
-function metricDefaults(parsed: CommandArgs): SessionMetricOptions {
-  const tau = numberValue(parsed, "bsld_tau");
-  const window = stringValue(parsed, "measure_window");
-  const trim = stringValue(parsed, "trim");
+function metricDefaults(parsed: ParsedArgs<ServeOption>): SessionMetricOptions {
+  const tau = parsed.options.get("bsld_tau");
+  const window = parsed.options.get("measure_window");
+  const trim = parsed.options.get("trim");
   if (window !== undefined && trim !== undefined) {
     throw new EvtsimError("usage", "--trim and --measure_window: give one of them, not both");
   }
   if (tau !== undefined && !(tau > 0)) {
     throw new EvtsimError("usage", `--bsld_tau must be a number of seconds > 0, got ${tau}`);
   }
-  const columns = parsed.values.has("resource_columns")
-    ? oneOfValue(parsed, "resource_columns", ["drevt", "per_resource"] as const)
-    : undefined;
+  const columns = parsed.options.get("resource_columns");
   return {
     ...(tau !== undefined ? { bsldTau: tau } : {}),
     ...(window !== undefined ? { measureWindow: parseMeasureWindow(window) } : {}),
     ...(trim !== undefined ? { trim: parseTrim(trim) } : {}),
     ...(columns !== undefined ? { resourceColumns: columns } : {}),
-    ...(parsed.values.get("extended_output") === true ? { extendedOutput: true } : {}),
+    ...(parsed.options.get("extended_output") === true ? { extendedOutput: true } : {}),
   };
 }
 
@@ -156,7 +187,7 @@ function help(): string {
     "decide), checked as any policy's and recorded (docs/external-schedulers.md).",
     "",
     "options:",
-    ...optionHelp(OPTIONS),
+    ...optionHelp(SERVE_OPTIONS),
     "",
     "The metric and output options (--bsld_tau, --measure_window, --trim, --resource_columns,",
     "--extended_output) are every session's defaults; a session may give its own (HTTP",
@@ -184,31 +215,31 @@ export async function serveRegistry(file: string): Promise<PolicyRegistry> {
 
 /** Runs `evtsim serve ARGS`; returns the exit code once the server stops. */
 export async function serveCommand(args: readonly string[], con: Console): Promise<number> {
-  const parsed = parseCommandArgs(args, OPTIONS, "serve");
-  if (parsed.values.get("help") === true) {
+  const parsed = parseOptions(args, SERVE_OPTIONS, { command: "serve", dialect: "plain" });
+  if (parsed.options.get("help") === true) {
     con.out(help());
     return 0;
   }
-  if (parsed.positionals.length > 0) {
-    throw new EvtsimError("usage", `unexpected argument '${parsed.positionals[0]}'`);
+  if (parsed.positional.length > 0) {
+    throw new EvtsimError("usage", `unexpected argument '${parsed.positional[0]}'`);
   }
-  const port = numberValue(parsed, "port", 0) ?? 8787;
-  const grpcRaw = stringValue(parsed, "grpc_port");
-  const grpcPort = grpcRaw === "off" ? undefined : numberValue(parsed, "grpc_port", 0) ?? 50051;
-  let token = stringValue(parsed, "token");
+  const port = parsed.value("port");
+  const grpcRaw = parsed.options.get("grpc_port");
+  const grpcPort = grpcRaw === "off" ? undefined : grpcPortOf(grpcRaw) ?? 50051;
+  let token = parsed.options.get("token");
   if (token === undefined) {
     try {
       token = Deno.env.get("EVTSIM_TOKEN") || undefined;
     } catch { /* no env permission: no token from the environment */ }
   }
-  const module = stringValue(parsed, "policy_module");
+  const module = parsed.options.get("policy_module");
   // Checked once here; each session's worker loads it from its absolute path.
   const policyModule = module === undefined
     ? undefined
     : decodeURIComponent(new URL(module, `file://${Deno.cwd()}/`).pathname);
   const registry = policyModule === undefined ? undefined : await serveRegistry(module!);
   const metrics = metricDefaults(parsed);
-  const machineFile = stringValue(parsed, "machine");
+  const machineFile = parsed.options.get("machine");
   // Read and checked once here (one line naming the file, line and field);
   // each session's worker builds the resource model from this description.
   const machine = machineFile === undefined
@@ -216,15 +247,15 @@ export async function serveCommand(args: readonly string[], con: Console): Promi
     : await (await import("../io/machine_file.ts")).readMachine(machineFile);
   const { hostPort, startServer } = await import("../api/service/server.ts");
   const server = await startServer({
-    host: stringValue(parsed, "host"),
+    host: parsed.options.get("host"),
     port,
     grpcPort,
     token,
-    recordDir: stringValue(parsed, "record_dir"),
-    maxSessions: numberValue(parsed, "max_sessions", 1),
-    sessionIdleTimeout: numberValue(parsed, "session_idle_timeout", 0),
-    callTimeLimit: numberValue(parsed, "call_time_limit", 0),
-    spareWorkers: numberValue(parsed, "spare_workers", 0),
+    recordDir: parsed.options.get("record_dir"),
+    maxSessions: parsed.options.get("max_sessions"),
+    sessionIdleTimeout: parsed.options.get("session_idle_timeout"),
+    callTimeLimit: parsed.options.get("call_time_limit"),
+    spareWorkers: parsed.options.get("spare_workers"),
     policyModule,
     registry,
     ...(machine !== undefined ? { machine } : {}),

@@ -1,30 +1,33 @@
 // `evtsim sweep-cell SPEC (--cell INDEX | --stdin) --results DIR`: one cell
 // of a sweep (a Slurm array task), or the cells a local worker is handed on
 // stdin (cli/_sweep_worker.ts). Apart from cli/sweep_command.ts so that a
-// worker loads neither the sweep's planning nor the general option parser.
+// worker loads neither the sweep's planning nor, on its usual command line, the option parser.
 
 import { EvtsimError } from "../core/errors.ts";
-import type { CommandOption } from "./_command_args.ts";
+import type { OptionSpec } from "./option_table.ts";
 import type { Console } from "./simulate.ts";
 import { absoluteDir, sweepOf } from "./_sweep_results.ts";
 import type { Cell } from "./_sweep_model.ts";
 
-const CELL_OPTIONS: Record<string, CommandOption> = {
-  cell: {
-    type: "string",
-    value: "INDEX",
+/** `evtsim sweep-cell`'s options. */
+export const CELL_OPTIONS = [
+  {
+    name: "cell",
+    kind: "string",
+    placeholder: "INDEX",
     help: "the cell's index (its place in the spec's order)",
   },
-  results: { type: "string", value: "DIR", help: "the sweep's results folder" },
-  stdin: {
-    type: "boolean",
+  { name: "results", kind: "string", placeholder: "DIR", help: "the sweep's results folder" },
+  {
+    name: "stdin",
+    kind: "flag",
     help: "instead of --cell: read cell indices from stdin, one a line, and run them one\n" +
       "        after another in this process (each trace parsed once), printing 'ok INDEX'\n" +
       "        or 'failed INDEX' as each ends (what the local executor's workers run); a\n" +
       "        line 'INDEX TAG' is answered 'TAG ok INDEX'",
   },
-  help: { type: "boolean", short: "h", help: "show this help" },
-};
+  { name: "help", kind: "flag", short: "h", help: "show this help" },
+] as const satisfies readonly OptionSpec[];
 
 /** Runs `evtsim sweep-cell SPEC --cell INDEX --results DIR`; returns the exit code. */
 export async function sweepCellCommand(args: readonly string[], con: Console): Promise<number> {
@@ -34,14 +37,13 @@ export async function sweepCellCommand(args: readonly string[], con: Console): P
     !spec.startsWith("-") && !folder.startsWith("-")
   ) {
     // What the local executor starts its workers with (cli/_sweep_local.ts),
-    // read as the general parser reads it, without that parser: node:util's
-    // parseArgs loads Deno's Node layer, the largest part of a worker's
-    // start-up.
+    // read as the parser reads it without loading it: every module a
+    // worker loads is start-up time of each of its cells' first.
     return await cellsFromStdin(absoluteDir(spec), absoluteDir(folder), con);
   }
-  const { optionHelp, parseCommandArgs, stringValue } = await import("./_command_args.ts");
-  const a = parseCommandArgs(args, CELL_OPTIONS, "sweep-cell");
-  if (a.values.get("help") === true) {
+  const { optionHelp, parseOptions } = await import("./option_parser.ts");
+  const a = parseOptions(args, CELL_OPTIONS, { command: "sweep-cell", dialect: "plain" });
+  if (a.options.get("help") === true) {
     con.out(
       [
         "usage: evtsim sweep-cell SPEC --cell INDEX --results DIR",
@@ -57,11 +59,11 @@ export async function sweepCellCommand(args: readonly string[], con: Console): P
     );
     return 0;
   }
-  const raw = stringValue(a, "cell");
-  const results = stringValue(a, "results");
-  const fromStdin = a.values.get("stdin") === true;
+  const raw = a.options.get("cell");
+  const results = a.options.get("results");
+  const fromStdin = a.options.get("stdin") === true;
   if (
-    a.positionals.length !== 1 || (raw === undefined) === !fromStdin || results === undefined
+    a.positional.length !== 1 || (raw === undefined) === !fromStdin || results === undefined
   ) {
     throw new EvtsimError(
       "usage",
@@ -69,7 +71,7 @@ export async function sweepCellCommand(args: readonly string[], con: Console): P
     );
   }
   const dir = absoluteDir(results);
-  const specPath = absoluteDir(a.positionals[0]);
+  const specPath = absoluteDir(a.positional[0]);
   if (fromStdin) return await cellsFromStdin(specPath, dir, con);
   const sweep = await sweepOf(specPath, dir);
   const { cellOfArg, runCell } = await import("./_sweep_cells.ts");

@@ -5,14 +5,8 @@
 // cell (what both executors run). See 'evtsim help sweep'.
 
 import { EvtsimError } from "../core/errors.ts";
-import {
-  type CommandArgs,
-  type CommandOption,
-  numberValue,
-  optionHelp,
-  parseCommandArgs,
-  stringValue,
-} from "./_command_args.ts";
+import { optionHelp, type ParsedArgs, parseOptions } from "./option_parser.ts";
+import type { OptionSpec } from "./option_table.ts";
 import type { Console, SimulateDeps } from "./simulate.ts";
 import {
   absoluteDir,
@@ -31,57 +25,93 @@ import type { Prestarted } from "./_sweep_local.ts";
 // `evtsim sweep-cell` (what the workers run) has its own module.
 export { sweepCellCommand } from "./sweep_cell_command.ts";
 
-const SWEEP_OPTIONS: Record<string, CommandOption> = {
-  results: {
-    type: "string",
-    value: "DIR",
+/** `evtsim sweep`'s options. */
+export const SWEEP_OPTIONS = [
+  {
+    name: "results",
+    kind: "string",
+    placeholder: "DIR",
     help: "the results folder (default: the spec's name without .yaml, plus _results)",
   },
-  jobs: {
-    type: "string",
+  {
+    name: "jobs",
+    kind: "int",
+    min: 1,
     short: "j",
-    value: "N",
+    placeholder: "N",
     help: "local: worker processes, cells run at once (default: the number of cores)",
   },
-  retry_failed: {
-    type: "boolean",
+  {
+    name: "retry_failed",
+    kind: "flag",
     help: "run the failed cells again (local: with the cells that have no result yet)",
   },
-  executor: { type: "string", value: "local|slurm", help: "where the cells run (default local)" },
-  partition: { type: "string", value: "P", help: "slurm: the partition (#SBATCH --partition)" },
-  sbatch_options: {
-    type: "string",
-    value: "'OPTS'",
+  {
+    name: "executor",
+    kind: "enum",
+    default: "local",
+    values: ["local", "slurm"],
+    expects: "local or slurm",
+    help: "where the cells run (default local)",
+  },
+  {
+    name: "partition",
+    kind: "string",
+    placeholder: "P",
+    help: "slurm: the partition (#SBATCH --partition)",
+  },
+  {
+    name: "sbatch_options",
+    kind: "string",
+    placeholder: "'OPTS'",
     help: "slurm: more sbatch options, one #SBATCH line each, e.g.\n" +
       "        --sbatch_options='--time=00:30:00 --account=proj --mem=2G'",
   },
-  max_parallel: {
-    type: "string",
-    value: "K",
+  {
+    name: "max_parallel",
+    kind: "int",
+    min: 1,
+    placeholder: "K",
     help: "slurm: array tasks running at once (--array=...%K)",
   },
-  dry_run: { type: "boolean", help: "slurm: print the sbatch script; write and submit nothing" },
-  evtsim: {
-    type: "string",
-    value: "CMD",
+  {
+    name: "dry_run",
+    kind: "flag",
+    help: "slurm: print the sbatch script; write and submit nothing",
+  },
+  {
+    name: "evtsim",
+    kind: "string",
+    placeholder: "CMD",
     help: "slurm: the command line the tasks run evtsim with (default: this Deno, its\n" +
       "        permissions and this main.ts, by absolute paths)",
   },
-  format: {
-    type: "string",
-    value: "csv|parquet",
+  {
+    name: "format",
+    kind: "enum",
+    default: "csv",
+    values: ["csv", "parquet"],
+    expects: "csv or parquet",
     help: "parquet: also write DIR/results.parquet (the rows of results.csv; kept current\n" +
       "        by every later merge of the folder); local executor and collect (default csv)",
   },
-  max_cells: {
-    type: "string",
-    value: "N",
+  {
+    name: "max_cells",
+    kind: "int",
+    min: 1,
+    placeholder: "N",
     help: "refuse a spec of more than N cells before planning it (default 100000)",
   },
-  progress: { type: "boolean", help: "local: show the progress bar even when not on a terminal" },
-  no_progress: { type: "boolean", help: "local: never show the progress bar" },
-  help: { type: "boolean", short: "h", help: "show this help" },
-};
+  {
+    name: "progress",
+    kind: "flag",
+    help: "local: show the progress bar even when not on a terminal",
+  },
+  { name: "no_progress", kind: "flag", help: "local: never show the progress bar" },
+  { name: "help", kind: "flag", short: "h", help: "show this help" },
+] as const satisfies readonly OptionSpec[];
+
+type SweepOption = (typeof SWEEP_OPTIONS)[number];
 
 /** The text of `evtsim help sweep`. */
 export function sweepHelp(): string {
@@ -161,49 +191,43 @@ export async function sweepCommand(
   con: Console,
   deps: SimulateDeps = {},
 ): Promise<number> {
-  const a = parseCommandArgs(args, SWEEP_OPTIONS, "sweep");
-  if (a.values.get("help") === true) {
+  const a = parseOptions(args, SWEEP_OPTIONS, { command: "sweep", dialect: "plain" });
+  if (a.options.get("help") === true) {
     con.out(sweepHelp());
     return 0;
   }
-  const format = stringValue(a, "format") ?? "csv";
-  if (format !== "csv" && format !== "parquet") {
-    throw new EvtsimError("usage", `--format expects csv or parquet, got '${format}'`);
-  }
-  if (a.positionals[0] === "collect") {
-    const other = [...a.values.keys()].filter((k) => k !== "format");
+  const format = a.value("format");
+  if (a.positional[0] === "collect") {
+    const other = [...a.options.keys()].filter((k) => k !== "format");
     if (other.length > 0) throw new EvtsimError("usage", `sweep collect takes no --${other[0]}`);
-    if (a.positionals.length !== 2) {
+    if (a.positional.length !== 2) {
       throw new EvtsimError("usage", "usage: evtsim sweep collect DIR");
     }
-    return await collect(a.positionals[1], con, format === "parquet");
+    return await collect(a.positional[1], con, format === "parquet");
   }
-  if (a.positionals.length !== 1) {
+  if (a.positional.length !== 1) {
     throw new EvtsimError(
       "usage",
-      a.positionals.length === 0
+      a.positional.length === 0
         ? "no sweep spec given (see 'evtsim help sweep')"
-        : `unexpected arguments: ${a.positionals.slice(1).join(" ")}`,
+        : `unexpected arguments: ${a.positional.slice(1).join(" ")}`,
     );
   }
-  const executor = stringValue(a, "executor") ?? "local";
-  if (executor !== "local" && executor !== "slurm") {
-    throw new EvtsimError("usage", `--executor expects local or slurm, got '${executor}'`);
-  }
+  const executor = a.value("executor");
   const only = executor === "local"
     ? ["partition", "max_parallel", "sbatch_options", "dry_run", "evtsim"]
     : ["jobs", "progress", "no_progress", "format"];
   for (const name of only) {
-    if (a.values.has(name)) {
+    if (a.options.has(name)) {
       throw new EvtsimError("usage", `--${name} is not an option of --executor ${executor}`);
     }
   }
-  const jobs = integer(numberValue(a, "jobs", 1), "jobs") ?? navigator.hardwareConcurrency ?? 1;
-  const maxParallel = integer(numberValue(a, "max_parallel", 1), "max_parallel");
-  const specArg = a.positionals[0];
-  const resultsArg = stringValue(a, "results") ?? `${specArg.replace(/\.ya?ml$/i, "")}_results`;
+  const jobs = a.options.get("jobs") ?? navigator.hardwareConcurrency ?? 1;
+  const maxParallel = a.options.get("max_parallel");
+  const specArg = a.positional[0];
+  const resultsArg = a.options.get("results") ?? `${specArg.replace(/\.ya?ml$/i, "")}_results`;
   const dir = absoluteDir(resultsArg);
-  const maxCells = integer(numberValue(a, "max_cells", 1), "max_cells");
+  const maxCells = a.options.get("max_cells");
   // Local workers start now and load their modules while the spec is read
   // and the folder prepared (at most a worker per core; more start later
   // when --jobs asks for them).
@@ -245,7 +269,7 @@ interface SweepRun {
 // Reads the spec, finds the cells still to run, and runs them here or as a
 // Slurm job array.
 async function planAndRun(
-  a: CommandArgs,
+  a: ParsedArgs<SweepOption>,
   con: Console,
   deps: SimulateDeps,
   { format, executor, jobs, maxParallel, specArg, resultsArg, dir, maxCells, prestarted }: SweepRun,
@@ -255,7 +279,7 @@ async function planAndRun(
   checkSweepOutputs(dir, sweep);
   const recorded = await readRecord(dir);
   if (recorded !== undefined) checkSameSweep(resultsArg, recorded, sweep);
-  const retry = a.values.get("retry_failed") === true;
+  const retry = a.options.get("retry_failed") === true;
   const have = recorded === undefined ? new Map() : await readCellResults(dir, sweep);
   const failedBefore = [...have.values()].filter((r) => r.status === "failed");
   const missing: number[] = [];
@@ -272,18 +296,18 @@ async function planAndRun(
       shown: resultsArg,
       todo,
       retry,
-      partition: stringValue(a, "partition"),
-      sbatchOptions: sbatchOptionLines(stringValue(a, "sbatch_options")),
+      partition: a.options.get("partition"),
+      sbatchOptions: sbatchOptionLines(a.options.get("sbatch_options")),
       maxParallel,
-      evtsim: stringValue(a, "evtsim"),
-      dryRun: a.values.get("dry_run") === true,
+      evtsim: a.options.get("evtsim"),
+      dryRun: a.options.get("dry_run") === true,
     }, con);
   }
   const { checkRunPermission, runLocal } = await import("./_sweep_local.ts");
   checkRunPermission("sweep (each cell is a process)");
   await prepareFolder(dir, sweep);
-  const show = a.values.get("no_progress") !== true &&
-    (a.values.get("progress") === true || con.isTerminal);
+  const show = a.options.get("no_progress") !== true &&
+    (a.options.get("progress") === true || con.isTerminal);
   const started = performance.now();
   const { failed: failedNow, ended } = await runLocal(
     sweep,
@@ -356,13 +380,6 @@ function printWritten(con: Console, shown: string, s: MergeSummary, sweep: Sweep
       s.parquet ? `, ${shown}/results.parquet` : ""
     } and ${shown}/results.json (${s.ok} of ${sweep.count} cells)`,
   );
-}
-
-function integer(v: number | undefined, name: string): number | undefined {
-  if (v !== undefined && !Number.isInteger(v)) {
-    throw new EvtsimError("usage", `--${name} expects an integer, got ${v}`);
-  }
-  return v;
 }
 
 const cells = (n: number) => n === 1 ? "1 cell" : `${n} cells`;

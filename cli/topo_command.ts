@@ -22,6 +22,8 @@ import {
   topoJson,
 } from "../io/topo_output.ts";
 import type { Console } from "./simulate.ts";
+import { parseOptions } from "./option_parser.ts";
+import type { OptionSpec } from "./option_table.ts";
 
 /** `evtsim topo`'s usage. */
 export const TOPO_USAGE: string = [
@@ -46,26 +48,54 @@ type Command = "schedule" | "compare" | "simulate";
 
 const POLICIES: readonly TopoPolicy[] = ["strict-fifo", "backfill"];
 
-function commandHelp(cmd: Command): string {
+// A command's flags, as rows of the option schema (TopoQueue's help texts).
+function flagsOf(cmd: Command): OptionSpec[] {
   const jobs = cmd === "simulate" ? "timed jobs" : "jobs";
+  const policies = cmd === "simulate" ? "strict-fifo, backfill, or all" : "strict-fifo or backfill";
+  return [
+    {
+      name: "cluster",
+      kind: "string",
+      placeholder: "FILE",
+      help: "path to the cluster YAML file (required)",
+    },
+    {
+      name: "jobs",
+      kind: "string",
+      placeholder: "FILE",
+      help: `path to the ${jobs} YAML file (required)`,
+    },
+    ...(cmd === "compare" ? [] : [
+      {
+        name: "policy",
+        kind: "string",
+        placeholder: "NAME",
+        default: "strict-fifo",
+        help: `queue policy: ${policies} (default strict-fifo)`,
+      } as const,
+    ]),
+    {
+      name: "output",
+      kind: "string",
+      placeholder: "FORMAT",
+      default: "text",
+      help: "output format: text or json (default text)",
+    },
+    { name: "help", short: "h", kind: "flag", help: "show this help" },
+  ];
+}
+
+function commandHelp(cmd: Command): string {
   const lines = [
     `usage: evtsim topo ${cmd} --cluster FILE --jobs FILE${
       cmd === "compare"
         ? ""
         : ` [--policy ${cmd === "simulate" ? "strict-fifo|backfill|all" : "strict-fifo|backfill"}]`
     } [--output text|json]`,
-    "  --cluster FILE   path to the cluster YAML file (required)",
-    `  --jobs FILE      path to the ${jobs} YAML file (required)`,
   ];
-  if (cmd === "schedule") {
-    lines.push("  --policy NAME    queue policy: strict-fifo or backfill (default strict-fifo)");
+  for (const f of flagsOf(cmd)) {
+    if (f.name !== "help") lines.push(`  --${f.name} ${f.placeholder}`.padEnd(19) + f.help);
   }
-  if (cmd === "simulate") {
-    lines.push(
-      "  --policy NAME    queue policy: strict-fifo, backfill, or all (default strict-fifo)",
-    );
-  }
-  lines.push("  --output FORMAT  output format: text or json (default text)");
   return lines.join("\n");
 }
 
@@ -76,40 +106,23 @@ interface Flags {
   output: string;
 }
 
-/** Go `flag` parsing; undefined when help was asked for (and printed). */
+/** Go `flag` parsing (cli/option_parser.ts); undefined when help was asked for (and printed). */
 function parseFlags(cmd: Command, args: readonly string[], con: Console): Flags | undefined {
-  const known = cmd === "compare"
-    ? ["cluster", "jobs", "output"]
-    : ["cluster", "jobs", "policy", "output"];
-  const flags: Flags = { cluster: "", jobs: "", policy: "strict-fifo", output: "text" };
-  const fail = (m: string) => new EvtsimError("usage", `topo ${cmd}: ${m}`);
-  let i = 0;
-  for (; i < args.length; i++) {
-    const a = args[i];
-    if (a === "--") {
-      i++;
-      break;
-    }
-    if (!a.startsWith("-") || a === "-") break;
-    const body = a.startsWith("--") ? a.slice(2) : a.slice(1);
-    if (body === "" || body.startsWith("-") || body.startsWith("=")) {
-      throw fail(`bad flag syntax: ${a}`);
-    }
-    const eq = body.indexOf("=");
-    const name = eq < 0 ? body : body.slice(0, eq);
-    if (name === "h" || name === "help") {
-      con.out(commandHelp(cmd));
-      return undefined;
-    }
-    if (!known.includes(name)) throw fail(`flag provided but not defined: -${name}`);
-    let value: string;
-    if (eq >= 0) value = body.slice(eq + 1);
-    else if (i + 1 < args.length) value = args[++i];
-    else throw fail(`flag needs an argument: -${name}`);
-    flags[name as keyof Flags] = value;
+  const p = parseOptions(args, flagsOf(cmd), { command: `topo ${cmd}`, dialect: "go" });
+  if (p.options.get("help") === true) {
+    con.out(commandHelp(cmd));
+    return undefined;
   }
-  const rest = args.slice(i);
-  if (rest.length > 0) throw fail(`unexpected positional arguments: [${rest.join(" ")}]`);
+  const fail = (m: string) => new EvtsimError("usage", `topo ${cmd}: ${m}`);
+  if (p.positional.length > 0) {
+    throw fail(`unexpected positional arguments: [${p.positional.join(" ")}]`);
+  }
+  const flags: Flags = {
+    cluster: String(p.value("cluster") ?? ""),
+    jobs: String(p.value("jobs") ?? ""),
+    policy: String(p.value("policy") ?? "strict-fifo"),
+    output: String(p.value("output")),
+  };
   if (flags.cluster === "") throw fail("--cluster is required");
   if (flags.jobs === "") throw fail("--jobs is required");
   if (cmd !== "compare") {

@@ -20,6 +20,21 @@ Deno.test("every command in the table has a help, the same as 'evtsim NAME --hel
   }
 });
 
+Deno.test("every command's help lists each of its option rows from the table", async () => {
+  let tables = 0;
+  for (const command of COMMAND_TABLE) {
+    if (command.options === undefined) continue;
+    tables++;
+    const help = await runCli(["help", command.name]);
+    const text = help.out.join("\n");
+    for (const o of await command.options()) {
+      const names = (o.short !== undefined ? `-${o.short}, ` : "    ") + `--${o.name}`;
+      assert(text.includes(`  ${names}`), `evtsim help ${command.name} lacks ${names}`);
+    }
+  }
+  assertEquals(tables, COMMAND_TABLE.length - 1, "every command but topo gives its rows");
+});
+
 Deno.test("'evtsim help' lists every form of every command in the table, and nothing else", async () => {
   const r = await runCli(["help"]);
   assertEquals(r.code, 0);
