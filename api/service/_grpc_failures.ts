@@ -106,7 +106,7 @@ export function queueUpdateOp(m: Msg): SessionOp {
 /**
  * HTTP's failure and preemption statistics under the proto's names: each
  * present only when HTTP's is (from the first failure; with a preemptive
- * queue), so a session with neither answers as before.
+ * queue; with a `suspend` queue), so a session with none answers as before.
  */
 export function failureStatistics(s: SessionStatistics): Msg {
   return {
@@ -119,6 +119,10 @@ export function failureStatistics(s: SessionStatistics): Msg {
       preempted_work: s.preemptedWork,
       preemptions: s.preemptions,
       max_preemptions: s.maxPreemptions,
+    }),
+    ...(s.suspensions === undefined ? {} : {
+      suspensions: s.suspensions,
+      suspended_seconds: s.suspendedSeconds ?? 0,
     }),
   };
 }

@@ -48,6 +48,8 @@ function asGrpc(s: Json, available: number): Json {
     preempted_work: s.preemptedWork,
     preemptions: count(s.preemptions),
     max_preemptions: count(s.maxPreemptions),
+    suspensions: count(s.suspensions),
+    suspended_seconds: s.suspendedSeconds,
   };
 }
 
@@ -204,6 +206,53 @@ Deno.test("serve gRPC: a preempting queue (queues_json) over gRPC ≡ over HTTP:
   }
 });
 
+Deno.test("serve gRPC: a suspend queue with a grace time (queues_json) over gRPC ≡ over HTTP: suspensions and suspended seconds; the recording replays with --verify", async () => {
+  const rand = seeded(31);
+  const queues = [
+    { name: "batch", preemptMode: "suspend", graceTime: 5 },
+    { name: "urgent", priority: 10 },
+  ];
+  const jobs = Array.from({ length: 40 }, (_, i) => ({
+    submitTime: i * 9 + Math.floor(rand() * 5),
+    numNodes: 1 + Math.floor(rand() * 6),
+    timeLimit: 30 + Math.floor(rand() * 120),
+    queue: queues[rand() < 0.7 ? 0 : 1].name,
+  }));
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-grpc-suspend-" });
+  try {
+    const out = await withServer(
+      { recordDir: dir },
+      (server, api) =>
+        bothFronts(api, server.grpcPort!, {
+          http: { totalNodes: 8, queues, decisions: true, runTimeMode: "limit" },
+          init: {
+            total_nodes: 8,
+            queues_json: JSON.stringify(queues),
+            decisions: "true",
+            run_time_mode: "limit",
+          },
+          httpJobs: jobs,
+          grpcJobs: jobs.map((j) => ({
+            submit_time: j.submitTime,
+            num_nodes: j.numNodes,
+            limit_time: j.timeLimit,
+            queue: j.queue,
+          })),
+          changes: [],
+          midway: 150,
+        }),
+    );
+    const preempts = out.decisions.filter((d: Json) => d.type === "PREEMPT");
+    assert(preempts.some((d: Json) => d.stopAt !== undefined), "a PREEMPT with a grace time");
+    assert(out.statistics.suspensions > 0, "suspended");
+    assert(out.statistics.suspendedSeconds > 0, "suspended seconds");
+    const replay = await runCli(["replay", out.recording.file, "--verify"]);
+    assertEquals(replay.code, 0, replay.err.join("\n"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("serve gRPC: a session without failures or preemption answers get_statistics without their fields", async () => {
   await withServer({}, async (server) => {
     const g = new GrpcSession(server.grpcPort!);
@@ -212,7 +261,9 @@ Deno.test("serve gRPC: a session without failures or preemption answers get_stat
         init: { total_nodes: 4, session_name: "plain", queues_json: '[{"name":"q"}]' },
       });
       const st = await g.ok({ get_statistics: {} });
-      for (const k of ["lost_work", "requeues", "preempted_work", "preemptions"]) {
+      for (
+        const k of ["lost_work", "requeues", "preempted_work", "preemptions", "suspensions"]
+      ) {
         assertEquals(st[k] ?? undefined, undefined, k);
       }
     } finally {
