@@ -547,6 +547,8 @@ function strandedText(n: Extract<Notice, { kind: "stranded" }>): string {
         return `${head}never offered by picker ${c.by}${tail}`;
       case "blocked_behind":
         return `${head}blocked behind job ${c.behindJob}, which needs more nodes than the usable capacity (${n.capacity} nodes)${tail}`;
+      case "over_power_cap":
+        return `${head}even alone on the machine they would draw more than the highest power cap to come (${c.powerCap} W; pend reason exceeds_capacity)${tail}`;
       case "not_started":
         return `${head}offered but left waiting by admission policy ${c.by}${tail}`;
     }

@@ -9,6 +9,7 @@ import type { SimState } from "./state.ts";
 import type { JobRecord, Notice, StrandedCause } from "./types.ts";
 import { unplaceableCache } from "./_unplaceable.ts";
 import { holdReason, neverPlaceable } from "./_hold_rule.ts";
+import { aloneDraw, highestCapFrom, powerCapped } from "./_power.ts";
 
 /**
  * Gives the `stranded` notice among `notices` (written by `finish`) its
@@ -24,7 +25,8 @@ export function classifyStranded(notices: Notice[], s: SimState): void {
 /**
  * The classes of the jobs still waiting in state `s` (nothing left to happen), in this
  * order of precedence: never placeable by the resource model, even on its
- * empty machine; larger than the usable capacity; held by a queue that
+ * empty machine; larger than the usable capacity; drawing more than the
+ * highest power cap to come even alone on the machine; held by a queue that
  * may not start jobs (closed, or `maxRunning` reached); never offered by the
  * picker (a probe session, which changes nothing, walks its candidates);
  * offered behind a job larger than the capacity (one class per such job);
@@ -65,6 +67,8 @@ export function strandedCauses(s: SimState): StrandedCause[] {
       undefined,
       r,
     ) !== undefined;
+  const capped = s.runMode.decides && powerCapped(s.config);
+  const highestCap = capped ? highestCapFrom(s.config, s.time) : Infinity;
   for (const r of waiting) {
     if (never !== undefined && neverPlaceable(res!.model, never, r) !== undefined) {
       add("never", { cause: "never_fits", jobs: 0, firstJob: r.id }, r.id);
@@ -72,6 +76,15 @@ export function strandedCauses(s: SimState): StrandedCause[] {
     }
     if (beyond(r)) {
       add("capacity", { cause: "larger_than_capacity", jobs: 0, firstJob: r.id }, r.id);
+      continue;
+    }
+    // Held by the power cap (core/_session.ts): over the highest cap to come even alone.
+    if (capped && aloneDraw(s.config, r, res?.model) > highestCap) {
+      add(
+        "power",
+        { cause: "over_power_cap", jobs: 0, firstJob: r.id, powerCap: highestCap },
+        r.id,
+      );
       continue;
     }
     const held = heldBy(s, r);

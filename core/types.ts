@@ -715,8 +715,9 @@ export type Notice =
  * `never_offered` (the picker never offered them), `blocked_behind` (offered
  * behind job `behindJob`, which is larger than the capacity: under DR_EVT's
  * rule for capacity cuts, `capacitySemantics: "drevt"`; evtsim's own holds
- * such a job aside), `not_started` (offered, fitting, and left waiting by the
- * admission policy).
+ * such a job aside), `over_power_cap` (even alone on the machine they would
+ * draw more than the highest power cap still to come: held), `not_started`
+ * (offered, fitting, and left waiting by the admission policy).
  *
  * @example
  * ```ts
@@ -744,6 +745,7 @@ export interface StrandedCause {
     | "held_by_queue"
     | "never_offered"
     | "blocked_behind"
+    | "over_power_cap"
     | "not_started";
   /** How many jobs are in it. */
   readonly jobs: number;
@@ -755,6 +757,8 @@ export interface StrandedCause {
   readonly queue?: string;
   /** `never_offered`: the picker; `not_started`: the admission policy. */
   readonly by?: string;
+  /** `over_power_cap`: the highest cap still to come (watts). */
+  readonly powerCap?: number;
 }
 
 /**

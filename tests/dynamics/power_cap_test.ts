@@ -139,7 +139,12 @@ Deno.test("power cap: a job over the highest cap even alone is held (exceeds_cap
     held.reason.message,
     "draws 170 W alone on the idle machine, over the highest power cap of 150 W: held",
   );
-  assert(out.notices.some((n) => n.kind === "stranded"), "the held job is reported at the end");
+  // The end-of-run notice names the cap as the cause, not the admission policy.
+  const stranded = out.notices.find((n) => n.kind === "stranded");
+  assert(stranded?.kind === "stranded", "the held job is reported at the end");
+  assertEquals(stranded.causes, [
+    { cause: "over_power_cap", jobs: 1, firstJob: 0, powerCap: 150 },
+  ]);
 });
 
 const PCON = "job_submit_time,num_nodes,time_limit,actual_run_time,avgpcon,minpcon,maxpcon\n" +
