@@ -91,6 +91,7 @@ export {
   type LiveInputDefinition,
   type LiveInputKind,
   type LiveInputOf,
+  type LiveStoredValues,
 } from "./core/live_inputs.ts";
 export {
   builtinFcfs,

@@ -266,3 +266,36 @@ export type LiveInput = { [K in LiveInputKind]: LiveInputOf<K> }[LiveInputKind];
 
 /** The definitions as a plain table (the derivations below take one, so a test can add a kind). */
 export type LiveInputTable = Readonly<Record<string, LiveInputDefinition>>;
+
+/**
+ * The fields `F` of a live event as the state keeps it until its time (its
+ * `time` and `seq` aside), each of its type in `T`: the handler has filled
+ * in every default, so only an `optionalWhenStored` field may be missing.
+ *
+ * @example
+ * ```ts
+ * import { LIVE_INPUTS, type LiveFieldTypes, type LiveStoredValues } from "@evtsim/evtsim";
+ * type StoredEnd = LiveStoredValues<typeof LIVE_INPUTS.endJob.fields, LiveFieldTypes>;
+ * // An end waiting in the state always has its outcome and exit status.
+ * const end: StoredEnd = { id: 3, outcome: "killed", exitStatus: 137 };
+ * console.assert(end.exitStatus === 137);
+ * ```
+ */
+export type LiveStoredValues<
+  F extends Readonly<Record<string, LiveField>>,
+  T extends Readonly<Record<LiveFieldType, unknown>>,
+> =
+  & {
+    readonly [
+      P in keyof F as P extends "time" ? never
+        : F[P] extends { readonly optionalWhenStored: true } ? never
+        : P
+    ]: T[F[P]["type"]];
+  }
+  & {
+    readonly [
+      P in keyof F as P extends "time" ? never
+        : F[P] extends { readonly optionalWhenStored: true } ? P
+        : never
+    ]?: T[F[P]["type"]];
+  };
