@@ -220,6 +220,18 @@ const LOG_FORMS: Partial<
   nodeNames: { data: (v) => [...(v as readonly string[])] },
 };
 
+/** A field's value of `type` in its JSON form (a log's, a snapshot's). */
+export function liveFieldData(type: LiveFieldType, v: unknown): unknown {
+  const form = LOG_FORMS[type];
+  return form === undefined ? v : form.data(v);
+}
+
+/** A field's value of `type` from its JSON form (the value itself when the form is the value). */
+export function liveFieldOfData(type: LiveFieldType, d: unknown): unknown {
+  const of = LOG_FORMS[type]?.of;
+  return of === undefined ? d : of(d);
+}
+
 /** A live input as a log's `event` line carries it: its fields in order, JSON-safe. */
 export function liveInputData(
   input: Readonly<Record<string, unknown>> & { readonly kind: string },
