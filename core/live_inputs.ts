@@ -274,11 +274,19 @@ export type LiveInputTable = Readonly<Record<string, LiveInputDefinition>>;
  *
  * @example
  * ```ts
- * import { LIVE_INPUTS, type LiveFieldTypes, type LiveStoredValues } from "@evtsim/evtsim";
+ * import {
+ *   advanceTo, appendJobs, endJob, initialState, LIVE_INPUTS, type LiveFieldTypes,
+ *   type LiveStoredValues, step,
+ * } from "@evtsim/evtsim";
  * type StoredEnd = LiveStoredValues<typeof LIVE_INPUTS.endJob.fields, LiveFieldTypes>;
- * // An end waiting in the state always has its outcome and exit status.
- * const end: StoredEnd = { id: 3, outcome: "killed", exitStatus: 137 };
- * console.assert(end.exitStatus === 137);
+ * let s = step(initialState({ totalNodes: 4 }), appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 100 }])).state;
+ * s = step(s, advanceTo(0)).state;
+ * s = step(s, endJob(0, 30, { outcome: "killed" })).state;
+ * const e = s.liveEvents.first();
+ * if (e?.kind !== "end") throw new Error("an end waits in the state");
+ * // Waiting, an end always has its outcome and exit status (the default filled in).
+ * const end: StoredEnd = e;
+ * console.assert(end.outcome === "killed" && end.exitStatus === 137);
  * ```
  */
 export type LiveStoredValues<
