@@ -24,8 +24,9 @@ import { type QueueDefData, queueDefData, queueDefOf } from "./_snapshot_queues.
  *
  * @example
  * ```ts
- * import type { LiveFieldData } from "./_live_inputs_derived.ts";
- * const q: LiveFieldData["queueDef"] = { name: "batch", maxRunning: null };
+ * import { type LiveFieldData, liveFieldData } from "./_live_inputs_derived.ts";
+ * // An explicit "no limit" (maxRunning undefined) is written as null.
+ * const q = liveFieldData("queueDef", { name: "batch", maxRunning: undefined }) as LiveFieldData["queueDef"];
  * console.assert(q.maxRunning === null);
  * ```
  */
@@ -39,9 +40,9 @@ export interface LiveFieldData extends Omit<LiveFieldTypes, "queueDef"> {
  *
  * @example
  * ```ts
- * import type { LiveInputData } from "./_live_inputs_derived.ts";
- * const line: LiveInputData = { kind: "updateQueue", queue: { name: "batch", maxRunning: null } };
- * console.assert(line.kind === "updateQueue");
+ * import { liveInputData, type LiveInputData } from "./_live_inputs_derived.ts";
+ * const line = liveInputData({ kind: "updateQueue", queue: { name: "batch", maxRunning: undefined } }) as LiveInputData;
+ * console.assert(JSON.stringify(line) === '{"kind":"updateQueue","queue":{"name":"batch","maxRunning":null}}');
  * ```
  */
 export type LiveInputData = {
