@@ -93,6 +93,7 @@ export {
   type LiveInputDefinition,
   type LiveInputKind,
   type LiveInputOf,
+  type LiveStoredValues,
 } from "./core/live_inputs.ts";
 export {
   builtinFcfs,

@@ -24,8 +24,9 @@ import { type QueueDefData, queueDefData, queueDefOf } from "./_snapshot_queues.
  *
  * @example
  * ```ts
- * import type { LiveFieldData } from "./_live_inputs_derived.ts";
- * const q: LiveFieldData["queueDef"] = { name: "batch", maxRunning: null };
+ * import { type LiveFieldData, liveFieldData } from "./_live_inputs_derived.ts";
+ * // An explicit "no limit" (maxRunning undefined) is written as null.
+ * const q = liveFieldData("queueDef", { name: "batch", maxRunning: undefined }) as LiveFieldData["queueDef"];
  * console.assert(q.maxRunning === null);
  * ```
  */
@@ -39,9 +40,9 @@ export interface LiveFieldData extends Omit<LiveFieldTypes, "queueDef"> {
  *
  * @example
  * ```ts
- * import type { LiveInputData } from "./_live_inputs_derived.ts";
- * const line: LiveInputData = { kind: "updateQueue", queue: { name: "batch", maxRunning: null } };
- * console.assert(line.kind === "updateQueue");
+ * import { liveInputData, type LiveInputData } from "./_live_inputs_derived.ts";
+ * const line = liveInputData({ kind: "updateQueue", queue: { name: "batch", maxRunning: undefined } }) as LiveInputData;
+ * console.assert(JSON.stringify(line) === '{"kind":"updateQueue","queue":{"name":"batch","maxRunning":null}}');
  * ```
  */
 export type LiveInputData = {
@@ -219,6 +220,18 @@ const LOG_FORMS: Partial<
   },
   nodeNames: { data: (v) => [...(v as readonly string[])] },
 };
+
+/** A field's value of `type` in its JSON form (a log's, a snapshot's). */
+export function liveFieldData(type: LiveFieldType, v: unknown): unknown {
+  const form = LOG_FORMS[type];
+  return form === undefined ? v : form.data(v);
+}
+
+/** A field's value of `type` from its JSON form (the value itself when the form is the value). */
+export function liveFieldOfData(type: LiveFieldType, d: unknown): unknown {
+  const of = LOG_FORMS[type]?.of;
+  return of === undefined ? d : of(d);
+}
 
 /** A live input as a log's `event` line carries it: its fields in order, JSON-safe. */
 export function liveInputData(

@@ -6,7 +6,7 @@ import { Vec } from "./_vector.ts";
 import type { Admission } from "./admission.ts";
 import { resolveConfig } from "./config.ts";
 import { EvtsimError } from "./errors.ts";
-import { emptyLiveEvents, type LiveEvent } from "./live.ts";
+import { emptyLiveEvents } from "./live.ts";
 import type { Picker } from "./picker.ts";
 import { lookupAdmission, lookupPicker, type PolicyRegistry } from "./policies.ts";
 import { type QueueState, queueTable } from "./queues.ts";
@@ -23,14 +23,9 @@ import {
 import type { ModelNode, ResourceModel } from "./resource_model.ts";
 import type { JobRecord } from "./types.ts";
 import { queueDefOf } from "./_snapshot_queues.ts";
+import { liveEventOfData } from "./_live_stored.ts";
 import { checkSnapshotState } from "./_state_check.ts";
-import {
-  eventData,
-  type JobRecordData,
-  type LiveEventData,
-  SNAPSHOT_VERSION,
-  type SnapshotData,
-} from "./snapshot.ts";
+import { eventData, type JobRecordData, SNAPSHOT_VERSION, type SnapshotData } from "./snapshot.ts";
 
 function bad(detail: string): EvtsimError {
   return new EvtsimError("input", `snapshot: ${detail}`);
@@ -71,12 +66,6 @@ function jobRecord(d: JobRecordData): JobRecord {
     }),
   };
   return Object.freeze(rec);
-}
-
-function liveEvent(d: LiveEventData): LiveEvent {
-  return d.kind === "updateQueue"
-    ? { kind: d.kind, time: d.time, seq: d.seq, queue: queueDefOf(d.queue) }
-    : d;
 }
 
 const isWaiting = (r: JobRecord) =>
@@ -227,7 +216,9 @@ export function restoreSnapshot(data: SnapshotData, registry: PolicyRegistry): S
     arrivals: emptyArrivals().addAll(arrivals),
     queues,
     liveEvents: emptyLiveEvents().addAll(
-      data.liveEvents.map(liveEvent).sort((a, b) => a.time - b.time || a.seq - b.seq),
+      data.liveEvents.map((d) => liveEventOfData(d)).sort((a, b) =>
+        a.time - b.time || a.seq - b.seq
+      ),
     ),
     liveSeq: data.liveSeq,
     round: data.round,

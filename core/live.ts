@@ -7,7 +7,12 @@
 // core_push_events then core_go, docs/seed-003-mapping.md).
 
 import { OrderedSet, type OrderSpec } from "./_ordered_set.ts";
-import type { QueueDef } from "./queues.ts";
+import type {
+  LIVE_INPUTS,
+  LiveFieldTypes,
+  LiveInputKind,
+  LiveStoredValues,
+} from "./live_inputs.ts";
 import type { JobOutcome } from "./types.ts";
 
 /**
@@ -79,7 +84,11 @@ export interface JobUpdate {
 }
 
 /**
- * A pending live event, as the state keeps it until its time.
+ * A pending live event, as the state keeps it until its time: derived from
+ * its input's definition in `LIVE_INPUTS` (the stored kind, its time and
+ * sequence number, then the input's other fields with their defaults filled
+ * in; only an `optionalWhenStored` field, such as `nodes`' `failed`, may be
+ * missing).
  *
  * @example
  * ```ts
@@ -90,45 +99,18 @@ export interface JobUpdate {
  * if (e?.kind !== "cancel" || e.time !== 5) throw new Error("a cancel at 5 waits in the state");
  * ```
  */
-export type LiveEvent =
-  | { readonly kind: "cancel"; readonly time: number; readonly seq: number; readonly id: number }
-  | {
-    readonly kind: "end";
-    readonly time: number;
-    readonly seq: number;
-    readonly id: number;
-    readonly outcome: EndOutcome;
-    readonly exitStatus: number;
-  }
-  | {
-    readonly kind: "updateJob";
-    readonly time: number;
-    readonly seq: number;
-    readonly id: number;
-    readonly update: JobUpdate;
-  }
-  | {
-    readonly kind: "updateQueue";
-    readonly time: number;
-    readonly seq: number;
-    readonly queue: QueueDef;
-  }
-  | {
-    readonly kind: "capacity";
-    readonly time: number;
-    readonly seq: number;
-    readonly capacity: number;
-  }
-  | {
-    /** A machine's nodes going offline (`down`) and back online (`up`), by name. */
-    readonly kind: "nodes";
-    readonly time: number;
-    readonly seq: number;
-    readonly down: readonly string[];
-    readonly up: readonly string[];
-    /** Nodes failing (unplanned): what runs on them ends at once, killed or requeued. */
-    readonly failed?: readonly string[];
-  };
+export type LiveEvent = {
+  [K in LiveInputKind]:
+    & {
+      /** The stored kind (`LIVE_INPUTS[input].stored`). */
+      readonly kind: (typeof LIVE_INPUTS)[K]["stored"];
+      /** When it takes effect. */
+      readonly time: number;
+      /** Its place among the events given for the same time. */
+      readonly seq: number;
+    }
+    & LiveStoredValues<(typeof LIVE_INPUTS)[K]["fields"], LiveFieldTypes>;
+}[LiveInputKind];
 
 const LIVE_ORDER: OrderSpec<LiveEvent> = {
   compare: (a, b) => a.time - b.time || a.seq - b.seq,

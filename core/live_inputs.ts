@@ -15,13 +15,12 @@ import type { QueueDef } from "./queues.ts";
  *
  * @example
  * ```ts
- * import { LIVE_INPUTS, type LiveFieldType } from "@evtsim/evtsim";
- * // Every field that names nodes (e.g. to expand host lists before giving the event).
- * const named: LiveFieldType = "nodeNames";
- * const lists = Object.entries(LIVE_INPUTS).flatMap(([kind, def]) =>
- *   Object.entries(def.fields).filter(([, f]) => f.type === named).map(([name]) => `${kind}.${name}`)
- * );
- * console.assert(lists.join() === "changeNodes.down,changeNodes.up,changeNodes.failed");
+ * import { initialState, LIVE_INPUTS, type LiveFieldTypes, step } from "@evtsim/evtsim";
+ * // A changeCapacity's `capacity` is a count: the value its field type stands for.
+ * const capacity: LiveFieldTypes[typeof LIVE_INPUTS.changeCapacity.fields.capacity.type] = 2;
+ * const s = step(initialState({ totalNodes: 8 }), { kind: "changeCapacity", capacity, time: 5 }).state;
+ * const e = s.liveEvents.first();
+ * console.assert(e?.kind === "capacity" && e.capacity === 2 && e.time === 5);
  * ```
  */
 export interface LiveFieldTypes {
@@ -52,11 +51,17 @@ export type LiveFieldType = keyof LiveFieldTypes;
  *
  * @example
  * ```ts
- * import { LIVE_INPUTS, type LiveField } from "@evtsim/evtsim";
- * // The fields an endJob must be given: the others have defaults.
+ * import { initialState, LIVE_INPUTS, type LiveField, step } from "@evtsim/evtsim";
+ * // The fields an endJob must be given (the others have defaults): step refuses it without them.
  * const fields: Readonly<Record<string, LiveField>> = LIVE_INPUTS.endJob.fields;
  * const required = Object.entries(fields).filter(([, f]) => !f.optional).map(([name]) => name);
- * console.assert(required.join() === "id");
+ * let message = "";
+ * try {
+ *   step(initialState({ totalNodes: 4 }), { kind: "endJob" } as never);
+ * } catch (e) {
+ *   message = (e as Error).message;
+ * }
+ * console.assert(required.join() === "id" && message.startsWith("endJob: id: expected"), message);
  * ```
  */
 export interface LiveField {
@@ -79,10 +84,11 @@ export interface LiveField {
  *
  * @example
  * ```ts
- * import { LIVE_INPUTS, type LiveInputDefinition } from "@evtsim/evtsim";
+ * import { initialState, LIVE_INPUTS, type LiveInputDefinition, step } from "@evtsim/evtsim";
  * const d: LiveInputDefinition = LIVE_INPUTS.changeCapacity;
- * // One name for the library, the reducer and the log; the state keeps it as `capacity`.
- * console.assert(d.stored === "capacity" && d.seed === "WORKERS_PUSH");
+ * // One name for the library, the reducer and the log; the state keeps it as its `stored` kind.
+ * const s = step(initialState({ totalNodes: 8 }), { kind: "changeCapacity", capacity: 4 }).state;
+ * console.assert(s.liveEvents.first()?.kind === d.stored && d.seed === "WORKERS_PUSH");
  * ```
  */
 export interface LiveInputDefinition {
@@ -115,9 +121,13 @@ export interface LiveInputDefinition {
  *
  * @example
  * ```ts
- * import { LIVE_INPUTS } from "@evtsim/evtsim";
+ * import { LIVE_INPUTS, Simulation } from "@evtsim/evtsim";
  * console.assert(Object.keys(LIVE_INPUTS).join() === "cancelJob,endJob,updateJob,updateQueue,changeCapacity,changeNodes");
  * console.assert(Object.keys(LIVE_INPUTS.updateJob.fields).join() === "id,update,time");
+ * // Each kind is a Simulation method of the same name.
+ * const sim = new Simulation({ totalNodes: 4 });
+ * const methods = Object.keys(LIVE_INPUTS).filter((k) => typeof Reflect.get(sim, k) === "function");
+ * console.assert(methods.length === Object.keys(LIVE_INPUTS).length, methods.join());
  * ```
  */
 export const LIVE_INPUTS = {
@@ -223,9 +233,14 @@ export type LiveInputKind = keyof typeof LIVE_INPUTS;
  *
  * @example
  * ```ts
- * import { type LiveInputOf } from "@evtsim/evtsim";
- * const cancel: LiveInputOf<"cancelJob"> = { kind: "cancelJob", id: 7, time: 50 };
- * console.assert(cancel.id === 7);
+ * import { type LiveInputOf, Simulation } from "@evtsim/evtsim";
+ * const sim = new Simulation({ totalNodes: 4 });
+ * sim.appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 10 }, { submitTime: 0, numNodes: 4, timeLimit: 10 }]);
+ * sim.advanceTo(0);
+ * const cancel: LiveInputOf<"cancelJob"> = { kind: "cancelJob", id: 1, time: 5 };
+ * sim.pushLiveEvent(cancel);
+ * const row = sim.finish().jobs[1];
+ * console.assert(row.outcome === "cancelled" && row.endTime === 5);
  * ```
  */
 export type LiveInputOf<K extends LiveInputKind> =
@@ -238,10 +253,16 @@ export type LiveInputOf<K extends LiveInputKind> =
  *
  * @example
  * ```ts
- * import { LIVE_INPUTS, type LiveFieldTypes, type LiveFieldValues } from "@evtsim/evtsim";
+ * import { LIVE_INPUTS, type LiveFieldTypes, type LiveFieldValues, Simulation } from "@evtsim/evtsim";
  * type EndFields = LiveFieldValues<typeof LIVE_INPUTS.endJob.fields, LiveFieldTypes>;
- * const end: EndFields = { id: 3, outcome: "failed" };
- * console.assert(end.time === undefined);
+ * const sim = new Simulation({ totalNodes: 4 });
+ * sim.appendJob({ submitTime: 0, numNodes: 4, timeLimit: 100 });
+ * sim.advanceTo(10);
+ * // Only the id is required: the end takes effect at the clock (10), as a completion.
+ * const end: EndFields = { id: 0 };
+ * sim.pushLiveEvent({ kind: "endJob", ...end });
+ * const row = sim.finish().jobs[0];
+ * console.assert(row.endTime === 10 && row.outcome === undefined);
  * ```
  */
 export type LiveFieldValues<
@@ -266,3 +287,44 @@ export type LiveInput = { [K in LiveInputKind]: LiveInputOf<K> }[LiveInputKind];
 
 /** The definitions as a plain table (the derivations below take one, so a test can add a kind). */
 export type LiveInputTable = Readonly<Record<string, LiveInputDefinition>>;
+
+/**
+ * The fields `F` of a live event as the state keeps it until its time (its
+ * `time` and `seq` aside), each of its type in `T`: the handler has filled
+ * in every default, so only an `optionalWhenStored` field may be missing.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   advanceTo, appendJobs, endJob, initialState, LIVE_INPUTS, type LiveFieldTypes,
+ *   type LiveStoredValues, step,
+ * } from "@evtsim/evtsim";
+ * type StoredEnd = LiveStoredValues<typeof LIVE_INPUTS.endJob.fields, LiveFieldTypes>;
+ * let s = step(initialState({ totalNodes: 4 }), appendJobs([{ submitTime: 0, numNodes: 4, timeLimit: 100 }])).state;
+ * s = step(s, advanceTo(0)).state;
+ * s = step(s, endJob(0, 30, { outcome: "killed" })).state;
+ * const e = s.liveEvents.first();
+ * if (e?.kind !== "end") throw new Error("an end waits in the state");
+ * // Waiting, an end always has its outcome and exit status (the default filled in).
+ * const end: StoredEnd = e;
+ * console.assert(end.outcome === "killed" && end.exitStatus === 137);
+ * ```
+ */
+export type LiveStoredValues<
+  F extends Readonly<Record<string, LiveField>>,
+  T extends Readonly<Record<LiveFieldType, unknown>>,
+> =
+  & {
+    readonly [
+      P in keyof F as P extends "time" ? never
+        : F[P] extends { readonly optionalWhenStored: true } ? never
+        : P
+    ]: T[F[P]["type"]];
+  }
+  & {
+    readonly [
+      P in keyof F as P extends "time" ? never
+        : F[P] extends { readonly optionalWhenStored: true } ? P
+        : never
+    ]?: T[F[P]["type"]];
+  };

@@ -23,7 +23,9 @@ import type { GraceClaim } from "./_grace.ts";
 import type { ResolvedConfig } from "./config.ts";
 import type { PendReasonCode } from "./decisions.ts";
 import { EvtsimError } from "./errors.ts";
-import type { LiveEvent } from "./live.ts";
+import type { LiveFieldData } from "./_live_inputs_derived.ts";
+import { liveEventData } from "./_live_stored.ts";
+import type { LIVE_INPUTS, LiveInputKind, LiveStoredValues } from "./live_inputs.ts";
 import type { ResolvedQueue } from "./queues.ts";
 import type { ResourceEvent, SimState } from "./state.ts";
 import type { StatisticsAccumulator } from "./statistics.ts";
@@ -124,15 +126,20 @@ export interface JobRecordData {
   readonly graceStop?: number;
 }
 
-/** A pending live event as stored. */
-export type LiveEventData =
-  | Exclude<LiveEvent, { kind: "updateQueue" }>
-  | {
-    readonly kind: "updateQueue";
-    readonly time: number;
-    readonly seq: number;
-    readonly queue: QueueDefData;
-  };
+/**
+ * A pending live event as stored: derived from its input's definition
+ * (`LIVE_INPUTS`) as `LiveEvent` is, each field in its log form (a queue's
+ * explicit "no limit" is null).
+ */
+export type LiveEventData = {
+  [K in LiveInputKind]:
+    & {
+      readonly kind: (typeof LIVE_INPUTS)[K]["stored"];
+      readonly time: number;
+      readonly seq: number;
+    }
+    & LiveStoredValues<(typeof LIVE_INPUTS)[K]["fields"], LiveFieldData>;
+}[LiveInputKind];
 
 /** The statistics sums as stored: the "none yet" infinities are null. */
 export type StatisticsData = Omit<StatisticsAccumulator, "firstSubmit" | "lastEnd"> & {
@@ -308,48 +315,6 @@ function recordData(r: JobRecord): JobRecordData {
   return out;
 }
 
-function liveEventData(e: LiveEvent): LiveEventData {
-  switch (e.kind) {
-    case "cancel":
-      return { kind: e.kind, time: e.time, seq: e.seq, id: e.id };
-    case "end":
-      return {
-        kind: e.kind,
-        time: e.time,
-        seq: e.seq,
-        id: e.id,
-        outcome: e.outcome,
-        exitStatus: e.exitStatus,
-      };
-    case "updateJob": {
-      const u = e.update;
-      return {
-        kind: e.kind,
-        time: e.time,
-        seq: e.seq,
-        id: e.id,
-        update: {
-          ...(u.priority === undefined ? {} : { priority: u.priority }),
-          ...(u.queue === undefined ? {} : { queue: u.queue }),
-        },
-      };
-    }
-    case "updateQueue":
-      return { kind: e.kind, time: e.time, seq: e.seq, queue: queueDefData(e.queue) };
-    case "capacity":
-      return { kind: e.kind, time: e.time, seq: e.seq, capacity: e.capacity };
-    case "nodes":
-      return {
-        kind: e.kind,
-        time: e.time,
-        seq: e.seq,
-        down: [...e.down],
-        up: [...e.up],
-        ...(e.failed === undefined ? {} : { failed: [...e.failed] }),
-      };
-  }
-}
-
 /** A resource event as stored (fields in a fixed order). */
 export function eventData(e: ResourceEvent): ResourceEvent {
   return {
@@ -451,7 +416,7 @@ export function snapshotOf(state: SimState): SnapshotData {
     },
     arrivals: state.arrivals.toArray().map((r) => r.id),
     queues: state.queues.list.map((q) => resolvedQueueData(q.def)),
-    liveEvents: state.liveEvents.toArray().map(liveEventData),
+    liveEvents: state.liveEvents.toArray().map((e) => liveEventData(e) as LiveEventData),
     liveSeq: state.liveSeq,
     round: state.round,
     pendCodes: pend,

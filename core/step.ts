@@ -5,6 +5,7 @@
 import { Working } from "./_engine.ts";
 import { appendJobs, submitJob } from "./_jobs.ts";
 import { pushLiveEvent } from "./_live.ts";
+import { isLiveInput, liveEventInput } from "./_live_stored.ts";
 import { EvtsimError } from "./errors.ts";
 import { lateCallOf } from "./_policy_faults.ts";
 import { classifyStranded } from "./_stranded.ts";
@@ -107,6 +108,11 @@ export function step(state: SimState, input: Input): StepResult {
   // The run's mode (core/_run_mode.ts) refuses what it does not take: jobs
   // to schedule in a schedule replay.
   w.runMode.checkInput(w, input.kind);
+  // Every live input, by its definition (core/live_inputs.ts): no case per kind.
+  if (isLiveInput(input)) {
+    pushLiveEvent(w, liveEventInput(input));
+    return { state: w.freeze(), rows: w.rows(), ids };
+  }
   switch (input.kind) {
     case "appendJobs":
       ids = appendJobs(w, input.jobs, input.submit ?? true, {
@@ -131,36 +137,6 @@ export function step(state: SimState, input: Input): StepResult {
     case "flush":
       w.reclaimFront();
       w.flushResources();
-      break;
-    case "cancelJob":
-      pushLiveEvent(w, { kind: "cancel", id: input.id, time: input.time });
-      break;
-    case "endJob":
-      pushLiveEvent(w, {
-        kind: "end",
-        id: input.id,
-        time: input.time,
-        outcome: input.outcome,
-        exitStatus: input.exitStatus,
-      });
-      break;
-    case "updateJob":
-      pushLiveEvent(w, { kind: "updateJob", id: input.id, time: input.time, update: input.update });
-      break;
-    case "updateQueue":
-      pushLiveEvent(w, { kind: "updateQueue", time: input.time, queue: input.queue });
-      break;
-    case "changeCapacity":
-      pushLiveEvent(w, { kind: "capacity", time: input.time, capacity: input.capacity });
-      break;
-    case "changeNodes":
-      pushLiveEvent(w, {
-        kind: "nodes",
-        time: input.time,
-        down: input.down,
-        up: input.up,
-        ...(input.failed === undefined ? {} : { failed: input.failed }),
-      });
       break;
     case "finish":
       if (!w.finished) {

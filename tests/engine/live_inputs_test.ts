@@ -23,13 +23,15 @@ import {
   liveInputFromArgs,
   liveInputOfData,
 } from "../../core/_live_inputs_derived.ts";
+import { liveEventData, liveEventInput, liveEventOfData } from "../../core/_live_stored.ts";
 import {
   LIVE_INPUTS,
   type LiveFieldType,
   type LiveInputKind,
   type LiveInputTable,
 } from "../../core/live_inputs.ts";
-import type { Input } from "../../core/step.ts";
+import { type Input, step } from "../../core/step.ts";
+import type { SimState } from "../../core/state.ts";
 import { encode, inputOf } from "../../io/replay_log.ts";
 import { InputSchema, liveInputSchemas, MESSAGE_SCHEMAS } from "../../io/replay_schema.ts";
 import { assert, assertEquals, assertThrows } from "../_assert.ts";
@@ -343,6 +345,107 @@ Deno.test("live inputs: an extra definition flows through the check, the creator
   assertEquals(liveInputOfData(parsed.data as never, EXTRA), input);
   assert(!schema.safeParse({ ...data, id: -1 }).success, "a job id is a whole number ≥ 0");
   assert(!schema.safeParse({ kind: "holdJob" }).success, "id is required");
+});
+
+Deno.test("live inputs: an extra definition's stored event and its snapshot form are derived too", () => {
+  // What step gives the handler: the stored kind, then the given fields in order.
+  const queue = { name: "q", maxRunning: undefined };
+  const given = { kind: "holdJob", queue, until: undefined, id: 4 };
+  const event = liveEventInput(given as never, EXTRA);
+  assertEquals(JSON.stringify(Object.keys(event)), '["kind","id","queue"]');
+  assertEquals(event as unknown, { kind: "hold", id: 4, queue });
+  // What a snapshot writes of it waiting in the state, and reads back.
+  const waiting = { kind: "hold", time: 9, seq: 0, id: 4, until: 12, queue };
+  const data = liveEventData(waiting as never, EXTRA);
+  assertEquals(
+    JSON.stringify(data),
+    '{"kind":"hold","time":9,"seq":0,"id":4,"until":12,"queue":{"name":"q","maxRunning":null}}',
+  );
+  assertEquals(liveEventOfData(JSON.parse(JSON.stringify(data)), EXTRA) as unknown, waiting);
+});
+
+Deno.test("live inputs: step has one branch for every live input, no case or stored event per kind", async () => {
+  const source = await Deno.readTextFile(new URL("core/step.ts", ROOT));
+  const perKind = KINDS.flatMap((kind) => {
+    const stored = LIVE_INPUTS[kind].stored;
+    return [`"${kind}"`, `kind: "${stored}"`].filter((s) => source.includes(s));
+  });
+  assertEquals(perKind, []);
+  assert(source.includes("if (isLiveInput(input))"), "the one branch");
+});
+
+// Every kind waiting in the state and in a snapshot, byte for byte as the
+// per-kind cases of step built them before the branch was derived (ends
+// with their defaults filled in, a node change without failures without
+// `failed`, a queue's explicit "no limit" null in the snapshot).
+const PINNED_STORED = [
+  [
+    '{"kind":"end","time":0,"seq":2,"id":1,"outcome":"completed","exitStatus":0}',
+    '{"kind":"updateJob","time":5,"seq":3,"id":2,"update":{"priority":4}}',
+    '{"kind":"updateQueue","time":6,"seq":4,"queue":{"name":"q"}}',
+    '{"kind":"cancel","time":10,"seq":0,"id":2}',
+    '{"kind":"end","time":20,"seq":1,"id":0,"outcome":"failed","exitStatus":1}',
+    '{"kind":"nodes","time":30,"seq":5,"down":["n2"],"up":[],"failed":["n1"]}',
+    '{"kind":"nodes","time":40,"seq":6,"down":[],"up":["n2"]}',
+  ],
+  [
+    '{"kind":"end","time":0,"seq":2,"id":1,"outcome":"completed","exitStatus":0}',
+    '{"kind":"updateJob","time":5,"seq":3,"id":2,"update":{"priority":4}}',
+    '{"kind":"updateQueue","time":6,"seq":4,"queue":{"name":"q","maxRunning":null}}',
+    '{"kind":"cancel","time":10,"seq":0,"id":2}',
+    '{"kind":"end","time":20,"seq":1,"id":0,"outcome":"failed","exitStatus":1}',
+    '{"kind":"nodes","time":30,"seq":5,"down":["n2"],"up":[],"failed":["n1"]}',
+    '{"kind":"nodes","time":40,"seq":6,"down":[],"up":["n2"]}',
+  ],
+  [
+    '{"kind":"capacity","time":0,"seq":1,"capacity":3}',
+    '{"kind":"capacity","time":10,"seq":0,"capacity":2}',
+  ],
+];
+
+Deno.test("live inputs: every kind pushed through step waits in the state and a snapshot as before, byte for byte", () => {
+  const model = topologyCluster([
+    { name: "n1", capacity: { cpu: 8 } },
+    { name: "n2", capacity: { cpu: 8 } },
+  ]);
+  const job = { submitTime: 0, numNodes: 0, timeLimit: 100, demand: one };
+  const inputs: Input[] = [
+    { kind: "appendJobs", jobs: [job, job, job] },
+    { kind: "advanceTo", time: 0 },
+    { kind: "cancelJob", id: 2, time: 10 },
+    { kind: "endJob", id: 0, time: 20, outcome: "failed" },
+    { kind: "endJob", id: 1 },
+    { kind: "updateJob", id: 2, update: { priority: 4 }, time: 5 },
+    { kind: "updateQueue", queue: { name: "q", maxRunning: undefined }, time: 6 },
+    { kind: "changeNodes", down: ["n2"], failed: ["n1"], time: 30 },
+    { kind: "changeNodes", up: ["n2"], time: 40 },
+  ];
+  const machine = inputs.reduce(
+    (s, input) => step(s, input).state,
+    initialState({ totalNodes: 2, resourceModel: model, queues: [{ name: "q" }] }),
+  );
+  const counted = [
+    { kind: "changeCapacity", capacity: 2, time: 10 },
+    { kind: "changeCapacity", capacity: 3 },
+  ].reduce((s, input) => step(s, input as Input).state, initialState({ totalNodes: 4 }));
+  const lines = (events: readonly unknown[]) => events.map((e) => JSON.stringify(e));
+  // A snapshot is opaque to its users: its live events are read from its JSON.
+  const stored = (s: SimState) =>
+    (saveSnapshot(s) as unknown as { liveEvents: unknown[] }).liveEvents;
+  assertEquals(
+    [
+      lines(machine.liveEvents.toArray()),
+      lines(stored(machine)),
+      lines(counted.liveEvents.toArray()),
+    ],
+    PINNED_STORED,
+  );
+  assertEquals(lines(stored(counted)), PINNED_STORED[2]);
+  // Every kind of the table is among them.
+  const kinds = new Set(
+    [...machine.liveEvents.toArray(), ...counted.liveEvents.toArray()].map((e) => e.kind),
+  );
+  assertEquals([...kinds].sort(), KINDS.map((k) => LIVE_INPUTS[k].stored as string).sort());
 });
 
 // The rows of the names table of docs/seed-003-mapping.md, from the definitions.
