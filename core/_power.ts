@@ -58,6 +58,61 @@ export function highestCapFrom(c: ResolvedConfig, time: number): number {
   return most;
 }
 
+/**
+ * The lowest cap in effect at some instant of [`from`, `until`) (Infinity:
+ * none), and the first instant it is in effect: what a job started at
+ * `from` and running until `until` must stay under.
+ */
+export function capOver(
+  c: ResolvedConfig,
+  from: number,
+  until: number,
+): { readonly watts: number; readonly from: number } {
+  let watts = capAt(c, from), at = from;
+  const s = c.powerCapSchedule;
+  if (s !== undefined) {
+    for (const x of s) {
+      if (x.time > from && x.time < until && x.watts < watts) {
+        watts = x.watts;
+        at = x.time;
+      }
+    }
+  }
+  return { watts, from: at };
+}
+
+/**
+ * The highest cap a job running `length` seconds can stay under if started
+ * at `time` or later: over its possible starts (now and each later change
+ * of the cap), the best of the lowest caps its run would meet. A job whose
+ * draw alone is over it can never start.
+ */
+export function bestWindowCap(c: ResolvedConfig, time: number, length: number): number {
+  let best = capOver(c, time, time + length).watts;
+  const s = c.powerCapSchedule;
+  if (s !== undefined) {
+    for (const x of s) {
+      if (x.time > time) best = Math.max(best, capOver(c, x.time, x.time + length).watts);
+    }
+  }
+  return best;
+}
+
+/** How long a job started now may run: its time limit, or its run time if that is longer. */
+export function runWindow(job: JobRecord): number {
+  return job.runTime > job.timeLimit ? job.runTime : job.timeLimit;
+}
+
+/** The lowest cap in effect at `time` or later (Infinity: none ever). */
+export function lowestCapFrom(c: ResolvedConfig, time: number): number {
+  let least = capAt(c, time);
+  const s = c.powerCapSchedule;
+  if (s !== undefined) {
+    for (const x of s) if (x.time > time && x.watts < least) least = x.watts;
+  }
+  return least;
+}
+
 /** When the cap next changes after `time` (Infinity: never). */
 export function nextCapChange(c: ResolvedConfig, time: number): number {
   const s = c.powerCapSchedule;

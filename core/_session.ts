@@ -24,7 +24,16 @@ import type { RunningSet } from "./running.ts";
 import type { JobRecord } from "./types.ts";
 import { type UnplaceableCache, unplaceableCache } from "./_unplaceable.ts";
 import { holdCapacity, holdReason } from "./_hold_rule.ts";
-import { aloneDraw, capAt, highestCapFrom, machineDraw } from "./_power.ts";
+import {
+  aloneDraw,
+  bestWindowCap,
+  capAt,
+  capOver,
+  highestCapFrom,
+  lowestCapFrom,
+  machineDraw,
+  runWindow,
+} from "./_power.ts";
 
 /**
  * The session's running set as the engine holds it now, for a built-in
@@ -131,7 +140,12 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     const hold = holdCapacity(w.capacity, w.config.totalNodes, w.drevtCapacity);
     this.#cut = hold === Infinity ? -1 : hold;
     this.#power = w.capped
-      ? { cap: capAt(w.config, w.time), highest: highestCapFrom(w.config, w.time), refused: false }
+      ? {
+        cap: capAt(w.config, w.time),
+        highest: highestCapFrom(w.config, w.time),
+        lowest: lowestCapFrom(w.config, w.time),
+        refused: false,
+      }
       : undefined;
     const model = w.resourceModel;
     this.#model = model === undefined ? undefined : {
@@ -337,13 +351,19 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
           continue;
         }
       }
-      // A job over the highest cap to come even alone never starts: held.
+      // A job over every cap its run could meet, even alone, never starts: held.
       const power = this.#power;
       if (power !== undefined) {
-        const alone = aloneDraw(this.#w.config, job, this.#w.resourceModel);
-        if (alone > power.highest) {
-          this.pend(job, pendReasons.exceedsPowerCap(alone, power.highest), "exceeds_capacity");
-          continue;
+        const c = this.#w.config;
+        const alone = aloneDraw(c, job, this.#w.resourceModel);
+        if (alone > power.lowest) {
+          const best = c.powerCapSchedule === undefined
+            ? power.highest
+            : bestWindowCap(c, this.now, runWindow(job));
+          if (alone > best) {
+            this.pend(job, pendReasons.exceedsPowerCap(alone, best), "exceeds_capacity");
+            continue;
+          }
         }
       }
       if (!this.queuesConfigured) return job;
@@ -549,10 +569,16 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     let reason: PendReason | undefined;
     if (!power.refused) {
       const draw = machineDraw(w, rec, placement);
-      if (draw <= power.cap) return false;
+      // The lowest cap in effect while the job would run: a start never takes
+      // the draw over a cap that comes into effect before the job ends.
+      if (draw <= power.lowest) return false;
+      const cap = w.config.powerCapSchedule === undefined
+        ? { watts: power.cap, from: this.now }
+        : capOver(w.config, this.now, this.now + runWindow(rec));
+      if (draw <= cap.watts) return false;
       power.refused = true;
       power.first = rec.id;
-      reason = pendReasons.powerCap(draw, power.cap);
+      reason = pendReasons.powerCap(draw, cap.watts, cap.from > this.now ? cap.from : undefined);
     }
     this.#current = undefined;
     try {
@@ -613,6 +639,8 @@ interface PowerRound {
   readonly cap: number;
   /** The highest cap from now on: a job over it even alone is held. */
   readonly highest: number;
+  /** The lowest cap from now on: a start under it is under every cap its run meets. */
+  readonly lowest: number;
   /** A start was refused for power: every later start of this session is too. */
   refused: boolean;
   /**

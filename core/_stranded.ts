@@ -9,7 +9,7 @@ import type { SimState } from "./state.ts";
 import type { JobRecord, Notice, StrandedCause } from "./types.ts";
 import { unplaceableCache } from "./_unplaceable.ts";
 import { holdReason, neverPlaceable } from "./_hold_rule.ts";
-import { aloneDraw, highestCapFrom, powerCapped } from "./_power.ts";
+import { aloneDraw, bestWindowCap, powerCapped, runWindow } from "./_power.ts";
 
 /**
  * Gives the `stranded` notice among `notices` (written by `finish`) its
@@ -68,7 +68,6 @@ export function strandedCauses(s: SimState): StrandedCause[] {
       r,
     ) !== undefined;
   const capped = s.runMode.decides && powerCapped(s.config);
-  const highestCap = capped ? highestCapFrom(s.config, s.time) : Infinity;
   for (const r of waiting) {
     if (never !== undefined && neverPlaceable(res!.model, never, r) !== undefined) {
       add("never", { cause: "never_fits", jobs: 0, firstJob: r.id }, r.id);
@@ -79,12 +78,9 @@ export function strandedCauses(s: SimState): StrandedCause[] {
       continue;
     }
     // Held by the power cap (core/_session.ts): over the highest cap to come even alone.
-    if (capped && aloneDraw(s.config, r, res?.model) > highestCap) {
-      add(
-        "power",
-        { cause: "over_power_cap", jobs: 0, firstJob: r.id, powerCap: highestCap },
-        r.id,
-      );
+    const best = capped ? bestWindowCap(s.config, s.time, runWindow(r)) : Infinity;
+    if (capped && aloneDraw(s.config, r, res?.model) > best) {
+      add("power", { cause: "over_power_cap", jobs: 0, firstJob: r.id, powerCap: best }, r.id);
       continue;
     }
     const held = heldBy(s, r);

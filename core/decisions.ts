@@ -140,7 +140,10 @@ export interface PendReason {
   readonly blockingJob?: string;
   /** The machine's draw with the job started (power_cap) or alone (exceeds_capacity), watts. */
   readonly draw?: number;
-  /** The power cap it exceeds (power_cap: now; exceeds_capacity: the highest to come), watts. */
+  /**
+   * The power cap it exceeds, watts: power_cap, the lowest in effect while it
+   * would run; exceeds_capacity, the best a run of its length can meet.
+   */
   readonly powerCap?: number;
 }
 
@@ -177,8 +180,12 @@ export const pendReasons: {
   exceedsCapacity(needed: number, capacity: number): PendReason;
   /** An external scheduler (evtsim serve's `admission: "external"`) did not start it. */
   external(): PendReason;
-  /** Started, the machine would draw `draw` watts, over the cap of `cap` watts. */
-  powerCap(draw: number, cap: number): PendReason;
+  /**
+   * Started, the machine would draw `draw` watts, over the cap of `cap`
+   * watts: the one in effect now, or the lowest one in effect from `from`
+   * on, before the job would end.
+   */
+  powerCap(draw: number, cap: number, from?: number): PendReason;
   /** Alone on an idle machine it draws `draw` watts, over the highest cap `cap` to come: held. */
   exceedsPowerCap(draw: number, cap: number): PendReason;
 } = {
@@ -253,11 +260,17 @@ export const pendReasons: {
   external(): PendReason {
     return { code: "external", message: "the external scheduler did not start it" };
   },
-  /** Started, the machine would draw `draw` watts, over the cap of `cap` watts. */
-  powerCap(draw: number, cap: number): PendReason {
+  /**
+   * Started, the machine would draw `draw` watts, over the cap of `cap`
+   * watts: the one in effect now, or the lowest one in effect from `from`
+   * on, before the job would end.
+   */
+  powerCap(draw: number, cap: number, from?: number): PendReason {
     return {
       code: "power_cap",
-      message: `the machine would draw ${draw} W, over the power cap of ${cap} W`,
+      message: `the machine would draw ${draw} W, over the power cap of ${cap} W${
+        from === undefined ? "" : ` in effect from ${from}, before it would end`
+      }`,
       draw,
       powerCap: cap,
     };

@@ -170,6 +170,37 @@ Deno.test("power cap: no start takes the draw over the cap (from the job rows), 
   assert(starts > RUNS && refused > RUNS / 4, `only ${starts} start instants, ${refused} refusals`);
 });
 
+Deno.test("power cap: while any job runs, the draw is never over the cap in effect at that instant, a scheduled lowering included", () => {
+  let instants = 0, later = 0;
+  fc.assert(
+    fc.property(arbCase, (given) => {
+      // Busy nodes draw at least what idle ones do: an end never raises the draw.
+      const idle = given.config.idleWatts ?? 0;
+      const busy = Math.max(given.config.busyWatts ?? 0, idle);
+      const c = { ...given, config: { ...given.config, busyWatts: busy } };
+      const out = runBatch(c.config, c.trace);
+      const cap = (t: number) => capAt(resolveConfig(c.config), t);
+      // Between these instants the cap is constant and the draw only falls.
+      const times = new Set([
+        ...out.jobRows.map((j) => j.beginTime),
+        ...(c.config.powerCapSchedule ?? []).map((x) => x.time),
+      ]);
+      for (const t of times) {
+        const running = out.jobRows.filter((j) => j.beginTime <= t && t < j.endTime);
+        if (running.length === 0) continue;
+        const draw = drawOf(c, running);
+        assert(draw <= cap(t), `draw ${draw} W over the cap ${cap(t)} W at ${t}`);
+        instants++;
+      }
+      later += out.decisions.filter((d) =>
+        d.type === "PEND" && d.reason.code === "power_cap" && d.reason.message.includes("from")
+      ).length;
+    }),
+    { seed: SEED, numRuns: RUNS },
+  );
+  assert(instants > RUNS && later > 0, `only ${instants} instants, ${later} later-cap refusals`);
+});
+
 Deno.test("power cap: the energy (integral of the power column) is the nodes' and the jobs' own sum", () => {
   fc.assert(
     fc.property(arbCase, (given) => {

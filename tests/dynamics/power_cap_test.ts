@@ -89,6 +89,46 @@ Deno.test("power cap schedule 120 W then 200 W at 20: the raise is an event that
   ]);
 });
 
+Deno.test("power cap schedule 200 W, 100 W at 50, 200 W at 120: a start stays under every cap its run meets", () => {
+  const out = run({
+    totalNodes: 2,
+    decisions: true,
+    powerCapSchedule: [{ time: 0, watts: 200 }, { time: 50, watts: 100 }, {
+      time: 120,
+      watts: 200,
+    }],
+  }, [
+    { submitTime: 0, numNodes: 1, timeLimit: 100, actualRunTime: 80, power: 150 },
+    { submitTime: 0, numNodes: 1, timeLimit: 40, actualRunTime: 40, power: 50 },
+  ]);
+  // At 0 job 0's 150 W fits the 200 W cap, but its run (up to its limit,
+  // 100) would meet the 100 W cap from 50: refused, and job 1 behind it with
+  // it (the starts stay a prefix). At 50 the same. At 120 both fit the
+  // 200 W cap for good: 150 + 50 = 200 W.
+  assertEquals(out.jobs.map((j) => [j.beginTime, j.endTime]), [[120, 200], [120, 160]]);
+  const first = out.decisions[0];
+  assert(first.type === "PEND" && first.reason.code === "power_cap");
+  assertEquals(
+    first.reason.message,
+    "the machine would draw 150 W, over the power cap of 100 W in effect from 50, before it would end",
+  );
+  // (A PEND row is written when a job's reason changes: not again at 50.)
+  assertEquals(out.decisions.map(brief), [
+    "0 PEND 0 power_cap",
+    "120 DISPATCH 0",
+    "120 DISPATCH 1",
+  ]);
+  // A run no window can hold (the 100 W cap for good from 50): held at once.
+  const held = run({
+    totalNodes: 2,
+    decisions: true,
+    powerCapSchedule: [{ time: 0, watts: 200 }, { time: 50, watts: 100 }],
+  }, [{ submitTime: 0, numNodes: 1, timeLimit: 100, actualRunTime: 80, power: 150 }]);
+  const d = held.decisions[0];
+  assert(d.type === "PEND" && d.reason.code === "exceeds_capacity", JSON.stringify(d));
+  assertEquals(held.jobs, []);
+});
+
 Deno.test("power cap: the starts kept are a prefix of the policy's; a later start that fits is not made", () => {
   // Starts every job it is offered (in id order) that fits the free nodes.
   const greedy: Admission = {
