@@ -279,6 +279,49 @@ export function machineDraw(
 }
 
 /**
+ * The draw `starting` would make, started where `placement` says, once the
+ * running jobs `leaving` have left: what the check of its start will compute
+ * then (a preemption's, core/_preemption.ts). Rare, so it sums as defined,
+ * in order, from the running set itself.
+ */
+export function drawWithout(
+  w: PowerView,
+  leaving: readonly JobRecord[],
+  starting: JobRecord,
+  placement: Placement | undefined,
+): number {
+  const c = w.config;
+  const gone = new Set(leaving.map((r) => r.id));
+  let draw = 0;
+  if (c.nodeWatts !== undefined) {
+    const t = wattsTable(c, w.resourceModel);
+    const model = w.resourceModel!;
+    const held = new Uint8Array(t.idle.length);
+    const mark = (id: number | undefined, alloc: Placement["allocation"] | undefined) => {
+      for (const a of (id === undefined ? alloc : model.allocationOf!(w.resourceState, id)) ?? []) {
+        const k = t.index.get(a.nodeName);
+        if (k !== undefined) held[k] = 1;
+      }
+    };
+    for (const r of w.running.values()) if (!gone.has(r.id)) mark(r.id, undefined);
+    mark(undefined, placement?.allocation);
+    for (let k = 0; k < held.length; k++) draw += held[k] === 1 ? t.busy[k] : t.idle[k];
+  } else {
+    let allocated = w.allocatedNodes + starting.numNodes;
+    for (const r of leaving) allocated -= r.numNodes;
+    const idleNodes = c.totalNodes > allocated ? c.totalNodes - allocated : 0;
+    draw = (c.idleWatts ?? 0) * idleNodes + (c.busyWatts ?? 0) * allocated;
+  }
+  for (const r of w.running.values()) {
+    if (gone.has(r.id)) continue;
+    const p = w.recordOf(r.id).power;
+    if (p !== undefined) draw += p;
+  }
+  if (starting.power !== undefined) draw += starting.power;
+  return draw;
+}
+
+/**
  * The draw of an otherwise idle machine running `job` alone (watts). With
  * node watts, where it would run is not known: a lower bound (every node
  * idle, or busy where that draws less), so a job is never held that could
