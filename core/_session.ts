@@ -58,7 +58,7 @@ export function runRound(w: Working): number {
  * leaving one waiting without a PEND row. Returns the number of jobs started.
  */
 export function runCoreRound(w: Working, pass: (s: CoreSession) => void): number {
-  const round = new Round(w);
+  const round = new Round(w, true);
   try {
     pass(round);
   } catch (e) {
@@ -121,8 +121,15 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
    * field, undefined without a cap, so an uncapped session is as it was.
    */
   readonly #power: PowerRound | undefined;
+  /**
+   * After a start the cap refused, `next` and `nextFitting` offer nothing
+   * more: no later start of the session would be made (searchesUnderCap).
+   */
+  readonly #stopsAtRefusal: boolean;
 
-  constructor(w: Working) {
+  // `core`: one of the core's own sessions (a preemption's), which must see
+  // every waiting job.
+  constructor(w: Working, core = false) {
     this.#w = w;
     this.now = w.time;
     // Below the machine size a waiting job may need more nodes than there
@@ -133,6 +140,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     this.#power = w.capped
       ? { cap: capAt(w.config, w.time), highest: highestCapFrom(w.config, w.time), refused: false }
       : undefined;
+    this.#stopsAtRefusal = w.capped && !core && searchesUnderCap(w);
     const model = w.resourceModel;
     this.#model = model === undefined ? undefined : {
       unplaceable: w.admission.offersUnplaceable !== true ? unplaceableCache(model) : undefined,
@@ -154,9 +162,8 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     this.#session = session;
     // Every waiting job gets a verdict only with `decisions: true`; "heads"
     // keeps the policy on its indexed path and records what it pends there.
-    // A power cap holds jobs in `next` as a cut does, so the policies walk.
     this.search = w.config.decisions === true || session.search === undefined ||
-        this.#cut >= 0 || w.capped
+        this.#cut >= 0 || (w.capped && !searchesUnderCap(w))
       ? undefined
       : this;
   }
@@ -312,6 +319,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   next(): JobRecord | undefined {
     if (this.#ended) throw this.#late("next");
     checkInterrupt();
+    if (this.#stopsAtRefusal && this.#power!.refused) return this.#current = undefined;
     for (;;) {
       let job: JobRecord | undefined;
       try {
@@ -360,12 +368,21 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   ): JobRecord | undefined {
     if (this.#ended) throw this.#late("search.nextFitting");
     checkInterrupt();
-    try {
-      this.#current = this.#session.search!.nextFitting(maxNodes, limitFits, noRoomFrom);
-    } catch (e) {
-      throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
+    const power = this.#power;
+    if (this.#stopsAtRefusal && power!.refused) return this.#current = undefined;
+    for (;;) {
+      try {
+        this.#current = this.#session.search!.nextFitting(maxNodes, limitFits, noRoomFrom);
+      } catch (e) {
+        throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
+      }
+      const job = this.#current;
+      if (power === undefined || job === undefined) return job;
+      // A job over the highest cap to come even alone is held, as in `next`.
+      const alone = aloneDraw(this.#w.config, job, this.#w.resourceModel);
+      if (!(alone > power.highest)) return job;
+      this.pend(job, pendReasons.exceedsPowerCap(alone, power.highest), "exceeds_capacity");
     }
-    return this.#current;
   }
 
   minNodesBefore(job: JobRecord | undefined): number {
@@ -605,6 +622,21 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       recordPend(w, id, typeof reason === "function" ? reason() : reason);
     }
   }
+}
+
+// Under a power cap a policy keeps the cost of an uncapped run where that
+// starts the same jobs: its indexed search, whose `nextFitting` holds a job
+// over the highest cap as `next` does, and, once the cap refused a start,
+// no more candidates (the walk offered every one left only to see each
+// refused: a whole queue behind a machine that has nodes free but no watts).
+// Only with no decisions recorded (the walk's PEND rows are what a capped
+// run has always recorded), for a policy that searches by limit
+// (`minNodesBefore`/`maxNodesBefore` would count a held job among the jobs
+// ahead: CONSERVATIVE walks) and keeps no memory between sessions (a memory
+// made from the candidates it saw could differ).
+function searchesUnderCap(w: Working): boolean {
+  return w.config.decisions === false && w.admission.searchesByLimit === true &&
+    w.admission.init === undefined;
 }
 
 // A session's own state with a power cap.
