@@ -220,6 +220,19 @@ Deno.test("power cap: a cap above any possible draw changes no row but adds the 
   );
 });
 
+Deno.test("power cap: with no decisions recorded (EASY's indexed search, stopped at a refusal) the same run as the walk", () => {
+  fc.assert(
+    fc.property(arbCase, (c) => {
+      const walked = runBatch(c.config, c.trace);
+      const searched = runBatch({ ...c.config, decisions: false }, c.trace);
+      assertEquals(searched.jobRows, walked.jobRows);
+      assertEquals(searched.resourceRows, walked.resourceRows);
+      assertEquals(searched.statistics, walked.statistics);
+    }),
+    { seed: SEED, numRuns: RUNS },
+  );
+});
+
 Deno.test("power cap: batch ≡ streaming ≡ a JSON snapshot at a random input", () => {
   fc.assert(
     fc.property(
