@@ -17,7 +17,7 @@
 // requeued victims wait, and what the victims left may start more jobs).
 
 import type { Working } from "./_engine.ts";
-import { type CoreSession, runCoreRound } from "./_session.ts";
+import { type CoreSession, runCoreRound, startCap } from "./_session.ts";
 import { EvtsimError } from "./errors.ts";
 import { requeue, tellPicker } from "./_failures.ts";
 import { suspend } from "./_suspension.ts";
@@ -25,7 +25,7 @@ import { claimOf, deferStop, type GraceClaim } from "./_grace.ts";
 import type { QueueState } from "./queues.ts";
 import type { JobRecord } from "./types.ts";
 import type { PendReason } from "./decisions.ts";
-import { capAt, drawWithout } from "./_power.ts";
+import { drawWithout } from "./_power.ts";
 import type { Placement } from "./resource_model.ts";
 
 /** SIGTERM's exit status: a cancelled victim's. */
@@ -193,7 +193,7 @@ function underCapWithout(w: Working, job: JobRecord, victims: readonly Candidate
     placement = model.place(state, job).placement;
   }
   const rec = w.recordOf(job.id);
-  return drawWithout(w, victims.map((v) => v.rec), rec, placement) <= capAt(w.config, w.time);
+  return drawWithout(w, victims.map((v) => v.rec), rec, placement) <= startCap(w);
 }
 
 // Signals the victims: each stops now, or, with a grace time, later

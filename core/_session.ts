@@ -345,14 +345,10 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
           continue;
         }
       }
-      // A job over the highest cap to come even alone never starts: held.
-      const power = this.#power;
-      if (power !== undefined) {
-        const alone = aloneDraw(this.#w.config, job, this.#w.resourceModel);
-        if (alone > power.highest) {
-          this.pend(job, pendReasons.exceedsPowerCap(alone, power.highest), "exceeds_capacity");
-          continue;
-        }
+      const overCap = this.#power === undefined ? undefined : this.#heldForPower(job);
+      if (overCap !== undefined) {
+        this.pend(job, overCap, "exceeds_capacity");
+        continue;
       }
       if (!this.queuesConfigured) return job;
       const blocked = queueReason(this.#w, job);
@@ -378,11 +374,20 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       }
       const job = this.#current;
       if (power === undefined || job === undefined) return job;
-      // A job over the highest cap to come even alone is held, as in `next`.
-      const alone = aloneDraw(this.#w.config, job, this.#w.resourceModel);
-      if (!(alone > power.highest)) return job;
-      this.pend(job, pendReasons.exceedsPowerCap(alone, power.highest), "exceeds_capacity");
+      // Held as in `next`.
+      const overCap = this.#heldForPower(job);
+      if (overCap === undefined) return job;
+      this.pend(job, overCap, "exceeds_capacity");
     }
+  }
+
+  // Why a job is held for power (undefined: it is not), under a cap: over
+  // the highest cap to come even alone, it never starts. The one test of
+  // `next` and `nextFitting`, so that the indexed search holds what the walk does.
+  #heldForPower(job: JobRecord): PendReason | undefined {
+    const power = this.#power!;
+    const alone = aloneDraw(this.#w.config, job, this.#w.resourceModel);
+    return alone > power.highest ? pendReasons.exceedsPowerCap(alone, power.highest) : undefined;
   }
 
   minNodesBefore(job: JobRecord | undefined): number {
@@ -566,10 +571,11 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     let reason: PendReason | undefined;
     if (!power.refused) {
       const draw = machineDraw(w, rec, placement);
-      if (draw <= power.cap) return false;
+      const cap = startCap(w, power);
+      if (draw <= cap) return false;
       power.refused = true;
       power.first = rec.id;
-      reason = pendReasons.powerCap(draw, power.cap);
+      reason = pendReasons.powerCap(draw, cap);
     }
     this.#current = undefined;
     try {
@@ -622,6 +628,15 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       recordPend(w, id, typeof reason === "function" ? reason() : reason);
     }
   }
+}
+
+/**
+ * The cap a start now must stay under (watts): the one test of a start at
+ * its dispatch and of a preemption made for it (core/_preemption.ts), so
+ * that a preemptor is never refused once its victims have left.
+ */
+export function startCap(w: Working, power?: { readonly cap: number }): number {
+  return power?.cap ?? capAt(w.config, w.time);
 }
 
 // Under a power cap a policy keeps the cost of an uncapped run where that
