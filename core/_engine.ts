@@ -39,7 +39,7 @@ import { endOnFailedNodes } from "./_failures.ts";
 import { preemptOnce, stopAtGraceEnd } from "./_preemption.ts";
 import { settleGraces } from "./_grace.ts";
 import { addResumedCompletion, resumed } from "./_suspension.ts";
-import { machineDraw, nextCapChange, powerCapped, powerModelOn } from "./_power.ts";
+import { machineDraw, nextCapChange, powerCapped, powerModelOn, PowerTally } from "./_power.ts";
 import { own } from "./_cow.ts";
 import { closeDraft, DraftBase, EDITS, type ResourceDraft } from "./_draft_fields.ts";
 
@@ -76,6 +76,12 @@ export class Working extends DraftBase {
   readonly decisionRows: DecisionRow[] = [];
   /** The configuration's resource model (undefined: the node-count pool alone). */
   readonly resourceModel: ResourceModel | undefined;
+  /**
+   * With a power model, this step's tally of the running jobs' draw
+   * (core/_power.ts), made on first use and kept at each start and end;
+   * not part of the state, so snapshots are unchanged.
+   */
+  #powerTally: PowerTally | undefined = undefined;
 
   constructor(s: SimState) {
     super(s);
@@ -93,6 +99,11 @@ export class Working extends DraftBase {
   /** The next state. */
   freeze(): SimState {
     return Object.freeze(closeDraft(this));
+  }
+
+  /** This step's tally of the running jobs for the draw (core/_power.ts). */
+  powerTally(): PowerTally {
+    return this.#powerTally ??= new PowerTally(this);
   }
 
   /** The state of the resource model's resources (undefined without a model). */
@@ -415,6 +426,8 @@ export class Working extends DraftBase {
         timeLimit: rec.timeLimit,
       });
     }
+    // Before the resources are released: the tally reads its allocation.
+    this.#powerTally?.remove(this, rec.id);
     this.running = this.running.delete(runningKey(rec.id, rec.numNodes, rec.timeLimit, begin));
     this.allocatedNodes -= rec.numNodes;
     this.pushResourceRow(now);
@@ -478,6 +491,7 @@ export class Working extends DraftBase {
     // Frozen: admission policies read the running set's entries directly.
     const r = Object.freeze(runningJob(job.id, job.numNodes, job.timeLimit, now));
     this.running = this.running.add(r);
+    this.#powerTally?.add(this, job.id);
     if (this.config.runTimeMode !== "external") {
       this.events = this.events.add({
         time: this.endTimeOf(now, job.runTime),
@@ -564,6 +578,7 @@ export class Working extends DraftBase {
     outcome: Exclude<JobOutcome, "cancelled"> | undefined,
     exitStatus: number,
   ): void {
+    this.#powerTally?.remove(this, id);
     this.running = this.running.delete(runningKey(id, numNodes, timeLimit, beginTime));
     this.allocatedNodes -= numNodes;
     this.pushResourceRow(end);

@@ -10,10 +10,17 @@
 // its own idle and busy watts, and it is busy while any running job has an
 // allocation on it: the first two lines become the sum, in the model's node
 // order, of each node's idle or busy watts.
-// The sum over the running jobs is taken in the running set's order each
-// time it is needed, never kept as a running total: a total updated start by
-// start would round differently depending on how a run was cut into steps,
-// and batch, streaming and a restored snapshot must agree to the bit.
+// The draw is defined as that sum taken left to right: the nodes' draw (in
+// node order with node watts), then each running job's own power in the
+// running set's order. A total updated start by start would round
+// differently depending on how a run was cut into steps, and batch,
+// streaming and a restored snapshot must agree to the bit; so a step keeps a
+// `PowerTally` (its own, rebuilt from the running set when a step first
+// needs it, never in the state or a snapshot) that gives the same double
+// without the walk whenever the order cannot matter: no running job has a
+// power of its own, or every addend is an integer (exact in any order while
+// the total stays under 2^53). Otherwise (fractional watts) the sums are
+// taken in order as defined, from the tally's per-node counts.
 //
 // A power cap is `powerCap` before the first change of `powerCapSchedule`,
 // then each change's watts until the next; no cap (Infinity) when neither
@@ -129,6 +136,8 @@ export interface PowerView {
   readonly resourceModel: ResourceModel | undefined;
   readonly resourceState: unknown;
   recordOf(id: number): JobRecord;
+  /** This step's tally of the running jobs (core/_engine.ts keeps it). */
+  powerTally(): PowerTally;
 }
 
 // Each node's idle and busy watts, by node name, made once per configuration.
@@ -136,6 +145,10 @@ interface WattsTable {
   readonly index: ReadonlyMap<string, number>;
   readonly idle: Float64Array;
   readonly busy: Float64Array;
+  /** Every node's watts are integers and all of them sum under 2^53. */
+  readonly integral: boolean;
+  /** Σ idle watts (used only when `integral`). */
+  readonly idleTotal: number;
 }
 const tables = new WeakMap<ResolvedConfig, WattsTable>();
 
@@ -169,28 +182,116 @@ export function wattsTable(c: ResolvedConfig, model: ResourceModel | undefined):
       busy[i] = r.busyWatts;
     }
   }
-  const table = { index: new Map(nodes.map((n, k) => [n.name, k])), idle, busy };
+  let integral = true, idleTotal = 0, all = 0;
+  for (let k = 0; k < total; k++) {
+    if (!Number.isInteger(idle[k]) || !Number.isInteger(busy[k])) integral = false;
+    idleTotal += idle[k];
+    all += idle[k] + busy[k];
+  }
+  if (!(all <= Number.MAX_SAFE_INTEGER)) integral = false;
+  const table = {
+    index: new Map(nodes.map((n, k) => [n.name, k])),
+    idle,
+    busy,
+    integral,
+    idleTotal,
+  };
   tables.set(c, table);
   return table;
 }
 
-// The nodes' draw with node watts: each node idle or busy, in node order.
-function nodesDraw(w: PowerView, placement: Placement | undefined): number {
-  const t = wattsTable(w.config, w.resourceModel);
-  const held = new Uint8Array(t.idle.length);
-  const model = w.resourceModel!;
-  for (const r of w.running.values()) {
-    for (const a of model.allocationOf!(w.resourceState, r.id) ?? []) {
+// A job's own power counts as an integer addend up to 2^40 W: with fewer
+// than 2^13 such jobs running, every partial sum stays exact.
+const EXACT_POWER = 2 ** 40;
+
+/**
+ * What a step keeps of the running jobs for the draw, updated at each start
+ * and end (core/_engine.ts), so that a check costs O(1), or O(placement)
+ * with node watts, instead of a walk over the running jobs (header above).
+ */
+export class PowerTally {
+  /** Running jobs with a power of their own. */
+  powered = 0;
+  /** Of those, the ones whose power is not an integer addend (EXACT_POWER). */
+  inexact = 0;
+  /** Σ of the integer powers (exact). */
+  sum = 0;
+  /** With node watts: allocations of running jobs on each node, in node order (busy while > 0). */
+  readonly held: Int32Array | undefined;
+  /** With integral node watts: Σ (busy − idle) over the nodes held. */
+  heldExtra = 0;
+  readonly #table: WattsTable | undefined;
+
+  constructor(w: PowerView) {
+    const c = w.config;
+    this.#table = c.nodeWatts === undefined ? undefined : wattsTable(c, w.resourceModel);
+    this.held = this.#table === undefined ? undefined : new Int32Array(this.#table.idle.length);
+    for (const r of w.running.values()) this.add(w, r.id);
+  }
+
+  /** A job joined the running set (its allocation, if any, already made). */
+  add(w: PowerView, id: number): void {
+    this.#count(w, id, 1);
+  }
+
+  /** A job left the running set (called before its allocation is released). */
+  remove(w: PowerView, id: number): void {
+    this.#count(w, id, -1);
+  }
+
+  #count(w: PowerView, id: number, by: 1 | -1): void {
+    const p = w.recordOf(id).power;
+    if (p !== undefined) {
+      this.powered += by;
+      if (Number.isInteger(p) && p <= EXACT_POWER) this.sum += by * p;
+      else this.inexact += by;
+    }
+    const t = this.#table, held = this.held;
+    if (t === undefined || held === undefined) return;
+    for (const a of w.resourceModel!.allocationOf!(w.resourceState, id) ?? []) {
       const k = t.index.get(a.nodeName);
-      if (k !== undefined) held[k] = 1;
+      if (k === undefined) continue;
+      const before = held[k];
+      held[k] = before + by;
+      if (t.integral) {
+        if (before === 0 && by === 1) this.heldExtra += t.busy[k] - t.idle[k];
+        else if (before === 1 && by === -1) this.heldExtra -= t.busy[k] - t.idle[k];
+      }
     }
   }
-  for (const a of placement?.allocation ?? []) {
-    const k = t.index.get(a.nodeName);
-    if (k !== undefined) held[k] = 1;
+}
+
+// The nodes' draw with node watts: each node idle or busy, in node order.
+function nodesDraw(w: PowerView, tally: PowerTally, placement: Placement | undefined): number {
+  const t = wattsTable(w.config, w.resourceModel);
+  const held = tally.held!;
+  const alloc = placement?.allocation;
+  if (t.integral) {
+    // Integers: the order of the additions cannot change the sum.
+    let draw = t.idleTotal + tally.heldExtra;
+    if (alloc !== undefined && alloc.length > 0) {
+      const seen = alloc.length > 1 ? new Set<number>() : undefined;
+      for (const a of alloc) {
+        const k = t.index.get(a.nodeName);
+        if (k === undefined || held[k] > 0 || seen?.has(k) === true) continue;
+        seen?.add(k);
+        draw += t.busy[k] - t.idle[k];
+      }
+    }
+    return draw;
+  }
+  let extra: Uint8Array | undefined;
+  if (alloc !== undefined && alloc.length > 0) {
+    extra = new Uint8Array(t.idle.length);
+    for (const a of alloc) {
+      const k = t.index.get(a.nodeName);
+      if (k !== undefined) extra[k] = 1;
+    }
   }
   let draw = 0;
-  for (let k = 0; k < held.length; k++) draw += held[k] === 1 ? t.busy[k] : t.idle[k];
+  for (let k = 0; k < held.length; k++) {
+    draw += held[k] > 0 || extra?.[k] === 1 ? t.busy[k] : t.idle[k];
+  }
   return draw;
 }
 
@@ -205,9 +306,10 @@ export function machineDraw(
   placement?: Placement,
 ): number {
   const c = w.config;
+  const tally = w.powerTally();
   let draw: number;
   if (c.nodeWatts !== undefined) {
-    draw = nodesDraw(w, starting === undefined ? undefined : placement);
+    draw = nodesDraw(w, tally, starting === undefined ? undefined : placement);
   } else {
     const idle = c.idleWatts ?? 0;
     const busy = c.busyWatts ?? 0;
@@ -215,11 +317,62 @@ export function machineDraw(
     const idleNodes = c.totalNodes > allocated ? c.totalNodes - allocated : 0;
     draw = idle * idleNodes + busy * allocated;
   }
+  if (tally.powered > 0) {
+    const total = draw + tally.sum;
+    if (tally.inexact === 0 && Number.isInteger(draw) && total <= Number.MAX_SAFE_INTEGER) {
+      draw = total;
+    } else {
+      // Fractional addends: summed in the running set's order, as defined.
+      for (const r of w.running.values()) {
+        const p = w.recordOf(r.id).power;
+        if (p !== undefined) draw += p;
+      }
+    }
+  }
+  if (starting?.power !== undefined) draw += starting.power;
+  return draw;
+}
+
+/**
+ * The draw `starting` would make, started where `placement` says, once the
+ * running jobs `leaving` have left: what the check of its start will compute
+ * then (a preemption's, core/_preemption.ts). Rare, so it sums as defined,
+ * in order, from the running set itself.
+ */
+export function drawWithout(
+  w: PowerView,
+  leaving: readonly JobRecord[],
+  starting: JobRecord,
+  placement: Placement | undefined,
+): number {
+  const c = w.config;
+  const gone = new Set(leaving.map((r) => r.id));
+  let draw = 0;
+  if (c.nodeWatts !== undefined) {
+    const t = wattsTable(c, w.resourceModel);
+    const model = w.resourceModel!;
+    const held = new Uint8Array(t.idle.length);
+    const mark = (id: number | undefined, alloc: Placement["allocation"] | undefined) => {
+      for (const a of (id === undefined ? alloc : model.allocationOf!(w.resourceState, id)) ?? []) {
+        const k = t.index.get(a.nodeName);
+        if (k !== undefined) held[k] = 1;
+      }
+    };
+    for (const r of w.running.values()) if (!gone.has(r.id)) mark(r.id, undefined);
+    mark(undefined, placement?.allocation);
+    for (let k = 0; k < held.length; k++) draw += held[k] === 1 ? t.busy[k] : t.idle[k];
+  } else {
+    let allocated = w.allocatedNodes + starting.numNodes;
+    for (const r of leaving) allocated -= r.numNodes;
+    const idleNodes = c.totalNodes > allocated ? c.totalNodes - allocated : 0;
+    draw = (c.idleWatts ?? 0) * idleNodes + (c.busyWatts ?? 0) * allocated;
+  }
   for (const r of w.running.values()) {
+    if (gone.has(r.id)) continue;
     const p = w.recordOf(r.id).power;
     if (p !== undefined) draw += p;
   }
-  if (starting?.power !== undefined) draw += starting.power;
+  if (starting.power !== undefined) draw += starting.power;
   return draw;
 }
 

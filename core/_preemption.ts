@@ -7,15 +7,17 @@
 // SIGTERM, the signal Slurm's cancel sends) or suspended (waits again with
 // the work it has done kept, core/_suspension.ts), as its own queue says. A
 // preemption happens only if the victims' resources really let the job
-// start (the resource model's `place` succeeds after their release), and the
-// job then starts at once, in the core's own session: so every admission
+// start (the resource model's `place` succeeds after their release; with a
+// power cap, the draw after their release with the job started stays under
+// the cap: victims are chosen for nodes, never for power), and the job then
+// starts at once, in the core's own session: so every admission
 // policy, built-in or not, gets it.
 //
 // One preemption per pass; the policy's rounds run again after it (the
 // requeued victims wait, and what the victims left may start more jobs).
 
 import type { Working } from "./_engine.ts";
-import { type CoreSession, runCoreRound } from "./_session.ts";
+import { type CoreSession, runCoreRound, startCap } from "./_session.ts";
 import { EvtsimError } from "./errors.ts";
 import { requeue, tellPicker } from "./_failures.ts";
 import { suspend } from "./_suspension.ts";
@@ -23,6 +25,8 @@ import { claimOf, deferStop, type GraceClaim } from "./_grace.ts";
 import type { QueueState } from "./queues.ts";
 import type { JobRecord } from "./types.ts";
 import type { PendReason } from "./decisions.ts";
+import { drawWithout } from "./_power.ts";
+import type { Placement } from "./resource_model.ts";
 
 /** SIGTERM's exit status: a cancelled victim's. */
 export const PREEMPT_CANCEL_EXIT_STATUS = 143;
@@ -61,7 +65,12 @@ export function preemptOnce(w: Working): boolean {
               job,
               candidates.filter((c) => c.queue.def.priority < tier),
             );
-            if (victims !== undefined) chosen = { job, victims, reason: placed.reason };
+            // The victims' leaving must also let the start under the power
+            // cap, or the job would be refused at its dispatch with its
+            // victims already gone.
+            if (victims !== undefined && underCapWithout(w, job, victims)) {
+              chosen = { job, victims, reason: placed.reason };
+            }
           }
         }
       }
@@ -170,6 +179,21 @@ function startsWithout(w: Working, job: JobRecord, victims: readonly Candidate[]
   let state = model.beginEdit(w.resourceState);
   for (const v of victims) state = model.release(state, v.rec);
   return model.place(state, job).placement !== undefined;
+}
+
+// Whether, with a power cap, `job` started once `victims` have left draws
+// no more than every cap its run meets: what its dispatch will check (core/_session.ts).
+function underCapWithout(w: Working, job: JobRecord, victims: readonly Candidate[]): boolean {
+  if (!w.capped) return true;
+  const model = w.resourceModel;
+  let placement: Placement | undefined;
+  if (model !== undefined) {
+    let state = model.beginEdit(w.resourceState);
+    for (const v of victims) state = model.release(state, v.rec);
+    placement = model.place(state, job).placement;
+  }
+  const rec = w.recordOf(job.id);
+  return drawWithout(w, victims.map((v) => v.rec), rec, placement) <= startCap(w, rec).watts;
 }
 
 // Signals the victims: each stops now, or, with a grace time, later

@@ -67,7 +67,7 @@ export function runRound(w: Working): number {
  * leaving one waiting without a PEND row. Returns the number of jobs started.
  */
 export function runCoreRound(w: Working, pass: (s: CoreSession) => void): number {
-  const round = new Round(w);
+  const round = new Round(w, true);
   try {
     pass(round);
   } catch (e) {
@@ -130,8 +130,15 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
    * field, undefined without a cap, so an uncapped session is as it was.
    */
   readonly #power: PowerRound | undefined;
+  /**
+   * After a start the cap refused, `next` and `nextFitting` offer nothing
+   * more: no later start of the session would be made (searchesUnderCap).
+   */
+  readonly #stopsAtRefusal: boolean;
 
-  constructor(w: Working) {
+  // `core`: one of the core's own sessions (a preemption's), which must see
+  // every waiting job.
+  constructor(w: Working, core = false) {
     this.#w = w;
     this.now = w.time;
     // Below the machine size a waiting job may need more nodes than there
@@ -147,6 +154,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
         refused: false,
       }
       : undefined;
+    this.#stopsAtRefusal = w.capped && !core && searchesUnderCap(w);
     const model = w.resourceModel;
     this.#model = model === undefined ? undefined : {
       unplaceable: w.admission.offersUnplaceable !== true ? unplaceableCache(model) : undefined,
@@ -168,9 +176,8 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
     this.#session = session;
     // Every waiting job gets a verdict only with `decisions: true`; "heads"
     // keeps the policy on its indexed path and records what it pends there.
-    // A power cap holds jobs in `next` as a cut does, so the policies walk.
     this.search = w.config.decisions === true || session.search === undefined ||
-        this.#cut >= 0 || w.capped
+        this.#cut >= 0 || (w.capped && !searchesUnderCap(w))
       ? undefined
       : this;
   }
@@ -326,6 +333,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   next(): JobRecord | undefined {
     if (this.#ended) throw this.#late("next");
     checkInterrupt();
+    if (this.#stopsAtRefusal && this.#power!.refused) return this.#current = undefined;
     for (;;) {
       let job: JobRecord | undefined;
       try {
@@ -351,20 +359,10 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
           continue;
         }
       }
-      // A job over every cap its run could meet, even alone, never starts: held.
-      const power = this.#power;
-      if (power !== undefined) {
-        const c = this.#w.config;
-        const alone = aloneDraw(c, job, this.#w.resourceModel);
-        if (alone > power.lowest) {
-          const best = c.powerCapSchedule === undefined
-            ? power.highest
-            : bestWindowCap(c, this.now, runWindow(job));
-          if (alone > best) {
-            this.pend(job, pendReasons.exceedsPowerCap(alone, best), "exceeds_capacity");
-            continue;
-          }
-        }
+      const overCap = this.#power === undefined ? undefined : this.#heldForPower(job);
+      if (overCap !== undefined) {
+        this.pend(job, overCap, "exceeds_capacity");
+        continue;
       }
       if (!this.queuesConfigured) return job;
       const blocked = queueReason(this.#w, job);
@@ -380,12 +378,36 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   ): JobRecord | undefined {
     if (this.#ended) throw this.#late("search.nextFitting");
     checkInterrupt();
-    try {
-      this.#current = this.#session.search!.nextFitting(maxNodes, limitFits, noRoomFrom);
-    } catch (e) {
-      throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
+    const power = this.#power;
+    if (this.#stopsAtRefusal && power!.refused) return this.#current = undefined;
+    for (;;) {
+      try {
+        this.#current = this.#session.search!.nextFitting(maxNodes, limitFits, noRoomFrom);
+      } catch (e) {
+        throw this.#fail(policyFailure(this.#w.picker.name, this.now, e));
+      }
+      const job = this.#current;
+      if (power === undefined || job === undefined) return job;
+      // Held as in `next`.
+      const overCap = this.#heldForPower(job);
+      if (overCap === undefined) return job;
+      this.pend(job, overCap, "exceeds_capacity");
     }
-    return this.#current;
+  }
+
+  // Why a job is held for power (undefined: it is not), under a cap: over
+  // every cap its run could meet even alone, it never starts. The one test of
+  // `next` and `nextFitting`, so that the indexed search holds what the walk does.
+  #heldForPower(job: JobRecord): PendReason | undefined {
+    const power = this.#power!;
+    const c = this.#w.config;
+    const alone = aloneDraw(c, job, this.#w.resourceModel);
+    if (alone <= power.lowest) return undefined;
+    // Over every cap a run of its length could meet, even alone.
+    const best = c.powerCapSchedule === undefined
+      ? power.highest
+      : bestWindowCap(c, this.now, runWindow(job));
+    return alone > best ? pendReasons.exceedsPowerCap(alone, best) : undefined;
   }
 
   minNodesBefore(job: JobRecord | undefined): number {
@@ -572,9 +594,7 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       // The lowest cap in effect while the job would run: a start never takes
       // the draw over a cap that comes into effect before the job ends.
       if (draw <= power.lowest) return false;
-      const cap = w.config.powerCapSchedule === undefined
-        ? { watts: power.cap, from: this.now }
-        : capOver(w.config, this.now, this.now + runWindow(rec));
+      const cap = startCap(w, rec, power);
       if (draw <= cap.watts) return false;
       power.refused = true;
       power.first = rec.id;
@@ -631,6 +651,38 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
       recordPend(w, id, typeof reason === "function" ? reason() : reason);
     }
   }
+}
+
+/**
+ * The cap a start now must stay under (watts): the one test of a start at
+ * its dispatch and of a preemption made for it (core/_preemption.ts), so
+ * that a preemptor is never refused once its victims have left.
+ */
+export function startCap(
+  w: Working,
+  rec: JobRecord,
+  power?: { readonly cap: number },
+): { readonly watts: number; readonly from: number } {
+  const c = w.config;
+  if (c.powerCapSchedule === undefined) {
+    return { watts: power?.cap ?? capAt(c, w.time), from: w.time };
+  }
+  return capOver(c, w.time, w.time + runWindow(rec));
+}
+
+// Under a power cap a policy keeps the cost of an uncapped run where that
+// starts the same jobs: its indexed search, whose `nextFitting` holds a job
+// over the highest cap as `next` does, and, once the cap refused a start,
+// no more candidates (the walk offered every one left only to see each
+// refused: a whole queue behind a machine that has nodes free but no watts).
+// Only with no decisions recorded (the walk's PEND rows are what a capped
+// run has always recorded), for a policy that searches by limit
+// (`minNodesBefore`/`maxNodesBefore` would count a held job among the jobs
+// ahead: CONSERVATIVE walks) and keeps no memory between sessions (a memory
+// made from the candidates it saw could differ).
+function searchesUnderCap(w: Working): boolean {
+  return w.config.decisions === false && w.admission.searchesByLimit === true &&
+    w.admission.init === undefined;
 }
 
 // A session's own state with a power cap.

@@ -224,6 +224,12 @@ export interface Admission {
   /**
    * Whether the policy searches candidates by time limit (EASY does): pickers
    * then keep the index that makes `CandidateSearch.nextFitting` prune by limit.
+   * Such a policy, if it keeps no memory (`init`), also keeps its indexed
+   * search under a power cap when no decisions are recorded (the others walk
+   * there): `nextFitting` then never returns a job held for power, but
+   * `minNodesBefore` and `maxNodesBefore` still count such jobs among those
+   * ahead; and once the cap refused a start, `next` and `nextFitting` offer no
+   * more candidates in that session.
    */
   readonly searchesByLimit?: boolean;
   /**

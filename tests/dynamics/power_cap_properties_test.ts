@@ -251,6 +251,19 @@ Deno.test("power cap: a cap above any possible draw changes no row but adds the 
   );
 });
 
+Deno.test("power cap: with no decisions recorded (EASY's indexed search, stopped at a refusal) the same run as the walk", () => {
+  fc.assert(
+    fc.property(arbCase, (c) => {
+      const walked = runBatch(c.config, c.trace);
+      const searched = runBatch({ ...c.config, decisions: false }, c.trace);
+      assertEquals(searched.jobRows, walked.jobRows);
+      assertEquals(searched.resourceRows, walked.resourceRows);
+      assertEquals(searched.statistics, walked.statistics);
+    }),
+    { seed: SEED, numRuns: RUNS },
+  );
+});
+
 Deno.test("power cap: batch ≡ streaming ≡ a JSON snapshot at a random input", () => {
   fc.assert(
     fc.property(
@@ -426,4 +439,65 @@ Deno.test("power cap on a machine with node watts: no start takes the draw over 
     { seed: SEED, numRuns: RUNS },
   );
   assert(starts > RUNS / 2, `only ${starts} start instants`);
+});
+
+// Batch jobs from 0 holding the machine, urgent ones arriving later that may
+// preempt them: the cap must never refuse a preemptor once its victims left.
+const arbPreemptive = fc.record({
+  totalNodes: fc.integer({ min: 2, max: 6 }),
+  admission: fc.constantFrom(...ADMISSIONS),
+  mode: fc.constantFrom("requeue" as const, "cancel" as const, "suspend" as const),
+  idleWatts: fc.integer({ min: 0, max: 6 }),
+  busyWatts: fc.integer({ min: 0, max: 12 }),
+  powerCap: fc.integer({ min: 0, max: 160 }),
+  jobs: fc.array(
+    fc.record({
+      urgent: fc.boolean(),
+      submitTime: fc.integer({ min: 0, max: 30 }),
+      nodes: fc.integer({ min: 1, max: 6 }),
+      run: fc.integer({ min: 1, max: 60 }),
+      power: fc.option(fc.integer({ min: 0, max: 60 }), { nil: undefined }),
+    }),
+    { minLength: 2, maxLength: 10 },
+  ),
+});
+
+Deno.test("power cap: a preemption is always followed by its preemptor's start (the cap never refuses it after)", () => {
+  let preemptions = 0;
+  fc.assert(
+    fc.property(arbPreemptive, (r) => {
+      const config: SimulationConfig = {
+        totalNodes: r.totalNodes,
+        backfillPolicy: r.admission,
+        decisions: true,
+        idleWatts: r.idleWatts,
+        busyWatts: r.busyWatts,
+        powerCap: r.powerCap,
+        queues: [
+          { name: "batch", priority: 0, preemptMode: r.mode },
+          { name: "urgent", priority: 10 },
+        ],
+      };
+      const trace = r.jobs.map((j): JobSpec => ({
+        submitTime: j.urgent ? j.submitTime : 0,
+        numNodes: Math.min(j.nodes, r.totalNodes),
+        timeLimit: j.run,
+        actualRunTime: j.run,
+        queue: j.urgent ? "urgent" : "batch",
+        ...(j.power === undefined ? {} : { power: j.power }),
+      })).sort((a, b) => a.submitTime - b.submitTime);
+      const d = runBatch(config, trace).decisions;
+      d.forEach((x, i) => {
+        if (x.type !== "PREEMPT") return;
+        preemptions++;
+        const after = d[i + 1];
+        assert(
+          after?.type === "DISPATCH" && after.jobId === x.jobId && after.time === x.time,
+          `job ${x.jobId} preempted ${x.victims} at ${x.time} but did not start then`,
+        );
+      });
+    }),
+    { seed: SEED, numRuns: RUNS },
+  );
+  assert(preemptions > RUNS / 10, `only ${preemptions} preemptions`);
 });
