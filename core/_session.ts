@@ -654,9 +654,11 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
 }
 
 /**
- * The cap a start now must stay under (watts): the one test of a start at
- * its dispatch and of a preemption made for it (core/_preemption.ts), so
- * that a preemptor is never refused once its victims have left.
+ * The cap a start of `rec` now must stay under (watts), and from when it is
+ * in effect: the lowest cap in effect while the job may run (docs/power.md).
+ * The one test of a start at its dispatch and of a preemption made for it
+ * (core/_preemption.ts), so that a preemptor is never refused once its
+ * victims have left.
  */
 export function startCap(
   w: Working,
