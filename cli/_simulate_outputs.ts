@@ -88,6 +88,11 @@ export function commitOutputs(
       ),
       outputs.resourceMetrics(c.metricsOptions),
     );
+  const energy = c.energy !== undefined
+    ? { energy: c.energy.energy() }
+    : c.timeline !== undefined
+    ? { energy: c.timeline.energy() }
+    : {};
   let figures: RunFigures | undefined;
   outputs.commit(() => {
     if (c.figures !== undefined) {
@@ -98,6 +103,7 @@ export function commitOutputs(
         metrics: metrics(),
         fairness: outputs.metricRows!.fairness(c.metricsOptions),
         resources: outputs.resourceMetrics(c.metricsOptions),
+        ...energy,
       };
       return "";
     }
@@ -112,11 +118,7 @@ export function commitOutputs(
       metrics: metrics(),
       ...outputs.metricRows!.breakdowns(c.metricsOptions),
       resources: outputs.resourceMetrics(c.metricsOptions),
-      ...(c.energy !== undefined
-        ? { energy: c.energy.energy() }
-        : c.timeline !== undefined
-        ? { energy: c.timeline.energy() }
-        : {}),
+      ...energy,
     });
   });
   if (figures !== undefined) c.figures!(figures);

@@ -69,6 +69,8 @@ export interface CellStats {
   readonly statistics: { readonly totalNodes: number };
   /** A machine run's per-resource figures. */
   readonly resources?: ResourceMetrics;
+  /** A run with a power model (docs/power.md): its energy, the integral of its draw. */
+  readonly energy?: { readonly total: number };
 }
 
 /**
@@ -86,13 +88,15 @@ export function rowOf(cell: Cell, optionKeys: readonly string[], stats: CellStat
   for (const k of FAIRNESS_NAMES) row[k] = stats.fairness[k];
   // A machine run (--machine): each resource's utilization too.
   if (stats.resources !== undefined) Object.assign(row, utilizationColumns(stats.resources));
+  // A run with a power model: its energy (joules when watts are given).
+  if (stats.energy !== undefined) row.energy_j = stats.energy.total;
   return row;
 }
 
 /**
  * The columns of the merged rows: `columnsOf`, then the per-resource
  * columns of machine runs (`utilization_<resource>`, sorted), which
- * whole-node sweeps have none of.
+ * whole-node sweeps have none of, and `energy_j` where a run models power.
  */
 function mergedColumns(optionKeys: readonly string[], rows: readonly Row[]): string[] {
   const columns = columnsOf(optionKeys);
@@ -100,7 +104,7 @@ function mergedColumns(optionKeys: readonly string[], rows: readonly Row[]): str
   const extra = new Set<string>();
   for (const row of rows) {
     for (const k of Object.keys(row)) {
-      if (!known.has(k) && k.startsWith("utilization_")) extra.add(k);
+      if (!known.has(k) && (k.startsWith("utilization_") || k === "energy_j")) extra.add(k);
     }
   }
   return [...columns, ...[...extra].sort()];

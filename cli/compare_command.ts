@@ -54,6 +54,8 @@ export interface PolicySummary {
    * (`utilization_gpus`, ...), from the stats JSON's `resources.by_resource`.
    */
   readonly byResource?: Readonly<Record<string, number | null>>;
+  /** With a power model (docs/power.md): the run's energy, its stats JSON's `energy.total`. */
+  readonly energy?: number;
   readonly simulationSeconds: number;
 }
 
@@ -438,6 +440,7 @@ async function policyRun(
       fairness: doc.fairness,
       totalNodes: doc.statistics.totalNodes,
       ...(doc.resources !== undefined ? { byResource: utilizationColumns(doc.resources) } : {}),
+      ...(doc.energy !== undefined ? { energy: doc.energy.total } : {}),
       simulationSeconds: wall !== undefined && wall !== null ? Number(wall[1]) : NaN,
     },
   };
@@ -455,6 +458,7 @@ function jsonRow(r: PolicySummary): Record<string, string | number | null> {
   for (const k of METRIC_NAMES) row[k] = r.metrics[k];
   for (const k of FAIRNESS_NAMES) row[k] = r.fairness[k];
   for (const [k, v] of Object.entries(r.byResource ?? {})) row[k] = v;
+  if (r.energy !== undefined) row.energy_j = r.energy;
   row.sim_s = r.simulationSeconds;
   return row;
 }
@@ -507,7 +511,15 @@ export function compareTable(rows: readonly PolicySummary[]): string[] {
   // On a machine, each resource's utilization after the machine's (node equivalents).
   const perResource = [...new Set(rows.flatMap((r) => Object.keys(r.byResource ?? {})))];
   const at = HEADERS.indexOf("utilization") + 1;
-  const headers = [...HEADERS.slice(0, at), ...perResource, ...HEADERS.slice(at)];
+  // With a power model, the energy before the simulation time.
+  const energy = rows.some((r) => r.energy !== undefined) ? ["energy_j"] : [];
+  const headers = [
+    ...HEADERS.slice(0, at),
+    ...perResource,
+    ...HEADERS.slice(at, -1),
+    ...energy,
+    ...HEADERS.slice(-1),
+  ];
   const cells = rows.map((r) => {
     const metrics = TABLE_METRICS.map((k) =>
       k === "jobs" ? String(r.metrics.jobs) : g(r.metrics[k])
@@ -517,6 +529,7 @@ export function compareTable(rows: readonly PolicySummary[]): string[] {
       ...metrics.slice(0, at - 1),
       ...perResource.map((k) => g(r.byResource?.[k])),
       ...metrics.slice(at - 1),
+      ...energy.map(() => g(r.energy)),
       r.simulationSeconds.toFixed(2),
     ];
   });

@@ -8,6 +8,7 @@
 // is removed and old outputs stay as they were. compare's runs and a sweep's
 // cells are this same command (with their own `SimulateRunDeps`).
 
+import type { EnergyMetrics } from "../io/stats_json.ts";
 import type { Statistics } from "../core/statistics.ts";
 import type { Fairness, Metrics, ResourceMetrics } from "../core/metrics.ts";
 import type { OutputFileSystem } from "../io/atomic_writer.ts";
@@ -54,6 +55,8 @@ export interface RunFigures {
   readonly metrics: Metrics;
   readonly fairness: Fairness;
   readonly resources: ResourceMetrics | undefined;
+  /** With a power model or a pcon trace: the stats JSON's `energy` (docs/power.md). */
+  readonly energy?: EnergyMetrics;
 }
 
 /** Runs `evtsim simulate ARGS`; returns the exit code. */

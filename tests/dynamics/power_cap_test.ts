@@ -278,7 +278,7 @@ Deno.test("simulate without power options: no power column, no energy (outputs a
   }
 });
 
-Deno.test("compare and sweep pass the cap on: the capped run waits longer", async () => {
+Deno.test("compare and sweep pass the cap on: the capped run waits longer; both show each run's energy", async () => {
   const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(`${dir}/p.csv`, PCON);
@@ -296,11 +296,26 @@ Deno.test("compare and sweep pass the cap on: the capped run waits longer", asyn
         ...extra,
       ]);
       assertEquals(r.code, 0, r.err.join("\n"));
-      return JSON.parse(r.out.join("\n"))[0].wait_mean_s;
+      const row = JSON.parse(r.out.join("\n"))[0];
+      energies.push(row.energy_j);
+      return row.wait_mean_s;
     };
+    const energies: number[] = [];
     // Job 2 waits 20 s under the cap (mean 20 / 3), none without.
     assertEquals(await waits([]), 0);
     assertEquals(await waits(["--power_cap", "170"]), 20 / 3);
+    // The runs' energy (the integral of the draw; 9500 J capped, docs/power.md).
+    assertEquals(energies, [9500, 9500]); // the same work within the same span (0 to 60)
+    const table = await runCli([
+      "compare",
+      `${dir}/p.csv`,
+      "-n",
+      "4",
+      "--policies",
+      "easy",
+      ...common,
+    ]);
+    assert(/ energy_j +sim_s$/.test(table.out[0]), table.out[0]);
     await Deno.writeTextFile(
       `${dir}/spec.yaml`,
       "traces: [p.csv]\ntotal_nodes: [4]\noptions:\n  trace_type: pcon\n  idle_watts: 10\n" +
@@ -310,6 +325,9 @@ Deno.test("compare and sweep pass the cap on: the capped run waits longer", asyn
     assertEquals(s.code, 0, s.err.join("\n"));
     const rows = JSON.parse(await Deno.readTextFile(`${dir}/res/results.json`));
     assertEquals(rows.map((x: { wait_mean_s: number }) => x.wait_mean_s), [20 / 3, 0]);
+    assertEquals(rows.map((x: { energy_j: number }) => x.energy_j), [9500, 9500]);
+    const csv = (await Deno.readTextFile(`${dir}/res/results.csv`)).split("\n")[0].split(",");
+    assert(csv.includes("energy_j"), csv.join());
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
