@@ -88,11 +88,13 @@ export function commitOutputs(
       ),
       outputs.resourceMetrics(c.metricsOptions),
     );
-  const energy = c.energy !== undefined
-    ? { energy: c.energy.energy() }
-    : c.timeline !== undefined
-    ? { energy: c.timeline.energy() }
-    : {};
+  // Read inside the commit: a pcon timeline is matched up as its rows are written.
+  const energy = () =>
+    c.energy !== undefined
+      ? { energy: c.energy.energy() }
+      : c.timeline !== undefined
+      ? { energy: c.timeline.energy() }
+      : {};
   let figures: RunFigures | undefined;
   outputs.commit(() => {
     if (c.figures !== undefined) {
@@ -103,7 +105,7 @@ export function commitOutputs(
         metrics: metrics(),
         fairness: outputs.metricRows!.fairness(c.metricsOptions),
         resources: outputs.resourceMetrics(c.metricsOptions),
-        ...energy,
+        ...energy(),
       };
       return "";
     }
@@ -118,7 +120,7 @@ export function commitOutputs(
       metrics: metrics(),
       ...outputs.metricRows!.breakdowns(c.metricsOptions),
       resources: outputs.resourceMetrics(c.metricsOptions),
-      ...energy,
+      ...energy(),
     });
   });
   if (figures !== undefined) c.figures!(figures);

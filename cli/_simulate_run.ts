@@ -187,8 +187,9 @@ export class SimulateRun {
       timezone: plan.timezone,
       failureTrace: (text) => outputs.failureTrace(text),
       // A stats-only run that drops its resource timeline reads no resource
-      // row (cli/outputs.ts): the engine makes none.
-      resourceRows: this.energy !== undefined || !(this.deps.figures !== undefined &&
+      // row (cli/outputs.ts): the engine makes none, unless its energy is
+      // read from them (a power model, a pcon timeline).
+      resourceRows: this.energy !== undefined || plan.pcon || !(this.deps.figures !== undefined &&
         this.deps.fs?.discards?.(plan.real.get("--resource_trace")!) &&
         str(o, "resource_columns") !== "per_resource" && plan.named.record === undefined),
     });

@@ -60,6 +60,20 @@ Deno.test("pcon: the resource rows carry the running jobs' sums (a hand-computed
       per_job_mean: (525 + 37.5 + 2000) / 3,
       per_job_max: 2000,
     });
+    // compare shows the same energy for the run (energy_j).
+    const c = await runCli([
+      "compare",
+      `${dir}/p.csv`,
+      "-n",
+      "8",
+      "--trace_type",
+      "pcon",
+      "--policies",
+      "easy",
+      "--json",
+    ]);
+    assertEquals(c.code, 0, c.err.join("\n"));
+    assertEquals(JSON.parse(c.out.join("\n"))[0].energy_j, 2562.5);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
