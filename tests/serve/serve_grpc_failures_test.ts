@@ -157,6 +157,55 @@ for (const mode of ["kill", "requeue"] as const) {
   });
 }
 
+interface QueueJob {
+  submitTime: number;
+  numNodes: number;
+  timeLimit: number;
+  queue: string;
+}
+
+// One session of `jobs` on 8 nodes with `queues`, over both fronts (as
+// bothFronts compares them), recorded; `check` looks at its output, then the
+// recording must re-simulate with every decision matching.
+async function queueSession(
+  queues: readonly Json[],
+  jobs: readonly QueueJob[],
+  midway: number,
+  check: (out: Json) => void,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "evtsim-grpc-queues-" });
+  try {
+    const out = await withServer(
+      { recordDir: dir },
+      (server, api) =>
+        bothFronts(api, server.grpcPort!, {
+          http: { totalNodes: 8, queues, decisions: true, runTimeMode: "limit" },
+          init: {
+            total_nodes: 8,
+            queues_json: JSON.stringify(queues),
+            decisions: "true",
+            run_time_mode: "limit",
+          },
+          httpJobs: [...jobs],
+          grpcJobs: jobs.map((j) => ({
+            submit_time: j.submitTime,
+            num_nodes: j.numNodes,
+            limit_time: j.timeLimit,
+            queue: j.queue,
+          })),
+          changes: [],
+          midway,
+        }),
+    );
+    check(out);
+    const replay = await runCli(["replay", out.recording.file, "--verify"]);
+    assertEquals(replay.code, 0, replay.err.join("\n"));
+    assert(replay.out.join("\n").includes("every decision matches"), replay.out.join("\n"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 Deno.test("serve gRPC: a preempting queue (queues_json) over gRPC ≡ over HTTP: PREEMPT rows, preemptions; the recording replays with --verify", async () => {
   const rand = seeded(30);
   const queues = [
@@ -170,40 +219,12 @@ Deno.test("serve gRPC: a preempting queue (queues_json) over gRPC ≡ over HTTP:
     timeLimit: 30 + Math.floor(rand() * 120),
     queue: queues[Math.floor(rand() * 3)].name,
   }));
-  const dir = await Deno.makeTempDir({ prefix: "evtsim-grpc-preempt-" });
-  try {
-    const out = await withServer(
-      { recordDir: dir },
-      (server, api) =>
-        bothFronts(api, server.grpcPort!, {
-          http: { totalNodes: 8, queues, decisions: true, runTimeMode: "limit" },
-          init: {
-            total_nodes: 8,
-            queues_json: JSON.stringify(queues),
-            decisions: "true",
-            run_time_mode: "limit",
-          },
-          httpJobs: jobs,
-          grpcJobs: jobs.map((j) => ({
-            submit_time: j.submitTime,
-            num_nodes: j.numNodes,
-            limit_time: j.timeLimit,
-            queue: j.queue,
-          })),
-          changes: [],
-          midway: 200,
-        }),
-    );
+  await queueSession(queues, jobs, 200, (out) => {
     const preempts = out.decisions.filter((d: Json) => d.type === "PREEMPT");
     assert(preempts.length > 0, "no PREEMPT decision");
     assert(out.statistics.preemptions > 0 && out.statistics.preemptedWork > 0, "preempted");
     assert(out.jobs.some((r: Json) => r.outcome === "killed"), "a cancelled scavenger job");
-    const replay = await runCli(["replay", out.recording.file, "--verify"]);
-    assertEquals(replay.code, 0, replay.err.join("\n"));
-    assert(replay.out.join("\n").includes("every decision matches"), replay.out.join("\n"));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("serve gRPC: a suspend queue with a grace time (queues_json) over gRPC ≡ over HTTP: suspensions and suspended seconds; the recording replays with --verify", async () => {
@@ -218,39 +239,12 @@ Deno.test("serve gRPC: a suspend queue with a grace time (queues_json) over gRPC
     timeLimit: 30 + Math.floor(rand() * 120),
     queue: queues[rand() < 0.7 ? 0 : 1].name,
   }));
-  const dir = await Deno.makeTempDir({ prefix: "evtsim-grpc-suspend-" });
-  try {
-    const out = await withServer(
-      { recordDir: dir },
-      (server, api) =>
-        bothFronts(api, server.grpcPort!, {
-          http: { totalNodes: 8, queues, decisions: true, runTimeMode: "limit" },
-          init: {
-            total_nodes: 8,
-            queues_json: JSON.stringify(queues),
-            decisions: "true",
-            run_time_mode: "limit",
-          },
-          httpJobs: jobs,
-          grpcJobs: jobs.map((j) => ({
-            submit_time: j.submitTime,
-            num_nodes: j.numNodes,
-            limit_time: j.timeLimit,
-            queue: j.queue,
-          })),
-          changes: [],
-          midway: 150,
-        }),
-    );
+  await queueSession(queues, jobs, 150, (out) => {
     const preempts = out.decisions.filter((d: Json) => d.type === "PREEMPT");
     assert(preempts.some((d: Json) => d.stopAt !== undefined), "a PREEMPT with a grace time");
     assert(out.statistics.suspensions > 0, "suspended");
     assert(out.statistics.suspendedSeconds > 0, "suspended seconds");
-    const replay = await runCli(["replay", out.recording.file, "--verify"]);
-    assertEquals(replay.code, 0, replay.err.join("\n"));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("serve gRPC: a session without failures or preemption answers get_statistics without their fields", async () => {
@@ -293,7 +287,7 @@ Deno.test("serve gRPC: update_queue makes a queue preemptible mid-session as HTT
             decisions: "true",
             run_time_mode: "limit",
           },
-          httpJobs: jobs,
+          httpJobs: [...jobs],
           grpcJobs: jobs.map((j) => ({
             submit_time: j.submitTime,
             num_nodes: j.numNodes,
