@@ -105,6 +105,30 @@ export function bestWindowCap(c: ResolvedConfig, time: number, length: number): 
   return best;
 }
 
+/**
+ * Whether `job` can never start under the caps from `time` on: its draw
+ * alone on an idle machine and the best cap a run of its length could meet,
+ * when the draw is over it (undefined: some start would fit). `bounds`, the
+ * lowest and highest caps from `time` on, when the caller keeps them.
+ */
+export function overEveryCap(
+  c: ResolvedConfig,
+  job: JobRecord,
+  model: ResourceModel | undefined,
+  time: number,
+  bounds: { readonly lowest: number; readonly highest: number } = {
+    lowest: lowestCapFrom(c, time),
+    highest: highestCapFrom(c, time),
+  },
+): { readonly draw: number; readonly cap: number } | undefined {
+  const draw = aloneDraw(c, job, model);
+  if (draw <= bounds.lowest) return undefined;
+  const cap = c.powerCapSchedule === undefined
+    ? bounds.highest
+    : bestWindowCap(c, time, runWindow(job));
+  return draw > cap ? { draw, cap } : undefined;
+}
+
 /** How long a job started now may run: its time limit, or its run time if that is longer. */
 export function runWindow(job: JobRecord): number {
   return job.runTime > job.timeLimit ? job.runTime : job.timeLimit;

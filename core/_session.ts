@@ -25,13 +25,12 @@ import type { JobRecord } from "./types.ts";
 import { type UnplaceableCache, unplaceableCache } from "./_unplaceable.ts";
 import { holdCapacity, holdReason } from "./_hold_rule.ts";
 import {
-  aloneDraw,
-  bestWindowCap,
   capAt,
   capOver,
   highestCapFrom,
   lowestCapFrom,
   machineDraw,
+  overEveryCap,
   runWindow,
 } from "./_power.ts";
 
@@ -399,15 +398,9 @@ class Round implements AdmissionSession, SessionContext, CandidateSearch {
   // every cap its run could meet even alone, it never starts. The one test of
   // `next` and `nextFitting`, so that the indexed search holds what the walk does.
   #heldForPower(job: JobRecord): PendReason | undefined {
-    const power = this.#power!;
-    const c = this.#w.config;
-    const alone = aloneDraw(c, job, this.#w.resourceModel);
-    if (alone <= power.lowest) return undefined;
-    // Over every cap a run of its length could meet, even alone.
-    const best = c.powerCapSchedule === undefined
-      ? power.highest
-      : bestWindowCap(c, this.now, runWindow(job));
-    return alone > best ? pendReasons.exceedsPowerCap(alone, best) : undefined;
+    const w = this.#w;
+    const over = overEveryCap(w.config, job, w.resourceModel, this.now, this.#power!);
+    return over && pendReasons.exceedsPowerCap(over.draw, over.cap);
   }
 
   minNodesBefore(job: JobRecord | undefined): number {

@@ -9,7 +9,7 @@ import type { SimState } from "./state.ts";
 import type { JobRecord, Notice, StrandedCause } from "./types.ts";
 import { unplaceableCache } from "./_unplaceable.ts";
 import { holdReason, neverPlaceable } from "./_hold_rule.ts";
-import { aloneDraw, bestWindowCap, powerCapped, runWindow } from "./_power.ts";
+import { overEveryCap, powerCapped } from "./_power.ts";
 
 /**
  * Gives the `stranded` notice among `notices` (written by `finish`) its
@@ -78,9 +78,9 @@ export function strandedCauses(s: SimState): StrandedCause[] {
       continue;
     }
     // Held by the power cap (core/_session.ts): over the highest cap to come even alone.
-    const best = capped ? bestWindowCap(s.config, s.time, runWindow(r)) : Infinity;
-    if (capped && aloneDraw(s.config, r, res?.model) > best) {
-      add("power", { cause: "over_power_cap", jobs: 0, firstJob: r.id, powerCap: best }, r.id);
+    const over = capped ? overEveryCap(s.config, r, res?.model, s.time) : undefined;
+    if (over !== undefined) {
+      add("power", { cause: "over_power_cap", jobs: 0, firstJob: r.id, powerCap: over.cap }, r.id);
       continue;
     }
     const held = heldBy(s, r);
